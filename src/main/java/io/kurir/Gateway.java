@@ -1,0 +1,140 @@
+package io.kurir;
+
+import io.kurir.api.HttpApi;
+import io.kurir.api.RouteTable;
+import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.eco.EcoMessageHandlers;
+import io.kurir.api.eco.EcoRoutes;
+import io.kurir.api.sandbox.SandboxRoutes;
+import io.kurir.config.Settings;
+import io.kurir.driver.Drivers;
+import io.kurir.driver.sandbox.SandboxDriver;
+import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.message.Messages;
+import io.kurir.message.Pacing;
+import io.kurir.message.RetryPolicy;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.DemoAccount;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantViews;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Timestamps;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One running gateway: the database, the core services, the drivers and the HTTP server, started in
+ * that order and stopped in the reverse one, so that nothing accepted is lost on the way down.
+ */
+public final class Gateway implements AutoCloseable {
+  private final Settings settings;
+  private final Database db;
+  private final SandboxNetwork sandbox;
+  private final boolean ownsSandbox;
+  private final Drivers drivers;
+  private final Tenants tenants;
+  private final Messages messages;
+  private final Optional<Device> demoDevice;
+  private final HttpApi http;
+
+  private Gateway(Settings settings, Clock clock, SandboxNetwork existingSandbox) {
+    this.settings = settings;
+    this.db = Database.open(settings.databaseUrl());
+    IdGenerator ids = new IdGenerator(clock, settings.nodeId());
+    PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
+    Timestamps timestamps = new Timestamps(settings.zone());
+    this.ownsSandbox = existingSandbox == null;
+    this.sandbox =
+        ownsSandbox
+            ? new SandboxNetwork(
+                clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter())
+            : existingSandbox;
+    this.drivers = new Drivers(new SandboxDriver(sandbox));
+    this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
+    this.messages =
+        new Messages(
+            db,
+            ids,
+            clock,
+            drivers,
+            tenants,
+            new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
+            new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
+    drivers.start(messages);
+    if (settings.demo()) {
+      Device demo = DemoAccount.seed(tenants);
+      sandbox.pair(demo.id(), demo.number());
+      this.demoDevice = Optional.of(demo);
+    } else {
+      this.demoDevice = Optional.empty();
+    }
+    messages.resumePending();
+
+    List<RouteTable> tables = new ArrayList<>();
+    tables.add(
+        new EcoRoutes(
+            tenants,
+            new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout())));
+    tables.add(new AdminRoutes(tenants, new TenantViews(timestamps), settings.adminTokenIfSet()));
+    if (settings.sandboxApi()) {
+      Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
+      tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
+    }
+    this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+  }
+
+  /** Starts a gateway with its own sandbox network. */
+  public static Gateway start(Settings settings, Clock clock) {
+    return new Gateway(settings, clock, null);
+  }
+
+  /** Starts a gateway on an existing sandbox network, which outlives it (restart tests). */
+  public static Gateway start(Settings settings, Clock clock, SandboxNetwork sandbox) {
+    return new Gateway(settings, clock, sandbox);
+  }
+
+  public int port() {
+    return http.port();
+  }
+
+  /** The address clients use, e.g. {@code http://127.0.0.1:8080}. */
+  public String baseUrl() {
+    String host = settings.host().equals("0.0.0.0") ? "127.0.0.1" : settings.host();
+    return "http://" + host + ":" + port();
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public Tenants tenants() {
+    return tenants;
+  }
+
+  public Messages messages() {
+    return messages;
+  }
+
+  public SandboxNetwork sandbox() {
+    return sandbox;
+  }
+
+  public Optional<Device> demoDevice() {
+    return demoDevice;
+  }
+
+  @Override
+  public void close() {
+    http.close(); // no new requests
+    messages.close(); // senders finish the send in progress and record it
+    drivers.close();
+    if (ownsSandbox) {
+      sandbox.close();
+    }
+    db.close(); // the writer commits what it holds before closing
+  }
+}

@@ -1,0 +1,141 @@
+package io.kurir;
+
+import io.kurir.config.Settings;
+import io.kurir.config.SettingsException;
+import io.kurir.config.SettingsLoader;
+import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.tenant.DemoAccount;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/** The command line: {@code serve}, {@code demo} and {@code admin}. */
+public final class Kurir {
+  private Kurir() {}
+
+  public static void main(String[] args) {
+    if (args.length == 0) {
+      usage();
+      System.exit(2);
+    }
+    List<String> rest = Arrays.asList(args).subList(1, args.length);
+    try {
+      switch (args[0]) {
+        case "serve" -> serve(Profile.SERVE, rest);
+        case "demo" -> serve(Profile.DEMO, rest);
+        case "admin" -> System.exit(AdminCommand.run(rest, System.getenv(), workDir()));
+        case "help", "--help", "-h" -> usage();
+        default -> {
+          System.err.println("kurir: unknown command '" + args[0] + "'");
+          usage();
+          System.exit(2);
+        }
+      }
+    } catch (SettingsException e) {
+      System.err.println("kurir: configuration problem:");
+      e.getMessage().lines().forEach(line -> System.err.println("  " + line));
+      System.exit(2);
+    }
+  }
+
+  private static void serve(Profile profile, List<String> flags) {
+    Settings settings = SettingsLoader.load(profile, flags, System.getenv(), workDir());
+    Gateway gateway;
+    try {
+      gateway = Gateway.start(settings, Clock.systemUTC());
+    } catch (RuntimeException e) {
+      System.err.println("kurir: could not start: " + describe(e));
+      System.exit(1);
+      return;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  gateway.close();
+                  stopped.countDown();
+                },
+                "kurir-shutdown"));
+    if (profile == Profile.DEMO) {
+      System.out.println(demoBanner(gateway));
+    } else {
+      System.out.println("Kurir is listening on " + gateway.baseUrl());
+      if (settings.adminTokenIfSet().isEmpty()) {
+        System.out.println("The Admin API is off: set admin.token (KURIR_ADMIN_TOKEN) to use it.");
+      }
+    }
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String describe(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException) {
+        return "the port is in use (" + t.getMessage() + "); choose another with --port=<n>";
+      }
+    }
+    return e.getMessage() == null ? e.toString() : e.getMessage();
+  }
+
+  static String demoBanner(Gateway gateway) {
+    String url = gateway.baseUrl();
+    String key = DemoAccount.KEY;
+    String phone = "6281234567890";
+    return String.join(
+        "\n",
+        "",
+        "Kurir demo is running at " + url,
+        "",
+        "  demo key      " + key,
+        "  demo device   " + DemoAccount.DEVICE_NUMBER + " (sandbox driver, paired)",
+        "  admin token   " + gateway.settings().adminToken(),
+        "  data          " + gateway.settings().dataDir(),
+        "",
+        "Send a message (answers success):",
+        "  curl -s -X POST " + url + "/api/send_message -H 'Content-Type: application/json' \\",
+        "    -d '{\"key\":\""
+            + key
+            + "\",\"phone_no\":\"0812-3456-7890\",\"message\":\"Hello from Kurir\"}'",
+        "",
+        "Queue one (answers its id):",
+        "  curl -s -X POST "
+            + url
+            + "/api/async_send_message -H 'Content-Type: application/json' \\",
+        "    -d '{\"key\":\""
+            + key
+            + "\",\"phone_no\":\""
+            + phone
+            + "\",\"message\":\"Queued<ENTER>second line\"}'",
+        "",
+        "See what the simulated phone received:",
+        "  curl -s " + url + "/sandbox/phones/" + phone + "/inbox",
+        "",
+        "Look a message up (put an id from above):",
+        "  curl -s -X POST "
+            + url
+            + "/api/check_delivery_status -H 'Content-Type: application/json' \\",
+        "    -d '{\"key\":\"" + key + "\",\"messageId\":\"<id>\"}'",
+        "",
+        "Press Ctrl+C to stop.");
+  }
+
+  private static Path workDir() {
+    return Path.of("").toAbsolutePath();
+  }
+
+  private static void usage() {
+    System.out.println(
+        String.join(
+            "\n",
+            "usage: kurir <command> [--setting=value ...]",
+            "  serve   run the gateway",
+            "  demo    run the gateway on the demo defaults (sandbox, demo key)",
+            "  admin   manage partners, licenses and devices (kurir admin help)"));
+  }
+}

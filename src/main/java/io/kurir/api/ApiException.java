@@ -1,0 +1,45 @@
+package io.kurir.api;
+
+/**
+ * A request the API refuses. Handlers throw it; the error style of the request's family renders it
+ * (a plain token for the Eco API, JSON for JSON families), so no handler formats an error.
+ *
+ * @see ErrorStyle
+ */
+public final class ApiException extends RuntimeException {
+  private final int status;
+  private final String token;
+
+  /**
+   * @param status HTTP status
+   * @param token short machine-readable reason in the API's style, e.g. {@code invalid_key}
+   * @param detail a sentence for people (logs, JSON families), never shown by plain-token families
+   */
+  public ApiException(int status, String token, String detail) {
+    super(detail);
+    this.status = status;
+    this.token = token;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String token() {
+    return token;
+  }
+
+  public static ApiException badRequest(String token, String detail) {
+    return new ApiException(400, token, detail);
+  }
+
+  /** 400 {@code <field>_empty}. */
+  public static ApiException fieldEmpty(String field) {
+    return new ApiException(400, field + "_empty", field + " is required");
+  }
+
+  /** 400 {@code <field>_not_valid}. */
+  public static ApiException fieldNotValid(String field, String detail) {
+    return new ApiException(400, field + "_not_valid", detail);
+  }
+}

@@ -1,0 +1,142 @@
+package io.kurir.api;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.List;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server: one Javalin instance on virtual threads serving every family's route table.
+ * Whatever goes wrong, the reply is a short token in the family's style: never a stack trace, never
+ * an HTML page, never a redirect.
+ */
+public final class HttpApi implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
+
+  private final Javalin app;
+  private final List<RouteTable> tables;
+
+  private HttpApi(Javalin app, List<RouteTable> tables) {
+    this.app = app;
+    this.tables = tables;
+  }
+
+  public static HttpApi start(String host, int port, long maxBodyBytes, List<RouteTable> tables) {
+    List<RouteTable> byPrefix =
+        tables.stream()
+            .sorted(Comparator.comparingInt((RouteTable t) -> t.pathPrefix().length()).reversed())
+            .toList();
+    Javalin app =
+        Javalin.create(
+            config -> {
+              config.startup.showJavalinBanner = false;
+              config.startup.showOldJavalinVersionWarning = false;
+              config.concurrency.useVirtualThreads = true;
+              config.http.maxRequestSize = maxBodyBytes;
+              config.http.prefer405over404 = true;
+              config.router.ignoreTrailingSlashes = true;
+              config.router.treatMultipleSlashesAsSingleSlash = true;
+              config.jetty.host = host;
+              config.jetty.port = port;
+              config.jetty.modifyServer(server -> server.setErrorHandler(new PlainErrorHandler()));
+              for (RouteTable table : tables) {
+                table.addTo(config.routes);
+              }
+              config.routes.exception(
+                  ApiException.class, (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, e));
+              config.routes.exception(
+                  HttpResponseException.class,
+                  (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, fromJavalin(e)));
+              config.routes.exception(
+                  Exception.class,
+                  (e, ctx) -> {
+                    log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    styleOf(byPrefix, ctx)
+                        .render(ctx, new ApiException(500, "server_error", "internal error"));
+                  });
+              config.routes.error(
+                  404,
+                  "*",
+                  ctx ->
+                      styleOf(byPrefix, ctx)
+                          .render(ctx, new ApiException(404, "not_found", "no such endpoint")));
+              config.routes.error(
+                  405,
+                  "*",
+                  ctx ->
+                      styleOf(byPrefix, ctx)
+                          .render(
+                              ctx,
+                              new ApiException(
+                                  405,
+                                  "method_not_allowed",
+                                  ctx.method() + " is not allowed here")));
+            });
+    app.start();
+    return new HttpApi(app, byPrefix);
+  }
+
+  private static ApiException fromJavalin(HttpResponseException e) {
+    return switch (e.getStatus()) {
+      case 413 -> new ApiException(413, "body_too_large", "the request body is too large");
+      case 404 -> new ApiException(404, "not_found", "not found");
+      case 405 -> new ApiException(405, "method_not_allowed", "method not allowed");
+      default -> new ApiException(e.getStatus() >= 500 ? 500 : 400, "bad_request", e.getMessage());
+    };
+  }
+
+  private static ErrorStyle styleOf(List<RouteTable> byPrefix, Context ctx) {
+    String path = ctx.path();
+    for (RouteTable t : byPrefix) {
+      if (path.startsWith(t.pathPrefix())) {
+        return t.errorStyle();
+      }
+    }
+    return ErrorStyle.PLAIN_TOKEN;
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+  }
+
+  /**
+   * Errors Jetty answers itself, before any route runs (a malformed request line, headers too
+   * large): a plain token instead of Jetty's HTML page.
+   */
+  private static final class PlainErrorHandler extends ErrorHandler {
+    @Override
+    protected void generateResponse(
+        Request request,
+        Response response,
+        int code,
+        String message,
+        Throwable cause,
+        Callback callback)
+        throws IOException {
+      String token =
+          switch (code) {
+            case 413 -> "body_too_large";
+            case 431 -> "headers_too_large";
+            case 404 -> "not_found";
+            default -> code >= 500 ? "server_error" : "bad_request";
+          };
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      response.write(true, StandardCharsets.UTF_8.encode(token), callback);
+    }
+  }
+}

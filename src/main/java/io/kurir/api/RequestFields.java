@@ -1,0 +1,162 @@
+package io.kurir.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.http.Context;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The fields of a request, however the client sent them. Real clients (PHP curl, Laravel, axios,
+ * Apps Script, Python requests) send JSON with or without a {@code Content-Type}, form-encoded
+ * bodies and multipart forms for the same call; all of them read the same here. Query-string
+ * parameters fill in fields the body lacks. Unknown fields are ignored.
+ */
+public final class RequestFields {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Map<String, JsonNode> fields;
+
+  private RequestFields(Map<String, JsonNode> fields) {
+    this.fields = fields;
+  }
+
+  /**
+   * Reads the request; a body that claims or looks like JSON but is not gives 400 malformed_json.
+   */
+  public static RequestFields of(Context ctx) {
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase(Locale.ROOT);
+    if (type.startsWith("multipart/")) {
+      ctx.formParamMap().forEach((k, v) -> putFirst(fields, k, v));
+    } else {
+      String body = ctx.body();
+      String trimmed = body.strip();
+      if (type.contains("json") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
+        if (!trimmed.isEmpty()) {
+          readJson(trimmed, fields);
+        }
+      } else if (!trimmed.isEmpty()) {
+        readUrlEncoded(trimmed, fields);
+      }
+    }
+    ctx.queryParamMap().forEach((k, v) -> fields.computeIfAbsent(k, x -> text(v)));
+    return new RequestFields(fields);
+  }
+
+  private static void readJson(String body, Map<String, JsonNode> fields) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw ApiException.badRequest("malformed_json", "the body is not valid JSON");
+    }
+    if (root == null || !root.isObject()) {
+      throw ApiException.badRequest("malformed_json", "the body must be a JSON object");
+    }
+    root.properties().forEach(e -> fields.put(e.getKey(), e.getValue()));
+  }
+
+  private static void readUrlEncoded(String body, Map<String, JsonNode> fields) {
+    Map<String, List<String>> params = new LinkedHashMap<>();
+    try {
+      for (String pair : body.split("&")) {
+        if (pair.isEmpty()) {
+          continue;
+        }
+        int eq = pair.indexOf('=');
+        String key =
+            URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        String value =
+            eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        params.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
+      }
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest("malformed_body", "the form body is not valid url-encoding");
+    }
+    params.forEach((k, v) -> putFirst(fields, k, v));
+  }
+
+  private static void putFirst(Map<String, JsonNode> fields, String key, List<String> values) {
+    if (!values.isEmpty()) {
+      fields.put(key, JSON.getNodeFactory().textNode(values.getFirst()));
+    }
+  }
+
+  private static JsonNode text(List<String> values) {
+    return JSON.getNodeFactory().textNode(values.isEmpty() ? "" : values.getFirst());
+  }
+
+  /**
+   * The field as text: strings as they are, numbers in their written form ({@code 6281...} sent as
+   * a JSON number), booleans as {@code true}/{@code false}, arrays joined with commas. Empty when
+   * missing, null or blank.
+   */
+  public Optional<String> text(String name) {
+    JsonNode node = fields.get(name);
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return Optional.empty();
+    }
+    String value;
+    if (node.isArray()) {
+      List<String> parts = new ArrayList<>();
+      node.forEach(n -> parts.add(n.isValueNode() ? n.asText() : n.toString()));
+      value = String.join(",", parts);
+    } else if (node.isBigDecimal() || node.isDouble() || node.isFloat()) {
+      value = node.decimalValue().stripTrailingZeros().toPlainString();
+    } else if (node.isValueNode()) {
+      value = node.asText();
+    } else {
+      value = node.toString();
+    }
+    return value.isBlank() ? Optional.empty() : Optional.of(value);
+  }
+
+  /** The field as text, or 400 {@code <name>_empty}. */
+  public String required(String name) {
+    return text(name).orElseThrow(() -> ApiException.fieldEmpty(name));
+  }
+
+  /** The first of several accepted spellings of a field that is present. */
+  public Optional<String> textOf(String... names) {
+    for (String name : names) {
+      Optional<String> v = text(name);
+      if (v.isPresent()) {
+        return v;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A yes/no field: true for {@code true}, {@code 1}, {@code on}, {@code yes} (any case). */
+  public boolean flag(String name) {
+    return text(name)
+        .map(v -> v.strip().toLowerCase(Locale.ROOT))
+        .map(v -> v.equals("true") || v.equals("1") || v.equals("on") || v.equals("yes"))
+        .orElse(false);
+  }
+
+  /** A whole non-negative number, or 400 {@code <name>_not_valid}. */
+  public Optional<Long> wholeNumber(String name, long max) {
+    Optional<String> raw = text(name);
+    if (raw.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      double value = Double.parseDouble(raw.get().strip());
+      if (value < 0 || value > max || Double.isNaN(value)) {
+        throw ApiException.fieldNotValid(name, name + " must be between 0 and " + max);
+      }
+      return Optional.of((long) Math.ceil(value));
+    } catch (NumberFormatException e) {
+      throw ApiException.fieldNotValid(name, name + " must be a number");
+    }
+  }
+}

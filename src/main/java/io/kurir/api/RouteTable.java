@@ -1,0 +1,14 @@
+package io.kurir.api;
+
+import io.javalin.config.RoutesConfig;
+
+/** The routes of one API family, listed on one screen, and how that family renders errors. */
+public interface RouteTable {
+
+  /** Paths starting with this prefix belong to the family, e.g. {@code /api/}. */
+  String pathPrefix();
+
+  ErrorStyle errorStyle();
+
+  void addTo(RoutesConfig routes);
+}

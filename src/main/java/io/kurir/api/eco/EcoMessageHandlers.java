@@ -1,0 +1,218 @@
+package io.kurir.api.eco;
+
+import io.javalin.http.Context;
+import io.kurir.api.ApiException;
+import io.kurir.api.RequestFields;
+import io.kurir.api.eco.EcoRoutes.EcoRequest;
+import io.kurir.driver.NumberCheck;
+import io.kurir.message.Message;
+import io.kurir.message.MessageText;
+import io.kurir.message.Messages;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRequest;
+import io.kurir.message.SendResult;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.time.Timestamps;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Sending text to numbers and looking messages up: parse, one core call, shape the reply. */
+public final class EcoMessageHandlers {
+  /** Longest {@code pendingTime} accepted: 30 days, in seconds. */
+  private static final long MAX_PENDING_SECONDS = 30L * 24 * 3600;
+
+  private final Messages messages;
+  private final PhoneNumbers phones;
+  private final Timestamps timestamps;
+  private final EcoResults results;
+  private final Clock clock;
+  private final Duration syncTimeout;
+
+  public EcoMessageHandlers(
+      Messages messages,
+      PhoneNumbers phones,
+      Timestamps timestamps,
+      Clock clock,
+      Duration syncTimeout) {
+    this.messages = messages;
+    this.phones = phones;
+    this.timestamps = timestamps;
+    this.results = new EcoResults(timestamps);
+    this.clock = clock;
+    this.syncTimeout = syncTimeout;
+  }
+
+  /**
+   * {@code /api/send_message}: one message per comma-separated number; {@code success} only when
+   * every one went out, else the first failure in the order given.
+   */
+  void sendMessage(Context ctx, EcoRequest req) {
+    RequestFields f = req.fields();
+    List<Optional<String>> numbers = numbers(f.required("phone_no"));
+    String text = text(f);
+    Duration delay = pendingTime(f);
+    List<Recipient> valid =
+        numbers.stream().flatMap(Optional::stream).map(Recipient::number).toList();
+    Instant deadline = Instant.now().plus(syncTimeout);
+    List<Message> accepted =
+        valid.isEmpty()
+            ? List.of()
+            : messages.accept(
+                req.device(),
+                new SendRequest(valid, "text", text, "eco", true, f.flag("flag_retry"), delay));
+
+    String firstFailure = null;
+    Message shown = accepted.isEmpty() ? null : accepted.getFirst();
+    Iterator<Message> sent = accepted.iterator();
+    for (Optional<String> number : numbers) {
+      String result;
+      Message m = null;
+      if (number.isEmpty()) {
+        result = results.numberNotFound(clock.instant());
+      } else {
+        m = sent.next();
+        // A held message (pendingTime) has been accepted; its outcome comes later.
+        SendResult outcome =
+            delay.isZero() ? messages.awaitFirstOutcome(m, deadline) : SendResult.SENT;
+        result = results.ofSend(outcome, clock.instant());
+      }
+      if (!result.equals(EcoResults.SUCCESS) && firstFailure == null) {
+        firstFailure = result;
+        shown = m != null ? m : shown;
+      }
+    }
+    String result = firstFailure == null ? EcoResults.SUCCESS : firstFailure;
+    if (f.flag("deliveryFlag")) {
+      Map<String, Object> reply = new LinkedHashMap<>();
+      reply.put("status", result);
+      reply.put("message", shown == null ? null : deliveryRecord(req, shown, false));
+      ctx.json(reply);
+    } else {
+      plain(ctx, result);
+    }
+  }
+
+  /** {@code /api/async_send_message}: queues one message per number, answers the first id. */
+  void asyncSendMessage(Context ctx, EcoRequest req) {
+    RequestFields f = req.fields();
+    List<Optional<String>> numbers = numbers(f.required("phone_no"));
+    String text = text(f);
+    Duration delay = pendingTime(f);
+    if (numbers.stream().anyMatch(Optional::isEmpty)) {
+      throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
+    }
+    List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
+    List<Message> accepted =
+        messages.accept(
+            req.device(),
+            new SendRequest(recipients, "text", text, "eco", false, f.flag("flag_retry"), delay));
+    plain(ctx, Long.toString(accepted.getFirst().id()));
+  }
+
+  /** {@code /api/status_msg_id}: success once sent, phone_offline while not, not_found. */
+  void statusMsgId(Context ctx, EcoRequest req) {
+    Optional<Message> message = find(req, req.fields().required("msg_id"));
+    if (message.isEmpty()) {
+      plain(ctx, EcoResults.NOT_FOUND);
+    } else {
+      plain(ctx, message.get().state().wentOut() ? EcoResults.SUCCESS : EcoResults.PHONE_OFFLINE);
+    }
+  }
+
+  /** {@code /api/check_number}: exists, not_exists or unknow. */
+  void checkNumber(Context ctx, EcoRequest req) {
+    Optional<String> number = phones.normalize(req.fields().required("phone_no"));
+    if (number.isEmpty()) {
+      plain(ctx, EcoResults.NOT_EXISTS);
+      return;
+    }
+    NumberCheck check = messages.checkNumber(req.device(), number.get());
+    plain(
+        ctx,
+        switch (check) {
+          case EXISTS -> EcoResults.EXISTS;
+          case NOT_EXISTS -> EcoResults.NOT_EXISTS;
+          case UNKNOWN -> EcoResults.UNKNOWN;
+        });
+  }
+
+  /** {@code /api/check_delivery_status}: the delivery record of a message. */
+  void checkDeliveryStatus(Context ctx, EcoRequest req) {
+    String id =
+        req.fields()
+            .textOf("messageId", "message_id", "msg_id")
+            .orElseThrow(() -> ApiException.fieldEmpty("messageId"));
+    Optional<Message> message = find(req, id);
+    Map<String, Object> reply = new LinkedHashMap<>();
+    if (message.isEmpty()) {
+      reply.put("status", EcoResults.STATUS_FAILED);
+      reply.put("message", EcoResults.NOT_FOUND);
+    } else {
+      reply.put("status", EcoResults.STATUS_SUCCESS);
+      reply.put("message", deliveryRecord(req, message.get(), true));
+    }
+    ctx.json(reply);
+  }
+
+  // --- parsing
+
+  private List<Optional<String>> numbers(String raw) {
+    List<Optional<String>> out = new ArrayList<>();
+    for (String part : raw.split("[,;\\n]")) {
+      if (!part.isBlank()) {
+        out.add(phones.normalize(part));
+      }
+    }
+    if (out.isEmpty()) {
+      throw ApiException.fieldEmpty("phone_no");
+    }
+    return out;
+  }
+
+  private static String text(RequestFields f) {
+    String text = MessageText.normalize(f.required("message"));
+    if (text.isBlank()) {
+      throw ApiException.fieldEmpty("message");
+    }
+    return text;
+  }
+
+  private static Duration pendingTime(RequestFields f) {
+    return Duration.ofSeconds(f.wholeNumber("pendingTime", MAX_PENDING_SECONDS).orElse(0L));
+  }
+
+  private Optional<Message> find(EcoRequest req, String rawId) {
+    String id = rawId.strip();
+    if (!id.matches("\\d{1,18}")) {
+      return Optional.empty();
+    }
+    return messages.find(req.device(), Long.parseLong(id));
+  }
+
+  // --- replies
+
+  /** The delivery record; reloaded so that it shows the state after the outcome. */
+  private Map<String, Object> deliveryRecord(EcoRequest req, Message m, boolean withContent) {
+    Message now = messages.find(req.device(), m.id()).orElse(m);
+    Map<String, Object> record = new LinkedHashMap<>();
+    record.put("messageId", Long.toString(now.id()));
+    record.put("sentDate", now.sentAt().map(timestamps::reply).orElse(null));
+    record.put("status", now.state().wireName());
+    record.put("statusDate", timestamps.reply(now.statusAt()));
+    if (withContent) {
+      record.put("content", now.body());
+    }
+    return record;
+  }
+
+  private static void plain(Context ctx, String body) {
+    ctx.contentType("text/plain; charset=utf-8").result(body);
+  }
+}

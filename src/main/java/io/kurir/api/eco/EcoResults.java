@@ -1,0 +1,44 @@
+package io.kurir.api.eco;
+
+import io.kurir.message.SendResult;
+import io.kurir.time.Timestamps;
+import java.time.Instant;
+
+/**
+ * The Eco API's result strings, exactly as the contract spells them. Keep in sync with the Errors
+ * table of the spec.
+ */
+final class EcoResults {
+  static final String SUCCESS = "success";
+  static final String PHONE_OFFLINE = "phone_offline";
+  static final String OTHER_ERROR = "Other error";
+  static final String NOT_FOUND = "not_found";
+  static final String EXISTS = "exists";
+  static final String NOT_EXISTS = "not_exists";
+  static final String UNKNOWN = "unknow"; // sic: the contract's spelling
+  static final String STATUS_SUCCESS = "success";
+  static final String STATUS_FAILED = "failed";
+
+  private final Timestamps timestamps;
+
+  EcoResults(Timestamps timestamps) {
+    this.timestamps = timestamps;
+  }
+
+  /** {@code [YYYYMMDDHHMMSS] Number not found}, stamped with the operator-zone time. */
+  String numberNotFound(Instant at) {
+    return "[" + timestamps.compact(at) + "] Number not found";
+  }
+
+  /** The plain result of a sync send to a number. */
+  String ofSend(SendResult result, Instant now) {
+    return switch (result) {
+      case SENT -> SUCCESS;
+      case NUMBER_NOT_FOUND -> numberNotFound(now);
+      // A sync call that got no outcome in time was withdrawn: to the caller the phone did not
+      // answer, which is what phone_offline means.
+      case PHONE_OFFLINE, TIMEOUT -> PHONE_OFFLINE;
+      case FAILED -> OTHER_ERROR;
+    };
+  }
+}

@@ -1,0 +1,77 @@
+package io.kurir.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Optional;
+
+/**
+ * Every setting of a running gateway, built once at the edge by {@link SettingsLoader} and never
+ * changed afterwards. No component reads the environment or files itself.
+ *
+ * @param host address the HTTP server binds to
+ * @param port HTTP port; 0 picks a free one (tests)
+ * @param dataDir folder for the database file and uploaded media
+ * @param databaseUrl JDBC URL; SQLite under {@code dataDir} by default
+ * @param adminToken bearer token of the Admin API; empty turns the Admin API off
+ * @param zone operator time zone for timestamps in replies and for {@code sch_date}
+ * @param defaultRegion region used to read phone numbers written without a country code
+ * @param nodeId this node's number (0..15), part of every id it issues
+ * @param pacingMinGap minimum time between two sends of one device
+ * @param pacingJitter random extra time added to the gap, up to this much
+ * @param syncTimeout how long a sync send waits for its outcome before answering
+ * @param retryBackoff first wait before a {@code flag_retry=on} message is tried again (doubles)
+ * @param maxRetries how many times a {@code flag_retry=on} message is tried again
+ * @param maxBodyBytes largest request body accepted
+ * @param sandboxApi whether the {@code /sandbox/} control API is served
+ * @param sandboxDeliveryAfter time from sent to delivered on a sandbox phone
+ * @param sandboxReadAfter time from sent to read on a sandbox phone
+ * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
+ */
+public record Settings(
+    String host,
+    int port,
+    Path dataDir,
+    String databaseUrl,
+    String adminToken,
+    ZoneId zone,
+    String defaultRegion,
+    int nodeId,
+    Duration pacingMinGap,
+    Duration pacingJitter,
+    Duration syncTimeout,
+    Duration retryBackoff,
+    int maxRetries,
+    long maxBodyBytes,
+    boolean sandboxApi,
+    Duration sandboxDeliveryAfter,
+    Duration sandboxReadAfter,
+    boolean demo) {
+
+  public Optional<String> adminTokenIfSet() {
+    return adminToken.isBlank() ? Optional.empty() : Optional.of(adminToken);
+  }
+
+  /** A copy listening on another port; tests bind to port 0 and learn the real port later. */
+  public Settings withPort(int newPort) {
+    return new Settings(
+        host,
+        newPort,
+        dataDir,
+        databaseUrl,
+        adminToken,
+        zone,
+        defaultRegion,
+        nodeId,
+        pacingMinGap,
+        pacingJitter,
+        syncTimeout,
+        retryBackoff,
+        maxRetries,
+        maxBodyBytes,
+        sandboxApi,
+        sandboxDeliveryAfter,
+        sandboxReadAfter,
+        demo);
+  }
+}

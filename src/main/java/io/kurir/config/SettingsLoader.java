@@ -1,0 +1,350 @@
+package io.kurir.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Builds {@link Settings} from, in order of precedence: command-line flags ({@code
+ * --server.port=9000}), {@code KURIR_*} environment variables ({@code KURIR_SERVER_PORT}), the YAML
+ * file ({@code kurir.yml}, or the one named by {@code --config} / {@code KURIR_CONFIG}), and the
+ * named defaults below. Every value is checked here, so a bad one stops start-up with a message
+ * that names the setting and says what is wrong.
+ */
+public final class SettingsLoader {
+
+  /** Which defaults apply: {@code serve} for production, {@code demo} for trying Kurir out. */
+  public enum Profile {
+    SERVE,
+    DEMO
+  }
+
+  private record Definition(String key, String serveDefault, String demoDefault) {}
+
+  // Keep in sync with kurir.example.yml and the README's configuration section.
+  private static final List<Definition> DEFINITIONS =
+      List.of(
+          new Definition("server.host", "0.0.0.0", "127.0.0.1"),
+          new Definition("server.port", "8080", "8080"),
+          new Definition("data.dir", "data", "data/demo"),
+          new Definition("database.url", "", ""),
+          new Definition("admin.token", "", "demo-admin-token"),
+          new Definition("time.zone", "Asia/Jakarta", "Asia/Jakarta"),
+          new Definition("phone.default-region", "ID", "ID"),
+          new Definition("node.id", "0", "0"),
+          new Definition("pacing.min-gap", "1s", "200ms"),
+          new Definition("pacing.jitter", "2s", "300ms"),
+          new Definition("send.sync-timeout", "10s", "10s"),
+          new Definition("send.retry-backoff", "30s", "5s"),
+          new Definition("send.max-retries", "3", "3"),
+          new Definition("http.max-body", "16MB", "16MB"),
+          new Definition("sandbox.api", "false", "true"),
+          new Definition("sandbox.delivery-after", "2s", "2s"),
+          new Definition("sandbox.read-after", "5s", "5s"));
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|MB|GB)?");
+
+  private SettingsLoader() {}
+
+  /**
+   * Loads settings.
+   *
+   * @param profile which defaults apply
+   * @param args command-line flags, {@code --key=value} or {@code --key value}
+   * @param env the process environment (only {@code KURIR_*} names are read)
+   * @param workDir folder where {@code kurir.yml} is looked for
+   */
+  public static Settings load(
+      Profile profile, List<String> args, Map<String, String> env, Path workDir) {
+    Map<String, String> flags = parseFlags(args);
+    String configPath = flags.remove("config");
+    if (configPath == null) {
+      configPath = env.get("KURIR_CONFIG");
+    }
+    Map<String, String> file = Map.of();
+    if (configPath != null) {
+      Path path = workDir.resolve(configPath);
+      if (!Files.isRegularFile(path)) {
+        throw new SettingsException("config: file " + path + " does not exist");
+      }
+      file = readYaml(path);
+    } else if (Files.isRegularFile(workDir.resolve("kurir.yml"))) {
+      file = readYaml(workDir.resolve("kurir.yml"));
+    }
+    Map<String, String> merged = new LinkedHashMap<>();
+    for (Definition d : DEFINITIONS) {
+      merged.put(d.key(), profile == Profile.DEMO ? d.demoDefault() : d.serveDefault());
+    }
+    for (var e : file.entrySet()) {
+      merged.put(
+          requireKnown(e.getKey(), "in " + (configPath == null ? "kurir.yml" : configPath)),
+          e.getValue());
+    }
+    for (var e : env.entrySet()) {
+      if (e.getKey().startsWith("KURIR_") && !e.getKey().equals("KURIR_CONFIG")) {
+        merged.put(keyOfEnv(e.getKey()), e.getValue());
+      }
+    }
+    for (var e : flags.entrySet()) {
+      merged.put(requireKnown(e.getKey(), "given as --" + e.getKey()), e.getValue());
+    }
+    return build(merged, profile, workDir);
+  }
+
+  /** The environment variable that sets {@code key}: {@code server.port} → KURIR_SERVER_PORT. */
+  public static String envName(String key) {
+    return "KURIR_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+  }
+
+  private static String keyOfEnv(String envName) {
+    for (Definition d : DEFINITIONS) {
+      if (envName(d.key()).equals(envName)) {
+        return d.key();
+      }
+    }
+    throw new SettingsException(
+        envName + ": unknown setting in the environment; known: " + knownEnvNames());
+  }
+
+  private static String requireKnown(String key, String where) {
+    for (Definition d : DEFINITIONS) {
+      if (d.key().equals(key)) {
+        return key;
+      }
+    }
+    throw new SettingsException(key + ": unknown setting " + where + "; known: " + knownKeys());
+  }
+
+  private static String knownKeys() {
+    return String.join(", ", DEFINITIONS.stream().map(Definition::key).toList());
+  }
+
+  private static String knownEnvNames() {
+    return String.join(", ", DEFINITIONS.stream().map(d -> envName(d.key())).toList());
+  }
+
+  private static Map<String, String> parseFlags(List<String> args) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (!arg.startsWith("--") || arg.length() == 2) {
+        throw new SettingsException(arg + ": expected a flag such as --server.port=8080");
+      }
+      String body = arg.substring(2);
+      int eq = body.indexOf('=');
+      String key;
+      String value;
+      if (eq >= 0) {
+        key = body.substring(0, eq);
+        value = body.substring(eq + 1);
+      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+        key = body;
+        value = args.get(++i);
+      } else {
+        throw new SettingsException("--" + body + ": needs a value, as in --" + body + "=...");
+      }
+      flags.put(alias(key), value);
+    }
+    return flags;
+  }
+
+  private static String alias(String key) {
+    return switch (key) {
+      case "port" -> "server.port";
+      case "host" -> "server.host";
+      case "data" -> "data.dir";
+      default -> key;
+    };
+  }
+
+  private static Map<String, String> readYaml(Path path) {
+    Object root;
+    try (Reader reader = Files.newBufferedReader(path)) {
+      root = new Yaml(new SafeConstructor(new LoaderOptions())).load(reader);
+    } catch (IOException | YAMLException e) {
+      throw new SettingsException("config: cannot read " + path + ": " + e.getMessage());
+    }
+    Map<String, String> flat = new LinkedHashMap<>();
+    if (root == null) {
+      return flat;
+    }
+    if (!(root instanceof Map<?, ?> map)) {
+      throw new SettingsException("config: " + path + " must be a map of settings");
+    }
+    flatten("", map, flat);
+    return flat;
+  }
+
+  private static void flatten(String prefix, Map<?, ?> map, Map<String, String> out) {
+    for (var e : map.entrySet()) {
+      String key = prefix + e.getKey();
+      if (e.getValue() instanceof Map<?, ?> nested) {
+        flatten(key + ".", nested, out);
+      } else {
+        out.put(key, e.getValue() == null ? "" : String.valueOf(e.getValue()));
+      }
+    }
+  }
+
+  private static Settings build(Map<String, String> v, Profile profile, Path workDir) {
+    List<String> problems = new ArrayList<>();
+    Values r = new Values(v, problems);
+    Path dataDir = workDir.resolve(v.get("data.dir")).normalize();
+    String databaseUrl = v.get("database.url").trim();
+    if (databaseUrl.isEmpty()) {
+      databaseUrl = "jdbc:sqlite:" + dataDir.resolve("kurir.db");
+    } else if (!databaseUrl.startsWith("jdbc:sqlite:")) {
+      problems.add(
+          "database.url: '"
+              + databaseUrl
+              + "' is not supported; this version stores data in SQLite (jdbc:sqlite:<file>)");
+    }
+    String host = v.get("server.host").trim();
+    if (host.isEmpty()) {
+      problems.add("server.host: must not be empty (0.0.0.0 listens on every address)");
+    }
+    int port = r.integer("server.port", 0, 65535);
+    ZoneId zone = r.zone("time.zone");
+    String region = v.get("phone.default-region").trim().toUpperCase(Locale.ROOT);
+    if (!region.matches("[A-Z]{2}")) {
+      problems.add("phone.default-region: '" + region + "' is not a two-letter region such as ID");
+    }
+    int nodeId = r.integer("node.id", 0, 15);
+    Duration gap = r.duration("pacing.min-gap");
+    Duration jitter = r.duration("pacing.jitter");
+    Duration syncTimeout = r.duration("send.sync-timeout");
+    if (syncTimeout != null && (syncTimeout.toMillis() < 100 || syncTimeout.toSeconds() > 14)) {
+      problems.add("send.sync-timeout: must be between 100ms and 14s; clients give up after 15 s");
+    }
+    Duration retryBackoff = r.duration("send.retry-backoff");
+    int maxRetries = r.integer("send.max-retries", 0, 20);
+    long maxBody = r.size("http.max-body");
+    boolean sandboxApi = r.bool("sandbox.api");
+    Duration deliveryAfter = r.duration("sandbox.delivery-after");
+    Duration readAfter = r.duration("sandbox.read-after");
+    String adminToken = v.get("admin.token").trim();
+    if (!adminToken.isEmpty() && adminToken.length() < 16) {
+      problems.add(
+          "admin.token: must be at least 16 characters long (or empty to turn the Admin API off)");
+    }
+    if (sandboxApi && profile != Profile.DEMO && adminToken.isEmpty()) {
+      problems.add("sandbox.api: outside demo mode the sandbox API needs admin.token to be set");
+    }
+    if (!problems.isEmpty()) {
+      throw new SettingsException(String.join("\n", problems));
+    }
+    return new Settings(
+        host,
+        port,
+        dataDir,
+        databaseUrl,
+        adminToken,
+        zone,
+        region,
+        nodeId,
+        gap,
+        jitter,
+        syncTimeout,
+        retryBackoff,
+        maxRetries,
+        maxBody,
+        sandboxApi,
+        deliveryAfter,
+        readAfter,
+        profile == Profile.DEMO);
+  }
+
+  /** Parses one value at a time and collects every problem, so one start-up shows them all. */
+  private record Values(Map<String, String> values, List<String> problems) {
+
+    int integer(String key, int min, int max) {
+      String raw = values.get(key).trim();
+      try {
+        int value = Integer.parseInt(raw);
+        if (value < min || value > max) {
+          problems.add(key + ": " + value + " is outside " + min + ".." + max);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        problems.add(key + ": '" + raw + "' is not a whole number");
+        return min;
+      }
+    }
+
+    boolean bool(String key) {
+      String raw = values.get(key).trim().toLowerCase(Locale.ROOT);
+      return switch (raw) {
+        case "true", "yes", "on", "1" -> true;
+        case "false", "no", "off", "0" -> false;
+        default -> {
+          problems.add(key + ": '" + raw + "' is not true or false");
+          yield false;
+        }
+      };
+    }
+
+    Duration duration(String key) {
+      String raw = values.get(key).trim();
+      Matcher m = DURATION.matcher(raw);
+      if (!m.matches()) {
+        problems.add(key + ": '" + raw + "' is not a duration such as 500ms, 2s, 5m or 1h");
+        return Duration.ZERO;
+      }
+      long n = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        default -> Duration.ofHours(n);
+      };
+    }
+
+    long size(String key) {
+      String raw = values.get(key).trim().toUpperCase(Locale.ROOT);
+      Matcher m = SIZE.matcher(raw);
+      if (!m.matches()) {
+        problems.add(key + ": '" + raw + "' is not a size such as 512KB or 16MB");
+        return 0;
+      }
+      long n = Long.parseLong(m.group(1));
+      String unit = m.group(2) == null ? "B" : m.group(2);
+      long bytes =
+          switch (unit) {
+            case "KB" -> n * 1024;
+            case "MB" -> n * 1024 * 1024;
+            case "GB" -> n * 1024 * 1024 * 1024;
+            default -> n;
+          };
+      if (bytes < 1024) {
+        problems.add(key + ": " + raw + " is too small; allow at least 1KB");
+      }
+      return bytes;
+    }
+
+    ZoneId zone(String key) {
+      String raw = values.get(key).trim();
+      try {
+        return ZoneId.of(raw);
+      } catch (DateTimeException e) {
+        problems.add(key + ": '" + raw + "' is not a time zone such as Asia/Jakarta or +07:00");
+        return ZoneId.of("Asia/Jakarta");
+      }
+    }
+  }
+}

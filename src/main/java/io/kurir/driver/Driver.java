@@ -1,0 +1,38 @@
+package io.kurir.driver;
+
+import io.kurir.tenant.Device;
+
+/**
+ * How a device talks to a messaging network. The core sees only this interface; a driver reports
+ * what happens on the network (delivery receipts, incoming messages, connection changes) to the
+ * {@link DriverListener} given at {@link #start}.
+ *
+ * <p>Implementations must be thread-safe: the sender loops of many devices call {@link #send} at
+ * once (at most one call per device at a time), and API handlers call {@link #checkNumber} and
+ * {@link #isConnected} from request threads. Calls may block; the core calls them from virtual
+ * threads.
+ */
+public interface Driver extends AutoCloseable {
+
+  /** The name devices refer to in their {@code driver} column, such as {@code sandbox}. */
+  String name();
+
+  /** Starts the driver; events go to {@code listener} from then on. */
+  void start(DriverListener listener);
+
+  /** Whether {@code device} is paired and reachable, so that a send can go out now. */
+  boolean isConnected(Device device);
+
+  /**
+   * Sends one message and returns what happened. The message id is an idempotency key: a driver
+   * that can, treats a second send of the same id as the first (this is what makes a restart in the
+   * middle of a send harmless).
+   */
+  SendOutcome send(Device device, OutgoingMessage message);
+
+  /** Whether {@code e164} has an account on the network, asked through {@code device}. */
+  NumberCheck checkNumber(Device device, String e164);
+
+  @Override
+  void close();
+}

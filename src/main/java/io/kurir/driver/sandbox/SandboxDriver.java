@@ -1,0 +1,53 @@
+package io.kurir.driver.sandbox;
+
+import io.kurir.driver.Driver;
+import io.kurir.driver.DriverListener;
+import io.kurir.driver.NumberCheck;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.SendOutcome;
+import io.kurir.tenant.Device;
+
+/** The driver of devices on the {@link SandboxNetwork}. Thread-safe. */
+public final class SandboxDriver implements Driver {
+  public static final String NAME = "sandbox";
+
+  private final SandboxNetwork network;
+
+  public SandboxDriver(SandboxNetwork network) {
+    this.network = network;
+  }
+
+  public SandboxNetwork network() {
+    return network;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void start(DriverListener listener) {
+    network.attach(listener);
+  }
+
+  @Override
+  public boolean isConnected(Device device) {
+    return network.isConnected(device.id());
+  }
+
+  @Override
+  public SendOutcome send(Device device, OutgoingMessage message) {
+    return network.send(device.id(), message);
+  }
+
+  @Override
+  public NumberCheck checkNumber(Device device, String e164) {
+    return network.checkNumber(device.id(), e164);
+  }
+
+  @Override
+  public void close() {
+    // The network belongs to whoever created it and may outlive this driver (restart tests).
+  }
+}

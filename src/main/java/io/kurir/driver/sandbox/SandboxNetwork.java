@@ -1,0 +1,388 @@
+package io.kurir.driver.sandbox;
+
+import io.kurir.driver.DriverListener;
+import io.kurir.driver.DriverListener.Receipt;
+import io.kurir.driver.NumberCheck;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.SendOutcome;
+import io.kurir.time.Wakeable;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A simulated phone network living in the gateway's process: the embedded default driver's world,
+ * how people try Kurir and how the tests run.
+ *
+ * <p>Every valid number has a phone on the network unless marked unregistered. Phones receive
+ * messages into an inbox and progress them {@code sent → delivered → read} after configurable times
+ * of the injected clock (delivery waits while a phone is offline). Devices are paired to the
+ * network and can go offline. Groups have members. Incoming messages and send failures can be
+ * injected.
+ *
+ * <p>The network can outlive a gateway (tests restart the gateway against the same network), so it
+ * is created outside the driver and re-attached to each new listener. Thread-safe.
+ */
+public final class SandboxNetwork implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SandboxNetwork.class);
+
+  /** What a recipient phone holds for one received message. */
+  public record InboxEntry(
+      long messageId,
+      String from,
+      String to,
+      String group,
+      String kind,
+      String text,
+      Instant receivedAt,
+      String status) {
+
+    InboxEntry withStatus(String newStatus) {
+      return new InboxEntry(messageId, from, to, group, kind, text, receivedAt, newStatus);
+    }
+  }
+
+  /** A group on the network. */
+  public record Group(String id, String name, List<String> members) {}
+
+  /** A paired device session. */
+  public record Session(long deviceId, String number, boolean online) {}
+
+  /** What an injected failure does to the sends it matches. */
+  public enum FailureKind {
+    /** The send fails with a driver error (a transient failure). */
+    FAIL,
+    /** The recipient is reported as not on the network. */
+    NOT_FOUND,
+    /** The device is reported offline for this send. */
+    OFFLINE
+  }
+
+  private static final class Phone {
+    volatile boolean registered = true;
+    volatile boolean online = true;
+    final List<InboxEntry> inbox = new CopyOnWriteArrayList<>();
+  }
+
+  private static final class FailureRule {
+    final String target;
+    final FailureKind kind;
+    int remaining;
+
+    FailureRule(String target, FailureKind kind, int remaining) {
+      this.target = target;
+      this.kind = kind;
+      this.remaining = remaining;
+    }
+  }
+
+  private record PendingReceipt(
+      Instant due, long messageId, String recipient, Receipt receipt, String group) {}
+
+  private final Clock clock;
+  private final Duration deliveryAfter;
+  private final Duration readAfter;
+  private final Map<String, Phone> phones = new ConcurrentHashMap<>();
+  private final Map<String, Group> groups = new ConcurrentHashMap<>();
+  private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
+  private final Set<Long> received = ConcurrentHashMap.newKeySet();
+  private final List<FailureRule> failures = new ArrayList<>();
+  private final PriorityQueue<PendingReceipt> receipts =
+      new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final Thread ticker;
+  private volatile DriverListener listener;
+  private volatile boolean closed;
+
+  public SandboxNetwork(Clock clock, Duration deliveryAfter, Duration readAfter) {
+    this.clock = clock;
+    this.deliveryAfter = deliveryAfter;
+    this.readAfter = readAfter;
+    Wakeable.wakeOnClockChange(clock, this::wake);
+    this.ticker = Thread.ofVirtual().name("sandbox-receipts").start(this::tickLoop);
+  }
+
+  void attach(DriverListener newListener) {
+    this.listener = newListener;
+  }
+
+  // --- the control surface (sandbox API, tests, demo)
+
+  /** Marks a number as having (or not having) an account on the network. */
+  public void setRegistered(String e164, boolean registered) {
+    phone(e164).registered = registered;
+  }
+
+  /** Turns a recipient phone off or on; delivery receipts wait while it is off. */
+  public void setPhoneOnline(String e164, boolean online) {
+    phone(e164).online = online;
+    wake();
+  }
+
+  /** Pairs a device with the network: from now on it can send. */
+  public void pair(long deviceId, String number) {
+    sessions.put(deviceId, new Session(deviceId, number, true));
+    notifyConnection(deviceId, true);
+  }
+
+  public void unpair(long deviceId) {
+    if (sessions.remove(deviceId) != null) {
+      notifyConnection(deviceId, false);
+    }
+  }
+
+  /** Takes a paired device's phone off the network, or back. */
+  public boolean setDeviceOnline(long deviceId, boolean online) {
+    Session s = sessions.get(deviceId);
+    if (s == null) {
+      return false;
+    }
+    sessions.put(deviceId, new Session(deviceId, s.number(), online));
+    notifyConnection(deviceId, online);
+    return true;
+  }
+
+  public Optional<Session> session(long deviceId) {
+    return Optional.ofNullable(sessions.get(deviceId));
+  }
+
+  public Group createGroup(String id, String name, List<String> members) {
+    Group group = new Group(id, name, List.copyOf(members));
+    groups.put(id, group);
+    return group;
+  }
+
+  public Collection<Group> groups() {
+    return groups.values();
+  }
+
+  /** Delivers a message from {@code senderE164} to a paired device, as if typed on a phone. */
+  public boolean injectIncoming(long deviceId, String senderE164, String text) {
+    DriverListener l = listener;
+    if (!sessions.containsKey(deviceId) || l == null) {
+      return false;
+    }
+    l.incoming(deviceId, senderE164, text, clock.instant());
+    return true;
+  }
+
+  /**
+   * Makes the next {@code count} sends to or from {@code target} (a number, a group id, or {@code
+   * *} for every send) fail in the given way.
+   */
+  public void injectFailure(String target, FailureKind kind, int count) {
+    synchronized (failures) {
+      failures.add(new FailureRule(target, kind, count));
+    }
+  }
+
+  /** Messages the phone with number {@code e164} received, oldest first. */
+  public List<InboxEntry> inbox(String e164) {
+    Phone p = phones.get(e164);
+    return p == null ? List.of() : List.copyOf(p.inbox);
+  }
+
+  // --- the driver side
+
+  boolean isConnected(long deviceId) {
+    Session s = sessions.get(deviceId);
+    return s != null && s.online();
+  }
+
+  SendOutcome send(long deviceId, OutgoingMessage message) {
+    Session session = sessions.get(deviceId);
+    if (session == null || !session.online()) {
+      return new SendOutcome.PhoneOffline();
+    }
+    Optional<FailureKind> injected = takeFailure(session.number(), message.recipient());
+    if (injected.isPresent()) {
+      return switch (injected.get()) {
+        case FAIL -> new SendOutcome.Failed("injected failure");
+        case NOT_FOUND -> new SendOutcome.NotFound();
+        case OFFLINE -> new SendOutcome.PhoneOffline();
+      };
+    }
+    Instant now = clock.instant();
+    List<String> recipients;
+    String group = null;
+    if (message.toGroup()) {
+      Group g = groups.get(message.recipient());
+      if (g == null) {
+        return new SendOutcome.NotFound();
+      }
+      group = g.id();
+      recipients = g.members();
+    } else {
+      if (!phone(message.recipient()).registered) {
+        return new SendOutcome.NotFound();
+      }
+      recipients = List.of(message.recipient());
+    }
+    // The message id is the idempotency key: a resend after a crash is not a second message.
+    if (received.add(message.id())) {
+      for (String to : recipients) {
+        phone(to)
+            .inbox
+            .add(
+                new InboxEntry(
+                    message.id(),
+                    session.number(),
+                    to,
+                    group,
+                    message.kind(),
+                    message.text(),
+                    now,
+                    "sent"));
+      }
+      String receiptTarget = recipients.isEmpty() ? session.number() : recipients.getFirst();
+      lock.lock();
+      try {
+        receipts.add(
+            new PendingReceipt(
+                now.plus(deliveryAfter), message.id(), receiptTarget, Receipt.DELIVERED, group));
+        receipts.add(
+            new PendingReceipt(
+                now.plus(readAfter), message.id(), receiptTarget, Receipt.READ, group));
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    }
+    return new SendOutcome.Sent(now);
+  }
+
+  NumberCheck checkNumber(long deviceId, String e164) {
+    if (!isConnected(deviceId)) {
+      return NumberCheck.UNKNOWN;
+    }
+    return phone(e164).registered ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
+  }
+
+  private Optional<FailureKind> takeFailure(String deviceNumber, String recipient) {
+    synchronized (failures) {
+      for (var it = failures.iterator(); it.hasNext(); ) {
+        FailureRule rule = it.next();
+        if (rule.target.equals("*")
+            || rule.target.equals(recipient)
+            || rule.target.equals(deviceNumber)) {
+          if (--rule.remaining <= 0) {
+            it.remove();
+          }
+          return Optional.of(rule.kind);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Phone phone(String e164) {
+    return phones.computeIfAbsent(e164, n -> new Phone());
+  }
+
+  private void notifyConnection(long deviceId, boolean connected) {
+    DriverListener l = listener;
+    if (l != null) {
+      l.connectionChanged(deviceId, connected);
+    }
+  }
+
+  // --- receipts, on the injected clock
+
+  private void wake() {
+    lock.lock();
+    try {
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void tickLoop() {
+    while (!closed) {
+      try {
+        List<PendingReceipt> due = new ArrayList<>();
+        lock.lock();
+        try {
+          PendingReceipt head = receipts.peek();
+          Instant now = clock.instant();
+          if (head == null) {
+            changed.await(1, TimeUnit.SECONDS);
+            continue;
+          }
+          if (head.due().isAfter(now)) {
+            long wait = Math.min(Duration.between(now, head.due()).toMillis(), 1000);
+            changed.await(Math.max(wait, 1), TimeUnit.MILLISECONDS);
+            continue;
+          }
+          while (!receipts.isEmpty() && !receipts.peek().due().isAfter(now)) {
+            due.add(receipts.poll());
+          }
+        } finally {
+          lock.unlock();
+        }
+        deliver(due);
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("sandbox receipt loop: {}", e.toString());
+      }
+    }
+  }
+
+  private void deliver(List<PendingReceipt> due) {
+    List<PendingReceipt> postponed = new ArrayList<>();
+    for (PendingReceipt r : due) {
+      Phone phone = phone(r.recipient());
+      if (!phone.online) {
+        postponed.add(r);
+        continue;
+      }
+      String status = r.receipt() == Receipt.DELIVERED ? "delivered" : "read";
+      phone.inbox.replaceAll(
+          e ->
+              e.messageId() == r.messageId() && !"read".equals(e.status())
+                  ? e.withStatus(status)
+                  : e);
+      DriverListener l = listener;
+      if (l != null) {
+        l.receipt(r.messageId(), r.receipt(), clock.instant());
+      }
+    }
+    if (!postponed.isEmpty()) {
+      // An offline phone gets its receipts a second after it is looked at again.
+      lock.lock();
+      try {
+        Instant later = clock.instant().plusSeconds(1);
+        postponed.forEach(
+            r ->
+                receipts.add(
+                    new PendingReceipt(
+                        later, r.messageId(), r.recipient(), r.receipt(), r.group())));
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    ticker.interrupt();
+  }
+}

@@ -1,0 +1,11 @@
+package io.kurir.message;
+
+/** The reasons stored with a failed message; dialects turn them into their own result strings. */
+public final class FailureReason {
+  public static final String NUMBER_NOT_FOUND = "number_not_found";
+  public static final String PHONE_OFFLINE = "phone_offline";
+  public static final String TIMEOUT = "timeout";
+  public static final String DRIVER_ERROR = "driver_error";
+
+  private FailureReason() {}
+}

@@ -1,0 +1,56 @@
+package io.kurir.message;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * One message to one recipient, as stored.
+ *
+ * @param id decimal digits in every reply; unique and increasing
+ * @param recipient E.164 number, or group id when {@code toGroup}
+ * @param kind {@code text}, {@code image} or {@code file}
+ * @param api which API family and call accepted it, e.g. {@code eco}
+ * @param sync whether an HTTP caller waits for the first outcome; sync messages go first
+ * @param retry {@code flag_retry=on}: failed sends are tried again with backoff
+ * @param attempts how many times the message was handed to the driver
+ * @param reason why it failed (or last failed, while retried), else empty
+ * @param notBefore earliest time to send ({@code pendingTime}, retry backoff)
+ */
+public record Message(
+    long id,
+    long deviceId,
+    String recipient,
+    boolean toGroup,
+    String kind,
+    String body,
+    String api,
+    boolean sync,
+    boolean retry,
+    int attempts,
+    MessageState state,
+    Optional<String> reason,
+    Instant notBefore,
+    Instant createdAt,
+    Optional<Instant> sentAt,
+    Instant statusAt) {
+
+  Message retried(int newAttempts, Instant newNotBefore, String lastFailure) {
+    return new Message(
+        id,
+        deviceId,
+        recipient,
+        toGroup,
+        kind,
+        body,
+        api,
+        sync,
+        retry,
+        newAttempts,
+        state,
+        Optional.of(lastFailure),
+        newNotBefore,
+        createdAt,
+        sentAt,
+        statusAt);
+  }
+}

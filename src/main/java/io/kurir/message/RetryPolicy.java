@@ -1,0 +1,19 @@
+package io.kurir.message;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How a {@code flag_retry=on} message is tried again after a failed attempt: up to {@code
+ * maxRetries} more times, waiting {@code firstBackoff}, then twice as long each time.
+ */
+public record RetryPolicy(Duration firstBackoff, int maxRetries) {
+
+  /** The wait before the attempt that follows {@code attemptsSoFar} attempts, if any is left. */
+  Optional<Duration> backoffAfter(int attemptsSoFar) {
+    if (attemptsSoFar > maxRetries) {
+      return Optional.empty();
+    }
+    return Optional.of(firstBackoff.multipliedBy(1L << Math.min(attemptsSoFar - 1, 20)));
+  }
+}

@@ -1,0 +1,60 @@
+package io.kurir.phone;
+
+import com.google.i18n.phonenumbers.NumberParseException;
+import com.google.i18n.phonenumbers.PhoneNumberUtil;
+import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Reads phone numbers the way customers write them and turns them into E.164 ({@code
+ * +6281234567890}). With the default region ID, {@code 0812-3456-7890}, {@code 812 3456 7890},
+ * {@code 6281234567890} and {@code +62 812 3456 7890} are all the same number; numbers of other
+ * countries need their country code, with or without {@code +}.
+ *
+ * <p>Thread-safe.
+ */
+public final class PhoneNumbers {
+  private static final PhoneNumberUtil UTIL = PhoneNumberUtil.getInstance();
+  private static final Pattern SEPARATORS = Pattern.compile("[\\s\\-().\\u00a0/]");
+  private static final Pattern DIGITS = Pattern.compile("\\+?\\d{4,17}");
+
+  private final String defaultRegion;
+
+  public PhoneNumbers(String defaultRegion) {
+    this.defaultRegion = defaultRegion;
+  }
+
+  /** The E.164 form of {@code raw}, or empty when it is not a valid phone number. */
+  public Optional<String> normalize(String raw) {
+    if (raw == null) {
+      return Optional.empty();
+    }
+    String compact = SEPARATORS.matcher(raw.strip()).replaceAll("");
+    if (compact.startsWith("00")) {
+      compact = "+" + compact.substring(2);
+    }
+    if (!DIGITS.matcher(compact).matches()) {
+      return Optional.empty();
+    }
+    if (compact.startsWith("+")) {
+      return valid(compact, null);
+    }
+    // National form first (0812…, 812…), then the same digits as an international number
+    // written without its + (62812…, 4915…).
+    String international = "+" + compact;
+    return valid(compact, defaultRegion).or(() -> valid(international, null));
+  }
+
+  private static Optional<String> valid(String text, String region) {
+    try {
+      PhoneNumber number = UTIL.parse(text, region == null ? "ZZ" : region);
+      if (UTIL.isValidNumber(number)) {
+        return Optional.of(UTIL.format(number, PhoneNumberUtil.PhoneNumberFormat.E164));
+      }
+      return Optional.empty();
+    } catch (NumberParseException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.kurir.tenant;
+
+import java.util.List;
+
+/**
+ * The demo partner, license and device that {@code ./kurir demo} creates, with fixed credentials
+ * printed at start so that copy-pasted commands work. Seeding is idempotent.
+ */
+public final class DemoAccount {
+  public static final String PARTNER_USER = "demo-partner";
+  public static final String PARTNER_SECRET = "demo-partner-secret";
+  public static final String LICENSE = "DEMO-LICENSE";
+  public static final String DEVICE_NUMBER = "+6281100000001";
+  public static final String KEY = "demo-key-kurir-0000000000000001";
+  public static final String DEVICE_KEY = "demo-device-key-kurir-000000001";
+  public static final String CRM_DEVICE_ID = "demo-crm-device-1";
+
+  private DemoAccount() {}
+
+  /** Creates whatever part of the demo account is missing and returns the demo device. */
+  public static Device seed(Tenants tenants) {
+    Partner partner =
+        tenants.partners().stream()
+            .filter(p -> p.basicUser().equals(PARTNER_USER))
+            .findFirst()
+            .orElseGet(
+                () ->
+                    tenants.createPartner(
+                        "Demo partner", "demo@kurir.local", PARTNER_USER, PARTNER_SECRET));
+    License license =
+        tenants
+            .licenseByCode(LICENSE)
+            .orElseGet(
+                () ->
+                    tenants.createLicense(
+                        partner.id(),
+                        "Demo customer",
+                        "demo@kurir.local",
+                        null,
+                        List.of(),
+                        LICENSE));
+    return tenants.devices().stream()
+        .filter(d -> d.ecoKey().equals(KEY))
+        .findFirst()
+        .orElseGet(
+            () ->
+                tenants.createDevice(
+                    license.id(), DEVICE_NUMBER, "sandbox", KEY, DEVICE_KEY, CRM_DEVICE_ID));
+  }
+}

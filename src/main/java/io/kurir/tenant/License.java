@@ -1,0 +1,26 @@
+package io.kurir.tenant;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A customer of a partner. Its devices stop working after {@code expiresOn} (inclusive last day)
+ * and, for device operations, answer only the listed source addresses when the list is not empty.
+ */
+public record License(
+    long id,
+    long partnerId,
+    String code,
+    String name,
+    String email,
+    Optional<LocalDate> expiresOn,
+    List<String> allowedAddresses,
+    boolean disabled,
+    Instant createdAt) {
+
+  public boolean expiredOn(LocalDate today) {
+    return expiresOn.map(last -> today.isAfter(last)).orElse(false);
+  }
+}

@@ -1,0 +1,13 @@
+package io.kurir.tenant;
+
+import java.time.Instant;
+
+/** A reseller: owns licenses and signs Partner API calls with Basic credentials. */
+public record Partner(
+    long id,
+    String name,
+    String email,
+    String basicUser,
+    String basicSecret,
+    boolean disabled,
+    Instant createdAt) {}

@@ -1,0 +1,252 @@
+package io.kurir.tenant;
+
+import io.kurir.store.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/** The SQL of partners, licenses and devices. */
+final class TenantStore {
+  private final Database db;
+
+  TenantStore(Database db) {
+    this.db = db;
+  }
+
+  // --- partners
+
+  void insert(Partner p) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO partner (id, name, email, basic_user, basic_secret, disabled,"
+                            + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    .bind(0, p.id())
+                    .bind(1, p.name())
+                    .bind(2, p.email())
+                    .bind(3, p.basicUser())
+                    .bind(4, p.basicSecret())
+                    .bind(5, p.disabled() ? 1 : 0)
+                    .bind(6, p.createdAt().toEpochMilli())
+                    .execute());
+  }
+
+  List<Partner> partners() {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM partner ORDER BY id")
+                    .map(TenantStore::partner)
+                    .list());
+  }
+
+  Optional<Partner> partner(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM partner WHERE id = ?")
+                    .bind(0, id)
+                    .map(TenantStore::partner)
+                    .findOne());
+  }
+
+  Optional<Partner> partnerByBasicUser(String user) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM partner WHERE basic_user = ?")
+                    .bind(0, user)
+                    .map(TenantStore::partner)
+                    .findOne());
+  }
+
+  // --- licenses
+
+  void insert(License l) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO license (id, partner_id, code, name, email, expires_on,"
+                            + " allowed_addresses, disabled, created_at)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    .bind(0, l.id())
+                    .bind(1, l.partnerId())
+                    .bind(2, l.code())
+                    .bind(3, l.name())
+                    .bind(4, l.email())
+                    .bind(5, l.expiresOn().map(LocalDate::toString).orElse(null))
+                    .bind(6, String.join(",", l.allowedAddresses()))
+                    .bind(7, l.disabled() ? 1 : 0)
+                    .bind(8, l.createdAt().toEpochMilli())
+                    .execute());
+  }
+
+  List<License> licenses() {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM license ORDER BY id")
+                    .map(TenantStore::license)
+                    .list());
+  }
+
+  Optional<License> license(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM license WHERE id = ?")
+                    .bind(0, id)
+                    .map(TenantStore::license)
+                    .findOne());
+  }
+
+  Optional<License> licenseByCode(String code) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM license WHERE code = ?")
+                    .bind(0, code)
+                    .map(TenantStore::license)
+                    .findOne());
+  }
+
+  // --- devices
+
+  void insert(Device d) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO device (id, license_id, number, eco_key, device_key,"
+                            + " crm_device_id, driver, disabled, created_at)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    .bind(0, d.id())
+                    .bind(1, d.licenseId())
+                    .bind(2, d.number())
+                    .bind(3, d.ecoKey())
+                    .bind(4, d.deviceKey())
+                    .bind(5, d.crmDeviceId())
+                    .bind(6, d.driver())
+                    .bind(7, d.disabled() ? 1 : 0)
+                    .bind(8, d.createdAt().toEpochMilli())
+                    .execute());
+  }
+
+  List<Device> devices() {
+    return db.jdbi()
+        .withHandle(
+            h -> h.createQuery("SELECT * FROM device ORDER BY id").map(TenantStore::device).list());
+  }
+
+  Optional<Device> device(long id) {
+    return deviceWhere("id", id);
+  }
+
+  Optional<Device> deviceByEcoKey(String key) {
+    return deviceWhere("eco_key", key);
+  }
+
+  private Optional<Device> deviceWhere(String column, Object value) {
+    // column is one of a fixed set chosen in this class, never caller input
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM device WHERE " + column + " = ?")
+                    .bind(0, value)
+                    .map(TenantStore::device)
+                    .findOne());
+  }
+
+  /** Sets {@code disabled} of one row of {@code table}; true when the row exists. */
+  boolean setDisabled(String table, long id, boolean disabled) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate("UPDATE " + table + " SET disabled = ? WHERE id = ?")
+                        .bind(0, disabled ? 1 : 0)
+                        .bind(1, id)
+                        .execute())
+        > 0;
+  }
+
+  /** Replaces one credential column of a device. */
+  boolean setDeviceCredential(long id, String column, String value) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate("UPDATE device SET " + column + " = ? WHERE id = ?")
+                        .bind(0, value)
+                        .bind(1, id)
+                        .execute())
+        > 0;
+  }
+
+  boolean setPartnerSecret(long id, String secret) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate("UPDATE partner SET basic_secret = ? WHERE id = ?")
+                        .bind(0, secret)
+                        .bind(1, id)
+                        .execute())
+        > 0;
+  }
+
+  static long maxId(Handle h) {
+    return h.createQuery(
+            "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM partner UNION ALL SELECT MAX(id) FROM"
+                + " license UNION ALL SELECT MAX(id) FROM device) AS ids")
+        .mapTo(Long.class)
+        .findOne()
+        .orElse(0L);
+  }
+
+  private static Partner partner(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+      throws SQLException {
+    return new Partner(
+        rs.getLong("id"),
+        rs.getString("name"),
+        rs.getString("email"),
+        rs.getString("basic_user"),
+        rs.getString("basic_secret"),
+        rs.getInt("disabled") != 0,
+        Instant.ofEpochMilli(rs.getLong("created_at")));
+  }
+
+  private static License license(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+      throws SQLException {
+    String expires = rs.getString("expires_on");
+    String allowed = rs.getString("allowed_addresses");
+    return new License(
+        rs.getLong("id"),
+        rs.getLong("partner_id"),
+        rs.getString("code"),
+        rs.getString("name"),
+        rs.getString("email"),
+        Optional.ofNullable(expires).map(LocalDate::parse),
+        allowed.isBlank() ? List.of() : Arrays.asList(allowed.split(",")),
+        rs.getInt("disabled") != 0,
+        Instant.ofEpochMilli(rs.getLong("created_at")));
+  }
+
+  private static Device device(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+      throws SQLException {
+    return new Device(
+        rs.getLong("id"),
+        rs.getLong("license_id"),
+        rs.getString("number"),
+        rs.getString("eco_key"),
+        rs.getString("device_key"),
+        rs.getString("crm_device_id"),
+        rs.getString("driver"),
+        rs.getInt("disabled") != 0,
+        Instant.ofEpochMilli(rs.getLong("created_at")));
+  }
+}

@@ -1,0 +1,57 @@
+package io.kurir.tenant;
+
+import io.kurir.time.Timestamps;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Partners, licenses and devices as the Admin API and {@code ./kurir admin} show them. Ids are
+ * digit strings, like every id Kurir hands out.
+ */
+public final class TenantViews {
+  private final Timestamps timestamps;
+
+  public TenantViews(Timestamps timestamps) {
+    this.timestamps = timestamps;
+  }
+
+  public Map<String, Object> of(Partner p) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("id", Long.toString(p.id()));
+    v.put("name", p.name());
+    v.put("email", p.email());
+    v.put("basicUser", p.basicUser());
+    v.put("basicSecret", p.basicSecret());
+    v.put("disabled", p.disabled());
+    v.put("createdAt", timestamps.reply(p.createdAt()));
+    return v;
+  }
+
+  public Map<String, Object> of(License l) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("id", Long.toString(l.id()));
+    v.put("partnerId", Long.toString(l.partnerId()));
+    v.put("code", l.code());
+    v.put("name", l.name());
+    v.put("email", l.email());
+    v.put("expiresOn", l.expiresOn().map(Object::toString).orElse(null));
+    v.put("allowedAddresses", l.allowedAddresses());
+    v.put("disabled", l.disabled());
+    v.put("createdAt", timestamps.reply(l.createdAt()));
+    return v;
+  }
+
+  public Map<String, Object> of(Device d) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("id", Long.toString(d.id()));
+    v.put("licenseId", Long.toString(d.licenseId()));
+    v.put("number", d.number());
+    v.put("key", d.ecoKey());
+    v.put("deviceKey", d.deviceKey());
+    v.put("crmDeviceId", d.crmDeviceId());
+    v.put("driver", d.driver());
+    v.put("disabled", d.disabled());
+    v.put("createdAt", timestamps.reply(d.createdAt()));
+    return v;
+  }
+}

@@ -1,0 +1,312 @@
+package io.kurir.tenant;
+
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.TenantException.Reason;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Partners, licenses and devices: creating them, switching them off and on, rotating their
+ * credentials, and deciding whether a credential presented by a caller may be used today.
+ *
+ * <p>Thread-safe.
+ */
+public final class Tenants {
+  public static final int KEY_LENGTH = 32;
+  private static final Pattern EXPLICIT_SECRET = Pattern.compile("[A-Za-z0-9._-]{8,128}");
+  private static final Pattern ADDRESS =
+      Pattern.compile("[0-9A-Fa-f:.]+(/\\d{1,3})?"); // IPv4 or IPv6, optional CIDR prefix
+
+  /** Device credentials that can be rotated, by the names the Admin API and CLI use. */
+  public enum Credential {
+    KEY("eco_key"),
+    DEVICE_KEY("device_key"),
+    CRM_ID("crm_device_id");
+
+    private final String column;
+
+    Credential(String column) {
+      this.column = column;
+    }
+
+    public static Credential parse(String name) {
+      return switch (name.toLowerCase(Locale.ROOT)) {
+        case "key", "eco-key" -> KEY;
+        case "device-key" -> DEVICE_KEY;
+        case "crm-id", "device-id", "deviceid" -> CRM_ID;
+        default ->
+            throw new TenantException(
+                Reason.INVALID, "credential must be key, device-key or crm-id, not '" + name + "'");
+      };
+    }
+  }
+
+  private final TenantStore store;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final ZoneId zone;
+  private final PhoneNumbers phones;
+  private final Set<String> drivers;
+
+  public Tenants(
+      Database db,
+      IdGenerator ids,
+      Clock clock,
+      ZoneId zone,
+      PhoneNumbers phones,
+      Set<String> drivers) {
+    this.store = new TenantStore(db);
+    this.ids = ids;
+    this.clock = clock;
+    this.zone = zone;
+    this.phones = phones;
+    this.drivers = drivers;
+    ids.continueAfter(db.jdbi().withHandle(TenantStore::maxId));
+  }
+
+  // --- partners
+
+  public Partner createPartner(String name, String email) {
+    return createPartner(name, email, null, null);
+  }
+
+  /** Creates a partner; {@code basicUser}/{@code basicSecret} are generated when null. */
+  public Partner createPartner(String name, String email, String basicUser, String basicSecret) {
+    requireText("name", name);
+    long id = ids.next();
+    String user = basicUser != null ? basicUser : "partner-" + id;
+    String secret =
+        basicSecret != null ? requireSecret("secret", basicSecret) : Secrets.random(KEY_LENGTH);
+    if (store.partnerByBasicUser(user).isPresent()) {
+      throw new TenantException(Reason.CONFLICT, "a partner with user '" + user + "' exists");
+    }
+    Partner partner =
+        new Partner(id, name.strip(), emailOf(email), user, secret, false, clock.instant());
+    store.insert(partner);
+    return partner;
+  }
+
+  public List<Partner> partners() {
+    return store.partners();
+  }
+
+  public Partner partner(long id) {
+    return store
+        .partner(id)
+        .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no partner " + id));
+  }
+
+  public Partner rotatePartnerSecret(long id) {
+    partner(id);
+    store.setPartnerSecret(id, Secrets.random(KEY_LENGTH));
+    return partner(id);
+  }
+
+  // --- licenses
+
+  public License createLicense(
+      long partnerId, String name, String email, LocalDate expiresOn, List<String> allowed) {
+    return createLicense(partnerId, name, email, expiresOn, allowed, null);
+  }
+
+  /** Creates a license of a partner; {@code code} is generated when null. */
+  public License createLicense(
+      long partnerId,
+      String name,
+      String email,
+      LocalDate expiresOn,
+      List<String> allowed,
+      String code) {
+    partner(partnerId);
+    requireText("name", name);
+    String licenseCode = code != null ? requireSecret("code", code) : Secrets.random(24);
+    if (store.licenseByCode(licenseCode).isPresent()) {
+      throw new TenantException(Reason.CONFLICT, "license code '" + licenseCode + "' exists");
+    }
+    License license =
+        new License(
+            ids.next(),
+            partnerId,
+            licenseCode,
+            name.strip(),
+            emailOf(email),
+            Optional.ofNullable(expiresOn),
+            addresses(allowed),
+            false,
+            clock.instant());
+    store.insert(license);
+    return license;
+  }
+
+  public List<License> licenses() {
+    return store.licenses();
+  }
+
+  public License license(long id) {
+    return store
+        .license(id)
+        .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no license " + id));
+  }
+
+  public Optional<License> licenseByCode(String code) {
+    return store.licenseByCode(code);
+  }
+
+  // --- devices
+
+  public Device createDevice(long licenseId, String number, String driver) {
+    return createDevice(licenseId, number, driver, null, null, null);
+  }
+
+  /** Creates a device of a license; credentials are generated when null. */
+  public Device createDevice(
+      long licenseId,
+      String number,
+      String driver,
+      String ecoKey,
+      String deviceKey,
+      String crmDeviceId) {
+    license(licenseId);
+    String e164 =
+        phones
+            .normalize(number)
+            .orElseThrow(
+                () ->
+                    new TenantException(
+                        Reason.INVALID, "number: '" + number + "' is not a valid phone number"));
+    String driverName = driver == null || driver.isBlank() ? "sandbox" : driver.strip();
+    if (!drivers.contains(driverName)) {
+      throw new TenantException(
+          Reason.INVALID, "driver: '" + driverName + "' is not one of " + drivers);
+    }
+    Device device =
+        new Device(
+            ids.next(),
+            licenseId,
+            e164,
+            ecoKey != null ? requireSecret("key", ecoKey) : Secrets.random(KEY_LENGTH),
+            deviceKey != null ? requireSecret("device-key", deviceKey) : Secrets.random(KEY_LENGTH),
+            crmDeviceId != null ? requireSecret("crm-id", crmDeviceId) : Secrets.random(24),
+            driverName,
+            false,
+            clock.instant());
+    try {
+      store.insert(device);
+    } catch (RuntimeException e) {
+      throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
+    }
+    return device;
+  }
+
+  public List<Device> devices() {
+    return store.devices();
+  }
+
+  public Device device(long id) {
+    return store
+        .device(id)
+        .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no device " + id));
+  }
+
+  public Device rotate(long deviceId, Credential credential) {
+    device(deviceId);
+    String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
+    store.setDeviceCredential(deviceId, credential.column, value);
+    return device(deviceId);
+  }
+
+  // --- switching off and on
+
+  public void setPartnerDisabled(long id, boolean disabled) {
+    requireFound(store.setDisabled("partner", id, disabled), "partner", id);
+  }
+
+  public void setLicenseDisabled(long id, boolean disabled) {
+    requireFound(store.setDisabled("license", id, disabled), "license", id);
+  }
+
+  public void setDeviceDisabled(long id, boolean disabled) {
+    requireFound(store.setDisabled("device", id, disabled), "device", id);
+  }
+
+  // --- access
+
+  /**
+   * The device whose Eco key is {@code key}, if it may be used today: the device, its license and
+   * its partner are switched on and the license has not expired.
+   */
+  public Device deviceForEcoKey(String key) {
+    Device device =
+        store
+            .deviceByEcoKey(key)
+            .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown key"));
+    requireUsable(device);
+    return device;
+  }
+
+  private void requireUsable(Device device) {
+    License license = license(device.licenseId());
+    Partner partner = partner(license.partnerId());
+    if (device.disabled() || license.disabled() || partner.disabled()) {
+      throw new TenantException(Reason.DISABLED, "the device or its license is disabled");
+    }
+    if (license.expiredOn(LocalDate.ofInstant(clock.instant(), zone))) {
+      throw new TenantException(
+          Reason.EXPIRED, "the license expired on " + license.expiresOn().get());
+    }
+  }
+
+  // --- checks
+
+  private static void requireFound(boolean found, String what, long id) {
+    if (!found) {
+      throw new TenantException(Reason.NOT_FOUND, "no " + what + " " + id);
+    }
+  }
+
+  private static void requireText(String field, String value) {
+    if (value == null || value.isBlank()) {
+      throw new TenantException(Reason.INVALID, field + ": must not be empty");
+    }
+  }
+
+  private static String requireSecret(String field, String value) {
+    if (!EXPLICIT_SECRET.matcher(value).matches()) {
+      throw new TenantException(
+          Reason.INVALID, field + ": use 8 to 128 letters, digits, dots, dashes or underscores");
+    }
+    return value;
+  }
+
+  private static String emailOf(String email) {
+    return email == null ? "" : email.strip();
+  }
+
+  private static List<String> addresses(List<String> allowed) {
+    List<String> out = new ArrayList<>();
+    if (allowed == null) {
+      return out;
+    }
+    for (String a : allowed) {
+      String address = a.strip();
+      if (address.isEmpty()) {
+        continue;
+      }
+      if (!ADDRESS.matcher(address).matches()) {
+        throw new TenantException(
+            Reason.INVALID, "allowed address '" + address + "' is not an IP address or CIDR range");
+      }
+      out.add(address);
+    }
+    return out;
+  }
+}
