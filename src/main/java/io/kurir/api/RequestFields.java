@@ -1,6 +1,7 @@
 package io.kurir.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
@@ -20,7 +21,8 @@ import java.util.Optional;
  * parameters fill in fields the body lacks. Unknown fields are ignored.
  */
 public final class RequestFields {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final Map<String, JsonNode> fields;
 

@@ -1,0 +1,160 @@
+package io.kurir.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
+import io.kurir.store.Database;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Accepted means committed: a restart loses nothing and sends nothing twice. */
+class DurabilityTest {
+  @TempDir Path dir;
+
+  private static String asyncBody(Device d, String to, String text) {
+    return "{\"key\":\""
+        + d.ecoKey()
+        + "\",\"phone_no\":\""
+        + to
+        + "\",\"message\":\""
+        + text
+        + "\"}";
+  }
+
+  @Test
+  void messagesAcceptedBeforeAStopAreSentOnceAfterTheRestart() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      kurir.sandbox().setDeviceOnline(device.id(), false); // nothing can go out yet
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        ids.add(kurir.postJson("/api/async_send_message", asyncBody(device, to, "m" + i)).body());
+      }
+      assertThat(ids).allMatch(id -> id.matches("\\d+"));
+
+      kurir.stop();
+      kurir.sandbox().setDeviceOnline(device.id(), true);
+      assertThat(kurir.sandbox().inbox(to)).isEmpty();
+      kurir.startAgain();
+
+      Eventually.until("all 20 sent", () -> kurir.sandbox().inbox(to).size() == 20);
+      assertThat(kurir.sandbox().inbox(to))
+          .extracting(e -> Long.toString(e.messageId()))
+          .containsExactlyElementsOf(ids);
+      assertThat(kurir.sandbox().inbox(to))
+          .extracting(InboxEntry::text)
+          .startsWith("m0", "m1")
+          .endsWith("m19");
+
+      kurir.restart();
+      assertThat(kurir.gateway().messages().queued(device.id())).isZero();
+      Reply status =
+          kurir.postJson(
+              "/api/status_msg_id",
+              "{\"key\":\"" + device.ecoKey() + "\",\"msg_id\":\"" + ids.getLast() + "\"}");
+      assertThat(status.body()).isEqualTo("success");
+      assertThat(kurir.sandbox().inbox(to)).hasSize(20);
+    }
+  }
+
+  @Test
+  void aSendWhoseOutcomeWasNotRecordedIsNotDeliveredTwice() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      String id = kurir.postJson("/api/async_send_message", asyncBody(device, to, "once")).body();
+      Eventually.until("sent", () -> kurir.sandbox().inbox(to).size() == 1);
+      Eventually.until(
+          "recorded as sent",
+          () ->
+              kurir.gateway().messages().find(device, Long.parseLong(id)).orElseThrow().state()
+                  != MessageState.PENDING);
+      kurir.stop();
+
+      // A crash between the driver's send and the commit of its outcome leaves the row pending.
+      try (Database db = Database.open(kurir.settings().databaseUrl())) {
+        db.writes()
+            .write(
+                h ->
+                    h.execute(
+                        "UPDATE message SET state = 'pending', sent_at = NULL WHERE id = ?",
+                        Long.parseLong(id)));
+      }
+      kurir.startAgain();
+
+      Eventually.until(
+          "sent again to the driver",
+          () ->
+              kurir
+                  .gateway()
+                  .messages()
+                  .find(device, Long.parseLong(id))
+                  .orElseThrow()
+                  .state()
+                  .wentOut());
+      assertThat(kurir.sandbox().inbox(to))
+          .as("the driver deduplicates on the message id")
+          .hasSize(1);
+    }
+  }
+
+  @Test
+  void concurrentAcceptsAllCommitAndAllGoOut() throws Exception {
+    try (TestGateway kurir = TestGateway.start(dir);
+        ExecutorService pool = Executors.newFixedThreadPool(16)) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      List<Future<Reply>> replies = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        String text = "c" + i;
+        replies.add(
+            pool.submit(
+                () -> kurir.postJson("/api/async_send_message", asyncBody(device, to, text))));
+      }
+      Set<String> ids = new HashSet<>();
+      for (Future<Reply> r : replies) {
+        assertThat(r.get().status()).isEqualTo(200);
+        ids.add(r.get().body());
+      }
+      assertThat(ids).hasSize(300);
+      Eventually.until("all 300 sent", () -> kurir.sandbox().inbox(to).size() == 300);
+      assertThat(kurir.sandbox().inbox(to))
+          .extracting(e -> Long.toString(e.messageId()))
+          .containsExactlyInAnyOrderElementsOf(ids);
+    }
+  }
+
+  @Test
+  void syncSendsGoAheadOfQueuedAsyncTraffic() {
+    try (TestGateway kurir = TestGateway.start(dir, "--pacing.min-gap=100ms")) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      for (int i = 0; i < 30; i++) {
+        kurir.postJson("/api/async_send_message", asyncBody(device, to, "bulk" + i));
+      }
+      Reply otp = kurir.postJson("/api/send_message", asyncBody(device, to, "OTP 123456"));
+
+      assertThat(otp.body()).isEqualTo("success");
+      List<String> received = kurir.sandbox().inbox(to).stream().map(InboxEntry::text).toList();
+      assertThat(received).contains("OTP 123456");
+      assertThat(received.indexOf("OTP 123456"))
+          .as("the OTP jumped the queue of 30 bulk messages")
+          .isLessThan(5);
+      assertThat(kurir.gateway().messages().queued(device.id())).isGreaterThan(20);
+    }
+  }
+}

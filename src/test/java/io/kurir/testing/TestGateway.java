@@ -1,0 +1,202 @@
+package io.kurir.testing;
+
+import io.kurir.Gateway;
+import io.kurir.config.Settings;
+import io.kurir.config.SettingsLoader;
+import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.tenant.Partner;
+import io.kurir.time.SettableClock;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A real gateway on a free loopback port, on a SQLite file in a temporary folder, with the sandbox
+ * driver, and a real HTTP client to talk to it. Pacing is off unless a test turns it on.
+ */
+public final class TestGateway implements AutoCloseable {
+  public static final String ADMIN_TOKEN = "test-admin-token-0123456789";
+
+  private final Path dir;
+  private final Clock clock;
+  private final SandboxNetwork sandbox;
+  private final List<String> flags;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private Gateway gateway;
+
+  private TestGateway(Path dir, Clock clock, List<String> flags) {
+    this.dir = dir;
+    this.clock = clock;
+    this.flags = flags;
+    Settings settings = settings();
+    this.sandbox =
+        new SandboxNetwork(clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter());
+    this.gateway = Gateway.start(settings, clock, sandbox);
+  }
+
+  /** A gateway on the system clock. Extra flags override the test defaults. */
+  public static TestGateway start(Path dir, String... extraFlags) {
+    return start(dir, Clock.systemUTC(), extraFlags);
+  }
+
+  public static TestGateway start(Path dir, Clock clock, String... extraFlags) {
+    return new TestGateway(dir, clock, List.of(extraFlags));
+  }
+
+  /** A settable clock starting at a fixed instant. */
+  public static SettableClock settableClock() {
+    return new SettableClock(Instant.parse("2026-03-10T03:00:00Z"));
+  }
+
+  public Settings settings() {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--server.host=127.0.0.1",
+                "--server.port=0",
+                "--data.dir=" + dir.resolve("data"),
+                "--admin.token=" + ADMIN_TOKEN,
+                "--sandbox.api=true",
+                "--pacing.min-gap=0ms",
+                "--pacing.jitter=0ms",
+                "--send.sync-timeout=5s",
+                "--send.retry-backoff=10s",
+                "--sandbox.delivery-after=1s",
+                "--sandbox.read-after=2s"));
+    all.addAll(flags);
+    return SettingsLoader.load(Profile.SERVE, all, Map.of(), dir);
+  }
+
+  /** Stops the gateway and starts a new one on the same database and sandbox network. */
+  public void restart() {
+    gateway.close();
+    gateway = Gateway.start(settings(), clock, sandbox);
+  }
+
+  /** Stops the gateway; {@link #startAgain} brings it back on the same database and network. */
+  public void stop() {
+    gateway.close();
+    gateway = null;
+  }
+
+  public void startAgain() {
+    gateway = Gateway.start(settings(), clock, sandbox);
+  }
+
+  public Gateway gateway() {
+    return gateway;
+  }
+
+  public SandboxNetwork sandbox() {
+    return sandbox;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public String url(String path) {
+    return gateway.baseUrl() + path;
+  }
+
+  /** A new partner, license and device, paired on the sandbox unless {@code paired} is false. */
+  public Device newDevice(String number, boolean paired) {
+    Partner p = gateway.tenants().createPartner("Partner " + number, "p@example.com");
+    License l = gateway.tenants().createLicense(p.id(), "Customer " + number, "", null, List.of());
+    Device d = gateway.tenants().createDevice(l.id(), number, "sandbox");
+    if (paired) {
+      sandbox.pair(d.id(), d.number());
+    }
+    return d;
+  }
+
+  public Device newDevice() {
+    return newDevice("+6281100009999", true);
+  }
+
+  // --- HTTP
+
+  public Reply postJson(String path, String json) {
+    return post(path, json, "application/json");
+  }
+
+  public Reply postForm(String path, String form) {
+    return post(path, form, "application/x-www-form-urlencoded");
+  }
+
+  /** POST with the given content type, or none when {@code contentType} is null. */
+  public Reply post(String path, String body, String contentType, String... headers) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url(path)))
+            .timeout(Duration.ofSeconds(20))
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    if (contentType != null) {
+      b.header("Content-Type", contentType);
+    }
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return send(b.build());
+  }
+
+  public Reply postMultipart(String path, Map<String, String> fields) {
+    String boundary = "----kurirtest" + System.nanoTime();
+    StringBuilder body = new StringBuilder();
+    fields.forEach(
+        (k, v) ->
+            body.append("--")
+                .append(boundary)
+                .append("\r\nContent-Disposition: form-data; name=\"")
+                .append(k)
+                .append("\"\r\n\r\n")
+                .append(v)
+                .append("\r\n"));
+    body.append("--").append(boundary).append("--\r\n");
+    return post(path, body.toString(), "multipart/form-data; boundary=" + boundary);
+  }
+
+  public Reply get(String path, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).GET();
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return send(b.build());
+  }
+
+  public Reply send(HttpRequest request) {
+    try {
+      HttpResponse<String> r =
+          http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return new Reply(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(""));
+    } catch (Exception e) {
+      throw new AssertionError("request failed: " + request.uri(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    sandbox.close();
+  }
+
+  /** An HTTP reply. */
+  public record Reply(int status, String body, String contentType) {}
+}
