@@ -187,9 +187,9 @@ public final class SandboxRoutes implements RouteTable {
         // not a device id; read it as the device's number below
       }
     }
-    String number = number(ref, "device");
+    Optional<String> number = phones.normalize(ref);
     return tenants.devices().stream()
-        .filter(d -> d.number().equals(number))
+        .filter(d -> number.isPresent() && d.number().equals(number.get()))
         .findFirst()
         .orElseThrow(() -> new ApiException(404, "not_found", "no device " + ref));
   }

@@ -1,0 +1,109 @@
+package io.kurir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./kurir admin}: the same operations as the Admin API, on the database directly. */
+class AdminCommandTest {
+  @TempDir Path dir;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int admin(String... args) {
+    out.reset();
+    err.reset();
+    return AdminCommand.run(
+        List.of(args),
+        Map.of(),
+        dir,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private JsonNode output() throws Exception {
+    return new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void createsPartnerLicenseAndDeviceAndListsThem() throws Exception {
+    assertThat(admin("partner", "create", "--name", "Reseller One", "--email=r@example.com"))
+        .isZero();
+    String partner = output().get("id").asText();
+    assertThat(
+            admin(
+                "license",
+                "create",
+                "--partner",
+                partner,
+                "--name",
+                "SMA 1",
+                "--expires",
+                "2030-01-31",
+                "--allow",
+                "203.0.113.7"))
+        .isZero();
+    JsonNode license = output();
+    assertThat(license.get("expiresOn").asText()).isEqualTo("2030-01-31");
+    assertThat(
+            admin(
+                "device",
+                "create",
+                "--license",
+                license.get("id").asText(),
+                "--number",
+                "0811 0000 4001"))
+        .isZero();
+    JsonNode device = output();
+    assertThat(device.get("number").asText()).isEqualTo("+6281100004001");
+    assertThat(device.get("key").asText()).hasSize(32);
+
+    assertThat(admin("device", "list")).isZero();
+    assertThat(output()).hasSize(1);
+    assertThat(admin("partner", "list")).isZero();
+    assertThat(output().get(0).get("name").asText()).isEqualTo("Reseller One");
+
+    assertThat(admin("device", "rotate", device.get("id").asText(), "device-key")).isZero();
+    assertThat(output().get("deviceKey").asText()).isNotEqualTo(device.get("deviceKey").asText());
+    assertThat(admin("device", "disable", device.get("id").asText())).isZero();
+    assertThat(admin("device", "list")).isZero();
+    assertThat(output().get(0).get("disabled").asBoolean()).isTrue();
+  }
+
+  @Test
+  void theGatewaySeesWhatTheCommandCreated() {
+    assertThat(admin("partner", "create", "--name", "P")).isZero();
+    try (Gateway gateway =
+        Gateway.start(
+            io.kurir.config.SettingsLoader.load(
+                io.kurir.config.SettingsLoader.Profile.SERVE,
+                List.of("--port=0", "--host=127.0.0.1"),
+                Map.of(),
+                dir),
+            java.time.Clock.systemUTC())) {
+      assertThat(gateway.tenants().partners()).extracting(p -> p.name()).containsExactly("P");
+    }
+  }
+
+  @Test
+  void mistakesExitNonZeroWithAMessage() {
+    assertThat(admin("partner", "create")).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--name is required");
+    assertThat(admin("device", "create", "--license", "42", "--number", "0811")).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no license 42");
+    assertThat(admin("device", "fly")).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command");
+    assertThat(admin("device")).isEqualTo(2);
+    assertThat(admin("help")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("usage: kurir admin");
+  }
+}

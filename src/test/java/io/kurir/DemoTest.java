@@ -1,0 +1,85 @@
+package io.kurir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.config.SettingsLoader;
+import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
+import io.kurir.tenant.DemoAccount;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./kurir demo}: the printed curl commands work as printed, and seeding is idempotent. */
+class DemoTest {
+  @TempDir Path dir;
+
+  private Gateway startDemo() {
+    return Gateway.start(
+        SettingsLoader.load(Profile.DEMO, List.of("--port=0"), Map.of(), dir), Clock.systemUTC());
+  }
+
+  @Test
+  void theCurlCommandsPrintedByTheDemoAnswerAsPromised() throws Exception {
+    try (Gateway demo = startDemo()) {
+      String banner = Kurir.demoBanner(demo);
+      assertThat(banner).contains(demo.baseUrl(), DemoAccount.KEY);
+
+      List<String> commands = curlCommands(banner);
+      assertThat(commands).hasSizeGreaterThanOrEqualTo(3);
+      assertThat(run(commands.get(0))).isEqualTo("success");
+      String id = run(commands.get(1));
+      assertThat(id).matches("\\d+");
+
+      String phone = "+6281234567890";
+      io.kurir.testing.Eventually.until(
+          "queued message delivered", () -> demo.sandbox().inbox(phone).size() == 2);
+      assertThat(demo.sandbox().inbox(phone))
+          .extracting(InboxEntry::text)
+          .containsExactly("Hello from Kurir", "Queued\nsecond line");
+      assertThat(run(commands.get(2))).contains("\"text\":\"Hello from Kurir\"");
+      assertThat(run(commands.get(3).replace("<id>", id))).startsWith("{\"status\":\"success\"");
+    }
+  }
+
+  @Test
+  void seedingTwiceKeepsOneDemoAccountThatIsPairedAtStart() {
+    try (Gateway first = startDemo()) {
+      assertThat(first.demoDevice()).isPresent();
+      assertThat(first.sandbox().session(first.demoDevice().get().id())).isPresent();
+    }
+    try (Gateway second = startDemo()) {
+      assertThat(second.tenants().partners()).hasSize(1);
+      assertThat(second.tenants().licenses()).hasSize(1);
+      assertThat(second.tenants().devices())
+          .singleElement()
+          .satisfies(d -> assertThat(d.ecoKey()).isEqualTo(DemoAccount.KEY));
+      assertThat(second.sandbox().session(second.demoDevice().get().id())).isPresent();
+    }
+  }
+
+  /** Each curl command of the banner, with its continuation lines joined. */
+  private static List<String> curlCommands(String banner) {
+    String joined = banner.replace("\\\n", " ");
+    Matcher m = Pattern.compile("(?m)^\\s*(curl .*)$").matcher(joined);
+    List<String> out = new java.util.ArrayList<>();
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    return out;
+  }
+
+  private static String run(String command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("curl finished").isTrue();
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,210 @@
+package io.kurir.api.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Admin API over HTTP, and what its changes do to the Eco API. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AdminApiTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] AUTH = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+
+  TestGateway kurir;
+
+  @BeforeAll
+  void start(@TempDir Path dir) {
+    kurir = TestGateway.start(dir);
+  }
+
+  @AfterAll
+  void stop() {
+    kurir.close();
+  }
+
+  private JsonNode admin(String path, String json, int expectedStatus) throws Exception {
+    Reply reply = kurir.post(path, json, "application/json", AUTH);
+    assertThat(reply.status()).as(reply.body()).isEqualTo(expectedStatus);
+    assertThat(reply.contentType()).startsWith("application/json");
+    return JSON.readTree(reply.body());
+  }
+
+  private JsonNode newDevice(String number) throws Exception {
+    JsonNode partner =
+        admin("/admin/partners", "{\"name\":\"Reseller\",\"email\":\"r@example.com\"}", 201);
+    JsonNode license =
+        admin(
+            "/admin/licenses",
+            "{\"partner\":\""
+                + partner.get("id").asText()
+                + "\",\"name\":\"School\",\"expires\":\"2099-12-31\",\"allowed\":\"203.0.113.5,10.0.0.0/8\"}",
+            201);
+    assertThat(license.get("allowedAddresses")).hasSize(2);
+    assertThat(license.get("expiresOn").asText()).isEqualTo("2099-12-31");
+    return admin(
+        "/admin/devices",
+        "{\"license\":" + license.get("id").asText() + ",\"number\":\"" + number + "\"}",
+        201);
+  }
+
+  private Reply sendWith(String key, String to) {
+    return kurir.postJson(
+        "/api/send_message",
+        "{\"key\":\"" + key + "\",\"phone_no\":\"" + to + "\",\"message\":\"hi\"}");
+  }
+
+  @Test
+  void createsADeviceWithLongRandomCredentialsThatSendsOnceItIsPaired() throws Exception {
+    JsonNode device = newDevice("0811-0000-2001");
+
+    assertThat(device.get("id").asText()).matches("\\d+");
+    assertThat(device.get("number").asText()).isEqualTo("+6281100002001");
+    assertThat(device.get("key").asText()).matches("[A-Za-z0-9]{32}");
+    assertThat(device.get("deviceKey").asText()).matches("[A-Za-z0-9]{32}");
+    assertThat(device.get("crmDeviceId").asText()).matches("[A-Za-z0-9]{24}");
+    assertThat(device.get("driver").asText()).isEqualTo("sandbox");
+
+    String key = device.get("key").asText();
+    String to = Numbers.fresh();
+    assertThat(sendWith(key, to).body()).isEqualTo("phone_offline");
+    kurir.post("/sandbox/devices/" + device.get("id").asText() + "/pair", "", null, AUTH);
+    assertThat(sendWith(key, to).body()).isEqualTo("success");
+  }
+
+  @Test
+  void listsWhatWasCreated() throws Exception {
+    JsonNode device = newDevice("+6281100002002");
+    Reply list = kurir.get("/admin/devices", AUTH);
+    assertThat(list.status()).isEqualTo(200);
+    assertThat(list.body()).contains(device.get("key").asText());
+    assertThat(kurir.get("/admin/partners", AUTH).body()).contains("\"basicUser\":\"partner-");
+    assertThat(kurir.get("/admin/licenses", AUTH).body()).contains("\"code\":");
+  }
+
+  @Test
+  void disablingAndEnablingADeviceLicenseOrPartnerGuardsTheKey() throws Exception {
+    JsonNode device = newDevice("+6281100002003");
+    String key = device.get("key").asText();
+    String id = device.get("id").asText();
+    kurir.gateway().sandbox().pair(Long.parseLong(id), "+6281100002003");
+
+    admin("/admin/devices/" + id + "/disable", "", 200);
+    assertThat(sendWith(key, Numbers.fresh()).body()).isEqualTo("key_disabled");
+    admin("/admin/devices/" + id + "/enable", "", 200);
+    assertThat(sendWith(key, Numbers.fresh()).body()).isEqualTo("success");
+
+    String license = device.get("licenseId").asText();
+    admin("/admin/licenses/" + license + "/disable", "", 200);
+    assertThat(sendWith(key, Numbers.fresh()).body()).isEqualTo("key_disabled");
+    admin("/admin/licenses/" + license + "/enable", "", 200);
+    assertThat(sendWith(key, Numbers.fresh()).body()).isEqualTo("success");
+  }
+
+  @Test
+  void rotatingAKeyRetiresTheOldOne() throws Exception {
+    JsonNode device = newDevice("+6281100002004");
+    String id = device.get("id").asText();
+    kurir.gateway().sandbox().pair(Long.parseLong(id), "+6281100002004");
+    String oldKey = device.get("key").asText();
+
+    JsonNode rotated = admin("/admin/devices/" + id + "/rotate", "{\"credential\":\"key\"}", 200);
+
+    String newKey = rotated.get("key").asText();
+    assertThat(newKey).isNotEqualTo(oldKey).matches("[A-Za-z0-9]{32}");
+    assertThat(rotated.get("deviceKey").asText()).isEqualTo(device.get("deviceKey").asText());
+    assertThat(sendWith(oldKey, Numbers.fresh()).body()).isEqualTo("invalid_key");
+    assertThat(sendWith(newKey, Numbers.fresh()).body()).isEqualTo("success");
+
+    JsonNode crm = admin("/admin/devices/" + id + "/rotate", "{\"credential\":\"crm-id\"}", 200);
+    assertThat(crm.get("crmDeviceId").asText()).isNotEqualTo(device.get("crmDeviceId").asText());
+  }
+
+  @Test
+  void refusesWithoutTheAdminToken() {
+    Reply none = kurir.get("/admin/devices");
+    assertThat(none.status()).isEqualTo(401);
+    assertThat(none.body()).contains("\"error\":\"invalid_admin_token\"");
+    Reply wrong = kurir.get("/admin/devices", "Authorization", "Bearer wrong-token");
+    assertThat(wrong.status()).isEqualTo(401);
+    Reply basic =
+        kurir.post(
+            "/admin/partners",
+            "{\"name\":\"x\"}",
+            "application/json",
+            "Authorization",
+            "Basic YTpi");
+    assertThat(basic.status()).isEqualTo(401);
+  }
+
+  @Test
+  void badInputGetsJsonErrorsThatSayWhat() throws Exception {
+    assertThat(admin("/admin/partners", "{}", 400).get("error").asText()).isEqualTo("name_empty");
+    assertThat(
+            admin("/admin/licenses", "{\"partner\":\"999\",\"name\":\"x\"}", 404)
+                .get("error")
+                .asText())
+        .isEqualTo("not_found");
+    assertThat(
+            admin("/admin/licenses", "{\"partner\":\"abc\",\"name\":\"x\"}", 400)
+                .get("error")
+                .asText())
+        .isEqualTo("partner_not_valid");
+    JsonNode partner = admin("/admin/partners", "{\"name\":\"P\"}", 201);
+    assertThat(
+            admin(
+                    "/admin/licenses",
+                    "{\"partner\":\""
+                        + partner.get("id").asText()
+                        + "\",\"name\":\"x\",\"expires\":\"tomorrow\"}",
+                    400)
+                .get("error")
+                .asText())
+        .isEqualTo("expires_not_valid");
+    JsonNode badAddress =
+        admin(
+            "/admin/licenses",
+            "{\"partner\":\""
+                + partner.get("id").asText()
+                + "\",\"name\":\"x\",\"allowed\":\"not-an-ip\"}",
+            400);
+    assertThat(badAddress.get("message").asText()).contains("not-an-ip");
+    JsonNode license =
+        admin(
+            "/admin/licenses",
+            "{\"partner\":\"" + partner.get("id").asText() + "\",\"name\":\"x\"}",
+            201);
+    JsonNode badNumber =
+        admin(
+            "/admin/devices",
+            "{\"license\":\"" + license.get("id").asText() + "\",\"number\":\"12\"}",
+            400);
+    assertThat(badNumber.get("message").asText()).contains("number");
+    JsonNode badDriver =
+        admin(
+            "/admin/devices",
+            "{\"license\":\""
+                + license.get("id").asText()
+                + "\",\"number\":\"08110000200\",\"driver\":\"carrier-pigeon\"}",
+            400);
+    assertThat(badDriver.get("message").asText()).contains("carrier-pigeon");
+    assertThat(
+            admin("/admin/devices/123/rotate", "{\"credential\":\"key\"}", 404)
+                .get("error")
+                .asText())
+        .isEqualTo("not_found");
+    assertThat(admin("/admin/devices/abc/disable", "", 400).get("error").asText())
+        .isEqualTo("id_not_valid");
+    assertThat(admin("/admin/partners", "{bad json", 400).get("error").asText())
+        .isEqualTo("malformed_json");
+  }
+}

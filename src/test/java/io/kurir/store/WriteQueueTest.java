@@ -1,0 +1,88 @@
+package io.kurir.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Group commit on a real SQLite file. */
+class WriteQueueTest {
+  @TempDir Path dir;
+
+  private Database open() {
+    Database db = Database.open("jdbc:sqlite:" + dir.resolve("t.db"));
+    db.jdbi()
+        .useHandle(
+            h ->
+                h.execute(
+                    "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)"));
+    return db;
+  }
+
+  private static long count(Database db) {
+    return db.jdbi()
+        .withHandle(h -> h.createQuery("SELECT COUNT(*) FROM t").mapTo(Long.class).one());
+  }
+
+  @Test
+  void concurrentWritesAreAllCommittedBeforeTheirFuturesComplete() {
+    try (Database db = open()) {
+      List<CompletableFuture<Integer>> done = new ArrayList<>();
+      for (int i = 0; i < 2000; i++) {
+        int id = i;
+        done.add(db.writes().submit(h -> h.execute("INSERT INTO t (id, v) VALUES (?, 'x')", id)));
+      }
+      CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+      assertThat(count(db)).isEqualTo(2000);
+    }
+  }
+
+  @Test
+  void aFailingTaskFailsAloneAndItsNeighboursCommit() {
+    try (Database db = open()) {
+      List<CompletableFuture<Integer>> done = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        int id = i == 50 ? 7 : i; // id 7 twice: a primary key violation in the middle of a batch
+        done.add(db.writes().submit(h -> h.execute("INSERT INTO t (id, v) VALUES (?, 'x')", id)));
+      }
+      long failed = done.stream().filter(f -> f.handle((v, e) -> e != null).join()).count();
+      assertThat(failed).isEqualTo(1);
+      assertThat(done.get(50)).isCompletedExceptionally();
+      assertThat(count(db)).isEqualTo(99);
+    }
+  }
+
+  @Test
+  void writeRethrowsTheTasksException() {
+    try (Database db = open()) {
+      assertThatThrownBy(() -> db.writes().write(h -> h.execute("INSERT INTO nowhere VALUES (1)")))
+          .hasMessageContaining("nowhere");
+    }
+  }
+
+  @Test
+  void whatWasCommittedSurvivesReopening() {
+    try (Database db = open()) {
+      db.writes().write(h -> h.execute("INSERT INTO t (id, v) VALUES (1, 'kept')"));
+    }
+    try (Database db = open()) {
+      String kept =
+          db.jdbi()
+              .withHandle(
+                  h -> h.createQuery("SELECT v FROM t WHERE id = 1").mapTo(String.class).one());
+      assertThat(kept).isEqualTo("kept");
+    }
+  }
+
+  @Test
+  void writesAfterCloseAreRefusedNotLost() {
+    Database db = open();
+    db.close();
+    assertThat(db.writes().submit(h -> 1)).isCompletedExceptionally();
+  }
+}
