@@ -58,6 +58,7 @@ public final class SettingsLoader {
           new Definition("sandbox.read-after", "5s", "5s"));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+  private static final Duration MAX_DURATION = Duration.ofDays(365);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|MB|GB)?");
 
   private SettingsLoader() {}
@@ -91,20 +92,26 @@ public final class SettingsLoader {
     for (Definition d : DEFINITIONS) {
       merged.put(d.key(), profile == Profile.DEMO ? d.demoDefault() : d.serveDefault());
     }
+    List<String> problems = new ArrayList<>();
+    String fileName = configPath == null ? "kurir.yml" : configPath;
     for (var e : file.entrySet()) {
-      merged.put(
-          requireKnown(e.getKey(), "in " + (configPath == null ? "kurir.yml" : configPath)),
-          e.getValue());
+      putKnown(merged, e.getKey(), e.getValue(), "in " + fileName, problems);
     }
     for (var e : env.entrySet()) {
       if (e.getKey().startsWith("KURIR_") && !e.getKey().equals("KURIR_CONFIG")) {
-        merged.put(keyOfEnv(e.getKey()), e.getValue());
+        String key = keyOfEnv(e.getKey());
+        if (key == null) {
+          problems.add(
+              e.getKey() + ": unknown setting in the environment; known: " + knownEnvNames());
+        } else {
+          merged.put(key, e.getValue());
+        }
       }
     }
     for (var e : flags.entrySet()) {
-      merged.put(requireKnown(e.getKey(), "given as --" + e.getKey()), e.getValue());
+      putKnown(merged, e.getKey(), e.getValue(), "given as --" + e.getKey(), problems);
     }
-    return build(merged, profile, workDir);
+    return build(merged, profile, workDir, problems);
   }
 
   /** The environment variable that sets {@code key}: {@code server.port} → KURIR_SERVER_PORT. */
@@ -118,17 +125,16 @@ public final class SettingsLoader {
         return d.key();
       }
     }
-    throw new SettingsException(
-        envName + ": unknown setting in the environment; known: " + knownEnvNames());
+    return null;
   }
 
-  private static String requireKnown(String key, String where) {
-    for (Definition d : DEFINITIONS) {
-      if (d.key().equals(key)) {
-        return key;
-      }
+  private static void putKnown(
+      Map<String, String> merged, String key, String value, String where, List<String> problems) {
+    if (DEFINITIONS.stream().anyMatch(d -> d.key().equals(key))) {
+      merged.put(key, value);
+    } else {
+      problems.add(key + ": unknown setting " + where + "; known: " + knownKeys());
     }
-    throw new SettingsException(key + ": unknown setting " + where + "; known: " + knownKeys());
   }
 
   private static String knownKeys() {
@@ -202,8 +208,8 @@ public final class SettingsLoader {
     }
   }
 
-  private static Settings build(Map<String, String> v, Profile profile, Path workDir) {
-    List<String> problems = new ArrayList<>();
+  private static Settings build(
+      Map<String, String> v, Profile profile, Path workDir, List<String> problems) {
     Values r = new Values(v, problems);
     Path dataDir = workDir.resolve(v.get("data.dir")).normalize();
     String databaseUrl = v.get("database.url").trim();
@@ -229,7 +235,8 @@ public final class SettingsLoader {
     Duration gap = r.duration("pacing.min-gap");
     Duration jitter = r.duration("pacing.jitter");
     Duration syncTimeout = r.duration("send.sync-timeout");
-    if (syncTimeout != null && (syncTimeout.toMillis() < 100 || syncTimeout.toSeconds() > 14)) {
+    if (syncTimeout.compareTo(Duration.ofMillis(100)) < 0
+        || syncTimeout.compareTo(Duration.ofSeconds(14)) > 0) {
       problems.add("send.sync-timeout: must be between 100ms and 14s; clients give up after 15 s");
     }
     Duration retryBackoff = r.duration("send.retry-backoff");
@@ -306,13 +313,24 @@ public final class SettingsLoader {
         problems.add(key + ": '" + raw + "' is not a duration such as 500ms, 2s, 5m or 1h");
         return Duration.ZERO;
       }
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
+      try {
+        long n = Long.parseLong(m.group(1));
+        Duration d =
+            switch (m.group(2)) {
+              case "ms" -> Duration.ofMillis(n);
+              case "s" -> Duration.ofSeconds(n);
+              case "m" -> Duration.ofMinutes(n);
+              default -> Duration.ofHours(n);
+            };
+        if (d.compareTo(MAX_DURATION) > 0) {
+          problems.add(key + ": '" + raw + "' is longer than 365 days");
+          return Duration.ZERO;
+        }
+        return d;
+      } catch (NumberFormatException | ArithmeticException e) {
+        problems.add(key + ": '" + raw + "' is too large");
+        return Duration.ZERO;
+      }
     }
 
     long size(String key) {
@@ -322,15 +340,25 @@ public final class SettingsLoader {
         problems.add(key + ": '" + raw + "' is not a size such as 512KB or 16MB");
         return 0;
       }
-      long n = Long.parseLong(m.group(1));
       String unit = m.group(2) == null ? "B" : m.group(2);
-      long bytes =
-          switch (unit) {
-            case "KB" -> n * 1024;
-            case "MB" -> n * 1024 * 1024;
-            case "GB" -> n * 1024 * 1024 * 1024;
-            default -> n;
-          };
+      long bytes;
+      try {
+        long n = Long.parseLong(m.group(1));
+        bytes =
+            switch (unit) {
+              case "KB" -> Math.multiplyExact(n, 1024L);
+              case "MB" -> Math.multiplyExact(n, 1024L * 1024);
+              case "GB" -> Math.multiplyExact(n, 1024L * 1024 * 1024);
+              default -> n;
+            };
+      } catch (NumberFormatException | ArithmeticException e) {
+        problems.add(key + ": '" + raw + "' is too large");
+        return 0;
+      }
+      if (bytes > Integer.MAX_VALUE) {
+        problems.add(key + ": " + raw + " is too large; at most 2GB");
+        return 0;
+      }
       if (bytes < 1024) {
         problems.add(key + ": " + raw + " is too small; allow at least 1KB");
       }

@@ -14,6 +14,7 @@ public record RetryPolicy(Duration firstBackoff, int maxRetries) {
     if (attemptsSoFar > maxRetries) {
       return Optional.empty();
     }
-    return Optional.of(firstBackoff.multipliedBy(1L << Math.min(attemptsSoFar - 1, 20)));
+    int doublings = Math.min(Math.max(attemptsSoFar - 1, 0), 20);
+    return Optional.of(firstBackoff.multipliedBy(1L << doublings));
   }
 }

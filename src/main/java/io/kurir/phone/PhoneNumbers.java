@@ -16,13 +16,15 @@ import java.util.regex.Pattern;
  */
 public final class PhoneNumbers {
   private static final PhoneNumberUtil UTIL = PhoneNumberUtil.getInstance();
-  private static final Pattern SEPARATORS = Pattern.compile("[\\s\\-().\\u00a0/]");
+  private static final Pattern SEPARATORS = Pattern.compile("[\\s\\-\\u2010-\\u2015().\\u00a0/]");
   private static final Pattern DIGITS = Pattern.compile("\\+?\\d{4,17}");
 
   private final String defaultRegion;
+  private final String homeCountryCode;
 
   public PhoneNumbers(String defaultRegion) {
     this.defaultRegion = defaultRegion;
+    this.homeCountryCode = Integer.toString(UTIL.getCountryCodeForRegion(defaultRegion));
   }
 
   /** The E.164 form of {@code raw}, or empty when it is not a valid phone number. */
@@ -40,10 +42,16 @@ public final class PhoneNumbers {
     if (compact.startsWith("+")) {
       return valid(compact, null);
     }
-    // National form first (0812…, 812…), then the same digits as an international number
-    // written without its + (62812…, 4915…).
+    // Digits that begin with the home country code (62812…) are an international number
+    // written without its +; people rarely drop the trunk 0 of an area code that happens to
+    // start with the same digits. Otherwise the national reading (0812…, 812…) comes first,
+    // then the international one for other countries (4915…).
+    String national = compact;
     String international = "+" + compact;
-    return valid(compact, defaultRegion).or(() -> valid(international, null));
+    if (national.startsWith(homeCountryCode)) {
+      return valid(international, null).or(() -> valid(national, defaultRegion));
+    }
+    return valid(national, defaultRegion).or(() -> valid(international, null));
   }
 
   private static Optional<String> valid(String text, String region) {

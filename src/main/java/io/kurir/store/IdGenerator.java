@@ -22,8 +22,7 @@ public final class IdGenerator {
 
   private final Clock clock;
   private final long node;
-  private long lastTick;
-  private long sequence;
+  private long lastId;
 
   public IdGenerator(Clock clock, int nodeId) {
     if (nodeId < 0 || nodeId >= (1 << NODE_BITS)) {
@@ -35,30 +34,39 @@ public final class IdGenerator {
 
   /**
    * Makes sure every id issued from now on is greater than {@code floor}: after a restart the
-   * generator continues above the largest id already stored, whatever the clock says.
+   * generator continues above the largest id already stored, whatever the clock says and whichever
+   * node wrote it.
    */
   public synchronized void continueAfter(long floor) {
-    long tick = floor >>> (NODE_BITS + SEQUENCE_BITS);
-    if (tick > lastTick || (tick == lastTick && (floor & sequenceMask()) >= sequence)) {
-      lastTick = tick;
-      sequence = (floor & sequenceMask()) + 1;
-    }
+    lastId = Math.max(lastId, floor);
   }
 
   public synchronized long next() {
     long tick = Math.max(clock.millis() - EPOCH_MILLIS, 0);
-    if (tick > lastTick) {
-      lastTick = tick;
-      sequence = 0;
-    } else if (sequence > sequenceMask()) {
-      lastTick++; // sequence exhausted: borrow the next millisecond
-      sequence = 0;
+    long id = compose(tick, 0);
+    if (id <= lastId) {
+      // Same or earlier millisecond than the last id (a burst, or the clock stepped back):
+      // continue right after it, borrowing the next millisecond when this one is used up.
+      long lastTick = lastId >>> (NODE_BITS + SEQUENCE_BITS);
+      long lastNode = (lastId >>> SEQUENCE_BITS) & ((1L << NODE_BITS) - 1);
+      long lastSequence = lastId & sequenceMask();
+      if (lastNode == node && lastSequence < sequenceMask()) {
+        id = compose(lastTick, lastSequence + 1);
+      } else if (lastNode < node) {
+        id = compose(lastTick, 0);
+      } else {
+        id = compose(lastTick + 1, 0);
+      }
     }
-    long id = (lastTick << (NODE_BITS + SEQUENCE_BITS)) | (node << SEQUENCE_BITS) | sequence++;
     if (id > MAX_ID) {
       throw new IllegalStateException("id space exhausted");
     }
+    lastId = id;
     return id;
+  }
+
+  private long compose(long tick, long sequence) {
+    return (tick << (NODE_BITS + SEQUENCE_BITS)) | (node << SEQUENCE_BITS) | sequence;
   }
 
   private static long sequenceMask() {
