@@ -34,7 +34,8 @@ import java.util.Set;
  */
 final class AdminCommand {
   private static final Set<String> OPTIONS =
-      Set.of("name", "email", "partner", "license", "number", "driver", "expires", "allow");
+      Set.of(
+          "name", "email", "partner", "license", "number", "driver", "expires", "allow", "allowed");
 
   private static final String HELP =
       String.join(
@@ -127,7 +128,7 @@ final class AdminCommand {
                   need(o, "name"),
                   o.get("email"),
                   o.containsKey("expires") ? date(o.get("expires")) : null,
-                  o.containsKey("allow") ? Arrays.asList(o.get("allow").split(",")) : List.of()));
+                  allowed(o)));
       case "license list" -> tenants.licenses().stream().map(views::of).toList();
       case "license disable" -> done(() -> tenants.setLicenseDisabled(id(words), true));
       case "license enable" -> done(() -> tenants.setLicenseDisabled(id(words), false));
@@ -150,6 +151,11 @@ final class AdminCommand {
           throw new IllegalArgumentException(
               "unknown command '" + what + " " + action + "'; see kurir admin help");
     };
+  }
+
+  private static List<String> allowed(Map<String, String> options) {
+    String list = options.getOrDefault("allow", options.get("allowed"));
+    return list == null ? List.of() : Arrays.asList(list.split(","));
   }
 
   private static Map<String, String> done(Runnable action) {

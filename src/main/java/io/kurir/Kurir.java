@@ -41,6 +41,10 @@ public final class Kurir {
   }
 
   private static void serve(Profile profile, List<String> flags) {
+    if (flags.contains("--help") || flags.contains("-h")) {
+      usage();
+      return;
+    }
     Settings settings = SettingsLoader.load(profile, flags, System.getenv(), workDir());
     Gateway gateway;
     try {
@@ -133,7 +137,7 @@ public final class Kurir {
     System.out.println(
         String.join(
             "\n",
-            "usage: kurir <command> [--setting=value ...]",
+            "usage: kurir <command> [--setting=value ...]   (settings: see kurir.example.yml)",
             "  serve   run the gateway",
             "  demo    run the gateway on the demo defaults (sandbox, demo key)",
             "  admin   manage partners, licenses and devices (kurir admin help)"));

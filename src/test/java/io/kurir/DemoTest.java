@@ -82,4 +82,13 @@ class DemoTest {
     assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("curl finished").isTrue();
     return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
   }
+
+  @Test
+  void theDemoIgnoresAProductionKurirYmlInTheWorkingFolder() throws IOException {
+    java.nio.file.Files.writeString(
+        dir.resolve("kurir.yml"), "data:\n  dir: production-data\nsandbox:\n  api: false\n");
+    var settings = SettingsLoader.load(Profile.DEMO, List.of("--port=0"), Map.of(), dir);
+    assertThat(settings.dataDir()).isEqualTo(dir.resolve("data/demo"));
+    assertThat(settings.sandboxApi()).isTrue();
+  }
 }

@@ -67,9 +67,12 @@ public final class HttpApi implements AutoCloseable {
               config.routes.error(
                   404,
                   "*",
-                  ctx ->
+                  ctx -> {
+                    if (ctx.result() == null || ctx.result().isEmpty()) { // not a handler's 404
                       styleOf(byPrefix, ctx)
-                          .render(ctx, new ApiException(404, "not_found", "no such endpoint")));
+                          .render(ctx, new ApiException(404, "not_found", "no such endpoint"));
+                    }
+                  });
               config.routes.error(
                   405,
                   "*",

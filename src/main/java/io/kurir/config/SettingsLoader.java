@@ -85,7 +85,9 @@ public final class SettingsLoader {
         throw new SettingsException("config: file " + path + " does not exist");
       }
       file = readYaml(path);
-    } else if (Files.isRegularFile(workDir.resolve("kurir.yml"))) {
+    } else if (profile == Profile.SERVE && Files.isRegularFile(workDir.resolve("kurir.yml"))) {
+      // The demo runs on its embedded defaults: a production kurir.yml must not point it at the
+      // production database (where it would plant the public demo key).
       file = readYaml(workDir.resolve("kurir.yml"));
     }
     Map<String, String> merged = new LinkedHashMap<>();

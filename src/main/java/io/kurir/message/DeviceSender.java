@@ -169,6 +169,8 @@ final class DeviceSender {
         for (Message m : ready) {
           if (m.sync() && !m.retry()) {
             refused.add(m);
+          } else if (m.sync()) {
+            outcomes.report(m.id(), SendResult.PHONE_OFFLINE); // flag_retry: it stays queued
           }
         }
         ready.removeAll(refused);
@@ -210,11 +212,11 @@ final class DeviceSender {
     long gap = pacing.nextGapNanos();
     switch (outcome) {
       case SendOutcome.Sent sent -> {
-        store.moveTo(m.id(), MessageState.SENT, sent.at(), null);
+        store.moveTo(m.id(), MessageState.SENT, sent.at(), null, true);
         outcomes.report(m.id(), SendResult.SENT);
       }
       case SendOutcome.NotFound notFound ->
-          fail(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND);
+          failAttempt(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND);
       case SendOutcome.PhoneOffline offline -> {
         if (m.sync() && !m.retry()) {
           fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE);
@@ -239,7 +241,7 @@ final class DeviceSender {
     int attempts = m.attempts() + 1;
     var backoff = m.retry() ? retries.backoffAfter(attempts) : Optional.<Duration>empty();
     if (backoff.isEmpty()) {
-      fail(m, FailureReason.DRIVER_ERROR, SendResult.FAILED);
+      failAttempt(m, FailureReason.DRIVER_ERROR, SendResult.FAILED);
       return;
     }
     Instant notBefore = clock.instant().plus(backoff.get());
@@ -250,7 +252,13 @@ final class DeviceSender {
   }
 
   private void fail(Message m, String reason, SendResult result) {
-    store.moveTo(m.id(), MessageState.FAILED, clock.instant(), reason);
+    store.moveTo(m.id(), MessageState.FAILED, clock.instant(), reason, false);
+    outcomes.report(m.id(), result);
+  }
+
+  /** The driver was given the message and it failed: the attempt counts. */
+  private void failAttempt(Message m, String reason, SendResult result) {
+    store.moveTo(m.id(), MessageState.FAILED, clock.instant(), reason, true);
     outcomes.report(m.id(), result);
   }
 

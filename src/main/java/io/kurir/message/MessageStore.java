@@ -58,16 +58,16 @@ final class MessageStore {
 
   /**
    * Moves a message to {@code next} if its current state allows it; true when it moved. The first
-   * move out of {@code pending} also records the time it went out and counts the attempt.
+   * move out of {@code pending} records the time it went out; {@code attempted} counts a hand-over
+   * to the driver.
    */
-  boolean moveTo(long id, MessageState next, Instant at, String reason) {
+  boolean moveTo(long id, MessageState next, Instant at, String reason, boolean attempted) {
     String from =
         next.predecessors().stream()
             .map(s -> "'" + s.wireName() + "'")
             .collect(Collectors.joining(", "));
     String sentAt = next.wentOut() ? "COALESCE(sent_at, :at)" : "sent_at";
-    String attempts =
-        next == MessageState.FAILED || next == MessageState.SENT ? "attempts + 1" : "attempts";
+    String attempts = attempted ? "attempts + 1" : "attempts";
     return db.writes()
             .write(
                 h ->

@@ -32,8 +32,13 @@ import org.slf4j.LoggerFactory;
 public final class Messages implements DriverListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Messages.class);
 
-  /** Extra wait for a send the driver already has, after the sync timeout ran out. */
+  /**
+   * Extra wait for a send the driver already has, after the sync timeout ran out, so long as the
+   * caller's total stays under 14 s (clients give up at 15 s).
+   */
   private static final Duration IN_FLIGHT_GRACE = Duration.ofSeconds(3);
+
+  private static final Duration CALLER_PATIENCE = Duration.ofSeconds(14);
 
   private final MessageStore store;
   private final IdGenerator ids;
@@ -121,24 +126,42 @@ public final class Messages implements DriverListener, AutoCloseable {
 
   /**
    * Waits until {@code deadline} for the first outcome of a sync message. When time runs out before
-   * the driver got the message, the message is withdrawn and recorded as failed, so a caller that
-   * was told it failed never sees it sent later.
+   * the driver got the message, the message is withdrawn and recorded as failed, so the caller who
+   * is told it failed never sees it sent later; a {@code flag_retry=on} message stays queued
+   * instead. When the driver already has it, the wait is extended a little (the send is under way)
+   * and otherwise answered as a timeout while the send completes on its own.
+   *
+   * @param callerStarted when the caller's request arrived, bounding the total wait
    */
-  public SendResult awaitFirstOutcome(Message message, Instant deadline) {
-    CompletableFuture<SendResult> outcome = outcomes.expect(message.id());
+  public SendResult awaitFirstOutcome(Message message, Instant deadline, Instant callerStarted) {
+    try {
+      return awaitOutcome(message, deadline, callerStarted);
+    } finally {
+      outcomes.forget(message.id());
+    }
+  }
+
+  private SendResult awaitOutcome(Message message, Instant deadline, Instant callerStarted) {
+    CompletableFuture<SendResult> outcome = outcomes.of(message.id());
     try {
       return outcome.get(millisUntil(deadline), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
+      if (message.retry()) {
+        return SendResult.TIMEOUT; // flag_retry: it stays queued
+      }
       DeviceSender sender = senders.get(message.deviceId());
       if (sender != null && sender.withdraw(message.id())) {
-        outcomes.forget(message.id());
-        store.moveTo(message.id(), MessageState.FAILED, clock.instant(), FailureReason.TIMEOUT);
+        store.moveTo(
+            message.id(), MessageState.FAILED, clock.instant(), FailureReason.TIMEOUT, false);
         return SendResult.TIMEOUT;
       }
+      Instant graceEnd = Instant.now().plus(IN_FLIGHT_GRACE);
+      Instant patienceEnd = callerStarted.plus(CALLER_PATIENCE);
       try {
-        return outcome.get(IN_FLIGHT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        return outcome.get(
+            millisUntil(graceEnd.isBefore(patienceEnd) ? graceEnd : patienceEnd),
+            TimeUnit.MILLISECONDS);
       } catch (TimeoutException | ExecutionException stillNothing) {
-        outcomes.forget(message.id());
         return SendResult.TIMEOUT;
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
@@ -201,7 +224,7 @@ public final class Messages implements DriverListener, AutoCloseable {
   @Override
   public void receipt(long messageId, Receipt receipt, Instant at) {
     MessageState state = receipt == Receipt.DELIVERED ? MessageState.DELIVERY : MessageState.READ;
-    store.moveTo(messageId, state, at, null);
+    store.moveTo(messageId, state, at, null, false);
   }
 
   @Override

@@ -4,21 +4,35 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Sync callers waiting for the first outcome of their messages. Thread-safe. */
+/**
+ * Sync callers waiting for the first outcome of their messages. A future is registered when the
+ * message is accepted and stays until its caller has taken the outcome, because the sender may
+ * report before the caller starts waiting. Thread-safe.
+ */
 final class Outcomes {
   private final Map<Long, CompletableFuture<SendResult>> waiting = new ConcurrentHashMap<>();
 
-  CompletableFuture<SendResult> expect(long messageId) {
-    return waiting.computeIfAbsent(messageId, id -> new CompletableFuture<>());
+  /** Registers a sync message before it can be sent. */
+  void expect(long messageId) {
+    waiting.putIfAbsent(messageId, new CompletableFuture<>());
   }
 
+  /** The future of a registered message; one that was never registered never completes. */
+  CompletableFuture<SendResult> of(long messageId) {
+    return waiting.getOrDefault(messageId, new CompletableFuture<>());
+  }
+
+  /**
+   * Completes the future of a registered message; later reports of the same message are ignored.
+   */
   void report(long messageId, SendResult result) {
-    CompletableFuture<SendResult> f = waiting.remove(messageId);
+    CompletableFuture<SendResult> f = waiting.get(messageId);
     if (f != null) {
       f.complete(result);
     }
   }
 
+  /** The caller is done with the message. */
   void forget(long messageId) {
     waiting.remove(messageId);
   }

@@ -267,7 +267,10 @@ class SettingsLoaderTest {
   void emptyYamlValueMeansEmptyString() throws IOException {
     writeYaml("kurir.yml", "admin:\n  token:\n");
 
-    assertThat(SettingsLoader.load(Profile.DEMO, List.of(), Map.of(), workDir).adminTokenIfSet())
+    assertThat(
+            SettingsLoader.load(Profile.DEMO, List.of("--config=kurir.yml"), Map.of(), workDir)
+                .adminTokenIfSet())
+        .as("an explicitly named config file is read in demo mode too")
         .isEmpty();
   }
 

@@ -83,7 +83,7 @@ public final class AdminRoutes implements RouteTable {
     long partner = parseId(f.required("partner"), "partner");
     LocalDate expires = f.text("expires").map(AdminRoutes::date).orElse(null);
     List<String> allowed =
-        f.text("allowed").map(a -> Arrays.asList(a.split(","))).orElse(List.of());
+        f.textOf("allowed", "allow").map(a -> Arrays.asList(a.split(","))).orElse(List.of());
     ctx.status(201)
         .json(
             views.of(
@@ -117,7 +117,7 @@ public final class AdminRoutes implements RouteTable {
       try {
         handler.handle(ctx);
         if (ctx.result() == null && ctx.resultInputStream() == null) {
-          ctx.json(Map.of("status", "ok"));
+          ctx.json(Map.of("status", "ok")); // one field: its order cannot vary
         }
       } catch (TenantException e) {
         throw toApi(e);

@@ -60,13 +60,16 @@ public final class EcoMessageHandlers {
     Duration delay = pendingTime(f);
     List<Recipient> valid =
         numbers.stream().flatMap(Optional::stream).map(Recipient::number).toList();
-    Instant deadline = Instant.now().plus(syncTimeout);
+    Instant started = Instant.now();
+    Instant deadline = started.plus(syncTimeout);
+    // A held message (pendingTime) is not waited for, so it queues like an async one.
+    boolean waits = delay.isZero();
     List<Message> accepted =
         valid.isEmpty()
             ? List.of()
             : messages.accept(
                 req.device(),
-                new SendRequest(valid, "text", text, "eco", true, f.flag("flag_retry"), delay));
+                new SendRequest(valid, "text", text, "eco", waits, f.flag("flag_retry"), delay));
 
     String firstFailure = null;
     Message shown = accepted.isEmpty() ? null : accepted.getFirst();
@@ -80,12 +83,12 @@ public final class EcoMessageHandlers {
         m = sent.next();
         // A held message (pendingTime) has been accepted; its outcome comes later.
         SendResult outcome =
-            delay.isZero() ? messages.awaitFirstOutcome(m, deadline) : SendResult.SENT;
+            waits ? messages.awaitFirstOutcome(m, deadline, started) : SendResult.SENT;
         result = results.ofSend(outcome, clock.instant());
       }
       if (!result.equals(EcoResults.SUCCESS) && firstFailure == null) {
         firstFailure = result;
-        shown = m != null ? m : shown;
+        shown = m; // null for a number that could not be read: no message exists for it
       }
     }
     String result = firstFailure == null ? EcoResults.SUCCESS : firstFailure;

@@ -89,7 +89,10 @@ public final class SandboxRoutes implements RouteTable {
       v.put("status", e.status());
       entries.add(v);
     }
-    ctx.json(Map.of("number", number, "messages", entries));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("number", number);
+    reply.put("messages", entries);
+    ctx.json(reply);
   }
 
   private void setPhone(Context ctx) {
@@ -97,7 +100,12 @@ public final class SandboxRoutes implements RouteTable {
     RequestFields f = RequestFields.of(ctx);
     f.text("registered").ifPresent(v -> network.setRegistered(number, f.flag("registered")));
     f.text("online").ifPresent(v -> network.setPhoneOnline(number, f.flag("online")));
-    ctx.json(Map.of("number", number, "status", "ok"));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("number", number);
+    reply.put("registered", network.isRegistered(number));
+    reply.put("online", network.isPhoneOnline(number));
+    reply.put("status", "ok");
+    ctx.json(reply);
   }
 
   private void createGroup(Context ctx) {
@@ -165,16 +173,12 @@ public final class SandboxRoutes implements RouteTable {
     }
     int count = f.wholeNumber("count", 1_000_000).orElse(1L).intValue();
     network.injectFailure(target, kind, count);
-    ctx.json(
-        Map.of(
-            "status",
-            "ok",
-            "target",
-            target,
-            "kind",
-            kind.name().toLowerCase(Locale.ROOT),
-            "count",
-            count));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("status", "ok");
+    reply.put("target", target);
+    reply.put("kind", kind.name().toLowerCase(Locale.ROOT));
+    reply.put("count", count);
+    ctx.json(reply);
   }
 
   /** A device named by its id or its number. */

@@ -129,6 +129,16 @@ public final class SandboxNetwork implements AutoCloseable {
     phone(e164).registered = registered;
   }
 
+  public boolean isRegistered(String e164) {
+    Phone p = phones.get(e164);
+    return p == null || p.registered;
+  }
+
+  public boolean isPhoneOnline(String e164) {
+    Phone p = phones.get(e164);
+    return p == null || p.online;
+  }
+
   /** Turns a recipient phone off or on; delivery receipts wait while it is off. */
   public void setPhoneOnline(String e164, boolean online) {
     phone(e164).online = online;

@@ -252,4 +252,39 @@ class AsyncAndLookupTest {
     kurir.sandbox().setDeviceOnline(device.id(), false);
     assertThat(post("/api/check_number", "\"phone_no\":\"" + on + "\"").body()).isEqualTo("unknow");
   }
+
+  @Test
+  void aSyncSendWithFlagRetryToAnOfflineDeviceAnswersAtOnceAndStaysQueued() {
+    String to = Numbers.fresh();
+    kurir.sandbox().setDeviceOnline(device.id(), false);
+
+    long started = System.nanoTime();
+    Reply reply =
+        post(
+            "/api/send_message",
+            "\"phone_no\":\"" + to + "\",\"message\":\"keep\",\"flag_retry\":\"on\"");
+
+    assertThat(reply.body()).isEqualTo("phone_offline");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+    assertThat(kurir.gateway().messages().queued(device.id())).isEqualTo(1);
+    kurir.sandbox().setDeviceOnline(device.id(), true);
+    Eventually.until("sent once online", () -> kurir.sandbox().inbox(to).size() == 1);
+  }
+
+  @Test
+  void aHeldSyncSendWaitsForAnOfflineDeviceLikeAnAsyncOne() {
+    String to = Numbers.fresh();
+    kurir.sandbox().setDeviceOnline(device.id(), false);
+    assertThat(
+            post(
+                    "/api/send_message",
+                    "\"phone_no\":\"" + to + "\",\"message\":\"x\",\"pendingTime\":1")
+                .body())
+        .isEqualTo("success");
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(kurir.gateway().messages().queued(device.id())).isEqualTo(1);
+    kurir.sandbox().setDeviceOnline(device.id(), true);
+    Eventually.until("sent once online", () -> kurir.sandbox().inbox(to).size() == 1);
+  }
 }
