@@ -41,7 +41,11 @@ public final class Gateway implements AutoCloseable {
   private final Optional<Device> demoDevice;
   private final HttpApi http;
 
-  private Gateway(Settings settings, Clock clock, SandboxNetwork existingSandbox) {
+  private Gateway(
+      Settings settings,
+      Clock clock,
+      SandboxNetwork existingSandbox,
+      List<RouteTable> extraRoutes) {
     this.settings = settings;
     this.db = Database.open(settings.databaseUrl());
     IdGenerator ids = new IdGenerator(clock, settings.nodeId());
@@ -84,17 +88,26 @@ public final class Gateway implements AutoCloseable {
       Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
       tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
     }
+    tables.addAll(extraRoutes);
     this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
   }
 
   /** Starts a gateway with its own sandbox network. */
   public static Gateway start(Settings settings, Clock clock) {
-    return new Gateway(settings, clock, null);
+    return new Gateway(settings, clock, null, List.of());
   }
 
   /** Starts a gateway on an existing sandbox network, which outlives it (restart tests). */
   public static Gateway start(Settings settings, Clock clock, SandboxNetwork sandbox) {
-    return new Gateway(settings, clock, sandbox);
+    return new Gateway(settings, clock, sandbox, List.of());
+  }
+
+  /**
+   * Starts a gateway serving {@code extraRoutes} beside its own, on the same server: the
+   * benchmark's no-op endpoint, which measures the HTTP stack's ceiling.
+   */
+  public static Gateway start(Settings settings, Clock clock, List<RouteTable> extraRoutes) {
+    return new Gateway(settings, clock, null, extraRoutes);
   }
 
   public int port() {

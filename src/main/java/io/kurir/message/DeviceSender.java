@@ -211,10 +211,12 @@ final class DeviceSender {
   private void record(Message m, SendOutcome outcome) {
     long gap = pacing.nextGapNanos();
     switch (outcome) {
-      case SendOutcome.Sent sent -> {
-        store.moveTo(m.id(), MessageState.SENT, sent.at(), null, true);
-        outcomes.report(m.id(), SendResult.SENT);
-      }
+      case SendOutcome.Sent sent ->
+          // The next send need not wait for this commit (the driver deduplicates a resend after a
+          // crash); the caller is told only once it is committed.
+          store
+              .moveLater(m.id(), MessageState.SENT, sent.at(), null, true)
+              .whenComplete((moved, error) -> outcomes.report(m.id(), SendResult.SENT));
       case SendOutcome.NotFound notFound ->
           failAttempt(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND);
       case SendOutcome.PhoneOffline offline -> {

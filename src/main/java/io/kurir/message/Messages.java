@@ -224,7 +224,8 @@ public final class Messages implements DriverListener, AutoCloseable {
   @Override
   public void receipt(long messageId, Receipt receipt, Instant at) {
     MessageState state = receipt == Receipt.DELIVERED ? MessageState.DELIVERY : MessageState.READ;
-    store.moveTo(messageId, state, at, null, false);
+    // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
+    store.moveLater(messageId, state, at, null, false);
   }
 
   @Override

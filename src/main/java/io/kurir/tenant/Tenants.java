@@ -5,6 +5,7 @@ import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.TenantException.Reason;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -22,6 +23,10 @@ import java.util.regex.Pattern;
  */
 public final class Tenants {
   public static final int KEY_LENGTH = 32;
+
+  /** How soon a change made by another process (./kurir admin, another node) takes effect. */
+  public static final Duration ACCESS_CACHE_TTL = Duration.ofSeconds(5);
+
   private static final Pattern EXPLICIT_SECRET = Pattern.compile("[A-Za-z0-9._-]{8,128}");
   private static final Pattern ADDRESS =
       Pattern.compile("[0-9A-Fa-f:.]+(/\\d{1,3})?"); // IPv4 or IPv6, optional CIDR prefix
@@ -56,6 +61,7 @@ public final class Tenants {
   private final ZoneId zone;
   private final PhoneNumbers phones;
   private final Set<String> drivers;
+  private final AccessCache ecoKeys = new AccessCache(ACCESS_CACHE_TTL);
 
   public Tenants(
       Database db,
@@ -92,6 +98,7 @@ public final class Tenants {
     Partner partner =
         new Partner(id, name.strip(), emailOf(email), user, secret, false, clock.instant());
     store.insert(partner);
+    ecoKeys.clear();
     return partner;
   }
 
@@ -108,6 +115,7 @@ public final class Tenants {
   public Partner rotatePartnerSecret(long id) {
     partner(id);
     store.setPartnerSecret(id, Secrets.random(KEY_LENGTH));
+    ecoKeys.clear();
     return partner(id);
   }
 
@@ -144,6 +152,7 @@ public final class Tenants {
             false,
             clock.instant());
     store.insert(license);
+    ecoKeys.clear();
     return license;
   }
 
@@ -201,6 +210,7 @@ public final class Tenants {
             clock.instant());
     try {
       store.insert(device);
+      ecoKeys.clear();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
     }
@@ -221,6 +231,7 @@ public final class Tenants {
     device(deviceId);
     String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
     store.setDeviceCredential(deviceId, credential.column, value);
+    ecoKeys.clear();
     return device(deviceId);
   }
 
@@ -228,14 +239,17 @@ public final class Tenants {
 
   public void setPartnerDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("partner", id, disabled), "partner", id);
+    ecoKeys.clear();
   }
 
   public void setLicenseDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("license", id, disabled), "license", id);
+    ecoKeys.clear();
   }
 
   public void setDeviceDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("device", id, disabled), "device", id);
+    ecoKeys.clear();
   }
 
   // --- access
@@ -245,18 +259,23 @@ public final class Tenants {
    * its partner are switched on and the license has not expired.
    */
   public Device deviceForEcoKey(String key) {
+    AccessCache.Access access = ecoKeys.get(key, this::loadEcoAccess);
+    requireUsable(access);
+    return access.device();
+  }
+
+  private AccessCache.Access loadEcoAccess(String key) {
     Device device =
         store
             .deviceByEcoKey(key)
             .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown key"));
-    requireUsable(device);
-    return device;
+    License license = license(device.licenseId());
+    return new AccessCache.Access(device, license, partner(license.partnerId()));
   }
 
-  private void requireUsable(Device device) {
-    License license = license(device.licenseId());
-    Partner partner = partner(license.partnerId());
-    if (device.disabled() || license.disabled() || partner.disabled()) {
+  private void requireUsable(AccessCache.Access access) {
+    License license = access.license();
+    if (access.device().disabled() || license.disabled() || access.partner().disabled()) {
       throw new TenantException(Reason.DISABLED, "the device or its license is disabled");
     }
     if (license.expiredOn(LocalDate.ofInstant(clock.instant(), zone))) {

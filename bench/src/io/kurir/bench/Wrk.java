@@ -1,0 +1,148 @@
+package io.kurir.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Runs wrk, the load generator of every row, and reads its figures. */
+final class Wrk {
+  /** What wrk measured. */
+  record Result(long requests, double perSecond, double p50ms, double p99ms, long failed) {}
+
+  private final int threads;
+  private final int connections;
+  private final Path scripts;
+
+  Wrk(int threads, int connections, Path scripts) {
+    this.threads = threads;
+    this.connections = connections;
+    this.scripts = scripts;
+  }
+
+  String settings() {
+    return threads + " threads, " + connections + " connections";
+  }
+
+  /** POSTs the same JSON body for {@code duration}. */
+  Result postJson(String url, String json, Duration duration) {
+    String lua =
+        String.join(
+            "\n",
+            "wrk.method = \"POST\"",
+            "wrk.body = " + luaString(json),
+            "wrk.headers[\"Content-Type\"] = \"application/json\"");
+    return run(url, lua, duration);
+  }
+
+  /** POSTs JSON bodies built from {@code template}, with %KEY% taking each key in turn. */
+  Result postJsonRotatingKeys(String url, String template, List<String> keys, Duration duration) {
+    StringBuilder lua = new StringBuilder("local keys = {");
+    for (String k : keys) {
+      lua.append(luaString(k)).append(",");
+    }
+    lua.append("}\nlocal i = 0\n")
+        .append("local template = ")
+        .append(luaString(template))
+        .append("\nrequest = function()\n")
+        .append("  i = i + 1\n")
+        .append("  local body = string.gsub(template, \"%%KEY%%\", keys[(i % #keys) + 1])\n")
+        .append(
+            "  return wrk.format(\"POST\", nil, {[\"Content-Type\"] = \"application/json\"}, body)\n")
+        .append("end\n");
+    return run(url, lua.toString(), duration);
+  }
+
+  private Result run(String url, String lua, Duration duration) {
+    try {
+      Path script = Files.createTempFile(scripts, "wrk", ".lua");
+      Files.writeString(script, lua);
+      List<String> command =
+          List.of(
+              "wrk",
+              "-t" + threads,
+              "-c" + connections,
+              "-d" + duration.toSeconds() + "s",
+              "--timeout",
+              "20s",
+              "--latency",
+              "-s",
+              script.toString(),
+              url);
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("wrk failed:\n" + out);
+      }
+      return parse(out);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run wrk: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static Result parse(String out) {
+    long requests = longOf(out, "(\\d+) requests in");
+    double perSecond = Double.parseDouble(group(out, "Requests/sec:\\s+([0-9.]+)"));
+    double p50 = millis(group(out, "\\n\\s+50%\\s+([0-9.]+\\w+)"));
+    double p99 = millis(group(out, "\\n\\s+99%\\s+([0-9.]+\\w+)"));
+    long failed = 0;
+    Matcher non2xx = Pattern.compile("Non-2xx or 3xx responses: (\\d+)").matcher(out);
+    if (non2xx.find()) {
+      failed += Long.parseLong(non2xx.group(1));
+    }
+    Matcher errors =
+        Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
+            .matcher(out);
+    if (errors.find()) {
+      for (int g = 1; g <= 4; g++) {
+        failed += Long.parseLong(errors.group(g));
+      }
+    }
+    return new Result(requests, perSecond, p50, p99, failed);
+  }
+
+  private static String group(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    if (!m.find()) {
+      throw new IllegalStateException("wrk output lacks /" + regex + "/:\n" + text);
+    }
+    return m.group(1);
+  }
+
+  private static long longOf(String text, String regex) {
+    return Long.parseLong(group(text, regex));
+  }
+
+  /** wrk writes latencies as 812.00us, 1.23ms, 2.01s or 1.00m. */
+  static double millis(String value) {
+    Matcher m = Pattern.compile("([0-9.]+)(us|ms|s|m)").matcher(value.toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new IllegalStateException("unexpected latency " + value);
+    }
+    double n = Double.parseDouble(m.group(1));
+    return switch (m.group(2)) {
+      case "us" -> n / 1000;
+      case "ms" -> n;
+      case "s" -> n * 1000;
+      default -> n * 60_000;
+    };
+  }
+
+  private static String luaString(String s) {
+    List<String> parts = new ArrayList<>();
+    for (char c : s.toCharArray()) {
+      parts.add(c == '\'' || c == '\\' ? "\\" + c : String.valueOf(c));
+    }
+    return "'" + String.join("", parts) + "'";
+  }
+}

@@ -1,0 +1,48 @@
+package io.kurir.tenant;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Credentials seen recently, with the device, license and partner they lead to, so that a request
+ * costs no database reads to authenticate. Every change made through {@link Tenants} clears it; a
+ * change made by another process (another node, {@code ./kurir admin}) shows within {@code ttl}.
+ *
+ * <p>Thread-safe.
+ */
+final class AccessCache {
+  /** The rows that decide whether a credential may be used. */
+  record Access(Device device, License license, Partner partner) {}
+
+  private record Entry(Access access, long loadedNanos) {}
+
+  private static final int MAX_ENTRIES = 100_000;
+
+  private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+  private final long ttlNanos;
+
+  AccessCache(Duration ttl) {
+    this.ttlNanos = ttl.toNanos();
+  }
+
+  /** The cached access for {@code credential}, loading it when absent or stale. */
+  Access get(String credential, Function<String, Access> load) {
+    Entry e = entries.get(credential);
+    long now = System.nanoTime();
+    if (e != null && now - e.loadedNanos() < ttlNanos) {
+      return e.access();
+    }
+    Access fresh = load.apply(credential); // throws for unknown credentials: those stay uncached
+    if (entries.size() >= MAX_ENTRIES) {
+      entries.clear();
+    }
+    entries.put(credential, new Entry(fresh, now));
+    return fresh;
+  }
+
+  void clear() {
+    entries.clear();
+  }
+}
