@@ -94,7 +94,10 @@ public final class HttpApi implements AutoCloseable {
       case 413 -> new ApiException(413, "body_too_large", "the request body is too large");
       case 404 -> new ApiException(404, "not_found", "not found");
       case 405 -> new ApiException(405, "method_not_allowed", "method not allowed");
-      default -> new ApiException(e.getStatus() >= 500 ? 500 : 400, "bad_request", e.getMessage());
+      default ->
+          e.getStatus() >= 500
+              ? new ApiException(500, "server_error", "internal error")
+              : new ApiException(e.getStatus(), "bad_request", e.getMessage());
     };
   }
 
@@ -138,6 +141,13 @@ public final class HttpApi implements AutoCloseable {
             case 404 -> "not_found";
             default -> code >= 500 ? "server_error" : "bad_request";
           };
+      String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();
+      if (path != null && (path.startsWith("/admin/") || path.startsWith("/sandbox/"))) {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        String json = "{\"error\":\"" + token + "\",\"message\":\"HTTP " + code + "\"}";
+        response.write(true, StandardCharsets.UTF_8.encode(json), callback);
+        return;
+      }
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
       response.write(true, StandardCharsets.UTF_8.encode(token), callback);
     }

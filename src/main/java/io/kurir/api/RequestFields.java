@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
+import java.math.BigDecimal;
 import java.net.URLDecoder;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +15,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The fields of a request, however the client sent them. Real clients (PHP curl, Laravel, axios,
@@ -23,6 +27,10 @@ import java.util.Optional;
 public final class RequestFields {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private static final Pattern CHARSET =
+      Pattern.compile("charset\\s*=\\s*([^;]+)", Pattern.CASE_INSENSITIVE);
+  private static final Pattern PLAIN_NUMBER = Pattern.compile("\\d{1,18}(\\.\\d{1,9})?");
 
   private final Map<String, JsonNode> fields;
 
@@ -35,12 +43,11 @@ public final class RequestFields {
    */
   public static RequestFields of(Context ctx) {
     Map<String, JsonNode> fields = new LinkedHashMap<>();
-    String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase(Locale.ROOT);
+    String type = contentType(ctx).toLowerCase(Locale.ROOT);
     if (type.startsWith("multipart/")) {
-      ctx.formParamMap().forEach((k, v) -> putFirst(fields, k, v));
+      readMultipart(ctx, fields);
     } else {
-      String body = ctx.body();
-      String trimmed = body.strip();
+      String trimmed = bodyText(ctx).strip();
       if (type.contains("json") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
         if (!trimmed.isEmpty()) {
           readJson(trimmed, fields);
@@ -51,6 +58,57 @@ public final class RequestFields {
     }
     ctx.queryParamMap().forEach((k, v) -> fields.computeIfAbsent(k, x -> text(v)));
     return new RequestFields(fields);
+  }
+
+  /**
+   * The body as text: in the declared charset when it is one Java knows, else UTF-8 (a client that
+   * names a charset nobody has still means its bytes). A leading byte-order mark is dropped.
+   */
+  private static String bodyText(Context ctx) {
+    byte[] bytes = ctx.bodyAsBytes();
+    Charset charset = StandardCharsets.UTF_8;
+    Matcher m = CHARSET.matcher(contentType(ctx));
+    if (m.find()) {
+      try {
+        charset = Charset.forName(m.group(1).replace("\"", "").strip());
+      } catch (IllegalArgumentException unknown) {
+        // keep UTF-8
+      }
+    }
+    String text = new String(bytes, charset);
+    return text.startsWith("\uFEFF") ? text.substring(1) : text;
+  }
+
+  /**
+   * The raw Content-Type header: the servlet API's own accessor throws on a charset it does not
+   * know, and such a header must not cost the client its request.
+   */
+  private static String contentType(Context ctx) {
+    String header = ctx.header("Content-Type");
+    return header == null ? "" : header;
+  }
+
+  private static void readMultipart(Context ctx, Map<String, JsonNode> fields) {
+    try {
+      ctx.formParamMap().forEach((k, v) -> putFirst(fields, k, v));
+    } catch (Exception e) { // Jetty's ServletException arrives unchecked through Kotlin
+      // Jetty refuses multipart bodies without a boundary, with too many parts or oversized
+      // fields; to the client that is a body we cannot read, not a server failure.
+      if (isTooLarge(e)) {
+        throw new ApiException(413, "body_too_large", "a multipart field is too large");
+      }
+      throw ApiException.badRequest("malformed_body", "the multipart body cannot be read");
+    }
+  }
+
+  private static boolean isTooLarge(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+      if (message.contains("too large") || message.contains("exceeds")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void readJson(String body, Map<String, JsonNode> fields) {
@@ -111,8 +169,14 @@ public final class RequestFields {
       List<String> parts = new ArrayList<>();
       node.forEach(n -> parts.add(n.isValueNode() ? n.asText() : n.toString()));
       value = String.join(",", parts);
-    } else if (node.isBigDecimal() || node.isDouble() || node.isFloat()) {
-      value = node.decimalValue().stripTrailingZeros().toPlainString();
+    } else if (node.isDouble() || node.isFloat()) {
+      double d = node.doubleValue();
+      if (!Double.isFinite(d) || Math.abs(d) > 1e18) {
+        throw ApiException.fieldNotValid(name, name + " is not a usable number");
+      }
+      value = BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+    } else if (node.isBigDecimal()) {
+      value = node.asText();
     } else if (node.isValueNode()) {
       value = node.asText();
     } else {
@@ -151,14 +215,14 @@ public final class RequestFields {
     if (raw.isEmpty()) {
       return Optional.empty();
     }
-    try {
-      double value = Double.parseDouble(raw.get().strip());
-      if (value < 0 || value > max || Double.isNaN(value)) {
-        throw ApiException.fieldNotValid(name, name + " must be between 0 and " + max);
-      }
-      return Optional.of((long) Math.ceil(value));
-    } catch (NumberFormatException e) {
-      throw ApiException.fieldNotValid(name, name + " must be a number");
+    String text = raw.get().strip();
+    if (!PLAIN_NUMBER.matcher(text).matches()) {
+      throw ApiException.fieldNotValid(name, name + " must be a number such as 30 or 2.5");
     }
+    double value = Double.parseDouble(text);
+    if (value > max) {
+      throw ApiException.fieldNotValid(name, name + " must be between 0 and " + max);
+    }
+    return Optional.of((long) Math.ceil(value));
   }
 }

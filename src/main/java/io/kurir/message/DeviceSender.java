@@ -8,14 +8,21 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +39,8 @@ final class DeviceSender {
       Comparator.comparing((Message m) -> !m.sync()).thenComparingLong(Message::id);
   private static final Duration OFFLINE_RECHECK = Duration.ofSeconds(5);
   private static final Duration MAX_IDLE_WAIT = Duration.ofSeconds(30);
+  private static final Duration RECORD_RETRY = Duration.ofSeconds(5);
+  static final int MAX_UNCOMMITTED = 64;
 
   private final Device device;
   private final Driver driver;
@@ -46,6 +55,7 @@ final class DeviceSender {
   private final TreeSet<Message> ready = new TreeSet<>(SEND_ORDER);
   private final PriorityQueue<Message> delayed =
       new PriorityQueue<>(Comparator.comparing(Message::notBefore).thenComparingLong(Message::id));
+  private final Semaphore uncommitted = new Semaphore(MAX_UNCOMMITTED);
   private long nextSendNanos = System.nanoTime();
   private volatile boolean running = true;
   private Thread thread;
@@ -87,9 +97,22 @@ final class DeviceSender {
 
   /** Takes a message out of the queue if it has not been handed to the driver yet. */
   boolean withdraw(long messageId) {
+    return withdrawAll(List.of(messageId)).contains(messageId);
+  }
+
+  /** Takes out every listed message not yet handed to the driver; returns those taken out. */
+  Set<Long> withdrawAll(Collection<Long> messageIds) {
+    if (messageIds.isEmpty()) {
+      return Set.of();
+    }
+    Set<Long> wanted = new HashSet<>(messageIds);
+    Set<Long> taken = new HashSet<>();
     lock.lock();
     try {
-      return ready.removeIf(m -> m.id() == messageId) || delayed.removeIf(m -> m.id() == messageId);
+      for (Collection<Message> queue : List.<Collection<Message>>of(ready, delayed)) {
+        queue.removeIf(m -> wanted.contains(m.id()) && taken.add(m.id()));
+      }
+      return taken;
     } finally {
       lock.unlock();
     }
@@ -113,16 +136,26 @@ final class DeviceSender {
     }
   }
 
-  /** Stops after the send in progress, if any, has been recorded. */
-  void stop() {
+  /** Asks the loop to stop after the send in progress, if any. */
+  void requestStop() {
     running = false;
     wake();
-    if (thread != null) {
-      try {
-        thread.join(Duration.ofSeconds(15));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+  }
+
+  /** Waits until the loop has stopped and its sends are recorded, or until {@code deadline}. */
+  void awaitStop(Instant deadline) {
+    try {
+      if (thread != null) {
+        thread.join(
+            Duration.ofMillis(Math.max(1, Duration.between(Instant.now(), deadline).toMillis())));
       }
+      // Sent messages whose commit is still queued: the writer finishes them before it closes.
+      uncommitted.tryAcquire(
+          MAX_UNCOMMITTED,
+          Math.max(1, Duration.between(Instant.now(), deadline).toMillis()),
+          TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -134,7 +167,7 @@ final class DeviceSender {
         if (!running) {
           return;
         }
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
         log.error("sender of device {}: {}", device.id(), e.toString(), e);
         pause(Duration.ofSeconds(1));
       }
@@ -190,11 +223,30 @@ final class DeviceSender {
       lock.unlock();
     }
     for (Message m : refused) {
-      fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE);
+      recordSafely(m, () -> fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE), false);
     }
     if (next != null) {
-      SendOutcome outcome = sendSafely(next);
-      record(next, outcome);
+      Message m = next;
+      uncommitted.acquire();
+      SendOutcome outcome = sendSafely(m);
+      recordSafely(m, () -> record(m, outcome), true);
+    }
+  }
+
+  /**
+   * Runs the recording of a message's outcome; if the database refuses it, the message goes back
+   * into the queue (a little later) instead of being lost from memory while still pending.
+   */
+  private void recordSafely(Message m, Runnable recording, boolean holdsPermit) {
+    try {
+      recording.run();
+    } catch (RuntimeException e) {
+      log.error(
+          "device {}: cannot record message {}: {}; retrying", device.id(), m.id(), e.toString());
+      enqueue(m.heldUntil(clock.instant().plus(RECORD_RETRY)));
+      if (holdsPermit) {
+        uncommitted.release();
+      }
     }
   }
 
@@ -202,7 +254,7 @@ final class DeviceSender {
     try {
       return driver.send(
           device, new OutgoingMessage(m.id(), m.recipient(), m.toGroup(), m.kind(), m.body()));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       log.warn("driver {} failed to send message {}: {}", driver.name(), m.id(), e.toString());
       return new SendOutcome.Failed(e.toString());
     }
@@ -211,12 +263,7 @@ final class DeviceSender {
   private void record(Message m, SendOutcome outcome) {
     long gap = pacing.nextGapNanos();
     switch (outcome) {
-      case SendOutcome.Sent sent ->
-          // The next send need not wait for this commit (the driver deduplicates a resend after a
-          // crash); the caller is told only once it is committed.
-          store
-              .moveLater(m.id(), MessageState.SENT, sent.at(), null, true)
-              .whenComplete((moved, error) -> outcomes.report(m.id(), SendResult.SENT));
+      case SendOutcome.Sent sent -> recordSent(m, sent.at());
       case SendOutcome.NotFound notFound ->
           failAttempt(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND);
       case SendOutcome.PhoneOffline offline -> {
@@ -231,12 +278,58 @@ final class DeviceSender {
       }
       case SendOutcome.Failed failed -> retryOrFail(m, failed.detail());
     }
+    if (!(outcome instanceof SendOutcome.Sent)) {
+      uncommitted.release();
+    }
     lock.lock();
     try {
       nextSendNanos = System.nanoTime() + gap;
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Records a sent message without holding up the next send: its commit joins the next group
+   * commit, and the caller is told once it is durable. At most {@link #MAX_UNCOMMITTED} sends of a
+   * device await their commit at a time, which bounds what a crash can leave {@code pending}
+   * although sent (those are sent again after the restart, with the same id for the driver to
+   * deduplicate). A failed commit is retried; the caller is told either way, since the message did
+   * go out.
+   */
+  private void recordSent(Message m, Instant at) {
+    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true), 0)
+        .whenComplete(
+            (moved, error) -> {
+              uncommitted.release();
+              if (error != null) {
+                log.error(
+                    "device {}: message {} was sent but not recorded: {}",
+                    device.id(),
+                    m.id(),
+                    error.toString());
+              }
+              outcomes.report(m.id(), SendResult.SENT);
+            });
+  }
+
+  private static CompletableFuture<Boolean> commitWithRetry(
+      Supplier<CompletableFuture<Boolean>> write, int attempt) {
+    return write
+        .get()
+        .handle(
+            (moved, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(moved);
+              }
+              if (attempt >= 5) {
+                return CompletableFuture.<Boolean>failedFuture(error);
+              }
+              Executor later = CompletableFuture.delayedExecutor(1L << attempt, TimeUnit.SECONDS);
+              return CompletableFuture.supplyAsync(() -> attempt + 1, later)
+                  .thenCompose(next -> commitWithRetry(write, next));
+            })
+        .thenCompose(f -> f);
   }
 
   private void retryOrFail(Message m, String detail) {

@@ -34,6 +34,26 @@ public record Message(
     Optional<Instant> sentAt,
     Instant statusAt) {
 
+  Message heldUntil(Instant newNotBefore) {
+    return new Message(
+        id,
+        deviceId,
+        recipient,
+        toGroup,
+        kind,
+        body,
+        api,
+        sync,
+        retry,
+        attempts,
+        state,
+        reason,
+        newNotBefore,
+        createdAt,
+        sentAt,
+        statusAt);
+  }
+
   Message retried(int newAttempts, Instant newNotBefore, String lastFailure) {
     return new Message(
         id,

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -132,6 +133,28 @@ final class MessageStore {
         + " WHERE id = ? AND state IN ("
         + from
         + ")";
+  }
+
+  /** Fails pending messages that were never handed to the driver, in one commit. */
+  void failAll(Collection<Long> ids, String reason, Instant at) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    String sql = moveSql(MessageState.FAILED, false);
+    db.writes()
+        .write(
+            h -> {
+              try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
+                for (long id : ids) {
+                  move.setLong(1, at.toEpochMilli());
+                  move.setString(2, reason);
+                  move.setLong(3, id);
+                  move.addBatch();
+                }
+                move.executeBatch();
+              }
+              return null;
+            });
   }
 
   /** Keeps a message pending for another attempt after {@code notBefore}. */

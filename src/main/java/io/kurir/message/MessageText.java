@@ -35,6 +35,27 @@ public final class MessageText {
       m.appendReplacement(out, Matcher.quoteReplacement(String.valueOf(c)));
     }
     m.appendTail(out);
+    return withoutLoneSurrogates(out);
+  }
+
+  /**
+   * A high surrogate without its low half (or the reverse) cannot be stored or sent as UTF-8; it
+   * becomes U+FFFD, the replacement character, so what is stored is what is sent.
+   */
+  private static String withoutLoneSurrogates(CharSequence text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        out.append(c).append(text.charAt(++i));
+      } else if (Character.isSurrogate(c)) {
+        out.append('\uFFFD');
+      } else {
+        out.append(c);
+      }
+    }
     return out.toString();
   }
 }

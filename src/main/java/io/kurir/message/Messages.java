@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +29,15 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class Messages implements DriverListener, AutoCloseable {
+  /** Recipients of one request: a campaign is many requests, not one unbounded transaction. */
+  public static final int MAX_RECIPIENTS = 1000;
+
+  /** Recipients of one sync request: all of them must go out within one HTTP call. */
+  public static final int MAX_SYNC_RECIPIENTS = 100;
+
+  /** Characters of one text, as on the messaging network. */
+  public static final int MAX_TEXT_LENGTH = 65_536;
+
   private static final Logger log = LoggerFactory.getLogger(Messages.class);
 
   /**
@@ -39,6 +47,9 @@ public final class Messages implements DriverListener, AutoCloseable {
   private static final Duration IN_FLIGHT_GRACE = Duration.ofSeconds(3);
 
   private static final Duration CALLER_PATIENCE = Duration.ofSeconds(14);
+
+  /** How long a stop waits for sends in progress. */
+  private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
   private final MessageStore store;
   private final IdGenerator ids;
@@ -88,7 +99,16 @@ public final class Messages implements DriverListener, AutoCloseable {
    */
   public List<Message> accept(Device device, SendRequest request) {
     if (closed) {
-      throw new IllegalStateException("the gateway is stopping");
+      throw new SendRefused(SendRefused.Reason.STOPPING, "the gateway is stopping");
+    }
+    int limit = request.sync() ? MAX_SYNC_RECIPIENTS : MAX_RECIPIENTS;
+    if (request.recipients().size() > limit) {
+      throw new SendRefused(
+          SendRefused.Reason.TOO_MANY_RECIPIENTS, "at most " + limit + " recipients per request");
+    }
+    if (request.body().length() > MAX_TEXT_LENGTH) {
+      throw new SendRefused(
+          SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
     }
     Instant now = clock.instant();
     Instant notBefore = now.plus(request.delay());
@@ -124,54 +144,78 @@ public final class Messages implements DriverListener, AutoCloseable {
     return messages;
   }
 
-  /**
-   * Waits until {@code deadline} for the first outcome of a sync message. When time runs out before
-   * the driver got the message, the message is withdrawn and recorded as failed, so the caller who
-   * is told it failed never sees it sent later; a {@code flag_retry=on} message stays queued
-   * instead. When the driver already has it, the wait is extended a little (the send is under way)
-   * and otherwise answered as a timeout while the send completes on its own.
-   *
-   * @param callerStarted when the caller's request arrived, bounding the total wait
-   */
+  /** {@link #awaitAll} for one message. */
   public SendResult awaitFirstOutcome(Message message, Instant deadline, Instant callerStarted) {
+    return awaitAll(List.of(message), deadline, callerStarted).getFirst();
+  }
+
+  /**
+   * Waits until {@code deadline} for the first outcome of each sync message, in order. When time
+   * runs out, every message the driver has not got yet is withdrawn at once and recorded as failed,
+   * so a caller who is told a message failed never sees it sent later; {@code flag_retry=on}
+   * messages stay queued instead. A message the driver already has is given a little longer (its
+   * send is under way), never past 14 s from {@code callerStarted}.
+   *
+   * @return one result per message, in the same order
+   */
+  public List<SendResult> awaitAll(
+      List<Message> messages, Instant deadline, Instant callerStarted) {
+    SendResult[] results = new SendResult[messages.size()];
     try {
-      return awaitOutcome(message, deadline, callerStarted);
+      int next = 0;
+      for (; next < messages.size(); next++) {
+        SendResult r = poll(messages.get(next), deadline);
+        if (r == null) {
+          break;
+        }
+        results[next] = r;
+      }
+      if (next < messages.size()) {
+        expire(messages.subList(next, messages.size()), results, next, callerStarted);
+      }
+      return List.of(results);
     } finally {
-      outcomes.forget(message.id());
+      messages.forEach(m -> outcomes.forget(m.id()));
     }
   }
 
-  private SendResult awaitOutcome(Message message, Instant deadline, Instant callerStarted) {
-    CompletableFuture<SendResult> outcome = outcomes.of(message.id());
+  /** The outcome if it comes before {@code until}, else null. */
+  private SendResult poll(Message message, Instant until) {
     try {
-      return outcome.get(millisUntil(deadline), TimeUnit.MILLISECONDS);
+      return outcomes.of(message.id()).get(millisUntil(until), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      if (message.retry()) {
-        return SendResult.TIMEOUT; // flag_retry: it stays queued
-      }
-      DeviceSender sender = senders.get(message.deviceId());
-      if (sender != null && sender.withdraw(message.id())) {
-        store.moveTo(
-            message.id(), MessageState.FAILED, clock.instant(), FailureReason.TIMEOUT, false);
-        return SendResult.TIMEOUT;
-      }
-      Instant graceEnd = Instant.now().plus(IN_FLIGHT_GRACE);
-      Instant patienceEnd = callerStarted.plus(CALLER_PATIENCE);
-      try {
-        return outcome.get(
-            millisUntil(graceEnd.isBefore(patienceEnd) ? graceEnd : patienceEnd),
-            TimeUnit.MILLISECONDS);
-      } catch (TimeoutException | ExecutionException stillNothing) {
-        return SendResult.TIMEOUT;
-      } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        return SendResult.TIMEOUT;
-      }
+      return null;
     } catch (ExecutionException e) {
       return SendResult.FAILED;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return SendResult.TIMEOUT;
+      return null;
+    }
+  }
+
+  private void expire(List<Message> late, SendResult[] results, int offset, Instant callerStarted) {
+    List<Long> withdrawable = new ArrayList<>();
+    for (Message m : late) {
+      if (!m.retry() && !outcomes.of(m.id()).isDone()) {
+        withdrawable.add(m.id());
+      }
+    }
+    DeviceSender sender = late.isEmpty() ? null : senders.get(late.getFirst().deviceId());
+    java.util.Set<Long> withdrawn =
+        sender == null ? java.util.Set.of() : sender.withdrawAll(withdrawable);
+    store.failAll(withdrawn, FailureReason.TIMEOUT, clock.instant());
+    Instant graceEnd = Instant.now().plus(IN_FLIGHT_GRACE);
+    Instant patienceEnd = callerStarted.plus(CALLER_PATIENCE);
+    Instant until = graceEnd.isBefore(patienceEnd) ? graceEnd : patienceEnd;
+    for (int i = 0; i < late.size(); i++) {
+      Message m = late.get(i);
+      SendResult r;
+      if (withdrawn.contains(m.id()) || m.retry()) {
+        r = outcomes.of(m.id()).getNow(SendResult.TIMEOUT); // flag_retry: it stays queued
+      } else {
+        r = poll(m, until); // in the driver's hands: its outcome is near
+      }
+      results[offset + i] = r == null ? SendResult.TIMEOUT : r;
     }
   }
 
@@ -196,14 +240,24 @@ public final class Messages implements DriverListener, AutoCloseable {
   }
 
   private DeviceSender senderFor(Device device) {
-    return senders.computeIfAbsent(
-        device.id(),
-        id -> {
-          DeviceSender s =
-              new DeviceSender(device, drivers.of(device), store, outcomes, clock, pacing, retries);
-          s.start();
-          return s;
-        });
+    DeviceSender existing = senders.get(device.id());
+    if (existing != null) {
+      return existing;
+    }
+    synchronized (senders) { // no new sender once close() has begun
+      if (closed) {
+        throw new SendRefused(SendRefused.Reason.STOPPING, "the gateway is stopping");
+      }
+      return senders.computeIfAbsent(
+          device.id(),
+          id -> {
+            DeviceSender s =
+                new DeviceSender(
+                    device, drivers.of(device), store, outcomes, clock, pacing, retries);
+            s.start();
+            return s;
+          });
+    }
   }
 
   private Optional<DeviceSender> senderOf(long deviceId) {
@@ -241,10 +295,17 @@ public final class Messages implements DriverListener, AutoCloseable {
     }
   }
 
-  /** Stops every sender after its send in progress; queued messages stay stored as pending. */
+  /**
+   * Stops every sender after its send in progress, all at once and within one deadline, so that a
+   * hung driver cannot hold shutdown up device by device; queued messages stay stored as pending.
+   */
   @Override
   public void close() {
-    closed = true;
-    senders.values().forEach(DeviceSender::stop);
+    synchronized (senders) {
+      closed = true;
+    }
+    senders.values().forEach(DeviceSender::requestStop);
+    Instant deadline = Instant.now().plus(SHUTDOWN_GRACE);
+    senders.values().forEach(s -> s.awaitStop(deadline));
   }
 }

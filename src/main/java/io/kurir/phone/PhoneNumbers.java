@@ -3,6 +3,8 @@ package io.kurir.phone;
 import com.google.i18n.phonenumbers.NumberParseException;
 import com.google.i18n.phonenumbers.PhoneNumberUtil;
 import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -17,6 +19,7 @@ import java.util.regex.Pattern;
 public final class PhoneNumbers {
   private static final PhoneNumberUtil UTIL = PhoneNumberUtil.getInstance();
   private static final Pattern SEPARATORS = Pattern.compile("[\\s\\-\\u2010-\\u2015().\\u00a0/]");
+  private static final Pattern LIST_SEPARATORS = Pattern.compile("[,;\\n]");
   private static final Pattern DIGITS = Pattern.compile("\\+?\\d{4,17}");
 
   private final String defaultRegion;
@@ -25,6 +28,20 @@ public final class PhoneNumbers {
   public PhoneNumbers(String defaultRegion) {
     this.defaultRegion = defaultRegion;
     this.homeCountryCode = Integer.toString(UTIL.getCountryCodeForRegion(defaultRegion));
+  }
+
+  /**
+   * Each number of a list written the way customers write several numbers (separated by commas,
+   * semicolons or line breaks), in order: E.164, or empty where one is not a valid number.
+   */
+  public List<Optional<String>> normalizeAll(String raw) {
+    List<Optional<String>> out = new ArrayList<>();
+    for (String part : LIST_SEPARATORS.split(raw == null ? "" : raw)) {
+      if (!part.isBlank()) {
+        out.add(normalize(part));
+      }
+    }
+    return out;
   }
 
   /** The E.164 form of {@code raw}, or empty when it is not a valid phone number. */

@@ -1,5 +1,7 @@
 package io.kurir.store;
 
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -7,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
@@ -27,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class WriteQueue implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);
   private static final int MAX_BATCH = 512;
+  private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
 
   private final Jdbi jdbi;
   private final BlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
@@ -66,13 +71,22 @@ public final class WriteQueue implements AutoCloseable {
       return pending.done;
     }
     queue.add(pending);
+    if (closed && !writer.isAlive()) {
+      refuseAll(new IllegalStateException("the database is closed"));
+    }
     return pending.done;
   }
 
-  /** Runs {@code work} in a shared transaction and returns its result once committed. */
+  /**
+   * Runs {@code work} in a shared transaction and returns its result once committed. A commit that
+   * takes longer than {@link #WRITE_TIMEOUT} (a disk that stopped answering) fails the caller
+   * instead of holding it forever; the write itself may still complete.
+   */
   public <T> T write(HandleCallback<T, Exception> work) {
     try {
-      return submit(work).get();
+      return submit(work).get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("the database did not commit within " + WRITE_TIMEOUT, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for a commit", e);
@@ -89,7 +103,15 @@ public final class WriteQueue implements AutoCloseable {
   }
 
   private void writeLoop() {
-    try (Handle handle = jdbi.open()) {
+    Handle handle;
+    try {
+      handle = jdbi.open();
+    } catch (Throwable e) {
+      log.error("the database writer cannot open a connection", e);
+      refuseAll(e);
+      return;
+    }
+    try (handle) {
       List<Pending<?>> batch = new ArrayList<>();
       while (true) {
         batch.clear();
@@ -102,22 +124,29 @@ public final class WriteQueue implements AutoCloseable {
         batch.add(first);
         queue.drainTo(batch, MAX_BATCH - 1);
         boolean stop = batch.remove(STOP);
-        commitBatch(handle, batch);
+        try {
+          commitBatch(handle, batch, 0);
+        } catch (Throwable e) { // never leave callers waiting on a writer that is gone
+          log.error("the database writer failed a batch", e);
+          batch.forEach(p -> p.done.completeExceptionally(e));
+        }
         if (stop) {
           // Tasks that raced with close() are refused rather than silently dropped.
-          List<Pending<?>> late = new ArrayList<>();
-          queue.drainTo(late);
-          late.forEach(
-              p -> p.done.completeExceptionally(new IllegalStateException("database closed")));
+          refuseAll(new IllegalStateException("database closed"));
           return;
         }
       }
-    } catch (RuntimeException e) {
-      log.error("the database writer stopped", e);
     }
   }
 
-  private void commitBatch(Handle handle, List<Pending<?>> batch) {
+  private void refuseAll(Throwable cause) {
+    closed = true;
+    List<Pending<?>> late = new ArrayList<>();
+    queue.drainTo(late);
+    late.forEach(p -> p.done.completeExceptionally(cause));
+  }
+
+  private void commitBatch(Handle handle, List<Pending<?>> batch, int busyRetries) {
     if (batch.isEmpty()) {
       return;
     }
@@ -128,16 +157,33 @@ public final class WriteQueue implements AutoCloseable {
       }
       handle.commit();
       batch.forEach(Pending::succeed);
-    } catch (Exception batchFailure) {
+    } catch (
+        Throwable batchFailure) { // an Error too: the transaction must not leak into the next batch
       rollbackQuietly(handle);
+      if (isBusy(batchFailure) && busyRetries < 3) {
+        // Another process holds the database (./kurir admin): the whole batch waits its turn,
+        // rather than each task waiting out the busy timeout on its own.
+        commitBatch(handle, batch, busyRetries + 1);
+        return;
+      }
       if (batch.size() == 1) {
         batch.getFirst().done.completeExceptionally(batchFailure);
         return;
       }
       for (Pending<?> p : batch) {
-        commitBatch(handle, List.of(p));
+        commitBatch(handle, List.of(p), busyRetries);
       }
     }
+  }
+
+  /** SQLITE_BUSY or SQLITE_LOCKED anywhere in the cause chain. */
+  private static boolean isBusy(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && (sql.getErrorCode() == 5 || sql.getErrorCode() == 6)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void rollbackQuietly(Handle handle) {

@@ -3,6 +3,7 @@ package io.kurir.tenant;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -22,6 +23,7 @@ final class AccessCache {
 
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
   private final long ttlNanos;
+  private final AtomicLong generation = new AtomicLong();
 
   AccessCache(Duration ttl) {
     this.ttlNanos = ttl.toNanos();
@@ -34,15 +36,21 @@ final class AccessCache {
     if (e != null && now - e.loadedNanos() < ttlNanos) {
       return e.access();
     }
+    long generationBefore = generation.get();
     Access fresh = load.apply(credential); // throws for unknown credentials: those stay uncached
     if (entries.size() >= MAX_ENTRIES) {
       entries.clear();
     }
     entries.put(credential, new Entry(fresh, now));
+    if (generation.get() != generationBefore) {
+      // A change landed while this was loading: what was read may predate it.
+      entries.remove(credential);
+    }
     return fresh;
   }
 
   void clear() {
+    generation.incrementAndGet();
     entries.clear();
   }
 }

@@ -28,8 +28,6 @@ public final class Tenants {
   public static final Duration ACCESS_CACHE_TTL = Duration.ofSeconds(5);
 
   private static final Pattern EXPLICIT_SECRET = Pattern.compile("[A-Za-z0-9._-]{8,128}");
-  private static final Pattern ADDRESS =
-      Pattern.compile("[0-9A-Fa-f:.]+(/\\d{1,3})?"); // IPv4 or IPv6, optional CIDR prefix
 
   /** Device credentials that can be rotated, by the names the Admin API and CLI use. */
   public enum Credential {
@@ -320,7 +318,7 @@ public final class Tenants {
       if (address.isEmpty()) {
         continue;
       }
-      if (!ADDRESS.matcher(address).matches()) {
+      if (!AddressRange.isValid(address)) {
         throw new TenantException(
             Reason.INVALID, "allowed address '" + address + "' is not an IP address or CIDR range");
       }

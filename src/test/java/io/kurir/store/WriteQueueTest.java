@@ -85,4 +85,19 @@ class WriteQueueTest {
     db.close();
     assertThat(db.writes().submit(h -> 1)).isCompletedExceptionally();
   }
+
+  @Test
+  void anErrorInATaskFailsThatTaskAndTheWriterGoesOn() {
+    try (Database db = open()) {
+      CompletableFuture<Object> broken =
+          db.writes()
+              .submit(
+                  h -> {
+                    throw new AssertionError("a bug in a task");
+                  });
+      assertThat(broken).failsWithin(java.time.Duration.ofSeconds(5));
+      db.writes().write(h -> h.execute("INSERT INTO t (id, v) VALUES (1, 'after')"));
+      assertThat(count(db)).isEqualTo(1);
+    }
+  }
 }

@@ -9,6 +9,7 @@ import io.kurir.message.Message;
 import io.kurir.message.MessageText;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
 import io.kurir.message.SendRequest;
 import io.kurir.message.SendResult;
 import io.kurir.phone.PhoneNumbers;
@@ -16,8 +17,6 @@ import io.kurir.time.Timestamps;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,38 +53,35 @@ public final class EcoMessageHandlers {
    * every one went out, else the first failure in the order given.
    */
   void sendMessage(Context ctx, EcoRequest req) {
+    Instant started = Instant.now();
     RequestFields f = req.fields();
     List<Optional<String>> numbers = numbers(f.required("phone_no"));
     String text = text(f);
     Duration delay = pendingTime(f);
     List<Recipient> valid =
         numbers.stream().flatMap(Optional::stream).map(Recipient::number).toList();
-    Instant started = Instant.now();
-    Instant deadline = started.plus(syncTimeout);
     // A held message (pendingTime) is not waited for, so it queues like an async one.
     boolean waits = delay.isZero();
     List<Message> accepted =
         valid.isEmpty()
             ? List.of()
-            : messages.accept(
-                req.device(),
+            : accept(
+                req,
                 new SendRequest(valid, "text", text, "eco", waits, f.flag("flag_retry"), delay));
+    List<SendResult> outcomes =
+        waits
+            ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
+            : accepted.stream().map(m -> SendResult.SENT).toList();
 
     String firstFailure = null;
     Message shown = accepted.isEmpty() ? null : accepted.getFirst();
-    Iterator<Message> sent = accepted.iterator();
+    int next = 0;
     for (Optional<String> number : numbers) {
-      String result;
-      Message m = null;
-      if (number.isEmpty()) {
-        result = results.numberNotFound(clock.instant());
-      } else {
-        m = sent.next();
-        // A held message (pendingTime) has been accepted; its outcome comes later.
-        SendResult outcome =
-            waits ? messages.awaitFirstOutcome(m, deadline, started) : SendResult.SENT;
-        result = results.ofSend(outcome, clock.instant());
-      }
+      Message m = number.isEmpty() ? null : accepted.get(next);
+      String result =
+          number.isEmpty()
+              ? results.numberNotFound(clock.instant())
+              : results.ofSend(outcomes.get(next++), clock.instant());
       if (!result.equals(EcoResults.SUCCESS) && firstFailure == null) {
         firstFailure = result;
         shown = m; // null for a number that could not be read: no message exists for it
@@ -113,10 +109,22 @@ public final class EcoMessageHandlers {
     }
     List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
     List<Message> accepted =
-        messages.accept(
-            req.device(),
+        accept(
+            req,
             new SendRequest(recipients, "text", text, "eco", false, f.flag("flag_retry"), delay));
     plain(ctx, Long.toString(accepted.getFirst().id()));
+  }
+
+  private List<Message> accept(EcoRequest req, SendRequest request) {
+    try {
+      return messages.accept(req.device(), request);
+    } catch (SendRefused e) {
+      throw switch (e.reason()) {
+        case TOO_MANY_RECIPIENTS -> ApiException.badRequest("phone_no_too_many", e.getMessage());
+        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
+        case STOPPING -> new ApiException(503, "stopping", e.getMessage());
+      };
+    }
   }
 
   /** {@code /api/status_msg_id}: success once sent, phone_offline while not, not_found. */
@@ -167,16 +175,11 @@ public final class EcoMessageHandlers {
   // --- parsing
 
   private List<Optional<String>> numbers(String raw) {
-    List<Optional<String>> out = new ArrayList<>();
-    for (String part : raw.split("[,;\\n]")) {
-      if (!part.isBlank()) {
-        out.add(phones.normalize(part));
-      }
-    }
-    if (out.isEmpty()) {
+    List<Optional<String>> numbers = phones.normalizeAll(raw);
+    if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");
     }
-    return out;
+    return numbers;
   }
 
   private static String text(RequestFields f) {

@@ -1,6 +1,8 @@
 package io.kurir.api.eco;
 
 import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RequestFields;
@@ -34,22 +36,28 @@ public final class EcoRoutes implements RouteTable {
 
   @Override
   public void addTo(RoutesConfig routes) {
-    routes.post("/api/send_message", ctx -> messages.sendMessage(ctx, request(ctx)));
-    routes.post("/api/async_send_message", ctx -> messages.asyncSendMessage(ctx, request(ctx)));
-    routes.post("/api/status_msg_id", ctx -> messages.statusMsgId(ctx, request(ctx)));
-    routes.post("/api/check_number", ctx -> messages.checkNumber(ctx, request(ctx)));
-    routes.post(
-        "/api/check_delivery_status", ctx -> messages.checkDeliveryStatus(ctx, request(ctx)));
+    routes.post("/api/send_message", requireKey(messages::sendMessage));
+    routes.post("/api/async_send_message", requireKey(messages::asyncSendMessage));
+    routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
+    routes.post("/api/check_number", requireKey(messages::checkNumber));
+    routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
   }
 
-  /** The request's fields and the device its key names. */
-  private EcoRequest request(io.javalin.http.Context ctx) {
-    RequestFields fields = RequestFields.of(ctx);
-    return new EcoRequest(fields, requireKey(fields));
+  /** An Eco handler: it gets the request's fields and the device its key names. */
+  @FunctionalInterface
+  interface EcoHandler {
+    void handle(Context ctx, EcoRequest request) throws Exception;
   }
 
   /** Guard: the {@code key} field names a device that may be used today. */
-  private Device requireKey(RequestFields fields) {
+  private Handler requireKey(EcoHandler handler) {
+    return ctx -> {
+      RequestFields fields = RequestFields.of(ctx);
+      handler.handle(ctx, new EcoRequest(fields, deviceOf(fields)));
+    };
+  }
+
+  private Device deviceOf(RequestFields fields) {
     String key = fields.required("key").strip();
     try {
       return tenants.deviceForEcoKey(key);

@@ -72,6 +72,7 @@ public final class SandboxRoutes implements RouteTable {
     r.post("/sandbox/devices/{device}/offline", guarded(ctx -> setOnline(ctx, false)));
     r.post("/sandbox/devices/{device}/incoming", guarded(this::incoming));
     r.post("/sandbox/failures", guarded(this::injectFailure));
+    r.delete("/sandbox/failures", guarded(this::clearFailures));
   }
 
   private void inbox(Context ctx) {
@@ -172,6 +173,9 @@ public final class SandboxRoutes implements RouteTable {
       throw ApiException.fieldNotValid("kind", "kind must be fail, not_found or offline");
     }
     int count = f.wholeNumber("count", 1_000_000).orElse(1L).intValue();
+    if (count < 1) {
+      throw ApiException.fieldNotValid("count", "count must be at least 1");
+    }
     network.injectFailure(target, kind, count);
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("status", "ok");
@@ -179,6 +183,11 @@ public final class SandboxRoutes implements RouteTable {
     reply.put("kind", kind.name().toLowerCase(Locale.ROOT));
     reply.put("count", count);
     ctx.json(reply);
+  }
+
+  private void clearFailures(Context ctx) {
+    network.clearFailures();
+    ctx.json(Map.of("status", "ok"));
   }
 
   /** A device named by its id or its number. */

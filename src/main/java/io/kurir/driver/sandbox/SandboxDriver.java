@@ -26,9 +26,12 @@ public final class SandboxDriver implements Driver {
     return NAME;
   }
 
+  private volatile DriverListener listener;
+
   @Override
-  public void start(DriverListener listener) {
-    network.attach(listener);
+  public void start(DriverListener newListener) {
+    this.listener = newListener;
+    network.attach(newListener);
   }
 
   @Override
@@ -48,6 +51,11 @@ public final class SandboxDriver implements Driver {
 
   @Override
   public void close() {
-    // The network belongs to whoever created it and may outlive this driver (restart tests).
+    // The network belongs to whoever created it and may outlive this driver (restart tests);
+    // it only stops reporting to this gateway.
+    DriverListener l = listener;
+    if (l != null) {
+      network.detach(l);
+    }
   }
 }

@@ -122,6 +122,14 @@ public final class SandboxNetwork implements AutoCloseable {
 
   void attach(DriverListener newListener) {
     this.listener = newListener;
+    wake(); // receipts held while nobody listened can go now
+  }
+
+  /** Stops reporting to {@code oldListener}; receipts wait for the next listener. */
+  void detach(DriverListener oldListener) {
+    if (listener == oldListener) {
+      listener = null;
+    }
   }
 
   // --- the control surface (sandbox API, tests, demo)
@@ -161,11 +169,11 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Takes a paired device's phone off the network, or back. */
   public boolean setDeviceOnline(long deviceId, boolean online) {
-    Session s = sessions.get(deviceId);
-    if (s == null) {
+    Session updated =
+        sessions.computeIfPresent(deviceId, (id, s) -> new Session(id, s.number(), online));
+    if (updated == null) {
       return false;
     }
-    sessions.put(deviceId, new Session(deviceId, s.number(), online));
     notifyConnection(deviceId, online);
     return true;
   }
@@ -199,8 +207,18 @@ public final class SandboxNetwork implements AutoCloseable {
    * *} for every send) fail in the given way.
    */
   public void injectFailure(String target, FailureKind kind, int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("count must be at least 1");
+    }
     synchronized (failures) {
       failures.add(new FailureRule(target, kind, count));
+    }
+  }
+
+  /** Removes every injected failure that has not happened yet. */
+  public void clearFailures() {
+    synchronized (failures) {
+      failures.clear();
     }
   }
 
@@ -249,7 +267,7 @@ public final class SandboxNetwork implements AutoCloseable {
       group = g.id();
       recipients = g.members();
     } else {
-      if (!phone(message.recipient()).registered) {
+      if (!isRegistered(message.recipient())) {
         return new SendOutcome.NotFound();
       }
       recipients = List.of(message.recipient());
@@ -291,7 +309,7 @@ public final class SandboxNetwork implements AutoCloseable {
     if (!isConnected(deviceId)) {
       return NumberCheck.UNKNOWN;
     }
-    return phone(e164).registered ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
+    return isRegistered(e164) ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
   }
 
   private Optional<FailureKind> takeFailure(String deviceNumber, String recipient) {
@@ -373,11 +391,17 @@ public final class SandboxNetwork implements AutoCloseable {
         postponed.add(r);
         continue;
       }
+      DriverListener l = listener;
+      if (l == null) {
+        postponed.add(r); // no gateway attached right now (it is restarting): keep the receipt
+        continue;
+      }
       String status = r.receipt() == Receipt.DELIVERED ? "delivered" : "read";
       phone.statuses.merge(r.messageId(), status, (old, now) -> "read".equals(old) ? old : now);
-      DriverListener l = listener;
-      if (l != null) {
+      try {
         l.receipt(r.messageId(), r.receipt(), clock.instant());
+      } catch (RuntimeException e) {
+        log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
       }
     }
     if (!postponed.isEmpty()) {

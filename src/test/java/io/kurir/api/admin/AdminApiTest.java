@@ -207,4 +207,29 @@ class AdminApiTest {
     assertThat(admin("/admin/partners", "{bad json", 400).get("error").asText())
         .isEqualTo("malformed_json");
   }
+
+  @Test
+  void allowedAddressesMustBeAddressesOrRanges() throws Exception {
+    JsonNode partner = admin("/admin/partners", "{\"name\":\"Ranges\"}", 201);
+    String id = partner.get("id").asText();
+    for (String bad :
+        new String[] {
+          "1.2.3.4/99", "::::", "256.1.1.1", "example.com", "10.0.0.0/", "2001:db8::/129"
+        }) {
+      JsonNode refused =
+          admin(
+              "/admin/licenses",
+              "{\"partner\":\"" + id + "\",\"name\":\"x\",\"allowed\":\"" + bad + "\"}",
+              400);
+      assertThat(refused.get("message").asText()).as(bad).contains(bad);
+    }
+    JsonNode ok =
+        admin(
+            "/admin/licenses",
+            "{\"partner\":\""
+                + id
+                + "\",\"name\":\"x\",\"allow\":\"203.0.113.7, 10.0.0.0/8,2001:db8::/32,::1\"}",
+            201);
+    assertThat(ok.get("allowedAddresses")).hasSize(4);
+  }
 }

@@ -99,6 +99,19 @@ class SandboxApiTest {
     assertThat(send(to, "d")).matches("\\[\\d{14}] Number not found");
     assertThat(control("/sandbox/failures", "{\"kind\":\"explode\"}").body())
         .contains("kind_not_valid");
+    assertThat(control("/sandbox/failures", "{\"count\":0}").body()).contains("count_not_valid");
+
+    control("/sandbox/failures", "{\"target\":\"*\",\"count\":1000000}");
+    assertThat(send(to, "e")).isEqualTo("Other error");
+    Reply cleared =
+        kurir.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(kurir.url("/sandbox/failures")))
+                .header(AUTH[0], AUTH[1])
+                .DELETE()
+                .build());
+    assertThat(cleared.status()).isEqualTo(200);
+    assertThat(send(to, "f")).isEqualTo("success");
   }
 
   @Test
