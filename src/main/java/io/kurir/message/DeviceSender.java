@@ -271,8 +271,8 @@ final class DeviceSender {
           fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE);
         } else {
           // Not an attempt: the message waits for the device like the rest of the queue.
-          outcomes.report(m.id(), SendResult.PHONE_OFFLINE);
           enqueue(m);
+          outcomes.report(m.id(), SendResult.PHONE_OFFLINE);
           gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
         }
       }
@@ -341,9 +341,9 @@ final class DeviceSender {
     }
     Instant notBefore = clock.instant().plus(backoff.get());
     store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR);
-    outcomes.report(m.id(), SendResult.FAILED);
     log.info("message {} failed ({}); retry {} at {}", m.id(), detail, attempts, notBefore);
     enqueue(m.retried(attempts, notBefore, FailureReason.DRIVER_ERROR));
+    outcomes.report(m.id(), SendResult.FAILED); // after it is queued again: the caller may look
   }
 
   private void fail(Message m, String reason, SendResult result) {
