@@ -7,6 +7,7 @@ import io.kurir.api.RouteTable;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
 import io.kurir.message.SendRequest;
 import io.kurir.store.Database;
@@ -279,14 +280,16 @@ public final class Bench {
     int queuedAtOtp = 0;
     for (int round = 0; round < 5; round++) {
       List<Recipient> many = new ArrayList<>();
-      for (int i = 0; i < 10_000; i++) {
+      for (int i = 0; i < Messages.MAX_RECIPIENTS; i++) {
         many.add(Recipient.number(RECIPIENT));
       }
-      gateway
-          .messages()
-          .accept(
-              device,
-              new SendRequest(many, "text", "campaign", "bench", false, false, Duration.ZERO));
+      for (int batch = 0; batch < 10; batch++) { // 10 requests of 1,000
+        gateway
+            .messages()
+            .accept(
+                device,
+                new SendRequest(many, "text", "campaign", "bench", false, false, Duration.ZERO));
+      }
       queuedAtOtp = Math.max(queuedAtOtp, gateway.messages().queued(device.id()));
       HttpRequest otp =
           HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/api/send_message"))

@@ -298,7 +298,7 @@ final class DeviceSender {
    * go out.
    */
   private void recordSent(Message m, Instant at) {
-    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true), 0)
+    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true, m.sync()), 0)
         .whenComplete(
             (moved, error) -> {
               uncommitted.release();

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.statement.StatementContext;
 
 /** The SQL of messages and incoming messages. State changes are guarded in SQL, not in memory. */
@@ -78,27 +79,30 @@ final class MessageStore {
    * to the driver.
    */
   boolean moveTo(long id, MessageState next, Instant at, String reason, boolean attempted) {
-    return moveLater(id, next, at, reason, attempted).join();
+    return moveLater(id, next, at, reason, attempted, true).join();
   }
 
-  /** {@link #moveTo} without waiting: the future completes after the commit. */
+  /**
+   * {@link #moveTo} without waiting: the future completes after the commit. Moves nobody waits for
+   * ({@code urgent} false) queue behind those somebody does.
+   */
   CompletableFuture<Boolean> moveLater(
-      long id, MessageState next, Instant at, String reason, boolean attempted) {
+      long id, MessageState next, Instant at, String reason, boolean attempted, boolean urgent) {
     String sql = moveSql(next, attempted);
-    return db.writes()
-        .submit(
-            h -> {
-              try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
-                int p = 1;
-                move.setLong(p++, at.toEpochMilli());
-                move.setString(p++, reason);
-                if (next.wentOut()) {
-                  move.setLong(p++, at.toEpochMilli());
-                }
-                move.setLong(p, id);
-                return move.executeUpdate() > 0;
-              }
-            });
+    HandleCallback<Boolean, Exception> update =
+        h -> {
+          try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
+            int p = 1;
+            move.setLong(p++, at.toEpochMilli());
+            move.setString(p++, reason);
+            if (next.wentOut()) {
+              move.setLong(p++, at.toEpochMilli());
+            }
+            move.setLong(p, id);
+            return move.executeUpdate() > 0;
+          }
+        };
+    return urgent ? db.writes().submit(update) : db.writes().submitInBackground(update);
   }
 
   private static final Map<MessageState, String> MOVE = new EnumMap<>(MessageState.class);

@@ -279,7 +279,7 @@ public final class Messages implements DriverListener, AutoCloseable {
   public void receipt(long messageId, Receipt receipt, Instant at) {
     MessageState state = receipt == Receipt.DELIVERED ? MessageState.DELIVERY : MessageState.READ;
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
-    store.moveLater(messageId, state, at, null, false);
+    store.moveLater(messageId, state, at, null, false, false);
   }
 
   @Override

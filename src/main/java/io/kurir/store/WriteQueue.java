@@ -4,11 +4,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Handle;
@@ -34,7 +35,12 @@ public final class WriteQueue implements AutoCloseable {
   private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
 
   private final Jdbi jdbi;
-  private final BlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
+  // Two lanes: what a caller is waiting for (accepting a message, a sync outcome) goes ahead of
+  // bookkeeping nobody waits for (delivery receipts, outcomes of async sends), so that an OTP is
+  // not stuck behind the receipts of a campaign. `waiting` counts the tasks in both lanes.
+  private final Queue<Pending<?>> urgent = new ConcurrentLinkedQueue<>();
+  private final Queue<Pending<?>> background = new ConcurrentLinkedQueue<>();
+  private final Semaphore waiting = new Semaphore(0);
   private final Thread writer;
   private volatile boolean closed;
 
@@ -65,12 +71,21 @@ public final class WriteQueue implements AutoCloseable {
 
   /** Runs {@code work} in a shared transaction; the future completes after its commit. */
   public <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work) {
+    return submit(work, true);
+  }
+
+  /** {@link #submit}, for bookkeeping that may wait behind what callers are waiting for. */
+  public <T> CompletableFuture<T> submitInBackground(HandleCallback<T, Exception> work) {
+    return submit(work, false);
+  }
+
+  private <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work, boolean isUrgent) {
     Pending<T> pending = new Pending<>(work);
     if (closed) {
       pending.done.completeExceptionally(new IllegalStateException("the database is closed"));
       return pending.done;
     }
-    queue.add(pending);
+    enqueue(pending, isUrgent);
     if (closed && !writer.isAlive()) {
       refuseAll(new IllegalStateException("the database is closed"));
     }
@@ -115,14 +130,11 @@ public final class WriteQueue implements AutoCloseable {
       List<Pending<?>> batch = new ArrayList<>();
       while (true) {
         batch.clear();
-        Pending<?> first;
         try {
-          first = queue.take();
+          takeBatch(batch);
         } catch (InterruptedException e) {
           continue; // only close() stops the writer, and it does so with STOP
         }
-        batch.add(first);
-        queue.drainTo(batch, MAX_BATCH - 1);
         boolean stop = batch.remove(STOP);
         try {
           commitBatch(handle, batch, 0);
@@ -139,11 +151,35 @@ public final class WriteQueue implements AutoCloseable {
     }
   }
 
+  private void enqueue(Pending<?> pending, boolean isUrgent) {
+    (isUrgent ? urgent : background).add(pending);
+    waiting.release();
+  }
+
+  /** Waits for work, then takes up to MAX_BATCH tasks, urgent ones first. */
+  private void takeBatch(List<Pending<?>> batch) throws InterruptedException {
+    waiting.acquire();
+    int taken = 0;
+    Pending<?> next;
+    while (taken < MAX_BATCH && (next = pollEither()) != null) {
+      batch.add(next);
+      taken++;
+    }
+    // One permit was taken above; each further task's permit is released right after its add.
+    waiting.acquireUninterruptibly(Math.max(0, taken - 1));
+  }
+
+  private Pending<?> pollEither() {
+    Pending<?> p = urgent.poll();
+    return p != null ? p : background.poll();
+  }
+
   private void refuseAll(Throwable cause) {
     closed = true;
-    List<Pending<?>> late = new ArrayList<>();
-    queue.drainTo(late);
-    late.forEach(p -> p.done.completeExceptionally(cause));
+    Pending<?> late;
+    while ((late = pollEither()) != null) {
+      late.done.completeExceptionally(cause);
+    }
   }
 
   private void commitBatch(Handle handle, List<Pending<?>> batch, int busyRetries) {
@@ -200,7 +236,7 @@ public final class WriteQueue implements AutoCloseable {
       return;
     }
     closed = true;
-    queue.add(STOP);
+    enqueue(STOP, false); // after everything already submitted
     try {
       writer.join();
     } catch (InterruptedException e) {
