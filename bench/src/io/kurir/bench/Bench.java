@@ -275,7 +275,13 @@ public final class Bench {
 
   private void otpBehindQueue(Gateway gateway, Device device) throws Exception {
     log("OTP behind 10,000 queued messages");
-    HttpClient client = HttpClient.newHttpClient();
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    // One OTP on an empty queue first: connecting is not part of the figure.
+    client.send(
+        HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/api/send_message"))
+            .POST(HttpRequest.BodyPublishers.ofString(body(device.ecoKey())))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
     List<Double> latencies = new ArrayList<>();
     int queuedAtOtp = 0;
     for (int round = 0; round < 5; round++) {
@@ -299,6 +305,11 @@ public final class Bench {
       long t = System.nanoTime();
       HttpResponse<String> reply = client.send(otp, HttpResponse.BodyHandlers.ofString());
       latencies.add((System.nanoTime() - t) / 1e6);
+      if (System.getenv("BENCH_DEBUG") != null) {
+        System.err.printf(
+            "otp round %d: %.1f ms, queued %d%n",
+            round, latencies.getLast(), gateway.messages().queued(device.id()));
+      }
       if (!reply.body().equals("success")) {
         throw new IllegalStateException("the OTP was answered " + reply.body());
       }

@@ -1,6 +1,7 @@
 package io.kurir.api;
 
 import io.javalin.Javalin;
+import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.io.IOException;
@@ -44,6 +45,8 @@ public final class HttpApi implements AutoCloseable {
               config.concurrency.useVirtualThreads = true;
               config.http.maxRequestSize = maxBodyBytes;
               config.http.prefer405over404 = true;
+              // Replies are a few bytes: compressing them costs more than it saves.
+              config.http.compressionStrategy = CompressionStrategy.NONE;
               config.router.ignoreTrailingSlashes = true;
               config.router.treatMultipleSlashesAsSingleSlash = true;
               config.jetty.host = host;

@@ -35,8 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 final class DeviceSender {
   private static final Logger log = LoggerFactory.getLogger(DeviceSender.class);
-  private static final Comparator<Message> SEND_ORDER =
-      Comparator.comparing((Message m) -> !m.sync()).thenComparingLong(Message::id);
+  private static final Comparator<Message> BY_ID = Comparator.comparingLong(Message::id);
   private static final Duration OFFLINE_RECHECK = Duration.ofSeconds(5);
   private static final Duration MAX_IDLE_WAIT = Duration.ofSeconds(30);
   private static final Duration RECORD_RETRY = Duration.ofSeconds(5);
@@ -52,11 +51,15 @@ final class DeviceSender {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private final TreeSet<Message> ready = new TreeSet<>(SEND_ORDER);
+  // Ready to go: sync messages (a caller is waiting) ahead of async ones, each in id order. Kept
+  // apart so that an offline device's check of its sync messages never walks a campaign.
+  private final TreeSet<Message> readySync = new TreeSet<>(BY_ID);
+  private final TreeSet<Message> readyAsync = new TreeSet<>(BY_ID);
   private final PriorityQueue<Message> delayed =
       new PriorityQueue<>(Comparator.comparing(Message::notBefore).thenComparingLong(Message::id));
   private final Semaphore uncommitted = new Semaphore(MAX_UNCOMMITTED);
   private long nextSendNanos = System.nanoTime();
+  private boolean waitingForDevice; // the last send found the device offline
   private volatile boolean running = true;
   private Thread thread;
 
@@ -87,12 +90,16 @@ final class DeviceSender {
       if (message.notBefore().isAfter(clock.instant())) {
         delayed.add(message);
       } else {
-        ready.add(message);
+        addReady(message);
       }
       changed.signalAll();
     } finally {
       lock.unlock();
     }
+  }
+
+  private void addReady(Message m) {
+    (m.sync() ? readySync : readyAsync).add(m);
   }
 
   /** Takes a message out of the queue if it has not been handed to the driver yet. */
@@ -109,7 +116,8 @@ final class DeviceSender {
     Set<Long> taken = new HashSet<>();
     lock.lock();
     try {
-      for (Collection<Message> queue : List.<Collection<Message>>of(ready, delayed)) {
+      for (Collection<Message> queue :
+          List.<Collection<Message>>of(readySync, readyAsync, delayed)) {
         queue.removeIf(m -> wanted.contains(m.id()) && taken.add(m.id()));
       }
       return taken;
@@ -127,10 +135,27 @@ final class DeviceSender {
     }
   }
 
+  /**
+   * The device is connected again: the recheck delay taken after a send found it offline no longer
+   * applies (a waiting OTP would otherwise sit out the rest of it).
+   */
+  void connectionRestored() {
+    lock.lock();
+    try {
+      if (waitingForDevice) {
+        waitingForDevice = false;
+        nextSendNanos = System.nanoTime();
+      }
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   int queued() {
     lock.lock();
     try {
-      return ready.size() + delayed.size();
+      return readySync.size() + readyAsync.size() + delayed.size();
     } finally {
       lock.unlock();
     }
@@ -181,12 +206,12 @@ final class DeviceSender {
     try {
       Instant now = clock.instant();
       while (!delayed.isEmpty() && !delayed.peek().notBefore().isAfter(now)) {
-        ready.add(delayed.poll());
+        addReady(delayed.poll());
       }
       if (!running) {
         return;
       }
-      if (ready.isEmpty()) {
+      if (readySync.isEmpty() && readyAsync.isEmpty()) {
         Duration wait = MAX_IDLE_WAIT;
         if (!delayed.isEmpty()) {
           wait = Duration.between(now, delayed.peek().notBefore());
@@ -199,14 +224,14 @@ final class DeviceSender {
       if (!driver.isConnected(device)) {
         // Queued async traffic waits for the device; a sync caller is told at once.
         refused = new ArrayList<>();
-        for (Message m : ready) {
+        for (Message m : readySync) {
           if (m.sync() && !m.retry()) {
             refused.add(m);
           } else if (m.sync()) {
             outcomes.report(m.id(), SendResult.PHONE_OFFLINE); // flag_retry: it stays queued
           }
         }
-        ready.removeAll(refused);
+        refused.forEach(readySync::remove);
         if (refused.isEmpty()) {
           changed.await(OFFLINE_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
           return;
@@ -217,7 +242,7 @@ final class DeviceSender {
           changed.awaitNanos(waitNanos); // woken early by a new sync message, which then goes first
           return;
         }
-        next = ready.pollFirst();
+        next = readySync.isEmpty() ? readyAsync.pollFirst() : readySync.pollFirst();
       }
     } finally {
       lock.unlock();
@@ -284,6 +309,7 @@ final class DeviceSender {
     lock.lock();
     try {
       nextSendNanos = System.nanoTime() + gap;
+      waitingForDevice = outcome instanceof SendOutcome.PhoneOffline;
     } finally {
       lock.unlock();
     }
@@ -298,7 +324,8 @@ final class DeviceSender {
    * go out.
    */
   private void recordSent(Message m, Instant at) {
-    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true, m.sync()), 0)
+    // Urgent: the sender's window of uncommitted sends waits on it, and the next OTP with it.
+    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true, true), 0)
         .whenComplete(
             (moved, error) -> {
               uncommitted.release();

@@ -290,7 +290,9 @@ public final class Messages implements DriverListener, AutoCloseable {
   @Override
   public void connectionChanged(long deviceId, boolean connected) {
     DeviceSender s = senders.get(deviceId);
-    if (s != null) {
+    if (s != null && connected) {
+      s.connectionRestored();
+    } else if (s != null) {
       s.wake();
     }
   }

@@ -36,7 +36,7 @@ public final class WriteQueue implements AutoCloseable {
 
   private final Jdbi jdbi;
   // Two lanes: what a caller is waiting for (accepting a message, a sync outcome) goes ahead of
-  // bookkeeping nobody waits for (delivery receipts, outcomes of async sends), so that an OTP is
+  // bookkeeping nobody waits for (delivery receipts), so that an OTP is
   // not stuck behind the receipts of a campaign. `waiting` counts the tasks in both lanes.
   private final Queue<Pending<?>> urgent = new ConcurrentLinkedQueue<>();
   private final Queue<Pending<?>> background = new ConcurrentLinkedQueue<>();
