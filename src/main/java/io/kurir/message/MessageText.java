@@ -19,14 +19,26 @@ public final class MessageText {
     if (text == null) {
       return "";
     }
+    if (text.indexOf('<') < 0 && text.indexOf('\\') < 0 && !hasSurrogates(text)) {
+      return text; // nothing to convert: the common case, without a regex
+    }
     String out = ENTER.matcher(text).replaceAll("\n");
     out = unescapeUnicode(out);
     return out.replace("\\r\\n", "\n").replace("\\n", "\n");
   }
 
+  private static boolean hasSurrogates(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (Character.isSurrogate(text.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static String unescapeUnicode(String text) {
     if (text.indexOf("\\u") < 0) {
-      return text;
+      return withoutLoneSurrogates(text);
     }
     Matcher m = UNICODE_ESCAPE.matcher(text);
     StringBuilder out = new StringBuilder(text.length());
