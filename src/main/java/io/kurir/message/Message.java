@@ -34,27 +34,17 @@ public record Message(
     Optional<Instant> sentAt,
     Instant statusAt) {
 
+  /** The same message, to be tried again no earlier than {@code newNotBefore}. */
   Message heldUntil(Instant newNotBefore) {
-    return new Message(
-        id,
-        deviceId,
-        recipient,
-        toGroup,
-        kind,
-        body,
-        api,
-        sync,
-        retry,
-        attempts,
-        state,
-        reason,
-        newNotBefore,
-        createdAt,
-        sentAt,
-        statusAt);
+    return retried(attempts, newNotBefore, reason);
   }
 
+  /** The same message after a failed attempt, to be tried again at {@code newNotBefore}. */
   Message retried(int newAttempts, Instant newNotBefore, String lastFailure) {
+    return retried(newAttempts, newNotBefore, Optional.of(lastFailure));
+  }
+
+  private Message retried(int newAttempts, Instant newNotBefore, Optional<String> lastFailure) {
     return new Message(
         id,
         deviceId,
@@ -67,7 +57,7 @@ public record Message(
         retry,
         newAttempts,
         state,
-        Optional.of(lastFailure),
+        lastFailure,
         newNotBefore,
         createdAt,
         sentAt,
