@@ -4,6 +4,7 @@ import io.kurir.api.HttpApi;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.api.eco.EcoMessageHandlers;
+import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
 import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.config.Settings;
@@ -14,6 +15,7 @@ import io.kurir.message.Messages;
 import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
 import io.kurir.phone.PhoneNumbers;
+import io.kurir.report.Reports;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.DemoAccount;
@@ -82,7 +84,8 @@ public final class Gateway implements AutoCloseable {
     tables.add(
         new EcoRoutes(
             tenants,
-            new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout())));
+            new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout()),
+            new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
     tables.add(new AdminRoutes(tenants, new TenantViews(timestamps), settings.adminTokenIfSet()));
     if (settings.sandboxApi()) {
       Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();

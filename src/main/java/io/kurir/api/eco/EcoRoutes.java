@@ -18,10 +18,12 @@ import io.kurir.tenant.Tenants;
 public final class EcoRoutes implements RouteTable {
   private final Tenants tenants;
   private final EcoMessageHandlers messages;
+  private final EcoReportHandlers reports;
 
-  public EcoRoutes(Tenants tenants, EcoMessageHandlers messages) {
+  public EcoRoutes(Tenants tenants, EcoMessageHandlers messages, EcoReportHandlers reports) {
     this.tenants = tenants;
     this.messages = messages;
+    this.reports = reports;
   }
 
   @Override
@@ -41,6 +43,7 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
     routes.post("/api/check_number", requireKey(messages::checkNumber));
     routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
+    routes.post("/api/report_json", requireKey(reports::reportJson));
   }
 
   /** An Eco handler: it gets the request's fields and the device its key names. */

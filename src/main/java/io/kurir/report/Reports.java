@@ -1,0 +1,115 @@
+package io.kurir.report;
+
+import io.kurir.store.Database;
+import io.kurir.tenant.Device;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Message reports of a device over a {@link Period}, filtered in the database by the device and
+ * creation time index, optionally by a keyword in the text.
+ *
+ * <p>Thread-safe.
+ */
+public final class Reports {
+  /** Rows of one report at most: the newest are kept. */
+  public static final int MAX_ROWS = 10_000;
+
+  /** One message in a report. */
+  public record Row(
+      long messageId,
+      String text,
+      String kind,
+      String recipient,
+      String state,
+      Instant createdAt) {}
+
+  /** What a report found. */
+  public sealed interface Result {
+    /** Messages in the period (matching the keyword, if one was given), oldest first. */
+    record Found(List<Row> rows) implements Result {}
+
+    /** The device sent nothing in the period. */
+    record NoData() implements Result {}
+
+    /** It sent something, but nothing matches the keyword. */
+    record NoMatch() implements Result {}
+  }
+
+  private final Database db;
+  private final Clock clock;
+  private final ZoneId zone;
+
+  public Reports(Database db, Clock clock, ZoneId zone) {
+    this.db = db;
+    this.clock = clock;
+    this.zone = zone;
+  }
+
+  public Result report(Device device, Period period, Optional<String> keyword) {
+    long from = period.from(clock, zone).toEpochMilli();
+    long to = period.to(clock, zone).toEpochMilli();
+    Optional<String> pattern =
+        keyword.map(String::strip).filter(k -> !k.isEmpty()).map(Reports::likePattern);
+    List<Row> rows =
+        db.jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery(
+                            "SELECT id, body, kind, recipient, state, created_at FROM message"
+                                + " WHERE device_id = :device AND created_at >= :from"
+                                + " AND created_at < :to"
+                                + (pattern.isPresent()
+                                    ? " AND LOWER(body) LIKE :pattern ESCAPE '!'"
+                                    : "")
+                                + " ORDER BY created_at DESC, id DESC LIMIT :limit")
+                        .bind("device", device.id())
+                        .bind("from", from)
+                        .bind("to", to)
+                        .bind("pattern", pattern.orElse(""))
+                        .bind("limit", MAX_ROWS)
+                        .map(
+                            (rs, ctx) ->
+                                new Row(
+                                    rs.getLong("id"),
+                                    rs.getString("body"),
+                                    rs.getString("kind"),
+                                    rs.getString("recipient"),
+                                    rs.getString("state"),
+                                    Instant.ofEpochMilli(rs.getLong("created_at"))))
+                        .list());
+    if (!rows.isEmpty()) {
+      return new Result.Found(rows.reversed());
+    }
+    if (pattern.isPresent() && anyIn(device, from, to)) {
+      return new Result.NoMatch();
+    }
+    return new Result.NoData();
+  }
+
+  private boolean anyIn(Device device, long from, long to) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT 1 FROM message WHERE device_id = ? AND created_at >= ?"
+                            + " AND created_at < ? LIMIT 1")
+                    .bind(0, device.id())
+                    .bind(1, from)
+                    .bind(2, to)
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .isPresent());
+  }
+
+  /** A case-insensitive LIKE pattern that matches the keyword literally anywhere in the text. */
+  private static String likePattern(String keyword) {
+    String escaped =
+        keyword.toLowerCase(Locale.ROOT).replace("!", "!!").replace("%", "!%").replace("_", "!_");
+    return "%" + escaped + "%";
+  }
+}
