@@ -81,10 +81,13 @@ public final class Gateway implements AutoCloseable {
     messages.resumePending();
 
     List<RouteTable> tables = new ArrayList<>();
+    EcoMessageHandlers ecoMessages =
+        new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
     tables.add(
         new EcoRoutes(
             tenants,
-            new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout()),
+            ecoMessages,
+            ecoMessages.groups(),
             new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
     tables.add(new AdminRoutes(tenants, new TenantViews(timestamps), settings.adminTokenIfSet()));
     if (settings.sandboxApi()) {

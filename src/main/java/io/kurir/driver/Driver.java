@@ -1,6 +1,7 @@
 package io.kurir.driver;
 
 import io.kurir.tenant.Device;
+import java.util.Optional;
 
 /**
  * How a device talks to a messaging network. The core sees only this interface; a driver reports
@@ -32,6 +33,12 @@ public interface Driver extends AutoCloseable {
 
   /** Whether {@code e164} has an account on the network, asked through {@code device}. */
   NumberCheck checkNumber(Device device, String e164);
+
+  /** The id of the group named {@code name} that {@code device} is in, if any. */
+  Optional<String> groupIdByName(Device device, String name);
+
+  /** The members of group {@code groupId}, as {@code device} sees them. */
+  GroupMembers groupMembers(Device device, String groupId);
 
   @Override
   void close();

@@ -2,6 +2,7 @@ package io.kurir.message;
 
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.Drivers;
+import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
@@ -231,6 +232,20 @@ public final class Messages implements DriverListener, AutoCloseable {
 
   public NumberCheck checkNumber(Device device, String e164) {
     return drivers.of(device).checkNumber(device, e164);
+  }
+
+  /** Whether {@code device} can send right now. */
+  public boolean isConnected(Device device) {
+    return drivers.of(device).isConnected(device);
+  }
+
+  /** The id of the group {@code device} is in that is called {@code name}, if any. */
+  public Optional<String> groupIdByName(Device device, String name) {
+    return drivers.of(device).groupIdByName(device, name);
+  }
+
+  public GroupMembers groupMembers(Device device, String groupId) {
+    return drivers.of(device).groupMembers(device, groupId);
   }
 
   /** Messages waiting in a device's queue (in memory), for tests and operators. */

@@ -63,6 +63,16 @@ class FaultySenderTest {
     }
 
     @Override
+    public java.util.Optional<String> groupIdByName(Device device, String name) {
+      return java.util.Optional.empty();
+    }
+
+    @Override
+    public io.kurir.driver.GroupMembers groupMembers(Device device, String groupId) {
+      return new io.kurir.driver.GroupMembers.NotFound();
+    }
+
+    @Override
     public void close() {}
   }
 

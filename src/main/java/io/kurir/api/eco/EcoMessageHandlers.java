@@ -31,6 +31,7 @@ public final class EcoMessageHandlers {
   private final PhoneNumbers phones;
   private final Timestamps timestamps;
   private final EcoResults results;
+  private final EcoGroupHandlers groups;
   private final Clock clock;
   private final Duration syncTimeout;
 
@@ -44,8 +45,14 @@ public final class EcoMessageHandlers {
     this.phones = phones;
     this.timestamps = timestamps;
     this.results = new EcoResults(timestamps);
+    this.groups = new EcoGroupHandlers(messages, results, syncTimeout);
     this.clock = clock;
     this.syncTimeout = syncTimeout;
+  }
+
+  /** The group sends, which share this family's results and timeout. */
+  public EcoGroupHandlers groups() {
+    return groups;
   }
 
   /**
@@ -116,6 +123,11 @@ public final class EcoMessageHandlers {
   }
 
   private List<Message> accept(EcoRequest req, SendRequest request) {
+    return accept(messages, req, request);
+  }
+
+  /** Accepts a send for the request's device, turning the core's refusals into Eco errors. */
+  static List<Message> accept(Messages messages, EcoRequest req, SendRequest request) {
     try {
       return messages.accept(req.device(), request);
     } catch (SendRefused e) {
@@ -182,7 +194,7 @@ public final class EcoMessageHandlers {
     return numbers;
   }
 
-  private static String text(RequestFields f) {
+  static String text(RequestFields f) {
     String text = MessageText.normalize(f.required("message"));
     if (text.isBlank()) {
       throw ApiException.fieldEmpty("message");
@@ -190,7 +202,7 @@ public final class EcoMessageHandlers {
     return text;
   }
 
-  private static Duration pendingTime(RequestFields f) {
+  static Duration pendingTime(RequestFields f) {
     return Duration.ofSeconds(f.wholeNumber("pendingTime", MAX_PENDING_SECONDS).orElse(0L));
   }
 
@@ -218,7 +230,7 @@ public final class EcoMessageHandlers {
     return record;
   }
 
-  private static void plain(Context ctx, String body) {
+  static void plain(Context ctx, String body) {
     ctx.contentType("text/plain; charset=utf-8").result(body);
   }
 }

@@ -30,6 +30,21 @@ final class EcoResults {
     return "[" + timestamps.compact(at) + "] Number not found";
   }
 
+  static final String GROUP_NOT_FOUND = "group_not_found";
+  static final String GROUP_OTHER_ERROR = "other_error";
+  static final String NO_MEMBERS = "n,o,n,e"; // sic: the contract's way of saying "none"
+  static final String FAILED = "failed";
+
+  /** The plain result of a sync send to a group. */
+  String ofGroupSend(SendResult result) {
+    return switch (result) {
+      case SENT -> SUCCESS;
+      case NUMBER_NOT_FOUND -> GROUP_NOT_FOUND;
+      case PHONE_OFFLINE, TIMEOUT -> PHONE_OFFLINE;
+      case FAILED -> GROUP_OTHER_ERROR;
+    };
+  }
+
   /** The plain result of a sync send to a number. */
   String ofSend(SendResult result, Instant now) {
     return switch (result) {

@@ -18,11 +18,17 @@ import io.kurir.tenant.Tenants;
 public final class EcoRoutes implements RouteTable {
   private final Tenants tenants;
   private final EcoMessageHandlers messages;
+  private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
 
-  public EcoRoutes(Tenants tenants, EcoMessageHandlers messages, EcoReportHandlers reports) {
+  public EcoRoutes(
+      Tenants tenants,
+      EcoMessageHandlers messages,
+      EcoGroupHandlers groups,
+      EcoReportHandlers reports) {
     this.tenants = tenants;
     this.messages = messages;
+    this.groups = groups;
     this.reports = reports;
   }
 
@@ -43,6 +49,11 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
     routes.post("/api/check_number", requireKey(messages::checkNumber));
     routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
+    routes.post("/api/send_group", requireKey(groups::sendGroup));
+    routes.post("/api/async_send_group", requireKey(groups::asyncSendGroup));
+    routes.post("/api/send_message_group_id", requireKey(groups::sendMessageGroupId));
+    routes.post("/api/async_send_message_group_id", requireKey(groups::asyncSendMessageGroupId));
+    routes.post("/api/getGroupMember", requireKey(groups::getGroupMember));
     routes.post("/api/report_json", requireKey(reports::reportJson));
   }
 

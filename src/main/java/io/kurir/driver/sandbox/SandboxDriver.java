@@ -2,10 +2,12 @@ package io.kurir.driver.sandbox;
 
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
+import java.util.Optional;
 
 /** The driver of devices on the {@link SandboxNetwork}. Thread-safe. */
 public final class SandboxDriver implements Driver {
@@ -47,6 +49,16 @@ public final class SandboxDriver implements Driver {
   @Override
   public NumberCheck checkNumber(Device device, String e164) {
     return network.checkNumber(device.id(), e164);
+  }
+
+  @Override
+  public Optional<String> groupIdByName(Device device, String name) {
+    return network.groupIdByName(device.id(), name);
+  }
+
+  @Override
+  public GroupMembers groupMembers(Device device, String groupId) {
+    return network.groupMembers(device.id(), groupId);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.kurir.driver.sandbox;
 
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.DriverListener.Receipt;
+import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
@@ -103,6 +104,7 @@ public final class SandboxNetwork implements AutoCloseable {
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
   private final Set<Long> received = ConcurrentHashMap.newKeySet();
+  private final Set<Long> singleDevice = ConcurrentHashMap.newKeySet();
   private final List<FailureRule> failures = new ArrayList<>();
   private final PriorityQueue<PendingReceipt> receipts =
       new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
@@ -188,6 +190,42 @@ public final class SandboxNetwork implements AutoCloseable {
     return group;
   }
 
+  /** Marks a device's account as not multi-device: it cannot list group members. */
+  public void setMultiDevice(long deviceId, boolean multiDevice) {
+    if (multiDevice) {
+      singleDevice.remove(deviceId);
+    } else {
+      singleDevice.add(deviceId);
+    }
+  }
+
+  Optional<String> groupIdByName(long deviceId, String name) {
+    Session s = sessions.get(deviceId);
+    if (s == null) {
+      return Optional.empty();
+    }
+    return groups.values().stream()
+        .filter(g -> g.name().equalsIgnoreCase(name.strip()) && g.members().contains(s.number()))
+        .map(Group::id)
+        .sorted()
+        .findFirst();
+  }
+
+  GroupMembers groupMembers(long deviceId, String groupId) {
+    Session s = sessions.get(deviceId);
+    if (s == null || !s.online()) {
+      return new GroupMembers.Unknown();
+    }
+    if (singleDevice.contains(deviceId)) {
+      return new GroupMembers.NotSupported();
+    }
+    Group g = groups.get(groupId);
+    if (g == null || !g.members().contains(s.number())) {
+      return new GroupMembers.NotFound();
+    }
+    return new GroupMembers.Members(g.members());
+  }
+
   public Collection<Group> groups() {
     return groups.values();
   }
@@ -261,11 +299,11 @@ public final class SandboxNetwork implements AutoCloseable {
     String group = null;
     if (message.toGroup()) {
       Group g = groups.get(message.recipient());
-      if (g == null) {
-        return new SendOutcome.NotFound();
+      if (g == null || !g.members().contains(session.number())) {
+        return new SendOutcome.NotFound(); // a device can only write to groups it is in
       }
       group = g.id();
-      recipients = g.members();
+      recipients = g.members().stream().filter(n -> !n.equals(session.number())).toList();
     } else {
       if (!isRegistered(message.recipient())) {
         return new SendOutcome.NotFound();

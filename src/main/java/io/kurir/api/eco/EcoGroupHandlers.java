@@ -1,0 +1,116 @@
+package io.kurir.api.eco;
+
+import static io.kurir.api.eco.EcoMessageHandlers.plain;
+
+import io.javalin.http.Context;
+import io.kurir.api.RequestFields;
+import io.kurir.api.eco.EcoRoutes.EcoRequest;
+import io.kurir.driver.GroupMembers;
+import io.kurir.message.GroupIds;
+import io.kurir.message.Message;
+import io.kurir.message.Messages;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Sending text to groups, by name or id, and listing a group's members. */
+public final class EcoGroupHandlers {
+  private final Messages messages;
+  private final EcoResults results;
+  private final Duration syncTimeout;
+
+  public EcoGroupHandlers(Messages messages, EcoResults results, Duration syncTimeout) {
+    this.messages = messages;
+    this.results = results;
+    this.syncTimeout = syncTimeout;
+  }
+
+  /** {@code /api/send_group}: by {@code group_name}. */
+  void sendGroup(Context ctx, EcoRequest req) {
+    String name = req.fields().required("group_name");
+    String text = EcoMessageHandlers.text(req.fields());
+    if (!messages.isConnected(req.device())) {
+      plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
+      return;
+    }
+    sendAndWait(ctx, req, messages.groupIdByName(req.device(), name), text);
+  }
+
+  /** {@code /api/async_send_group}: by {@code group_name}; answers the message id. */
+  void asyncSendGroup(Context ctx, EcoRequest req) {
+    String name = req.fields().required("group_name");
+    String text = EcoMessageHandlers.text(req.fields());
+    if (!messages.isConnected(req.device())) {
+      plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
+      return;
+    }
+    queue(ctx, req, messages.groupIdByName(req.device(), name), text);
+  }
+
+  /** {@code /api/send_message_group_id}. */
+  void sendMessageGroupId(Context ctx, EcoRequest req) {
+    Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
+    sendAndWait(ctx, req, group, EcoMessageHandlers.text(req.fields()));
+  }
+
+  /** {@code /api/async_send_message_group_id}: answers the message id. */
+  void asyncSendMessageGroupId(Context ctx, EcoRequest req) {
+    Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
+    queue(ctx, req, group, EcoMessageHandlers.text(req.fields()));
+  }
+
+  /** {@code /api/getGroupMember}: comma-separated numbers, {@code n,o,n,e} or {@code failed}. */
+  void getGroupMember(Context ctx, EcoRequest req) {
+    Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
+    if (group.isEmpty()) {
+      plain(ctx, EcoResults.NO_MEMBERS);
+      return;
+    }
+    switch (messages.groupMembers(req.device(), group.get())) {
+      case GroupMembers.Members m ->
+          plain(ctx, String.join(",", m.numbers().stream().map(n -> n.substring(1)).toList()));
+      case GroupMembers.NotFound notFound -> plain(ctx, EcoResults.NO_MEMBERS);
+      case GroupMembers.NotSupported notSupported -> plain(ctx, EcoResults.FAILED);
+      case GroupMembers.Unknown unknown -> plain(ctx, EcoResults.PHONE_OFFLINE);
+    }
+  }
+
+  private void sendAndWait(Context ctx, EcoRequest req, Optional<String> group, String text) {
+    Instant started = Instant.now();
+    if (group.isEmpty()) {
+      plain(ctx, EcoResults.GROUP_NOT_FOUND);
+      return;
+    }
+    RequestFields f = req.fields();
+    Message m = accept(req, group.get(), text, true, f).getFirst();
+    plain(
+        ctx,
+        results.ofGroupSend(messages.awaitFirstOutcome(m, started.plus(syncTimeout), started)));
+  }
+
+  private void queue(Context ctx, EcoRequest req, Optional<String> group, String text) {
+    if (group.isEmpty()) {
+      plain(ctx, EcoResults.GROUP_NOT_FOUND);
+      return;
+    }
+    plain(ctx, Long.toString(accept(req, group.get(), text, false, req.fields()).getFirst().id()));
+  }
+
+  private List<Message> accept(
+      EcoRequest req, String groupId, String text, boolean sync, RequestFields f) {
+    return EcoMessageHandlers.accept(
+        messages,
+        req,
+        new SendRequest(
+            List.of(new Recipient(groupId, true)),
+            "text",
+            text,
+            "eco",
+            sync,
+            f.flag("flag_retry"),
+            Duration.ZERO));
+  }
+}

@@ -1,0 +1,19 @@
+package io.kurir.driver;
+
+import java.util.List;
+
+/** What a driver knows of a group's members, asked through one device. */
+public sealed interface GroupMembers {
+
+  /** The members' E.164 numbers. */
+  record Members(List<String> numbers) implements GroupMembers {}
+
+  /** No such group, or the device is not in it. */
+  record NotFound() implements GroupMembers {}
+
+  /** The device's account cannot list members (not a multi-device account). */
+  record NotSupported() implements GroupMembers {}
+
+  /** The device is not connected, so nobody could be asked. */
+  record Unknown() implements GroupMembers {}
+}
