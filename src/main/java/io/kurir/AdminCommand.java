@@ -49,7 +49,7 @@ final class AdminCommand {
           "  license list                              license disable|enable <id>",
           "  device create --license ID --number N [--driver sandbox]",
           "  device list                               device disable|enable <id>",
-          "  device rotate <id> key|device-key|crm-id",
+          "  device rotate <id> [key|device-key|crm-id]   (default: key)",
           "",
           "Settings flags choose the database, as for serve (--data.dir=data, --config=kurir.yml);",
           "--demo works on the database of ./kurir demo.");
@@ -73,10 +73,15 @@ final class AdminCommand {
       } else if (a.startsWith("--")) {
         String body = a.substring(2);
         String key = body.contains("=") ? body.substring(0, body.indexOf('=')) : body;
-        String value =
-            body.contains("=")
-                ? body.substring(body.indexOf('=') + 1)
-                : (i + 1 < args.size() ? args.get(++i) : "");
+        String value;
+        if (body.contains("=")) {
+          value = body.substring(body.indexOf('=') + 1);
+        } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+          value = args.get(++i);
+        } else {
+          err.println("kurir admin: --" + key + " needs a value, as in --" + key + "=...");
+          return 2;
+        }
         if (OPTIONS.contains(key)) {
           options.put(key, value);
         } else {
@@ -86,9 +91,13 @@ final class AdminCommand {
         words.add(a);
       }
     }
-    if (words.size() < 2 || words.getFirst().equals("help")) {
-      (words.isEmpty() || words.getFirst().equals("help") ? out : err).println(HELP);
-      return words.isEmpty() || words.getFirst().equals("help") ? 0 : 2;
+    if (!words.isEmpty() && words.getFirst().equals("help")) {
+      out.println(HELP);
+      return 0;
+    }
+    if (words.size() < 2) {
+      err.println(HELP);
+      return 2;
     }
     Settings settings = SettingsLoader.load(profile, settingFlags, env, workDir);
     try (Database db = Database.open(settings.databaseUrl())) {
@@ -141,12 +150,9 @@ final class AdminCommand {
       case "device list" -> tenants.devices().stream().map(views::of).toList();
       case "device disable" -> done(() -> tenants.setDeviceDisabled(id(words), true));
       case "device enable" -> done(() -> tenants.setDeviceDisabled(id(words), false));
-      case "device rotate" -> {
-        if (words.size() < 4) {
-          throw new IllegalArgumentException("say which credential: key, device-key or crm-id");
-        }
-        yield views.of(tenants.rotate(id(words), Credential.parse(words.get(3))));
-      }
+      case "device rotate" ->
+          views.of(
+              tenants.rotate(id(words), Credential.parse(words.size() > 3 ? words.get(3) : "key")));
       default ->
           throw new IllegalArgumentException(
               "unknown command '" + what + " " + action + "'; see kurir admin help");

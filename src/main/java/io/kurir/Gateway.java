@@ -18,6 +18,7 @@ import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.InstanceLock;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.TenantViews;
@@ -34,6 +35,7 @@ import java.util.Optional;
  */
 public final class Gateway implements AutoCloseable {
   private final Settings settings;
+  private final InstanceLock lock;
   private final Database db;
   private final SandboxNetwork sandbox;
   private final boolean ownsSandbox;
@@ -49,7 +51,13 @@ public final class Gateway implements AutoCloseable {
       SandboxNetwork existingSandbox,
       List<RouteTable> extraRoutes) {
     this.settings = settings;
-    this.db = Database.open(settings.databaseUrl());
+    this.lock = InstanceLock.acquire(settings.databaseUrl());
+    try {
+      this.db = Database.open(settings.databaseUrl());
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
     IdGenerator ids = new IdGenerator(clock, settings.nodeId());
     PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
     Timestamps timestamps = new Timestamps(settings.zone());
@@ -78,7 +86,6 @@ public final class Gateway implements AutoCloseable {
     } else {
       this.demoDevice = Optional.empty();
     }
-    messages.resumePending();
 
     List<RouteTable> tables = new ArrayList<>();
     EcoMessageHandlers ecoMessages =
@@ -95,7 +102,15 @@ public final class Gateway implements AutoCloseable {
       tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
     }
     tables.addAll(extraRoutes);
-    this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+    try {
+      this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+    } catch (RuntimeException e) {
+      // Nothing may be sent by a gateway that could not start (its port is taken, say).
+      stopCore();
+      throw e;
+    }
+    // Only now: a gateway that cannot serve must not send what an earlier run left pending.
+    messages.resumePending();
   }
 
   /** Starts a gateway with its own sandbox network. */
@@ -149,11 +164,16 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     http.close(); // no new requests
+    stopCore();
+  }
+
+  private void stopCore() {
     messages.close(); // senders finish the send in progress and record it
     drivers.close();
     if (ownsSandbox) {
       sandbox.close();
     }
     db.close(); // the writer commits what it holds before closing
+    lock.close();
   }
 }

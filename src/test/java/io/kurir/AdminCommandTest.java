@@ -103,6 +103,9 @@ class AdminCommandTest {
     assertThat(admin("device", "fly")).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command");
     assertThat(admin("device")).isEqualTo(2);
+    assertThat(admin()).isEqualTo(2);
+    assertThat(admin("partner", "create", "--name", "--demo")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--name needs a value");
     assertThat(admin("help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("usage: kurir admin");
   }

@@ -141,6 +141,7 @@ public final class HttpApi implements AutoCloseable {
           switch (code) {
             case 413 -> "body_too_large";
             case 431 -> "headers_too_large";
+            case 414 -> "uri_too_long";
             case 404 -> "not_found";
             default -> code >= 500 ? "server_error" : "bad_request";
           };

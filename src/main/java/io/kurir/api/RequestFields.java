@@ -141,7 +141,17 @@ public final class RequestFields {
     } catch (IllegalArgumentException e) {
       throw ApiException.badRequest("malformed_body", "the form body is not valid url-encoding");
     }
-    params.forEach((k, v) -> putFirst(fields, k, v));
+    params.forEach(
+        (k, v) -> {
+          if (k.endsWith("[]") && k.length() > 2) {
+            // PHP's array style (phone_no[]=a&phone_no[]=b) is a list: one field, comma-joined.
+            fields.put(
+                k.substring(0, k.length() - 2),
+                JSON.getNodeFactory().textNode(String.join(",", v)));
+          } else {
+            putFirst(fields, k, v);
+          }
+        });
   }
 
   private static void putFirst(Map<String, JsonNode> fields, String key, List<String> values) {

@@ -363,6 +363,9 @@ final class DeviceSender {
     int attempts = m.attempts() + 1;
     var backoff = m.retry() ? retries.backoffAfter(attempts) : Optional.<Duration>empty();
     if (backoff.isEmpty()) {
+      if (m.retry()) {
+        log.info("message {} failed ({}) after {} attempts; giving up", m.id(), detail, attempts);
+      }
       failAttempt(m, FailureReason.DRIVER_ERROR, SendResult.FAILED);
       return;
     }

@@ -90,7 +90,7 @@ public final class Messages implements DriverListener, AutoCloseable {
       senderOf(m.deviceId()).ifPresent(s -> s.enqueue(m));
     }
     if (!pending.isEmpty()) {
-      log.info("resumed {} pending messages", pending.size());
+      log.info("resumed {} pending message(s)", pending.size());
     }
   }
 

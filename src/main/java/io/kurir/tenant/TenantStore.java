@@ -153,6 +153,10 @@ final class TenantStore {
     return deviceWhere("eco_key", key);
   }
 
+  Optional<Device> deviceByNumber(String e164) {
+    return deviceWhere("number", e164);
+  }
+
   private Optional<Device> deviceWhere(String column, Object value) {
     // column is one of a fixed set chosen in this class, never caller input
     return db.jdbi()

@@ -190,6 +190,10 @@ public final class Tenants {
                 () ->
                     new TenantException(
                         Reason.INVALID, "number: '" + number + "' is not a valid phone number"));
+    if (store.deviceByNumber(e164).isPresent()) {
+      // One number is one account on the network: it cannot be linked twice.
+      throw new TenantException(Reason.CONFLICT, "a device with number " + e164 + " exists");
+    }
     String driverName = driver == null || driver.isBlank() ? "sandbox" : driver.strip();
     if (!drivers.contains(driverName)) {
       throw new TenantException(

@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.store.Database;
@@ -155,6 +156,44 @@ class DurabilityTest {
           .as("the OTP jumped the queue of 30 bulk messages")
           .isLessThan(5);
       assertThat(kurir.gateway().messages().queued(device.id())).isGreaterThan(20);
+    }
+  }
+
+  @Test
+  void aSecondGatewayOnTheSameDatabaseIsRefused() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      assertThatThrownBy(
+              () -> io.kurir.Gateway.start(kurir.settings(), java.time.Clock.systemUTC()))
+          .hasMessageContaining("another Kurir gateway is running");
+      Device device = kurir.newDevice();
+      assertThat(
+              kurir
+                  .postJson("/api/send_message", asyncBody(device, Numbers.fresh(), "still mine"))
+                  .body())
+          .isEqualTo("success");
+    }
+  }
+
+  @Test
+  void aGatewayThatCannotTakeItsPortSendsNothing() throws Exception {
+    try (TestGateway other = TestGateway.start(dir.resolve("other"));
+        TestGateway kurir = TestGateway.start(dir.resolve("mine"))) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      kurir.sandbox().setDeviceOnline(device.id(), false);
+      kurir.postJson("/api/async_send_message", asyncBody(device, to, "left pending"));
+      kurir.stop();
+      kurir.sandbox().setDeviceOnline(device.id(), true);
+
+      var busyPort = kurir.settings().withPort(other.gateway().port());
+      assertThatThrownBy(
+              () -> io.kurir.Gateway.start(busyPort, java.time.Clock.systemUTC(), kurir.sandbox()))
+          .isInstanceOf(RuntimeException.class);
+
+      assertThat(kurir.sandbox().inbox(to)).as("nothing was resumed by the failed start").isEmpty();
+      kurir.startAgain();
+      Eventually.until(
+          "sent by the gateway that did start", () -> kurir.sandbox().inbox(to).size() == 1);
     }
   }
 }

@@ -141,7 +141,12 @@ public final class EcoMessageHandlers {
 
   /** {@code /api/status_msg_id}: success once sent, phone_offline while not, not_found. */
   void statusMsgId(Context ctx, EcoRequest req) {
-    Optional<Message> message = find(req, req.fields().required("msg_id"));
+    Optional<Message> message =
+        find(
+            req,
+            req.fields()
+                .textOf("msg_id", "messageId", "message_id")
+                .orElseThrow(() -> ApiException.fieldEmpty("msg_id")));
     if (message.isEmpty()) {
       plain(ctx, EcoResults.NOT_FOUND);
     } else {

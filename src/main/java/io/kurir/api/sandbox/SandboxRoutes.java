@@ -162,9 +162,16 @@ public final class SandboxRoutes implements RouteTable {
 
   private void injectFailure(Context ctx) {
     RequestFields f = RequestFields.of(ctx);
-    String target = f.text("target").orElse("*").strip();
-    if (!target.equals("*") && phones.normalize(target).isPresent()) {
-      target = phones.normalize(target).get();
+    String raw = f.text("target").orElse("*").strip();
+    String target;
+    if (raw.equals("*")) {
+      target = raw;
+    } else if (phones.normalize(raw).isPresent()) {
+      target = phones.normalize(raw).get();
+    } else if (network.groups().stream().anyMatch(g -> g.id().equals(raw))) {
+      target = raw;
+    } else {
+      throw ApiException.fieldNotValid("target", "target must be *, a phone number or a group id");
     }
     FailureKind kind;
     try {

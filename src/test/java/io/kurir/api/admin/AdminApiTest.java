@@ -232,4 +232,22 @@ class AdminApiTest {
             201);
     assertThat(ok.get("allowedAddresses")).hasSize(4);
   }
+
+  @Test
+  void aNumberCanBeLinkedToOneDeviceOnly() throws Exception {
+    newDevice("+6281100002099");
+    JsonNode partner = admin("/admin/partners", "{\"name\":\"Dup\"}", 201);
+    JsonNode license =
+        admin(
+            "/admin/licenses",
+            "{\"partner\":\"" + partner.get("id").asText() + "\",\"name\":\"x\"}",
+            201);
+    JsonNode dup =
+        admin(
+            "/admin/devices",
+            "{\"license\":\"" + license.get("id").asText() + "\",\"number\":\"0811-0000-2099\"}",
+            409);
+    assertThat(dup.get("error").asText()).isEqualTo("conflict");
+    assertThat(dup.get("message").asText()).contains("+6281100002099");
+  }
 }

@@ -52,7 +52,16 @@ class ReportJsonTest {
                     + text
                     + "\"}")
             .body();
-    Eventually.until("sent", () -> kurir.sandbox().inbox(to).size() == 1);
+    Eventually.until(
+        "recorded as sent",
+        () ->
+            kurir
+                .gateway()
+                .messages()
+                .find(device, Long.parseLong(id))
+                .orElseThrow()
+                .state()
+                .wentOut());
     return id;
   }
 

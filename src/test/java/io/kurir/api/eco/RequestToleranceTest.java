@@ -232,4 +232,33 @@ class RequestToleranceTest {
     assertThat(reply.status()).isEqualTo(413);
     assertThat(reply.body()).isEqualTo("body_too_large");
   }
+
+  @Test
+  void phpArrayFieldsAndLookupFieldSpellings() {
+    String a = Numbers.fresh();
+    String b = Numbers.fresh();
+    String form =
+        "key="
+            + enc(device.ecoKey())
+            + "&phone_no[]="
+            + enc(a)
+            + "&phone_no[]="
+            + enc(Numbers.national(b))
+            + "&message=arr";
+    assertThat(kurir.postForm("/api/send_message", form).body()).isEqualTo("success");
+    assertThat(texts(a)).containsExactly("arr");
+    assertThat(texts(b)).containsExactly("arr");
+
+    String id = kurir.postJson("/api/async_send_message", json(Numbers.fresh(), "x")).body();
+    for (String field : List.of("msg_id", "messageId", "message_id")) {
+      assertThat(
+              kurir
+                  .postJson(
+                      "/api/status_msg_id",
+                      "{\"key\":\"" + device.ecoKey() + "\",\"" + field + "\":\"" + id + "\"}")
+                  .body())
+          .as(field)
+          .isIn("success", "phone_offline");
+    }
+  }
 }

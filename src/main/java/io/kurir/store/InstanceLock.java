@@ -1,0 +1,62 @@
+package io.kurir.store;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One gateway per SQLite database: a second gateway on the same file would resume and send the
+ * first one's queue again, and issue the same ids. The lock is an OS file lock next to the
+ * database, released when the gateway stops or its process dies. {@code ./kurir admin} does not
+ * take it: it never sends.
+ */
+public final class InstanceLock implements AutoCloseable {
+  private final FileChannel channel;
+  private final FileLock lock;
+
+  private InstanceLock(FileChannel channel, FileLock lock) {
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  /** Locks the database of {@code jdbcUrl}, or says which gateway holds it. */
+  public static InstanceLock acquire(String jdbcUrl) {
+    String file = jdbcUrl.substring("jdbc:sqlite:".length());
+    Path lockFile = Path.of(file + ".lock").toAbsolutePath();
+    try {
+      Files.createDirectories(lockFile.getParent());
+      FileChannel channel =
+          FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (OverlappingFileLockException sameProcess) {
+        lock = null;
+      }
+      if (lock == null) {
+        channel.close();
+        throw new IllegalStateException(
+            "another Kurir gateway is running on "
+                + file
+                + "; stop it, or give this one another data.dir");
+      }
+      return new InstanceLock(channel, lock);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot lock " + lockFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      lock.release();
+      channel.close();
+    } catch (IOException e) {
+      // the process is stopping; the OS drops the lock with the file handle anyway
+    }
+  }
+}
