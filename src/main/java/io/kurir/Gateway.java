@@ -96,7 +96,13 @@ public final class Gateway implements AutoCloseable {
             ecoMessages,
             ecoMessages.groups(),
             new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
-    tables.add(new AdminRoutes(tenants, new TenantViews(timestamps), settings.adminTokenIfSet()));
+    tables.add(
+        new AdminRoutes(
+            tenants,
+            new TenantViews(timestamps),
+            messages,
+            timestamps,
+            settings.adminTokenIfSet()));
     if (settings.sandboxApi()) {
       Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
       tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));

@@ -370,7 +370,7 @@ final class DeviceSender {
       return;
     }
     Instant notBefore = clock.instant().plus(backoff.get());
-    store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR);
+    store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR, clock.instant());
     log.info("message {} failed ({}); retry {} at {}", m.id(), detail, attempts, notBefore);
     enqueue(m.retried(attempts, notBefore, FailureReason.DRIVER_ERROR));
     outcomes.report(m.id(), SendResult.FAILED); // after it is queued again: the caller may look

@@ -69,6 +69,13 @@ final class MessageStore {
                   insert.executeBatch();
                 }
               }
+              try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+                for (Message m : messages) {
+                  bindEvent(event, m.id(), m.state(), null, m.createdAt());
+                  event.addBatch();
+                }
+                event.executeBatch();
+              }
               return null;
             });
   }
@@ -99,8 +106,15 @@ final class MessageStore {
               move.setLong(p++, at.toEpochMilli());
             }
             move.setLong(p, id);
-            return move.executeUpdate() > 0;
+            if (move.executeUpdate() == 0) {
+              return false;
+            }
           }
+          try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+            bindEvent(event, id, next, reason, at);
+            event.executeUpdate();
+          }
+          return true;
         };
     return urgent ? db.writes().submit(update) : db.writes().submitInBackground(update);
   }
@@ -155,25 +169,77 @@ final class MessageStore {
                   move.setLong(3, id);
                   move.addBatch();
                 }
-                move.executeBatch();
+                int[] moved = move.executeBatch();
+                try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+                  int i = 0;
+                  for (long id : ids) {
+                    if (moved[i++] > 0) {
+                      bindEvent(event, id, MessageState.FAILED, reason, at);
+                      event.addBatch();
+                    }
+                  }
+                  event.executeBatch();
+                }
               }
               return null;
             });
   }
 
   /** Keeps a message pending for another attempt after {@code notBefore}. */
-  void scheduleRetry(long id, int attempts, Instant notBefore, String lastFailure) {
+  void scheduleRetry(
+      long id, int attempts, Instant notBefore, String lastFailure, Instant failedAt) {
     db.writes()
         .write(
+            h -> {
+              int moved =
+                  h.createUpdate(
+                          "UPDATE message SET attempts = ?, not_before = ?, reason = ?"
+                              + " WHERE id = ? AND state = 'pending'")
+                      .bind(0, attempts)
+                      .bind(1, notBefore.toEpochMilli())
+                      .bind(2, lastFailure)
+                      .bind(3, id)
+                      .execute();
+              if (moved > 0) {
+                try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+                  String why =
+                      lastFailure + "; attempt " + attempts + " failed, retry at " + notBefore;
+                  bindEvent(event, id, MessageState.PENDING, why, failedAt);
+                  event.executeUpdate();
+                }
+              }
+              return moved;
+            });
+  }
+
+  private static final String INSERT_EVENT =
+      "INSERT INTO message_event (message_id, state, reason, at) VALUES (?, ?, ?, ?)";
+
+  private static void bindEvent(
+      PreparedStatement event, long id, MessageState state, String reason, Instant at)
+      throws SQLException {
+    event.setLong(1, id);
+    event.setString(2, state.wireName());
+    event.setString(3, reason);
+    event.setLong(4, at.toEpochMilli());
+  }
+
+  /** The states a message went through, oldest first. */
+  List<MessageEvent> events(long id) {
+    return db.jdbi()
+        .withHandle(
             h ->
-                h.createUpdate(
-                        "UPDATE message SET attempts = ?, not_before = ?, reason = ?"
-                            + " WHERE id = ? AND state = 'pending'")
-                    .bind(0, attempts)
-                    .bind(1, notBefore.toEpochMilli())
-                    .bind(2, lastFailure)
-                    .bind(3, id)
-                    .execute());
+                h.createQuery(
+                        "SELECT state, reason, at FROM message_event WHERE message_id = ?"
+                            + " ORDER BY at, rowid")
+                    .bind(0, id)
+                    .map(
+                        (rs, ctx) ->
+                            new MessageEvent(
+                                MessageState.ofWireName(rs.getString("state")),
+                                Optional.ofNullable(rs.getString("reason")),
+                                Instant.ofEpochMilli(rs.getLong("at"))))
+                    .list());
   }
 
   Optional<Message> find(long id) {

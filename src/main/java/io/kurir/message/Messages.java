@@ -225,6 +225,11 @@ public final class Messages implements DriverListener, AutoCloseable {
     return Math.max(1, Duration.between(Instant.now(), deadline).toMillis());
   }
 
+  /** Any message by id, with the states it went through (for operators). */
+  public Optional<MessageHistory> history(long id) {
+    return store.find(id).map(m -> new MessageHistory(m, store.events(id)));
+  }
+
   /** The message with this id if it belongs to {@code device}. */
   public Optional<Message> find(Device device, long id) {
     return store.find(id).filter(m -> m.deviceId() == device.id());

@@ -8,13 +8,20 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.message.Message;
+import io.kurir.message.MessageEvent;
+import io.kurir.message.MessageHistory;
+import io.kurir.message.Messages;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
+import io.kurir.time.Timestamps;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,9 +35,19 @@ public final class AdminRoutes implements RouteTable {
   private final TenantViews views;
   private final Optional<String> adminToken;
 
-  public AdminRoutes(Tenants tenants, TenantViews views, Optional<String> adminToken) {
+  private final Messages messages;
+  private final Timestamps timestamps;
+
+  public AdminRoutes(
+      Tenants tenants,
+      TenantViews views,
+      Messages messages,
+      Timestamps timestamps,
+      Optional<String> adminToken) {
     this.tenants = tenants;
     this.views = views;
+    this.messages = messages;
+    this.timestamps = timestamps;
     this.adminToken = adminToken;
   }
 
@@ -70,6 +87,8 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/devices/{id}/disable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), true)));
     r.post("/admin/devices/{id}/enable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), false)));
     r.post("/admin/devices/{id}/rotate", admin(this::rotate));
+
+    r.get("/admin/messages/{id}", admin(this::message));
   }
 
   private void createPartner(Context ctx) {
@@ -105,6 +124,44 @@ public final class AdminRoutes implements RouteTable {
     RequestFields f = RequestFields.of(ctx);
     Credential credential = Credential.parse(f.text("credential").orElse("key"));
     ctx.json(views.of(tenants.rotate(id(ctx), credential)));
+  }
+
+  /** A message of any device with every state it went through: why it did or did not go out. */
+  private void message(Context ctx) {
+    MessageHistory history =
+        messages
+            .history(id(ctx))
+            .orElseThrow(
+                () -> new ApiException(404, "not_found", "no message " + ctx.pathParam("id")));
+    Message m = history.message();
+    Map<String, Object> message = new LinkedHashMap<>();
+    message.put("id", Long.toString(m.id()));
+    message.put("deviceId", Long.toString(m.deviceId()));
+    message.put("recipient", m.recipient());
+    message.put("toGroup", m.toGroup());
+    message.put("kind", m.kind());
+    message.put("text", m.body());
+    message.put("api", m.api());
+    message.put("sync", m.sync());
+    message.put("retry", m.retry());
+    message.put("state", m.state().wireName());
+    message.put("reason", m.reason().orElse(null));
+    message.put("attempts", m.attempts());
+    message.put("createdAt", timestamps.reply(m.createdAt()));
+    message.put("sentAt", m.sentAt().map(timestamps::reply).orElse(null));
+    message.put("statusAt", timestamps.reply(m.statusAt()));
+    List<Map<String, Object>> events = new ArrayList<>();
+    for (MessageEvent e : history.events()) {
+      Map<String, Object> event = new LinkedHashMap<>();
+      event.put("state", e.state().wireName());
+      event.put("reason", e.reason().orElse(null));
+      event.put("at", timestamps.reply(e.at()));
+      events.add(event);
+    }
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("message", message);
+    reply.put("events", events);
+    ctx.json(reply);
   }
 
   /** Guard: the bearer token is the configured admin token. */

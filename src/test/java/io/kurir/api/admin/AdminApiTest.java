@@ -250,4 +250,60 @@ class AdminApiTest {
     assertThat(dup.get("error").asText()).isEqualTo("conflict");
     assertThat(dup.get("message").asText()).contains("+6281100002099");
   }
+
+  @Test
+  void aMessagesHistorySaysWhyItDidOrDidNotGoOut() throws Exception {
+    io.kurir.tenant.Device device = kurir.newDevice("+6281100002100", true);
+    String missing = Numbers.fresh();
+    kurir.gateway().sandbox().setRegistered(missing, false);
+    String failedId =
+        kurir
+            .postJson(
+                "/api/async_send_message",
+                "{\"key\":\""
+                    + device.ecoKey()
+                    + "\",\"phone_no\":\""
+                    + missing
+                    + "\",\"message\":\"hi\"}")
+            .body();
+    String to = Numbers.fresh();
+    kurir
+        .gateway()
+        .sandbox()
+        .injectFailure(to, io.kurir.driver.sandbox.SandboxNetwork.FailureKind.FAIL, 1);
+    JsonNode retriedReply =
+        JSON.readTree(
+            kurir
+                .postJson(
+                    "/api/send_message",
+                    "{\"key\":\""
+                        + device.ecoKey()
+                        + "\",\"phone_no\":\""
+                        + to
+                        + "\",\"message\":\"again\",\"flag_retry\":\"on\",\"deliveryFlag\":true}")
+                .body());
+    assertThat(retriedReply.get("status").asText()).isEqualTo("Other error");
+
+    io.kurir.testing.Eventually.until(
+        "failed recorded",
+        () ->
+            kurir.get("/admin/messages/" + failedId, AUTH).body().contains("\"state\":\"failed\""));
+    JsonNode failed = JSON.readTree(kurir.get("/admin/messages/" + failedId, AUTH).body());
+    assertThat(failed.get("message").get("reason").asText()).isEqualTo("number_not_found");
+    assertThat(failed.get("events"))
+        .extracting(e -> e.get("state").asText())
+        .containsExactly("pending", "failed");
+    assertThat(failed.get("events").get(1).get("reason").asText()).isEqualTo("number_not_found");
+
+    String retriedId = retriedReply.get("message").get("messageId").asText();
+    JsonNode retried = JSON.readTree(kurir.get("/admin/messages/" + retriedId, AUTH).body());
+    assertThat(retried.get("message").get("state").asText()).isEqualTo("pending");
+    assertThat(retried.get("message").get("attempts").asInt()).isEqualTo(1);
+    assertThat(retried.get("events").get(1).get("reason").asText())
+        .contains("attempt 1 failed, retry at");
+
+    Reply unknown = kurir.get("/admin/messages/42", AUTH);
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(unknown.body()).contains("no message 42");
+  }
 }
