@@ -3,6 +3,7 @@ package io.kurir;
 import io.kurir.api.HttpApi;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
 import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
@@ -11,6 +12,8 @@ import io.kurir.config.Settings;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.media.MediaFiles;
+import io.kurir.media.SafeFetcher;
 import io.kurir.message.Messages;
 import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
@@ -94,6 +97,11 @@ public final class Gateway implements AutoCloseable {
         new EcoRoutes(
             tenants,
             ecoMessages,
+            new EcoMediaHandlers(
+                ecoMessages,
+                new SafeFetcher(settings.media()),
+                new MediaFiles(settings.dataDir()),
+                settings.media().maxKb()),
             ecoMessages.groups(),
             new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
     tables.add(

@@ -27,6 +27,7 @@ import java.util.Optional;
  * @param sandboxDeliveryAfter time from sent to delivered on a sandbox phone
  * @param sandboxReadAfter time from sent to read on a sandbox phone
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
+ * @param media limits of the images and files Kurir fetches and sends
  */
 public record Settings(
     String host,
@@ -46,7 +47,21 @@ public record Settings(
     boolean sandboxApi,
     Duration sandboxDeliveryAfter,
     Duration sandboxReadAfter,
-    boolean demo) {
+    boolean demo,
+    Media media) {
+
+  /**
+   * @param maxBytes largest image or file sent; larger ones answer {@code file_more_than_<N>KB}
+   * @param allowPrivateAddresses whether URLs may point at loopback, private or link-local
+   *     addresses (off: a caller must not make Kurir reach into the operator's network)
+   * @param fetchTimeout connect and read timeout of one fetch
+   */
+  public record Media(long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout) {
+    /** The limit as the contract writes it, in KB. */
+    public long maxKb() {
+      return maxBytes / 1024;
+    }
+  }
 
   public Optional<String> adminTokenIfSet() {
     return adminToken.isBlank() ? Optional.empty() : Optional.of(adminToken);
@@ -72,6 +87,7 @@ public record Settings(
         sandboxApi,
         sandboxDeliveryAfter,
         sandboxReadAfter,
-        demo);
+        demo,
+        media);
   }
 }

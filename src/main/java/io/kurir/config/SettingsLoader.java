@@ -55,7 +55,10 @@ public final class SettingsLoader {
           new Definition("http.max-body", "16MB", "16MB"),
           new Definition("sandbox.api", "false", "true"),
           new Definition("sandbox.delivery-after", "2s", "2s"),
-          new Definition("sandbox.read-after", "5s", "5s"));
+          new Definition("sandbox.read-after", "5s", "5s"),
+          new Definition("media.max-size", "5MB", "5MB"),
+          new Definition("media.allow-private-addresses", "false", "false"),
+          new Definition("media.fetch-timeout", "15s", "15s"));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -247,6 +250,11 @@ public final class SettingsLoader {
     boolean sandboxApi = r.bool("sandbox.api");
     Duration deliveryAfter = r.duration("sandbox.delivery-after");
     Duration readAfter = r.duration("sandbox.read-after");
+    Settings.Media media =
+        new Settings.Media(
+            r.size("media.max-size"),
+            r.bool("media.allow-private-addresses"),
+            r.duration("media.fetch-timeout"));
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -276,7 +284,8 @@ public final class SettingsLoader {
         sandboxApi,
         deliveryAfter,
         readAfter,
-        profile == Profile.DEMO);
+        profile == Profile.DEMO,
+        media);
   }
 
   /** Parses one value at a time and collects every problem, so one start-up shows them all. */

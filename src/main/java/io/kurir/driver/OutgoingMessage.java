@@ -1,5 +1,8 @@
 package io.kurir.driver;
 
+import java.nio.file.Path;
+import java.util.Optional;
+
 /**
  * A message as a driver needs it.
  *
@@ -8,6 +11,21 @@ package io.kurir.driver;
  * @param toGroup whether {@code recipient} is a group
  * @param kind {@code text}, {@code image} or {@code file}
  * @param text the text, or the caption of a media message
+ * @param media the image or file to send, if any
  */
 public record OutgoingMessage(
-    long id, String recipient, boolean toGroup, String kind, String text) {}
+    long id,
+    String recipient,
+    boolean toGroup,
+    String kind,
+    String text,
+    Optional<Attachment> media) {
+
+  /** An image or file: a safe name, its type, and the file the driver reads the bytes from. */
+  public record Attachment(String name, String mimeType, Path path) {}
+
+  /** A text message. */
+  public OutgoingMessage(long id, String recipient, boolean toGroup, String kind, String text) {
+    this(id, recipient, toGroup, kind, text, Optional.empty());
+  }
+}

@@ -278,7 +278,15 @@ final class DeviceSender {
   private SendOutcome sendSafely(Message m) {
     try {
       return driver.send(
-          device, new OutgoingMessage(m.id(), m.recipient(), m.toGroup(), m.kind(), m.body()));
+          device,
+          new OutgoingMessage(
+              m.id(),
+              m.recipient(),
+              m.toGroup(),
+              m.kind(),
+              m.body(),
+              m.media()
+                  .map(r -> new OutgoingMessage.Attachment(r.name(), r.mimeType(), r.path()))));
     } catch (RuntimeException | Error e) {
       log.warn("driver {} failed to send message {}: {}", driver.name(), m.id(), e.toString());
       return new SendOutcome.Failed(e.toString());

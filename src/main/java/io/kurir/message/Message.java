@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param attempts how many times the message was handed to the driver
  * @param reason why it failed (or last failed, while retried), else empty
  * @param notBefore earliest time to send ({@code pendingTime}, retry backoff)
+ * @param media the image or file sent with it ({@code kind} image or file), if any
  */
 public record Message(
     long id,
@@ -32,7 +33,8 @@ public record Message(
     Instant notBefore,
     Instant createdAt,
     Optional<Instant> sentAt,
-    Instant statusAt) {
+    Instant statusAt,
+    Optional<MediaRef> media) {
 
   /** The same message, to be tried again no earlier than {@code newNotBefore}. */
   Message heldUntil(Instant newNotBefore) {
@@ -61,6 +63,7 @@ public record Message(
         newNotBefore,
         createdAt,
         sentAt,
-        statusAt);
+        statusAt,
+        media);
   }
 }

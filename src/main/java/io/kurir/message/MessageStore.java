@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import io.kurir.store.Database;
+import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,8 +28,9 @@ final class MessageStore {
 
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
-          + " attempts, state, reason, not_before, created_at, sent_at, status_at)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
+          + " media_type, media_path)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /** Stores new messages; the future completes once they are committed. */
   CompletableFuture<Void> insert(List<Message> messages) {
@@ -59,6 +61,9 @@ final class MessageStore {
                     insert.setNull(15, Types.BIGINT);
                   }
                   insert.setLong(16, m.statusAt().toEpochMilli());
+                  insert.setString(17, m.media().map(MediaRef::name).orElse(null));
+                  insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
+                  insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
                   if (messages.size() == 1) {
                     insert.executeUpdate();
                   } else {
@@ -290,6 +295,10 @@ final class MessageStore {
     return db.jdbi().withHandle(MessageStore::maxId);
   }
 
+  private static Optional<MediaRef> media(String name, String type, String path) {
+    return path == null ? Optional.empty() : Optional.of(new MediaRef(name, type, Path.of(path)));
+  }
+
   private static Message message(ResultSet rs, StatementContext ctx) throws SQLException {
     long sentAt = rs.getLong("sent_at");
     boolean sentAtNull = rs.wasNull();
@@ -309,6 +318,7 @@ final class MessageStore {
         Instant.ofEpochMilli(rs.getLong("not_before")),
         Instant.ofEpochMilli(rs.getLong("created_at")),
         sentAtNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sentAt)),
-        Instant.ofEpochMilli(rs.getLong("status_at")));
+        Instant.ofEpochMilli(rs.getLong("status_at")),
+        media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")));
   }
 }

@@ -132,7 +132,8 @@ public final class Messages implements DriverListener, AutoCloseable {
               notBefore,
               now,
               Optional.empty(),
-              now));
+              now,
+              request.media()));
     }
     store.insert(messages).join();
     DeviceSender sender = senderFor(device);

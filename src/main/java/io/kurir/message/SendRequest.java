@@ -2,6 +2,7 @@ package io.kurir.message;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What a dialect asks the core to send: one message per recipient, all accepted together.
@@ -12,6 +13,7 @@ import java.util.List;
  * @param sync whether the caller waits for the outcome
  * @param retry {@code flag_retry=on}
  * @param delay {@code pendingTime}: how long to hold the messages before sending
+ * @param media the image or file to send with the text as its caption, if any
  */
 public record SendRequest(
     List<Recipient> recipients,
@@ -20,4 +22,18 @@ public record SendRequest(
     String api,
     boolean sync,
     boolean retry,
-    Duration delay) {}
+    Duration delay,
+    Optional<MediaRef> media) {
+
+  /** A text send. */
+  public SendRequest(
+      List<Recipient> recipients,
+      String kind,
+      String body,
+      String api,
+      boolean sync,
+      boolean retry,
+      Duration delay) {
+    this(recipients, kind, body, api, sync, retry, delay, Optional.empty());
+  }
+}

@@ -5,6 +5,7 @@ import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.NumberCheck;
+import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageText;
 import io.kurir.message.Messages;
@@ -60,11 +61,46 @@ public final class EcoMessageHandlers {
    * every one went out, else the first failure in the order given.
    */
   void sendMessage(Context ctx, EcoRequest req) {
-    Instant started = Instant.now();
     RequestFields f = req.fields();
     List<Optional<String>> numbers = numbers(f.required("phone_no"));
-    String text = text(f);
+    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), true);
+  }
+
+  /** {@code /api/async_send_message}: queues one message per number, answers the first id. */
+  void asyncSendMessage(Context ctx, EcoRequest req) {
+    RequestFields f = req.fields();
+    List<Optional<String>> numbers = numbers(f.required("phone_no"));
+    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), false);
+  }
+
+  /**
+   * Sends one message per number, the same way for text and media: sync answers {@code success}
+   * when every one went out, else the first failure in the order given (or the delivery record with
+   * {@code deliveryFlag}); async answers the first id, and refuses the whole request when a number
+   * cannot be read.
+   */
+  void sendToNumbers(
+      Context ctx,
+      EcoRequest req,
+      List<Optional<String>> numbers,
+      String kind,
+      String text,
+      Optional<MediaRef> media,
+      boolean sync) {
+    Instant started = Instant.now();
+    RequestFields f = req.fields();
     Duration delay = pendingTime(f);
+    boolean retry = f.flag("flag_retry");
+    if (!sync) {
+      if (numbers.stream().anyMatch(Optional::isEmpty)) {
+        throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
+      }
+      List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
+      List<Message> accepted =
+          accept(req, new SendRequest(recipients, kind, text, "eco", false, retry, delay, media));
+      plain(ctx, Long.toString(accepted.getFirst().id()));
+      return;
+    }
     List<Recipient> valid =
         numbers.stream().flatMap(Optional::stream).map(Recipient::number).toList();
     // A held message (pendingTime) is not waited for, so it queues like an async one.
@@ -72,9 +108,7 @@ public final class EcoMessageHandlers {
     List<Message> accepted =
         valid.isEmpty()
             ? List.of()
-            : accept(
-                req,
-                new SendRequest(valid, "text", text, "eco", waits, f.flag("flag_retry"), delay));
+            : accept(req, new SendRequest(valid, kind, text, "eco", waits, retry, delay, media));
     List<SendResult> outcomes =
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
@@ -103,23 +137,6 @@ public final class EcoMessageHandlers {
     } else {
       plain(ctx, result);
     }
-  }
-
-  /** {@code /api/async_send_message}: queues one message per number, answers the first id. */
-  void asyncSendMessage(Context ctx, EcoRequest req) {
-    RequestFields f = req.fields();
-    List<Optional<String>> numbers = numbers(f.required("phone_no"));
-    String text = text(f);
-    Duration delay = pendingTime(f);
-    if (numbers.stream().anyMatch(Optional::isEmpty)) {
-      throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
-    }
-    List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
-    List<Message> accepted =
-        accept(
-            req,
-            new SendRequest(recipients, "text", text, "eco", false, f.flag("flag_retry"), delay));
-    plain(ctx, Long.toString(accepted.getFirst().id()));
   }
 
   private List<Message> accept(EcoRequest req, SendRequest request) {
@@ -191,7 +208,7 @@ public final class EcoMessageHandlers {
 
   // --- parsing
 
-  private List<Optional<String>> numbers(String raw) {
+  List<Optional<String>> numbers(String raw) {
     List<Optional<String>> numbers = phones.normalizeAll(raw);
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");

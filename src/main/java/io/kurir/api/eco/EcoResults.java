@@ -30,10 +30,21 @@ final class EcoResults {
     return "[" + timestamps.compact(at) + "] Number not found";
   }
 
+  static final String URL_WRONG = "url_wrong";
   static final String GROUP_NOT_FOUND = "group_not_found";
   static final String GROUP_OTHER_ERROR = "other_error";
   static final String NO_MEMBERS = "n,o,n,e"; // sic: the contract's way of saying "none"
   static final String FAILED = "failed";
+
+  /** {@code file_more_than_<N>KB}: N is the configured limit in KB. */
+  static String fileMoreThan(long maxKb) {
+    return "file_more_than_" + maxKb + "KB";
+  }
+
+  /** {@code image_not_found <N>KB}: unreachable or not an image; N is the limit in KB. */
+  static String imageNotFound(long maxKb) {
+    return "image_not_found " + maxKb + "KB";
+  }
 
   /** The plain result of a sync send to a group. */
   String ofGroupSend(SendResult result) {

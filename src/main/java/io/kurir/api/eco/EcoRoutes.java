@@ -18,16 +18,19 @@ import io.kurir.tenant.Tenants;
 public final class EcoRoutes implements RouteTable {
   private final Tenants tenants;
   private final EcoMessageHandlers messages;
+  private final EcoMediaHandlers media;
   private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
 
   public EcoRoutes(
       Tenants tenants,
       EcoMessageHandlers messages,
+      EcoMediaHandlers media,
       EcoGroupHandlers groups,
       EcoReportHandlers reports) {
     this.tenants = tenants;
     this.messages = messages;
+    this.media = media;
     this.groups = groups;
     this.reports = reports;
   }
@@ -49,6 +52,10 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
     routes.post("/api/check_number", requireKey(messages::checkNumber));
     routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
+    routes.post("/api/send_image_url", requireKey(media::sendImageUrl));
+    routes.post("/api/async_send_image_url", requireKey(media::asyncSendImageUrl));
+    routes.post("/api/send_file_url", requireKey(media::sendFileUrl));
+    routes.post("/api/async_send_file_url", requireKey(media::asyncSendFileUrl));
     routes.post("/api/send_group", requireKey(groups::sendGroup));
     routes.post("/api/async_send_group", requireKey(groups::asyncSendGroup));
     routes.post("/api/send_message_group_id", requireKey(groups::sendMessageGroupId));

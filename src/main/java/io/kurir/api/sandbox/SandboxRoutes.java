@@ -88,6 +88,11 @@ public final class SandboxRoutes implements RouteTable {
       v.put("text", e.text());
       v.put("receivedAt", timestamps.reply(e.receivedAt()));
       v.put("status", e.status());
+      if (e.mediaName() != null) {
+        v.put("mediaName", e.mediaName());
+        v.put("mediaType", e.mediaType());
+        v.put("mediaBytes", e.mediaBytes());
+      }
       entries.add(v);
     }
     Map<String, Object> reply = new LinkedHashMap<>();

@@ -7,6 +7,8 @@ import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
 import io.kurir.time.Wakeable;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,10 +53,24 @@ public final class SandboxNetwork implements AutoCloseable {
       String kind,
       String text,
       Instant receivedAt,
-      String status) {
+      String status,
+      String mediaName,
+      String mediaType,
+      long mediaBytes) {
 
     InboxEntry withStatus(String newStatus) {
-      return new InboxEntry(messageId, from, to, group, kind, text, receivedAt, newStatus);
+      return new InboxEntry(
+          messageId,
+          from,
+          to,
+          group,
+          kind,
+          text,
+          receivedAt,
+          newStatus,
+          mediaName,
+          mediaType,
+          mediaBytes);
     }
   }
 
@@ -310,6 +326,19 @@ public final class SandboxNetwork implements AutoCloseable {
       }
       recipients = List.of(message.recipient());
     }
+    String mediaName = null;
+    String mediaType = null;
+    long mediaBytes = 0;
+    if (message.media().isPresent()) {
+      OutgoingMessage.Attachment a = message.media().get();
+      try {
+        mediaBytes = Files.size(a.path()); // the phone receives the bytes the gateway kept
+      } catch (IOException e) {
+        return new SendOutcome.Failed("media file unreadable: " + e.getMessage());
+      }
+      mediaName = a.name();
+      mediaType = a.mimeType();
+    }
     // The message id is the idempotency key: a resend after a crash is not a second message.
     if (received.add(message.id())) {
       for (String to : recipients) {
@@ -324,7 +353,10 @@ public final class SandboxNetwork implements AutoCloseable {
                     message.kind(),
                     message.text(),
                     now,
-                    "sent"));
+                    "sent",
+                    mediaName,
+                    mediaType,
+                    mediaBytes));
       }
       String receiptTarget = recipients.isEmpty() ? session.number() : recipients.getFirst();
       lock.lock();

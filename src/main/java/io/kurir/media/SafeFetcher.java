@@ -1,0 +1,193 @@
+package io.kurir.media;
+
+import io.kurir.config.Settings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Fetches a URL a caller gave (an image or file to send) without letting the caller use Kurir to
+ * reach into the operator's network: only http and https; every host, the first and each redirect
+ * target, is resolved and refused when any of its addresses is loopback, private, link-local (cloud
+ * metadata lives there), carrier-grade NAT, unique-local or multicast, unless the operator allows
+ * private addresses. Connect and read time out; the size limit is enforced while reading; the type
+ * comes from the file's first bytes, never from the server's header.
+ *
+ * <p>The address is checked after resolution and the HTTP client resolves again when it connects; a
+ * DNS answer that changes between the two (rebinding) is outside what this class can see.
+ *
+ * <p>Thread-safe.
+ */
+public final class SafeFetcher {
+  private static final int MAX_REDIRECTS = 5;
+
+  private final Settings.Media limits;
+  private final HttpClient http;
+
+  public SafeFetcher(Settings.Media limits) {
+    this.limits = limits;
+    this.http =
+        HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NEVER) // each hop is checked here
+            .connectTimeout(limits.fetchTimeout())
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+  }
+
+  public FetchResult fetch(String rawUrl) {
+    Optional<URI> first = parse(rawUrl);
+    if (first.isEmpty()) {
+      return new FetchResult.BadUrl("not an http or https URL");
+    }
+    URI uri = first.get();
+    for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      Optional<String> refused = refusal(uri);
+      if (refused.isPresent()) {
+        return new FetchResult.BadUrl(refused.get());
+      }
+      HttpResponse<InputStream> response;
+      try {
+        response =
+            http.send(
+                HttpRequest.newBuilder(uri).timeout(limits.fetchTimeout()).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+      } catch (IOException e) {
+        return new FetchResult.Unreachable(e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new FetchResult.Unreachable("interrupted");
+      } catch (IllegalArgumentException e) {
+        return new FetchResult.BadUrl(e.getMessage());
+      }
+      int status = response.statusCode();
+      if (status >= 300 && status < 400) {
+        close(response);
+        URI current = uri;
+        Optional<URI> next =
+            response.headers().firstValue("Location").flatMap(l -> resolve(current, l));
+        if (next.isEmpty()) {
+          return new FetchResult.Unreachable("redirect without a usable Location");
+        }
+        uri = next.get();
+        continue;
+      }
+      if (status != 200) {
+        close(response);
+        return new FetchResult.Unreachable("HTTP " + status);
+      }
+      return read(uri, response);
+    }
+    return new FetchResult.Unreachable("too many redirects");
+  }
+
+  private FetchResult read(URI uri, HttpResponse<InputStream> response) {
+    long declared = response.headers().firstValueAsLong("Content-Length").orElse(-1);
+    if (declared > limits.maxBytes()) {
+      close(response);
+      return new FetchResult.TooLarge();
+    }
+    try (InputStream body = response.body()) {
+      byte[] bytes = body.readNBytes((int) Math.min(limits.maxBytes() + 1, Integer.MAX_VALUE));
+      if (bytes.length > limits.maxBytes()) {
+        return new FetchResult.TooLarge();
+      }
+      if (bytes.length == 0) {
+        return new FetchResult.Unreachable("empty body");
+      }
+      String type = FileTypes.sniff(bytes);
+      return new FetchResult.Fetched(new FetchedFile(FileTypes.nameFor(uri, type), type, bytes));
+    } catch (IOException e) {
+      return new FetchResult.Unreachable(e.toString());
+    }
+  }
+
+  private static Optional<URI> parse(String raw) {
+    if (raw == null || raw.isBlank()) {
+      return Optional.empty();
+    }
+    try {
+      URI uri = new URI(raw.strip().replace(" ", "%20"));
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        return Optional.empty();
+      }
+      return Optional.of(uri);
+    } catch (URISyntaxException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<URI> resolve(URI base, String location) {
+    try {
+      return parse(base.resolve(location.strip()).toString());
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Why Kurir may not fetch from this URI's host, if it may not. */
+  private Optional<String> refusal(URI uri) {
+    InetAddress[] addresses;
+    try {
+      addresses = InetAddress.getAllByName(uri.getHost());
+    } catch (UnknownHostException e) {
+      return Optional.of("unknown host " + uri.getHost());
+    }
+    if (limits.allowPrivateAddresses()) {
+      return Optional.empty();
+    }
+    for (InetAddress a : addresses) {
+      if (isInternal(a)) {
+        return Optional.of(uri.getHost() + " is an internal address (" + a.getHostAddress() + ")");
+      }
+    }
+    return Optional.empty();
+  }
+
+  static boolean isInternal(InetAddress a) {
+    if (a.isLoopbackAddress()
+        || a.isAnyLocalAddress()
+        || a.isLinkLocalAddress()
+        || a.isSiteLocalAddress()
+        || a.isMulticastAddress()) {
+      return true;
+    }
+    byte[] b = a.getAddress();
+    if (a instanceof Inet4Address) {
+      int first = b[0] & 0xff;
+      int second = b[1] & 0xff;
+      return first == 0 // "this network"
+          || (first == 100 && second >= 64 && second < 128) // carrier-grade NAT
+          || (first == 192 && second == 0 && (b[2] & 0xff) == 0) // IETF protocol assignments
+          || first >= 240; // reserved and broadcast
+    }
+    if (a instanceof Inet6Address) {
+      return (b[0] & 0xfe) == 0xfc; // unique-local fc00::/7
+    }
+    return false;
+  }
+
+  private static void close(HttpResponse<InputStream> response) {
+    try {
+      response.body().close();
+    } catch (IOException ignored) {
+      // nothing more to read from it anyway
+    }
+  }
+
+  /** The fetch timeout, for callers that bound their own wait by it. */
+  public Duration timeout() {
+    return limits.fetchTimeout();
+  }
+}

@@ -1,0 +1,61 @@
+package io.kurir.media;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.config.Settings;
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What the fetcher refuses to reach when private addresses are not allowed. */
+class SafeFetcherTest {
+  private final SafeFetcher fetcher =
+      new SafeFetcher(new Settings.Media(64 * 1024, false, Duration.ofSeconds(1)));
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "http://127.0.0.1/x.png",
+        "http://localhost/x.png",
+        "http://[::1]/x.png",
+        "http://10.1.2.3/x.png",
+        "http://192.168.1.1/x.png",
+        "http://172.16.0.1/x.png",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://100.64.0.1/x.png",
+        "http://0.0.0.0/x.png",
+        "http://[fd00::1]/x.png",
+        "http://[fe80::1]/x.png"
+      })
+  void internalAddressesAreRefusedBeforeAnyConnection(String url) {
+    assertThat(fetcher.fetch(url)).isInstanceOf(FetchResult.BadUrl.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"", "   ", "file:///etc/passwd", "gopher://x", "http://", "//host/x", "not a url"})
+  void notHttpUrlsAreRefused(String url) {
+    assertThat(fetcher.fetch(url)).isInstanceOf(FetchResult.BadUrl.class);
+  }
+
+  @Test
+  void publicAddressesAreNotInternal() throws Exception {
+    assertThat(SafeFetcher.isInternal(InetAddress.getByName("93.184.216.34"))).isFalse();
+    assertThat(SafeFetcher.isInternal(InetAddress.getByName("2606:2800:220:1::1"))).isFalse();
+    assertThat(SafeFetcher.isInternal(InetAddress.getByName("100.128.0.1"))).isFalse();
+  }
+
+  @Test
+  void typesComeFromContentAndNamesAreSafe() {
+    assertThat(FileTypes.sniff(new byte[] {(byte) 0x89, 'P', 'N', 'G'})).isEqualTo("image/png");
+    assertThat(FileTypes.sniff("<html>".getBytes())).isEqualTo("application/octet-stream");
+    assertThat(FileTypes.nameFor(URI.create("http://h/a/../../etc/passwd"), "image/png"))
+        .isEqualTo("passwd.png");
+    assertThat(FileTypes.nameFor(URI.create("http://h/..%2F..%2Fx.png"), "image/png"))
+        .doesNotContain("/");
+    assertThat(FileTypes.nameFor(URI.create("http://h/"), "application/pdf")).isEqualTo("file.pdf");
+  }
+}
