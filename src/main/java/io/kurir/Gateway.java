@@ -7,6 +7,7 @@ import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
 import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
+import io.kurir.api.eco.EcoUploadHandlers;
 import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.config.Settings;
 import io.kurir.driver.Drivers;
@@ -14,6 +15,7 @@ import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
+import io.kurir.media.Uploads;
 import io.kurir.message.Messages;
 import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
@@ -93,6 +95,7 @@ public final class Gateway implements AutoCloseable {
     List<RouteTable> tables = new ArrayList<>();
     EcoMessageHandlers ecoMessages =
         new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
+    MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
     tables.add(
         new EcoRoutes(
             tenants,
@@ -100,7 +103,11 @@ public final class Gateway implements AutoCloseable {
             new EcoMediaHandlers(
                 ecoMessages,
                 new SafeFetcher(settings.media()),
-                new MediaFiles(settings.dataDir()),
+                mediaFiles,
+                settings.media().maxKb()),
+            new EcoUploadHandlers(
+                new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
+                ecoMessages,
                 settings.media().maxKb()),
             ecoMessages.groups(),
             new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));

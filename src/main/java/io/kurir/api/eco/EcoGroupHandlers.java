@@ -7,6 +7,7 @@ import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.GroupMembers;
 import io.kurir.message.GroupIds;
+import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
@@ -36,7 +37,8 @@ public final class EcoGroupHandlers {
       plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
       return;
     }
-    sendAndWait(ctx, req, messages.groupIdByName(req.device(), name), text);
+    sendAndWait(
+        ctx, req, messages.groupIdByName(req.device(), name), "text", text, Optional.empty());
   }
 
   /** {@code /api/async_send_group}: by {@code group_name}; answers the message id. */
@@ -47,19 +49,19 @@ public final class EcoGroupHandlers {
       plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
       return;
     }
-    queue(ctx, req, messages.groupIdByName(req.device(), name), text);
+    queue(ctx, req, messages.groupIdByName(req.device(), name), "text", text, Optional.empty());
   }
 
   /** {@code /api/send_message_group_id}. */
   void sendMessageGroupId(Context ctx, EcoRequest req) {
     Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
-    sendAndWait(ctx, req, group, EcoMessageHandlers.text(req.fields()));
+    sendAndWait(ctx, req, group, "text", EcoMessageHandlers.text(req.fields()), Optional.empty());
   }
 
   /** {@code /api/async_send_message_group_id}: answers the message id. */
   void asyncSendMessageGroupId(Context ctx, EcoRequest req) {
     Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
-    queue(ctx, req, group, EcoMessageHandlers.text(req.fields()));
+    queue(ctx, req, group, "text", EcoMessageHandlers.text(req.fields()), Optional.empty());
   }
 
   /** {@code /api/getGroupMember}: comma-separated numbers, {@code n,o,n,e} or {@code failed}. */
@@ -78,39 +80,63 @@ public final class EcoGroupHandlers {
     }
   }
 
-  private void sendAndWait(Context ctx, EcoRequest req, Optional<String> group, String text) {
+  /** Sends one message to a group and answers its outcome as the group result string. */
+  void sendAndWait(
+      Context ctx,
+      EcoRequest req,
+      Optional<String> group,
+      String kind,
+      String text,
+      Optional<MediaRef> media) {
     Instant started = Instant.now();
     if (group.isEmpty()) {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;
     }
     RequestFields f = req.fields();
-    Message m = accept(req, group.get(), text, true, f).getFirst();
+    Message m = accept(req, group.get(), kind, text, media, true, f).getFirst();
     plain(
         ctx,
         results.ofGroupSend(messages.awaitFirstOutcome(m, started.plus(syncTimeout), started)));
   }
 
-  private void queue(Context ctx, EcoRequest req, Optional<String> group, String text) {
+  /** Queues one message to a group and answers its id. */
+  void queue(
+      Context ctx,
+      EcoRequest req,
+      Optional<String> group,
+      String kind,
+      String text,
+      Optional<MediaRef> media) {
     if (group.isEmpty()) {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;
     }
-    plain(ctx, Long.toString(accept(req, group.get(), text, false, req.fields()).getFirst().id()));
+    plain(
+        ctx,
+        Long.toString(
+            accept(req, group.get(), kind, text, media, false, req.fields()).getFirst().id()));
   }
 
   private List<Message> accept(
-      EcoRequest req, String groupId, String text, boolean sync, RequestFields f) {
+      EcoRequest req,
+      String groupId,
+      String kind,
+      String text,
+      Optional<MediaRef> media,
+      boolean sync,
+      RequestFields f) {
     return EcoMessageHandlers.accept(
         messages,
         req,
         new SendRequest(
             List.of(new Recipient(groupId, true)),
-            "text",
+            kind,
             text,
             "eco",
             sync,
             f.flag("flag_retry"),
-            Duration.ZERO));
+            Duration.ZERO,
+            media));
   }
 }

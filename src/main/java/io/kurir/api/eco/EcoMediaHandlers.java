@@ -9,6 +9,7 @@ import io.kurir.media.FetchResult;
 import io.kurir.media.FetchedFile;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
+import io.kurir.message.GroupIds;
 import io.kurir.message.MediaRef;
 import io.kurir.message.MessageText;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.Optional;
  */
 public final class EcoMediaHandlers {
   private final EcoMessageHandlers sends;
+  private final EcoGroupHandlers groups;
   private final SafeFetcher fetcher;
   private final MediaFiles files;
   private final long maxKb;
@@ -27,6 +29,7 @@ public final class EcoMediaHandlers {
   public EcoMediaHandlers(
       EcoMessageHandlers sends, SafeFetcher fetcher, MediaFiles files, long maxKb) {
     this.sends = sends;
+    this.groups = sends.groups();
     this.fetcher = fetcher;
     this.files = files;
     this.maxKb = maxKb;
@@ -48,32 +51,73 @@ public final class EcoMediaHandlers {
     send(ctx, req, "file", false);
   }
 
+  void sendImageUrlGroupId(Context ctx, EcoRequest req) {
+    sendToGroup(ctx, req, "image", true);
+  }
+
+  void asyncSendImageUrlGroupId(Context ctx, EcoRequest req) {
+    sendToGroup(ctx, req, "image", false);
+  }
+
+  void sendFileUrlGroupId(Context ctx, EcoRequest req) {
+    sendToGroup(ctx, req, "file", true);
+  }
+
+  void asyncSendFileUrlGroupId(Context ctx, EcoRequest req) {
+    sendToGroup(ctx, req, "file", false);
+  }
+
   private void send(Context ctx, EcoRequest req, String kind, boolean sync) {
-    RequestFields f = req.fields();
-    List<Optional<String>> numbers = sends.numbers(f.required("phone_no"));
-    String caption = MessageText.normalize(f.text("message").orElse(""));
+    List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"));
+    String caption = MessageText.normalize(req.fields().text("message").orElse(""));
+    Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, false);
+    if (kept.isPresent()) {
+      sends.sendToNumbers(ctx, req, numbers, kind, caption, kept, sync);
+    }
+  }
+
+  private void sendToGroup(Context ctx, EcoRequest req, String kind, boolean sync) {
+    Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
+    String caption = MessageText.normalize(req.fields().text("message").orElse(""));
+    Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, true);
+    if (kept.isEmpty()) {
+      return;
+    }
+    if (sync) {
+      groups.sendAndWait(ctx, req, group, kind, caption, kept);
+    } else {
+      groups.queue(ctx, req, group, kind, caption, kept);
+    }
+  }
+
+  /**
+   * Fetches the request's {@code url} and keeps the file; when that fails, answers the failure
+   * (group sends answer {@code other_error} where sends to numbers answer {@code Other error}).
+   */
+  private Optional<MediaRef> fetchOrAnswer(
+      Context ctx, RequestFields f, String kind, boolean toGroup) {
     Optional<String> url = f.text("url");
     if (url.isEmpty()) {
       plain(ctx, EcoResults.URL_WRONG); // real clients forget it; the contract's answer is this
-      return;
+      return Optional.empty();
     }
     boolean image = kind.equals("image");
+    String otherError = toGroup ? EcoResults.GROUP_OTHER_ERROR : EcoResults.OTHER_ERROR;
     FetchResult fetched = fetcher.fetch(url.get());
     String failure =
         switch (fetched) {
           case FetchResult.BadUrl bad -> EcoResults.URL_WRONG;
           case FetchResult.TooLarge tooLarge -> EcoResults.fileMoreThan(maxKb);
           case FetchResult.Unreachable unreachable ->
-              image ? EcoResults.imageNotFound(maxKb) : EcoResults.OTHER_ERROR;
+              image ? EcoResults.imageNotFound(maxKb) : otherError;
           case FetchResult.Fetched ok ->
               image && !ok.file().isImage() ? EcoResults.imageNotFound(maxKb) : null;
         };
     if (failure != null) {
       plain(ctx, failure);
-      return;
+      return Optional.empty();
     }
     FetchedFile file = ((FetchResult.Fetched) fetched).file();
-    MediaRef kept = files.keep(file);
-    sends.sendToNumbers(ctx, req, numbers, kind, caption, Optional.of(kept), sync);
+    return Optional.of(files.keep(file));
   }
 }

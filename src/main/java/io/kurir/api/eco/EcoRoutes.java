@@ -19,6 +19,7 @@ public final class EcoRoutes implements RouteTable {
   private final Tenants tenants;
   private final EcoMessageHandlers messages;
   private final EcoMediaHandlers media;
+  private final EcoUploadHandlers uploads;
   private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
 
@@ -26,11 +27,13 @@ public final class EcoRoutes implements RouteTable {
       Tenants tenants,
       EcoMessageHandlers messages,
       EcoMediaHandlers media,
+      EcoUploadHandlers uploads,
       EcoGroupHandlers groups,
       EcoReportHandlers reports) {
     this.tenants = tenants;
     this.messages = messages;
     this.media = media;
+    this.uploads = uploads;
     this.groups = groups;
     this.reports = reports;
   }
@@ -52,10 +55,17 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
     routes.post("/api/check_number", requireKey(messages::checkNumber));
     routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
+    routes.post("/api/upload/{key}", requireKeyInPath(uploads::uploadByPath));
+    routes.post("/api/upload", requireKey(uploads::upload));
+    routes.post("/api/send_image", requireKey(uploads::sendImage));
     routes.post("/api/send_image_url", requireKey(media::sendImageUrl));
     routes.post("/api/async_send_image_url", requireKey(media::asyncSendImageUrl));
     routes.post("/api/send_file_url", requireKey(media::sendFileUrl));
     routes.post("/api/async_send_file_url", requireKey(media::asyncSendFileUrl));
+    routes.post("/api/send_image_url_group_id", requireKey(media::sendImageUrlGroupId));
+    routes.post("/api/async_send_image_url_group_id", requireKey(media::asyncSendImageUrlGroupId));
+    routes.post("/api/send_file_url_group_id", requireKey(media::sendFileUrlGroupId));
+    routes.post("/api/async_send_file_url_group_id", requireKey(media::asyncSendFileUrlGroupId));
     routes.post("/api/send_group", requireKey(groups::sendGroup));
     routes.post("/api/async_send_group", requireKey(groups::asyncSendGroup));
     routes.post("/api/send_message_group_id", requireKey(groups::sendMessageGroupId));
@@ -78,8 +88,19 @@ public final class EcoRoutes implements RouteTable {
     };
   }
 
+  /** Guard: the {@code {key}} path segment names a device that may be used today. */
+  private Handler requireKeyInPath(EcoHandler handler) {
+    return ctx -> {
+      Device device = deviceOfKey(ctx.pathParam("key").strip());
+      handler.handle(ctx, new EcoRequest(RequestFields.of(ctx), device));
+    };
+  }
+
   private Device deviceOf(RequestFields fields) {
-    String key = fields.required("key").strip();
+    return deviceOfKey(fields.required("key").strip());
+  }
+
+  private Device deviceOfKey(String key) {
     try {
       return tenants.deviceForEcoKey(key);
     } catch (TenantException e) {

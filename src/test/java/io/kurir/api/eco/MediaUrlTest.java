@@ -191,4 +191,46 @@ class MediaUrlTest {
     Eventually.until("sent after the restart", () -> kurir.sandbox().inbox(to).size() == 1);
     assertThat(kurir.sandbox().inbox(to).getFirst().mediaBytes()).isEqualTo(200L);
   }
+
+  @Test
+  void imagesAndFilesToGroups() {
+    String a = Numbers.fresh();
+    String groupId = Numbers.digits(device.number()) + "-1700000001";
+    kurir.sandbox().createGroup(groupId, "Media group", java.util.List.of(device.number(), a));
+    String body =
+        "{\"key\":\""
+            + device.ecoKey()
+            + "\",\"group_id\":\""
+            + groupId
+            + "\",\"message\":\"cap\",\"url\":\"";
+
+    assertThat(kurir.postJson("/api/send_image_url_group_id", body + base + "/logo.png\"}").body())
+        .isEqualTo("success");
+    assertThat(
+            kurir.postJson("/api/send_file_url_group_id", body + base + "/invoice.pdf\"}").body())
+        .isEqualTo("success");
+    assertThat(
+            kurir.postJson("/api/async_send_image_url_group_id", body + base + "/photo\"}").body())
+        .matches("\\d+");
+    assertThat(
+            kurir.postJson("/api/async_send_file_url_group_id", body + base + "/photo\"}").body())
+        .matches("\\d+");
+    Eventually.until("four arrived", () -> kurir.sandbox().inbox(a).size() == 4);
+    assertThat(kurir.sandbox().inbox(a)).extracting(InboxEntry::group).containsOnly(groupId);
+    assertThat(kurir.sandbox().inbox(a))
+        .extracting(InboxEntry::kind)
+        .containsExactly("image", "file", "image", "file");
+
+    assertThat(
+            kurir.postJson("/api/send_file_url_group_id", body + base + "/missing.pdf\"}").body())
+        .isEqualTo("other_error");
+    String unknown =
+        "{\"key\":\""
+            + device.ecoKey()
+            + "\",\"group_id\":\"6281200000000-5\",\"url\":\""
+            + base
+            + "/logo.png\"}";
+    assertThat(kurir.postJson("/api/send_image_url_group_id", unknown).body())
+        .isEqualTo("group_not_found");
+  }
 }

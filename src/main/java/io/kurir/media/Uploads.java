@@ -1,0 +1,141 @@
+package io.kurir.media;
+
+import io.kurir.message.MediaRef;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * Images a device uploaded to send later by name ({@code send_image}'s {@code /media/<name>}). A
+ * name is reduced to safe characters, so no name reaches outside the media folder; uploading a name
+ * again replaces the earlier file. Only images are taken, up to the media size limit.
+ *
+ * <p>Thread-safe.
+ */
+public final class Uploads {
+  /** Why an upload was refused. */
+  public enum Refusal {
+    EMPTY,
+    TOO_LARGE,
+    NOT_AN_IMAGE
+  }
+
+  /** The outcome of an upload: the stored upload's id, or why it was refused. */
+  public record Outcome(Optional<Long> id, Optional<Refusal> refusal) {}
+
+  private final Database db;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final MediaFiles files;
+  private final long maxBytes;
+
+  public Uploads(Database db, IdGenerator ids, Clock clock, MediaFiles files, long maxBytes) {
+    this.db = db;
+    this.ids = ids;
+    this.clock = clock;
+    this.files = files;
+    this.maxBytes = maxBytes;
+  }
+
+  public Outcome upload(Device device, String originalName, byte[] bytes) {
+    if (bytes.length == 0) {
+      return refused(Refusal.EMPTY);
+    }
+    if (bytes.length > maxBytes) {
+      return refused(Refusal.TOO_LARGE);
+    }
+    String type = FileTypes.sniff(bytes);
+    if (!type.startsWith("image/")) {
+      return refused(Refusal.NOT_AN_IMAGE);
+    }
+    String name = safeName(originalName, type);
+    MediaRef kept = files.keep(new FetchedFile(name, type, bytes));
+    long id = ids.next();
+    long now = clock.millis();
+    db.writes()
+        .write(
+            h -> {
+              int replaced =
+                  h.createUpdate(
+                          "UPDATE upload SET mime_type = ?, path = ?, size = ?, created_at = ?"
+                              + " WHERE device_id = ? AND name = ?")
+                      .bind(0, type)
+                      .bind(1, kept.path().toString())
+                      .bind(2, bytes.length)
+                      .bind(3, now)
+                      .bind(4, device.id())
+                      .bind(5, name)
+                      .execute();
+              if (replaced == 0) {
+                h.createUpdate(
+                        "INSERT INTO upload (id, device_id, name, mime_type, path, size, created_at)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    .bind(0, id)
+                    .bind(1, device.id())
+                    .bind(2, name)
+                    .bind(3, type)
+                    .bind(4, kept.path().toString())
+                    .bind(5, bytes.length)
+                    .bind(6, now)
+                    .execute();
+              }
+              return null;
+            });
+    return new Outcome(Optional.of(idOf(device, name).orElse(id)), Optional.empty());
+  }
+
+  /**
+   * The upload a {@code send_image} names: {@code /media/<name>}, or the bare name, as it was
+   * uploaded (it is reduced the same way).
+   */
+  public Optional<MediaRef> find(Device device, String reference) {
+    String raw = reference.strip();
+    if (raw.startsWith("/media/")) {
+      raw = raw.substring("/media/".length());
+    }
+    String path = raw.replace('\\', '/');
+    String name = FileTypes.sanitize(path.substring(path.lastIndexOf('/') + 1));
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT name, mime_type, path FROM upload WHERE device_id = ? AND name = ?")
+                    .bind(0, device.id())
+                    .bind(1, name)
+                    .map(
+                        (rs, ctx) ->
+                            new MediaRef(
+                                rs.getString("name"),
+                                rs.getString("mime_type"),
+                                Path.of(rs.getString("path"))))
+                    .findOne());
+  }
+
+  private Optional<Long> idOf(Device device, String name) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT id FROM upload WHERE device_id = ? AND name = ?")
+                    .bind(0, device.id())
+                    .bind(1, name)
+                    .mapTo(Long.class)
+                    .findOne());
+  }
+
+  private static String safeName(String original, String type) {
+    // Browsers and curl may send a path ("C:\\fakepath\\x.png", "../x.png"): only its last part.
+    String path = original == null ? "" : original.replace('\\', '/');
+    String name = FileTypes.sanitize(path.substring(path.lastIndexOf('/') + 1));
+    if (name.isEmpty() || name.chars().allMatch(c -> c == '.' || c == '_')) {
+      name = "image";
+    }
+    return name.contains(".") ? name : name + FileTypes.extensionOf(type);
+  }
+
+  private static Outcome refused(Refusal why) {
+    return new Outcome(Optional.empty(), Optional.of(why));
+  }
+}

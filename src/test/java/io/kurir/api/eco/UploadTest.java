@@ -1,0 +1,159 @@
+package io.kurir.api.eco;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code /api/upload/{key}}, {@code /api/upload} and {@code /api/send_image}. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class UploadTest {
+  TestGateway kurir;
+  Device device;
+
+  @BeforeAll
+  void start(@TempDir Path dir) {
+    kurir = TestGateway.start(dir, "--media.max-size=64KB");
+    device = kurir.newDevice();
+  }
+
+  @AfterAll
+  void stop() {
+    kurir.close();
+  }
+
+  /** A multipart body with an optional key field and one file part. */
+  private Reply upload(String path, String key, String filename, byte[] content) {
+    String boundary = "----kurir" + System.nanoTime();
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    if (key != null) {
+      body.writeBytes(
+          ("--"
+                  + boundary
+                  + "\r\nContent-Disposition: form-data; name=\"key\"\r\n\r\n"
+                  + key
+                  + "\r\n")
+              .getBytes(StandardCharsets.UTF_8));
+    }
+    if (content != null) {
+      body.writeBytes(
+          ("--"
+                  + boundary
+                  + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\""
+                  + filename
+                  + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+              .getBytes(StandardCharsets.UTF_8));
+      body.writeBytes(content);
+      body.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+    }
+    body.writeBytes(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+    return kurir.send(
+        HttpRequest.newBuilder(URI.create(kurir.url(path)))
+            .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()))
+            .build());
+  }
+
+  private Reply sendImage(String to, String filename) {
+    return kurir.postJson(
+        "/api/send_image",
+        "{\"key\":\""
+            + device.ecoKey()
+            + "\",\"phone_no\":\""
+            + to
+            + "\",\"filename\":\""
+            + filename
+            + "\",\"message\":\"caption\"}");
+  }
+
+  @Test
+  void uploadThenSendByName() {
+    assertThat(upload("/api/upload/" + device.ecoKey(), null, "promo.png", MediaUrlTest.PNG).body())
+        .isEqualTo("success");
+    Reply byField =
+        upload("/api/upload", device.ecoKey(), "C:\\fakepath\\photo.jpg", MediaUrlTest.JPEG);
+    assertThat(byField.body()).matches("\\d+");
+
+    String to = Numbers.fresh();
+    assertThat(sendImage(to, "/media/promo.png").body()).isEqualTo("success");
+    assertThat(sendImage(to, "photo.jpg").body()).isEqualTo("success");
+    assertThat(kurir.sandbox().inbox(to))
+        .extracting(InboxEntry::mediaName)
+        .containsExactly("promo.png", "photo.jpg");
+    assertThat(kurir.sandbox().inbox(to))
+        .extracting(InboxEntry::mediaBytes)
+        .containsExactly(200L, 300L);
+  }
+
+  @Test
+  void aReUploadReplacesTheFileAndKeepsItsId() {
+    String first = upload("/api/upload", device.ecoKey(), "banner.png", MediaUrlTest.PNG).body();
+    String second =
+        upload(
+                "/api/upload",
+                device.ecoKey(),
+                "banner.png",
+                MediaUrlTest.bytes(new int[] {0x89, 'P', 'N', 'G'}, 500))
+            .body();
+    assertThat(second).isEqualTo(first);
+    String to = Numbers.fresh();
+    sendImage(to, "/media/banner.png");
+    assertThat(kurir.sandbox().inbox(to).getFirst().mediaBytes()).isEqualTo(500L);
+  }
+
+  @Test
+  void refusalsAndMissingFiles() {
+    assertThat(sendImage(Numbers.fresh(), "/media/never-uploaded.png").body())
+        .isEqualTo("file_not_exists");
+    assertThat(sendImage(Numbers.fresh(), "/media/../../etc/passwd").body())
+        .isEqualTo("file_not_exists");
+
+    Reply notImage = upload("/api/upload/" + device.ecoKey(), null, "doc.pdf", MediaUrlTest.PDF);
+    assertThat(notImage.status()).isEqualTo(415);
+    assertThat(notImage.body()).isEqualTo("file_type_not_allowed");
+    Reply big =
+        upload(
+            "/api/upload/" + device.ecoKey(),
+            null,
+            "big.png",
+            MediaUrlTest.bytes(new int[] {0x89, 'P', 'N', 'G'}, 100 * 1024));
+    assertThat(big.status()).isEqualTo(413);
+    assertThat(big.body()).isEqualTo("file_more_than_64KB");
+    Reply noFile = upload("/api/upload/" + device.ecoKey(), null, null, null);
+    assertThat(noFile.status()).isEqualTo(400);
+    assertThat(noFile.body()).isEqualTo("file_empty");
+    Reply badKey = upload("/api/upload/not-a-key", null, "x.png", MediaUrlTest.PNG);
+    assertThat(badKey.status()).isEqualTo(401);
+    assertThat(badKey.body()).isEqualTo("invalid_key");
+    Reply notMultipart = kurir.postJson("/api/upload/" + device.ecoKey(), "{}");
+    assertThat(notMultipart.status()).isEqualTo(400);
+  }
+
+  @Test
+  void namesCannotEscapeTheMediaFolder() {
+    assertThat(
+            upload(
+                    "/api/upload/" + device.ecoKey(),
+                    null,
+                    "../../../../tmp/evil.png",
+                    MediaUrlTest.PNG)
+                .body())
+        .isEqualTo("success");
+    String to = Numbers.fresh();
+    assertThat(sendImage(to, "/media/evil.png").body()).isEqualTo("success");
+    assertThat(kurir.sandbox().inbox(to).getFirst().mediaName()).isEqualTo("evil.png");
+  }
+}
