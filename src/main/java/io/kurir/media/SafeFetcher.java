@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Fetches a URL a caller gave (an image or file to send) without letting the caller use Kurir to
@@ -33,10 +34,19 @@ public final class SafeFetcher {
   private static final int MAX_REDIRECTS = 5;
 
   private final Settings.Media limits;
+  private final Predicate<InetAddress> internal;
   private final HttpClient http;
 
   public SafeFetcher(Settings.Media limits) {
+    this(limits, SafeFetcher::isInternal);
+  }
+
+  /**
+   * With another notion of "internal": tests use it to stand a loopback alias for a private net.
+   */
+  SafeFetcher(Settings.Media limits, Predicate<InetAddress> internal) {
     this.limits = limits;
+    this.internal = internal;
     this.http =
         HttpClient.newBuilder()
             .followRedirects(HttpClient.Redirect.NEVER) // each hop is checked here
@@ -148,7 +158,7 @@ public final class SafeFetcher {
       return Optional.empty();
     }
     for (InetAddress a : addresses) {
-      if (isInternal(a)) {
+      if (internal.test(a)) {
         return Optional.of(uri.getHost() + " is an internal address (" + a.getHostAddress() + ")");
       }
     }

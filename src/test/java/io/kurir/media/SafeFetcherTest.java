@@ -58,4 +58,32 @@ class SafeFetcherTest {
         .doesNotContain("/");
     assertThat(FileTypes.nameFor(URI.create("http://h/"), "application/pdf")).isEqualTo("file.pdf");
   }
+
+  @Test
+  void aRedirectToAnInternalAddressIsRefusedAtThatHop() throws Exception {
+    // 127.0.0.2 stands for a private network here: the first hop (127.0.0.1) is allowed, the
+    // redirect target is not, so only the per-hop check can refuse it.
+    var server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    int port = server.getAddress().getPort();
+    server.createContext(
+        "/jump",
+        exchange -> {
+          exchange.getResponseHeaders().add("Location", "http://127.0.0.2:" + port + "/secret.png");
+          exchange.sendResponseHeaders(302, -1);
+          exchange.close();
+        });
+    server.start();
+    try {
+      SafeFetcher guarded =
+          new SafeFetcher(
+              new Settings.Media(64 * 1024, false, Duration.ofSeconds(2)),
+              a -> a.getHostAddress().equals("127.0.0.2"));
+      FetchResult result = guarded.fetch("http://127.0.0.1:" + port + "/jump");
+      assertThat(result).isInstanceOf(FetchResult.BadUrl.class);
+      assertThat(((FetchResult.BadUrl) result).why()).contains("127.0.0.2");
+    } finally {
+      server.stop(0);
+    }
+  }
 }

@@ -61,10 +61,19 @@ class RetryPolicyTest {
 
   @Test
   void doublingStopsGrowingAfterTwentyDoublings() {
-    RetryPolicy policy = new RetryPolicy(Duration.ofSeconds(1), 40);
+    // A first wait of 1 ms keeps 2^20 of it (17.5 min) under the one-hour cap.
+    RetryPolicy policy = new RetryPolicy(Duration.ofMillis(1), 40);
 
-    assertThat(policy.backoffAfter(21)).contains(Duration.ofSeconds(1L << 20));
-    assertThat(policy.backoffAfter(22)).contains(Duration.ofSeconds(1L << 20));
-    assertThat(policy.backoffAfter(40)).contains(Duration.ofSeconds(1L << 20));
+    assertThat(policy.backoffAfter(21)).contains(Duration.ofMillis(1L << 20));
+    assertThat(policy.backoffAfter(22)).contains(Duration.ofMillis(1L << 20));
+    assertThat(policy.backoffAfter(40)).contains(Duration.ofMillis(1L << 20));
+  }
+
+  @Test
+  void theWaitIsCappedAtAnHour() {
+    RetryPolicy policy = new RetryPolicy(Duration.ofMinutes(10), 20);
+    assertThat(policy.backoffAfter(3)).contains(Duration.ofMinutes(40));
+    assertThat(policy.backoffAfter(4)).contains(RetryPolicy.MAX_BACKOFF);
+    assertThat(policy.backoffAfter(20)).contains(Duration.ofHours(1));
   }
 }

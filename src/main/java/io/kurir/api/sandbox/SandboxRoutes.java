@@ -71,6 +71,7 @@ public final class SandboxRoutes implements RouteTable {
     r.post("/sandbox/devices/{device}/online", guarded(ctx -> setOnline(ctx, true)));
     r.post("/sandbox/devices/{device}/offline", guarded(ctx -> setOnline(ctx, false)));
     r.post("/sandbox/devices/{device}/incoming", guarded(this::incoming));
+    r.post("/sandbox/devices/{device}/multi-device", guarded(this::multiDevice));
     r.post("/sandbox/failures", guarded(this::injectFailure));
     r.delete("/sandbox/failures", guarded(this::clearFailures));
   }
@@ -194,6 +195,18 @@ public final class SandboxRoutes implements RouteTable {
     reply.put("target", target);
     reply.put("kind", kind.name().toLowerCase(Locale.ROOT));
     reply.put("count", count);
+    ctx.json(reply);
+  }
+
+  /** Marks the device's account as multi-device or not ({@code getGroupMember} answers failed). */
+  private void multiDevice(Context ctx) {
+    Device device = device(ctx);
+    RequestFields f = RequestFields.of(ctx);
+    boolean enabled = f.text("enabled").isEmpty() || f.flag("enabled");
+    network.setMultiDevice(device.id(), enabled);
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("device", Long.toString(device.id()));
+    reply.put("multiDevice", enabled);
     ctx.json(reply);
   }
 

@@ -159,4 +159,24 @@ class SandboxApiTest {
     assertThat(kurir.get("/sandbox/phones/abc/inbox", AUTH).body()).contains("number_not_valid");
     assertThat(control("/sandbox/devices/999999/pair", "").status()).isEqualTo(404);
   }
+
+  @Test
+  void aDeviceCanBeMarkedNotMultiDevice() {
+    control("/sandbox/devices/" + device.id() + "/pair", "");
+    String groupId = "6281100003001-42";
+    control(
+        "/sandbox/groups",
+        "{\"id\":\"" + groupId + "\",\"members\":\"6281100003001,081234500009\"}");
+    String members = "{\"key\":\"" + device.ecoKey() + "\",\"group_id\":\"" + groupId + "\"}";
+    assertThat(kurir.postJson("/api/getGroupMember", members).body())
+        .isEqualTo("6281100003001,6281234500009");
+
+    assertThat(
+            control("/sandbox/devices/" + device.id() + "/multi-device", "{\"enabled\":false}")
+                .body())
+        .contains("\"multiDevice\":false");
+    assertThat(kurir.postJson("/api/getGroupMember", members).body()).isEqualTo("failed");
+    control("/sandbox/devices/" + device.id() + "/multi-device", "{\"enabled\":true}");
+    assertThat(kurir.postJson("/api/getGroupMember", members).body()).startsWith("6281100003001");
+  }
 }
