@@ -74,7 +74,7 @@ public final class Bench {
       } else {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
-                + " [--only=startup,idle,noop,async,sync,e2e,otp]");
+                + " [--only=startup,idle,noop,async,sync,e2e,otp,report]");
         System.exit(2);
       }
     }
@@ -142,6 +142,9 @@ public final class Bench {
       }
       if (wanted("otp")) {
         otpBehindQueue(gateway, otp);
+      }
+      if (wanted("report")) {
+        reportOverAMillion(gateway, license);
       }
     }
     print();
@@ -329,6 +332,83 @@ public final class Bench {
             "sync send_message on the device whose queue holds ≥ "
                 + String.format(Locale.ROOT, "%,d", queuedAtOtp)
                 + " async messages; 5 rounds"));
+  }
+
+  /** report_json on a device with 1,000,000 messages spread over the last 40 days. */
+  private void reportOverAMillion(Gateway gateway, License license) throws Exception {
+    log("report_json over a device with 1,000,000 messages");
+    Device device = newDevice(gateway, license, "+6281100000009");
+    long now = System.currentTimeMillis();
+    long span = Duration.ofDays(40).toMillis();
+    try (Database db = Database.open(gateway.settings().databaseUrl())) {
+      for (int batch = 0; batch < 100; batch++) {
+        int first = batch * 10_000;
+        db.writes()
+            .write(
+                h -> {
+                  try (var insert =
+                      h.getConnection()
+                          .prepareStatement(
+                              "INSERT INTO message (id, device_id, recipient, recipient_type, kind,"
+                                  + " body, api, sync, retry, attempts, state, not_before,"
+                                  + " created_at, status_at) VALUES (?, ?, ?, 'number', 'text', ?,"
+                                  + " 'bench', 0, 0, 1, 'read', ?, ?, ?)")) {
+                    for (int i = first; i < first + 10_000; i++) {
+                      long at = now - span + (span * i / 1_000_000);
+                      insert.setLong(1, 9_000_000_000_000L + i);
+                      insert.setLong(2, device.id());
+                      insert.setString(3, RECIPIENT);
+                      insert.setString(4, (i % 100 == 0 ? "Tagihan bulan ini " : "Halo ") + i);
+                      insert.setLong(5, at);
+                      insert.setLong(6, at);
+                      insert.setLong(7, at);
+                      insert.addBatch();
+                    }
+                    insert.executeBatch();
+                  }
+                  return null;
+                });
+      }
+    }
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    for (String[] q :
+        new String[][] {
+          {"today", ""}, {"today", "tagihan"}, {"7days", "tagihan"}, {"month", "zzz-nothing"}
+        }) {
+      String keyword = q[1].isEmpty() ? "" : ",\"keyword\":\"" + q[1] + "\"";
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/api/report_json"))
+              .POST(
+                  HttpRequest.BodyPublishers.ofString(
+                      "{\"key\":\""
+                          + device.ecoKey()
+                          + "\",\"time_choose\":\""
+                          + q[0]
+                          + "\""
+                          + keyword
+                          + "}"))
+              .build();
+      List<Double> millis = new ArrayList<>();
+      int rowsSeen = 0;
+      for (int i = 0; i < 5; i++) {
+        long t = System.nanoTime();
+        HttpResponse<String> reply = client.send(request, HttpResponse.BodyHandlers.ofString());
+        millis.add((System.nanoTime() - t) / 1e6);
+        rowsSeen = reply.body().split("\"message_id\"", -1).length - 1;
+      }
+      millis.sort(Comparator.naturalOrder());
+      rows.add(
+          new Row(
+              "report_json " + q[0] + (q[1].isEmpty() ? "" : " keyword '" + q[1] + "'"),
+              String.format(Locale.ROOT, "%.0f ms", millis.get(2)),
+              Double.NaN,
+              String.format(Locale.ROOT, "%.0f ms", millis.get(2)),
+              String.format(Locale.ROOT, "%.0f ms (max)", millis.getLast()),
+              String.format(
+                  Locale.ROOT,
+                  "device with 1,000,000 messages over 40 days; %,d rows returned; median of 5",
+                  rowsSeen)));
+    }
   }
 
   // --- helpers
