@@ -138,4 +138,19 @@ class GroupSendTest {
       kurir.sandbox().setDeviceOnline(device.id(), true);
     }
   }
+
+  @Test
+  void inviteCodeStyleIdsWork() {
+    String code = "AbCdEfGhIjKlMnOpQrStUv"; // 22 characters
+    String c = Numbers.fresh();
+    kurir.sandbox().createGroup(code, "Invite", List.of(device.number(), c));
+    assertThat(
+            post("/api/send_message_group_id", "\"group_id\":\"" + code + "\",\"message\":\"hi\"")
+                .body())
+        .isEqualTo("success");
+    assertThat(texts(c)).containsExactly("hi");
+    assertThat(
+            post("/api/send_message_group_id", "\"group_id\":\"AbCdEf\",\"message\":\"hi\"").body())
+        .isEqualTo("group_not_found");
+  }
 }

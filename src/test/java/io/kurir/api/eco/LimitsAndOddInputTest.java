@@ -166,4 +166,29 @@ class LimitsAndOddInputTest {
       assertThat(paced.gateway().messages().queued(d.id())).as("the rest was withdrawn").isZero();
     }
   }
+
+  @Test
+  void urlsOfInternalAddressesAreWrongByDefault() {
+    String to = Numbers.fresh();
+    for (String url :
+        new String[] {
+          "http://localhost/logo.png",
+          kurir.url("/api/send_message"),
+          "http://169.254.169.254/latest"
+        }) {
+      assertThat(
+              send("/api/send_image_url", "\"phone_no\":\"" + to + "\",\"url\":\"" + url + "\"")
+                  .body())
+          .as(url)
+          .isEqualTo("url_wrong");
+      assertThat(
+              send(
+                      "/api/async_send_file_url",
+                      "\"phone_no\":\"" + to + "\",\"url\":\"" + url + "\"")
+                  .body())
+          .as(url)
+          .isEqualTo("url_wrong");
+    }
+    assertThat(kurir.sandbox().inbox(to)).isEmpty();
+  }
 }
