@@ -16,6 +16,7 @@ import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
+import io.kurir.message.Message;
 import io.kurir.message.Messages;
 import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
@@ -123,6 +124,7 @@ public final class Gateway implements AutoCloseable {
       tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
     }
     tables.addAll(extraRoutes);
+    List<Message> pending = messages.pendingNow(); // before any new request can add to it
     try {
       this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
     } catch (RuntimeException e) {
@@ -131,7 +133,7 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     // Only now: a gateway that cannot serve must not send what an earlier run left pending.
-    messages.resumePending();
+    messages.resume(pending);
   }
 
   /** Starts a gateway with its own sandbox network. */

@@ -35,12 +35,16 @@ public final class MediaFiles {
       if (!Files.exists(target)) {
         Files.createDirectories(target.getParent());
         Path temp = Files.createTempFile(target.getParent(), hash, ".part");
-        try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-          out.write(ByteBuffer.wrap(file.bytes()));
-          out.force(true);
+        try {
+          try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            out.write(ByteBuffer.wrap(file.bytes()));
+            out.force(true);
+          }
+          Files.move(
+              temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+          Files.deleteIfExists(temp);
         }
-        Files.move(
-            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot keep " + file.name() + " under " + folder, e);

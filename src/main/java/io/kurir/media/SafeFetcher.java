@@ -13,8 +13,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -32,6 +37,9 @@ import java.util.function.Predicate;
  */
 public final class SafeFetcher {
   private static final int MAX_REDIRECTS = 5;
+  private static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().daemon(true).name("fetch-deadlines").unstarted(r));
 
   private final Settings.Media limits;
   private final Predicate<InetAddress> internal;
@@ -55,7 +63,19 @@ public final class SafeFetcher {
             .build();
   }
 
+  /** Fetches within the configured timeout, for every hop and the body together. */
   public FetchResult fetch(String rawUrl) {
+    return fetch(rawUrl, Instant.now().plus(limits.fetchTimeout()));
+  }
+
+  /**
+   * Fetches {@code rawUrl}, giving up at {@code deadline} (or the configured timeout, if sooner):
+   * one deadline for every redirect hop and for reading the body, so a server that trickles bytes
+   * cannot hold the caller.
+   */
+  public FetchResult fetch(String rawUrl, Instant deadline) {
+    Instant configured = Instant.now().plus(limits.fetchTimeout());
+    Instant until = deadline.isBefore(configured) ? deadline : configured;
     Optional<URI> first = parse(rawUrl);
     if (first.isEmpty()) {
       return new FetchResult.BadUrl("not an http or https URL");
@@ -66,11 +86,15 @@ public final class SafeFetcher {
       if (refused.isPresent()) {
         return new FetchResult.BadUrl(refused.get());
       }
+      Duration left = Duration.between(Instant.now(), until);
+      if (left.isNegative() || left.isZero()) {
+        return new FetchResult.Unreachable("timed out");
+      }
       HttpResponse<InputStream> response;
       try {
         response =
             http.send(
-                HttpRequest.newBuilder(uri).timeout(limits.fetchTimeout()).GET().build(),
+                HttpRequest.newBuilder(uri).timeout(left).GET().build(),
                 HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         return new FetchResult.Unreachable(e.toString());
@@ -96,19 +120,28 @@ public final class SafeFetcher {
         close(response);
         return new FetchResult.Unreachable("HTTP " + status);
       }
-      return read(uri, response);
+      return read(uri, response, until);
     }
     return new FetchResult.Unreachable("too many redirects");
   }
 
-  private FetchResult read(URI uri, HttpResponse<InputStream> response) {
+  private FetchResult read(URI uri, HttpResponse<InputStream> response, Instant until) {
     long declared = response.headers().firstValueAsLong("Content-Length").orElse(-1);
     if (declared > limits.maxBytes()) {
       close(response);
       return new FetchResult.TooLarge();
     }
+    // Closing the stream at the deadline ends a read that is still waiting for bytes.
+    ScheduledFuture<?> cutOff =
+        TIMER.schedule(
+            () -> close(response),
+            Math.max(1, Duration.between(Instant.now(), until).toMillis()),
+            TimeUnit.MILLISECONDS);
     try (InputStream body = response.body()) {
       byte[] bytes = body.readNBytes((int) Math.min(limits.maxBytes() + 1, Integer.MAX_VALUE));
+      if (Instant.now().isAfter(until)) {
+        return new FetchResult.Unreachable("timed out while reading");
+      }
       if (bytes.length > limits.maxBytes()) {
         return new FetchResult.TooLarge();
       }
@@ -119,6 +152,8 @@ public final class SafeFetcher {
       return new FetchResult.Fetched(new FetchedFile(FileTypes.nameFor(uri, type), type, bytes));
     } catch (IOException e) {
       return new FetchResult.Unreachable(e.toString());
+    } finally {
+      cutOff.cancel(false);
     }
   }
 
@@ -183,9 +218,41 @@ public final class SafeFetcher {
           || first >= 240; // reserved and broadcast
     }
     if (a instanceof Inet6Address) {
-      return (b[0] & 0xfe) == 0xfc; // unique-local fc00::/7
+      if ((b[0] & 0xfe) == 0xfc) {
+        return true; // unique-local fc00::/7
+      }
+      // Forms that carry an IPv4 address: IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4
+      // 2002::/16. They reach the IPv4 address inside, so that address decides.
+      byte[] v4 = null;
+      if (allZero(b, 0, 12)) {
+        v4 = java.util.Arrays.copyOfRange(b, 12, 16);
+      } else if ((b[0] & 0xff) == 0x00
+          && (b[1] & 0xff) == 0x64
+          && (b[2] & 0xff) == 0xff
+          && (b[3] & 0xff) == 0x9b
+          && allZero(b, 4, 12)) {
+        v4 = java.util.Arrays.copyOfRange(b, 12, 16);
+      } else if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x02) {
+        v4 = java.util.Arrays.copyOfRange(b, 2, 6);
+      }
+      if (v4 != null) {
+        try {
+          return isInternal(InetAddress.getByAddress(v4));
+        } catch (java.net.UnknownHostException impossible) {
+          return true;
+        }
+      }
     }
     return false;
+  }
+
+  private static boolean allZero(byte[] b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (b[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void close(HttpResponse<InputStream> response) {

@@ -51,8 +51,8 @@ public final class Uploads {
     if (!type.startsWith("image/")) {
       return refused(Refusal.NOT_AN_IMAGE);
     }
-    String name = safeName(originalName, type);
-    MediaRef kept = files.keep(new FetchedFile(name, type, bytes));
+    String name = keyOf(originalName);
+    MediaRef kept = files.keep(new FetchedFile(displayName(name, type), type, bytes));
     long id = ids.next();
     long now = clock.millis();
     db.writes()
@@ -96,8 +96,7 @@ public final class Uploads {
     if (raw.startsWith("/media/")) {
       raw = raw.substring("/media/".length());
     }
-    String path = raw.replace('\\', '/');
-    String name = FileTypes.sanitize(path.substring(path.lastIndexOf('/') + 1));
+    String name = keyOf(raw);
     return db.jdbi()
         .withHandle(
             h ->
@@ -108,7 +107,7 @@ public final class Uploads {
                     .map(
                         (rs, ctx) ->
                             new MediaRef(
-                                rs.getString("name"),
+                                displayName(rs.getString("name"), rs.getString("mime_type")),
                                 rs.getString("mime_type"),
                                 Path.of(rs.getString("path"))))
                     .findOne());
@@ -125,14 +124,21 @@ public final class Uploads {
                     .findOne());
   }
 
-  private static String safeName(String original, String type) {
-    // Browsers and curl may send a path ("C:\\fakepath\\x.png", "../x.png"): only its last part.
-    String path = original == null ? "" : original.replace('\\', '/');
+  /**
+   * The name an upload is stored and found under, the same at both ends: the last path part
+   * (browsers send {@code C:\\fakepath\\x.png}), reduced to safe characters, {@code image} when
+   * nothing is left. No extension is added here, so {@code /media/photo} finds what was uploaded as
+   * {@code photo}.
+   */
+  static String keyOf(String reference) {
+    String path = reference == null ? "" : reference.strip().replace('\\', '/');
     String name = FileTypes.sanitize(path.substring(path.lastIndexOf('/') + 1));
-    if (name.isEmpty() || name.chars().allMatch(c -> c == '.' || c == '_')) {
-      name = "image";
-    }
-    return name.contains(".") ? name : name + FileTypes.extensionOf(type);
+    return name.isEmpty() || name.chars().allMatch(c -> c == '.' || c == '_') ? "image" : name;
+  }
+
+  /** The name the recipient sees: the key, with an extension from the type when it has none. */
+  private static String displayName(String key, String type) {
+    return key.contains(".") ? key : key + FileTypes.extensionOf(type);
   }
 
   private static Outcome refused(Refusal why) {

@@ -49,6 +49,9 @@ public final class Messages implements DriverListener, AutoCloseable {
 
   private static final Duration CALLER_PATIENCE = Duration.ofSeconds(14);
 
+  /** How long an accept waits for its commit: past the 15 s every client gives up anyway. */
+  private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(14);
+
   /** How long a stop waits for sends in progress. */
   private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
@@ -85,7 +88,19 @@ public final class Messages implements DriverListener, AutoCloseable {
 
   /** Picks up every message accepted before the last stop and not sent yet. */
   public void resumePending() {
-    List<Message> pending = store.pending();
+    resume(pendingNow());
+  }
+
+  /**
+   * The messages still pending right now. Read before the gateway serves requests: a message
+   * accepted afterwards is queued by its own accept, and must not be queued a second time.
+   */
+  public List<Message> pendingNow() {
+    return store.pending();
+  }
+
+  /** Queues messages read by {@link #pendingNow}. */
+  public void resume(List<Message> pending) {
     for (Message m : pending) {
       senderOf(m.deviceId()).ifPresent(s -> s.enqueue(m));
     }
@@ -135,8 +150,19 @@ public final class Messages implements DriverListener, AutoCloseable {
               now,
               request.media()));
     }
-    store.insert(messages).join();
+    // The sender first: a gateway that is stopping refuses before anything is stored, so a
+    // caller told "stopping" never finds the message sent after the next start.
     DeviceSender sender = senderFor(device);
+    try {
+      store.insert(messages).get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("the database did not commit within " + ACCEPT_TIMEOUT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while accepting", e);
+    }
     for (Message m : messages) {
       if (m.sync()) {
         outcomes.expect(m.id()); // before the sender can report it

@@ -5,9 +5,11 @@ import io.kurir.tenant.Device;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Message reports of a device over a {@link Period}, filtered in the database by the device and
@@ -18,6 +20,9 @@ import java.util.Optional;
 public final class Reports {
   /** Rows of one report at most: the newest are kept. */
   public static final int MAX_ROWS = 10_000;
+
+  /** Characters of text in one report at most (long texts count in full): the newest are kept. */
+  public static final long MAX_TEXT_CHARS = 20_000_000;
 
   /** One message in a report. */
   public record Row(
@@ -81,7 +86,7 @@ public final class Reports {
                                     rs.getString("recipient"),
                                     rs.getString("state"),
                                     Instant.ofEpochMilli(rs.getLong("created_at"))))
-                        .list());
+                        .withStream(Reports::withinTextBudget));
     if (!rows.isEmpty()) {
       return new Result.Found(rows.reversed());
     }
@@ -89,6 +94,24 @@ public final class Reports {
       return new Result.NoMatch();
     }
     return new Result.NoData();
+  }
+
+  /**
+   * The newest rows whose texts fit in {@link #MAX_TEXT_CHARS}, read one at a time so that a report
+   * of long texts stops before it can exhaust memory.
+   */
+  private static List<Row> withinTextBudget(Stream<Row> newestFirst) {
+    List<Row> kept = new ArrayList<>();
+    long chars = 0;
+    for (var it = newestFirst.iterator(); it.hasNext(); ) {
+      Row row = it.next();
+      chars += row.text().length();
+      if (chars > MAX_TEXT_CHARS && !kept.isEmpty()) {
+        break;
+      }
+      kept.add(row);
+    }
+    return kept;
   }
 
   private boolean anyIn(Device device, long from, long to) {

@@ -26,9 +26,18 @@ public final class InstanceLock implements AutoCloseable {
   /** Locks the database of {@code jdbcUrl}, or says which gateway holds it. */
   public static InstanceLock acquire(String jdbcUrl) {
     String file = jdbcUrl.substring("jdbc:sqlite:".length());
-    Path lockFile = Path.of(file + ".lock").toAbsolutePath();
+    if (file.startsWith("file:")) {
+      file = file.substring("file:".length());
+    }
+    int query = file.indexOf('?');
+    if (query >= 0) {
+      file = file.substring(0, query);
+    }
+    Path db = Path.of(file).toAbsolutePath();
     try {
-      Files.createDirectories(lockFile.getParent());
+      // One lock per real file, however the URL spells it (relative path, symlinked folder).
+      Files.createDirectories(db.getParent());
+      Path lockFile = db.getParent().toRealPath().resolve(db.getFileName() + ".lock");
       FileChannel channel =
           FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       FileLock lock;
@@ -46,7 +55,7 @@ public final class InstanceLock implements AutoCloseable {
       }
       return new InstanceLock(channel, lock);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot lock " + lockFile + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot lock the database " + db + ": " + e.getMessage(), e);
     }
   }
 

@@ -196,7 +196,12 @@ public final class WriteQueue implements AutoCloseable {
     } catch (
         Throwable batchFailure) { // an Error too: the transaction must not leak into the next batch
       rollbackQuietly(handle);
-      if (isBusy(batchFailure) && busyRetries < 3) {
+      if (isBusy(batchFailure) && busyRetries >= 3) {
+        // Still locked by another process: splitting would make every task wait it out again.
+        batch.forEach(p -> p.done.completeExceptionally(batchFailure));
+        return;
+      }
+      if (isBusy(batchFailure)) {
         // Another process holds the database (./kurir admin): the whole batch waits its turn,
         // rather than each task waiting out the busy timeout on its own.
         commitBatch(handle, batch, busyRetries + 1);

@@ -28,7 +28,10 @@ class SafeFetcherTest {
         "http://100.64.0.1/x.png",
         "http://0.0.0.0/x.png",
         "http://[fd00::1]/x.png",
-        "http://[fe80::1]/x.png"
+        "http://[fe80::1]/x.png",
+        "http://[::7f00:1]/x.png",
+        "http://[64:ff9b::a00:1]/x.png",
+        "http://[2002:a9fe:a9fe::]/x.png"
       })
   void internalAddressesAreRefusedBeforeAnyConnection(String url) {
     assertThat(fetcher.fetch(url)).isInstanceOf(FetchResult.BadUrl.class);
@@ -83,6 +86,40 @@ class SafeFetcherTest {
       assertThat(result).isInstanceOf(FetchResult.BadUrl.class);
       assertThat(((FetchResult.BadUrl) result).why()).contains("127.0.0.2");
     } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void aServerThatTricklesItsBodyIsCutOffAtTheDeadline() throws Exception {
+    var release = new java.util.concurrent.CountDownLatch(1);
+    var server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/trickle.png",
+        exchange -> {
+          exchange.sendResponseHeaders(200, 1000);
+          exchange.getResponseBody().write(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+          exchange.getResponseBody().flush();
+          try {
+            release.await(10, java.util.concurrent.TimeUnit.SECONDS); // the rest never comes
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          exchange.close();
+        });
+    server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+    server.start();
+    try {
+      SafeFetcher patient =
+          new SafeFetcher(new Settings.Media(64 * 1024, true, Duration.ofSeconds(1)));
+      long started = System.nanoTime();
+      FetchResult result =
+          patient.fetch("http://127.0.0.1:" + server.getAddress().getPort() + "/trickle.png");
+      assertThat(result).isInstanceOf(FetchResult.Unreachable.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+    } finally {
+      release.countDown();
       server.stop(0);
     }
   }

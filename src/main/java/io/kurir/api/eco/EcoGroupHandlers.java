@@ -38,7 +38,13 @@ public final class EcoGroupHandlers {
       return;
     }
     sendAndWait(
-        ctx, req, messages.groupIdByName(req.device(), name), "text", text, Optional.empty());
+        ctx,
+        req,
+        messages.groupIdByName(req.device(), name),
+        "text",
+        text,
+        Optional.empty(),
+        Instant.now());
   }
 
   /** {@code /api/async_send_group}: by {@code group_name}; answers the message id. */
@@ -55,7 +61,14 @@ public final class EcoGroupHandlers {
   /** {@code /api/send_message_group_id}. */
   void sendMessageGroupId(Context ctx, EcoRequest req) {
     Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
-    sendAndWait(ctx, req, group, "text", EcoMessageHandlers.text(req.fields()), Optional.empty());
+    sendAndWait(
+        ctx,
+        req,
+        group,
+        "text",
+        EcoMessageHandlers.text(req.fields()),
+        Optional.empty(),
+        Instant.now());
   }
 
   /** {@code /api/async_send_message_group_id}: answers the message id. */
@@ -87,8 +100,8 @@ public final class EcoGroupHandlers {
       Optional<String> group,
       String kind,
       String text,
-      Optional<MediaRef> media) {
-    Instant started = Instant.now();
+      Optional<MediaRef> media,
+      Instant started) {
     if (group.isEmpty()) {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;

@@ -3,6 +3,7 @@ package io.kurir.api.eco;
 import static io.kurir.api.eco.EcoMessageHandlers.plain;
 
 import io.javalin.http.Context;
+import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.media.FetchResult;
@@ -12,6 +13,8 @@ import io.kurir.media.SafeFetcher;
 import io.kurir.message.GroupIds;
 import io.kurir.message.MediaRef;
 import io.kurir.message.MessageText;
+import io.kurir.message.Messages;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -67,27 +70,52 @@ public final class EcoMediaHandlers {
     sendToGroup(ctx, req, "file", false);
   }
 
+  // Everything that can be refused without the file is checked before fetching it, and a sync
+  // call's fetch gets half of its time: the send needs the rest.
+
   private void send(Context ctx, EcoRequest req, String kind, boolean sync) {
+    Instant started = Instant.now();
     List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"));
-    String caption = MessageText.normalize(req.fields().text("message").orElse(""));
-    Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, false);
+    if (!sync && numbers.stream().anyMatch(Optional::isEmpty)) {
+      throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
+    }
+    String caption = caption(req.fields());
+    Optional<MediaRef> kept =
+        fetchOrAnswer(ctx, req.fields(), kind, false, deadline(started, sync));
     if (kept.isPresent()) {
-      sends.sendToNumbers(ctx, req, numbers, kind, caption, kept, sync);
+      sends.sendToNumbers(ctx, req, numbers, kind, caption, kept, sync, started);
     }
   }
 
   private void sendToGroup(Context ctx, EcoRequest req, String kind, boolean sync) {
+    Instant started = Instant.now();
     Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
-    String caption = MessageText.normalize(req.fields().text("message").orElse(""));
-    Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, true);
+    if (group.isEmpty()) {
+      plain(ctx, EcoResults.GROUP_NOT_FOUND);
+      return;
+    }
+    String caption = caption(req.fields());
+    Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, true, deadline(started, sync));
     if (kept.isEmpty()) {
       return;
     }
     if (sync) {
-      groups.sendAndWait(ctx, req, group, kind, caption, kept);
+      groups.sendAndWait(ctx, req, group, kind, caption, kept, started);
     } else {
       groups.queue(ctx, req, group, kind, caption, kept);
     }
+  }
+
+  private Instant deadline(Instant started, boolean sync) {
+    return sync ? started.plus(sends.syncTimeout().dividedBy(2)) : started.plus(fetcher.timeout());
+  }
+
+  private static String caption(RequestFields f) {
+    String caption = MessageText.normalize(f.text("message").orElse(""));
+    if (caption.length() > Messages.MAX_TEXT_LENGTH) {
+      throw ApiException.badRequest("message_too_long", "the caption is too long");
+    }
+    return caption;
   }
 
   /**
@@ -95,7 +123,7 @@ public final class EcoMediaHandlers {
    * (group sends answer {@code other_error} where sends to numbers answer {@code Other error}).
    */
   private Optional<MediaRef> fetchOrAnswer(
-      Context ctx, RequestFields f, String kind, boolean toGroup) {
+      Context ctx, RequestFields f, String kind, boolean toGroup, Instant deadline) {
     Optional<String> url = f.text("url");
     if (url.isEmpty()) {
       plain(ctx, EcoResults.URL_WRONG); // real clients forget it; the contract's answer is this
@@ -103,7 +131,7 @@ public final class EcoMediaHandlers {
     }
     boolean image = kind.equals("image");
     String otherError = toGroup ? EcoResults.GROUP_OTHER_ERROR : EcoResults.OTHER_ERROR;
-    FetchResult fetched = fetcher.fetch(url.get());
+    FetchResult fetched = fetcher.fetch(url.get(), deadline);
     String failure =
         switch (fetched) {
           case FetchResult.BadUrl bad -> EcoResults.URL_WRONG;

@@ -51,6 +51,11 @@ public final class EcoMessageHandlers {
     this.syncTimeout = syncTimeout;
   }
 
+  /** How long a sync send may wait in all, from the request's arrival. */
+  Duration syncTimeout() {
+    return syncTimeout;
+  }
+
   /** The group sends, which share this family's results and timeout. */
   public EcoGroupHandlers groups() {
     return groups;
@@ -63,14 +68,14 @@ public final class EcoMessageHandlers {
   void sendMessage(Context ctx, EcoRequest req) {
     RequestFields f = req.fields();
     List<Optional<String>> numbers = numbers(f.required("phone_no"));
-    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), true);
+    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), true, Instant.now());
   }
 
   /** {@code /api/async_send_message}: queues one message per number, answers the first id. */
   void asyncSendMessage(Context ctx, EcoRequest req) {
     RequestFields f = req.fields();
     List<Optional<String>> numbers = numbers(f.required("phone_no"));
-    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), false);
+    sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), false, Instant.now());
   }
 
   /**
@@ -86,8 +91,8 @@ public final class EcoMessageHandlers {
       String kind,
       String text,
       Optional<MediaRef> media,
-      boolean sync) {
-    Instant started = Instant.now();
+      boolean sync,
+      Instant started) {
     RequestFields f = req.fields();
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");

@@ -38,6 +38,7 @@ public final class EcoUploadHandlers {
 
   /** {@code /api/send_image}: the image uploaded under {@code filename}, with a caption. */
   void sendImage(Context ctx, EcoRequest req) {
+    java.time.Instant started = java.time.Instant.now();
     var numbers = sends.numbers(req.fields().required("phone_no"));
     String caption = MessageText.normalize(req.fields().text("message").orElse(""));
     Optional<MediaRef> image =
@@ -46,7 +47,7 @@ public final class EcoUploadHandlers {
       plain(ctx, EcoResults.FILE_NOT_EXISTS);
       return;
     }
-    sends.sendToNumbers(ctx, req, numbers, "image", caption, image, true);
+    sends.sendToNumbers(ctx, req, numbers, "image", caption, image, true, started);
   }
 
   private long store(Context ctx, EcoRequest req) {

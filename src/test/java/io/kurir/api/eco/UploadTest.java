@@ -156,4 +156,16 @@ class UploadTest {
     assertThat(sendImage(to, "/media/evil.png").body()).isEqualTo("success");
     assertThat(kurir.sandbox().inbox(to).getFirst().mediaName()).isEqualTo("evil.png");
   }
+
+  @Test
+  void aNameIsFoundTheWayItWasUploaded() {
+    upload("/api/upload/" + device.ecoKey(), null, "photo", MediaUrlTest.PNG);
+    upload("/api/upload/" + device.ecoKey(), null, "ab cd.png", MediaUrlTest.PNG);
+    String to = Numbers.fresh();
+    assertThat(sendImage(to, "/media/photo").body()).isEqualTo("success");
+    assertThat(sendImage(to, "/media/ab cd.png").body()).isEqualTo("success");
+    assertThat(kurir.sandbox().inbox(to))
+        .extracting(InboxEntry::mediaName)
+        .containsExactly("photo.png", "ab_cd.png");
+  }
 }
