@@ -64,76 +64,85 @@ public final class Gateway implements AutoCloseable {
       lock.close();
       throw e;
     }
-    IdGenerator ids = new IdGenerator(clock, settings.nodeId());
-    PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
-    Timestamps timestamps = new Timestamps(settings.zone());
-    this.ownsSandbox = existingSandbox == null;
-    this.sandbox =
-        ownsSandbox
-            ? new SandboxNetwork(
-                clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter())
-            : existingSandbox;
-    this.drivers = new Drivers(new SandboxDriver(sandbox));
-    this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
-    this.messages =
-        new Messages(
-            db,
-            ids,
-            clock,
-            drivers,
-            tenants,
-            new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
-            new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
-    drivers.start(messages);
-    if (settings.demo()) {
-      Device demo = DemoAccount.seed(tenants);
-      sandbox.pair(demo.id(), demo.number());
-      this.demoDevice = Optional.of(demo);
-    } else {
-      this.demoDevice = Optional.empty();
-    }
-
-    List<RouteTable> tables = new ArrayList<>();
-    EcoMessageHandlers ecoMessages =
-        new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
-    MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
-    tables.add(
-        new EcoRoutes(
-            tenants,
-            ecoMessages,
-            new EcoMediaHandlers(
-                ecoMessages,
-                new SafeFetcher(settings.media()),
-                mediaFiles,
-                settings.media().maxKb()),
-            new EcoUploadHandlers(
-                new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
-                ecoMessages,
-                settings.media().maxKb()),
-            ecoMessages.groups(),
-            new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
-    tables.add(
-        new AdminRoutes(
-            tenants,
-            new TenantViews(timestamps),
-            messages,
-            timestamps,
-            settings.adminTokenIfSet()));
-    if (settings.sandboxApi()) {
-      Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
-      tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
-    }
-    tables.addAll(extraRoutes);
-    List<Message> pending = messages.pendingNow(); // before any new request can add to it
     try {
-      this.http = HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+      IdGenerator ids = new IdGenerator(clock, settings.nodeId());
+      PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
+      Timestamps timestamps = new Timestamps(settings.zone());
+      this.ownsSandbox = existingSandbox == null;
+      this.sandbox =
+          ownsSandbox
+              ? new SandboxNetwork(
+                  clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter())
+              : existingSandbox;
+      this.drivers = new Drivers(new SandboxDriver(sandbox));
+      this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
+      this.messages =
+          new Messages(
+              db,
+              ids,
+              clock,
+              drivers,
+              tenants,
+              new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
+              new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
+      drivers.start(messages);
+      if (settings.demo()) {
+        Device demo = DemoAccount.seed(tenants);
+        sandbox.pair(demo.id(), demo.number());
+        this.demoDevice = Optional.of(demo);
+      } else {
+        this.demoDevice = Optional.empty();
+      }
+
+      List<RouteTable> tables = new ArrayList<>();
+      EcoMessageHandlers ecoMessages =
+          new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
+      MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
+      tables.add(
+          new EcoRoutes(
+              tenants,
+              ecoMessages,
+              new EcoMediaHandlers(
+                  ecoMessages,
+                  new SafeFetcher(settings.media()),
+                  mediaFiles,
+                  settings.media().maxKb()),
+              new EcoUploadHandlers(
+                  new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
+                  ecoMessages,
+                  settings.media().maxKb()),
+              ecoMessages.groups(),
+              new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
+      tables.add(
+          new AdminRoutes(
+              tenants,
+              new TenantViews(timestamps),
+              messages,
+              timestamps,
+              settings.adminTokenIfSet()));
+      if (settings.sandboxApi()) {
+        Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
+        tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
+      }
+      tables.addAll(extraRoutes);
+      List<Message> pending = messages.pendingNow(); // before any new request can add to it
+      try {
+        this.http =
+            HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+      } catch (RuntimeException e) {
+        // Nothing may be sent by a gateway that could not start (its port is taken, say).
+        stopCore();
+        throw e;
+      }
+      // Only now: a gateway that cannot serve must not send what an earlier run left pending.
+      messages.resume(pending);
     } catch (RuntimeException e) {
-      // Nothing may be sent by a gateway that could not start (its port is taken, say).
-      stopCore();
+      // Whatever failed on the way up, the database and its lock are released (closing twice is
+      // harmless when the HTTP failure path has closed them already).
+      db.close();
+      lock.close();
       throw e;
     }
-    // Only now: a gateway that cannot serve must not send what an earlier run left pending.
-    messages.resume(pending);
   }
 
   /** Starts a gateway with its own sandbox network. */
