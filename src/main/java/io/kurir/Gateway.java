@@ -3,6 +3,7 @@ package io.kurir;
 import io.kurir.api.HttpApi;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
 import io.kurir.api.eco.EcoReportHandlers;
@@ -10,6 +11,9 @@ import io.kurir.api.eco.EcoRoutes;
 import io.kurir.api.eco.EcoUploadHandlers;
 import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.config.Settings;
+import io.kurir.device.DeviceStates;
+import io.kurir.device.SessionEvents;
+import io.kurir.device.Sessions;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxNetwork;
@@ -41,7 +45,14 @@ import java.util.Optional;
  */
 public final class Gateway implements AutoCloseable {
   private final Settings settings;
+
+  /** Kurir's version, from the jar's manifest ({@code dev} when run from classes). */
+  public static final String VERSION =
+      java.util.Optional.ofNullable(Gateway.class.getPackage().getImplementationVersion())
+          .orElse("dev");
+
   private final InstanceLock lock;
+  private final DeviceStates deviceStates;
   private final Database db;
   private final SandboxNetwork sandbox;
   private final boolean ownsSandbox;
@@ -85,7 +96,8 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
-      drivers.start(messages);
+      this.deviceStates = new DeviceStates(db, clock);
+      drivers.start(new SessionEvents(messages, deviceStates));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
         sandbox.pair(demo.id(), demo.number());
@@ -112,7 +124,8 @@ public final class Gateway implements AutoCloseable {
                   ecoMessages,
                   settings.media().maxKb()),
               ecoMessages.groups(),
-              new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps)));
+              new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
+              new EcoDeviceHandlers(new Sessions(drivers, deviceStates), VERSION)));
       tables.add(
           new AdminRoutes(
               tenants,
@@ -187,6 +200,10 @@ public final class Gateway implements AutoCloseable {
 
   public SandboxNetwork sandbox() {
     return sandbox;
+  }
+
+  public DeviceStates deviceStates() {
+    return deviceStates;
   }
 
   public Optional<Device> demoDevice() {

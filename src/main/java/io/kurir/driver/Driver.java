@@ -1,5 +1,6 @@
 package io.kurir.driver;
 
+import io.kurir.device.DeviceState;
 import io.kurir.tenant.Device;
 import java.util.Optional;
 
@@ -33,6 +34,17 @@ public interface Driver extends AutoCloseable {
 
   /** Whether {@code e164} has an account on the network, asked through {@code device}. */
   NumberCheck checkNumber(Device device, String e164);
+
+  /** The device's session state as the driver sees it now. */
+  DeviceState state(Device device);
+
+  /** Ends the device's session; false when it had none. */
+  boolean logout(Device device);
+
+  /** Whether the driver is running and can be asked at all ({@code port_down} when not). */
+  default boolean isRunning() {
+    return true;
+  }
 
   /** The id of the group named {@code name} that {@code device} is in, if any. */
   Optional<String> groupIdByName(Device device, String name);

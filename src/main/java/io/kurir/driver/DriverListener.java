@@ -1,5 +1,6 @@
 package io.kurir.driver;
 
+import io.kurir.device.DeviceState;
 import java.time.Instant;
 
 /** What a driver tells the core. Calls may come from any thread and must return quickly. */
@@ -13,6 +14,9 @@ public interface DriverListener {
 
   /** A device became able, or unable, to send. */
   void connectionChanged(long deviceId, boolean connected);
+
+  /** A device's session changed state ({@code reason} for people: logs, webhooks). */
+  default void stateChanged(long deviceId, DeviceState state, String reason) {}
 
   /** Delivery receipts, in the order they happen on a phone. */
   enum Receipt {

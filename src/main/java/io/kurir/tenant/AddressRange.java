@@ -39,4 +39,45 @@ final class AddressRange {
       return false;
     }
   }
+
+  /** Whether {@code address} is the address, or inside the range, {@code range}. */
+  static boolean contains(String range, InetAddress address) {
+    String base = range;
+    int bits = -1;
+    int slash = range.indexOf('/');
+    if (slash >= 0) {
+      base = range.substring(0, slash);
+      bits = Integer.parseInt(range.substring(slash + 1));
+    }
+    byte[] want;
+    try {
+      want = InetAddress.getByName(base).getAddress(); // a literal: parsed, never resolved
+    } catch (UnknownHostException e) {
+      return false;
+    }
+    byte[] have = address.getAddress();
+    if (want.length != have.length) {
+      return false;
+    }
+    int prefix = bits < 0 ? want.length * 8 : bits;
+    for (int i = 0; i < prefix; i++) {
+      int mask = 0x80 >> (i % 8);
+      if ((want[i / 8] & mask) != (have[i / 8] & mask)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The address written as {@code text}, if it is an IP literal (never looked up in DNS). */
+  static java.util.Optional<InetAddress> literal(String text) {
+    if (text == null || !(IPV4.matcher(text).matches() || IPV6_CHARS.matcher(text).matches())) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(InetAddress.getByName(text));
+    } catch (UnknownHostException e) {
+      return java.util.Optional.empty();
+    }
+  }
 }

@@ -286,6 +286,20 @@ public final class Tenants {
     }
   }
 
+  /**
+   * Whether a device operation may come from {@code remoteAddress}: always when the device's
+   * license lists no addresses, else only from a listed address or range.
+   */
+  public boolean isAllowedFrom(Device device, String remoteAddress) {
+    List<String> allowed = license(device.licenseId()).allowedAddresses();
+    if (allowed.isEmpty()) {
+      return true;
+    }
+    return AddressRange.literal(remoteAddress)
+        .map(address -> allowed.stream().anyMatch(range -> AddressRange.contains(range, address)))
+        .orElse(false);
+  }
+
   // --- checks
 
   private static void requireFound(boolean found, String what, long id) {

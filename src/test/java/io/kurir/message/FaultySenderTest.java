@@ -63,6 +63,16 @@ class FaultySenderTest {
     }
 
     @Override
+    public io.kurir.device.DeviceState state(Device device) {
+      return io.kurir.device.DeviceState.ONLINE;
+    }
+
+    @Override
+    public boolean logout(Device device) {
+      return false;
+    }
+
+    @Override
     public java.util.Optional<String> groupIdByName(Device device, String name) {
       return java.util.Optional.empty();
     }

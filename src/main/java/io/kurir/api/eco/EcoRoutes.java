@@ -22,6 +22,7 @@ public final class EcoRoutes implements RouteTable {
   private final EcoUploadHandlers uploads;
   private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
+  private final EcoDeviceHandlers devices;
 
   public EcoRoutes(
       Tenants tenants,
@@ -29,13 +30,15 @@ public final class EcoRoutes implements RouteTable {
       EcoMediaHandlers media,
       EcoUploadHandlers uploads,
       EcoGroupHandlers groups,
-      EcoReportHandlers reports) {
+      EcoReportHandlers reports,
+      EcoDeviceHandlers devices) {
     this.tenants = tenants;
     this.messages = messages;
     this.media = media;
     this.uploads = uploads;
     this.groups = groups;
     this.reports = reports;
+    this.devices = devices;
   }
 
   @Override
@@ -72,6 +75,9 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/async_send_message_group_id", requireKey(groups::asyncSendMessageGroupId));
     routes.post("/api/getGroupMember", requireKey(groups::getGroupMember));
     routes.post("/api/report_json", requireKey(reports::reportJson));
+    routes.post("/api/info", requireKey(fromAllowedAddress(devices::info)));
+    routes.post("/api/qr_status", requireKey(fromAllowedAddress(devices::qrStatus)));
+    routes.post("/api/logout", requireKey(fromAllowedAddress(devices::logout)));
   }
 
   /** An Eco handler: it gets the request's fields and the device its key names. */
@@ -85,6 +91,21 @@ public final class EcoRoutes implements RouteTable {
     return ctx -> {
       RequestFields fields = RequestFields.of(ctx);
       handler.handle(ctx, new EcoRequest(fields, deviceOf(fields)));
+    };
+  }
+
+  /**
+   * Guard for device operations: the caller's address is allowed by the device's license, else the
+   * contract's {@code not_valid_ip}. The address is the connection's: {@code X-Forwarded-For} is
+   * not trusted (any client could write it).
+   */
+  private EcoHandler fromAllowedAddress(EcoHandler handler) {
+    return (ctx, req) -> {
+      if (!tenants.isAllowedFrom(req.device(), ctx.ip())) {
+        EcoMessageHandlers.plain(ctx, "not_valid_ip");
+        return;
+      }
+      handler.handle(ctx, req);
     };
   }
 

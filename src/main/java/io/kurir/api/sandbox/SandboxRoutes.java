@@ -72,6 +72,7 @@ public final class SandboxRoutes implements RouteTable {
     r.post("/sandbox/devices/{device}/offline", guarded(ctx -> setOnline(ctx, false)));
     r.post("/sandbox/devices/{device}/incoming", guarded(this::incoming));
     r.post("/sandbox/devices/{device}/multi-device", guarded(this::multiDevice));
+    r.post("/sandbox/devices/{device}/take-over", guarded(this::takeOver));
     r.post("/sandbox/failures", guarded(this::injectFailure));
     r.delete("/sandbox/failures", guarded(this::clearFailures));
   }
@@ -208,6 +209,15 @@ public final class SandboxRoutes implements RouteTable {
     reply.put("device", Long.toString(device.id()));
     reply.put("multiDevice", enabled);
     ctx.json(reply);
+  }
+
+  /** Another session takes the device's number over: the device's state becomes refresh_it. */
+  private void takeOver(Context ctx) {
+    Device device = device(ctx);
+    if (!network.takeOver(device.id())) {
+      throw new ApiException(409, "not_paired", "pair the device first");
+    }
+    session(ctx);
   }
 
   private void clearFailures(Context ctx) {

@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.device.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.GroupMembers;
@@ -49,6 +50,16 @@ public final class SandboxDriver implements Driver {
   @Override
   public NumberCheck checkNumber(Device device, String e164) {
     return network.checkNumber(device.id(), e164);
+  }
+
+  @Override
+  public DeviceState state(Device device) {
+    return network.state(device.id());
+  }
+
+  @Override
+  public boolean logout(Device device) {
+    return network.logout(device.id());
   }
 
   @Override

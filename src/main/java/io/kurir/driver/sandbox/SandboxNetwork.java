@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.device.DeviceState;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.DriverListener.Receipt;
 import io.kurir.driver.GroupMembers;
@@ -121,6 +122,7 @@ public final class SandboxNetwork implements AutoCloseable {
   private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
   private final Set<Long> received = ConcurrentHashMap.newKeySet();
   private final Set<Long> singleDevice = ConcurrentHashMap.newKeySet();
+  private final Set<Long> takenOver = ConcurrentHashMap.newKeySet();
   private final List<FailureRule> failures = new ArrayList<>();
   private final PriorityQueue<PendingReceipt> receipts =
       new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
@@ -175,14 +177,47 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Pairs a device with the network: from now on it can send. */
   public void pair(long deviceId, String number) {
+    takenOver.remove(deviceId);
     sessions.put(deviceId, new Session(deviceId, number, true));
     notifyConnection(deviceId, true);
+    notifyState(deviceId, DeviceState.ONLINE, "paired");
   }
 
   public void unpair(long deviceId) {
     if (sessions.remove(deviceId) != null) {
       notifyConnection(deviceId, false);
+      notifyState(deviceId, DeviceState.NONE, "unpaired");
     }
+  }
+
+  /** The device logs out: its session ends as if never paired. False when it had none. */
+  boolean logout(long deviceId) {
+    if (sessions.remove(deviceId) == null) {
+      return false;
+    }
+    notifyConnection(deviceId, false);
+    notifyState(deviceId, DeviceState.NONE, "logged out");
+    return true;
+  }
+
+  /** The device's session state now. */
+  DeviceState state(long deviceId) {
+    Session s = sessions.get(deviceId);
+    if (s != null) {
+      return s.online() ? DeviceState.ONLINE : DeviceState.OFFLINE;
+    }
+    return takenOver.contains(deviceId) ? DeviceState.REFRESH_IT : DeviceState.NONE;
+  }
+
+  /** Another session takes the device's number over: this one ends ({@code refresh_it}). */
+  public boolean takeOver(long deviceId) {
+    if (sessions.remove(deviceId) == null) {
+      return false;
+    }
+    takenOver.add(deviceId);
+    notifyConnection(deviceId, false);
+    notifyState(deviceId, DeviceState.REFRESH_IT, "the number was taken over by another session");
+    return true;
   }
 
   /** Takes a paired device's phone off the network, or back. */
@@ -193,6 +228,10 @@ public final class SandboxNetwork implements AutoCloseable {
       return false;
     }
     notifyConnection(deviceId, online);
+    notifyState(
+        deviceId,
+        online ? DeviceState.ONLINE : DeviceState.OFFLINE,
+        online ? "phone back online" : "phone unreachable");
     return true;
   }
 
@@ -401,6 +440,13 @@ public final class SandboxNetwork implements AutoCloseable {
 
   private Phone phone(String e164) {
     return phones.computeIfAbsent(e164, n -> new Phone());
+  }
+
+  private void notifyState(long deviceId, DeviceState state, String reason) {
+    DriverListener l = listener;
+    if (l != null) {
+      l.stateChanged(deviceId, state, reason);
+    }
   }
 
   private void notifyConnection(long deviceId, boolean connected) {
