@@ -33,6 +33,36 @@ public final class Sessions {
     return driver.isRunning() ? Optional.of(driver.state(device)) : Optional.empty();
   }
 
+  /** What {@code generate_qr} can show. */
+  public sealed interface Pairing {
+    /** The device is paired already: log out first. */
+    record AlreadyPaired() implements Pairing {}
+
+    /** The device's driver is not running. */
+    record DriverDown() implements Pairing {}
+
+    /** The driver cannot pair this device. */
+    record Unavailable() implements Pairing {}
+
+    /** A QR code to scan, as a PNG data URL, and the payload it encodes. */
+    record Code(String payload, String pngDataUrl) implements Pairing {}
+  }
+
+  public Pairing pairing(Device device) {
+    Driver driver = drivers.of(device);
+    if (!driver.isRunning()) {
+      return new Pairing.DriverDown();
+    }
+    DeviceState state = driver.state(device);
+    if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
+      return new Pairing.AlreadyPaired();
+    }
+    return driver
+        .pairingCode(device)
+        .<Pairing>map(code -> new Pairing.Code(code, QrCodes.pngDataUrl(code)))
+        .orElse(new Pairing.Unavailable());
+  }
+
   public Logout logout(Device device) {
     Driver driver = drivers.of(device);
     if (!driver.isRunning()) {

@@ -38,6 +38,13 @@ public interface Driver extends AutoCloseable {
   /** The device's session state as the driver sees it now. */
   DeviceState state(Device device);
 
+  /**
+   * The payload to show as a QR code so that the device's phone can link it: the current one, or a
+   * new one when it has expired (linked-device pairing rotates its code about every 20 seconds).
+   * Empty when the driver cannot pair this device now.
+   */
+  Optional<String> pairingCode(Device device);
+
   /** Ends the device's session; false when it had none. */
   boolean logout(Device device);
 

@@ -68,6 +68,11 @@ class FaultySenderTest {
     }
 
     @Override
+    public java.util.Optional<String> pairingCode(Device device) {
+      return java.util.Optional.empty();
+    }
+
+    @Override
     public boolean logout(Device device) {
       return false;
     }

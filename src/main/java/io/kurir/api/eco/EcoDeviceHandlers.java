@@ -37,6 +37,21 @@ public final class EcoDeviceHandlers {
     ctx.json(reply);
   }
 
+  /**
+   * {@code /api/generate_qr}: a {@code data:image/png;base64,…} QR code to scan, {@code success}
+   * when the device is paired already (log out first), {@code failed} or {@code port_down}.
+   */
+  void generateQr(Context ctx, EcoRequest req) {
+    plain(
+        ctx,
+        switch (sessions.pairing(req.device())) {
+          case Sessions.Pairing.Code code -> code.pngDataUrl();
+          case Sessions.Pairing.AlreadyPaired paired -> EcoResults.SUCCESS;
+          case Sessions.Pairing.Unavailable unavailable -> EcoResults.FAILED;
+          case Sessions.Pairing.DriverDown down -> PORT_DOWN;
+        });
+  }
+
   /** {@code /api/logout}: success, failed (no session to end), or port_down. */
   void logout(Context ctx, EcoRequest req) {
     plain(

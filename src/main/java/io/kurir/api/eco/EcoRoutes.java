@@ -78,6 +78,7 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/info", requireKey(fromAllowedAddress(devices::info)));
     routes.post("/api/qr_status", requireKey(fromAllowedAddress(devices::qrStatus)));
     routes.post("/api/logout", requireKey(fromAllowedAddress(devices::logout)));
+    routes.post("/api/generate_qr", requireKey(fromAllowedAddress(devices::generateQr)));
   }
 
   /** An Eco handler: it gets the request's fields and the device its key names. */

@@ -73,6 +73,7 @@ public final class SandboxRoutes implements RouteTable {
     r.post("/sandbox/devices/{device}/incoming", guarded(this::incoming));
     r.post("/sandbox/devices/{device}/multi-device", guarded(this::multiDevice));
     r.post("/sandbox/devices/{device}/take-over", guarded(this::takeOver));
+    r.post("/sandbox/scan", guarded(this::scan));
     r.post("/sandbox/failures", guarded(this::injectFailure));
     r.delete("/sandbox/failures", guarded(this::clearFailures));
   }
@@ -208,6 +209,20 @@ public final class SandboxRoutes implements RouteTable {
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
     reply.put("multiDevice", enabled);
+    ctx.json(reply);
+  }
+
+  /** A phone scans a QR code: it pairs the device whose current, unexpired code it is. */
+  private void scan(Context ctx) {
+    String code = RequestFields.of(ctx).required("code").strip();
+    long deviceId =
+        network
+            .scan(code)
+            .orElseThrow(
+                () -> new ApiException(409, "code_not_valid", "not a current pairing code"));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("device", Long.toString(deviceId));
+    reply.put("paired", true);
     ctx.json(reply);
   }
 

@@ -58,6 +58,11 @@ public final class SandboxDriver implements Driver {
   }
 
   @Override
+  public Optional<String> pairingCode(Device device) {
+    return Optional.of(network.pairingCode(device.id(), device.number()));
+  }
+
+  @Override
   public boolean logout(Device device) {
     return network.logout(device.id());
   }

@@ -123,6 +123,7 @@ public final class SandboxNetwork implements AutoCloseable {
   private final Set<Long> received = ConcurrentHashMap.newKeySet();
   private final Set<Long> singleDevice = ConcurrentHashMap.newKeySet();
   private final Set<Long> takenOver = ConcurrentHashMap.newKeySet();
+  private final Map<Long, PairingCode> pairingCodes = new ConcurrentHashMap<>();
   private final List<FailureRule> failures = new ArrayList<>();
   private final PriorityQueue<PendingReceipt> receipts =
       new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
@@ -198,6 +199,45 @@ public final class SandboxNetwork implements AutoCloseable {
     notifyConnection(deviceId, false);
     notifyState(deviceId, DeviceState.NONE, "logged out");
     return true;
+  }
+
+  /** A pairing code shown to a phone, valid until {@code expires}. */
+  private record PairingCode(String code, String number, Instant expires) {}
+
+  /** How long a pairing code can be scanned; a new one is made after that. */
+  public static final Duration PAIRING_CODE_LIFETIME = Duration.ofSeconds(20);
+
+  /** The device's current pairing code, or a new one when there is none or it expired. */
+  String pairingCode(long deviceId, String number) {
+    Instant now = clock.instant();
+    return pairingCodes
+        .compute(
+            deviceId,
+            (id, current) ->
+                current != null && current.expires().isAfter(now)
+                    ? current
+                    : new PairingCode(
+                        "kurir-sandbox:" + id + ":" + java.util.UUID.randomUUID(),
+                        number,
+                        now.plus(PAIRING_CODE_LIFETIME)))
+        .code();
+  }
+
+  /**
+   * The phone scans a QR code: the device is paired only if {@code code} is its current, unexpired
+   * pairing code. Returns the device paired, if any.
+   */
+  public Optional<Long> scan(String code) {
+    Instant now = clock.instant();
+    for (var e : pairingCodes.entrySet()) {
+      PairingCode p = e.getValue();
+      if (p.code().equals(code) && p.expires().isAfter(now)) {
+        pairingCodes.remove(e.getKey(), p); // a code pairs once
+        pair(e.getKey(), p.number());
+        return Optional.of(e.getKey());
+      }
+    }
+    return Optional.empty();
   }
 
   /** The device's session state now. */

@@ -87,7 +87,7 @@ class DeviceSessionTest {
         kurir.gateway().tenants().createDevice(strict.id(), "+6281100005002", "sandbox");
     kurir.sandbox().pair(guarded.id(), guarded.number());
 
-    for (String path : List.of("/api/info", "/api/qr_status", "/api/logout")) {
+    for (String path : List.of("/api/info", "/api/qr_status", "/api/logout", "/api/generate_qr")) {
       assertThat(call(guarded, path).body()).as(path).isEqualTo("not_valid_ip");
     }
     assertThat(kurir.sandbox().session(guarded.id())).as("logout was refused").isPresent();
