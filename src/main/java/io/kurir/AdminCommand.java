@@ -35,7 +35,8 @@ import java.util.Set;
 final class AdminCommand {
   private static final Set<String> OPTIONS =
       Set.of(
-          "name", "email", "partner", "license", "number", "driver", "expires", "allow", "allowed");
+          "name", "email", "partner", "license", "number", "driver", "expires", "allow", "allowed",
+          "url", "token");
 
   private static final String HELP =
       String.join(
@@ -50,6 +51,8 @@ final class AdminCommand {
           "  device create --license ID --number N [--driver sandbox]",
           "  device list                               device disable|enable <id>",
           "  device rotate <id> [key|device-key|crm-id]   (default: key)",
+          "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
+          "      shows the pairing QR code of a running gateway and waits until it is scanned",
           "",
           "Settings flags choose the database, as for serve (--data.dir=data, --config=kurir.yml);",
           "--demo works on the database of ./kurir demo.");
@@ -100,6 +103,9 @@ final class AdminCommand {
       return 2;
     }
     Settings settings = SettingsLoader.load(profile, settingFlags, env, workDir);
+    if (words.get(0).equals("device") && words.get(1).equals("qr")) {
+      return PairingQr.show(words, options, settings, out, err);
+    }
     try (Database db = Database.open(settings.databaseUrl())) {
       Clock clock = Clock.systemUTC();
       Tenants tenants =

@@ -106,6 +106,7 @@ public final class Gateway implements AutoCloseable {
         this.demoDevice = Optional.empty();
       }
 
+      Sessions sessions = new Sessions(drivers, deviceStates);
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
           new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
@@ -125,12 +126,13 @@ public final class Gateway implements AutoCloseable {
                   settings.media().maxKb()),
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(new Sessions(drivers, deviceStates), VERSION)));
+              new EcoDeviceHandlers(sessions, VERSION)));
       tables.add(
           new AdminRoutes(
               tenants,
               new TenantViews(timestamps),
               messages,
+              sessions,
               timestamps,
               settings.adminTokenIfSet()));
       if (settings.sandboxApi()) {

@@ -8,6 +8,7 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.device.Sessions;
 import io.kurir.message.Message;
 import io.kurir.message.MessageEvent;
 import io.kurir.message.MessageHistory;
@@ -36,17 +37,20 @@ public final class AdminRoutes implements RouteTable {
   private final Optional<String> adminToken;
 
   private final Messages messages;
+  private final Sessions sessions;
   private final Timestamps timestamps;
 
   public AdminRoutes(
       Tenants tenants,
       TenantViews views,
       Messages messages,
+      Sessions sessions,
       Timestamps timestamps,
       Optional<String> adminToken) {
     this.tenants = tenants;
     this.views = views;
     this.messages = messages;
+    this.sessions = sessions;
     this.timestamps = timestamps;
     this.adminToken = adminToken;
   }
@@ -89,6 +93,7 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/devices/{id}/rotate", admin(this::rotate));
 
     r.get("/admin/messages/{id}", admin(this::message));
+    r.post("/admin/devices/{id}/pairing", admin(this::pairing));
   }
 
   private void createPartner(Context ctx) {
@@ -124,6 +129,21 @@ public final class AdminRoutes implements RouteTable {
     RequestFields f = RequestFields.of(ctx);
     Credential credential = Credential.parse(f.text("credential").orElse("key"));
     ctx.json(views.of(tenants.rotate(id(ctx), credential)));
+  }
+
+  /**
+   * A device's pairing: its state, and when it is not paired the current pairing payload (the text
+   * of the QR code to scan). {@code ./kurir admin device qr} shows it in a terminal.
+   */
+  private void pairing(Context ctx) {
+    var device = tenants.device(id(ctx));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("device", Long.toString(device.id()));
+    reply.put("state", sessions.state(device).map(s -> s.wireName()).orElse("port_down"));
+    reply.put(
+        "payload",
+        sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
+    ctx.json(reply);
   }
 
   /** A message of any device with every state it went through: why it did or did not go out. */

@@ -1,0 +1,90 @@
+package io.kurir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.config.Settings;
+import io.kurir.device.QrCodes;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code ./kurir admin device qr <id>}: the pairing QR code of a running gateway in the terminal,
+ * for operators over ssh. Pairing codes live in the gateway's driver, so this asks the gateway
+ * (Admin API) instead of the database; it waits until the device is paired, or its code expires.
+ */
+final class PairingQr {
+  private static final Duration POLL = Duration.ofMillis(500);
+  private static final Duration LONGEST_WAIT = Duration.ofMinutes(2);
+
+  private PairingQr() {}
+
+  static int show(
+      List<String> words,
+      Map<String, String> options,
+      Settings settings,
+      PrintStream out,
+      PrintStream err) {
+    if (words.size() < 3) {
+      err.println("kurir admin: give the device id, as in: kurir admin device qr <id>");
+      return 2;
+    }
+    String token = options.getOrDefault("token", settings.adminToken());
+    if (token.isBlank()) {
+      err.println("kurir admin: device qr needs the admin token (--token or admin.token)");
+      return 2;
+    }
+    String base = options.getOrDefault("url", "http://127.0.0.1:" + settings.port());
+    URI uri =
+        URI.create(base.replaceAll("/+$", "") + "/admin/devices/" + words.get(2) + "/pairing");
+    HttpClient http = HttpClient.newHttpClient();
+    String shown = null;
+    long deadline = System.nanoTime() + LONGEST_WAIT.toNanos();
+    try {
+      while (System.nanoTime() < deadline) {
+        HttpResponse<String> reply =
+            http.send(
+                HttpRequest.newBuilder(uri)
+                    .header("Authorization", "Bearer " + token)
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (reply.statusCode() != 200) {
+          err.println(
+              "kurir admin: the gateway answered " + reply.statusCode() + " " + reply.body());
+          return 1;
+        }
+        JsonNode pairing = new ObjectMapper().readTree(reply.body());
+        String state = pairing.get("state").asText();
+        JsonNode payload = pairing.get("payload");
+        if (payload == null || payload.isNull()) {
+          out.println("device " + words.get(2) + " is paired (" + state + ")");
+          return 0;
+        }
+        if (shown == null) {
+          shown = payload.asText();
+          out.println(QrCodes.terminal(shown));
+          out.println("Scan this code with the device's phone within 20 seconds.");
+        } else if (!shown.equals(payload.asText())) {
+          err.println("kurir admin: the code expired before it was scanned; run the command again");
+          return 1;
+        }
+        Thread.sleep(POLL);
+      }
+      err.println("kurir admin: not paired after " + LONGEST_WAIT.toMinutes() + " minutes");
+      return 1;
+    } catch (IOException e) {
+      err.println("kurir admin: cannot reach the gateway at " + base + ": " + e.getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+  }
+}

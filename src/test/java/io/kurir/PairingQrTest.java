@@ -1,0 +1,83 @@
+package io.kurir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.TestGateway;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./kurir admin device qr}: the QR code in a terminal, until the phone scans it. */
+class PairingQrTest {
+  @TempDir Path dir;
+
+  @Test
+  void showsTheCodeAndReturnsOnceTheDeviceIsPaired() throws Exception {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice("+6281100007001", false);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      CompletableFuture<Integer> command =
+          CompletableFuture.supplyAsync(
+              () ->
+                  AdminCommand.run(
+                      List.of(
+                          "device",
+                          "qr",
+                          Long.toString(device.id()),
+                          "--url",
+                          kurir.gateway().baseUrl(),
+                          "--token",
+                          TestGateway.ADMIN_TOKEN),
+                      Map.of(),
+                      dir.resolve("cli"),
+                      new PrintStream(out, true, StandardCharsets.UTF_8),
+                      new PrintStream(err, true, StandardCharsets.UTF_8)));
+
+      Eventually.until(
+          "the code is shown",
+          () -> out.toString(StandardCharsets.UTF_8).contains("Scan this code"));
+      assertThat(out.toString(StandardCharsets.UTF_8)).contains("█");
+      String payload =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(
+                  kurir
+                      .post(
+                          "/admin/devices/" + device.id() + "/pairing",
+                          "",
+                          null,
+                          "Authorization",
+                          "Bearer " + TestGateway.ADMIN_TOKEN)
+                      .body())
+              .get("payload")
+              .asText();
+      assertThat(kurir.sandbox().scan(payload)).contains(device.id());
+
+      assertThat(command.get(10, TimeUnit.SECONDS)).isZero();
+      assertThat(out.toString(StandardCharsets.UTF_8)).contains("is paired (online)");
+    }
+  }
+
+  @Test
+  void withoutAGatewayItSaysSo() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        AdminCommand.run(
+            List.of("device", "qr", "1", "--url", "http://127.0.0.1:9", "--token", "x".repeat(20)),
+            Map.of(),
+            dir,
+            new PrintStream(new ByteArrayOutputStream()),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot reach the gateway");
+  }
+}
