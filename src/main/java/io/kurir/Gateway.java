@@ -107,6 +107,7 @@ public final class Gateway implements AutoCloseable {
       }
 
       Sessions sessions = new Sessions(drivers, deviceStates);
+      sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
           new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());

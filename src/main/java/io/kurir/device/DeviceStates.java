@@ -3,7 +3,9 @@ package io.kurir.device;
 import io.kurir.store.Database;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -69,6 +71,22 @@ public final class DeviceStates {
                     .findOne()
                     .map(DeviceState::ofWireName)
                     .orElse(DeviceState.NONE));
+  }
+
+  /** The stored state of every device, in one read. */
+  public Map<Long, DeviceState> all() {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT id, state FROM device")
+                    .reduceRows(
+                        new HashMap<Long, DeviceState>(),
+                        (map, row) -> {
+                          map.put(
+                              row.getColumn("id", Long.class),
+                              DeviceState.ofWireName(row.getColumn("state", String.class)));
+                          return map;
+                        }));
   }
 
   /** Every change of the device's state, oldest first. */

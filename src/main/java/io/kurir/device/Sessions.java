@@ -3,6 +3,8 @@ package io.kurir.device;
 import io.kurir.driver.Driver;
 import io.kurir.driver.Drivers;
 import io.kurir.tenant.Device;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -31,6 +33,25 @@ public final class Sessions {
   public Optional<DeviceState> state(Device device) {
     Driver driver = drivers.of(device);
     return driver.isRunning() ? Optional.of(driver.state(device)) : Optional.empty();
+  }
+
+  /**
+   * Brings every stored state in line with what the drivers report now, as a gateway starts: a
+   * session that did not survive the restart (the sandbox keeps its sessions in memory) is recorded
+   * as ended, with that reason, instead of being shown as online.
+   */
+  public void reconcile(List<Device> devices) {
+    Map<Long, DeviceState> stored = states.all();
+    for (Device device : devices) {
+      Driver driver = drivers.of(device);
+      if (!driver.isRunning()) {
+        continue;
+      }
+      DeviceState now = driver.state(device);
+      if (stored.getOrDefault(device.id(), DeviceState.NONE) != now) {
+        states.record(device.id(), now, "found " + now.wireName() + " when the gateway started");
+      }
+    }
   }
 
   /** What {@code generate_qr} can show. */

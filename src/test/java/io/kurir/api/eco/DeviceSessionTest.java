@@ -102,4 +102,16 @@ class DeviceSessionTest {
     kurir.sandbox().pair(allowed.id(), allowed.number());
     assertThat(call(allowed, "/api/qr_status").body()).isEqualTo("online");
   }
+
+  @Test
+  void aSessionThatDidNotSurviveARestartIsRecordedAsEnded() {
+    kurir.sandbox().pair(device.id(), device.number());
+    kurir.stop();
+    kurir.sandbox().unpair(device.id()); // gone while the gateway was down: nobody heard it
+    kurir.startAgain();
+
+    assertThat(kurir.gateway().deviceStates().current(device.id())).isEqualTo(DeviceState.NONE);
+    assertThat(kurir.gateway().deviceStates().history(device.id()).getLast().reason())
+        .hasValue("found none when the gateway started");
+  }
 }
