@@ -34,6 +34,7 @@ import io.kurir.tenant.Device;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +54,7 @@ public final class Gateway implements AutoCloseable {
 
   private final InstanceLock lock;
   private final DeviceStates deviceStates;
+  private final WebhookOutbox outbox;
   private final Database db;
   private final SandboxNetwork sandbox;
   private final boolean ownsSandbox;
@@ -96,7 +98,15 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
-      this.deviceStates = new DeviceStates(db, clock);
+      this.outbox =
+          new WebhookOutbox(
+              db,
+              clock,
+              new SafeFetcher(settings.media()),
+              settings.webhooks().retryFor(),
+              settings.webhooks().timeout());
+      outbox.start();
+      this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
       drivers.start(new SessionEvents(messages, deviceStates));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
@@ -127,7 +137,7 @@ public final class Gateway implements AutoCloseable {
                   settings.media().maxKb()),
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(sessions, VERSION)));
+              new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION)));
       tables.add(
           new AdminRoutes(
               tenants,
@@ -222,6 +232,7 @@ public final class Gateway implements AutoCloseable {
   private void stopCore() {
     messages.close(); // senders finish the send in progress and record it
     drivers.close();
+    outbox.close(); // a delivery in progress is recorded; the rest wait in the database
     if (ownsSandbox) {
       sandbox.close();
     }

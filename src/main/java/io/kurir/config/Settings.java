@@ -28,6 +28,7 @@ import java.util.Optional;
  * @param sandboxReadAfter time from sent to read on a sandbox phone
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
+ * @param webhooks how webhook deliveries are retried
  */
 public record Settings(
     String host,
@@ -48,7 +49,14 @@ public record Settings(
     Duration sandboxDeliveryAfter,
     Duration sandboxReadAfter,
     boolean demo,
-    Media media) {
+    Media media,
+    Webhooks webhooks) {
+
+  /**
+   * @param retryFor how long a delivery that keeps failing is tried again before it is dead
+   * @param timeout connect and answer timeout of one delivery
+   */
+  public record Webhooks(Duration retryFor, Duration timeout) {}
 
   /**
    * @param maxBytes largest image or file sent; larger ones answer {@code file_more_than_<N>KB}
@@ -88,6 +96,7 @@ public record Settings(
         sandboxDeliveryAfter,
         sandboxReadAfter,
         demo,
-        media);
+        media,
+        webhooks);
   }
 }

@@ -58,7 +58,9 @@ public final class SettingsLoader {
           new Definition("sandbox.read-after", "5s", "5s"),
           new Definition("media.max-size", "5MB", "5MB"),
           new Definition("media.allow-private-addresses", "false", "false"),
-          new Definition("media.fetch-timeout", "15s", "15s"));
+          new Definition("media.fetch-timeout", "15s", "15s"),
+          new Definition("webhook.retry-for", "24h", "24h"),
+          new Definition("webhook.timeout", "10s", "10s"));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -255,6 +257,8 @@ public final class SettingsLoader {
             r.size("media.max-size"),
             r.bool("media.allow-private-addresses"),
             r.duration("media.fetch-timeout"));
+    Settings.Webhooks webhooks =
+        new Settings.Webhooks(r.duration("webhook.retry-for"), r.duration("webhook.timeout"));
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -285,7 +289,8 @@ public final class SettingsLoader {
         deliveryAfter,
         readAfter,
         profile == Profile.DEMO,
-        media);
+        media,
+        webhooks);
   }
 
   /** Parses one value at a time and collects every problem, so one start-up shows them all. */

@@ -1,9 +1,15 @@
 package io.kurir.device;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.time.Timestamps;
+import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,49 +22,133 @@ import java.util.Optional;
  * <p>Thread-safe.
  */
 public final class DeviceStates {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final Database db;
   private final Clock clock;
+  private final IdGenerator ids;
+  private final Timestamps timestamps;
+  private final Runnable webhookAdded;
 
-  public DeviceStates(Database db, Clock clock) {
+  /**
+   * @param webhookAdded told after a commit that stored a device-status webhook delivery
+   */
+  public DeviceStates(
+      Database db, Clock clock, IdGenerator ids, Timestamps timestamps, Runnable webhookAdded) {
     this.db = db;
     this.clock = clock;
+    this.ids = ids;
+    this.timestamps = timestamps;
+    this.webhookAdded = webhookAdded;
   }
 
-  /** Moves a device to {@code next}; the change, if any, once committed. */
+  /** The device's status webhook URL, if one is registered. */
+  public Optional<String> statusWebhook(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT status_webhook_url FROM device WHERE id = ?")
+                    .bind(0, deviceId)
+                    .mapTo(String.class)
+                    .findOne());
+  }
+
+  /** Registers (or, with null, removes) the device's status webhook URL. */
+  public void setStatusWebhook(long deviceId, String url) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE device SET status_webhook_url = ? WHERE id = ?")
+                    .bind(0, url)
+                    .bind(1, deviceId)
+                    .execute());
+  }
+
+  /**
+   * Moves a device to {@code next}; the change, if any, once committed. When the device has a
+   * status webhook, the event for it is stored in the same transaction (the outbox delivers it).
+   */
   public Optional<DeviceEvent> record(long deviceId, DeviceState next, String reason) {
     Instant at = clock.instant();
-    return db.writes()
-        .write(
-            h -> {
-              Optional<String> current =
-                  h.createQuery("SELECT state FROM device WHERE id = ?")
+    long eventId = ids.next();
+    boolean[] webhook = {false};
+    Optional<DeviceEvent> change =
+        db.writes()
+            .write(
+                h -> {
+                  var row =
+                      h.createQuery(
+                              "SELECT state, number, status_webhook_url FROM device WHERE id = ?")
+                          .bind(0, deviceId)
+                          .mapToMap()
+                          .findOne();
+                  if (row.isEmpty() || next.wireName().equals(row.get().get("state"))) {
+                    return Optional.<DeviceEvent>empty();
+                  }
+                  String old = (String) row.get().get("state");
+                  h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
+                      .bind(0, next.wireName())
+                      .bind(1, deviceId)
+                      .execute();
+                  h.createUpdate(
+                          "INSERT INTO device_event (device_id, old_state, new_state, reason, at)"
+                              + " VALUES (?, ?, ?, ?, ?)")
                       .bind(0, deviceId)
-                      .mapTo(String.class)
-                      .findOne();
-              if (current.isEmpty() || current.get().equals(next.wireName())) {
-                return Optional.<DeviceEvent>empty();
-              }
-              h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
-                  .bind(0, next.wireName())
-                  .bind(1, deviceId)
-                  .execute();
-              h.createUpdate(
-                      "INSERT INTO device_event (device_id, old_state, new_state, reason, at)"
-                          + " VALUES (?, ?, ?, ?, ?)")
-                  .bind(0, deviceId)
-                  .bind(1, current.get())
-                  .bind(2, next.wireName())
-                  .bind(3, reason)
-                  .bind(4, at.toEpochMilli())
-                  .execute();
-              return Optional.of(
-                  new DeviceEvent(
-                      deviceId,
-                      DeviceState.ofWireName(current.get()),
-                      next,
-                      Optional.ofNullable(reason),
-                      at));
-            });
+                      .bind(1, old)
+                      .bind(2, next.wireName())
+                      .bind(3, reason)
+                      .bind(4, at.toEpochMilli())
+                      .execute();
+                  Object url = row.get().get("status_webhook_url");
+                  if (url != null) {
+                    String number = String.valueOf(row.get().get("number"));
+                    WebhookOutbox.add(
+                        h,
+                        eventId,
+                        deviceId,
+                        url.toString(),
+                        "device.status",
+                        payload(eventId, deviceId, number, old, next, reason, at),
+                        at);
+                    webhook[0] = true;
+                  }
+                  return Optional.of(
+                      new DeviceEvent(
+                          deviceId,
+                          DeviceState.ofWireName(old),
+                          next,
+                          Optional.ofNullable(reason),
+                          at));
+                });
+    if (webhook[0]) {
+      webhookAdded.run();
+    }
+    return change;
+  }
+
+  /** The device-status webhook's JSON; see docs/webhooks.md. */
+  private String payload(
+      long eventId,
+      long deviceId,
+      String number,
+      String oldState,
+      DeviceState newState,
+      String reason,
+      Instant at) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("event", "device.status");
+    body.put("eventId", Long.toString(eventId));
+    body.put("device", Long.toString(deviceId));
+    body.put("number", number.startsWith("+") ? number.substring(1) : number);
+    body.put("oldState", oldState);
+    body.put("newState", newState.wireName());
+    body.put("reason", reason);
+    body.put("time", timestamps.reply(at));
+    try {
+      return JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   public DeviceState current(long deviceId) {

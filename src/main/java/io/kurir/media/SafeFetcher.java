@@ -63,6 +63,15 @@ public final class SafeFetcher {
             .build();
   }
 
+  /**
+   * Why Kurir may not send to or fetch from {@code rawUrl}, if it may not: not an http(s) URL, or a
+   * host with an internal address (the webhook outbox checks its targets with this).
+   */
+  public Optional<String> refusalOf(String rawUrl) {
+    Optional<URI> uri = parse(rawUrl);
+    return uri.isEmpty() ? Optional.of("not an http or https URL") : refusal(uri.get());
+  }
+
   /** Fetches within the configured timeout, for every hop and the body together. */
   public FetchResult fetch(String rawUrl) {
     return fetch(rawUrl, Instant.now().plus(limits.fetchTimeout()));

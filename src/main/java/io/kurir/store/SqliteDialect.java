@@ -13,7 +13,10 @@ final class SqliteDialect implements Dialect {
   @Override
   public Map<String, String> migrationPlaceholders() {
     // INTEGER PRIMARY KEY makes the id the table's rowid: no second index, ordered storage.
-    return Map.of("id_pk", "INTEGER PRIMARY KEY");
+    return Map.of(
+        "id_pk", "INTEGER PRIMARY KEY",
+        // 48 hex characters of randomness, for secrets created by a migration
+        "random_secret", "lower(hex(randomblob(24)))");
   }
 
   @Override

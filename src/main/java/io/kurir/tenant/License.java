@@ -18,7 +18,8 @@ public record License(
     Optional<LocalDate> expiresOn,
     List<String> allowedAddresses,
     boolean disabled,
-    Instant createdAt) {
+    Instant createdAt,
+    String webhookSecret) {
 
   public boolean expiredOn(LocalDate today) {
     return expiresOn.map(last -> today.isAfter(last)).orElse(false);

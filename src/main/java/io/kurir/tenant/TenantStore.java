@@ -74,8 +74,8 @@ final class TenantStore {
             h ->
                 h.createUpdate(
                         "INSERT INTO license (id, partner_id, code, name, email, expires_on,"
-                            + " allowed_addresses, disabled, created_at)"
-                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            + " allowed_addresses, disabled, created_at, webhook_secret)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .bind(0, l.id())
                     .bind(1, l.partnerId())
                     .bind(2, l.code())
@@ -85,6 +85,7 @@ final class TenantStore {
                     .bind(6, String.join(",", l.allowedAddresses()))
                     .bind(7, l.disabled() ? 1 : 0)
                     .bind(8, l.createdAt().toEpochMilli())
+                    .bind(9, l.webhookSecret())
                     .execute());
   }
 
@@ -237,7 +238,8 @@ final class TenantStore {
         Optional.ofNullable(expires).map(LocalDate::parse),
         allowed.isBlank() ? List.of() : Arrays.asList(allowed.split(",")),
         rs.getInt("disabled") != 0,
-        Instant.ofEpochMilli(rs.getLong("created_at")));
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        rs.getString("webhook_secret"));
   }
 
   private static Device device(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)

@@ -36,6 +36,7 @@ public final class TenantViews {
     v.put("email", l.email());
     v.put("expiresOn", l.expiresOn().map(Object::toString).orElse(null));
     v.put("allowedAddresses", l.allowedAddresses());
+    v.put("webhookSecret", l.webhookSecret());
     v.put("disabled", l.disabled());
     v.put("createdAt", timestamps.reply(l.createdAt()));
     return v;

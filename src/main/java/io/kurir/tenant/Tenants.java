@@ -148,7 +148,8 @@ public final class Tenants {
             Optional.ofNullable(expiresOn),
             addresses(allowed),
             false,
-            clock.instant());
+            clock.instant(),
+            Secrets.random(KEY_LENGTH));
     store.insert(license);
     ecoKeys.clear();
     return license;

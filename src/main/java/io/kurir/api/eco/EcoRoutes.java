@@ -79,6 +79,7 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/qr_status", requireKey(fromAllowedAddress(devices::qrStatus)));
     routes.post("/api/logout", requireKey(fromAllowedAddress(devices::logout)));
     routes.post("/api/generate_qr", requireKey(fromAllowedAddress(devices::generateQr)));
+    routes.post("/api/webhook_status", requireKey(fromAllowedAddress(devices::webhookStatus)));
   }
 
   /** An Eco handler: it gets the request's fields and the device its key names. */
