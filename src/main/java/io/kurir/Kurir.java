@@ -4,7 +4,9 @@ import io.kurir.config.Settings;
 import io.kurir.config.SettingsException;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.device.QrCodes;
 import io.kurir.tenant.DemoAccount;
+import io.kurir.tenant.Device;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
@@ -90,6 +92,14 @@ public final class Kurir {
   static String demoBanner(Gateway gateway) {
     String url = gateway.baseUrl();
     String key = DemoAccount.KEY;
+    Device secondDevice = DemoAccount.second(gateway.tenants());
+    long second = secondDevice.id();
+    String secondQr =
+        gateway
+            .sandbox()
+            .pairingCodeOf(secondDevice)
+            .map(QrCodes::terminal)
+            .orElse("(the second device is paired already: log it out to pair it again)\n");
     String phone = "6281234567890";
     return String.join(
         "\n",
@@ -126,6 +136,28 @@ public final class Kurir {
             + "/api/check_delivery_status -H 'Content-Type: application/json' \\",
         "    -d '{\"key\":\"" + key + "\",\"messageId\":\"<id>\"}'",
         "",
+        "Watch a second device pair by QR code ("
+            + DemoAccount.SECOND_NUMBER
+            + ", key "
+            + DemoAccount.SECOND_KEY
+            + "):",
+        "  register a webhook first to receive every state change, e.g. to a listener of yours:",
+        "  curl -s -X POST " + url + "/api/webhook_status -H 'Content-Type: application/json' \\",
+        "    -d '{\"key\":\""
+            + DemoAccount.SECOND_KEY
+            + "\",\"action\":\"add\",\"url\":\"http://127.0.0.1:9999/hook\"}'",
+        "  ./kurir admin device qr "
+            + second
+            + " --demo     (shows the QR and its code, waits for the scan)",
+        "  curl -s -X POST " + url + "/sandbox/scan -d '{\"code\":\"<the code it prints>\"}'",
+        "  curl -s -X POST "
+            + url
+            + "/sandbox/devices/"
+            + DemoAccount.SECOND_NUMBER.substring(1)
+            + "/offline",
+        "",
+        "The QR code the phone scans now (it rotates every 20 s):",
+        secondQr,
         "Press Ctrl+C to stop.");
   }
 

@@ -70,6 +70,7 @@ final class PairingQr {
         if (shown == null) {
           shown = payload.asText();
           out.println(QrCodes.terminal(shown));
+          out.println("code: " + shown);
           out.println("Scan this code with the device's phone within 20 seconds.");
         } else if (!shown.equals(payload.asText())) {
           err.println("kurir admin: the code expired before it was scanned; run the command again");

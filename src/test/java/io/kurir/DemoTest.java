@@ -47,6 +47,7 @@ class DemoTest {
           .containsExactly("Hello from Kurir", "Queued\nsecond line");
       assertThat(run(commands.get(2))).contains("\"text\":\"Hello from Kurir\"");
       assertThat(run(commands.get(3).replace("<id>", id))).startsWith("{\"status\":\"success\"");
+      assertThat(banner).as("the second device's QR code").contains("█");
     }
   }
 
@@ -60,8 +61,8 @@ class DemoTest {
       assertThat(second.tenants().partners()).hasSize(1);
       assertThat(second.tenants().licenses()).hasSize(1);
       assertThat(second.tenants().devices())
-          .singleElement()
-          .satisfies(d -> assertThat(d.ecoKey()).isEqualTo(DemoAccount.KEY));
+          .extracting(d -> d.ecoKey())
+          .containsExactlyInAnyOrder(DemoAccount.KEY, DemoAccount.SECOND_KEY);
       assertThat(second.sandbox().session(second.demoDevice().get().id())).isPresent();
     }
   }

@@ -15,6 +15,11 @@ public final class DemoAccount {
   public static final String DEVICE_KEY = "demo-device-key-kurir-000000001";
   public static final String CRM_DEVICE_ID = "demo-crm-device-1";
 
+  /** A second demo device, left unpaired, so that a person can watch one pair by QR code. */
+  public static final String SECOND_NUMBER = "+6281100000002";
+
+  public static final String SECOND_KEY = "demo-key-kurir-0000000000000002";
+
   private DemoAccount() {}
 
   /** Creates whatever part of the demo account is missing and returns the demo device. */
@@ -39,6 +44,15 @@ public final class DemoAccount {
                         null,
                         List.of(),
                         LICENSE));
+    if (tenants.devices().stream().noneMatch(d -> d.ecoKey().equals(SECOND_KEY))) {
+      tenants.createDevice(
+          license.id(),
+          SECOND_NUMBER,
+          "sandbox",
+          SECOND_KEY,
+          "demo-device-key-kurir-000000002",
+          "demo-crm-device-2");
+    }
     return tenants.devices().stream()
         .filter(d -> d.ecoKey().equals(KEY))
         .findFirst()
@@ -46,5 +60,13 @@ public final class DemoAccount {
             () ->
                 tenants.createDevice(
                     license.id(), DEVICE_NUMBER, "sandbox", KEY, DEVICE_KEY, CRM_DEVICE_ID));
+  }
+
+  /** The second demo device, once seeded. */
+  public static Device second(Tenants tenants) {
+    return tenants.devices().stream()
+        .filter(d -> d.ecoKey().equals(SECOND_KEY))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -240,6 +240,13 @@ public final class SandboxNetwork implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** The current pairing code of an unpaired device, for a demo to show; empty when paired. */
+  public Optional<String> pairingCodeOf(io.kurir.tenant.Device device) {
+    return sessions.containsKey(device.id())
+        ? Optional.empty()
+        : Optional.of(pairingCode(device.id(), device.number()));
+  }
+
   /** The device's session state now. */
   DeviceState state(long deviceId) {
     Session s = sessions.get(deviceId);
