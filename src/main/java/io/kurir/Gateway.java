@@ -137,7 +137,8 @@ public final class Gateway implements AutoCloseable {
                   settings.media().maxKb()),
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION)));
+              new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION),
+              settings.trustedProxies()));
       tables.add(
           new AdminRoutes(
               tenants,

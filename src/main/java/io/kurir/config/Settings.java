@@ -3,6 +3,7 @@ package io.kurir.config;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -29,6 +30,8 @@ import java.util.Optional;
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
+ * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
+ *     believed; empty: the connection's address is the caller's
  */
 public record Settings(
     String host,
@@ -50,7 +53,8 @@ public record Settings(
     Duration sandboxReadAfter,
     boolean demo,
     Media media,
-    Webhooks webhooks) {
+    Webhooks webhooks,
+    List<String> trustedProxies) {
 
   /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
@@ -97,6 +101,7 @@ public record Settings(
         sandboxReadAfter,
         demo,
         media,
-        webhooks);
+        webhooks,
+        trustedProxies);
   }
 }

@@ -61,7 +61,8 @@ public final class SettingsLoader {
           new Definition("media.allow-private-addresses", "false", "true"),
           new Definition("media.fetch-timeout", "15s", "15s"),
           new Definition("webhook.retry-for", "24h", "24h"),
-          new Definition("webhook.timeout", "10s", "10s"));
+          new Definition("webhook.timeout", "10s", "10s"),
+          new Definition("http.trusted-proxies", "", ""));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -258,6 +259,18 @@ public final class SettingsLoader {
             r.size("media.max-size"),
             r.bool("media.allow-private-addresses"),
             r.duration("media.fetch-timeout"));
+    List<String> trustedProxies = new ArrayList<>();
+    for (String proxy : v.get("http.trusted-proxies").split(",")) {
+      if (proxy.isBlank()) {
+        continue;
+      }
+      if (!io.kurir.tenant.AddressRange.isValid(proxy.strip())) {
+        problems.add(
+            "http.trusted-proxies: '" + proxy.strip() + "' is not an IP address or CIDR range");
+      } else {
+        trustedProxies.add(proxy.strip());
+      }
+    }
     Settings.Webhooks webhooks =
         new Settings.Webhooks(r.duration("webhook.retry-for"), r.duration("webhook.timeout"));
     String adminToken = v.get("admin.token").trim();
@@ -291,7 +304,8 @@ public final class SettingsLoader {
         readAfter,
         profile == Profile.DEMO,
         media,
-        webhooks);
+        webhooks,
+        trustedProxies);
   }
 
   /** Parses one value at a time and collects every problem, so one start-up shows them all. */

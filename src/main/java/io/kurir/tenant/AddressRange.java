@@ -5,7 +5,7 @@ import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 
 /** An allowed source address of a license: an IPv4 or IPv6 address, or a CIDR range of either. */
-final class AddressRange {
+public final class AddressRange {
   private static final Pattern IPV4 =
       Pattern.compile(
           "((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
@@ -14,7 +14,7 @@ final class AddressRange {
   private AddressRange() {}
 
   /** Whether {@code text} is an address or CIDR range, checked without any DNS lookup. */
-  static boolean isValid(String text) {
+  public static boolean isValid(String text) {
     String address = text;
     Integer prefix = null;
     int slash = text.indexOf('/');
@@ -41,7 +41,7 @@ final class AddressRange {
   }
 
   /** Whether {@code address} is the address, or inside the range, {@code range}. */
-  static boolean contains(String range, InetAddress address) {
+  public static boolean contains(String range, InetAddress address) {
     String base = range;
     int bits = -1;
     int slash = range.indexOf('/');
@@ -70,7 +70,7 @@ final class AddressRange {
   }
 
   /** The address written as {@code text}, if it is an IP literal (never looked up in DNS). */
-  static java.util.Optional<InetAddress> literal(String text) {
+  public static java.util.Optional<InetAddress> literal(String text) {
     if (text == null || !(IPV4.matcher(text).matches() || IPV6_CHARS.matcher(text).matches())) {
       return java.util.Optional.empty();
     }

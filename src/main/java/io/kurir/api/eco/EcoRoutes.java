@@ -4,12 +4,14 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.kurir.api.ApiException;
+import io.kurir.api.ClientAddress;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
+import java.util.List;
 
 /**
  * The Eco API ({@code /api/}): every endpoint on one screen. Each call names its device with the
@@ -23,6 +25,7 @@ public final class EcoRoutes implements RouteTable {
   private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
   private final EcoDeviceHandlers devices;
+  private final List<String> trustedProxies;
 
   public EcoRoutes(
       Tenants tenants,
@@ -31,7 +34,8 @@ public final class EcoRoutes implements RouteTable {
       EcoUploadHandlers uploads,
       EcoGroupHandlers groups,
       EcoReportHandlers reports,
-      EcoDeviceHandlers devices) {
+      EcoDeviceHandlers devices,
+      List<String> trustedProxies) {
     this.tenants = tenants;
     this.messages = messages;
     this.media = media;
@@ -39,6 +43,7 @@ public final class EcoRoutes implements RouteTable {
     this.groups = groups;
     this.reports = reports;
     this.devices = devices;
+    this.trustedProxies = trustedProxies;
   }
 
   @Override
@@ -98,12 +103,12 @@ public final class EcoRoutes implements RouteTable {
 
   /**
    * Guard for device operations: the caller's address is allowed by the device's license, else the
-   * contract's {@code not_valid_ip}. The address is the connection's: {@code X-Forwarded-For} is
-   * not trusted (any client could write it).
+   * contract's {@code not_valid_ip}. The caller's address is the connection's, or, behind one of
+   * {@code http.trusted-proxies}, the one it forwarded ({@link ClientAddress}).
    */
   private EcoHandler fromAllowedAddress(EcoHandler handler) {
     return (ctx, req) -> {
-      if (!tenants.isAllowedFrom(req.device(), ctx.ip())) {
+      if (!tenants.isAllowedFrom(req.device(), ClientAddress.of(ctx, trustedProxies))) {
         EcoMessageHandlers.plain(ctx, "not_valid_ip");
         return;
       }

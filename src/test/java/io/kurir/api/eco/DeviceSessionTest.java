@@ -114,4 +114,60 @@ class DeviceSessionTest {
     assertThat(kurir.gateway().deviceStates().history(device.id()).getLast().reason())
         .hasValue("found none when the gateway started");
   }
+
+  @Test
+  void forwardedAddressesCountOnlyBehindATrustedProxy() {
+    kurir.close();
+    kurir = TestGateway.start(dir.resolve("proxied"), "--http.trusted-proxies=127.0.0.1");
+    Partner p = kurir.gateway().tenants().createPartner("Proxied", "");
+    License license =
+        kurir
+            .gateway()
+            .tenants()
+            .createLicense(p.id(), "Proxied", "", null, List.of("203.0.113.0/24"));
+    Device behind =
+        kurir.gateway().tenants().createDevice(license.id(), "+6281100005004", "sandbox");
+    String body = "{\"key\":\"" + behind.ecoKey() + "\"}";
+
+    assertThat(kurir.post("/api/qr_status", body, "application/json").body())
+        .isEqualTo("not_valid_ip");
+    assertThat(
+            kurir
+                .post("/api/qr_status", body, "application/json", "X-Forwarded-For", "203.0.113.9")
+                .body())
+        .isEqualTo("none");
+    assertThat(
+            kurir
+                .post(
+                    "/api/qr_status",
+                    body,
+                    "application/json",
+                    "X-Forwarded-For",
+                    "203.0.113.9, 198.51.100.1")
+                .body())
+        .as("the hop the trusted proxy saw is the client")
+        .isEqualTo("not_valid_ip");
+  }
+
+  @Test
+  void withoutTrustedProxiesTheForwardedHeaderIsIgnored() {
+    Partner p = kurir.gateway().tenants().createPartner("Spoof", "");
+    License license =
+        kurir
+            .gateway()
+            .tenants()
+            .createLicense(p.id(), "Spoof", "", null, List.of("203.0.113.0/24"));
+    Device guarded =
+        kurir.gateway().tenants().createDevice(license.id(), "+6281100005005", "sandbox");
+    assertThat(
+            kurir
+                .post(
+                    "/api/qr_status",
+                    "{\"key\":\"" + guarded.ecoKey() + "\"}",
+                    "application/json",
+                    "X-Forwarded-For",
+                    "203.0.113.9")
+                .body())
+        .isEqualTo("not_valid_ip");
+  }
 }
