@@ -15,6 +15,7 @@ import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.WebhookDeliveries;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,7 +37,7 @@ final class AdminCommand {
   private static final Set<String> OPTIONS =
       Set.of(
           "name", "email", "partner", "license", "number", "driver", "expires", "allow", "allowed",
-          "url", "token");
+          "url", "token", "state");
 
   private static final String HELP =
       String.join(
@@ -51,6 +52,7 @@ final class AdminCommand {
           "  device create --license ID --number N [--driver sandbox]",
           "  device list                               device disable|enable <id>",
           "  device rotate <id> [key|device-key|crm-id]   (default: key)",
+          "  webhook list [--state failed|dead|pending|delivered]   webhook replay <id>",
           "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
           "      shows the pairing QR code of a running gateway and waits until it is scanned",
           "",
@@ -117,7 +119,8 @@ final class AdminCommand {
               new PhoneNumbers(settings.defaultRegion()),
               Set.of(SandboxDriver.NAME));
       TenantViews views = new TenantViews(new Timestamps(settings.zone()));
-      Object result = execute(words, options, tenants, views);
+      Object result =
+          execute(words, options, tenants, views, new WebhookDeliveries(db, Clock.systemUTC()));
       out.println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
@@ -127,7 +130,11 @@ final class AdminCommand {
   }
 
   private static Object execute(
-      List<String> words, Map<String, String> o, Tenants tenants, TenantViews views) {
+      List<String> words,
+      Map<String, String> o,
+      Tenants tenants,
+      TenantViews views,
+      WebhookDeliveries webhooks) {
     String what = words.get(0);
     String action = words.get(1);
     return switch (what + " " + action) {
@@ -154,6 +161,16 @@ final class AdminCommand {
                   need(o, "number"),
                   o.getOrDefault("driver", "sandbox")));
       case "device list" -> tenants.devices().stream().map(views::of).toList();
+      case "webhook list" ->
+          webhooks.list(o.getOrDefault("state", "failed")).stream()
+              .map(io.kurir.api.admin.AdminRoutes::view)
+              .toList();
+      case "webhook replay" -> {
+        if (!webhooks.replay(id(words))) {
+          throw new IllegalArgumentException("no failed or dead delivery " + words.get(2));
+        }
+        yield Map.of("status", "ok");
+      }
       case "device disable" -> done(() -> tenants.setDeviceDisabled(id(words), true));
       case "device enable" -> done(() -> tenants.setDeviceDisabled(id(words), false));
       case "device rotate" ->

@@ -34,6 +34,7 @@ import io.kurir.tenant.Device;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.WebhookDeliveries;
 import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -145,6 +146,8 @@ public final class Gateway implements AutoCloseable {
               new TenantViews(timestamps),
               messages,
               sessions,
+              new WebhookDeliveries(db, clock),
+              outbox::wake,
               timestamps,
               settings.adminTokenIfSet()));
       if (settings.sandboxApi()) {

@@ -106,6 +106,10 @@ class AdminCommandTest {
     assertThat(admin()).isEqualTo(2);
     assertThat(admin("partner", "create", "--name", "--demo")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--name needs a value");
+    assertThat(admin("webhook", "list", "--state", "dead")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("[ ]");
+    assertThat(admin("webhook", "replay", "12345")).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no failed or dead delivery 12345");
     assertThat(admin("help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("usage: kurir admin");
   }

@@ -166,4 +166,29 @@ class DeviceStatusWebhookTest {
     clock.advance(Duration.ofHours(25));
     Eventually.until("dead after 24 h", () -> state(failing).equals("dead"));
   }
+
+  @Test
+  void operatorsListFailedDeliveriesAndReplayThem() throws Exception {
+    String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    webhookStatus("add", url);
+    answer.set(410);
+    kurir.sandbox().pair(device.id(), device.number());
+    Eventually.until("tried once", () -> received.size() == 1);
+    String id = received.getFirst().headers().get("event-id");
+    Eventually.until("failed", () -> state(id).equals("failed"));
+
+    JsonNode failed = JSON.readTree(kurir.get("/admin/webhooks?state=failed", auth).body());
+    assertThat(failed).extracting(d -> d.get("id").asText()).contains(id);
+    assertThat(failed.get(0).get("lastError").asText()).isEqualTo("HTTP 410");
+
+    answer.set(200);
+    assertThat(kurir.post("/admin/webhooks/" + id + "/replay", "", null, auth).status())
+        .isEqualTo(200);
+    Eventually.until("delivered on replay", () -> state(id).equals("delivered"));
+    assertThat(received).hasSize(2);
+    assertThat(kurir.post("/admin/webhooks/" + id + "/replay", "", null, auth).status())
+        .as("only failed or dead deliveries are replayed")
+        .isEqualTo(404);
+    assertThat(kurir.get("/admin/webhooks?state=lost", auth).status()).isEqualTo(400);
+  }
 }

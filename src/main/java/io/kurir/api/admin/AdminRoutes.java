@@ -18,6 +18,7 @@ import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.WebhookDeliveries;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -38,6 +39,8 @@ public final class AdminRoutes implements RouteTable {
 
   private final Messages messages;
   private final Sessions sessions;
+  private final WebhookDeliveries deliveries;
+  private final Runnable outboxWake;
   private final Timestamps timestamps;
 
   public AdminRoutes(
@@ -45,8 +48,12 @@ public final class AdminRoutes implements RouteTable {
       TenantViews views,
       Messages messages,
       Sessions sessions,
+      WebhookDeliveries deliveries,
+      Runnable outboxWake,
       Timestamps timestamps,
       Optional<String> adminToken) {
+    this.deliveries = deliveries;
+    this.outboxWake = outboxWake;
     this.tenants = tenants;
     this.views = views;
     this.messages = messages;
@@ -94,6 +101,9 @@ public final class AdminRoutes implements RouteTable {
 
     r.get("/admin/messages/{id}", admin(this::message));
     r.post("/admin/devices/{id}/pairing", admin(this::pairing));
+
+    r.get("/admin/webhooks", admin(this::webhooks));
+    r.post("/admin/webhooks/{id}/replay", admin(this::replay));
   }
 
   private void createPartner(Context ctx) {
@@ -144,6 +154,38 @@ public final class AdminRoutes implements RouteTable {
         "payload",
         sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
     ctx.json(reply);
+  }
+
+  /** Webhook deliveries by state ({@code ?state=}, default failed), newest first. */
+  private void webhooks(Context ctx) {
+    String state = Optional.ofNullable(ctx.queryParam("state")).orElse("failed").strip();
+    if (!List.of("failed", "dead", "pending", "delivered").contains(state)) {
+      throw ApiException.fieldNotValid("state", "state must be failed, dead, pending or delivered");
+    }
+    ctx.json(deliveries.list(state).stream().map(AdminRoutes::view).toList());
+  }
+
+  private void replay(Context ctx) {
+    if (!deliveries.replay(id(ctx))) {
+      throw new ApiException(404, "not_found", "no failed or dead delivery " + ctx.pathParam("id"));
+    }
+    outboxWake.run();
+  }
+
+  /** A webhook delivery as the Admin API and {@code ./kurir admin} show it. */
+  public static Map<String, Object> view(WebhookDeliveries.Delivery d) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("id", Long.toString(d.id()));
+    v.put("deviceId", Long.toString(d.deviceId()));
+    v.put("url", d.url());
+    v.put("event", d.event());
+    v.put("state", d.state());
+    v.put("attempts", d.attempts());
+    v.put("lastError", d.lastError().orElse(null));
+    v.put("createdAt", d.createdAt().toString());
+    v.put("finishedAt", d.finishedAt().map(Object::toString).orElse(null));
+    v.put("payload", d.payload());
+    return v;
   }
 
   /** A message of any device with every state it went through: why it did or did not go out. */
