@@ -148,6 +148,7 @@ public final class Gateway implements AutoCloseable {
               sessions,
               new WebhookDeliveries(db, clock),
               outbox::wake,
+              settings.webhooks().secretOverlap(),
               timestamps,
               settings.adminTokenIfSet()));
       if (settings.sandboxApi()) {

@@ -59,8 +59,9 @@ public record Settings(
   /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
    * @param timeout connect and answer timeout of one delivery
+   * @param secretOverlap how long a rotated webhook secret still signs deliveries
    */
-  public record Webhooks(Duration retryFor, Duration timeout) {}
+  public record Webhooks(Duration retryFor, Duration timeout, Duration secretOverlap) {}
 
   /**
    * @param maxBytes largest image or file sent; larger ones answer {@code file_more_than_<N>KB}

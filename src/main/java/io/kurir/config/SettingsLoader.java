@@ -62,6 +62,7 @@ public final class SettingsLoader {
           new Definition("media.fetch-timeout", "15s", "15s"),
           new Definition("webhook.retry-for", "24h", "24h"),
           new Definition("webhook.timeout", "10s", "10s"),
+          new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
@@ -272,7 +273,10 @@ public final class SettingsLoader {
       }
     }
     Settings.Webhooks webhooks =
-        new Settings.Webhooks(r.duration("webhook.retry-for"), r.duration("webhook.timeout"));
+        new Settings.Webhooks(
+            r.duration("webhook.retry-for"),
+            r.duration("webhook.timeout"),
+            r.duration("webhook.secret-overlap"));
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(

@@ -193,6 +193,20 @@ final class TenantStore {
         > 0;
   }
 
+  void rotateWebhookSecret(long id, String secret, String previous, Instant previousUntil) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "UPDATE license SET webhook_secret = ?, previous_webhook_secret = ?,"
+                            + " previous_secret_until = ? WHERE id = ?")
+                    .bind(0, secret)
+                    .bind(1, previous)
+                    .bind(2, previousUntil.toEpochMilli())
+                    .bind(3, id)
+                    .execute());
+  }
+
   boolean setPartnerSecret(long id, String secret) {
     return db.writes()
             .write(

@@ -119,6 +119,20 @@ public final class Tenants {
 
   // --- licenses
 
+  /**
+   * Gives a license a new webhook secret. The old one keeps signing deliveries beside the new one
+   * until {@code overlap} has passed, so receivers can switch without losing events.
+   */
+  public License rotateWebhookSecret(long licenseId, Duration overlap) {
+    License license = license(licenseId);
+    store.rotateWebhookSecret(
+        licenseId,
+        Secrets.random(KEY_LENGTH),
+        license.webhookSecret(),
+        clock.instant().plus(overlap));
+    return license(licenseId);
+  }
+
   public License createLicense(
       long partnerId, String name, String email, LocalDate expiresOn, List<String> allowed) {
     return createLicense(partnerId, name, email, expiresOn, allowed, null);

@@ -50,7 +50,8 @@ public final class WebhookOutbox implements AutoCloseable {
       String payload,
       int attempts,
       Instant created,
-      String secret) {}
+      String secret,
+      Optional<String> previousSecret) {}
 
   private final Database db;
   private final Clock clock;
@@ -138,7 +139,9 @@ public final class WebhookOutbox implements AutoCloseable {
             h ->
                 h.createQuery(
                         "SELECT d.id, d.device_id, d.url, d.event, d.payload, d.attempts,"
-                            + " d.created_at, l.webhook_secret FROM webhook_delivery d"
+                            + " d.created_at, l.webhook_secret, CASE WHEN"
+                            + " l.previous_secret_until > :now THEN l.previous_webhook_secret END"
+                            + " AS previous_secret FROM webhook_delivery d"
                             + " JOIN device v ON v.id = d.device_id"
                             + " JOIN license l ON l.id = v.license_id"
                             + " WHERE d.state = 'pending' AND d.next_attempt_at <= :now"
@@ -156,7 +159,8 @@ public final class WebhookOutbox implements AutoCloseable {
                                 rs.getString("payload"),
                                 rs.getInt("attempts"),
                                 Instant.ofEpochMilli(rs.getLong("created_at")),
-                                rs.getString("webhook_secret")))
+                                rs.getString("webhook_secret"),
+                                Optional.ofNullable(rs.getString("previous_secret"))))
                     .list());
   }
 
@@ -179,8 +183,7 @@ public final class WebhookOutbox implements AutoCloseable {
                     .header("X-Kurir-Event", d.event())
                     .header("X-Kurir-Event-Id", Long.toString(d.id()))
                     .header("X-Kurir-Timestamp", timestamp)
-                    .header(
-                        "X-Kurir-Signature", "sha256=" + sign(d.secret(), timestamp, d.payload()))
+                    .header("X-Kurir-Signature", signatures(d, timestamp))
                     .POST(HttpRequest.BodyPublishers.ofString(d.payload(), StandardCharsets.UTF_8))
                     .build(),
                 HttpResponse.BodyHandlers.discarding());
@@ -255,6 +258,18 @@ public final class WebhookOutbox implements AutoCloseable {
     if (!state.equals("delivered")) {
       log.warn("webhook {} to {} {}: {}", d.id(), d.url(), state, error);
     }
+  }
+
+  /**
+   * {@code sha256=<hex>} with the license's secret; during the overlap after a rotation also a
+   * second one with the previous secret, comma-separated: receivers accept the delivery if any
+   * signature matches a secret they hold.
+   */
+  private static String signatures(Delivery d, String timestamp) {
+    String current = "sha256=" + sign(d.secret(), timestamp, d.payload());
+    return d.previousSecret()
+        .map(old -> current + ", sha256=" + sign(old, timestamp, d.payload()))
+        .orElse(current);
   }
 
   /** HMAC-SHA256 of {@code "<timestamp>.<body>"} with {@code secret}, in hex. */

@@ -191,4 +191,41 @@ class DeviceStatusWebhookTest {
         .isEqualTo(404);
     assertThat(kurir.get("/admin/webhooks?state=lost", auth).status()).isEqualTo(400);
   }
+
+  @Test
+  void aRotatedSecretKeepsSigningUntilTheOverlapEnds() throws Exception {
+    String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    webhookStatus("add", url);
+    String old = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+    JsonNode rotated =
+        JSON.readTree(
+            kurir
+                .post(
+                    "/admin/licenses/" + device.licenseId() + "/rotate-webhook-secret",
+                    "",
+                    null,
+                    auth)
+                .body());
+    String fresh = rotated.get("webhookSecret").asText();
+    assertThat(fresh).isNotEqualTo(old).hasSize(32);
+
+    kurir.sandbox().pair(device.id(), device.number());
+    Eventually.until("delivered", () -> received.size() == 1);
+    Received during = received.getFirst();
+    String ts = during.headers().get("timestamp");
+    assertThat(during.headers().get("signature"))
+        .isEqualTo(
+            "sha256="
+                + WebhookOutbox.sign(fresh, ts, during.body())
+                + ", sha256="
+                + WebhookOutbox.sign(old, ts, during.body()));
+
+    clock.advance(Duration.ofHours(25));
+    kurir.sandbox().setDeviceOnline(device.id(), false);
+    Eventually.until("delivered", () -> received.size() == 2);
+    Received after = received.get(1);
+    assertThat(after.headers().get("signature"))
+        .isEqualTo(
+            "sha256=" + WebhookOutbox.sign(fresh, after.headers().get("timestamp"), after.body()));
+  }
 }

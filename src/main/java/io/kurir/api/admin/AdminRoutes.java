@@ -41,6 +41,7 @@ public final class AdminRoutes implements RouteTable {
   private final Sessions sessions;
   private final WebhookDeliveries deliveries;
   private final Runnable outboxWake;
+  private final java.time.Duration webhookSecretOverlap;
   private final Timestamps timestamps;
 
   public AdminRoutes(
@@ -50,8 +51,10 @@ public final class AdminRoutes implements RouteTable {
       Sessions sessions,
       WebhookDeliveries deliveries,
       Runnable outboxWake,
+      java.time.Duration webhookSecretOverlap,
       Timestamps timestamps,
       Optional<String> adminToken) {
+    this.webhookSecretOverlap = webhookSecretOverlap;
     this.deliveries = deliveries;
     this.outboxWake = outboxWake;
     this.tenants = tenants;
@@ -90,6 +93,10 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/licenses", admin(this::createLicense));
     r.post("/admin/licenses/{id}/disable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), true)));
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
+    r.post(
+        "/admin/licenses/{id}/rotate-webhook-secret",
+        admin(
+            ctx -> ctx.json(views.of(tenants.rotateWebhookSecret(id(ctx), webhookSecretOverlap)))));
 
     r.get(
         "/admin/devices",
