@@ -31,31 +31,27 @@ public final class EcoGroupHandlers {
 
   /** {@code /api/send_group}: by {@code group_name}. */
   void sendGroup(Context ctx, EcoRequest req) {
-    String name = req.fields().required("group_name");
-    String text = EcoMessageHandlers.text(req.fields());
-    if (!messages.isConnected(req.device())) {
-      plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
-      return;
-    }
-    sendAndWait(
-        ctx,
-        req,
-        messages.groupIdByName(req.device(), name),
-        "text",
-        text,
-        Optional.empty(),
-        Instant.now());
+    sendByName(ctx, req, true);
   }
 
   /** {@code /api/async_send_group}: by {@code group_name}; answers the message id. */
   void asyncSendGroup(Context ctx, EcoRequest req) {
+    sendByName(ctx, req, false);
+  }
+
+  private void sendByName(Context ctx, EcoRequest req, boolean sync) {
     String name = req.fields().required("group_name");
     String text = EcoMessageHandlers.text(req.fields());
     if (!messages.isConnected(req.device())) {
       plain(ctx, EcoResults.PHONE_OFFLINE); // the name cannot be looked up without the phone
       return;
     }
-    queue(ctx, req, messages.groupIdByName(req.device(), name), "text", text, Optional.empty());
+    Optional<String> group = messages.groupIdByName(req.device(), name);
+    if (sync) {
+      sendAndWait(ctx, req, group, "text", text, Optional.empty(), Instant.now());
+    } else {
+      queue(ctx, req, group, "text", text, Optional.empty());
+    }
   }
 
   /** {@code /api/send_message_group_id}. */
