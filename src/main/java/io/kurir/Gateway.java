@@ -8,6 +8,7 @@ import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
 import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
+import io.kurir.api.eco.EcoScheduleHandlers;
 import io.kurir.api.eco.EcoUploadHandlers;
 import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.config.Settings;
@@ -26,6 +27,8 @@ import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
+import io.kurir.schedule.ScheduleRunner;
+import io.kurir.schedule.Schedules;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.InstanceLock;
@@ -62,6 +65,7 @@ public final class Gateway implements AutoCloseable {
   private final Drivers drivers;
   private final Tenants tenants;
   private final Messages messages;
+  private final ScheduleRunner scheduler;
   private final Optional<Device> demoDevice;
   private final HttpApi http;
 
@@ -117,12 +121,24 @@ public final class Gateway implements AutoCloseable {
         this.demoDevice = Optional.empty();
       }
 
+      MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
+      SafeFetcher mediaFetcher = new SafeFetcher(settings.media());
+      this.scheduler =
+          new ScheduleRunner(
+              db,
+              messages,
+              tenants,
+              mediaFetcher,
+              mediaFiles,
+              clock,
+              settings.nodeId(),
+              settings.media().maxKb());
+      Schedules schedules = new Schedules(db, ids, clock, mediaFetcher, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
           new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
-      MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
       tables.add(
           new EcoRoutes(
               tenants,
@@ -139,6 +155,7 @@ public final class Gateway implements AutoCloseable {
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
               new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION),
+              new EcoScheduleHandlers(schedules, phones, timestamps, settings.media().maxKb()),
               settings.trustedProxies()));
       tables.add(
           new AdminRoutes(
@@ -167,6 +184,7 @@ public final class Gateway implements AutoCloseable {
       }
       // Only now: a gateway that cannot serve must not send what an earlier run left pending.
       messages.resume(pending);
+      scheduler.start(); // after the resume: what it hands over is queued by its own accept
     } catch (RuntimeException e) {
       // Whatever failed on the way up, the database and its lock are released (closing twice is
       // harmless when the HTTP failure path has closed them already).
@@ -208,6 +226,11 @@ public final class Gateway implements AutoCloseable {
     return settings;
   }
 
+  /** The gateway's database, for tests and tools that read what the core stored. */
+  public Database database() {
+    return db;
+  }
+
   public Tenants tenants() {
     return tenants;
   }
@@ -235,6 +258,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   private void stopCore() {
+    scheduler.close(); // nothing new is handed to the senders
     messages.close(); // senders finish the send in progress and record it
     drivers.close();
     outbox.close(); // a delivery in progress is recorded; the rest wait in the database

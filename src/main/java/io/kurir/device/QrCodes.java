@@ -1,9 +1,14 @@
 package io.kurir.device;
 
 import com.google.zxing.BarcodeFormat;
+import com.google.zxing.BinaryBitmap;
 import com.google.zxing.EncodeHintType;
+import com.google.zxing.RGBLuminanceSource;
+import com.google.zxing.ReaderException;
 import com.google.zxing.WriterException;
 import com.google.zxing.common.BitMatrix;
+import com.google.zxing.common.HybridBinarizer;
+import com.google.zxing.qrcode.QRCodeReader;
 import com.google.zxing.qrcode.QRCodeWriter;
 import com.google.zxing.qrcode.decoder.ErrorCorrectionLevel;
 import java.awt.image.BufferedImage;
@@ -11,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Base64;
+import java.util.EnumMap;
 import java.util.Map;
 import javax.imageio.ImageIO;
 
@@ -18,11 +24,14 @@ import javax.imageio.ImageIO;
 public final class QrCodes {
   private static final int SIZE = 264;
 
+  /** The quiet zone around the code, in modules: the 4 the QR standard asks for. */
+  private static final int QUIET_ZONE = 4;
+
   private QrCodes() {}
 
   /** {@code data:image/png;base64,…} of a QR code that encodes {@code payload}. */
   public static String pngDataUrl(String payload) {
-    BitMatrix matrix = encode(payload, SIZE);
+    BitMatrix matrix = encode(payload, SIZE, readableMask(payload));
     BufferedImage image =
         new BufferedImage(matrix.getWidth(), matrix.getHeight(), BufferedImage.TYPE_BYTE_BINARY);
     for (int y = 0; y < matrix.getHeight(); y++) {
@@ -44,7 +53,7 @@ public final class QrCodes {
    * as phones expect, with the quiet zone around it.
    */
   public static String terminal(String payload) {
-    BitMatrix m = encode(payload, 0);
+    BitMatrix m = encode(payload, 0, readableMask(payload));
     StringBuilder out = new StringBuilder();
     for (int y = 0; y < m.getHeight(); y += 2) {
       for (int x = 0; x < m.getWidth(); x++) {
@@ -57,19 +66,50 @@ public final class QrCodes {
     return out.toString();
   }
 
-  private static BitMatrix encode(String payload, int size) {
+  /**
+   * The code as the encoder chooses it, unless a reader cannot find it: about one payload in a
+   * hundred gives a code whose data happens to look like a finder pattern to common readers. Then
+   * the first of the eight mask patterns that reads back is used instead (any mask is valid QR).
+   */
+  private static Integer readableMask(String payload) {
+    if (readsBack(encode(payload, SIZE, null), payload)) {
+      return null; // the encoder's own choice
+    }
+    for (int mask = 0; mask < 8; mask++) {
+      if (readsBack(encode(payload, SIZE, mask), payload)) {
+        return mask;
+      }
+    }
+    return null;
+  }
+
+  private static boolean readsBack(BitMatrix matrix, String payload) {
+    int[] pixels = new int[matrix.getWidth() * matrix.getHeight()];
+    for (int y = 0; y < matrix.getHeight(); y++) {
+      for (int x = 0; x < matrix.getWidth(); x++) {
+        pixels[y * matrix.getWidth() + x] = matrix.get(x, y) ? 0xFF000000 : 0xFFFFFFFF;
+      }
+    }
+    var source = new RGBLuminanceSource(matrix.getWidth(), matrix.getHeight(), pixels);
     try {
-      return new QRCodeWriter()
-          .encode(
-              payload,
-              BarcodeFormat.QR_CODE,
-              size,
-              size,
-              Map.of(
-                  EncodeHintType.ERROR_CORRECTION,
-                  ErrorCorrectionLevel.M,
-                  EncodeHintType.MARGIN,
-                  2));
+      return new QRCodeReader()
+          .decode(new BinaryBitmap(new HybridBinarizer(source)))
+          .getText()
+          .equals(payload);
+    } catch (ReaderException e) {
+      return false;
+    }
+  }
+
+  private static BitMatrix encode(String payload, int size, Integer mask) {
+    Map<EncodeHintType, Object> hints = new EnumMap<>(EncodeHintType.class);
+    hints.put(EncodeHintType.ERROR_CORRECTION, ErrorCorrectionLevel.M);
+    hints.put(EncodeHintType.MARGIN, QUIET_ZONE);
+    if (mask != null) {
+      hints.put(EncodeHintType.QR_MASK_PATTERN, mask);
+    }
+    try {
+      return new QRCodeWriter().encode(payload, BarcodeFormat.QR_CODE, size, size, hints);
     } catch (WriterException e) {
       throw new IllegalArgumentException("cannot encode the pairing code as a QR code", e);
     }

@@ -34,55 +34,82 @@ final class MessageStore {
 
   /** Stores new messages; the future completes once they are committed. */
   CompletableFuture<Void> insert(List<Message> messages) {
-    // Plain JDBC on the two statements every message passes through: the accept path is the
-    // hottest in the gateway, and binding through Jdbi costs more than SQLite's insert itself.
     return db.writes()
         .submit(
             h -> {
-              try (PreparedStatement insert = h.getConnection().prepareStatement(INSERT)) {
-                for (Message m : messages) {
-                  insert.setLong(1, m.id());
-                  insert.setLong(2, m.deviceId());
-                  insert.setString(3, m.recipient());
-                  insert.setString(4, m.toGroup() ? "group" : "number");
-                  insert.setString(5, m.kind());
-                  insert.setString(6, m.body());
-                  insert.setString(7, m.api());
-                  insert.setInt(8, m.sync() ? 1 : 0);
-                  insert.setInt(9, m.retry() ? 1 : 0);
-                  insert.setInt(10, m.attempts());
-                  insert.setString(11, m.state().wireName());
-                  insert.setString(12, m.reason().orElse(null));
-                  insert.setLong(13, m.notBefore().toEpochMilli());
-                  insert.setLong(14, m.createdAt().toEpochMilli());
-                  if (m.sentAt().isPresent()) {
-                    insert.setLong(15, m.sentAt().get().toEpochMilli());
-                  } else {
-                    insert.setNull(15, Types.BIGINT);
-                  }
-                  insert.setLong(16, m.statusAt().toEpochMilli());
-                  insert.setString(17, m.media().map(MediaRef::name).orElse(null));
-                  insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
-                  insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
-                  if (messages.size() == 1) {
-                    insert.executeUpdate();
-                  } else {
-                    insert.addBatch();
-                  }
-                }
-                if (messages.size() > 1) {
-                  insert.executeBatch();
-                }
-              }
-              try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-                for (Message m : messages) {
-                  bindEvent(event, m.id(), m.state(), null, m.createdAt());
-                  event.addBatch();
-                }
-                event.executeBatch();
-              }
+              insertRows(h, messages);
               return null;
             });
+  }
+
+  /**
+   * Stores each message whose guard holds when it runs, in one transaction with the guards; the
+   * future completes after the commit with, per message, whether it was stored.
+   */
+  CompletableFuture<boolean[]> insertGuarded(List<Message> messages, List<Messages.Guard> guards) {
+    return db.writes()
+        .submit(
+            h -> {
+              boolean[] stored = new boolean[messages.size()];
+              List<Message> kept = new java.util.ArrayList<>(messages.size());
+              for (int i = 0; i < messages.size(); i++) {
+                stored[i] = guards.get(i).holds(h, messages.get(i).id());
+                if (stored[i]) {
+                  kept.add(messages.get(i));
+                }
+              }
+              if (!kept.isEmpty()) {
+                insertRows(h, kept);
+              }
+              return stored;
+            });
+  }
+
+  // Plain JDBC on the two statements every message passes through: the accept path is the
+  // hottest in the gateway, and binding through Jdbi costs more than SQLite's insert itself.
+  private static void insertRows(Handle h, List<Message> messages) throws SQLException {
+    try (PreparedStatement insert = h.getConnection().prepareStatement(INSERT)) {
+      for (Message m : messages) {
+        insert.setLong(1, m.id());
+        insert.setLong(2, m.deviceId());
+        insert.setString(3, m.recipient());
+        insert.setString(4, m.toGroup() ? "group" : "number");
+        insert.setString(5, m.kind());
+        insert.setString(6, m.body());
+        insert.setString(7, m.api());
+        insert.setInt(8, m.sync() ? 1 : 0);
+        insert.setInt(9, m.retry() ? 1 : 0);
+        insert.setInt(10, m.attempts());
+        insert.setString(11, m.state().wireName());
+        insert.setString(12, m.reason().orElse(null));
+        insert.setLong(13, m.notBefore().toEpochMilli());
+        insert.setLong(14, m.createdAt().toEpochMilli());
+        if (m.sentAt().isPresent()) {
+          insert.setLong(15, m.sentAt().get().toEpochMilli());
+        } else {
+          insert.setNull(15, Types.BIGINT);
+        }
+        insert.setLong(16, m.statusAt().toEpochMilli());
+        insert.setString(17, m.media().map(MediaRef::name).orElse(null));
+        insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
+        insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
+        if (messages.size() == 1) {
+          insert.executeUpdate();
+        } else {
+          insert.addBatch();
+        }
+      }
+      if (messages.size() > 1) {
+        insert.executeBatch();
+      }
+    }
+    try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+      for (Message m : messages) {
+        bindEvent(event, m.id(), m.state(), null, m.createdAt());
+        event.addBatch();
+      }
+      event.executeBatch();
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,7 +128,21 @@ public final class Messages implements DriverListener, AutoCloseable {
       throw new SendRefused(
           SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
     }
-    Instant now = clock.instant();
+    List<Message> messages = build(device, request, clock.instant());
+    // The sender first: a gateway that is stopping refuses before anything is stored, so a
+    // caller told "stopping" never finds the message sent after the next start.
+    DeviceSender sender = senderFor(device);
+    awaitCommit(store.insert(messages));
+    for (Message m : messages) {
+      if (m.sync()) {
+        outcomes.expect(m.id()); // before the sender can report it
+      }
+      sender.enqueue(m);
+    }
+    return messages;
+  }
+
+  private List<Message> build(Device device, SendRequest request, Instant now) {
     Instant notBefore = now.plus(request.delay());
     List<Message> messages = new ArrayList<>(request.recipients().size());
     for (Recipient r : request.recipients()) {
@@ -150,11 +166,64 @@ public final class Messages implements DriverListener, AutoCloseable {
               now,
               request.media()));
     }
-    // The sender first: a gateway that is stopping refuses before anything is stored, so a
-    // caller told "stopping" never finds the message sent after the next start.
-    DeviceSender sender = senderFor(device);
+    return messages;
+  }
+
+  /**
+   * A condition checked in the transaction that would store a message, with the message's id: the
+   * scheduler moves its schedule to "handed" here, so that a schedule and its message are committed
+   * together or not at all.
+   */
+  @FunctionalInterface
+  public interface Guard {
+    boolean holds(Handle handle, long messageId) throws SQLException;
+  }
+
+  /** One async send to one recipient, stored only if its guard holds. */
+  public record GuardedSend(Device device, SendRequest request, Guard guard) {
+    public GuardedSend {
+      if (request.recipients().size() != 1 || request.sync()) {
+        throw new IllegalArgumentException("a guarded send is async, to one recipient");
+      }
+    }
+  }
+
+  /**
+   * Stores, in one transaction, every send whose guard holds, and queues them; per send, the
+   * message, or empty when its guard did not hold (nothing was stored for it).
+   */
+  public List<Optional<Message>> acceptGuarded(List<GuardedSend> sends) {
+    if (closed) {
+      throw new SendRefused(SendRefused.Reason.STOPPING, "the gateway is stopping");
+    }
+    Instant now = clock.instant();
+    List<Message> messages = new ArrayList<>(sends.size());
+    List<Guard> guards = new ArrayList<>(sends.size());
+    Map<Long, DeviceSender> sendersOf = new java.util.HashMap<>();
+    for (GuardedSend send : sends) {
+      if (send.request().body().length() > MAX_TEXT_LENGTH) {
+        throw new SendRefused(
+            SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
+      }
+      messages.add(build(send.device(), send.request(), now).getFirst());
+      guards.add(send.guard());
+      sendersOf.computeIfAbsent(send.device().id(), id -> senderFor(send.device()));
+    }
+    boolean[] stored = awaitCommit(store.insertGuarded(messages, guards));
+    List<Optional<Message>> accepted = new ArrayList<>(sends.size());
+    for (int i = 0; i < messages.size(); i++) {
+      Message m = messages.get(i);
+      if (stored[i]) {
+        sendersOf.get(m.deviceId()).enqueue(m);
+      }
+      accepted.add(stored[i] ? Optional.of(m) : Optional.empty());
+    }
+    return accepted;
+  }
+
+  private static <T> T awaitCommit(java.util.concurrent.CompletableFuture<T> commit) {
     try {
-      store.insert(messages).get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return commit.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
     } catch (TimeoutException e) {
@@ -163,13 +232,6 @@ public final class Messages implements DriverListener, AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while accepting", e);
     }
-    for (Message m : messages) {
-      if (m.sync()) {
-        outcomes.expect(m.id()); // before the sender can report it
-      }
-      sender.enqueue(m);
-    }
-    return messages;
   }
 
   /** {@link #awaitAll} for one message. */

@@ -281,6 +281,19 @@ public final class Tenants {
     return access.device();
   }
 
+  /**
+   * The device with this id if it may be used today (as {@link #deviceForEcoKey}), read afresh: for
+   * work that starts without a request, such as a schedule falling due.
+   */
+  public Device usableDevice(long id) {
+    Device device = device(id);
+    License license = license(device.licenseId());
+    AccessCache.Access access =
+        new AccessCache.Access(device, license, partner(license.partnerId()));
+    requireUsable(access);
+    return device;
+  }
+
   private AccessCache.Access loadEcoAccess(String key) {
     Device device =
         store

@@ -37,6 +37,19 @@ final class EcoResults {
   static final String NO_MEMBERS = "n,o,n,e"; // sic: the contract's way of saying "none"
   static final String FAILED = "failed";
 
+  static final String NOT_VALID_API = "not_valid_api";
+  static final String SCH_DATE_NOT_VALID = "sch_date_not_valid";
+  static final String SCH_DATE_BELOW_NOW = "sch_date_below_now";
+  static final String MESSAGE_EMPTY = "message_empty";
+  static final String URL_EMPTY = "url_empty";
+  static final String SCH_MORE_THAN_3_IN_1_MINUTE = "sch_more_than_3_in_1_minute";
+
+  /** The scheduler's {@code image_not_found}: without the size that send_image_url adds. */
+  static final String SCH_IMAGE_NOT_FOUND = "image_not_found";
+
+  static final String ALREADY_SENT = "already_sent";
+  static final String ALREADY_FAILED = "already_failed";
+
   /** {@code file_more_than_<N>KB}: N is the configured limit in KB. */
   static String fileMoreThan(long maxKb) {
     return "file_more_than_" + maxKb + "KB";

@@ -25,6 +25,7 @@ public final class EcoRoutes implements RouteTable {
   private final EcoGroupHandlers groups;
   private final EcoReportHandlers reports;
   private final EcoDeviceHandlers devices;
+  private final EcoScheduleHandlers schedules;
   private final List<String> trustedProxies;
 
   public EcoRoutes(
@@ -35,6 +36,7 @@ public final class EcoRoutes implements RouteTable {
       EcoGroupHandlers groups,
       EcoReportHandlers reports,
       EcoDeviceHandlers devices,
+      EcoScheduleHandlers schedules,
       List<String> trustedProxies) {
     this.tenants = tenants;
     this.messages = messages;
@@ -43,6 +45,7 @@ public final class EcoRoutes implements RouteTable {
     this.groups = groups;
     this.reports = reports;
     this.devices = devices;
+    this.schedules = schedules;
     this.trustedProxies = trustedProxies;
   }
 
@@ -80,6 +83,9 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/async_send_message_group_id", requireKey(groups::asyncSendMessageGroupId));
     routes.post("/api/getGroupMember", requireKey(groups::getGroupMember));
     routes.post("/api/report_json", requireKey(reports::reportJson));
+    routes.post("/api/scheduler", requireKey(schedules::scheduler));
+    routes.post("/api/sch_check", requireKey(schedules::schCheck));
+    routes.post("/api/sch_remove", requireKey(schedules::schRemove));
     routes.post("/api/info", requireKey(fromAllowedAddress(devices::info)));
     routes.post("/api/qr_status", requireKey(fromAllowedAddress(devices::qrStatus)));
     routes.post("/api/logout", requireKey(fromAllowedAddress(devices::logout)));

@@ -1,5 +1,9 @@
 package io.kurir.api.eco;
 
+import static io.kurir.testing.TestFiles.JPEG;
+import static io.kurir.testing.TestFiles.PDF;
+import static io.kurir.testing.TestFiles.PNG;
+import static io.kurir.testing.TestFiles.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
@@ -12,7 +16,6 @@ import io.kurir.testing.TestGateway.Reply;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -27,24 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MediaUrlTest {
-  static final byte[] PNG = bytes(new int[] {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}, 200);
-  static final byte[] JPEG = bytes(new int[] {0xFF, 0xD8, 0xFF, 0xE0}, 300);
-  static final byte[] PDF = bytes(new int[] {'%', 'P', 'D', 'F', '-', '1', '.', '4'}, 400);
 
   TestGateway kurir;
   Device device;
   HttpServer files;
   String base;
   final CountDownLatch release = new CountDownLatch(1);
-
-  static byte[] bytes(int[] magic, int size) {
-    byte[] b = new byte[size];
-    Arrays.fill(b, (byte) 'x');
-    for (int i = 0; i < magic.length; i++) {
-      b[i] = (byte) magic[i];
-    }
-    return b;
-  }
 
   @BeforeAll
   void start(@TempDir Path dir) throws IOException {

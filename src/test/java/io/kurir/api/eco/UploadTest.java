@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Numbers;
+import io.kurir.testing.TestFiles;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import java.io.ByteArrayOutputStream;
@@ -81,10 +82,10 @@ class UploadTest {
 
   @Test
   void uploadThenSendByName() {
-    assertThat(upload("/api/upload/" + device.ecoKey(), null, "promo.png", MediaUrlTest.PNG).body())
+    assertThat(upload("/api/upload/" + device.ecoKey(), null, "promo.png", TestFiles.PNG).body())
         .isEqualTo("success");
     Reply byField =
-        upload("/api/upload", device.ecoKey(), "C:\\fakepath\\photo.jpg", MediaUrlTest.JPEG);
+        upload("/api/upload", device.ecoKey(), "C:\\fakepath\\photo.jpg", TestFiles.JPEG);
     assertThat(byField.body()).matches("\\d+");
 
     String to = Numbers.fresh();
@@ -100,13 +101,13 @@ class UploadTest {
 
   @Test
   void aReUploadReplacesTheFileAndKeepsItsId() {
-    String first = upload("/api/upload", device.ecoKey(), "banner.png", MediaUrlTest.PNG).body();
+    String first = upload("/api/upload", device.ecoKey(), "banner.png", TestFiles.PNG).body();
     String second =
         upload(
                 "/api/upload",
                 device.ecoKey(),
                 "banner.png",
-                MediaUrlTest.bytes(new int[] {0x89, 'P', 'N', 'G'}, 500))
+                TestFiles.bytes(new int[] {0x89, 'P', 'N', 'G'}, 500))
             .body();
     assertThat(second).isEqualTo(first);
     String to = Numbers.fresh();
@@ -121,7 +122,7 @@ class UploadTest {
     assertThat(sendImage(Numbers.fresh(), "/media/../../etc/passwd").body())
         .isEqualTo("file_not_exists");
 
-    Reply notImage = upload("/api/upload/" + device.ecoKey(), null, "doc.pdf", MediaUrlTest.PDF);
+    Reply notImage = upload("/api/upload/" + device.ecoKey(), null, "doc.pdf", TestFiles.PDF);
     assertThat(notImage.status()).isEqualTo(415);
     assertThat(notImage.body()).isEqualTo("file_type_not_allowed");
     Reply big =
@@ -129,13 +130,13 @@ class UploadTest {
             "/api/upload/" + device.ecoKey(),
             null,
             "big.png",
-            MediaUrlTest.bytes(new int[] {0x89, 'P', 'N', 'G'}, 100 * 1024));
+            TestFiles.bytes(new int[] {0x89, 'P', 'N', 'G'}, 100 * 1024));
     assertThat(big.status()).isEqualTo(413);
     assertThat(big.body()).isEqualTo("file_more_than_64KB");
     Reply noFile = upload("/api/upload/" + device.ecoKey(), null, null, null);
     assertThat(noFile.status()).isEqualTo(400);
     assertThat(noFile.body()).isEqualTo("file_empty");
-    Reply badKey = upload("/api/upload/not-a-key", null, "x.png", MediaUrlTest.PNG);
+    Reply badKey = upload("/api/upload/not-a-key", null, "x.png", TestFiles.PNG);
     assertThat(badKey.status()).isEqualTo(401);
     assertThat(badKey.body()).isEqualTo("invalid_key");
     Reply notMultipart = kurir.postJson("/api/upload/" + device.ecoKey(), "{}");
@@ -149,7 +150,7 @@ class UploadTest {
                     "/api/upload/" + device.ecoKey(),
                     null,
                     "../../../../tmp/evil.png",
-                    MediaUrlTest.PNG)
+                    TestFiles.PNG)
                 .body())
         .isEqualTo("success");
     String to = Numbers.fresh();
@@ -159,8 +160,8 @@ class UploadTest {
 
   @Test
   void aNameIsFoundTheWayItWasUploaded() {
-    upload("/api/upload/" + device.ecoKey(), null, "photo", MediaUrlTest.PNG);
-    upload("/api/upload/" + device.ecoKey(), null, "ab cd.png", MediaUrlTest.PNG);
+    upload("/api/upload/" + device.ecoKey(), null, "photo", TestFiles.PNG);
+    upload("/api/upload/" + device.ecoKey(), null, "ab cd.png", TestFiles.PNG);
     String to = Numbers.fresh();
     assertThat(sendImage(to, "/media/photo").body()).isEqualTo("success");
     assertThat(sendImage(to, "/media/ab cd.png").body()).isEqualTo("success");

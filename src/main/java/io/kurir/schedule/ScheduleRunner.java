@@ -1,0 +1,353 @@
+package io.kurir.schedule;
+
+import io.kurir.media.FetchResult;
+import io.kurir.media.MediaFiles;
+import io.kurir.media.SafeFetcher;
+import io.kurir.message.MediaRef;
+import io.kurir.message.Messages;
+import io.kurir.message.Messages.GuardedSend;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
+import io.kurir.message.SendRequest;
+import io.kurir.store.Database;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Wakeable;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends schedules when they are due: it sleeps until the earliest waiting schedule is due (or until
+ * woken by a new one or a clock change), then hands every due schedule to the message pipeline,
+ * where pacing, ordering and offline queues apply as to any message.
+ *
+ * <p>Exactly once: a schedule becomes a message in the transaction that moves it out of {@code
+ * waiting} (or out of this runner's claim, for one whose file had to be fetched), guarded in SQL.
+ * However many runners share the database, and whatever crashes in between, a schedule is either
+ * still waiting or handed over with its message, never both and never twice.
+ *
+ * <p>Thread-safe; one runner per gateway.
+ */
+public final class ScheduleRunner implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ScheduleRunner.class);
+
+  /** Schedules handed over per transaction. */
+  private static final int BATCH = 500;
+
+  /** Images and files fetched at once. */
+  private static final int PARALLEL_FETCHES = 16;
+
+  /**
+   * The longest sleep: schedules written by another node sharing the database do not wake this one,
+   * and expired claims of a node that died are given back this often.
+   */
+  private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
+
+  /** After a failed pass (the database would not write, say), the wait before the next one. */
+  private static final Duration AFTER_ERROR = Duration.ofSeconds(1);
+
+  private final ScheduleStore store;
+  private final Messages messages;
+  private final Tenants tenants;
+  private final SafeFetcher fetcher;
+  private final MediaFiles files;
+  private final Clock clock;
+  private final int node;
+  private final Duration claimFor;
+  private final long maxKb;
+  private final SecureRandom tokens = new SecureRandom();
+  private final Semaphore fetchSlots = new Semaphore(PARALLEL_FETCHES);
+
+  /** Devices with an image or file being fetched: their later schedules wait for it. */
+  private final Set<Long> fetching = ConcurrentHashMap.newKeySet();
+
+  private final ExecutorService fetches = Executors.newVirtualThreadPerTaskExecutor();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition woken = lock.newCondition();
+  private boolean wakeRequested;
+  private volatile boolean stopping;
+  private Thread thread;
+
+  public ScheduleRunner(
+      Database db,
+      Messages messages,
+      Tenants tenants,
+      SafeFetcher fetcher,
+      MediaFiles files,
+      Clock clock,
+      int node,
+      long maxKb) {
+    this.store = new ScheduleStore(db);
+    this.messages = messages;
+    this.tenants = tenants;
+    this.fetcher = fetcher;
+    this.files = files;
+    this.clock = clock;
+    this.node = node;
+    // A claim outlives the fetch it covers: only a node that died leaves one to expire.
+    this.claimFor = fetcher.timeout().plus(Duration.ofMinutes(1));
+    this.maxKb = maxKb;
+    Wakeable.wakeOnClockChange(clock, this::wake);
+  }
+
+  /** Starts sending: first whatever fell due while the gateway was stopped. */
+  public void start() {
+    int released = store.releaseClaims(clock.instant(), Optional.of(node));
+    if (released > 0) {
+      log.info("{} schedule(s) claimed before the last stop wait again", released);
+    }
+    thread = Thread.ofVirtual().name("kurir-scheduler").start(this::run);
+  }
+
+  /** Makes the runner look again now: a schedule was added, or the clock moved. */
+  public void wake() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      woken.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void run() {
+    Instant lastRelease = Instant.now();
+    while (!stopping) {
+      try {
+        if (Duration.between(lastRelease, Instant.now()).compareTo(MAX_SLEEP) >= 0) {
+          store.releaseClaims(clock.instant(), Optional.empty());
+          lastRelease = Instant.now();
+        }
+        if (pass()) {
+          continue; // more may be due
+        }
+        sleepUntilDue();
+      } catch (RuntimeException e) {
+        if (stopping) {
+          break;
+        }
+        log.error("scheduler pass failed; trying again shortly", e);
+        sleep(AFTER_ERROR);
+      }
+    }
+  }
+
+  /**
+   * Hands over what is due now, in due order per device; true when it did something and should look
+   * again at once.
+   *
+   * <p>A device whose image or file is being fetched is skipped until the fetch is done, so that
+   * what it scheduled later (text included) cannot overtake it. Texts go over in one transaction;
+   * each image or file is claimed and fetched on its own thread.
+   */
+  private boolean pass() {
+    Instant now = clock.instant();
+    Set<Long> blocked = new HashSet<>(fetching);
+    List<Schedule> texts = new ArrayList<>();
+    boolean progress = false;
+    for (Schedule s : store.due(now, blocked, BATCH)) {
+      if (blocked.contains(s.deviceId())) {
+        continue; // behind an earlier image or file of its device
+      }
+      if (s.url().isEmpty()) {
+        texts.add(s);
+      } else {
+        blocked.add(s.deviceId()); // whether fetched now or later, what follows waits for it
+        if (!texts.isEmpty()) {
+          progress |= handOverTexts(texts); // what came before it goes first
+          texts.clear();
+        }
+        progress |= claimAndFetch(s, now);
+      }
+    }
+    if (!texts.isEmpty()) {
+      progress |= handOverTexts(texts);
+    }
+    return progress;
+  }
+
+  private boolean handOverTexts(List<Schedule> due) {
+    Map<Long, Usability> devices = new HashMap<>();
+    List<GuardedSend> sends = new ArrayList<>(due.size());
+    for (Schedule s : due) {
+      Usability usability = devices.computeIfAbsent(s.deviceId(), this::usability);
+      if (usability.device().isPresent()) {
+        sends.add(send(usability.device().get(), s, Optional.empty(), Optional.empty()));
+      } else {
+        store.fail(s.id(), Optional.empty(), usability.refusal(), clock.instant());
+      }
+    }
+    if (!sends.isEmpty()) {
+      messages.acceptGuarded(sends);
+    }
+    return true;
+  }
+
+  private GuardedSend send(
+      Device device, Schedule s, Optional<MediaRef> media, Optional<Long> claimToken) {
+    SendRequest request =
+        new SendRequest(
+            List.of(Recipient.number(s.target())),
+            s.apiType().kind(),
+            s.body(),
+            "eco.scheduler",
+            false,
+            false,
+            Duration.ZERO,
+            media);
+    return new GuardedSend(
+        device,
+        request,
+        (h, messageId) -> ScheduleStore.hand(h, s.id(), claimToken, messageId, clock.instant()));
+  }
+
+  /** A device that may send today, or why it may not. */
+  private record Usability(Optional<Device> device, String refusal) {}
+
+  // A disabled device or an expired license does not send what it scheduled before: the schedule
+  // fails with the reason.
+  private Usability usability(long deviceId) {
+    try {
+      return new Usability(Optional.of(tenants.usableDevice(deviceId)), null);
+    } catch (TenantException e) {
+      String refusal =
+          switch (e.reason()) {
+            case EXPIRED -> "license_expired";
+            case DISABLED -> "device_disabled";
+            default -> "device_not_found";
+          };
+      return new Usability(Optional.empty(), refusal);
+    }
+  }
+
+  /** Claims and starts fetching a due image or file; false when every fetch slot is busy. */
+  private boolean claimAndFetch(Schedule s, Instant now) {
+    if (!fetchSlots.tryAcquire()) {
+      return false;
+    }
+    long token = tokens.nextLong();
+    if (!store.claim(s.id(), token, node, now.plus(claimFor), now)) {
+      fetchSlots.release(); // removed, or another node took it
+      return true;
+    }
+    fetching.add(s.deviceId());
+    fetches.submit(
+        () -> {
+          try {
+            fetchAndHandOver(s, token);
+          } catch (RuntimeException e) {
+            // The claim stays and expires: the schedule waits again and is retried.
+            log.error("schedule {} could not be handed over", s.id(), e);
+          } finally {
+            fetching.remove(s.deviceId());
+            fetchSlots.release();
+            wake();
+          }
+        });
+    return true;
+  }
+
+  private void fetchAndHandOver(Schedule s, long token) {
+    Optional<Long> claim = Optional.of(token);
+    String url = s.url().orElseThrow();
+    FetchResult fetched = fetcher.fetch(url);
+    String failure =
+        switch (fetched) {
+          case FetchResult.BadUrl bad -> "url_not_valid: " + bad.why();
+          case FetchResult.TooLarge tooLarge -> "file_more_than_" + maxKb + "KB";
+          case FetchResult.Unreachable unreachable -> "url_unreachable: " + unreachable.why();
+          case FetchResult.Fetched ok ->
+              s.apiType().isImage() && !ok.file().isImage() ? "image_not_found" : null;
+        };
+    if (failure != null) {
+      log.info("schedule {} failed: {}", s.id(), failure);
+      store.fail(s.id(), claim, failure, clock.instant());
+      return;
+    }
+    Usability usability = usability(s.deviceId());
+    if (usability.device().isEmpty()) {
+      store.fail(s.id(), claim, usability.refusal(), clock.instant());
+      return;
+    }
+    Device device = usability.device().get();
+    MediaRef media = files.keep(((FetchResult.Fetched) fetched).file());
+    try {
+      messages.acceptGuarded(List.of(send(device, s, Optional.of(media), claim)));
+    } catch (SendRefused e) {
+      // Stopping: the claim is given back at the next start.
+    }
+  }
+
+  private void sleepUntilDue() {
+    Optional<Instant> next = store.nextDue();
+    Duration wait = MAX_SLEEP;
+    if (next.isPresent()) {
+      Duration untilDue = Duration.between(clock.instant(), next.get());
+      // Due already but not taken (every fetch slot busy): a finished fetch wakes the runner.
+      wait = untilDue.isNegative() || untilDue.isZero() ? MAX_SLEEP : min(untilDue, MAX_SLEEP);
+    }
+    lock.lock();
+    try {
+      long nanos = wait.toNanos();
+      while (!wakeRequested && !stopping && nanos > 0) {
+        nanos = woken.awaitNanos(nanos);
+      }
+      wakeRequested = false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) < 0 ? a : b;
+  }
+
+  private void sleep(Duration d) {
+    lock.lock();
+    try {
+      woken.await(d.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Stops after the pass in progress; fetches in progress end, their claims are released later. */
+  @Override
+  public void close() {
+    stopping = true;
+    wake();
+    fetches.shutdownNow();
+    if (thread != null) {
+      try {
+        thread.join(Duration.ofSeconds(15));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

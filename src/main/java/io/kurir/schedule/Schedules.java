@@ -1,0 +1,160 @@
+package io.kurir.schedule;
+
+import io.kurir.media.FetchResult;
+import io.kurir.media.SafeFetcher;
+import io.kurir.message.Messages;
+import io.kurir.schedule.ScheduleRefused.Reason;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Scheduled messages: accepting them (with everything that can be checked ahead checked now),
+ * looking them up and removing them. {@link ScheduleRunner} sends them when they are due.
+ *
+ * <p>Thread-safe.
+ */
+public final class Schedules {
+  /** The start of the current minute still counts as now: "send at 10:00" said at 10:00:40. */
+  private static final Duration MINUTE = Duration.ofMinutes(1);
+
+  private final ScheduleStore store;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final SafeFetcher fetcher;
+  private final Runnable wakeRunner;
+
+  public Schedules(
+      Database db, IdGenerator ids, Clock clock, SafeFetcher fetcher, Runnable wakeRunner) {
+    this.store = new ScheduleStore(db);
+    this.ids = ids;
+    this.clock = clock;
+    this.fetcher = fetcher;
+    this.wakeRunner = wakeRunner;
+    ids.continueAfter(store.maxId());
+  }
+
+  /**
+   * Stores a schedule for {@code device} and returns it.
+   *
+   * <p>What can be known now is checked now: the time, the per-minute limit, and for an image or
+   * file its URL: the shape always, and the size (and for images the type) when the URL answers. An
+   * unreachable file URL is accepted, since the file may be put there before it is due; the URL is
+   * fetched again when the schedule is due, and a failure then is recorded on the schedule.
+   *
+   * @throws ScheduleRefused when the schedule is not accepted
+   */
+  public Schedule schedule(Device device, ScheduleRequest request) {
+    Instant now = clock.instant();
+    Instant currentMinute = now.minusMillis(Math.floorMod(now.toEpochMilli(), MINUTE.toMillis()));
+    if (request.dueAt().isBefore(currentMinute)) {
+      throw new ScheduleRefused(Reason.DUE_IN_PAST, "the scheduled time has passed");
+    }
+    if (request.body().length() > Messages.MAX_TEXT_LENGTH) {
+      throw new ScheduleRefused(
+          Reason.TEXT_TOO_LONG, "at most " + Messages.MAX_TEXT_LENGTH + " characters");
+    }
+    // Counted before fetching (a full minute need not wait for a download), and again when stored.
+    if (store.countInMinute(device.id(), request.dueAt()) >= request.perMinuteLimit()) {
+      throw tooMany(request);
+    }
+    Optional<String> filename = Optional.empty();
+    if (request.apiType().needsUrl()) {
+      String url = request.url().orElseThrow(() -> new IllegalArgumentException("no url"));
+      filename = checkUrl(request.apiType(), url);
+    }
+    Schedule schedule =
+        new Schedule(
+            ids.next(),
+            device.id(),
+            request.apiType(),
+            request.body(),
+            request.target(),
+            request.url(),
+            filename,
+            request.dueAt(),
+            now,
+            ScheduleState.WAITING,
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty());
+    if (!store.insertWithinLimit(schedule, request.perMinuteLimit())) {
+      throw tooMany(request);
+    }
+    wakeRunner.run(); // it may be due before whatever the runner is waiting for
+    return schedule;
+  }
+
+  private static ScheduleRefused tooMany(ScheduleRequest request) {
+    return new ScheduleRefused(
+        Reason.TOO_MANY_IN_MINUTE,
+        "at most " + request.perMinuteLimit() + " schedules per device in one minute");
+  }
+
+  /** Fetches the URL once to check it; the file's name when it answered. */
+  private Optional<String> checkUrl(ApiType type, String url) {
+    FetchResult fetched = fetcher.fetch(url);
+    return switch (fetched) {
+      case FetchResult.BadUrl bad -> throw new ScheduleRefused(Reason.URL_NOT_VALID, bad.why());
+      case FetchResult.TooLarge tooLarge ->
+          throw new ScheduleRefused(Reason.FILE_TOO_LARGE, "the file is larger than the limit");
+      case FetchResult.Unreachable unreachable -> {
+        if (type.isImage()) {
+          throw new ScheduleRefused(Reason.IMAGE_NOT_FOUND, unreachable.why());
+        }
+        yield nameInUrl(url);
+      }
+      case FetchResult.Fetched ok -> {
+        if (type.isImage() && !ok.file().isImage()) {
+          throw new ScheduleRefused(Reason.IMAGE_NOT_FOUND, "the URL is not an image");
+        }
+        yield Optional.of(ok.file().name());
+      }
+    };
+  }
+
+  private static Optional<String> nameInUrl(String url) {
+    try {
+      String path = Optional.ofNullable(URI.create(url.strip()).getPath()).orElse("");
+      String last = path.substring(path.lastIndexOf('/') + 1);
+      return last.isBlank() ? Optional.empty() : Optional.of(last);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The schedule with this id if it belongs to {@code device}. */
+  public Optional<Schedule> find(Device device, long id) {
+    return store.find(id).filter(s -> s.deviceId() == device.id());
+  }
+
+  /** What {@link #remove} did. */
+  public sealed interface Removal {
+    /** Removed now, or before (removing twice is not an error). */
+    record Removed(Schedule schedule) implements Removal {}
+
+    /** Already handed to the pipeline, or failed: too late to remove. */
+    record TooLate(Schedule schedule) implements Removal {}
+
+    record NotFound() implements Removal {}
+  }
+
+  /** Removes a schedule of {@code device} that has not been handed over yet. */
+  public Removal remove(Device device, long id) {
+    Optional<Schedule> found = find(device, id);
+    if (found.isEmpty()) {
+      return new Removal.NotFound();
+    }
+    store.remove(id, clock.instant());
+    Schedule now = store.find(id).orElseThrow();
+    return now.state() == ScheduleState.REMOVED
+        ? new Removal.Removed(now)
+        : new Removal.TooLate(now);
+  }
+}
