@@ -44,7 +44,8 @@ public final class Bench {
   private static final String RECIPIENT = "+6281234567890";
 
   /** One line of the table. */
-  record Row(String name, String figure, double perSecond, String p50, String p99, String note) {}
+  public record Row(
+      String name, String figure, double perSecond, String p50, String p99, String note) {}
 
   private final Duration duration;
   private final java.util.Set<String> only;
@@ -74,7 +75,7 @@ public final class Bench {
       } else {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
-                + " [--only=startup,idle,noop,async,sync,e2e,otp,report]");
+                + " [--only=startup,idle,noop,async,sync,e2e,otp,report,scheduler]");
         System.exit(2);
       }
     }
@@ -92,12 +93,24 @@ public final class Bench {
     return only.isEmpty() || only.contains(row);
   }
 
+  /** Whether any row of the main gateway (noop and what is measured against it) is wanted. */
+  private boolean wantsMain() {
+    return Stream.of("noop", "async", "sync", "e2e", "otp", "report").anyMatch(this::wanted);
+  }
+
   private void run() throws Exception {
     if (wanted("startup")) {
       startUp();
     }
     if (wanted("idle")) {
       idleDevices();
+    }
+    if (wanted("scheduler")) {
+      new ScheduleBench(this::start, rows).run();
+    }
+    if (!wantsMain()) {
+      print();
+      return;
     }
     try (Gateway gateway = start("main", List.of(new NoopRoutes()))) {
       Tenants tenants = gateway.tenants();
@@ -413,7 +426,7 @@ public final class Bench {
 
   // --- helpers
 
-  private Gateway start(String name, List<RouteTable> extra) {
+  Gateway start(String name, List<RouteTable> extra) {
     Settings settings =
         SettingsLoader.load(
             Profile.SERVE,
@@ -550,8 +563,13 @@ public final class Bench {
     System.out.println(report);
     Path results = Path.of("bench/results");
     Files.createDirectories(results);
-    Files.writeString(results.resolve("latest.md"), report);
-    System.out.println("written to bench/results/latest.md");
+    // A partial run (--only) does not replace the full run's table.
+    String file =
+        only.isEmpty()
+            ? "latest.md"
+            : "only-" + String.join("-", new java.util.TreeSet<>(only)) + ".md";
+    Files.writeString(results.resolve(file), report);
+    System.out.println("written to bench/results/" + file);
   }
 
   private static long rssBytes() throws IOException {
