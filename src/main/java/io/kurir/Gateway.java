@@ -2,6 +2,7 @@ package io.kurir;
 
 import io.kurir.api.HttpApi;
 import io.kurir.api.RouteTable;
+import io.kurir.api.account.AccountRoutes;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
@@ -10,7 +11,10 @@ import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
 import io.kurir.api.eco.EcoScheduleHandlers;
 import io.kurir.api.eco.EcoUploadHandlers;
+import io.kurir.api.partner.PartnerRoutes;
 import io.kurir.api.sandbox.SandboxRoutes;
+import io.kurir.bot.Bots;
+import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.SessionEvents;
@@ -34,9 +38,11 @@ import io.kurir.store.IdGenerator;
 import io.kurir.store.InstanceLock;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookDeliveries;
 import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
@@ -67,7 +73,7 @@ public final class Gateway implements AutoCloseable {
   private final Messages messages;
   private final ScheduleRunner scheduler;
   private final Optional<Device> demoDevice;
-  private final HttpApi http;
+  private volatile HttpApi http;
 
   private Gateway(
       Settings settings,
@@ -94,15 +100,6 @@ public final class Gateway implements AutoCloseable {
               : existingSandbox;
       this.drivers = new Drivers(new SandboxDriver(sandbox));
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
-      this.messages =
-          new Messages(
-              db,
-              ids,
-              clock,
-              drivers,
-              tenants,
-              new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
-              new RetryPolicy(settings.retryBackoff(), settings.maxRetries()));
       this.outbox =
           new WebhookOutbox(
               db,
@@ -111,8 +108,25 @@ public final class Gateway implements AutoCloseable {
               settings.webhooks().retryFor(),
               settings.webhooks().timeout());
       outbox.start();
+      MessageWebhooks messageWebhooks =
+          new MessageWebhooks(
+              db, ids, timestamps, outbox::wake, ServerAddress.of(settings.host()), this::port);
+      this.messages =
+          new Messages(
+              db,
+              ids,
+              clock,
+              drivers,
+              tenants,
+              new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
+              new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
+              messageWebhooks);
+      Bots bots = new Bots(db, ids, clock);
+      MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
-      drivers.start(new SessionEvents(messages, deviceStates));
+      IncomingMessages incoming =
+          new IncomingMessages(db, ids, clock, tenants, bots, messages, messageWebhooks);
+      drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
         sandbox.pair(demo.id(), demo.number());
@@ -167,7 +181,18 @@ public final class Gateway implements AutoCloseable {
               outbox::wake,
               settings.webhooks().secretOverlap(),
               timestamps,
+              mobileCs,
               settings.adminTokenIfSet()));
+      tables.add(
+          new AccountRoutes(
+              tenants,
+              phones,
+              messageWebhooks,
+              new SafeFetcher(settings.media()),
+              mobileCs,
+              messages,
+              timestamps));
+      tables.add(new PartnerRoutes(tenants, bots, messages));
       if (settings.sandboxApi()) {
         Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
         tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
@@ -212,8 +237,10 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(settings, clock, null, extraRoutes);
   }
 
+  /** The port it serves on (0 until the server has started). */
   public int port() {
-    return http.port();
+    HttpApi server = http;
+    return server == null ? 0 : server.port();
   }
 
   /** The address clients use, e.g. {@code http://127.0.0.1:8080}. */

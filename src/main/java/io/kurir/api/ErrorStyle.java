@@ -12,10 +12,24 @@ public interface ErrorStyle {
   ErrorStyle PLAIN_TOKEN =
       (ctx, e) -> ctx.status(e.status()).contentType("text/plain; charset=utf-8").result(e.token());
 
+  /**
+   * The Account and Partner APIs' style: {@code {"status": "failed", "message": token}}, the shape
+   * of their own failures.
+   */
+  ErrorStyle STATUS_FAILED_JSON = (ctx, e) -> ctx.status(e.status()).json(statusFailed(e.token()));
+
   /** Kurir's own JSON APIs (Admin, sandbox): {@code {"error": token, "message": detail}}. */
   ErrorStyle KURIR_JSON =
       (ctx, e) ->
           ctx.status(e.status())
               .json(
                   java.util.Map.of("error", e.token(), "message", String.valueOf(e.getMessage())));
+
+  /** {@code {"status": "failed", "message": message}}, in that order. */
+  static java.util.Map<String, Object> statusFailed(String message) {
+    java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put("status", "failed");
+    body.put("message", message);
+    return body;
+  }
 }

@@ -20,4 +20,27 @@ public final class Guards {
           401, "invalid_admin_token", "send Authorization: Bearer <admin.token>");
     }
   }
+
+  /** The user and secret of {@code Authorization: Basic <base64(user:secret)>}, if well formed. */
+  public record BasicCredentials(String user, String secret) {}
+
+  public static Optional<BasicCredentials> basic(Context ctx) {
+    String header = Optional.ofNullable(ctx.header("Authorization")).orElse("").strip();
+    if (!header.regionMatches(true, 0, "Basic ", 0, 6)) {
+      return Optional.empty();
+    }
+    try {
+      String decoded =
+          new String(
+              java.util.Base64.getDecoder().decode(header.substring(6).strip()),
+              StandardCharsets.UTF_8);
+      int colon = decoded.indexOf(':');
+      return colon < 0
+          ? Optional.empty()
+          : Optional.of(
+              new BasicCredentials(decoded.substring(0, colon), decoded.substring(colon + 1)));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -33,9 +34,13 @@ public final class HttpApi implements AutoCloseable {
   }
 
   public static HttpApi start(String host, int port, long maxBodyBytes, List<RouteTable> tables) {
-    List<RouteTable> byPrefix =
+    // The longest prefix first: /v4.0/wa_partner/ is the Partner API's, not /v4.0/'s.
+    List<Map.Entry<String, ErrorStyle>> byPrefix =
         tables.stream()
-            .sorted(Comparator.comparingInt((RouteTable t) -> t.pathPrefix().length()).reversed())
+            .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, t.errorStyle())))
+            .sorted(
+                Comparator.comparingInt((Map.Entry<String, ErrorStyle> e) -> e.getKey().length())
+                    .reversed())
             .toList();
     Javalin app =
         Javalin.create(
@@ -89,7 +94,7 @@ public final class HttpApi implements AutoCloseable {
                                   ctx.method() + " is not allowed here")));
             });
     app.start();
-    return new HttpApi(app, byPrefix);
+    return new HttpApi(app, tables);
   }
 
   private static ApiException fromJavalin(HttpResponseException e) {
@@ -104,11 +109,11 @@ public final class HttpApi implements AutoCloseable {
     };
   }
 
-  private static ErrorStyle styleOf(List<RouteTable> byPrefix, Context ctx) {
+  private static ErrorStyle styleOf(List<Map.Entry<String, ErrorStyle>> byPrefix, Context ctx) {
     String path = ctx.path();
-    for (RouteTable t : byPrefix) {
-      if (path.startsWith(t.pathPrefix())) {
-        return t.errorStyle();
+    for (Map.Entry<String, ErrorStyle> prefix : byPrefix) {
+      if (path.startsWith(prefix.getKey())) {
+        return prefix.getValue();
       }
     }
     return ErrorStyle.PLAIN_TOKEN;

@@ -8,6 +8,11 @@ public interface RouteTable {
   /** Paths starting with this prefix belong to the family, e.g. {@code /api/}. */
   String pathPrefix();
 
+  /** Every prefix of the family's paths, for a family served under several. */
+  default java.util.List<String> pathPrefixes() {
+    return java.util.List.of(pathPrefix());
+  }
+
   ErrorStyle errorStyle();
 
   void addTo(RoutesConfig routes);

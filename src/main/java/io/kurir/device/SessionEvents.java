@@ -1,23 +1,33 @@
 package io.kurir.device;
 
 import io.kurir.driver.DriverListener;
+import io.kurir.message.Messages;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What drivers report, fanned out: messages to the message pipeline, session states to {@link
- * DeviceStates}, which stores every change.
+ * What drivers report, fanned out: receipts and connections to the message pipeline, incoming
+ * messages to {@link IncomingHandler} (stored, auto-replied, pushed to webhooks), session states to
+ * {@link DeviceStates}, which stores every change.
  */
 public final class SessionEvents implements DriverListener {
   private static final Logger log = LoggerFactory.getLogger(SessionEvents.class);
 
-  private final DriverListener messages;
+  private final Messages messages;
   private final DeviceStates states;
+  private final IncomingHandler incoming;
 
-  public SessionEvents(DriverListener messages, DeviceStates states) {
+  /** Where incoming messages go. */
+  @FunctionalInterface
+  public interface IncomingHandler {
+    void received(long deviceId, String senderE164, String text, Instant at);
+  }
+
+  public SessionEvents(Messages messages, DeviceStates states, IncomingHandler incoming) {
     this.messages = messages;
     this.states = states;
+    this.incoming = incoming;
   }
 
   @Override
@@ -27,7 +37,8 @@ public final class SessionEvents implements DriverListener {
 
   @Override
   public void incoming(long deviceId, String senderE164, String text, Instant at) {
-    messages.incoming(deviceId, senderE164, text, at);
+    // Not caught: a driver acknowledges an incoming message to its network only once stored.
+    incoming.received(deviceId, senderE164, text, at);
   }
 
   @Override

@@ -21,9 +21,11 @@ import org.jdbi.v3.core.statement.StatementContext;
 /** The SQL of messages and incoming messages. State changes are guarded in SQL, not in memory. */
 final class MessageStore {
   private final Database db;
+  private final StatusHook hook;
 
-  MessageStore(Database db) {
+  MessageStore(Database db, StatusHook hook) {
     this.db = db;
+    this.hook = hook;
   }
 
   private static final String INSERT =
@@ -128,6 +130,7 @@ final class MessageStore {
   CompletableFuture<Boolean> moveLater(
       long id, MessageState next, Instant at, String reason, boolean attempted, boolean urgent) {
     String sql = moveSql(next, attempted);
+    boolean[] hooked = {false};
     HandleCallback<Boolean, Exception> update =
         h -> {
           try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
@@ -146,9 +149,18 @@ final class MessageStore {
             bindEvent(event, id, next, reason, at);
             event.executeUpdate();
           }
+          hooked[0] |= hook.moved(h, id, next, reason, at);
           return true;
         };
-    return urgent ? db.writes().submit(update) : db.writes().submitInBackground(update);
+    CompletableFuture<Boolean> moved =
+        urgent ? db.writes().submit(update) : db.writes().submitInBackground(update);
+    return moved.thenApply(
+        done -> {
+          if (hooked[0]) {
+            hook.committed();
+          }
+          return done;
+        });
   }
 
   private static final Map<MessageState, String> MOVE = new EnumMap<>(MessageState.class);
@@ -191,6 +203,7 @@ final class MessageStore {
       return;
     }
     String sql = moveSql(MessageState.FAILED, false);
+    boolean[] hooked = {false};
     db.writes()
         .write(
             h -> {
@@ -212,9 +225,18 @@ final class MessageStore {
                   }
                   event.executeBatch();
                 }
+                int i = 0;
+                for (long id : ids) {
+                  if (moved[i++] > 0) {
+                    hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
+                  }
+                }
               }
               return null;
             });
+    if (hooked[0]) {
+      hook.committed();
+    }
   }
 
   /** Keeps a message pending for another attempt after {@code notBefore}. */
@@ -284,6 +306,20 @@ final class MessageStore {
                     .findOne());
   }
 
+  /** The messages with these ids that exist. */
+  List<Message> findAll(Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    String in = ids.stream().map(String::valueOf).collect(Collectors.joining(", "));
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM message WHERE id IN (" + in + ")")
+                    .map(MessageStore::message)
+                    .list());
+  }
+
   /** Every message still to be sent, in id order: what the sender loops pick up at start. */
   List<Message> pending() {
     return db.jdbi()
@@ -292,21 +328,6 @@ final class MessageStore {
                 h.createQuery("SELECT * FROM message WHERE state = 'pending' ORDER BY id")
                     .map(MessageStore::message)
                     .list());
-  }
-
-  void insertIncoming(long id, long deviceId, String sender, String text, Instant at) {
-    db.writes()
-        .write(
-            h ->
-                h.createUpdate(
-                        "INSERT INTO inbound_message (id, device_id, sender, body, received_at)"
-                            + " VALUES (?, ?, ?, ?, ?)")
-                    .bind(0, id)
-                    .bind(1, deviceId)
-                    .bind(2, sender)
-                    .bind(3, text)
-                    .bind(4, at.toEpochMilli())
-                    .execute());
   }
 
   static long maxId(Handle h) {

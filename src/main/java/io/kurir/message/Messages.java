@@ -1,6 +1,6 @@
 package io.kurir.message;
 
-import io.kurir.driver.DriverListener;
+import io.kurir.driver.DriverListener.Receipt;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-public final class Messages implements DriverListener, AutoCloseable {
+public final class Messages implements AutoCloseable {
   /** Recipients of one request: a campaign is many requests, not one unbounded transaction. */
   public static final int MAX_RECIPIENTS = 1000;
 
@@ -75,8 +75,9 @@ public final class Messages implements DriverListener, AutoCloseable {
       Drivers drivers,
       Tenants tenants,
       Pacing pacing,
-      RetryPolicy retries) {
-    this.store = new MessageStore(db);
+      RetryPolicy retries,
+      StatusHook statusHook) {
+    this.store = new MessageStore(db, statusHook);
     this.ids = ids;
     this.clock = clock;
     this.drivers = drivers;
@@ -319,6 +320,11 @@ public final class Messages implements DriverListener, AutoCloseable {
     return store.find(id).map(m -> new MessageHistory(m, store.events(id)));
   }
 
+  /** The messages with these ids that belong to one of {@code deviceIds}. */
+  public List<Message> findAll(java.util.Collection<Long> ids, java.util.Set<Long> deviceIds) {
+    return store.findAll(ids).stream().filter(m -> deviceIds.contains(m.deviceId())).toList();
+  }
+
   /** The message with this id if it belongs to {@code device}. */
   public Optional<Message> find(Device device, long id) {
     return store.find(id).filter(m -> m.deviceId() == device.id());
@@ -384,19 +390,14 @@ public final class Messages implements DriverListener, AutoCloseable {
 
   // --- what drivers report
 
-  @Override
+  /** A sent message was delivered to, or read on, the recipient's phone. */
   public void receipt(long messageId, Receipt receipt, Instant at) {
     MessageState state = receipt == Receipt.DELIVERED ? MessageState.DELIVERY : MessageState.READ;
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
     store.moveLater(messageId, state, at, null, false, false);
   }
 
-  @Override
-  public void incoming(long deviceId, String senderE164, String text, Instant at) {
-    store.insertIncoming(ids.next(), deviceId, senderE164, text, at);
-  }
-
-  @Override
+  /** A device became able, or unable, to send. */
   public void connectionChanged(long deviceId, boolean connected) {
     DeviceSender s = senders.get(deviceId);
     if (s != null && connected) {

@@ -146,6 +146,17 @@ final class TenantStore {
             h -> h.createQuery("SELECT * FROM device ORDER BY id").map(TenantStore::device).list());
   }
 
+  /** A license's devices, oldest first. */
+  List<Device> devicesOfLicense(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM device WHERE license_id = ? ORDER BY id")
+                    .bind(0, licenseId)
+                    .map(TenantStore::device)
+                    .list());
+  }
+
   Optional<Device> device(long id) {
     return deviceWhere("id", id);
   }

@@ -282,6 +282,60 @@ public final class Tenants {
   }
 
   /**
+   * {@link #deviceForEcoKey} for reading only: a device whose license expired may still read its
+   * history (reports, lookups) and cancel schedules; switched-off devices may not.
+   */
+  public Device deviceForEcoKeyToRead(String key) {
+    AccessCache.Access access = ecoKeys.get(key, this::loadEcoAccess);
+    try {
+      requireUsable(access);
+    } catch (TenantException e) {
+      if (e.reason() != Reason.EXPIRED) {
+        throw e;
+      }
+    }
+    return access.device();
+  }
+
+  /** A license's devices, oldest first. */
+  public List<Device> devicesOf(License license) {
+    return store.devicesOfLicense(license.id());
+  }
+
+  /**
+   * The partner these Basic credentials belong to, if it is switched on. The secret is compared in
+   * constant time; an unknown user and a wrong secret fail alike.
+   */
+  public Partner authenticatePartner(String user, String secret) {
+    Optional<Partner> partner = store.partnerByBasicUser(user);
+    byte[] expected =
+        partner
+            .map(Partner::basicSecret)
+            .orElse("")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    boolean matches =
+        java.security.MessageDigest.isEqual(
+            expected, secret.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    if (partner.isEmpty() || !matches) {
+      throw new TenantException(Reason.NOT_FOUND, "unknown credentials");
+    }
+    if (partner.get().disabled()) {
+      throw new TenantException(Reason.DISABLED, "the partner is disabled");
+    }
+    return partner.get();
+  }
+
+  /** Whether the license has expired by today (in the operator zone). */
+  public boolean isExpired(License license) {
+    return license.expiredOn(LocalDate.ofInstant(clock.instant(), zone));
+  }
+
+  /** Today in the operator zone. */
+  public LocalDate today() {
+    return LocalDate.ofInstant(clock.instant(), zone);
+  }
+
+  /**
    * The device with this id if it may be used today (as {@link #deviceForEcoKey}), read afresh: for
    * work that starts without a request, such as a schedule falling due.
    */

@@ -111,7 +111,8 @@ class FaultySenderTest {
               new Drivers(driver),
               tenants,
               Pacing.OFF,
-              new RetryPolicy(Duration.ofSeconds(1), 0))) {
+              new RetryPolicy(Duration.ofSeconds(1), 0),
+              StatusHook.NONE)) {
         List<Message> accepted =
             messages.accept(
                 device,

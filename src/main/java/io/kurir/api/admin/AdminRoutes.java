@@ -13,6 +13,7 @@ import io.kurir.message.Message;
 import io.kurir.message.MessageEvent;
 import io.kurir.message.MessageHistory;
 import io.kurir.message.Messages;
+import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
@@ -43,6 +44,7 @@ public final class AdminRoutes implements RouteTable {
   private final Runnable outboxWake;
   private final java.time.Duration webhookSecretOverlap;
   private final Timestamps timestamps;
+  private final AdminMobileCsHandlers mobileCs;
 
   public AdminRoutes(
       Tenants tenants,
@@ -53,7 +55,9 @@ public final class AdminRoutes implements RouteTable {
       Runnable outboxWake,
       java.time.Duration webhookSecretOverlap,
       Timestamps timestamps,
+      MobileCs mobileCs,
       Optional<String> adminToken) {
+    this.mobileCs = new AdminMobileCsHandlers(mobileCs, timestamps);
     this.webhookSecretOverlap = webhookSecretOverlap;
     this.deliveries = deliveries;
     this.outboxWake = outboxWake;
@@ -108,6 +112,10 @@ public final class AdminRoutes implements RouteTable {
 
     r.get("/admin/messages/{id}", admin(this::message));
     r.post("/admin/devices/{id}/pairing", admin(this::pairing));
+
+    r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
+    r.post("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.add(ctx, id(ctx))));
+    r.delete("/admin/mobile-cs/{id}", admin(ctx -> mobileCs.remove(ctx, id(ctx))));
 
     r.get("/admin/webhooks", admin(this::webhooks));
     r.post("/admin/webhooks/{id}/replay", admin(this::replay));

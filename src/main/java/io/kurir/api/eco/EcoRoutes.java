@@ -63,9 +63,9 @@ public final class EcoRoutes implements RouteTable {
   public void addTo(RoutesConfig routes) {
     routes.post("/api/send_message", requireKey(messages::sendMessage));
     routes.post("/api/async_send_message", requireKey(messages::asyncSendMessage));
-    routes.post("/api/status_msg_id", requireKey(messages::statusMsgId));
+    routes.post("/api/status_msg_id", requireKeyToRead(messages::statusMsgId));
     routes.post("/api/check_number", requireKey(messages::checkNumber));
-    routes.post("/api/check_delivery_status", requireKey(messages::checkDeliveryStatus));
+    routes.post("/api/check_delivery_status", requireKeyToRead(messages::checkDeliveryStatus));
     routes.post("/api/upload/{key}", requireKeyInPath(uploads::uploadByPath));
     routes.post("/api/upload", requireKey(uploads::upload));
     routes.post("/api/send_image", requireKey(uploads::sendImage));
@@ -82,10 +82,10 @@ public final class EcoRoutes implements RouteTable {
     routes.post("/api/send_message_group_id", requireKey(groups::sendMessageGroupId));
     routes.post("/api/async_send_message_group_id", requireKey(groups::asyncSendMessageGroupId));
     routes.post("/api/getGroupMember", requireKey(groups::getGroupMember));
-    routes.post("/api/report_json", requireKey(reports::reportJson));
+    routes.post("/api/report_json", requireKeyToRead(reports::reportJson));
     routes.post("/api/scheduler", requireKey(schedules::scheduler));
-    routes.post("/api/sch_check", requireKey(schedules::schCheck));
-    routes.post("/api/sch_remove", requireKey(schedules::schRemove));
+    routes.post("/api/sch_check", requireKeyToRead(schedules::schCheck));
+    routes.post("/api/sch_remove", requireKeyToRead(schedules::schRemove));
     routes.post("/api/info", requireKey(fromAllowedAddress(devices::info)));
     routes.post("/api/qr_status", requireKey(fromAllowedAddress(devices::qrStatus)));
     routes.post("/api/logout", requireKey(fromAllowedAddress(devices::logout)));
@@ -104,6 +104,24 @@ public final class EcoRoutes implements RouteTable {
     return ctx -> {
       RequestFields fields = RequestFields.of(ctx);
       handler.handle(ctx, new EcoRequest(fields, deviceOf(fields)));
+    };
+  }
+
+  /**
+   * Guard for reading (and cancelling schedules): as {@link #requireKey}, but a device whose
+   * license expired passes, so that customers keep their history and reports.
+   */
+  private Handler requireKeyToRead(EcoHandler handler) {
+    return ctx -> {
+      RequestFields fields = RequestFields.of(ctx);
+      String key = fields.required("key").strip();
+      Device device;
+      try {
+        device = tenants.deviceForEcoKeyToRead(key);
+      } catch (TenantException e) {
+        throw refusal(e);
+      }
+      handler.handle(ctx, new EcoRequest(fields, device));
     };
   }
 
@@ -138,12 +156,16 @@ public final class EcoRoutes implements RouteTable {
     try {
       return tenants.deviceForEcoKey(key);
     } catch (TenantException e) {
-      throw switch (e.reason()) {
-        case DISABLED -> new ApiException(403, "key_disabled", e.getMessage());
-        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
-        default -> new ApiException(401, "invalid_key", "no device has this key");
-      };
+      throw refusal(e);
     }
+  }
+
+  private static ApiException refusal(TenantException e) {
+    return switch (e.reason()) {
+      case DISABLED -> new ApiException(403, "key_disabled", e.getMessage());
+      case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
+      default -> new ApiException(401, "invalid_key", "no device has this key");
+    };
   }
 
   /** A parsed Eco request: its fields and the device of its key. */

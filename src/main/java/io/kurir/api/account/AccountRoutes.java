@@ -1,0 +1,296 @@
+package io.kurir.api.account;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.kurir.api.ApiException;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.Guards;
+import io.kurir.api.RequestFields;
+import io.kurir.api.RouteTable;
+import io.kurir.media.SafeFetcher;
+import io.kurir.message.Message;
+import io.kurir.message.MessageText;
+import io.kurir.message.Messages;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
+import io.kurir.message.SendRequest;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.tenant.MobileCs;
+import io.kurir.tenant.Partner;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Timestamps;
+import io.kurir.webhook.MessageWebhooks;
+import io.kurir.webhook.MessageWebhooks.Direction;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Account API ({@code /v2.0/}, {@code /v3.0/}): message webhooks, the license check, the mobile
+ * CS list and the demo send. Calls name their license by its code (body field or path segment); the
+ * demo send uses a partner's Basic credentials and a device key. Failures answer {@code {"status":
+ * "failed", "message": token}}.
+ */
+public final class AccountRoutes implements RouteTable {
+  private final Tenants tenants;
+  private final PhoneNumbers phones;
+  private final MessageWebhooks webhooks;
+  private final SafeFetcher webhookTargets;
+  private final MobileCs mobileCs;
+  private final Messages messages;
+  private final Timestamps timestamps;
+
+  public AccountRoutes(
+      Tenants tenants,
+      PhoneNumbers phones,
+      MessageWebhooks webhooks,
+      SafeFetcher webhookTargets,
+      MobileCs mobileCs,
+      Messages messages,
+      Timestamps timestamps) {
+    this.tenants = tenants;
+    this.phones = phones;
+    this.webhooks = webhooks;
+    this.webhookTargets = webhookTargets;
+    this.mobileCs = mobileCs;
+    this.messages = messages;
+    this.timestamps = timestamps;
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/v2.0/";
+  }
+
+  @Override
+  public List<String> pathPrefixes() {
+    return List.of("/v2.0/", "/v3.0/");
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ErrorStyle.STATUS_FAILED_JSON;
+  }
+
+  @Override
+  public void addTo(RoutesConfig routes) {
+    routes.post("/v2.0/webhook", this::webhook);
+    routes.get("/v3.0/license/expired/{license}", this::licenseCheck);
+    routes.get("/v2.0/mobile/get-cs-id-all/{license}", this::mobileCsList);
+    routes.post("/v2.0/mobile/get-cs-id-all/{license}", this::mobileCsList);
+    routes.post("/v2.0/demo", this::demo);
+  }
+
+  // --- /v2.0/webhook
+
+  private void webhook(Context ctx) {
+    RequestFields f = RequestFields.of(ctx);
+    License license = usableLicense(f.required("license"));
+    Device device = deviceOf(license, f.required("no_wa"));
+    String action = f.required("action").strip().toLowerCase(Locale.ROOT);
+    switch (action) {
+      case "set" -> set(ctx, f, device, Direction.INCOMING);
+      case "set_outgoing" -> set(ctx, f, device, Direction.OUTGOING);
+      case "get" -> reply(ctx, webhooks.urls(device.id()).incoming().orElse(""), null);
+      case "get_all" -> {
+        MessageWebhooks.Urls urls = webhooks.urls(device.id());
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("incoming", urls.incoming().orElse(""));
+        data.put("outgoing", urls.outgoing().orElse(""));
+        reply(ctx, "found", data);
+      }
+      case "unset" -> unset(ctx, device, Direction.INCOMING);
+      case "unset_outgoing" -> unset(ctx, device, Direction.OUTGOING);
+      default ->
+          throw ApiException.fieldNotValid(
+              "action", "action is set, set_outgoing, get, get_all, unset or unset_outgoing");
+    }
+  }
+
+  private void set(Context ctx, RequestFields f, Device device, Direction direction) {
+    String url = f.required("url").strip();
+    Optional<String> refusal = webhookTargets.refusalOf(url);
+    if (refusal.isPresent()) {
+      throw ApiException.fieldNotValid("url", "Kurir may not call this URL: " + refusal.get());
+    }
+    webhooks.set(device.id(), direction, Optional.of(url));
+    reply(ctx, url, null);
+  }
+
+  private void unset(Context ctx, Device device, Direction direction) {
+    webhooks.set(device.id(), direction, Optional.empty());
+    reply(ctx, "unset success", null);
+  }
+
+  /** The license named by {@code code}, if it may be used today: else 401, or 403 with why. */
+  private License usableLicense(String code) {
+    License license = knownLicense(code);
+    if (tenants.isExpired(license)) {
+      throw new ApiException(
+          403, "license_expired", "the license expired on " + license.expiresOn().orElseThrow());
+    }
+    return license;
+  }
+
+  private License knownLicense(String code) {
+    License license =
+        tenants
+            .licenseByCode(code.strip())
+            .orElseThrow(() -> new ApiException(401, "invalid_license", "no such license"));
+    if (license.disabled() || tenants.partner(license.partnerId()).disabled()) {
+      throw new ApiException(403, "license_disabled", "the license is switched off");
+    }
+    return license;
+  }
+
+  /** The license's device with the number {@code noWa}. */
+  private Device deviceOf(License license, String noWa) {
+    String number =
+        phones
+            .normalize(noWa)
+            .orElseThrow(() -> ApiException.fieldNotValid("no_wa", "no_wa is not a phone number"));
+    return tenants.devicesOf(license).stream()
+        .filter(d -> d.number().equals(number))
+        .findFirst()
+        .orElseThrow(
+            () -> new ApiException(404, "no_wa_not_found", "the license has no device " + noWa));
+  }
+
+  private static void reply(Context ctx, String message, Map<String, Object> data) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "success");
+    body.put("message", message);
+    if (data != null) {
+      body.put("data", data);
+    }
+    ctx.json(body);
+  }
+
+  // --- /v3.0/license/expired/{license}
+
+  private void licenseCheck(Context ctx) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    Optional<License> found = tenants.licenseByCode(ctx.pathParam("license").strip());
+    if (found.isEmpty()) {
+      body.put("success", false);
+      body.put("message", "license not found");
+      body.put("expired_date", null);
+      body.put("status", "failed");
+    } else {
+      License license = found.get();
+      boolean expired = tenants.isExpired(license);
+      boolean off = license.disabled() || tenants.partner(license.partnerId()).disabled();
+      String until = license.expiresOn().map(Object::toString).orElse(null);
+      body.put("success", !off);
+      body.put(
+          "message",
+          off
+              ? "license is switched off"
+              : expired
+                  ? "license expired on " + until
+                  : until == null
+                      ? "license active, no expiry date"
+                      : "license active until " + until);
+      body.put("expired_date", until);
+      body.put("status", off ? "failed" : expired ? "expired" : "active");
+    }
+    ctx.json(body);
+  }
+
+  // --- /v2.0/mobile/get-cs-id-all/{license}
+
+  private void mobileCsList(Context ctx) {
+    License license = knownLicense(ctx.pathParam("license"));
+    List<Map<String, Object>> entries =
+        mobileCs.of(license.id()).stream()
+            .map(
+                e -> {
+                  Map<String, Object> m = new LinkedHashMap<>();
+                  m.put("id", e.id());
+                  m.put("cs_nama", e.name());
+                  m.put("player_id", e.playerId());
+                  m.put("device_id", e.handsetId());
+                  m.put("created_at", timestamps.reply(e.createdAt()));
+                  return m;
+                })
+            .toList();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", entries.isEmpty() ? "not_found" : "found");
+    body.put("message", entries.size() + " mobile CS");
+    body.put("data", entries);
+    ctx.json(body);
+  }
+
+  // --- /v2.0/demo
+
+  /**
+   * Sends a text from the device of {@code key}, which must belong to the partner whose Basic
+   * credentials sign the call: {@code {"status":"success","message":"queued","msg_id":"<id>"}}.
+   */
+  private void demo(Context ctx) {
+    Guards.BasicCredentials credentials =
+        Guards.basic(ctx)
+            .orElseThrow(
+                () -> new ApiException(401, "invalid_credentials", "send Basic credentials"));
+    Partner partner;
+    try {
+      partner = tenants.authenticatePartner(credentials.user(), credentials.secret());
+    } catch (TenantException e) {
+      throw new ApiException(401, "invalid_credentials", e.getMessage());
+    }
+    RequestFields f = RequestFields.of(ctx);
+    Device device;
+    try {
+      device = tenants.deviceForEcoKey(f.required("key").strip());
+    } catch (TenantException e) {
+      throw switch (e.reason()) {
+        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
+        case DISABLED -> new ApiException(403, "key_disabled", e.getMessage());
+        default -> new ApiException(401, "invalid_key", "no device has this key");
+      };
+    }
+    if (tenants.license(device.licenseId()).partnerId() != partner.id()) {
+      throw new ApiException(403, "not_your_client", "the key is not of your clients");
+    }
+    String to =
+        phones
+            .normalize(f.required("phone_no"))
+            .orElseThrow(() -> ApiException.fieldNotValid("phone_no", "not a phone number"));
+    String text = MessageText.normalize(f.required("message"));
+    if (text.isBlank()) {
+      throw ApiException.fieldEmpty("message");
+    }
+    Message m;
+    try {
+      m =
+          messages
+              .accept(
+                  device,
+                  new SendRequest(
+                      List.of(Recipient.number(to)),
+                      "text",
+                      text,
+                      "account.demo",
+                      false,
+                      false,
+                      Duration.ZERO))
+              .getFirst();
+    } catch (SendRefused e) {
+      throw switch (e.reason()) {
+        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
+        default -> new ApiException(503, "stopping", e.getMessage());
+      };
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "success");
+    body.put("message", "queued");
+    body.put("msg_id", Long.toString(m.id()));
+    ctx.json(body);
+  }
+}

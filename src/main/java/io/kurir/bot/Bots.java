@@ -1,0 +1,100 @@
+package io.kurir.bot;
+
+import io.kurir.message.Messages;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keyword auto-replies: each license's rules, and the rule an incoming text matches. Matchers are
+ * built once per license and kept; a change made here replaces it at once, one made by another node
+ * sharing the database shows within {@link #REFRESH}.
+ *
+ * <p>Thread-safe.
+ */
+public final class Bots {
+  /** Rules per license: enough for any keyword menu, and a bound on one license's memory. */
+  public static final int MAX_RULES = 10_000;
+
+  /** Longest keyword, in characters. */
+  public static final int MAX_KEYWORD = 1_000;
+
+  static final Duration REFRESH = Duration.ofSeconds(5);
+
+  private final BotStore store;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final Map<Long, Cached> matchers = new ConcurrentHashMap<>();
+
+  private record Cached(BotMatcher matcher, long loadedNanos) {}
+
+  public Bots(Database db, IdGenerator ids, Clock clock) {
+    this.store = new BotStore(db);
+    this.ids = ids;
+    this.clock = clock;
+  }
+
+  /** Why a rule was not added. */
+  public static final class RuleRefused extends RuntimeException {
+    public RuleRefused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** Adds a rule to a license. */
+  public BotRule add(long licenseId, String keyword, String response, MatchType type) {
+    String key = BotMatcher.normalize(keyword);
+    if (key.isEmpty()) {
+      throw new RuleRefused("the keyword is empty");
+    }
+    if (key.length() > MAX_KEYWORD) {
+      throw new RuleRefused("the keyword is longer than " + MAX_KEYWORD + " characters");
+    }
+    if (response.isBlank()) {
+      throw new RuleRefused("the response is empty");
+    }
+    if (response.length() > Messages.MAX_TEXT_LENGTH) {
+      throw new RuleRefused("the response is longer than " + Messages.MAX_TEXT_LENGTH);
+    }
+    if (store.count(licenseId) >= MAX_RULES) {
+      throw new RuleRefused("a license has at most " + MAX_RULES + " rules");
+    }
+    BotRule rule =
+        new BotRule(ids.next(), licenseId, keyword.strip(), key, type, response, clock.instant());
+    store.insert(rule);
+    matchers.remove(licenseId);
+    return rule;
+  }
+
+  public List<BotRule> rules(long licenseId) {
+    return store.rules(licenseId);
+  }
+
+  /** Deletes a rule of the license; false when it has no such rule. */
+  public boolean delete(long licenseId, long ruleId) {
+    boolean deleted = store.delete(licenseId, ruleId);
+    matchers.remove(licenseId);
+    return deleted;
+  }
+
+  /** The rule of the license that {@code text} matches, if any. */
+  public Optional<BotRule> match(long licenseId, String text) {
+    long now = System.nanoTime();
+    Cached cached = matchers.get(licenseId);
+    if (cached == null || now - cached.loadedNanos() > REFRESH.toNanos()) {
+      cached = new Cached(new BotMatcher(store.rules(licenseId)), now);
+      matchers.put(licenseId, cached);
+    }
+    return cached.matcher().match(text);
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+}

@@ -1,0 +1,181 @@
+package io.kurir.bot;
+
+import io.kurir.message.Messages;
+import io.kurir.message.Messages.GuardedSend;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
+import io.kurir.message.SendRequest;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants;
+import io.kurir.webhook.MessageWebhooks;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens to a message a device receives: it is stored, matched against the license's keyword
+ * rules, answered with the matching rule's reply, and pushed to the device's incoming webhook with
+ * the keyword it matched ({@code default} when none). The message, its reply and its webhook event
+ * are committed in one transaction: none exists without the others.
+ *
+ * <p>A device whose license expired or was switched off still receives (and its webhook still gets
+ * what arrives) but sends no auto-replies. So that two auto-replying numbers cannot talk to each
+ * other forever, one sender gets at most {@link #REPLIES_PER_MINUTE} auto-replies a minute from a
+ * device.
+ *
+ * <p>Thread-safe.
+ */
+public final class IncomingMessages {
+  private static final Logger log = LoggerFactory.getLogger(IncomingMessages.class);
+
+  static final int REPLIES_PER_MINUTE = 10;
+  private static final String NO_KEYWORD = "default";
+
+  private final Database db;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final Tenants tenants;
+  private final Bots bots;
+  private final Messages messages;
+  private final MessageWebhooks webhooks;
+  private final Map<String, Deque<Instant>> recentReplies = new ConcurrentHashMap<>();
+
+  public IncomingMessages(
+      Database db,
+      IdGenerator ids,
+      Clock clock,
+      Tenants tenants,
+      Bots bots,
+      Messages messages,
+      MessageWebhooks webhooks) {
+    this.db = db;
+    this.ids = ids;
+    this.clock = clock;
+    this.tenants = tenants;
+    this.bots = bots;
+    this.messages = messages;
+    this.webhooks = webhooks;
+  }
+
+  /** A message arrived at {@code deviceId} from {@code senderE164}. */
+  public void received(long deviceId, String senderE164, String text, Instant at) {
+    Optional<Device> sending = usable(deviceId);
+    Optional<BotRule> rule =
+        sending
+            .flatMap(d -> bots.match(d.licenseId(), text))
+            .filter(r -> mayReply(deviceId, senderE164));
+    String keyword = rule.map(BotRule::keyword).orElse(NO_KEYWORD);
+    long inboundId = ids.next();
+    boolean[] webhook = {false};
+    if (rule.isPresent()) {
+      SendRequest reply =
+          new SendRequest(
+              List.of(Recipient.number(senderE164)),
+              "text",
+              rule.get().response(),
+              "bot",
+              false,
+              false,
+              Duration.ZERO);
+      try {
+        messages.acceptGuarded(
+            List.of(
+                new GuardedSend(
+                    sending.get(),
+                    reply,
+                    (h, replyId) -> {
+                      webhook[0] =
+                          store(h, inboundId, deviceId, senderE164, text, keyword, replyId, at);
+                      return true;
+                    })));
+      } catch (SendRefused e) {
+        // Stopping: the message is still stored, without its reply.
+        log.info("device {}: no auto-reply while stopping", deviceId);
+        webhook[0] =
+            db.writes()
+                .write(h -> store(h, inboundId, deviceId, senderE164, text, keyword, null, at));
+      }
+    } else {
+      webhook[0] =
+          db.writes()
+              .write(h -> store(h, inboundId, deviceId, senderE164, text, keyword, null, at));
+    }
+    if (webhook[0]) {
+      webhooks.committed();
+    }
+  }
+
+  /** The device if it may send now (its auto-replies included). */
+  private Optional<Device> usable(long deviceId) {
+    try {
+      return Optional.of(tenants.usableDevice(deviceId));
+    } catch (TenantException e) {
+      return Optional.empty();
+    }
+  }
+
+  private boolean store(
+      Handle h,
+      long id,
+      long deviceId,
+      String sender,
+      String text,
+      String keyword,
+      Long replyId,
+      Instant at) {
+    h.createUpdate(
+            "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
+                + " reply_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .bind(0, id)
+        .bind(1, deviceId)
+        .bind(2, sender)
+        .bind(3, text)
+        .bind(4, at.toEpochMilli())
+        .bind(5, NO_KEYWORD.equals(keyword) ? null : keyword)
+        .bind(6, replyId)
+        .execute();
+    return webhooks.addIncoming(h, deviceId, sender, text, keyword, at);
+  }
+
+  private static boolean isQuiet(Deque<Instant> replies, Instant now) {
+    synchronized (replies) {
+      return replies.isEmpty() || replies.peekLast().isBefore(now.minus(Duration.ofMinutes(1)));
+    }
+  }
+
+  private boolean mayReply(long deviceId, String sender) {
+    Instant now = clock.instant();
+    if (recentReplies.size() > 10_000) { // forget senders not answered for a minute
+      recentReplies.values().removeIf(d -> isQuiet(d, now));
+    }
+    Deque<Instant> recent =
+        recentReplies.computeIfAbsent(deviceId + "/" + sender, k -> new ArrayDeque<>());
+    synchronized (recent) {
+      while (!recent.isEmpty() && recent.peekFirst().isBefore(now.minus(Duration.ofMinutes(1)))) {
+        recent.removeFirst();
+      }
+      if (recent.size() >= REPLIES_PER_MINUTE) {
+        log.warn(
+            "device {}: no auto-reply to {}: {} in the last minute already",
+            deviceId,
+            sender,
+            REPLIES_PER_MINUTE);
+        return false;
+      }
+      recent.addLast(now);
+      return true;
+    }
+  }
+}

@@ -1,0 +1,213 @@
+package io.kurir.webhook;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.message.MessageState;
+import io.kurir.message.StatusHook;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.time.Timestamps;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntSupplier;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The message webhooks of a device (Account API {@code /v2.0/webhook}): the incoming URL, which
+ * gets every message the device receives, and the outgoing URL, which gets every message the device
+ * sends and each of its status changes. Events are stored in the outbox in the transaction of what
+ * they report; payloads are in {@code docs/webhooks.md}.
+ *
+ * <p>Thread-safe.
+ */
+public final class MessageWebhooks implements StatusHook {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** How often the status hook looks whether any device has an outgoing URL at all. */
+  private static final Duration ANY_OUTGOING_RECHECK = Duration.ofSeconds(5);
+
+  public enum Direction {
+    INCOMING("incoming_webhook_url"),
+    OUTGOING("outgoing_webhook_url");
+
+    private final String column;
+
+    Direction(String column) {
+      this.column = column;
+    }
+  }
+
+  /** A device's two URLs. */
+  public record Urls(Optional<String> incoming, Optional<String> outgoing) {}
+
+  private final Database db;
+  private final IdGenerator ids;
+  private final Timestamps timestamps;
+  private final Runnable outboxWake;
+  private final String ipServer;
+  private final IntSupplier port;
+  // Most installations have no outgoing URL: then a status change costs no extra query.
+  private volatile boolean anyOutgoing = true;
+  private volatile long anyOutgoingCheckedNanos;
+
+  /**
+   * @param ipServer and {@code port}: what incoming-message events give as {@code ip_server} and
+   *     {@code port}, the address this gateway serves on
+   */
+  public MessageWebhooks(
+      Database db,
+      IdGenerator ids,
+      Timestamps timestamps,
+      Runnable outboxWake,
+      String ipServer,
+      IntSupplier port) {
+    this.db = db;
+    this.ids = ids;
+    this.timestamps = timestamps;
+    this.outboxWake = outboxWake;
+    this.ipServer = ipServer;
+    this.port = port;
+    this.anyOutgoingCheckedNanos = System.nanoTime() - ANY_OUTGOING_RECHECK.toNanos() - 1;
+  }
+
+  public Urls urls(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT incoming_webhook_url, outgoing_webhook_url FROM device"
+                            + " WHERE id = ?")
+                    .bind(0, deviceId)
+                    .map(
+                        (rs, ctx) ->
+                            new Urls(
+                                Optional.ofNullable(rs.getString(1)),
+                                Optional.ofNullable(rs.getString(2))))
+                    .one());
+  }
+
+  /** Registers a URL, or with an empty one removes it. */
+  public void set(long deviceId, Direction direction, Optional<String> url) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE device SET " + direction.column + " = ? WHERE id = ?")
+                    .bind(0, url.orElse(null))
+                    .bind(1, deviceId)
+                    .execute());
+    if (direction == Direction.OUTGOING && url.isPresent()) {
+      anyOutgoing = true;
+    }
+  }
+
+  // --- incoming messages
+
+  /**
+   * Stores the incoming-message event for the device's incoming URL, if it has one; call it in the
+   * transaction that stores the message. True when an event was stored ({@link #committed} after
+   * the commit).
+   */
+  public boolean addIncoming(
+      Handle h, long deviceId, String senderE164, String text, String keyword, Instant at) {
+    Optional<String> url =
+        h.createQuery("SELECT incoming_webhook_url FROM device WHERE id = ?")
+            .bind(0, deviceId)
+            .mapTo(String.class)
+            .findOne();
+    if (url.isEmpty()) {
+      return false;
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("contact_name", digits(senderE164));
+    body.put("ip_server", ipServer);
+    body.put("message", text);
+    body.put("keyword", keyword);
+    body.put("port", port.getAsInt());
+    WebhookOutbox.add(h, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
+    return true;
+  }
+
+  // --- outgoing messages
+
+  @Override
+  public boolean moved(Handle h, long messageId, MessageState state, String reason, Instant at)
+      throws SQLException {
+    if (!anyOutgoing(h)) {
+      return false;
+    }
+    try (PreparedStatement q =
+        h.getConnection()
+            .prepareStatement(
+                "SELECT m.device_id, m.recipient, m.recipient_type, m.kind, m.body, m.api,"
+                    + " d.number, d.outgoing_webhook_url FROM message m"
+                    + " JOIN device d ON d.id = m.device_id WHERE m.id = ?")) {
+      q.setLong(1, messageId);
+      try (ResultSet rs = q.executeQuery()) {
+        if (!rs.next() || rs.getString("outgoing_webhook_url") == null) {
+          return false;
+        }
+        long eventId = ids.next();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("event", "message.status");
+        body.put("eventId", Long.toString(eventId));
+        body.put("messageId", Long.toString(messageId));
+        body.put("device", Long.toString(rs.getLong("device_id")));
+        body.put("number", digits(rs.getString("number")));
+        boolean toGroup = "group".equals(rs.getString("recipient_type"));
+        body.put("to", toGroup ? rs.getString("recipient") : digits(rs.getString("recipient")));
+        body.put("toGroup", toGroup);
+        body.put("type", rs.getString("kind"));
+        body.put("message", rs.getString("body"));
+        body.put("api", rs.getString("api"));
+        body.put("status", state.wireName());
+        body.put("reason", reason);
+        body.put("time", timestamps.reply(at));
+        WebhookOutbox.add(
+            h,
+            eventId,
+            rs.getLong("device_id"),
+            rs.getString("outgoing_webhook_url"),
+            "message.status",
+            json(body),
+            at);
+        return true;
+      }
+    }
+  }
+
+  private boolean anyOutgoing(Handle h) {
+    long now = System.nanoTime();
+    if (now - anyOutgoingCheckedNanos > ANY_OUTGOING_RECHECK.toNanos()) {
+      anyOutgoing =
+          h.createQuery("SELECT 1 FROM device WHERE outgoing_webhook_url IS NOT NULL LIMIT 1")
+              .mapTo(Integer.class)
+              .findOne()
+              .isPresent();
+      anyOutgoingCheckedNanos = now;
+    }
+    return anyOutgoing;
+  }
+
+  @Override
+  public void committed() {
+    outboxWake.run();
+  }
+
+  private static String digits(String e164) {
+    return e164.startsWith("+") ? e164.substring(1) : e164;
+  }
+
+  private static String json(Map<String, Object> body) {
+    try {
+      return JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

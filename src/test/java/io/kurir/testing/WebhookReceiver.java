@@ -1,0 +1,94 @@
+package io.kurir.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A webhook receiver on loopback: it records every request and answers 200, or another status for a
+ * while ({@link #answer}, {@link #failNext}).
+ */
+public final class WebhookReceiver implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** One request received. */
+  public record Received(
+      String eventId, String event, String timestamp, String signature, String type, String body) {
+    public JsonNode json() {
+      try {
+        return JSON.readTree(body);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  private final HttpServer server;
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final AtomicInteger answer = new AtomicInteger(200);
+  private final AtomicInteger failuresLeft = new AtomicInteger();
+
+  public WebhookReceiver() {
+    try {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    server.createContext(
+        "/",
+        exchange -> {
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          var h = exchange.getRequestHeaders();
+          received.add(
+              new Received(
+                  h.getFirst("X-Kurir-Event-Id"),
+                  h.getFirst("X-Kurir-Event"),
+                  h.getFirst("X-Kurir-Timestamp"),
+                  h.getFirst("X-Kurir-Signature"),
+                  h.getFirst("Content-Type"),
+                  body));
+          int status = failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? 503 : answer.get();
+          exchange.sendResponseHeaders(status, -1);
+          exchange.close();
+        });
+    server.start();
+  }
+
+  /** The URL to register, e.g. {@code http://127.0.0.1:PORT/hook}. */
+  public String url(String path) {
+    return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+  }
+
+  /** Every request so far, in arrival order. */
+  public List<Received> received() {
+    return received;
+  }
+
+  /** The requests of one event type ({@code X-Kurir-Event}), in arrival order. */
+  public List<Received> ofEvent(String event) {
+    return received.stream().filter(r -> event.equals(r.event())).toList();
+  }
+
+  /** The status answered from now on. */
+  public void answer(int status) {
+    answer.set(status);
+  }
+
+  /** Answers 503 to the next {@code n} requests. */
+  public void failNext(int n) {
+    failuresLeft.set(n);
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,215 @@
+package io.kurir.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
+import io.kurir.testing.WebhookReceiver.Received;
+import io.kurir.time.SettableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Incoming- and outgoing-message webhooks registered through the Account API, delivered to a real
+ * receiver on loopback: payloads, signatures, order, retries, restarts and dead letters.
+ */
+class MessageWebhookTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+  final SettableClock clock = TestGateway.settableClock();
+  TestGateway kurir;
+  WebhookReceiver receiver;
+  Device device;
+  License license;
+
+  @BeforeEach
+  void start() {
+    receiver = new WebhookReceiver();
+    kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
+    device = kurir.newDevice("+6281100008101", true);
+    license = kurir.gateway().tenants().license(device.licenseId());
+  }
+
+  @AfterEach
+  void stop() {
+    kurir.close();
+    receiver.close();
+  }
+
+  JsonNode account(String action, String url) throws Exception {
+    String form =
+        "license="
+            + license.code()
+            + "&no_wa=6281100008101&action="
+            + action
+            + (url == null ? "" : "&url=" + url);
+    return JSON.readTree(kurir.postForm("/v2.0/webhook", form).body());
+  }
+
+  void signedByTheLicense(Received r) {
+    String secret = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+    assertThat(r.signature())
+        .isEqualTo("sha256=" + WebhookOutbox.sign(secret, r.timestamp(), r.body()));
+    assertThat(r.type()).startsWith("application/json");
+  }
+
+  @Test
+  void anIncomingMessageReachesTheIncomingUrlWithTheContractsFields() throws Exception {
+    assertThat(account("set", receiver.url("/in")).get("message").asText())
+        .isEqualTo(receiver.url("/in"));
+    String sender = Numbers.fresh();
+    assertThat(kurir.sandbox().injectIncoming(device.id(), sender, "Halo, masih buka?")).isTrue();
+
+    Eventually.until("delivered", () -> receiver.received().size() == 1);
+    Received r = receiver.received().getFirst();
+    signedByTheLicense(r);
+    assertThat(r.event()).isEqualTo("message.incoming");
+    JsonNode body = r.json();
+    assertThat(body.get("contact_name").asText()).isEqualTo(sender.substring(1));
+    assertThat(body.get("message").asText()).isEqualTo("Halo, masih buka?");
+    assertThat(body.get("keyword").asText()).isEqualTo("default");
+    assertThat(body.get("ip_server").asText()).isEqualTo("127.0.0.1");
+    assertThat(body.get("port").asInt()).isEqualTo(kurir.gateway().port());
+    assertThat(body.size()).as("only the contract's fields").isEqualTo(5);
+  }
+
+  @Test
+  void everySentMessageAndItsStatusesReachTheOutgoingUrlInOrder() throws Exception {
+    account("set_outgoing", receiver.url("/out"));
+    String to = Numbers.fresh();
+    String id =
+        kurir
+            .postJson(
+                "/api/async_send_message",
+                "{\"key\":\""
+                    + device.ecoKey()
+                    + "\",\"phone_no\":\""
+                    + to
+                    + "\","
+                    + "\"message\":\"Tagihan Anda\"}")
+            .body();
+    Eventually.until("sent", () -> receiver.received().size() == 1);
+    clock.advance(Duration.ofSeconds(3)); // the sandbox delivers after 1 s, reads after 2 s
+    Eventually.until("delivered and read", () -> receiver.received().size() == 3);
+    List<JsonNode> events = receiver.received().stream().map(Received::json).toList();
+    assertThat(events)
+        .extracting(e -> e.get("status").asText())
+        .containsExactly("sent", "delivery", "read");
+    JsonNode sent = events.getFirst();
+    assertThat(sent.get("event").asText()).isEqualTo("message.status");
+    assertThat(sent.get("messageId").asText()).isEqualTo(id);
+    assertThat(sent.get("to").asText()).isEqualTo(to.substring(1));
+    assertThat(sent.get("number").asText()).isEqualTo("6281100008101");
+    assertThat(sent.get("message").asText()).isEqualTo("Tagihan Anda");
+    assertThat(sent.get("type").asText()).isEqualTo("text");
+    assertThat(sent.get("api").asText()).isEqualTo("eco");
+    receiver.received().forEach(this::signedByTheLicense);
+  }
+
+  @Test
+  void aFailedSendReachesTheOutgoingUrlWithItsReason() throws Exception {
+    account("set_outgoing", receiver.url("/out"));
+    String to = Numbers.fresh();
+    kurir.sandbox().setRegistered(to, false);
+    kurir.postJson(
+        "/api/async_send_message",
+        "{\"key\":\"" + device.ecoKey() + "\",\"phone_no\":\"" + to + "\",\"message\":\"x\"}");
+    Eventually.until("reported", () -> receiver.received().size() == 1);
+    JsonNode failed = receiver.received().getFirst().json();
+    assertThat(failed.get("status").asText()).isEqualTo("failed");
+    assertThat(failed.get("reason").asText()).isEqualTo("number_not_found");
+  }
+
+  @Test
+  void aReceiverThatFailsFiveTimesGetsEveryEventOnceItRecoversInOrder() throws Exception {
+    account("set", receiver.url("/in"));
+    receiver.failNext(5);
+    String sender = Numbers.fresh();
+    for (int i = 1; i <= 3; i++) {
+      kurir.sandbox().injectIncoming(device.id(), sender, "pesan " + i);
+    }
+    // Each failure is followed by a backoff on the clock: move it on until all three are in.
+    advanceUntil("all three after recovery", () -> receiver.received().size() >= 8);
+    assertThat(receiver.received()).hasSize(8);
+    List<Received> all = receiver.received();
+    assertThat(all.subList(0, 5))
+        .as("the first event was retried while the receiver failed")
+        .extracting(Received::eventId)
+        .containsOnly(all.getFirst().eventId());
+    assertThat(all.subList(5, 8))
+        .extracting(r -> r.json().get("message").asText())
+        .containsExactly("pesan 1", "pesan 2", "pesan 3");
+  }
+
+  /** Moves the clock ten minutes at a time (past any backoff) until {@code done}. */
+  void advanceUntil(String what, java.util.function.BooleanSupplier done) throws Exception {
+    for (int i = 0; i < 100 && !done.getAsBoolean(); i++) {
+      clock.advance(Duration.ofMinutes(10));
+      Thread.sleep(50);
+    }
+    Eventually.until(what, done);
+  }
+
+  @Test
+  void aRestartInTheMiddleOfRetriesLosesNothing() throws Exception {
+    account("set", receiver.url("/in"));
+    receiver.answer(503);
+    String sender = Numbers.fresh();
+    kurir.sandbox().injectIncoming(device.id(), sender, "sebelum restart 1");
+    kurir.sandbox().injectIncoming(device.id(), sender, "sebelum restart 2");
+    Eventually.until("tried", () -> !receiver.received().isEmpty());
+    kurir.restart();
+    kurir.sandbox().pair(device.id(), device.number()); // the sandbox forgets sessions on restart
+    receiver.answer(200);
+    advanceUntil(
+        "both delivered",
+        () ->
+            receiver.received().stream()
+                .map(r -> r.json().get("message").asText())
+                .toList()
+                .containsAll(List.of("sebelum restart 1", "sebelum restart 2")));
+  }
+
+  @Test
+  void aReceiverDownPastTheRetryWindowLeavesDeadLettersThatCanBeReplayed() throws Exception {
+    String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    account("set", receiver.url("/in"));
+    receiver.answer(500);
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "hilang?");
+    Eventually.until("tried", () -> !receiver.received().isEmpty());
+    String id = receiver.received().getFirst().eventId();
+    clock.advance(Duration.ofHours(25));
+    Eventually.until(
+        "dead",
+        () -> kurir.get("/admin/webhooks?state=dead", auth).body().contains("\"" + id + "\""));
+    receiver.answer(200);
+    assertThat(kurir.post("/admin/webhooks/" + id + "/replay", "", null, auth).status())
+        .isEqualTo(200);
+    Eventually.until(
+        "delivered on replay",
+        () ->
+            receiver.received().getLast().json().get("message").asText().equals("hilang?")
+                && kurir.get("/admin/webhooks?state=delivered", auth).body().contains(id));
+  }
+
+  @Test
+  void unsettingStopsTheEvents() throws Exception {
+    account("set", receiver.url("/in"));
+    assertThat(account("unset", null).get("message").asText()).isEqualTo("unset success");
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "tidak ada yang dengar");
+    Thread.sleep(300);
+    assertThat(receiver.received()).isEmpty();
+  }
+}
