@@ -147,7 +147,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.nodeId(),
               settings.media().maxKb());
-      Schedules schedules = new Schedules(db, ids, clock, mediaFetcher, scheduler::wake);
+      Schedules schedules = new Schedules(db, ids, clock, mediaFetcher, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();

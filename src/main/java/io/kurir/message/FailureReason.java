@@ -7,5 +7,8 @@ public final class FailureReason {
   public static final String TIMEOUT = "timeout";
   public static final String DRIVER_ERROR = "driver_error";
 
+  /** Taken back before it went out (a removed schedule). */
+  public static final String CANCELLED = "cancelled";
+
   private FailureReason() {}
 }

@@ -239,6 +239,43 @@ final class MessageStore {
     }
   }
 
+  /**
+   * Fails a pending message that was taken out of its queue, with {@code also} in the same
+   * transaction; true when both happened.
+   */
+  boolean cancel(long id, String reason, Instant at, Messages.Guard also) {
+    String sql = moveSql(MessageState.FAILED, false);
+    boolean[] hooked = {false};
+    boolean cancelled =
+        db.writes()
+            .write(
+                h -> {
+                  // A savepoint, not a rollback: the transaction is shared with other writes.
+                  h.savepoint("cancel");
+                  try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
+                    move.setLong(1, at.toEpochMilli());
+                    move.setString(2, reason);
+                    move.setLong(3, id);
+                    if (move.executeUpdate() == 0 || !also.holds(h, id)) {
+                      h.rollbackToSavepoint("cancel"); // neither, then
+                      h.releaseSavepoint("cancel");
+                      return false;
+                    }
+                  }
+                  h.releaseSavepoint("cancel");
+                  try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+                    bindEvent(event, id, MessageState.FAILED, reason, at);
+                    event.executeUpdate();
+                  }
+                  hooked[0] = hook.moved(h, id, MessageState.FAILED, reason, at);
+                  return true;
+                });
+    if (hooked[0]) {
+      hook.committed();
+    }
+    return cancelled;
+  }
+
   /** Keeps a message pending for another attempt after {@code notBefore}. */
   void scheduleRetry(
       long id, int attempts, Instant notBefore, String lastFailure, Instant failedAt) {

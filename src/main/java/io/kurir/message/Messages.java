@@ -133,12 +133,17 @@ public final class Messages implements AutoCloseable {
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
     DeviceSender sender = senderFor(device);
-    awaitCommit(store.insert(messages));
     for (Message m : messages) {
       if (m.sync()) {
         outcomes.expect(m.id()); // before the sender can report it
       }
-      sender.enqueue(m);
+    }
+    try {
+      // Queued when committed, even if that is after this caller stopped waiting.
+      awaitCommit(store.insert(messages).thenRun(() -> messages.forEach(sender::enqueue)));
+    } catch (RuntimeException e) {
+      messages.forEach(m -> outcomes.forget(m.id()));
+      throw e;
     }
     return messages;
   }
@@ -210,14 +215,24 @@ public final class Messages implements AutoCloseable {
       guards.add(send.guard());
       sendersOf.computeIfAbsent(send.device().id(), id -> senderFor(send.device()));
     }
-    boolean[] stored = awaitCommit(store.insertGuarded(messages, guards));
+    // Queued when committed, even if that is after this caller stopped waiting: a message that is
+    // stored is sent, whoever waits for it.
+    boolean[] stored =
+        awaitCommit(
+            store
+                .insertGuarded(messages, guards)
+                .thenApply(
+                    done -> {
+                      for (int i = 0; i < messages.size(); i++) {
+                        if (done[i]) {
+                          sendersOf.get(messages.get(i).deviceId()).enqueue(messages.get(i));
+                        }
+                      }
+                      return done;
+                    }));
     List<Optional<Message>> accepted = new ArrayList<>(sends.size());
     for (int i = 0; i < messages.size(); i++) {
-      Message m = messages.get(i);
-      if (stored[i]) {
-        sendersOf.get(m.deviceId()).enqueue(m);
-      }
-      accepted.add(stored[i] ? Optional.of(m) : Optional.empty());
+      accepted.add(stored[i] ? Optional.of(messages.get(i)) : Optional.empty());
     }
     return accepted;
   }
@@ -233,6 +248,23 @@ public final class Messages implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while accepting", e);
     }
+  }
+
+  /**
+   * Takes a message that has not been handed to the driver out of its device's queue and fails it
+   * with {@code reason}, with {@code also} in the same transaction; false when it is already in the
+   * driver's hands or done (or {@code also} does not hold: then it is queued again).
+   */
+  public boolean cancelQueued(long deviceId, long messageId, String reason, Guard also) {
+    DeviceSender sender = senders.get(deviceId);
+    if (sender == null || !sender.withdraw(messageId)) {
+      return false;
+    }
+    if (store.cancel(messageId, reason, clock.instant(), also)) {
+      return true;
+    }
+    store.find(messageId).filter(m -> m.state() == MessageState.PENDING).ifPresent(sender::enqueue);
+    return false;
   }
 
   /** {@link #awaitAll} for one message. */

@@ -270,6 +270,9 @@ public final class ScheduleRunner implements AutoCloseable {
     Optional<Long> claim = Optional.of(token);
     String url = s.url().orElseThrow();
     FetchResult fetched = fetcher.fetch(url);
+    if (stopping) {
+      return; // cut short by the stop, not the URL's fault: the claim is released at next start
+    }
     String failure =
         switch (fetched) {
           case FetchResult.BadUrl bad -> "url_not_valid: " + bad.why();
@@ -302,8 +305,16 @@ public final class ScheduleRunner implements AutoCloseable {
     Duration wait = MAX_SLEEP;
     if (next.isPresent()) {
       Duration untilDue = Duration.between(clock.instant(), next.get());
-      // Due already but not taken (every fetch slot busy): a finished fetch wakes the runner.
-      wait = untilDue.isNegative() || untilDue.isZero() ? MAX_SLEEP : min(untilDue, MAX_SLEEP);
+      if (untilDue.isNegative() || untilDue.isZero()) {
+        // Due already. Either it fell due since the pass looked (then look again at once), or it
+        // waits for a fetch in progress (of its device, or for a free slot), whose end wakes us.
+        wait = fetching.isEmpty() ? Duration.ZERO : MAX_SLEEP;
+      } else {
+        wait = min(untilDue, MAX_SLEEP);
+      }
+    }
+    if (wait.isZero()) {
+      return;
     }
     lock.lock();
     try {
@@ -324,15 +335,13 @@ public final class ScheduleRunner implements AutoCloseable {
     return a.compareTo(b) < 0 ? a : b;
   }
 
+  /** A pause that wakes do not cut short: after an error, requests must not make it spin. */
   private void sleep(Duration d) {
-    lock.lock();
     try {
-      woken.await(d.toMillis(), TimeUnit.MILLISECONDS);
+      Thread.sleep(d);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stopping = true;
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -341,13 +350,15 @@ public final class ScheduleRunner implements AutoCloseable {
   public void close() {
     stopping = true;
     wake();
-    fetches.shutdownNow();
-    if (thread != null) {
-      try {
+    fetches.shutdownNow(); // fetches in progress end now and leave their claims
+    try {
+      if (thread != null) {
         thread.join(Duration.ofSeconds(15));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
+      // Before the database closes: a fetch that ends must find it open.
+      fetches.awaitTermination(15, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

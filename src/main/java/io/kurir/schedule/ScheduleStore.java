@@ -182,6 +182,23 @@ final class ScheduleStore {
     }
   }
 
+  /**
+   * The guard of taking a handed schedule back (its message was still queued): moves it to {@code
+   * removed} if it is still handed with that message.
+   */
+  static boolean unhand(Handle h, long scheduleId, long messageId, Instant at) throws SQLException {
+    try (PreparedStatement update =
+        h.getConnection()
+            .prepareStatement(
+                "UPDATE schedule SET state = 'removed', status_at = ?"
+                    + " WHERE id = ? AND state = 'handed' AND message_id = ?")) {
+      update.setLong(1, at.toEpochMilli());
+      update.setLong(2, scheduleId);
+      update.setLong(3, messageId);
+      return update.executeUpdate() == 1;
+    }
+  }
+
   /** Records that a schedule could not become a message (its claim, or it waiting, held). */
   boolean fail(long id, Optional<Long> token, String reason, Instant at) {
     String guard =

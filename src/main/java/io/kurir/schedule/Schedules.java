@@ -2,6 +2,7 @@ package io.kurir.schedule;
 
 import io.kurir.media.FetchResult;
 import io.kurir.media.SafeFetcher;
+import io.kurir.message.FailureReason;
 import io.kurir.message.Messages;
 import io.kurir.schedule.ScheduleRefused.Reason;
 import io.kurir.store.Database;
@@ -11,6 +12,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -20,18 +22,31 @@ import java.util.Optional;
  * <p>Thread-safe.
  */
 public final class Schedules {
-  /** The start of the current minute still counts as now: "send at 10:00" said at 10:00:40. */
-  private static final Duration MINUTE = Duration.ofMinutes(1);
+  /**
+   * The longest a scheduling request waits for its URL check: clients give up at 15 s, and one that
+   * retries would schedule twice.
+   */
+  private static final Duration URL_CHECK_TIMEOUT = Duration.ofSeconds(8);
+
+  /** Longest file name kept from a URL. */
+  private static final int MAX_FILENAME = 255;
 
   private final ScheduleStore store;
   private final IdGenerator ids;
   private final Clock clock;
   private final SafeFetcher fetcher;
   private final Runnable wakeRunner;
+  private final Messages messages;
 
   public Schedules(
-      Database db, IdGenerator ids, Clock clock, SafeFetcher fetcher, Runnable wakeRunner) {
+      Database db,
+      IdGenerator ids,
+      Clock clock,
+      SafeFetcher fetcher,
+      Messages messages,
+      Runnable wakeRunner) {
     this.store = new ScheduleStore(db);
+    this.messages = messages;
     this.ids = ids;
     this.clock = clock;
     this.fetcher = fetcher;
@@ -51,7 +66,7 @@ public final class Schedules {
    */
   public Schedule schedule(Device device, ScheduleRequest request) {
     Instant now = clock.instant();
-    Instant currentMinute = now.minusMillis(Math.floorMod(now.toEpochMilli(), MINUTE.toMillis()));
+    Instant currentMinute = now.truncatedTo(ChronoUnit.MINUTES);
     if (request.dueAt().isBefore(currentMinute)) {
       throw new ScheduleRefused(Reason.DUE_IN_PAST, "the scheduled time has passed");
     }
@@ -99,7 +114,8 @@ public final class Schedules {
 
   /** Fetches the URL once to check it; the file's name when it answered. */
   private Optional<String> checkUrl(ApiType type, String url) {
-    FetchResult fetched = fetcher.fetch(url);
+    Duration limit = min(fetcher.timeout(), URL_CHECK_TIMEOUT);
+    FetchResult fetched = fetcher.fetch(url, Instant.now().plus(limit));
     return switch (fetched) {
       case FetchResult.BadUrl bad -> throw new ScheduleRefused(Reason.URL_NOT_VALID, bad.why());
       case FetchResult.TooLarge tooLarge ->
@@ -119,10 +135,18 @@ public final class Schedules {
     };
   }
 
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) < 0 ? a : b;
+  }
+
+  /** The last path segment of the URL, without control characters, at most 255 characters. */
   private static Optional<String> nameInUrl(String url) {
     try {
       String path = Optional.ofNullable(URI.create(url.strip()).getPath()).orElse("");
-      String last = path.substring(path.lastIndexOf('/') + 1);
+      String last = path.substring(path.lastIndexOf('/') + 1).replaceAll("\\p{Cntrl}", "");
+      if (last.length() > MAX_FILENAME) {
+        last = last.substring(last.length() - MAX_FILENAME); // keep the extension
+      }
       return last.isBlank() ? Optional.empty() : Optional.of(last);
     } catch (IllegalArgumentException e) {
       return Optional.empty();
@@ -145,16 +169,29 @@ public final class Schedules {
     record NotFound() implements Removal {}
   }
 
-  /** Removes a schedule of {@code device} that has not been handed over yet. */
+  /**
+   * Removes a schedule of {@code device} that has not gone out: one still waiting, or one handed
+   * over whose message is still queued (behind an offline phone, say), which is taken back.
+   */
   public Removal remove(Device device, long id) {
     Optional<Schedule> found = find(device, id);
     if (found.isEmpty()) {
       return new Removal.NotFound();
     }
-    store.remove(id, clock.instant());
-    Schedule now = store.find(id).orElseThrow();
-    return now.state() == ScheduleState.REMOVED
-        ? new Removal.Removed(now)
-        : new Removal.TooLate(now);
+    Schedule s = found.get();
+    Instant now = clock.instant();
+    if (s.state() == ScheduleState.HANDED && s.messageId().isPresent()) {
+      messages.cancelQueued(
+          s.deviceId(),
+          s.messageId().get(),
+          FailureReason.CANCELLED,
+          (h, messageId) -> ScheduleStore.unhand(h, s.id(), messageId, now));
+    } else {
+      store.remove(id, now);
+    }
+    Schedule after = store.find(id).orElseThrow();
+    return after.state() == ScheduleState.REMOVED
+        ? new Removal.Removed(after)
+        : new Removal.TooLate(after);
   }
 }

@@ -41,6 +41,9 @@ public final class EcoScheduleHandlers {
           .map(p -> DateTimeFormatter.ofPattern(p).withResolverStyle(ResolverStyle.STRICT))
           .toList();
 
+  private static final java.util.regex.Pattern SCH_DATE_SHAPE =
+      java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?");
+
   private final Schedules schedules;
   private final PhoneNumbers phones;
   private final Timestamps timestamps;
@@ -67,7 +70,9 @@ public final class EcoScheduleHandlers {
       plain(ctx, EcoResults.SCH_DATE_NOT_VALID);
       return;
     }
-    String message = MessageText.normalize(f.text("message").orElse(""));
+    // An image schedule is the image alone; image_text adds the message as its caption.
+    String message =
+        type.get() == ApiType.IMAGE ? "" : MessageText.normalize(f.text("message").orElse(""));
     if (type.get().needsMessage() && message.isBlank()) {
       plain(ctx, EcoResults.MESSAGE_EMPTY);
       return;
@@ -113,6 +118,9 @@ public final class EcoScheduleHandlers {
 
   /** {@code sch_date} read in the operator's zone; empty when it is not a date and time. */
   private Optional<Instant> parseSchDate(String raw) {
+    if (!SCH_DATE_SHAPE.matcher(raw.strip()).matches()) {
+      return Optional.empty(); // a four-digit year, nothing signed or wider
+    }
     for (DateTimeFormatter format : SCH_DATE) {
       try {
         return Optional.of(

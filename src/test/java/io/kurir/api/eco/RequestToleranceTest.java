@@ -207,6 +207,24 @@ class RequestToleranceTest {
             "{\"key\":\"" + old.ecoKey() + "\",\"phone_no\":\"0812\",\"message\":\"x\"}");
     assertThat(e.status()).isEqualTo(403);
     assertThat(e.body()).isEqualTo("license_expired");
+    // An expired license still reads its history: lookups and reports answer as usual.
+    Reply lookup =
+        kurir.postJson("/api/status_msg_id", "{\"key\":\"" + old.ecoKey() + "\",\"msg_id\":\"1\"}");
+    assertThat(lookup.status()).isEqualTo(200);
+    assertThat(lookup.body()).isEqualTo("not_found");
+    Reply report =
+        kurir.postJson(
+            "/api/report_json", "{\"key\":\"" + old.ecoKey() + "\",\"time_choose\":\"today\"}");
+    assertThat(report.status()).isEqualTo(200);
+    Reply schedule =
+        kurir.postJson(
+            "/api/scheduler",
+            "{\"key\":\""
+                + old.ecoKey()
+                + "\",\"phone_no\":\"0812\",\"api_type\":\"text\","
+                + "\"sch_date\":\"2099-01-01 10:00\",\"message\":\"x\"}");
+    assertThat(schedule.status()).isEqualTo(403);
+    assertThat(schedule.body()).isEqualTo("license_expired");
   }
 
   @Test

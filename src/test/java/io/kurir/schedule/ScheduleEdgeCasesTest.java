@@ -1,0 +1,275 @@
+package io.kurir.schedule;
+
+import static io.kurir.testing.TestFiles.PDF;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.kurir.Gateway;
+import io.kurir.config.Settings;
+import io.kurir.media.MediaFiles;
+import io.kurir.media.SafeFetcher;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import io.kurir.time.SettableClock;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Edge cases of schedules found in review: odd dates, a schedule falling due while the runner
+ * looks, a stop during a fetch, removing a handed schedule still queued, clocks finer than a
+ * millisecond, and a commit slower than its caller's patience.
+ */
+class ScheduleEdgeCasesTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path dir;
+
+  static String textBody(Device d, String to, String date) {
+    return "{\"key\":\""
+        + d.ecoKey()
+        + "\",\"phone_no\":\""
+        + to
+        + "\",\"sch_date\":\""
+        + date
+        + "\",\"api_type\":\"text\",\"message\":\"Halo\"}";
+  }
+
+  ScheduleState state(TestGateway kurir, String id) {
+    return new ScheduleStore(kurir.gateway().database())
+        .find(Long.parseLong(id))
+        .orElseThrow()
+        .state();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 1. A sch_date far in the future gives a 500 (ArithmeticException in Instant.toEpochMilli).
+  @Test
+  void aHugeYearIsSchDateNotValidNotAServerError() {
+    try (TestGateway kurir = TestGateway.start(dir, TestGateway.settableClock())) {
+      Device d = kurir.newDevice();
+      Reply r =
+          kurir.postJson("/api/scheduler", textBody(d, Numbers.fresh(), "+999999999-12-31 23:59"));
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("sch_date_not_valid");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 2. A schedule that falls due while the runner does an empty pass waits MAX_SLEEP (30 s).
+  /** A clock the test moves, which (unlike SettableClock) wakes nobody: like the system clock. */
+  static final class SteppingClock extends Clock {
+    final AtomicReference<Instant> now;
+    volatile Instant jumpAfterNextRead;
+
+    SteppingClock(Instant start) {
+      now = new AtomicReference<>(start);
+    }
+
+    @Override
+    public Instant instant() {
+      Instant n = now.get();
+      Instant jump = jumpAfterNextRead;
+      if (jump != null && Thread.currentThread().getName().equals("kurir-scheduler")) {
+        jumpAfterNextRead = null;
+        now.set(jump); // time passes while the pass runs
+      }
+      return n;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @Test
+  void aScheduleThatFallsDueDuringAnEmptyPassIsNotLeftForThirtySeconds() {
+    SettableClock gatewayClock = TestGateway.settableClock(); // never moved: its runner stays idle
+    try (TestGateway kurir = TestGateway.start(dir, gatewayClock)) {
+      Gateway g = kurir.gateway();
+      Settings s = g.settings();
+      Device d = kurir.newDevice();
+      String id =
+          kurir.postJson("/api/scheduler", textBody(d, Numbers.fresh(), "2026-03-10 10:01")).body();
+      assertThat(id).matches("\\d+");
+      Instant due = Instant.parse("2026-03-10T03:01:00Z");
+      SteppingClock clock = new SteppingClock(due.minus(Duration.ofMinutes(10)));
+      ScheduleRunner runner =
+          new ScheduleRunner(
+              g.database(),
+              g.messages(),
+              g.tenants(),
+              new SafeFetcher(s.media()),
+              new MediaFiles(s.dataDir()),
+              clock,
+              1,
+              s.media().maxKb());
+      runner.start();
+      try {
+        SchedulerTest.pause(); // first pass done; asleep (30 s cap), nothing due yet
+        clock.now.set(due.minusMillis(3)); // real time passes; nothing wakes the runner for it
+        clock.jumpAfterNextRead = due; // the pass reads 3 ms before due, the sleep right at due
+        runner.wake(); // e.g. another /api/scheduler request arrived
+        Eventually.until(
+            "handed within 3 s of falling due",
+            Duration.ofSeconds(3),
+            () -> state(kurir, id) == ScheduleState.HANDED);
+      } finally {
+        runner.close();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 3. Closing the runner (first step of Gateway.stopCore, while the database stays open for
+  //    messages.close(), up to 15 s) interrupts a fetch in progress, which then FAILS the schedule
+  //    for good with "url_unreachable: interrupted" instead of leaving the claim for the next
+  // start.
+  @Test
+  void stoppingTheRunnerDuringAFetchDoesNotFailTheSchedule() throws Exception {
+    HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    AtomicBoolean slow = new AtomicBoolean(false);
+    files.createContext(
+        "/",
+        ex -> {
+          try {
+            if (slow.get()) {
+              Thread.sleep(3000);
+            }
+          } catch (InterruptedException ignored) {
+            // served anyway
+          }
+          ex.sendResponseHeaders(200, PDF.length);
+          ex.getResponseBody().write(PDF);
+          ex.close();
+        });
+    files.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+    files.start();
+    String url = "http://127.0.0.1:" + files.getAddress().getPort() + "/report.pdf";
+    SettableClock gatewayClock = TestGateway.settableClock(); // never moved
+    try (TestGateway kurir =
+        TestGateway.start(
+            dir,
+            gatewayClock,
+            "--media.allow-private-addresses=true",
+            "--media.fetch-timeout=10s")) {
+      Gateway g = kurir.gateway();
+      Settings s = g.settings();
+      Device d = kurir.newDevice();
+      String id =
+          kurir
+              .postForm(
+                  "/api/scheduler",
+                  "key="
+                      + d.ecoKey()
+                      + "&phone_no="
+                      + Numbers.fresh()
+                      + "&sch_date=2026-03-10+10:01&api_type=file&message=Laporan&url="
+                      + url)
+              .body();
+      assertThat(id).matches("\\d+");
+      slow.set(true);
+      ScheduleRunner runner =
+          new ScheduleRunner(
+              g.database(),
+              g.messages(),
+              g.tenants(),
+              new SafeFetcher(s.media()),
+              new MediaFiles(s.dataDir()),
+              new SteppingClock(Instant.parse("2026-03-10T03:01:00Z")),
+              1,
+              s.media().maxKb());
+      runner.start();
+      Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
+      Thread.sleep(500); // the fetch is under way (the server answers after 3 s)
+      runner.close(); // what Gateway.stopCore does first
+      SchedulerTest.pause();
+      Schedule after = new ScheduleStore(g.database()).find(Long.parseLong(id)).orElseThrow();
+      assertThat(after.state()).as("reason " + after.reason()).isNotEqualTo(ScheduleState.FAILED);
+    } finally {
+      files.stop(0);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 4. "Visible and cancellable until it goes out": a handed schedule queued behind an offline
+  //    phone reports status "waiting" yet cannot be removed, and is sent later anyway.
+  @Test
+  void aScheduleThatHasNotGoneOutCanBeRemoved() throws Exception {
+    SettableClock clock = TestGateway.settableClock();
+    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+      Device d = kurir.newDevice();
+      String to = Numbers.fresh();
+      kurir.sandbox().setDeviceOnline(d.id(), false);
+      String id = kurir.postJson("/api/scheduler", textBody(d, to, "2026-03-10 10:01")).body();
+      clock.advance(Duration.ofMinutes(1));
+      Eventually.until("handed", () -> state(kurir, id) == ScheduleState.HANDED);
+      String call = "{\"key\":\"" + d.ecoKey() + "\",\"msg_id\":\"" + id + "\"}";
+      JsonNode check = JSON.readTree(kurir.postJson("/api/sch_check", call).body());
+      JsonNode remove = JSON.readTree(kurir.postJson("/api/sch_remove", call).body());
+      assertThat(check.get("data").get(0).get("status").asText()).isEqualTo("waiting");
+      assertThat(remove.get("status").asText()).isEqualTo("success");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 5. "The current minute still counts as now" fails on a real clock: Clock.systemUTC() has
+  //    microseconds, and Schedules.schedule only strips whole milliseconds off `now`.
+  @Test
+  void theCurrentMinuteCountsAsNowOnAClockWithMicroseconds() {
+    SettableClock clock = new SettableClock(Instant.parse("2026-03-10T03:00:40.000500Z"));
+    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+      Device d = kurir.newDevice();
+      Reply r = kurir.postJson("/api/scheduler", textBody(d, Numbers.fresh(), "2026-03-10 10:00"));
+      assertThat(r.body()).matches("\\d+");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 6. A commit slower than Messages.ACCEPT_TIMEOUT (14 s): the runner gives up, but the guarded
+  //    insert still commits later. The schedule is 'handed' and its message 'pending' in the
+  //    database, yet it was never enqueued: nothing sends it until the next restart.
+  @Test
+  void aSlowCommitDoesNotStrandAHandedSchedule() throws Exception {
+    SettableClock clock = TestGateway.settableClock();
+    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+      Device d = kurir.newDevice();
+      String to = Numbers.fresh();
+      String id = kurir.postJson("/api/scheduler", textBody(d, to, "2026-03-10 10:01")).body();
+      kurir
+          .gateway()
+          .database()
+          .writes()
+          .submit(
+              h -> {
+                Thread.sleep(15_000); // a disk or lock stall, longer than a caller waits (14 s)
+                return null;
+              });
+      Thread.sleep(100);
+      clock.advance(Duration.ofMinutes(1));
+      Eventually.until(
+          "sent once the commit went through",
+          Duration.ofSeconds(25),
+          () -> kurir.sandbox().inbox(to).size() == 1);
+      assertThat(kurir.sandbox().inbox(to)).as("sent once the commit went through").hasSize(1);
+    }
+  }
+}
