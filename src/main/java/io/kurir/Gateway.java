@@ -1,9 +1,11 @@
 package io.kurir;
 
 import io.kurir.api.HttpApi;
+import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.api.account.AccountRoutes;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.crm.CrmRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
@@ -11,7 +13,10 @@ import io.kurir.api.eco.EcoReportHandlers;
 import io.kurir.api.eco.EcoRoutes;
 import io.kurir.api.eco.EcoScheduleHandlers;
 import io.kurir.api.eco.EcoUploadHandlers;
+import io.kurir.api.multiagent.MultiAgentRoutes;
 import io.kurir.api.partner.PartnerRoutes;
+import io.kurir.api.push.PushV1Routes;
+import io.kurir.api.push.PushV2Routes;
 import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
@@ -193,6 +198,22 @@ public final class Gateway implements AutoCloseable {
               messages,
               timestamps));
       tables.add(new PartnerRoutes(tenants, bots, messages));
+      RemoteMedia remoteMedia =
+          new RemoteMedia(new SafeFetcher(settings.media()), mediaFiles, settings.media().maxKb());
+      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppId()));
+      tables.add(
+          new PushV2Routes(
+              tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
+      tables.add(new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout()));
+      tables.add(
+          new MultiAgentRoutes(
+              tenants,
+              phones,
+              messages,
+              remoteMedia,
+              mediaFiles,
+              timestamps,
+              settings.media().maxKb()));
       if (settings.sandboxApi()) {
         Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
         tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));

@@ -18,6 +18,33 @@ public interface ErrorStyle {
    */
   ErrorStyle STATUS_FAILED_JSON = (ctx, e) -> ctx.status(e.status()).json(statusFailed(e.token()));
 
+  /** The CRM API's style: {@code {"status": false, "message": token}}. */
+  ErrorStyle STATUS_FALSE_JSON =
+      (ctx, e) -> {
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("status", false);
+        body.put("message", e.token());
+        ctx.status(e.status()).json(body);
+      };
+
+  /** The multi-agent API's style: {@code {"status": <HTTP status>, "message": token}}. */
+  ErrorStyle STATUS_CODE_JSON =
+      (ctx, e) -> {
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("status", e.status());
+        body.put("message", e.token());
+        ctx.status(e.status()).json(body);
+      };
+
+  /** Push v1's style (OneSignal's): {@code {"errors": [token]}}. */
+  ErrorStyle ERRORS_LIST_JSON =
+      (ctx, e) ->
+          ctx.status(e.status()).json(java.util.Map.of("errors", java.util.List.of(e.token())));
+
+  /** Push v2's style (FCM legacy's): {@code {"error": token}}. */
+  ErrorStyle ERROR_JSON =
+      (ctx, e) -> ctx.status(e.status()).json(java.util.Map.of("error", e.token()));
+
   /** Kurir's own JSON APIs (Admin, sandbox): {@code {"error": token, "message": detail}}. */
   ErrorStyle KURIR_JSON =
       (ctx, e) ->

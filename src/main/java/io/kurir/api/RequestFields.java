@@ -170,7 +170,7 @@ public final class RequestFields {
    * missing, null or blank.
    */
   public Optional<String> text(String name) {
-    JsonNode node = fields.get(name);
+    JsonNode node = node(name);
     if (node == null || node.isNull() || node.isMissingNode()) {
       return Optional.empty();
     }
@@ -193,6 +193,29 @@ public final class RequestFields {
       value = node.toString();
     }
     return value.isBlank() ? Optional.empty() : Optional.of(value);
+  }
+
+  /**
+   * The field's node. A dotted name ({@code data.message}) reaches into a JSON object, and also
+   * finds the form spellings {@code data[message]} and {@code data.message}.
+   */
+  private JsonNode node(String name) {
+    JsonNode node = fields.get(name);
+    int dot = name.indexOf('.');
+    if (node != null || dot < 0) {
+      return node;
+    }
+    String head = name.substring(0, dot);
+    String rest = name.substring(dot + 1);
+    JsonNode parent = fields.get(head);
+    if (parent != null && parent.isObject()) {
+      JsonNode child = parent;
+      for (String part : rest.split("\\.")) {
+        child = child == null ? null : child.get(part);
+      }
+      return child;
+    }
+    return fields.get(head + "[" + rest.replace(".", "][") + "]");
   }
 
   /** The field as text, or 400 {@code <name>_empty}. */

@@ -30,6 +30,7 @@ import java.util.Optional;
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
+ * @param pushAppId the fixed {@code app_id} push v1 callers send
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
  */
@@ -54,7 +55,8 @@ public record Settings(
     boolean demo,
     Media media,
     Webhooks webhooks,
-    List<String> trustedProxies) {
+    List<String> trustedProxies,
+    String pushAppId) {
 
   /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
@@ -103,6 +105,7 @@ public record Settings(
         demo,
         media,
         webhooks,
-        trustedProxies);
+        trustedProxies,
+        pushAppId);
   }
 }

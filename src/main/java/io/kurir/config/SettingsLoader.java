@@ -37,6 +37,9 @@ public final class SettingsLoader {
   private record Definition(String key, String serveDefault, String demoDefault) {}
 
   // Keep in sync with kurir.example.yml and the README's configuration section.
+  /** The push v1 application id of an installation that does not choose its own. */
+  static final String PUSH_APP_ID = "6b757269-7200-4000-8000-707573680001";
+
   private static final List<Definition> DEFINITIONS =
       List.of(
           new Definition("server.host", "0.0.0.0", "127.0.0.1"),
@@ -63,7 +66,8 @@ public final class SettingsLoader {
           new Definition("webhook.retry-for", "24h", "24h"),
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
-          new Definition("http.trusted-proxies", "", ""));
+          new Definition("http.trusted-proxies", "", ""),
+          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID));
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -277,6 +281,10 @@ public final class SettingsLoader {
             r.duration("webhook.retry-for"),
             r.duration("webhook.timeout"),
             r.duration("webhook.secret-overlap"));
+    String pushAppId = v.get("push.app-id").strip();
+    if (pushAppId.isEmpty()) {
+      problems.add("push.app-id: must not be empty");
+    }
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -309,7 +317,8 @@ public final class SettingsLoader {
         profile == Profile.DEMO,
         media,
         webhooks,
-        trustedProxies);
+        trustedProxies,
+        pushAppId);
   }
 
   /** Parses one value at a time and collects every problem, so one start-up shows them all. */

@@ -19,7 +19,8 @@ public record License(
     List<String> allowedAddresses,
     boolean disabled,
     Instant createdAt,
-    String webhookSecret) {
+    String webhookSecret,
+    String pushKey) {
 
   public boolean expiredOn(LocalDate today) {
     return expiresOn.map(last -> today.isAfter(last)).orElse(false);

@@ -99,6 +99,31 @@ public final class MobileCs {
                     .findOne());
   }
 
+  /**
+   * The device a push call's target id names within the license: the device of the mobile CS entry
+   * with that player id or handset id, or the license's device with that (Kurir) device id.
+   */
+  public Optional<Device> deviceForTarget(License license, String target) {
+    String id = target.strip();
+    Optional<Long> deviceId =
+        db.jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery(
+                            "SELECT device_id FROM mobile_cs WHERE license_id = ?"
+                                + " AND (player_id = ? OR handset_id = ?) ORDER BY id LIMIT 1")
+                        .bind(0, license.id())
+                        .bind(1, id)
+                        .bind(2, id)
+                        .mapTo(Long.class)
+                        .findOne());
+    if (deviceId.isEmpty() && id.matches("\\d{1,18}")) {
+      deviceId = Optional.of(Long.parseLong(id));
+    }
+    return deviceId.flatMap(
+        d -> tenants.devicesOf(license).stream().filter(x -> x.id() == d).findFirst());
+  }
+
   /** Removes an entry; false when there was none. */
   public boolean remove(long id) {
     return db.writes()

@@ -74,8 +74,8 @@ final class TenantStore {
             h ->
                 h.createUpdate(
                         "INSERT INTO license (id, partner_id, code, name, email, expires_on,"
-                            + " allowed_addresses, disabled, created_at, webhook_secret)"
-                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            + " allowed_addresses, disabled, created_at, webhook_secret, push_key)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .bind(0, l.id())
                     .bind(1, l.partnerId())
                     .bind(2, l.code())
@@ -86,6 +86,7 @@ final class TenantStore {
                     .bind(7, l.disabled() ? 1 : 0)
                     .bind(8, l.createdAt().toEpochMilli())
                     .bind(9, l.webhookSecret())
+                    .bind(10, l.pushKey())
                     .execute());
   }
 
@@ -146,6 +147,16 @@ final class TenantStore {
             h -> h.createQuery("SELECT * FROM device ORDER BY id").map(TenantStore::device).list());
   }
 
+  Optional<License> licenseByPushKey(String key) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM license WHERE push_key = ?")
+                    .bind(0, key)
+                    .map(TenantStore::license)
+                    .findOne());
+  }
+
   /** A license's devices, oldest first. */
   List<Device> devicesOfLicense(long licenseId) {
     return db.jdbi()
@@ -163,6 +174,13 @@ final class TenantStore {
 
   Optional<Device> deviceByEcoKey(String key) {
     return deviceWhere("eco_key", key);
+  }
+
+  /**
+   * The device whose credential column (one of {@link Tenants.Credential}'s) holds {@code value}.
+   */
+  Optional<Device> deviceByCredential(String column, String value) {
+    return deviceWhere(column, value);
   }
 
   Optional<Device> deviceByNumber(String e164) {
@@ -264,7 +282,8 @@ final class TenantStore {
         allowed.isBlank() ? List.of() : Arrays.asList(allowed.split(",")),
         rs.getInt("disabled") != 0,
         Instant.ofEpochMilli(rs.getLong("created_at")),
-        rs.getString("webhook_secret"));
+        rs.getString("webhook_secret"),
+        rs.getString("push_key"));
   }
 
   private static Device device(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)

@@ -37,6 +37,7 @@ public final class TenantViews {
     v.put("expiresOn", l.expiresOn().map(Object::toString).orElse(null));
     v.put("allowedAddresses", l.allowedAddresses());
     v.put("webhookSecret", l.webhookSecret());
+    v.put("pushKey", l.pushKey());
     v.put("disabled", l.disabled());
     v.put("createdAt", timestamps.reply(l.createdAt()));
     return v;

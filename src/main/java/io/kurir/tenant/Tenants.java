@@ -163,6 +163,7 @@ public final class Tenants {
             addresses(allowed),
             false,
             clock.instant(),
+            Secrets.random(KEY_LENGTH),
             Secrets.random(KEY_LENGTH));
     store.insert(license);
     ecoKeys.clear();
@@ -282,6 +283,29 @@ public final class Tenants {
   }
 
   /**
+   * The device whose {@code credential} (the multi-agent {@code device-key}, the CRM {@code
+   * deviceId}, …) is {@code value}, if it may be used today, as {@link #deviceForEcoKey}.
+   */
+  public Device deviceFor(Credential credential, String value) {
+    if (credential == Credential.KEY) {
+      return deviceForEcoKey(value);
+    }
+    AccessCache.Access access =
+        ecoKeys.get(
+            credential.name() + "\u0000" + value,
+            k -> {
+              Device device =
+                  store
+                      .deviceByCredential(credential.column, value)
+                      .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown device"));
+              License license = license(device.licenseId());
+              return new AccessCache.Access(device, license, partner(license.partnerId()));
+            });
+    requireUsable(access);
+    return access.device();
+  }
+
+  /**
    * {@link #deviceForEcoKey} for reading only: a device whose license expired may still read its
    * history (reports, lookups) and cancel schedules; switched-off devices may not.
    */
@@ -295,6 +319,18 @@ public final class Tenants {
       }
     }
     return access.device();
+  }
+
+  /** The license whose push key is {@code key}, if it is switched on (expiry is the caller's). */
+  public License licenseForPushKey(String key) {
+    License license =
+        store
+            .licenseByPushKey(key)
+            .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown push key"));
+    if (license.disabled() || partner(license.partnerId()).disabled()) {
+      throw new TenantException(Reason.DISABLED, "the license is switched off");
+    }
+    return license;
   }
 
   /** A license's devices, oldest first. */

@@ -1,0 +1,242 @@
+package io.kurir.api.multiagent;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.UploadedFile;
+import io.kurir.api.ApiException;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.RemoteMedia;
+import io.kurir.api.RequestFields;
+import io.kurir.api.RouteTable;
+import io.kurir.media.FetchedFile;
+import io.kurir.media.FileTypes;
+import io.kurir.media.MediaFiles;
+import io.kurir.message.GroupIds;
+import io.kurir.message.MediaRef;
+import io.kurir.message.Message;
+import io.kurir.message.MessageText;
+import io.kurir.message.Messages;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
+import io.kurir.message.SendRequest;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Timestamps;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The multi-agent API ({@code /api/srv1/}): sends by the device's {@code device-key} header, queued
+ * like the Eco API's async sends. Success is {@code {"status": 200, "message": "Success!", "data":
+ * <message record>}}; failures carry the HTTP status in {@code status}.
+ */
+public final class MultiAgentRoutes implements RouteTable {
+  private final Tenants tenants;
+  private final PhoneNumbers phones;
+  private final Messages messages;
+  private final RemoteMedia remote;
+  private final MediaFiles files;
+  private final Timestamps timestamps;
+  private final long maxKb;
+
+  public MultiAgentRoutes(
+      Tenants tenants,
+      PhoneNumbers phones,
+      Messages messages,
+      RemoteMedia remote,
+      MediaFiles files,
+      Timestamps timestamps,
+      long maxKb) {
+    this.tenants = tenants;
+    this.phones = phones;
+    this.messages = messages;
+    this.remote = remote;
+    this.files = files;
+    this.timestamps = timestamps;
+    this.maxKb = maxKb;
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/api/srv1/";
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ErrorStyle.STATUS_CODE_JSON;
+  }
+
+  @Override
+  public void addTo(RoutesConfig routes) {
+    routes.post("/api/srv1/send-text", this::sendText);
+    routes.post("/api/srv1/send-media-url", this::sendMediaUrl);
+    routes.post("/api/srv1/send-media", this::sendMedia);
+  }
+
+  /** {@code number}, {@code message}, {@code group} (1: {@code number} is a group id). */
+  private void sendText(Context ctx) {
+    Device device = device(ctx);
+    RequestFields f = RequestFields.of(ctx);
+    String text = MessageText.normalize(f.required("message"));
+    send(ctx, device, recipient(f), "text", text, Optional.empty());
+  }
+
+  /** Adds {@code media_url} and {@code type} ({@code text}, {@code image}, {@code document}). */
+  private void sendMediaUrl(Context ctx) {
+    Instant started = Instant.now();
+    Device device = device(ctx);
+    RequestFields f = RequestFields.of(ctx);
+    Recipient to = recipient(f);
+    String type = type(f);
+    String text = MessageText.normalize(f.text("message").orElse(""));
+    if (type.equals("text")) {
+      send(ctx, device, to, "text", requireText(text), Optional.empty());
+      return;
+    }
+    MediaRef media =
+        remote.fetch("media_url", f.required("media_url"), started.plus(remote.timeout()));
+    send(ctx, device, to, kindOf(type, media), text, Optional.of(media));
+  }
+
+  /** Multipart: the file in part {@code media}. */
+  private void sendMedia(Context ctx) {
+    Device device = device(ctx);
+    RequestFields f = RequestFields.of(ctx);
+    Recipient to = recipient(f);
+    String type = type(f);
+    String text = MessageText.normalize(f.text("message").orElse(""));
+    if (type.equals("text")) {
+      send(ctx, device, to, "text", requireText(text), Optional.empty());
+      return;
+    }
+    MediaRef media = files.keep(uploaded(ctx));
+    send(ctx, device, to, kindOf(type, media), text, Optional.of(media));
+  }
+
+  private FetchedFile uploaded(Context ctx) {
+    UploadedFile file;
+    try {
+      file = ctx.uploadedFile("media");
+    } catch (Exception e) { // not multipart
+      throw ApiException.badRequest("media_empty", "send the file as multipart part 'media'");
+    }
+    if (file == null) {
+      throw ApiException.fieldEmpty("media");
+    }
+    if (file.size() > maxKb * 1024) {
+      throw new ApiException(413, "file_more_than_" + maxKb + "KB", "the file is too large");
+    }
+    byte[] bytes;
+    try (InputStream in = file.content()) {
+      bytes = in.readAllBytes();
+    } catch (IOException e) {
+      throw ApiException.badRequest("malformed_body", "the file could not be read");
+    }
+    if (bytes.length == 0) {
+      throw ApiException.fieldEmpty("media");
+    }
+    return new FetchedFile(FileTypes.sanitize(file.filename()), FileTypes.sniff(bytes), bytes);
+  }
+
+  private static String type(RequestFields f) {
+    String type = f.text("type").orElse("text").strip().toLowerCase(Locale.ROOT);
+    if (!List.of("text", "image", "document").contains(type)) {
+      throw ApiException.fieldNotValid("type", "type is text, image or document");
+    }
+    return type;
+  }
+
+  /** An image is sent as an image only when it is one; anything else goes as a document. */
+  private static String kindOf(String type, MediaRef media) {
+    return type.equals("image") && media.mimeType().startsWith("image/") ? "image" : "file";
+  }
+
+  private static String requireText(String text) {
+    if (text.isBlank()) {
+      throw ApiException.fieldEmpty("message");
+    }
+    return text;
+  }
+
+  private Recipient recipient(RequestFields f) {
+    String raw = f.required("number");
+    if (f.flag("group")) {
+      return new Recipient(
+          GroupIds.normalize(raw)
+              .orElseThrow(
+                  () -> ApiException.fieldNotValid("number", "a group id is <phone>-<suffix>")),
+          true);
+    }
+    return Recipient.number(
+        phones
+            .normalize(raw)
+            .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number")));
+  }
+
+  private Device device(Context ctx) {
+    String key = Optional.ofNullable(ctx.header("device-key")).orElse("").strip();
+    if (key.isEmpty()) {
+      throw new ApiException(401, "device_key_empty", "send the device-key header");
+    }
+    try {
+      return tenants.deviceFor(Tenants.Credential.DEVICE_KEY, key);
+    } catch (TenantException e) {
+      throw switch (e.reason()) {
+        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
+        case DISABLED -> new ApiException(403, "device_disabled", e.getMessage());
+        default -> new ApiException(401, "invalid_device_key", "no device has this device-key");
+      };
+    }
+  }
+
+  private void send(
+      Context ctx,
+      Device device,
+      Recipient to,
+      String kind,
+      String text,
+      Optional<MediaRef> media) {
+    Message m;
+    try {
+      m =
+          messages
+              .accept(
+                  device,
+                  new SendRequest(
+                      List.of(to), kind, text, "multiagent", false, false, Duration.ZERO, media))
+              .getFirst();
+    } catch (SendRefused e) {
+      throw switch (e.reason()) {
+        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
+        default -> new ApiException(503, "stopping", e.getMessage());
+      };
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    String number = to.group() ? to.address() : to.address().substring(1);
+    data.put("id", Long.toString(m.id()));
+    data.put("device_id", Long.toString(device.id()));
+    data.put("message", m.body());
+    data.put("number", number);
+    data.put("type", kind.equals("file") ? "document" : kind);
+    data.put("chat_id", number + (to.group() ? "@g.us" : "@c.us"));
+    data.put("from_me", true);
+    data.put("from_group", to.group());
+    data.put("api", true);
+    data.put("created_at", timestamps.reply(m.createdAt()));
+    data.put("updated_at", timestamps.reply(m.statusAt()));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", 200);
+    body.put("message", "Success!");
+    body.put("data", data);
+    ctx.json(body);
+  }
+}

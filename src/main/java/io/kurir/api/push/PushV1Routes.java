@@ -1,0 +1,122 @@
+package io.kurir.api.push;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.kurir.api.ApiException;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.RequestFields;
+import io.kurir.api.RouteTable;
+import io.kurir.message.MessageText;
+import io.kurir.message.Messages;
+import io.kurir.message.Recipient;
+import io.kurir.message.SendRefused;
+import io.kurir.message.SendRequest;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.tenant.MobileCs;
+import io.kurir.tenant.Tenants;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Push v1, shaped like OneSignal's {@code POST /api/v1/notifications}: each id of {@code
+ * include_player_ids} names a handset (a mobile CS entry's player id or handset id, or a device id
+ * of the caller's license), and the device behind it sends {@code data.message} to {@code
+ * data.no_wa}. Answers {@code {id, recipients, external_id}}, plus OneSignal's {@code
+ * errors.invalid_player_ids} for ids that name nothing; refusals are {@code {"errors": [...]}}.
+ */
+public final class PushV1Routes implements RouteTable {
+  private final PushCredentials credentials;
+  private final MobileCs mobileCs;
+  private final PhoneNumbers phones;
+  private final Messages messages;
+  private final String appId;
+
+  public PushV1Routes(
+      Tenants tenants, MobileCs mobileCs, PhoneNumbers phones, Messages messages, String appId) {
+    this.credentials = new PushCredentials(tenants);
+    this.mobileCs = mobileCs;
+    this.phones = phones;
+    this.messages = messages;
+    this.appId = appId;
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/api/v1/";
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ErrorStyle.ERRORS_LIST_JSON;
+  }
+
+  @Override
+  public void addTo(RoutesConfig routes) {
+    routes.post("/api/v1/notifications", this::notify);
+  }
+
+  private void notify(Context ctx) {
+    License license = credentials.license(ctx);
+    RequestFields f = RequestFields.of(ctx);
+    if (!f.required("app_id").strip().equals(appId)) {
+      throw ApiException.fieldNotValid("app_id", "not this installation's app_id");
+    }
+    List<String> targets = new ArrayList<>();
+    for (String id : f.required("include_player_ids").split(",")) {
+      if (!id.isBlank()) {
+        targets.add(id.strip());
+      }
+    }
+    String text =
+        MessageText.normalize(f.text("data.message").or(() -> f.text("contents.en")).orElse(""));
+    if (text.isBlank()) {
+      throw ApiException.fieldEmpty("data.message");
+    }
+    String to =
+        phones
+            .normalize(f.required("data.no_wa"))
+            .orElseThrow(() -> ApiException.fieldNotValid("data.no_wa", "not a phone number"));
+    List<String> invalid = new ArrayList<>();
+    int recipients = 0;
+    for (String target : targets) {
+      Optional<Device> device = mobileCs.deviceForTarget(license, target);
+      if (device.isEmpty()) {
+        invalid.add(target);
+        continue;
+      }
+      try {
+        messages.accept(
+            device.get(),
+            new SendRequest(
+                List.of(Recipient.number(to)),
+                "text",
+                text,
+                "push.v1",
+                false,
+                false,
+                Duration.ZERO));
+        recipients++;
+      } catch (SendRefused e) {
+        throw switch (e.reason()) {
+          case TEXT_TOO_LONG -> ApiException.badRequest("data.message_too_long", e.getMessage());
+          default -> new ApiException(503, "stopping", e.getMessage());
+        };
+      }
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", recipients == 0 ? "" : UUID.randomUUID().toString());
+    body.put("recipients", recipients);
+    body.put("external_id", null);
+    if (!invalid.isEmpty()) {
+      body.put("errors", Map.of("invalid_player_ids", invalid));
+    }
+    ctx.json(body);
+  }
+}
