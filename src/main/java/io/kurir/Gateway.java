@@ -187,6 +187,7 @@ public final class Gateway implements AutoCloseable {
               settings.webhooks().secretOverlap(),
               timestamps,
               mobileCs,
+              settings.pushAppId(),
               settings.adminTokenIfSet()));
       tables.add(
           new AccountRoutes(

@@ -45,6 +45,7 @@ public final class AdminRoutes implements RouteTable {
   private final java.time.Duration webhookSecretOverlap;
   private final Timestamps timestamps;
   private final AdminMobileCsHandlers mobileCs;
+  private final AdminScriptHandlers scripts;
 
   public AdminRoutes(
       Tenants tenants,
@@ -56,8 +57,10 @@ public final class AdminRoutes implements RouteTable {
       java.time.Duration webhookSecretOverlap,
       Timestamps timestamps,
       MobileCs mobileCs,
+      String pushAppId,
       Optional<String> adminToken) {
     this.mobileCs = new AdminMobileCsHandlers(mobileCs, timestamps);
+    this.scripts = new AdminScriptHandlers(tenants, mobileCs, pushAppId);
     this.webhookSecretOverlap = webhookSecretOverlap;
     this.deliveries = deliveries;
     this.outboxWake = outboxWake;
@@ -116,6 +119,7 @@ public final class AdminRoutes implements RouteTable {
     r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
     r.post("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.add(ctx, id(ctx))));
     r.delete("/admin/mobile-cs/{id}", admin(ctx -> mobileCs.remove(ctx, id(ctx))));
+    r.get("/admin/devices/{id}/script", admin(ctx -> scripts.script(ctx, id(ctx))));
 
     r.get("/admin/webhooks", admin(this::webhooks));
     r.post("/admin/webhooks/{id}/replay", admin(this::replay));

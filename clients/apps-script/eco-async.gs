@@ -1,0 +1,64 @@
+/**
+ * Kurir — a message for every new form answer, through the Eco API (async send).
+ *
+ * Install in the spreadsheet that collects the form's answers:
+ *   1. Extensions → Apps Script; paste this file and save.
+ *   2. Fill in SETTINGS: your gateway's address, your device key, the column of the phone number
+ *      and the message. In the template, [kolom1] is the answer's timestamp and [kolomN] the
+ *      answer in column N.
+ *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit".
+ *      Approve the permissions it asks for (it calls your gateway).
+ */
+var SETTINGS = {
+  base_url: 'https://kurir.example.com',
+  key: 'YOUR-DEVICE-KEY',
+  kolom_no_wa: 3,
+  template: 'Halo [kolom2], pendaftaran Anda pada [kolom1] sudah kami terima.'
+};
+
+/** The trigger's function: sends the message for the row the form just added. */
+function kirimPesan(e) {
+  var row = rowOf_(e);
+  var values = rowValues_(row);
+  var payload = {
+    key: SETTINGS.key,
+    phone_no: String(values[SETTINGS.kolom_no_wa - 1]),
+    message: fillTemplate_(SETTINGS.template, values)
+  };
+  var response = UrlFetchApp.fetch(SETTINGS.base_url.replace(/\/+$/, '') + '/api/async_send_message', {
+    method: 'post',
+    contentType: 'application/json',
+    payload: JSON.stringify(payload),
+    muteHttpExceptions: true
+  });
+  Logger.log('Kurir row ' + row + ': HTTP ' + response.getResponseCode() + ' ' + response.getContentText());
+  return response.getContentText();
+}
+
+/** The row of the answer: the trigger's range, else the sheet's last row. */
+function rowOf_(e) {
+  if (e && e.range) {
+    return e.range.getRow();
+  }
+  return SpreadsheetApp.getActiveSheet().getLastRow();
+}
+
+function rowValues_(row) {
+  var sheet = SpreadsheetApp.getActiveSheet();
+  return sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+}
+
+/** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */
+function fillTemplate_(template, values) {
+  var zone = SpreadsheetApp.getActive().getSpreadsheetTimeZone();
+  return template.replace(/\[kolom(\d+)\]/g, function (all, n) {
+    var value = values[Number(n) - 1];
+    if (value === undefined || value === null) {
+      return '';
+    }
+    if (Object.prototype.toString.call(value) === '[object Date]') {
+      return Utilities.formatDate(value, zone, 'yyyy-MM-dd HH:mm:ss');
+    }
+    return String(value);
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * Kurir — a message for every new form answer or edited row, through the API family you choose.
+ *
+ * Install in the spreadsheet that collects the answers:
+ *   1. Extensions → Apps Script; paste this file and save.
+ *   2. Fill in SETTINGS: your gateway's address; type: eco (key = device key), mobile_v1 (key =
+ *      the handset's CS id, plus push_key and app_id), mobile_v2 (key = the handset's CS id or
+ *      device id, plus push_key) or crm (key = the CRM deviceId); the column of the phone number
+ *      and the message. In the template, [kolom1] is the timestamp and [kolomN] the answer in
+ *      column N.
+ *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit" (or
+ *      "On edit" for a sheet typed by hand).
+ * Numbers are cleaned (digits only, a leading 0 becomes 62); it waits 3 s before each send.
+ */
+var SETTINGS = {
+  base_url: 'https://kurir.example.com',
+  type: 'eco',
+  key: 'YOUR-KEY-OR-CS-ID',
+  push_key: '',
+  app_id: '6b757269-7200-4000-8000-707573680001',
+  kolom_no_wa: 3,
+  template: 'Halo [kolom2], data Anda pada [kolom1] sudah kami terima.'
+};
+
+/** The trigger's function: sends the message for the row that was added or edited. */
+function kirimPesan(e) {
+  var row = rowOf_(e);
+  var values = rowValues_(row);
+  var number = normalizeNumber_(values[SETTINGS.kolom_no_wa - 1]);
+  var message = fillTemplate_(SETTINGS.template, values);
+  Utilities.sleep(3000); // paced, so that a burst of answers does not burst the gateway
+  var request = requestFor_(SETTINGS.type, number, message);
+  request.options.muteHttpExceptions = true;
+  var response = UrlFetchApp.fetch(SETTINGS.base_url.replace(/\/+$/, '') + request.path, request.options);
+  Logger.log('Kurir row ' + row + ' (' + SETTINGS.type + '): HTTP ' + response.getResponseCode() + ' ' +
+      response.getContentText());
+  return response.getContentText();
+}
+
+/** The path and options of the send for each type. */
+function requestFor_(type, number, message) {
+  var json = function (body, headers) {
+    return { method: 'post', contentType: 'application/json', headers: headers || {}, payload: JSON.stringify(body) };
+  };
+  switch (type) {
+    case 'eco':
+      return { path: '/api/async_send_message', options: json({ key: SETTINGS.key, phone_no: number, message: message }) };
+    case 'mobile_v1':
+      return {
+        path: '/api/v1/notifications',
+        options: json({
+          app_id: SETTINGS.app_id,
+          include_player_ids: [SETTINGS.key],
+          data: { type: 'text', message: message, no_wa: number },
+          contents: { en: message },
+          headings: { en: 'Kurir' }
+        }, { Authorization: 'Basic ' + SETTINGS.push_key })
+      };
+    case 'mobile_v2':
+      return {
+        path: '/send',
+        options: json({ to: SETTINGS.key, data: { message: message, number: number, send_from: 'spreadsheet' } },
+            { Authorization: 'Bearer ' + SETTINGS.push_key })
+      };
+    case 'crm':
+      return { path: '/send/message-text', options: json({ deviceId: SETTINGS.key, number: number, message: message }) };
+    default:
+      throw new Error('SETTINGS.type must be eco, mobile_v1, mobile_v2 or crm, not ' + type);
+  }
+}
+
+/** Digits only, a leading 0 becomes 62, then a +; empty when that leaves 5 characters or fewer. */
+function normalizeNumber_(raw) {
+  var digits = String(raw === undefined || raw === null ? '' : raw).replace(/\D/g, '');
+  if (digits.charAt(0) === '0') {
+    digits = '62' + digits.substring(1);
+  }
+  var number = '+' + digits;
+  return number.length <= 5 ? '' : number;
+}
+
+/** The row of the answer: the trigger's range, else the sheet's last row. */
+function rowOf_(e) {
+  if (e && e.range) {
+    return e.range.getRow();
+  }
+  return SpreadsheetApp.getActiveSheet().getLastRow();
+}
+
+function rowValues_(row) {
+  var sheet = SpreadsheetApp.getActiveSheet();
+  return sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+}
+
+/** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */
+function fillTemplate_(template, values) {
+  var zone = SpreadsheetApp.getActive().getSpreadsheetTimeZone();
+  return template.replace(/\[kolom(\d+)\]/g, function (all, n) {
+    var value = values[Number(n) - 1];
+    if (value === undefined || value === null) {
+      return '';
+    }
+    if (Object.prototype.toString.call(value) === '[object Date]') {
+      return Utilities.formatDate(value, zone, 'yyyy-MM-dd HH:mm:ss');
+    }
+    return String(value);
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * Kurir — a message for every new form answer, sent by a customer-service handset (push v1).
+ *
+ * Install in the spreadsheet that collects the form's answers:
+ *   1. Extensions → Apps Script; paste this file and save.
+ *   2. Fill in SETTINGS: your gateway's address, your license's push key and the installation's
+ *      app id (your operator gives both), the handset ids to send from (include_player_ids), the
+ *      column of the phone number and the message. In the template, [kolom1] is the answer's
+ *      timestamp and [kolomN] the answer in column N.
+ *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit".
+ */
+var SETTINGS = {
+  base_url: 'https://kurir.example.com',
+  push_key: 'YOUR-PUSH-KEY',
+  app_id: '6b757269-7200-4000-8000-707573680001',
+  include_player_ids: 'YOUR-CS-PLAYER-ID',
+  kolom_no_wa: 3,
+  template: 'Halo [kolom2], pesanan Anda pada [kolom1] sedang kami proses.'
+};
+
+/** The trigger's function: sends the message for the row the form just added. */
+function kirimPesan(e) {
+  var row = rowOf_(e);
+  var values = rowValues_(row);
+  var message = fillTemplate_(SETTINGS.template, values);
+  var payload = {
+    app_id: SETTINGS.app_id,
+    include_player_ids: String(SETTINGS.include_player_ids).split(','),
+    data: { type: 'text', message: message, no_wa: String(values[SETTINGS.kolom_no_wa - 1]) },
+    contents: { en: message },
+    headings: { en: 'Kurir' }
+  };
+  var response = UrlFetchApp.fetch(SETTINGS.base_url.replace(/\/+$/, '') + '/api/v1/notifications', {
+    method: 'post',
+    contentType: 'application/json',
+    headers: { Authorization: 'Basic ' + SETTINGS.push_key },
+    payload: JSON.stringify(payload),
+    muteHttpExceptions: true
+  });
+  Logger.log('Kurir row ' + row + ': HTTP ' + response.getResponseCode() + ' ' + response.getContentText());
+  return response.getContentText();
+}
+
+/** The row of the answer: the trigger's range, else the sheet's last row. */
+function rowOf_(e) {
+  if (e && e.range) {
+    return e.range.getRow();
+  }
+  return SpreadsheetApp.getActiveSheet().getLastRow();
+}
+
+function rowValues_(row) {
+  var sheet = SpreadsheetApp.getActiveSheet();
+  return sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+}
+
+/** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */
+function fillTemplate_(template, values) {
+  var zone = SpreadsheetApp.getActive().getSpreadsheetTimeZone();
+  return template.replace(/\[kolom(\d+)\]/g, function (all, n) {
+    var value = values[Number(n) - 1];
+    if (value === undefined || value === null) {
+      return '';
+    }
+    if (Object.prototype.toString.call(value) === '[object Date]') {
+      return Utilities.formatDate(value, zone, 'yyyy-MM-dd HH:mm:ss');
+    }
+    return String(value);
+  });
+}
