@@ -49,6 +49,7 @@ final class AdminCommand {
           "  license create --partner ID --name N [--email E] [--expires YYYY-MM-DD]"
               + " [--allow 203.0.113.5,10.0.0.0/8]",
           "  license list                              license disable|enable <id>",
+          "  license expires <id> YYYY-MM-DD|never     (renews or ends a license)",
           "  device create --license ID --number N [--driver sandbox]",
           "  device list                               device disable|enable <id>",
           "  device rotate <id> [key|device-key|crm-id]   (default: key)",
@@ -154,6 +155,14 @@ final class AdminCommand {
       case "license list" -> tenants.licenses().stream().map(views::of).toList();
       case "license disable" -> done(() -> tenants.setLicenseDisabled(id(words), true));
       case "license enable" -> done(() -> tenants.setLicenseDisabled(id(words), false));
+      case "license expires" -> {
+        if (words.size() < 4) {
+          throw new IllegalArgumentException("license expires <id> YYYY-MM-DD|never");
+        }
+        String day = words.get(3);
+        yield views.of(
+            tenants.setLicenseExpiry(id(words), day.equalsIgnoreCase("never") ? null : date(day)));
+      }
       case "device create" ->
           views.of(
               tenants.createDevice(

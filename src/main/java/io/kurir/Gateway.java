@@ -115,7 +115,13 @@ public final class Gateway implements AutoCloseable {
       outbox.start();
       MessageWebhooks messageWebhooks =
           new MessageWebhooks(
-              db, ids, timestamps, outbox::wake, ServerAddress.of(settings.host()), this::port);
+              db,
+              ids,
+              clock,
+              timestamps,
+              outbox::wake,
+              ServerAddress.of(settings.host()),
+              this::port);
       this.messages =
           new Messages(
               db,

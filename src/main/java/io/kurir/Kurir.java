@@ -109,6 +109,13 @@ public final class Kurir {
         "  demo key      " + key,
         "  demo device   " + DemoAccount.DEVICE_NUMBER + " (sandbox driver, paired)",
         "  admin token   " + gateway.settings().adminToken(),
+        "  license       "
+            + DemoAccount.LICENSE
+            + "   (Account API; partner login "
+            + DemoAccount.PARTNER_USER
+            + ":"
+            + DemoAccount.PARTNER_SECRET
+            + " for the Partner API)",
         "  data          " + gateway.settings().dataDir(),
         "",
         "Send a message (answers success):",
@@ -148,7 +155,9 @@ public final class Kurir {
             + "\",\"action\":\"add\",\"url\":\"http://127.0.0.1:9999/hook\"}'",
         "  ./kurir admin device qr "
             + second
-            + " --demo     (shows the QR and its code, waits for the scan)",
+            + " --demo --url "
+            + url
+            + "   (shows the QR and its code, waits for the scan)",
         "  curl -s -X POST " + url + "/sandbox/scan -d '{\"code\":\"<the code it prints>\"}'",
         "  curl -s -X POST "
             + url

@@ -67,21 +67,24 @@ final class PairingQr {
           out.println("device " + words.get(2) + " is paired (" + state + ")");
           return 0;
         }
-        if (shown == null) {
+        if (!payload.asText().equals(shown)) { // the first code, or the next one after 20 s
+          out.println(shown == null ? "" : "The code changed; scan this one:");
           shown = payload.asText();
           out.println(QrCodes.terminal(shown));
           out.println("code: " + shown);
           out.println("Scan this code with the device's phone within 20 seconds.");
-        } else if (!shown.equals(payload.asText())) {
-          err.println("kurir admin: the code expired before it was scanned; run the command again");
-          return 1;
         }
         Thread.sleep(POLL);
       }
       err.println("kurir admin: not paired after " + LONGEST_WAIT.toMinutes() + " minutes");
       return 1;
     } catch (IOException e) {
-      err.println("kurir admin: cannot reach the gateway at " + base + ": " + e.getMessage());
+      err.println(
+          "kurir admin: cannot reach the gateway at "
+              + base
+              + " ("
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+              + "): is it running there? Give its address with --url");
       return 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -32,6 +32,16 @@ final class BotStore {
                     .execute());
   }
 
+  void updateResponse(long id, String response) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE bot_rule SET response = ? WHERE id = ?")
+                    .bind(0, response)
+                    .bind(1, id)
+                    .execute());
+  }
+
   /** A license's rules, oldest first. */
   List<BotRule> rules(long licenseId) {
     return db.jdbi()

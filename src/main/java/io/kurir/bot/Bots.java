@@ -5,7 +5,6 @@ import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,6 +61,24 @@ public final class Bots {
     if (response.length() > Messages.MAX_TEXT_LENGTH) {
       throw new RuleRefused("the response is longer than " + Messages.MAX_TEXT_LENGTH);
     }
+    // The same keyword (as matched) and type again changes that rule's reply: a second rule
+    // would never answer, since the older one wins.
+    Optional<BotRule> same =
+        store.rules(licenseId).stream()
+            .filter(r -> r.matchKey().equals(key) && r.matchType() == type)
+            .findFirst();
+    if (same.isPresent()) {
+      store.updateResponse(same.get().id(), response);
+      matchers.remove(licenseId);
+      return new BotRule(
+          same.get().id(),
+          licenseId,
+          same.get().keyword(),
+          key,
+          type,
+          response,
+          same.get().createdAt());
+    }
     if (store.count(licenseId) >= MAX_RULES) {
       throw new RuleRefused("a license has at most " + MAX_RULES + " rules");
     }
@@ -70,6 +87,13 @@ public final class Bots {
     store.insert(rule);
     matchers.remove(licenseId);
     return rule;
+  }
+
+  /** Whether {@link #add} would change an existing rule rather than add one. */
+  public boolean exists(long licenseId, String keyword, MatchType type) {
+    String key = BotMatcher.normalize(keyword);
+    return store.rules(licenseId).stream()
+        .anyMatch(r -> r.matchKey().equals(key) && r.matchType() == type);
   }
 
   public List<BotRule> rules(long licenseId) {
@@ -92,9 +116,5 @@ public final class Bots {
       matchers.put(licenseId, cached);
     }
     return cached.matcher().match(text);
-  }
-
-  Instant now() {
-    return clock.instant();
   }
 }

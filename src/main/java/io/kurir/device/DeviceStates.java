@@ -53,15 +53,23 @@ public final class DeviceStates {
                     .findOne());
   }
 
-  /** Registers (or, with null, removes) the device's status webhook URL. */
+  /**
+   * Registers (or, with null, removes) the device's status webhook URL; events still waiting for
+   * the old URL go to the new one, or end as failed when it is removed.
+   */
   public void setStatusWebhook(long deviceId, String url) {
     db.writes()
         .write(
-            h ->
-                h.createUpdate("UPDATE device SET status_webhook_url = ? WHERE id = ?")
-                    .bind(0, url)
-                    .bind(1, deviceId)
-                    .execute());
+            h -> {
+              h.createUpdate("UPDATE device SET status_webhook_url = ? WHERE id = ?")
+                  .bind(0, url)
+                  .bind(1, deviceId)
+                  .execute();
+              WebhookOutbox.retarget(
+                  h, deviceId, "device.status", Optional.ofNullable(url), clock.instant());
+              return null;
+            });
+    webhookAdded.run();
   }
 
   /**

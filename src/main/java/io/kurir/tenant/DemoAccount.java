@@ -44,6 +44,15 @@ public final class DemoAccount {
                         null,
                         List.of(),
                         LICENSE));
+    // The demo device first: "the license's first device" (get_key, scripts) is the paired one.
+    Device demo =
+        tenants.devices().stream()
+            .filter(d -> d.ecoKey().equals(KEY))
+            .findFirst()
+            .orElseGet(
+                () ->
+                    tenants.createDevice(
+                        license.id(), DEVICE_NUMBER, "sandbox", KEY, DEVICE_KEY, CRM_DEVICE_ID));
     if (tenants.devices().stream().noneMatch(d -> d.ecoKey().equals(SECOND_KEY))) {
       tenants.createDevice(
           license.id(),
@@ -53,13 +62,7 @@ public final class DemoAccount {
           "demo-device-key-kurir-000000002",
           "demo-crm-device-2");
     }
-    return tenants.devices().stream()
-        .filter(d -> d.ecoKey().equals(KEY))
-        .findFirst()
-        .orElseGet(
-            () ->
-                tenants.createDevice(
-                    license.id(), DEVICE_NUMBER, "sandbox", KEY, DEVICE_KEY, CRM_DEVICE_ID));
+    return demo;
   }
 
   /** The second demo device, once seeded. */

@@ -210,6 +210,17 @@ final class TenantStore {
         > 0;
   }
 
+  boolean setLicenseExpiry(long id, LocalDate expiresOn) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate("UPDATE license SET expires_on = ? WHERE id = ?")
+                        .bind(0, expiresOn == null ? null : expiresOn.toString())
+                        .bind(1, id)
+                        .execute())
+        > 0;
+  }
+
   /** Replaces one credential column of a device. */
   boolean setDeviceCredential(long id, String column, String value) {
     return db.writes()

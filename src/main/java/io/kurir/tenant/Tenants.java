@@ -265,6 +265,13 @@ public final class Tenants {
     ecoKeys.clear();
   }
 
+  /** Renews (or ends) a license: its new last day, or null for none. */
+  public License setLicenseExpiry(long id, LocalDate expiresOn) {
+    requireFound(store.setLicenseExpiry(id, expiresOn), "license", id);
+    ecoKeys.clear();
+    return license(id);
+  }
+
   public void setDeviceDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("device", id, disabled), "device", id);
     ecoKeys.clear();

@@ -33,13 +33,15 @@ public final class MessageWebhooks implements StatusHook {
   private static final Duration ANY_OUTGOING_RECHECK = Duration.ofSeconds(5);
 
   public enum Direction {
-    INCOMING("incoming_webhook_url"),
-    OUTGOING("outgoing_webhook_url");
+    INCOMING("incoming_webhook_url", "message.incoming"),
+    OUTGOING("outgoing_webhook_url", "message.status");
 
     private final String column;
+    private final String event;
 
-    Direction(String column) {
+    Direction(String column, String event) {
       this.column = column;
+      this.event = event;
     }
   }
 
@@ -49,6 +51,7 @@ public final class MessageWebhooks implements StatusHook {
   private final Database db;
   private final IdGenerator ids;
   private final Timestamps timestamps;
+  private final java.time.Clock clock;
   private final Runnable outboxWake;
   private final String ipServer;
   private final IntSupplier port;
@@ -63,6 +66,7 @@ public final class MessageWebhooks implements StatusHook {
   public MessageWebhooks(
       Database db,
       IdGenerator ids,
+      java.time.Clock clock,
       Timestamps timestamps,
       Runnable outboxWake,
       String ipServer,
@@ -70,6 +74,7 @@ public final class MessageWebhooks implements StatusHook {
     this.db = db;
     this.ids = ids;
     this.timestamps = timestamps;
+    this.clock = clock;
     this.outboxWake = outboxWake;
     this.ipServer = ipServer;
     this.port = port;
@@ -92,15 +97,22 @@ public final class MessageWebhooks implements StatusHook {
                     .one());
   }
 
-  /** Registers a URL, or with an empty one removes it. */
+  /**
+   * Registers a URL, or with an empty one removes it. Events still waiting for the old URL go to
+   * the new one, or, when it is removed, end as failed.
+   */
   public void set(long deviceId, Direction direction, Optional<String> url) {
     db.writes()
         .write(
-            h ->
-                h.createUpdate("UPDATE device SET " + direction.column + " = ? WHERE id = ?")
-                    .bind(0, url.orElse(null))
-                    .bind(1, deviceId)
-                    .execute());
+            h -> {
+              h.createUpdate("UPDATE device SET " + direction.column + " = ? WHERE id = ?")
+                  .bind(0, url.orElse(null))
+                  .bind(1, deviceId)
+                  .execute();
+              WebhookOutbox.retarget(h, deviceId, direction.event, url, clock.instant());
+              return null;
+            });
+    outboxWake.run();
     if (direction == Direction.OUTGOING && url.isPresent()) {
       anyOutgoing = true;
     }

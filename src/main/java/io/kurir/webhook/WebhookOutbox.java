@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -116,8 +117,12 @@ public final class WebhookOutbox implements AutoCloseable {
     while (running) {
       try {
         List<Delivery> due = due();
-        for (Delivery d : due) {
-          deliver(d);
+        // At most one per device and receiver, so these may all go at once: a slow receiver
+        // does not hold up everyone else's.
+        try (var parallel = Executors.newVirtualThreadPerTaskExecutor()) {
+          for (Delivery d : due) {
+            parallel.submit(() -> deliverSafely(d));
+          }
         }
         if (due.isEmpty()) {
           waitForWork();
@@ -131,7 +136,10 @@ public final class WebhookOutbox implements AutoCloseable {
     }
   }
 
-  /** The oldest pending delivery of each device, if it is due: per device, events keep order. */
+  /**
+   * The oldest pending delivery of each device and receiving URL, if it is due: per device and
+   * receiver, events keep their order, and one failing receiver holds up only its own.
+   */
   private List<Delivery> due() {
     long now = clock.millis();
     return db.jdbi()
@@ -146,7 +154,8 @@ public final class WebhookOutbox implements AutoCloseable {
                             + " JOIN license l ON l.id = v.license_id"
                             + " WHERE d.state = 'pending' AND d.next_attempt_at <= :now"
                             + " AND d.id = (SELECT MIN(o.id) FROM webhook_delivery o"
-                            + " WHERE o.device_id = d.device_id AND o.state = 'pending')"
+                            + " WHERE o.device_id = d.device_id AND o.url = d.url"
+                            + " AND o.state = 'pending')"
                             + " ORDER BY d.id LIMIT 100")
                     .bind("now", now)
                     .map(
@@ -162,6 +171,42 @@ public final class WebhookOutbox implements AutoCloseable {
                                 rs.getString("webhook_secret"),
                                 Optional.ofNullable(rs.getString("previous_secret"))))
                     .list());
+  }
+
+  private void deliverSafely(Delivery d) {
+    try {
+      deliver(d);
+    } catch (RuntimeException e) { // one bad delivery must not stop the others
+      log.error("webhook delivery {}: {}", d.id(), e.toString(), e);
+    }
+  }
+
+  /**
+   * Points the pending deliveries of {@code event} for a device at its new URL (its receiver was
+   * fixed: what waited is delivered there, at once), or, when {@code url} is empty, ends them as
+   * failed (operators can still replay them). Call it in the transaction that changes the URL.
+   */
+  public static void retarget(
+      Handle h, long deviceId, String event, Optional<String> url, Instant now) {
+    if (url.isPresent()) {
+      h.createUpdate(
+              "UPDATE webhook_delivery SET url = ?, next_attempt_at = ? WHERE device_id = ?"
+                  + " AND event = ? AND state = 'pending'")
+          .bind(0, url.get())
+          .bind(1, now.toEpochMilli())
+          .bind(2, deviceId)
+          .bind(3, event)
+          .execute();
+    } else {
+      h.createUpdate(
+              "UPDATE webhook_delivery SET state = 'failed', last_error = 'the webhook was"
+                  + " removed', finished_at = ? WHERE device_id = ? AND event = ?"
+                  + " AND state = 'pending'")
+          .bind(0, now.toEpochMilli())
+          .bind(1, deviceId)
+          .bind(2, event)
+          .execute();
+    }
   }
 
   private void deliver(Delivery d) {

@@ -205,6 +205,57 @@ class MessageWebhookTest {
   }
 
   @Test
+  void aFailingIncomingUrlDoesNotHoldUpTheOutgoingOne() throws Exception {
+    account("set", receiver.url("/in"));
+    account("set_outgoing", receiver.url("/out"));
+    receiver.answer(500);
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "macet");
+    Eventually.until("incoming tried", () -> !receiver.received().isEmpty());
+    receiver.answer(200);
+    kurir.postJson(
+        "/api/async_send_message",
+        "{\"key\":\""
+            + device.ecoKey()
+            + "\",\"phone_no\":\""
+            + Numbers.fresh()
+            + "\",\"message\":\"jalan terus\"}");
+    Eventually.until(
+        "the outgoing event went out while the incoming one waits for its retry",
+        () -> !receiver.ofEvent("message.status").isEmpty());
+  }
+
+  @Test
+  void fixingTheUrlSendsWhatWaitedThereAndUnsettingEndsIt() throws Exception {
+    account("set", receiver.url("/typo"));
+    receiver.answer(500);
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "tunggu saya");
+    Eventually.until("tried at the typo", () -> !receiver.received().isEmpty());
+    receiver.answer(200);
+    account("set", receiver.url("/fixed"));
+    Eventually.until(
+        "delivered to the fixed URL at once",
+        () ->
+            receiver.received().size() >= 2
+                && receiver
+                    .received()
+                    .getLast()
+                    .json()
+                    .get("message")
+                    .asText()
+                    .equals("tunggu saya"));
+
+    String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    receiver.answer(500);
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "dibatalkan");
+    Eventually.until("tried", () -> receiver.received().size() >= 3);
+    String id = receiver.received().getLast().eventId();
+    account("unset", null);
+    Eventually.until(
+        "ended as failed",
+        () -> kurir.get("/admin/webhooks?state=failed", auth).body().contains("\"" + id + "\""));
+  }
+
+  @Test
   void unsettingStopsTheEvents() throws Exception {
     account("set", receiver.url("/in"));
     assertThat(account("unset", null).get("message").asText()).isEqualTo("unset success");

@@ -100,6 +100,7 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/licenses", admin(this::createLicense));
     r.post("/admin/licenses/{id}/disable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), true)));
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
+    r.post("/admin/licenses/{id}/expires", admin(this::setExpiry));
     r.post(
         "/admin/licenses/{id}/rotate-webhook-secret",
         admin(
@@ -142,6 +143,12 @@ public final class AdminRoutes implements RouteTable {
             views.of(
                 tenants.createLicense(
                     partner, f.required("name"), f.text("email").orElse(""), expires, allowed)));
+  }
+
+  /** {@code {"expires": "YYYY-MM-DD"}} renews a license; {@code null} or {@code ""}: no expiry. */
+  private void setExpiry(Context ctx) {
+    LocalDate expires = RequestFields.of(ctx).text("expires").map(AdminRoutes::date).orElse(null);
+    ctx.json(views.of(tenants.setLicenseExpiry(id(ctx), expires)));
   }
 
   private void createDevice(Context ctx) {

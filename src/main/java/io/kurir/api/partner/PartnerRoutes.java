@@ -111,13 +111,14 @@ public final class PartnerRoutes implements RouteTable {
                 () ->
                     ApiException.fieldNotValid(
                         "bot_type", "bot_type is match, partial or partial_all"));
+    boolean replaces = bots.exists(req.license().id(), keyword, type);
     BotRule rule;
     try {
       rule = bots.add(req.license().id(), keyword, response, type);
     } catch (Bots.RuleRefused e) {
       throw ApiException.badRequest("bot_not_valid", e.getMessage());
     }
-    Map<String, Object> body = success("bot added");
+    Map<String, Object> body = success(replaces ? "bot updated" : "bot added");
     body.put("id", Long.toString(rule.id()));
     ctx.json(body);
   }
@@ -180,8 +181,19 @@ public final class PartnerRoutes implements RouteTable {
     if (devices.isEmpty()) {
       throw new ApiException(404, "no_device", "the license has no device yet");
     }
+    Device chosen = devices.getFirst();
+    Optional<String> noWa = f.text("no_wa").map(String::strip);
+    if (noWa.isPresent()) { // a license with several devices: which one's key
+      String wanted = "+" + noWa.get().replaceAll("\\D", "").replaceFirst("^0", "62");
+      chosen =
+          devices.stream()
+              .filter(d -> d.number().equals(wanted))
+              .findFirst()
+              .orElseThrow(
+                  () -> new ApiException(404, "no_wa_not_found", "the license has no such device"));
+    }
     Map<String, Object> body = success("found");
-    body.put("key", devices.getFirst().ecoKey());
+    body.put("key", chosen.ecoKey());
     ctx.json(body);
   }
 

@@ -194,6 +194,25 @@ class AccountApiTest {
   }
 
   @Test
+  void anOperatorRenewsAnExpiredLicense() throws Exception {
+    License old =
+        tenants.createLicense(partner.id(), "Renew", "", LocalDate.now().minusDays(1), List.of());
+    assertThat(json(kurir.get("/v3.0/license/expired/" + old.code())).get("status").asText())
+        .isEqualTo("expired");
+    Reply renewed =
+        kurir.post(
+            "/admin/licenses/" + old.id() + "/expires",
+            "{\"expires\":\"2099-06-30\"}",
+            "application/json",
+            "Authorization",
+            "Bearer " + TestGateway.ADMIN_TOKEN);
+    assertThat(renewed.status()).as(renewed.body()).isEqualTo(200);
+    JsonNode check = json(kurir.get("/v3.0/license/expired/" + old.code()));
+    assertThat(check.get("status").asText()).isEqualTo("active");
+    assertThat(check.get("expired_date").asText()).isEqualTo("2099-06-30");
+  }
+
+  @Test
   void anExpiredLicenseCannotChangeItsWebhooks() throws Exception {
     License old =
         tenants.createLicense(partner.id(), "Lama2", "", LocalDate.now().minusDays(1), List.of());

@@ -265,6 +265,35 @@ class PartnerApiTest {
   }
 
   @Test
+  void addingTheSameKeywordAndTypeAgainChangesTheReply() throws Exception {
+    String first = addBot("info", "Buka+jam+8", "match");
+    JsonNode again =
+        ok(
+            "add_bot",
+            "license="
+                + license.code()
+                + "&bot_keyword=INFO&bot_response=Buka+jam+9&bot_type=match");
+    assertThat(again.get("message").asText()).isEqualTo("bot updated");
+    assertThat(again.get("id").asText()).isEqualTo(first);
+    assertThat(ok("get_bot", "license=" + license.code()).get("data").size()).isEqualTo(1);
+    assertThat(replies("info")).containsExactly("Buka jam 9");
+  }
+
+  @Test
+  void getKeyPicksTheDeviceByNumberWhenAsked() throws Exception {
+    Device second = tenants.createDevice(license.id(), "+6281100008302", "sandbox");
+    JsonNode key =
+        ok("get_key", "license=" + license.code() + "&email=toko@example.com&no_wa=081100008302");
+    assertThat(key.get("key").asText()).isEqualTo(second.ecoKey());
+    Reply none =
+        call(
+            "get_key",
+            "license=" + license.code() + "&email=toko@example.com&no_wa=081100009999",
+            auth);
+    assertThat(none.status()).isEqualTo(404);
+  }
+
+  @Test
   void anExpiredLicensesBotsStaySilentThoughItsPartnerStillManagesThem() throws Exception {
     License expired =
         tenants.createLicense(
