@@ -487,6 +487,49 @@ class SiblingFamiliesTest {
   }
 
   @Test
+  void anExpiredLicenseIsRefusedByEveryFamily() throws Exception {
+    License old =
+        tenants.createLicense(
+            tenants.partners().getFirst().id(),
+            "Lama",
+            "",
+            LocalDate.now().minusDays(1),
+            List.of());
+    Device d = tenants.createDevice(old.id(), "+6281100008499", "sandbox");
+    Reply crm =
+        kurir.postJson(
+            "/send/message-text",
+            "{\"deviceId\":\""
+                + d.crmDeviceId()
+                + "\",\"number\":\"0812345678\",\"message\":\"x\"}");
+    Reply agent = multiAgent("send-text", "number=0812345678&message=x", d.deviceKey());
+    Reply v1 =
+        kurir.post(
+            "/api/v1/notifications",
+            "{\"app_id\":\""
+                + APP_ID
+                + "\",\"include_player_ids\":[\""
+                + d.id()
+                + "\"],"
+                + "\"data\":{\"message\":\"x\",\"no_wa\":\"0812345678\"}}",
+            "application/json",
+            "Authorization",
+            "Basic " + old.pushKey());
+    Reply v2 =
+        kurir.post(
+            "/send",
+            "{\"to\":\"" + d.id() + "\",\"data\":{\"message\":\"x\",\"number\":\"0812345678\"}}",
+            "application/json",
+            "Authorization",
+            "Bearer " + old.pushKey());
+    assertThat(List.of(crm.status(), agent.status(), v1.status(), v2.status())).containsOnly(403);
+    assertThat(json(crm).get("message").asText()).isEqualTo("license_expired");
+    assertThat(json(agent).get("message").asText()).isEqualTo("license_expired");
+    assertThat(json(v1).get("errors").get(0).asText()).isEqualTo("license_expired");
+    assertThat(json(v2).get("error").asText()).isEqualTo("license_expired");
+  }
+
+  @Test
   void everyFamilysMessageIsInTheReportAndOnTheOutgoingWebhook() throws Exception {
     handset("player-all", "handset-all");
     String to = Numbers.fresh();
