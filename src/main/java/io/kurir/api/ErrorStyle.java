@@ -59,4 +59,25 @@ public interface ErrorStyle {
     body.put("message", message);
     return body;
   }
+
+  /**
+   * The JSON body of {@code style} for an error Jetty answers before any route runs, where there is
+   * no context to render on; null for the plain-token style.
+   */
+  static String jsonBodyOf(ErrorStyle style, int status, String token) {
+    if (style == STATUS_FAILED_JSON) {
+      return "{\"status\":\"failed\",\"message\":\"" + token + "\"}";
+    } else if (style == STATUS_FALSE_JSON) {
+      return "{\"status\":false,\"message\":\"" + token + "\"}";
+    } else if (style == STATUS_CODE_JSON) {
+      return "{\"status\":" + status + ",\"message\":\"" + token + "\"}";
+    } else if (style == ERRORS_LIST_JSON) {
+      return "{\"errors\":[\"" + token + "\"]}";
+    } else if (style == ERROR_JSON) {
+      return "{\"error\":\"" + token + "\"}";
+    } else if (style == KURIR_JSON) {
+      return "{\"error\":\"" + token + "\",\"message\":\"HTTP " + status + "\"}";
+    }
+    return null;
+  }
 }

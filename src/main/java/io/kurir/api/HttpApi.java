@@ -56,7 +56,8 @@ public final class HttpApi implements AutoCloseable {
               config.router.treatMultipleSlashesAsSingleSlash = true;
               config.jetty.host = host;
               config.jetty.port = port;
-              config.jetty.modifyServer(server -> server.setErrorHandler(new PlainErrorHandler()));
+              config.jetty.modifyServer(
+                  server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
               for (RouteTable table : tables) {
                 table.addTo(config.routes);
               }
@@ -133,6 +134,12 @@ public final class HttpApi implements AutoCloseable {
    * large): a plain token instead of Jetty's HTML page.
    */
   private static final class PlainErrorHandler extends ErrorHandler {
+    private final List<Map.Entry<String, ErrorStyle>> byPrefix;
+
+    PlainErrorHandler(List<Map.Entry<String, ErrorStyle>> byPrefix) {
+      this.byPrefix = byPrefix;
+    }
+
     @Override
     protected void generateResponse(
         Request request,
@@ -151,9 +158,16 @@ public final class HttpApi implements AutoCloseable {
             default -> code >= 500 ? "server_error" : "bad_request";
           };
       String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();
-      if (path != null && (path.startsWith("/admin/") || path.startsWith("/sandbox/"))) {
+      ErrorStyle style = ErrorStyle.PLAIN_TOKEN;
+      for (Map.Entry<String, ErrorStyle> prefix : byPrefix) {
+        if (path != null && path.startsWith(prefix.getKey())) {
+          style = prefix.getValue();
+          break;
+        }
+      }
+      String json = ErrorStyle.jsonBodyOf(style, code, token);
+      if (json != null) { // the family's own shape, as its routes would answer
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        String json = "{\"error\":\"" + token + "\",\"message\":\"HTTP " + code + "\"}";
         response.write(true, StandardCharsets.UTF_8.encode(json), callback);
         return;
       }

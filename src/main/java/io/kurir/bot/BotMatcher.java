@@ -24,6 +24,9 @@ public final class BotMatcher {
   private static final Pattern WHITESPACE =
       Pattern.compile("\\s+", Pattern.UNICODE_CHARACTER_CLASS);
 
+  /** Zero-width characters phones and copy-paste leave in text. */
+  private static final Pattern INVISIBLE = Pattern.compile("[\\u200B-\\u200D\\u2060\\uFEFF]");
+
   private final Map<String, BotRule> exact = new HashMap<>();
   private final Node root = new Node(0);
 
@@ -40,9 +43,13 @@ public final class BotMatcher {
     link();
   }
 
-  /** Lower case, trimmed, every run of whitespace as one space. */
+  /**
+   * Lower case, every run of whitespace (no-break spaces included) as one space, trimmed, without
+   * zero-width characters.
+   */
   public static String normalize(String text) {
-    return WHITESPACE.matcher(text.strip()).replaceAll(" ").toLowerCase(Locale.ROOT);
+    String visible = INVISIBLE.matcher(text).replaceAll("");
+    return WHITESPACE.matcher(visible).replaceAll(" ").strip().toLowerCase(Locale.ROOT);
   }
 
   /** The rule {@code text} matches, if any. */

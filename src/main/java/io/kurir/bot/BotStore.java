@@ -21,7 +21,7 @@ final class BotStore {
             h ->
                 h.createUpdate(
                         "INSERT INTO bot_rule (id, license_id, keyword, match_key, match_type,"
-                            + " response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                            + " response, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                     .bind(0, r.id())
                     .bind(1, r.licenseId())
                     .bind(2, r.keyword())
@@ -29,17 +29,48 @@ final class BotStore {
                     .bind(4, r.matchType().wireName())
                     .bind(5, r.response())
                     .bind(6, r.createdAt().toEpochMilli())
+                    .bind(7, r.createdAt().toEpochMilli())
                     .execute());
   }
 
-  void updateResponse(long id, String response) {
+  void updateResponse(long id, String response, long at) {
     db.writes()
         .write(
             h ->
-                h.createUpdate("UPDATE bot_rule SET response = ? WHERE id = ?")
+                h.createUpdate("UPDATE bot_rule SET response = ?, updated_at = ? WHERE id = ?")
                     .bind(0, response)
-                    .bind(1, id)
+                    .bind(1, at)
+                    .bind(2, id)
                     .execute());
+  }
+
+  /**
+   * What changes whenever a license's rules do (a rule added, deleted or changed): a matcher built
+   * from rules with the same signature is current.
+   */
+  String signature(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(*) || '/' || COALESCE(MAX(id), 0) || '/'"
+                            + " || COALESCE(MAX(updated_at), 0) FROM bot_rule WHERE license_id = ?")
+                    .bind(0, licenseId)
+                    .mapTo(String.class)
+                    .one());
+  }
+
+  /** The characters of all of a license's keywords: what its matcher's size grows with. */
+  long keywordCharacters(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COALESCE(SUM(LENGTH(match_key)), 0) FROM bot_rule"
+                            + " WHERE license_id = ?")
+                    .bind(0, licenseId)
+                    .mapTo(Long.class)
+                    .one());
   }
 
   /** A license's rules, oldest first. */

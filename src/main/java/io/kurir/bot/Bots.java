@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keyword auto-replies: each license's rules, and the rule an incoming text matches. Matchers are
@@ -24,6 +25,13 @@ public final class Bots {
   /** Longest keyword, in characters. */
   public static final int MAX_KEYWORD = 1_000;
 
+  /**
+   * The characters of all of a license's keywords together: bounds the memory of its matcher (a
+   * node per character) whatever mix of rule counts and lengths a partner chooses.
+   */
+  public static final long MAX_KEYWORD_CHARACTERS = 100_000;
+
+  /** How often a node looks whether another node changed a license's rules. */
   static final Duration REFRESH = Duration.ofSeconds(5);
 
   private final BotStore store;
@@ -31,7 +39,10 @@ public final class Bots {
   private final Clock clock;
   private final Map<Long, Cached> matchers = new ConcurrentHashMap<>();
 
-  private record Cached(BotMatcher matcher, long loadedNanos) {}
+  /** Per license, how often its rules changed on this node: a matcher built before is stale. */
+  private final Map<Long, AtomicLong> changes = new ConcurrentHashMap<>();
+
+  private record Cached(BotMatcher matcher, long change, String signature, long checkedNanos) {}
 
   public Bots(Database db, IdGenerator ids, Clock clock) {
     this.store = new BotStore(db);
@@ -68,8 +79,8 @@ public final class Bots {
             .filter(r -> r.matchKey().equals(key) && r.matchType() == type)
             .findFirst();
     if (same.isPresent()) {
-      store.updateResponse(same.get().id(), response);
-      matchers.remove(licenseId);
+      store.updateResponse(same.get().id(), response, clock.millis());
+      changed(licenseId);
       return new BotRule(
           same.get().id(),
           licenseId,
@@ -82,10 +93,14 @@ public final class Bots {
     if (store.count(licenseId) >= MAX_RULES) {
       throw new RuleRefused("a license has at most " + MAX_RULES + " rules");
     }
+    if (store.keywordCharacters(licenseId) + key.length() > MAX_KEYWORD_CHARACTERS) {
+      throw new RuleRefused(
+          "a license's keywords have at most " + MAX_KEYWORD_CHARACTERS + " characters in all");
+    }
     BotRule rule =
         new BotRule(ids.next(), licenseId, keyword.strip(), key, type, response, clock.instant());
     store.insert(rule);
-    matchers.remove(licenseId);
+    changed(licenseId);
     return rule;
   }
 
@@ -103,18 +118,48 @@ public final class Bots {
   /** Deletes a rule of the license; false when it has no such rule. */
   public boolean delete(long licenseId, long ruleId) {
     boolean deleted = store.delete(licenseId, ruleId);
-    matchers.remove(licenseId);
+    changed(licenseId);
     return deleted;
   }
 
-  /** The rule of the license that {@code text} matches, if any. */
+  /**
+   * The rule of the license that {@code text} matches, if any. The license's matcher is built once
+   * and kept; it is rebuilt when its rules changed on this node, or, looked at every {@link
+   * #REFRESH}, on another.
+   */
   public Optional<BotRule> match(long licenseId, String text) {
+    return matcher(licenseId).match(text);
+  }
+
+  private BotMatcher matcher(long licenseId) {
+    long change = changesOf(licenseId).get();
     long now = System.nanoTime();
     Cached cached = matchers.get(licenseId);
-    if (cached == null || now - cached.loadedNanos() > REFRESH.toNanos()) {
-      cached = new Cached(new BotMatcher(store.rules(licenseId)), now);
-      matchers.put(licenseId, cached);
+    if (cached != null && cached.change() == change) {
+      if (now - cached.checkedNanos() < REFRESH.toNanos()) {
+        return cached.matcher();
+      }
+      if (store.signature(licenseId).equals(cached.signature())) {
+        matchers.replace(
+            licenseId, cached, new Cached(cached.matcher(), change, cached.signature(), now));
+        return cached.matcher();
+      }
     }
-    return cached.matcher().match(text);
+    // The signature before the rules: a change in between makes the next look rebuild again.
+    String signature = store.signature(licenseId);
+    BotMatcher built = new BotMatcher(store.rules(licenseId));
+    Cached fresh = new Cached(built, change, signature, now);
+    // Kept only if no change happened on this node while it was built (else it may miss it).
+    matchers.compute(licenseId, (id, old) -> changesOf(licenseId).get() == change ? fresh : old);
+    return built;
+  }
+
+  private AtomicLong changesOf(long licenseId) {
+    return changes.computeIfAbsent(licenseId, id -> new AtomicLong());
+  }
+
+  private void changed(long licenseId) {
+    changesOf(licenseId).incrementAndGet();
+    matchers.remove(licenseId);
   }
 }

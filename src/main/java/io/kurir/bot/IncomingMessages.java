@@ -72,11 +72,14 @@ public final class IncomingMessages {
   /** A message arrived at {@code deviceId} from {@code senderE164}. */
   public void received(long deviceId, String senderE164, String text, Instant at) {
     Optional<Device> sending = usable(deviceId);
+    Optional<BotRule> matched = bots.match(tenants.device(deviceId).licenseId(), text);
+    String keyword = matched.map(BotRule::keyword).orElse(NO_KEYWORD);
+    // The keyword is reported whether or not a reply goes: an expired license, or a sender who
+    // had enough replies this minute, gets none.
     Optional<BotRule> rule =
-        sending
-            .flatMap(d -> bots.match(d.licenseId(), text))
-            .filter(r -> mayReply(deviceId, senderE164));
-    String keyword = rule.map(BotRule::keyword).orElse(NO_KEYWORD);
+        sending.isPresent()
+            ? matched.filter(r -> mayReply(deviceId, senderE164))
+            : Optional.empty();
     long inboundId = ids.next();
     boolean[] webhook = {false};
     if (rule.isPresent()) {

@@ -251,18 +251,19 @@ final class MessageStore {
             .write(
                 h -> {
                   // A savepoint, not a rollback: the transaction is shared with other writes.
-                  h.savepoint("cancel");
-                  try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
+                  java.sql.Connection c = h.getConnection();
+                  java.sql.Savepoint savepoint = c.setSavepoint("cancel");
+                  try (PreparedStatement move = c.prepareStatement(sql)) {
                     move.setLong(1, at.toEpochMilli());
                     move.setString(2, reason);
                     move.setLong(3, id);
                     if (move.executeUpdate() == 0 || !also.holds(h, id)) {
-                      h.rollbackToSavepoint("cancel"); // neither, then
-                      h.releaseSavepoint("cancel");
+                      c.rollback(savepoint); // neither, then
+                      c.releaseSavepoint(savepoint);
                       return false;
                     }
                   }
-                  h.releaseSavepoint("cancel");
+                  c.releaseSavepoint(savepoint);
                   try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
                     bindEvent(event, id, MessageState.FAILED, reason, at);
                     event.executeUpdate();

@@ -260,11 +260,18 @@ public final class Messages implements AutoCloseable {
     if (sender == null || !sender.withdraw(messageId)) {
       return false;
     }
-    if (store.cancel(messageId, reason, clock.instant(), also)) {
-      return true;
+    boolean cancelled = false;
+    try {
+      cancelled = store.cancel(messageId, reason, clock.instant(), also);
+      return cancelled;
+    } finally {
+      if (!cancelled) { // not taken back after all: it goes out as it would have
+        store
+            .find(messageId)
+            .filter(m -> m.state() == MessageState.PENDING)
+            .ifPresent(sender::enqueue);
+      }
     }
-    store.find(messageId).filter(m -> m.state() == MessageState.PENDING).ifPresent(sender::enqueue);
-    return false;
   }
 
   /** {@link #awaitAll} for one message. */

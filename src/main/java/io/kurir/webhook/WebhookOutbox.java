@@ -14,6 +14,9 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +45,9 @@ public final class WebhookOutbox implements AutoCloseable {
   private static final Duration MAX_BACKOFF = Duration.ofHours(1);
   private static final Duration IDLE_RECHECK = Duration.ofSeconds(30);
 
+  /** Deliveries under way at once (each to a different device or receiver). */
+  private static final int MAX_IN_FLIGHT = 64;
+
   /** A delivery waiting to go out. */
   record Delivery(
       long id,
@@ -63,6 +69,8 @@ public final class WebhookOutbox implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private volatile boolean running = true;
+  private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final ExecutorService deliveries = Executors.newVirtualThreadPerTaskExecutor();
   private boolean signalled; // guarded by lock
   private Thread thread;
 
@@ -116,15 +124,26 @@ public final class WebhookOutbox implements AutoCloseable {
   private void loop() {
     while (running) {
       try {
-        List<Delivery> due = due();
-        // At most one per device and receiver, so these may all go at once: a slow receiver
-        // does not hold up everyone else's.
-        try (var parallel = Executors.newVirtualThreadPerTaskExecutor()) {
-          for (Delivery d : due) {
-            parallel.submit(() -> deliverSafely(d));
+        // Each due delivery goes on its own thread, at most one per device and receiver at a time
+        // (that keeps their order): a slow or hanging receiver holds up only its own events.
+        int started = 0;
+        for (Delivery d : due()) {
+          String stream = d.deviceId() + "\n" + d.url();
+          if (inFlight.size() >= MAX_IN_FLIGHT || !inFlight.add(stream)) {
+            continue;
           }
+          started++;
+          deliveries.submit(
+              () -> {
+                try {
+                  deliverSafely(d);
+                } finally {
+                  inFlight.remove(stream);
+                  wake();
+                }
+              });
         }
-        if (due.isEmpty()) {
+        if (started == 0) {
           waitForWork();
         }
       } catch (InterruptedException e) {
@@ -341,9 +360,9 @@ public final class WebhookOutbox implements AutoCloseable {
                         .findOne()
                         .orElse(null));
     long wait = IDLE_RECHECK.toMillis();
-    if (nextDue != null) {
-      wait = Math.max(1, Math.min(wait, nextDue - clock.millis()));
-    }
+    if (nextDue != null && nextDue > clock.millis()) {
+      wait = Math.min(wait, nextDue - clock.millis());
+    } // due already: under way, or waiting for a free slot; a finished delivery wakes the loop
     lock.lock();
     try {
       if (running && !signalled) {
@@ -367,12 +386,17 @@ public final class WebhookOutbox implements AutoCloseable {
   public void close() {
     running = false;
     wake();
-    if (thread != null) {
-      try {
+    deliveries.shutdown();
+    try {
+      if (thread != null) {
         thread.join(Duration.ofSeconds(15));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
+      // Deliveries under way finish and are recorded; one still hanging stays pending.
+      if (!deliveries.awaitTermination(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+        deliveries.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

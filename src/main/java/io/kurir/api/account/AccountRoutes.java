@@ -38,6 +38,9 @@ import java.util.Optional;
  * "failed", "message": token}}.
  */
 public final class AccountRoutes implements RouteTable {
+  /** Longest webhook URL: it is copied into every delivery. */
+  private static final int MAX_URL = 2048;
+
   private final Tenants tenants;
   private final PhoneNumbers phones;
   private final MessageWebhooks webhooks;
@@ -91,7 +94,8 @@ public final class AccountRoutes implements RouteTable {
 
   private void webhook(Context ctx) {
     RequestFields f = RequestFields.of(ctx);
-    License license = usableLicense(f.required("license"));
+    // An expired license may still look at and remove its webhooks, not set new ones.
+    License license = knownLicense(f.required("license"));
     Device device = deviceOf(license, f.required("no_wa"));
     String action = f.required("action").strip().toLowerCase(Locale.ROOT);
     switch (action) {
@@ -114,7 +118,11 @@ public final class AccountRoutes implements RouteTable {
   }
 
   private void set(Context ctx, RequestFields f, Device device, Direction direction) {
+    usableLicense(tenants.license(device.licenseId()).code());
     String url = f.required("url").strip();
+    if (url.length() > MAX_URL) {
+      throw ApiException.fieldNotValid("url", "at most " + MAX_URL + " characters");
+    }
     Optional<String> refusal = webhookTargets.refusalOf(url);
     if (refusal.isPresent()) {
       throw ApiException.fieldNotValid("url", "Kurir may not call this URL: " + refusal.get());
@@ -242,7 +250,9 @@ public final class AccountRoutes implements RouteTable {
     try {
       partner = tenants.authenticatePartner(credentials.user(), credentials.secret());
     } catch (TenantException e) {
-      throw new ApiException(401, "invalid_credentials", e.getMessage());
+      throw e.reason() == TenantException.Reason.DISABLED
+          ? new ApiException(403, "partner_disabled", e.getMessage())
+          : new ApiException(401, "invalid_credentials", e.getMessage());
     }
     RequestFields f = RequestFields.of(ctx);
     Device device;

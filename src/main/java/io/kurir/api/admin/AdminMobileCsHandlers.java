@@ -12,13 +12,16 @@ import java.util.Map;
 final class AdminMobileCsHandlers {
   private final MobileCs mobileCs;
   private final Timestamps timestamps;
+  private final io.kurir.tenant.Tenants tenants;
 
-  AdminMobileCsHandlers(MobileCs mobileCs, Timestamps timestamps) {
+  AdminMobileCsHandlers(MobileCs mobileCs, io.kurir.tenant.Tenants tenants, Timestamps timestamps) {
     this.mobileCs = mobileCs;
+    this.tenants = tenants;
     this.timestamps = timestamps;
   }
 
   void list(Context ctx, long licenseId) {
+    tenants.license(licenseId); // 404 for a license that does not exist
     ctx.json(mobileCs.of(licenseId).stream().map(this::view).toList());
   }
 

@@ -59,7 +59,7 @@ public final class AdminRoutes implements RouteTable {
       MobileCs mobileCs,
       String pushAppId,
       Optional<String> adminToken) {
-    this.mobileCs = new AdminMobileCsHandlers(mobileCs, timestamps);
+    this.mobileCs = new AdminMobileCsHandlers(mobileCs, tenants, timestamps);
     this.scripts = new AdminScriptHandlers(tenants, mobileCs, pushAppId);
     this.webhookSecretOverlap = webhookSecretOverlap;
     this.deliveries = deliveries;

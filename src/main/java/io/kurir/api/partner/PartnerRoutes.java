@@ -82,6 +82,9 @@ public final class PartnerRoutes implements RouteTable {
             // Another partner's license answers like an unknown one: codes are not disclosed.
             .orElseThrow(
                 () -> new ApiException(404, "license_not_found", "none of your licenses has it"));
+    if (license.disabled()) {
+      throw new ApiException(403, "license_disabled", "the license is switched off");
+    }
     return new PartnerRequest(f, partner, license);
   }
 
@@ -168,6 +171,10 @@ public final class PartnerRoutes implements RouteTable {
     }
     List<Device> devices = tenants.devicesOf(license.get());
     String number = devices.isEmpty() ? code : devices.getFirst().number().replaceFirst("^\\+", "");
+    // The email first: only a caller who knows the account learns whose client it is.
+    if (!license.get().email().equalsIgnoreCase(email)) {
+      throw new ApiException(403, "email_not_valid", "the email is not the license's");
+    }
     if (license.get().partnerId() != partner.id()) {
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("status", "failed");
@@ -175,8 +182,8 @@ public final class PartnerRoutes implements RouteTable {
       ctx.json(body);
       return;
     }
-    if (!license.get().email().equalsIgnoreCase(email)) {
-      throw new ApiException(403, "email_not_valid", "the email is not the license's");
+    if (license.get().disabled()) {
+      throw new ApiException(403, "license_disabled", "the license is switched off");
     }
     if (devices.isEmpty()) {
       throw new ApiException(404, "no_device", "the license has no device yet");
