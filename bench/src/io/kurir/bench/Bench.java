@@ -75,7 +75,7 @@ public final class Bench {
       } else {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
-                + " [--only=startup,idle,noop,async,sync,e2e,otp,report,scheduler]");
+                + " [--only=startup,idle,noop,async,sync,e2e,otp,report,bots,scheduler]");
         System.exit(2);
       }
     }
@@ -104,6 +104,9 @@ public final class Bench {
     }
     if (wanted("idle")) {
       idleDevices();
+    }
+    if (wanted("bots")) {
+      new BotBench(rows).run();
     }
     if (wanted("scheduler")) {
       new ScheduleBench(this::start, rows).run();

@@ -137,6 +137,9 @@ public final class Gateway implements AutoCloseable {
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
       IncomingMessages incoming =
           new IncomingMessages(db, ids, clock, tenants, bots, messages, messageWebhooks);
+      // What an earlier run left pending, read before anything can add to it: drivers report
+      // incoming messages (whose auto-replies are queued by their own accept) once started.
+      List<Message> pending = messages.pendingNow();
       drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
@@ -226,7 +229,6 @@ public final class Gateway implements AutoCloseable {
         tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
       }
       tables.addAll(extraRoutes);
-      List<Message> pending = messages.pendingNow(); // before any new request can add to it
       try {
         this.http =
             HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);

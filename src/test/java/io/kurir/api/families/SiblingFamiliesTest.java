@@ -459,6 +459,34 @@ class SiblingFamiliesTest {
   }
 
   @Test
+  void aPushKeyReachesOnlyItsOwnLicensesHandsets() throws Exception {
+    handset("player-own", "handset-own");
+    License other =
+        tenants.createLicense(
+            tenants.partners().getFirst().id(), "Lain", "", LocalDate.of(2099, 1, 1), List.of());
+    JsonNode foreign =
+        json(
+            kurir.post(
+                "/send",
+                "{\"to\":\"handset-own\",\"data\":{\"message\":\"x\",\"number\":\"0812345678\"}}",
+                "application/json",
+                "Authorization",
+                "Bearer " + other.pushKey()));
+    assertThat(foreign.get("results").get(0).get("error").asText()).isEqualTo("NotRegistered");
+    JsonNode byDeviceId =
+        json(
+            kurir.post(
+                "/send",
+                "{\"to\":\""
+                    + device.id()
+                    + "\",\"data\":{\"message\":\"x\",\"number\":\"0812345678\"}}",
+                "application/json",
+                "Authorization",
+                "Bearer " + other.pushKey()));
+    assertThat(byDeviceId.get("results").get(0).get("error").asText()).isEqualTo("NotRegistered");
+  }
+
+  @Test
   void pushV2TextVariant() throws Exception {
     String to = Numbers.fresh();
     JsonNode sent =

@@ -131,6 +131,34 @@ class PartnerApiTest {
   }
 
   @Test
+  void jsonAndMultipartBodiesWorkLikeForms() throws Exception {
+    Reply json =
+        kurir.post(
+            "/v4.0/wa_partner/add_bot",
+            "{\"license\":\""
+                + license.code()
+                + "\",\"bot_keyword\":\"jam\","
+                + "\"bot_response\":\"08-17\",\"bot_type\":\"match\"}",
+            "application/json",
+            "Authorization",
+            auth);
+    assertThat(json.status()).as(json.body()).isEqualTo(200);
+    java.net.http.HttpRequest multipart =
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(kurir.url("/v4.0/wa_partner/get_bot")))
+            .header("Authorization", auth)
+            .header("Content-Type", "multipart/form-data; boundary=b0undary")
+            .POST(
+                java.net.http.HttpRequest.BodyPublishers.ofString(
+                    "--b0undary\r\nContent-Disposition: form-data; name=\"license\"\r\n\r\n"
+                        + license.code()
+                        + "\r\n--b0undary--\r\n"))
+            .build();
+    JsonNode bots = JSON.readTree(kurir.send(multipart).body());
+    assertThat(bots.get("data").toString()).contains("\"keyword\":\"jam\"");
+  }
+
+  @Test
   void credentialsAndLicenseOwnershipAreChecked() throws Exception {
     String form = "license=" + license.code();
     Reply none = call("get_bot", form, null);
