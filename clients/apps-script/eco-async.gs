@@ -18,11 +18,12 @@ var SETTINGS = {
 
 /** The trigger's function: sends the message for the row the form just added. */
 function kirimPesan(e) {
-  var row = rowOf_(e);
-  var values = rowValues_(row);
+  var answer = answerOf_(e);
+  var row = answer.row;
+  var values = answer.values;
   var payload = {
     key: SETTINGS.key,
-    phone_no: String(values[SETTINGS.kolom_no_wa - 1]),
+    phone_no: cell_(values, SETTINGS.kolom_no_wa),
     message: fillTemplate_(SETTINGS.template, values)
   };
   var response = UrlFetchApp.fetch(SETTINGS.base_url.replace(/\/+$/, '') + '/api/async_send_message', {
@@ -35,17 +36,28 @@ function kirimPesan(e) {
   return response.getContentText();
 }
 
-/** The row of the answer: the trigger's range, else the sheet's last row. */
-function rowOf_(e) {
-  if (e && e.range) {
-    return e.range.getRow();
+/**
+ * The row of the answer and its values: the trigger's row on the trigger's own sheet (not
+ * whichever tab comes first), else the active sheet's last row. A form-submit trigger's e.values
+ * are the answers as submitted, as text: a number typed 0812... keeps its leading 0 there, where
+ * the cell may hold the number 812....
+ */
+function answerOf_(e) {
+  var sheet = e && e.range && e.range.getSheet ? e.range.getSheet() : SpreadsheetApp.getActiveSheet();
+  var row = e && e.range ? e.range.getRow() : sheet.getLastRow();
+  var values = sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+  if (e && e.values) {
+    for (var i = 1; i < e.values.length; i++) { // column 1 stays the timestamp cell
+      values[i] = e.values[i];
+    }
   }
-  return SpreadsheetApp.getActiveSheet().getLastRow();
+  return { row: row, values: values };
 }
 
-function rowValues_(row) {
-  var sheet = SpreadsheetApp.getActiveSheet();
-  return sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+/** Column n of the row as text; empty when the row has no such column. */
+function cell_(values, n) {
+  var value = values[n - 1];
+  return value === undefined || value === null ? '' : String(value);
 }
 
 /** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */

@@ -11,6 +11,7 @@
  *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit" (or
  *      "On edit" for a sheet typed by hand).
  * Numbers are cleaned (digits only, a leading 0 becomes 62); it waits 3 s before each send.
+ * In a sheet typed by hand, format the number column as Plain text, or Sheets drops the leading 0.
  */
 var SETTINGS = {
   base_url: 'https://kurir.example.com',
@@ -24,9 +25,10 @@ var SETTINGS = {
 
 /** The trigger's function: sends the message for the row that was added or edited. */
 function kirimPesan(e) {
-  var row = rowOf_(e);
-  var values = rowValues_(row);
-  var number = normalizeNumber_(values[SETTINGS.kolom_no_wa - 1]);
+  var answer = answerOf_(e);
+  var row = answer.row;
+  var values = answer.values;
+  var number = normalizeNumber_(cell_(values, SETTINGS.kolom_no_wa));
   var message = fillTemplate_(SETTINGS.template, values);
   Utilities.sleep(3000); // paced, so that a burst of answers does not burst the gateway
   var request = requestFor_(SETTINGS.type, number, message);
@@ -79,17 +81,28 @@ function normalizeNumber_(raw) {
   return number.length <= 5 ? '' : number;
 }
 
-/** The row of the answer: the trigger's range, else the sheet's last row. */
-function rowOf_(e) {
-  if (e && e.range) {
-    return e.range.getRow();
+/**
+ * The row of the answer and its values: the trigger's row on the trigger's own sheet (not
+ * whichever tab comes first), else the active sheet's last row. A form-submit trigger's e.values
+ * are the answers as submitted, as text: a number typed 0812... keeps its leading 0 there, where
+ * the cell may hold the number 812....
+ */
+function answerOf_(e) {
+  var sheet = e && e.range && e.range.getSheet ? e.range.getSheet() : SpreadsheetApp.getActiveSheet();
+  var row = e && e.range ? e.range.getRow() : sheet.getLastRow();
+  var values = sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+  if (e && e.values) {
+    for (var i = 1; i < e.values.length; i++) { // column 1 stays the timestamp cell
+      values[i] = e.values[i];
+    }
   }
-  return SpreadsheetApp.getActiveSheet().getLastRow();
+  return { row: row, values: values };
 }
 
-function rowValues_(row) {
-  var sheet = SpreadsheetApp.getActiveSheet();
-  return sheet.getRange(row, 1, 1, sheet.getLastColumn()).getValues()[0];
+/** Column n of the row as text; empty when the row has no such column. */
+function cell_(values, n) {
+  var value = values[n - 1];
+  return value === undefined || value === null ? '' : String(value);
 }
 
 /** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */

@@ -25,6 +25,7 @@ export function fakeServices(rows, { timeZone = 'Asia/Jakarta' } = {}) {
     getLastColumn: () => Math.max(...rows.map((r) => r.length)),
     getRange: (row, col, numRows, numCols) => ({
       getRow: () => row,
+      getSheet: () => sheet,
       getValues: () =>
         rows.slice(row - 1, row - 1 + numRows).map((r) => {
           const out = r.slice(col - 1, col - 1 + numCols);

@@ -50,6 +50,7 @@ final class AdminCommand {
               + " [--allow 203.0.113.5,10.0.0.0/8]",
           "  license list                              license disable|enable <id>",
           "  license expires <id> YYYY-MM-DD|never     (renews or ends a license)",
+          "  license rotate-push-key <id>",
           "  device create --license ID --number N [--driver sandbox]",
           "  device list                               device disable|enable <id>",
           "  device rotate <id> [key|device-key|crm-id]   (default: key)",
@@ -144,6 +145,7 @@ final class AdminCommand {
       case "partner disable" -> done(() -> tenants.setPartnerDisabled(id(words), true));
       case "partner enable" -> done(() -> tenants.setPartnerDisabled(id(words), false));
       case "partner rotate-secret" -> views.of(tenants.rotatePartnerSecret(id(words)));
+      case "license rotate-push-key" -> views.of(tenants.rotatePushKey(id(words)));
       case "license create" ->
           views.of(
               tenants.createLicense(

@@ -100,8 +100,9 @@ public final class MobileCs {
   }
 
   /**
-   * The device a push call's target id names within the license: the device of the mobile CS entry
-   * with that player id or handset id, or the license's device with that (Kurir) device id.
+   * The device (switched on) a push call's target id names within the license: the device of the
+   * mobile CS entry with that player id or handset id, or the license's device with that (Kurir)
+   * device id.
    */
   public Optional<Device> deviceForTarget(License license, String target) {
     String id = target.strip();
@@ -120,8 +121,12 @@ public final class MobileCs {
     if (deviceId.isEmpty() && id.matches("\\d{1,18}")) {
       deviceId = Optional.of(Long.parseLong(id));
     }
+    // A switched-off device names nothing: push callers cannot bypass the operator.
     return deviceId.flatMap(
-        d -> tenants.devicesOf(license).stream().filter(x -> x.id() == d).findFirst());
+        d ->
+            tenants.devicesOf(license).stream()
+                .filter(x -> x.id() == d && !x.disabled())
+                .findFirst());
   }
 
   /** Removes an entry; false when there was none. */

@@ -233,6 +233,16 @@ final class TenantStore {
         > 0;
   }
 
+  void setPushKey(long id, String key) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE license SET push_key = ? WHERE id = ?")
+                    .bind(0, key)
+                    .bind(1, id)
+                    .execute());
+  }
+
   void rotateWebhookSecret(long id, String secret, String previous, Instant previousUntil) {
     db.writes()
         .write(

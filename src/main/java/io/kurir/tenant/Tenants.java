@@ -110,6 +110,13 @@ public final class Tenants {
         .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no partner " + id));
   }
 
+  /** Gives a license a new push key; the old one stops working at once (it may have leaked). */
+  public License rotatePushKey(long id) {
+    license(id);
+    store.setPushKey(id, Secrets.random(KEY_LENGTH));
+    return license(id);
+  }
+
   public Partner rotatePartnerSecret(long id) {
     partner(id);
     store.setPartnerSecret(id, Secrets.random(KEY_LENGTH));

@@ -102,6 +102,9 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
     r.post("/admin/licenses/{id}/expires", admin(this::setExpiry));
     r.post(
+        "/admin/licenses/{id}/rotate-push-key",
+        admin(ctx -> ctx.json(views.of(tenants.rotatePushKey(id(ctx))))));
+    r.post(
         "/admin/licenses/{id}/rotate-webhook-secret",
         admin(
             ctx -> ctx.json(views.of(tenants.rotateWebhookSecret(id(ctx), webhookSecretOverlap)))));

@@ -86,7 +86,7 @@ public final class MultiAgentRoutes implements RouteTable {
   private void sendText(Context ctx) {
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
-    String text = MessageText.normalize(f.required("message"));
+    String text = requireText(MessageText.normalize(f.required("message")));
     send(ctx, device, recipient(f), "text", text, Optional.empty());
   }
 

@@ -32,6 +32,9 @@ import java.util.UUID;
  * errors.invalid_player_ids} for ids that name nothing; refusals are {@code {"errors": [...]}}.
  */
 public final class PushV1Routes implements RouteTable {
+  /** Ids per notification, as OneSignal allows. */
+  static final int MAX_IDS = 2_000;
+
   private final PushCredentials credentials;
   private final MobileCs mobileCs;
   private final PhoneNumbers phones;
@@ -83,17 +86,27 @@ public final class PushV1Routes implements RouteTable {
         phones
             .normalize(f.required("data.no_wa"))
             .orElseThrow(() -> ApiException.fieldNotValid("data.no_wa", "not a phone number"));
+    if (targets.size() > MAX_IDS) {
+      throw ApiException.badRequest(
+          "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
+    }
     List<String> invalid = new ArrayList<>();
-    int recipients = 0;
+    // Several ids may name one handset (its player id and its handset id): it sends once.
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    List<Device> devices = new ArrayList<>();
     for (String target : targets) {
       Optional<Device> device = mobileCs.deviceForTarget(license, target);
       if (device.isEmpty()) {
         invalid.add(target);
-        continue;
+      } else if (seen.add(device.get().id())) {
+        devices.add(device.get());
       }
+    }
+    int recipients = 0;
+    for (Device device : devices) {
       try {
         messages.accept(
-            device.get(),
+            device,
             new SendRequest(
                 List.of(Recipient.number(to)),
                 "text",

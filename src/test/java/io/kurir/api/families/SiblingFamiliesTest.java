@@ -487,6 +487,98 @@ class SiblingFamiliesTest {
   }
 
   @Test
+  void aSwitchedOffDeviceSendsThroughNoPushFamily() throws Exception {
+    Device off = tenants.createDevice(license.id(), "+6281100008498", "sandbox");
+    kurir.sandbox().pair(off.id(), off.number());
+    new MobileCs(
+            kurir.gateway().database(),
+            new io.kurir.store.IdGenerator(java.time.Clock.systemUTC(), 3),
+            java.time.Clock.systemUTC(),
+            tenants)
+        .add(license.id(), off.id(), "CS off", "player-off", "handset-off");
+    tenants.setDeviceDisabled(off.id(), true);
+    JsonNode v2 =
+        json(
+            kurir.post(
+                "/send",
+                "{\"to\":\"player-off\",\"data\":{\"message\":\"x\",\"number\":\"0812345678\"}}",
+                "application/json",
+                "Authorization",
+                "Bearer " + license.pushKey()));
+    assertThat(v2.get("results").get(0).get("error").asText()).isEqualTo("NotRegistered");
+    JsonNode v1 =
+        json(
+            kurir.post(
+                "/api/v1/notifications",
+                "{\"app_id\":\""
+                    + APP_ID
+                    + "\",\"include_player_ids\":[\""
+                    + off.id()
+                    + "\"],"
+                    + "\"data\":{\"message\":\"x\",\"no_wa\":\"0812345678\"}}",
+                "application/json",
+                "Authorization",
+                "Basic " + license.pushKey()));
+    assertThat(v1.get("recipients").asInt()).isZero();
+  }
+
+  @Test
+  void idsNamingOneHandsetSendOnce() throws Exception {
+    MobileCs.Entry cs = handset("player-once", "handset-once");
+    String to = Numbers.fresh();
+    JsonNode v1 =
+        json(
+            kurir.post(
+                "/api/v1/notifications",
+                "{\"app_id\":\""
+                    + APP_ID
+                    + "\",\"include_player_ids\":[\"player-once\","
+                    + "\"player-once\",\"handset-once\"],"
+                    + "\"data\":{\"message\":\"sekali\",\"no_wa\":\""
+                    + to
+                    + "\"}}",
+                "application/json",
+                "Authorization",
+                "Basic " + license.pushKey()));
+    assertThat(v1.get("recipients").asInt()).isEqualTo(1);
+    Eventually.until("arrived", () -> !kurir.sandbox().inbox(to).isEmpty());
+    Thread.sleep(200);
+    assertThat(kurir.sandbox().inbox(to)).hasSize(1);
+    assertThat(cs.deviceId()).isEqualTo(device.id());
+  }
+
+  @Test
+  void multiAgentRefusesATextThatIsBlankOnceRead() throws Exception {
+    Reply blank =
+        multiAgent("send-text", "number=0812345678&message=%3CENTER%3E", device.deviceKey());
+    assertThat(blank.status()).isEqualTo(400);
+    assertThat(json(blank).get("message").asText()).isEqualTo("message_empty");
+  }
+
+  @Test
+  void aRotatedPushKeyStopsTheOldOne() throws Exception {
+    License own =
+        tenants.createLicense(
+            tenants.partners().getFirst().id(), "Rotasi", "", LocalDate.of(2099, 1, 1), List.of());
+    String[] admin = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    Reply rotated = kurir.post("/admin/licenses/" + own.id() + "/rotate-push-key", "", null, admin);
+    assertThat(rotated.status()).isEqualTo(200);
+    String fresh = json(rotated).get("pushKey").asText();
+    assertThat(fresh).isNotEqualTo(own.pushKey());
+    String body = "{\"to\":\"nobody\",\"data\":{\"message\":\"x\",\"number\":\"0812345678\"}}";
+    assertThat(
+            kurir
+                .post("/send", body, "application/json", "Authorization", "Bearer " + own.pushKey())
+                .status())
+        .isEqualTo(401);
+    assertThat(
+            kurir
+                .post("/send", body, "application/json", "Authorization", "Bearer " + fresh)
+                .status())
+        .isEqualTo(200);
+  }
+
+  @Test
   void pushV2TextVariant() throws Exception {
     String to = Numbers.fresh();
     JsonNode sent =
