@@ -78,7 +78,6 @@ public final class DeviceStates {
    */
   public Optional<DeviceEvent> record(long deviceId, DeviceState next, String reason) {
     Instant at = clock.instant();
-    long eventId = ids.next();
     boolean[] webhook = {false};
     Optional<DeviceEvent> change =
         db.writes()
@@ -109,6 +108,9 @@ public final class DeviceStates {
                       .execute();
                   Object url = row.get().get("status_webhook_url");
                   if (url != null) {
+                    // Taken in the writer, like message events' ids: by id, events to one URL
+                    // are in the order of their commits.
+                    long eventId = ids.next();
                     String number = String.valueOf(row.get().get("number"));
                     WebhookOutbox.add(
                         h,

@@ -45,6 +45,14 @@ public final class WebhookOutbox implements AutoCloseable {
   private static final Duration MAX_BACKOFF = Duration.ofHours(1);
   private static final Duration IDLE_RECHECK = Duration.ofSeconds(30);
 
+  /**
+   * How long delivered events are kept (for operators' lists) before they are deleted; failed and
+   * dead ones are kept until replayed or removed by an operator.
+   */
+  static final Duration KEEP_DELIVERED = Duration.ofDays(7);
+
+  private static final Duration PRUNE_EVERY = Duration.ofHours(1);
+
   /** Deliveries under way at once (each to a different device or receiver). */
   private static final int MAX_IN_FLIGHT = 64;
 
@@ -122,8 +130,13 @@ public final class WebhookOutbox implements AutoCloseable {
   }
 
   private void loop() {
+    long lastPrune = System.nanoTime() - PRUNE_EVERY.toNanos(); // prune once at start
     while (running) {
       try {
+        if (System.nanoTime() - lastPrune >= PRUNE_EVERY.toNanos()) {
+          prune();
+          lastPrune = System.nanoTime();
+        }
         // Each due delivery goes on its own thread, at most one per device and receiver at a time
         // (that keeps their order): a slow or hanging receiver holds up only its own events.
         int started = 0;
@@ -190,6 +203,24 @@ public final class WebhookOutbox implements AutoCloseable {
                                 rs.getString("webhook_secret"),
                                 Optional.ofNullable(rs.getString("previous_secret"))))
                     .list());
+  }
+
+  /** Deletes delivered events older than {@link #KEEP_DELIVERED}, in bounded batches. */
+  private void prune() {
+    long before = clock.millis() - KEEP_DELIVERED.toMillis();
+    int deleted;
+    do {
+      deleted =
+          db.writes()
+              .write(
+                  h ->
+                      h.createUpdate(
+                              "DELETE FROM webhook_delivery WHERE id IN (SELECT id FROM"
+                                  + " webhook_delivery WHERE state = 'delivered'"
+                                  + " AND finished_at < ? LIMIT 5000)")
+                          .bind(0, before)
+                          .execute());
+    } while (deleted == 5000 && running);
   }
 
   private void deliverSafely(Delivery d) {

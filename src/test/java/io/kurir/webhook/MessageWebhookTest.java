@@ -256,6 +256,22 @@ class MessageWebhookTest {
   }
 
   @Test
+  void deliveredEventsAreDeletedAfterAWeek() throws Exception {
+    String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+    account("set", receiver.url("/in"));
+    kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "lama");
+    Eventually.until("delivered", () -> receiver.received().size() == 1);
+    String id = receiver.received().getFirst().eventId();
+    Eventually.until(
+        "listed as delivered",
+        () -> kurir.get("/admin/webhooks?state=delivered", auth).body().contains(id));
+    clock.advance(Duration.ofDays(8));
+    kurir.restart(); // the outbox prunes when it starts, then every hour
+    Eventually.until(
+        "pruned", () -> !kurir.get("/admin/webhooks?state=delivered", auth).body().contains(id));
+  }
+
+  @Test
   void unsettingStopsTheEvents() throws Exception {
     account("set", receiver.url("/in"));
     assertThat(account("unset", null).get("message").asText()).isEqualTo("unset success");
