@@ -118,7 +118,8 @@ class WebhookBotAndCancelRegressionsTest {
               + "\",\"phone_no\":\""
               + Numbers.fresh()
               + "\",\"message\":\"x\"}");
-      Thread.sleep(4000);
+      Eventually.until(
+          "outgoing events while the incoming URL is down", () -> !up.received().isEmpty());
       assertThat(up.received()).as("outgoing events while the incoming URL is down").isNotEmpty();
     }
   }
@@ -218,14 +219,17 @@ class WebhookBotAndCancelRegressionsTest {
   // One outbox thread delivers serially: a receiver that hangs delays every other license's events.
   @Test
   void aHangingReceiverOfOneDeviceDelaysAnotherDevicesEvents() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger hangingCalls =
+        new java.util.concurrent.atomic.AtomicInteger();
     com.sun.net.httpserver.HttpServer hang =
         com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
     hang.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     hang.createContext(
         "/",
         ex -> {
+          hangingCalls.incrementAndGet();
           try {
-            Thread.sleep(60_000);
+            Thread.sleep(60_000); // a receiver that never answers
           } catch (InterruptedException e) {
             // stop
           }
@@ -258,7 +262,7 @@ class WebhookBotAndCancelRegressionsTest {
               + "\",\"phone_no\":\""
               + Numbers.fresh()
               + "\",\"message\":\"x\"}");
-      Thread.sleep(500);
+      Eventually.until("device A's receiver is being called", () -> hangingCalls.get() > 0);
       long t0 = System.nanoTime();
       kurir.postJson(
           "/api/async_send_message",

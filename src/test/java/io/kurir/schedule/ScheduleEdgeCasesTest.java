@@ -72,10 +72,16 @@ class ScheduleEdgeCasesTest {
   /** A clock the test moves, which (unlike SettableClock) wakes nobody: like the system clock. */
   static final class SteppingClock extends Clock {
     final AtomicReference<Instant> now;
+    final ZoneId zone;
     volatile Instant jumpAfterNextRead;
 
     SteppingClock(Instant start) {
-      now = new AtomicReference<>(start);
+      this(new AtomicReference<>(start), ZoneOffset.UTC);
+    }
+
+    private SteppingClock(AtomicReference<Instant> now, ZoneId zone) {
+      this.now = now;
+      this.zone = zone;
     }
 
     @Override
@@ -91,12 +97,13 @@ class ScheduleEdgeCasesTest {
 
     @Override
     public ZoneId getZone() {
-      return ZoneOffset.UTC;
+      return zone;
     }
 
+    /** The same time line in another zone (it moves with this one). */
     @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException();
+    public Clock withZone(ZoneId other) {
+      return new SteppingClock(now, other);
     }
   }
 
@@ -124,7 +131,8 @@ class ScheduleEdgeCasesTest {
               s.media().maxKb());
       runner.start();
       try {
-        SchedulerTest.pause(); // first pass done; asleep (30 s cap), nothing due yet
+        // Whether its first pass has run yet or not, the next one reads 3 ms before due and its
+        // sleep reads due: the race under test.
         clock.now.set(due.minusMillis(3)); // real time passes; nothing wakes the runner for it
         clock.jumpAfterNextRead = due; // the pass reads 3 ms before due, the sleep right at due
         runner.wake(); // e.g. another /api/scheduler request arrived
@@ -145,6 +153,7 @@ class ScheduleEdgeCasesTest {
   // start.
   @Test
   void stoppingTheRunnerDuringAFetchDoesNotFailTheSchedule() throws Exception {
+    java.util.concurrent.CountDownLatch fetching = new java.util.concurrent.CountDownLatch(1);
     HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     AtomicBoolean slow = new AtomicBoolean(false);
     files.createContext(
@@ -152,6 +161,7 @@ class ScheduleEdgeCasesTest {
         ex -> {
           try {
             if (slow.get()) {
+              fetching.countDown();
               Thread.sleep(3000);
             }
           } catch (InterruptedException ignored) {
@@ -199,9 +209,10 @@ class ScheduleEdgeCasesTest {
               s.media().maxKb());
       runner.start();
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
-      Thread.sleep(500); // the fetch is under way (the server answers after 3 s)
-      runner.close(); // what Gateway.stopCore does first
-      SchedulerTest.pause();
+      assertThat(fetching.await(10, java.util.concurrent.TimeUnit.SECONDS))
+          .as("the fetch is under way (the server answers after 3 s)")
+          .isTrue();
+      runner.close(); // what Gateway.stopCore does first; it waits for the fetch to end
       Schedule after = new ScheduleStore(g.database()).find(Long.parseLong(id)).orElseThrow();
       assertThat(after.state()).as("reason " + after.reason()).isNotEqualTo(ScheduleState.FAILED);
     } finally {
@@ -254,16 +265,18 @@ class ScheduleEdgeCasesTest {
       Device d = kurir.newDevice();
       String to = Numbers.fresh();
       String id = kurir.postJson("/api/scheduler", textBody(d, to, "2026-03-10 10:01")).body();
+      java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
       kurir
           .gateway()
           .database()
           .writes()
           .submit(
               h -> {
+                stalled.countDown();
                 Thread.sleep(15_000); // a disk or lock stall, longer than a caller waits (14 s)
                 return null;
               });
-      Thread.sleep(100);
+      assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
       clock.advance(Duration.ofMinutes(1));
       Eventually.until(
           "sent once the commit went through",

@@ -193,7 +193,8 @@ class ScheduledMediaTest {
     Eventually.until("sent", () -> kurir.sandbox().inbox(to).size() == 1);
     kurir.restart();
     clock.advance(Duration.ofMinutes(1));
-    SchedulerTest.pause();
+    SchedulerTest.runnerLooked(kurir, clock);
+    assertThat(SchedulerTest.scheduledMessagesTo(kurir, to)).isEqualTo(1);
     assertThat(kurir.sandbox().inbox(to)).hasSize(1);
     assertThat(record(id).get("status").asText()).isEqualTo("success");
   }

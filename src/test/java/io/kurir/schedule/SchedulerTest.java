@@ -171,7 +171,8 @@ class SchedulerTest {
     assertThat(waiting.get("status_msg_id").asText()).isEmpty();
 
     clock.set(Instant.parse("2026-03-10T03:04:59Z")); // 10:04:59 in UTC+7
-    pause();
+    runnerLooked(kurir, clock);
+    assertThat(statusInStore(id)).isEqualTo(ScheduleState.WAITING);
     assertThat(kurir.sandbox().inbox(to)).isEmpty();
 
     clock.set(Instant.parse("2026-03-10T03:05:00Z"));
@@ -210,7 +211,7 @@ class SchedulerTest {
     kurir.sandbox().setDeviceOnline(device.id(), false);
     String id = scheduleText(to, "2026-03-10 10:01", "Halo");
     clock.advance(Duration.ofMinutes(1));
-    pause();
+    Eventually.until("handed over", () -> statusInStore(id) == ScheduleState.HANDED);
     assertThat(status(id)).isEqualTo("waiting");
     assertThat(kurir.sandbox().inbox(to)).isEmpty();
     kurir.sandbox().setDeviceOnline(device.id(), true);
@@ -232,7 +233,8 @@ class SchedulerTest {
         .containsExactly("first", "second");
     kurir.restart();
     clock.advance(Duration.ofMinutes(5));
-    pause();
+    runnerLooked(kurir, clock);
+    assertThat(scheduledMessagesTo(kurir, to)).as("never twice").isEqualTo(2);
     assertThat(kurir.sandbox().inbox(to)).as("never twice").hasSize(2);
     assertThat(status(early)).isEqualTo("success");
     assertThat(status(later)).isEqualTo("success");
@@ -304,12 +306,43 @@ class SchedulerTest {
         .state();
   }
 
-  /** Long enough for the runner and the sender to have done whatever they would do. */
-  static void pause() {
-    try {
-      Thread.sleep(300);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  /**
+   * Waits until the runner has looked at the schedules at the clock's current time: a marker
+   * schedule of another device, due this very minute, has gone out. Whatever was not due then was
+   * left waiting by that pass.
+   */
+  static void runnerLooked(TestGateway kurir, SettableClock clock) {
+    Device marker = kurir.newDevice(Numbers.fresh(), true);
+    String to = Numbers.fresh();
+    String now =
+        java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
+            .format(clock.instant().atZone(java.time.ZoneId.of("Asia/Jakarta")));
+    Reply r =
+        kurir.postJson(
+            "/api/scheduler",
+            "{\"key\":\""
+                + marker.ecoKey()
+                + "\",\"phone_no\":\""
+                + to
+                + "\",\"sch_date\":\""
+                + now
+                + "\",\"api_type\":\"text\",\"message\":\"marker\"}");
+    assertThat(r.body()).matches("\\d+");
+    Eventually.until("the runner looked", () -> !kurir.sandbox().inbox(to).isEmpty());
+  }
+
+  /** Messages the scheduler made for {@code to}: a schedule sent twice would show here. */
+  static long scheduledMessagesTo(TestGateway kurir, String to) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(*) FROM message WHERE api = 'eco.scheduler' AND recipient = ?")
+                    .bind(0, to)
+                    .mapTo(Long.class)
+                    .one());
   }
 }

@@ -153,13 +153,43 @@ class MessageWebhookTest {
         .containsExactly("pesan 1", "pesan 2", "pesan 3");
   }
 
-  /** Moves the clock ten minutes at a time (past any backoff) until {@code done}. */
-  void advanceUntil(String what, java.util.function.BooleanSupplier done) throws Exception {
+  /**
+   * Moves the clock to each retry until {@code done}: waits until no delivery is being attempted
+   * (every pending one has its next attempt in the future, recorded after its failure), then sets
+   * the clock to the earliest next attempt.
+   */
+  void advanceUntil(String what, java.util.function.BooleanSupplier done) {
     for (int i = 0; i < 100 && !done.getAsBoolean(); i++) {
-      clock.advance(Duration.ofMinutes(10));
-      Thread.sleep(50);
+      Eventually.until(
+          "every failed attempt recorded",
+          () ->
+              done.getAsBoolean()
+                  || nextRetry().filter(t -> t.isAfter(clock.instant())).isPresent()
+                  || nextRetry().isEmpty());
+      nextRetry().filter(t -> t.isAfter(clock.instant())).ifPresent(clock::set);
     }
     Eventually.until(what, done);
+  }
+
+  /**
+   * The earliest next attempt of the deliveries first in line (per device and URL; those behind
+   * them wait), if any is pending.
+   */
+  java.util.Optional<java.time.Instant> nextRetry() {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT MIN(d.next_attempt_at) FROM webhook_delivery d"
+                            + " WHERE d.state = 'pending' AND d.id = (SELECT MIN(o.id) FROM"
+                            + " webhook_delivery o WHERE o.device_id = d.device_id"
+                            + " AND o.url = d.url AND o.state = 'pending')")
+                    .mapTo(Long.class)
+                    .findOne()
+                    .map(java.time.Instant::ofEpochMilli));
   }
 
   @Test
@@ -275,8 +305,9 @@ class MessageWebhookTest {
   void unsettingStopsTheEvents() throws Exception {
     account("set", receiver.url("/in"));
     assertThat(account("unset", null).get("message").asText()).isEqualTo("unset success");
+    // The message and any webhook event are committed before injectIncoming returns.
     kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "tidak ada yang dengar");
-    Thread.sleep(300);
+    assertThat(nextRetry()).as("no event for the outbox").isEmpty();
     assertThat(receiver.received()).isEmpty();
   }
 }

@@ -541,8 +541,19 @@ class SiblingFamiliesTest {
                 "Authorization",
                 "Basic " + license.pushKey()));
     assertThat(v1.get("recipients").asInt()).isEqualTo(1);
+    long made =
+        kurir
+            .gateway()
+            .database()
+            .jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery("SELECT COUNT(*) FROM message WHERE recipient = ?")
+                        .bind(0, to)
+                        .mapTo(Long.class)
+                        .one());
+    assertThat(made).as("messages made for the three ids").isEqualTo(1);
     Eventually.until("arrived", () -> !kurir.sandbox().inbox(to).isEmpty());
-    Thread.sleep(200);
     assertThat(kurir.sandbox().inbox(to)).hasSize(1);
     assertThat(cs.deviceId()).isEqualTo(device.id());
   }

@@ -252,8 +252,25 @@ class PartnerApiTest {
   List<String> replies(String text) throws Exception {
     String from = Numbers.fresh();
     kurir.sandbox().injectIncoming(device.id(), from, text);
-    Thread.sleep(200); // a reply, if any, is queued with the message and sent at once
+    // The message and its reply, if any, are stored before injectIncoming returns.
+    long replies = repliesStoredFor(from);
+    Eventually.until("replies sent", () -> kurir.sandbox().inbox(from).size() == replies);
     return kurir.sandbox().inbox(from).stream().map(InboxEntry::text).toList();
+  }
+
+  /** Auto-replies stored for the messages from {@code sender}. */
+  long repliesStoredFor(String sender) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(reply_message_id) FROM inbound_message WHERE sender = ?")
+                    .bind(0, sender)
+                    .mapTo(Long.class)
+                    .one());
   }
 
   @Test
@@ -339,7 +356,7 @@ class PartnerApiTest {
     assertThat(added.get("status").asText()).isEqualTo("success");
     String from = Numbers.fresh();
     kurir.sandbox().injectIncoming(old.id(), from, "info");
-    Thread.sleep(300);
+    assertThat(repliesStoredFor(from)).as("no reply stored with the message").isZero();
     assertThat(kurir.sandbox().inbox(from)).isEmpty();
   }
 
@@ -350,8 +367,8 @@ class PartnerApiTest {
     for (int i = 0; i < 15; i++) {
       kurir.sandbox().injectIncoming(device.id(), from, "halo");
     }
+    assertThat(repliesStoredFor(from)).as("replies stored for the 15 messages").isEqualTo(10);
     Eventually.until("ten replies", () -> kurir.sandbox().inbox(from).size() == 10);
-    Thread.sleep(300);
     assertThat(kurir.sandbox().inbox(from)).hasSize(10);
   }
 }
