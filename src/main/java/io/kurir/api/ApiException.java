@@ -29,6 +29,16 @@ public final class ApiException extends RuntimeException {
     return token;
   }
 
+  /**
+   * A send the core refused, for the families whose only text field is {@code textField}: 400
+   * {@code <textField>_too_long}, or 503 {@code stopping}.
+   */
+  public static ApiException ofRefusal(io.kurir.message.SendRefused e, String textField) {
+    return e.reason() == io.kurir.message.SendRefused.Reason.TEXT_TOO_LONG
+        ? badRequest(textField + "_too_long", e.getMessage())
+        : new ApiException(503, "stopping", e.getMessage());
+  }
+
   public static ApiException badRequest(String token, String detail) {
     return new ApiException(400, token, detail);
   }

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
 
-/** Guards shared by Kurir's own APIs. */
+/** Guards shared by several API families. */
 public final class Guards {
   private Guards() {}
 
@@ -41,6 +41,25 @@ public final class Guards {
               new BasicCredentials(decoded.substring(0, colon), decoded.substring(colon + 1)));
     } catch (IllegalArgumentException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * The partner whose Basic credentials sign the request: 401 {@code invalid_credentials} when
+   * there are none or they are wrong, 403 {@code partner_disabled} when it is switched off.
+   */
+  public static io.kurir.tenant.Partner requirePartner(
+      Context ctx, io.kurir.tenant.Tenants tenants) {
+    BasicCredentials credentials =
+        basic(ctx)
+            .orElseThrow(
+                () -> new ApiException(401, "invalid_credentials", "send Basic credentials"));
+    try {
+      return tenants.authenticatePartner(credentials.user(), credentials.secret());
+    } catch (io.kurir.tenant.TenantException e) {
+      throw e.reason() == io.kurir.tenant.TenantException.Reason.DISABLED
+          ? new ApiException(403, "partner_disabled", e.getMessage())
+          : new ApiException(401, "invalid_credentials", e.getMessage());
     }
   }
 }

@@ -242,18 +242,7 @@ public final class AccountRoutes implements RouteTable {
    * credentials sign the call: {@code {"status":"success","message":"queued","msg_id":"<id>"}}.
    */
   private void demo(Context ctx) {
-    Guards.BasicCredentials credentials =
-        Guards.basic(ctx)
-            .orElseThrow(
-                () -> new ApiException(401, "invalid_credentials", "send Basic credentials"));
-    Partner partner;
-    try {
-      partner = tenants.authenticatePartner(credentials.user(), credentials.secret());
-    } catch (TenantException e) {
-      throw e.reason() == TenantException.Reason.DISABLED
-          ? new ApiException(403, "partner_disabled", e.getMessage())
-          : new ApiException(401, "invalid_credentials", e.getMessage());
-    }
+    Partner partner = Guards.requirePartner(ctx, tenants);
     RequestFields f = RequestFields.of(ctx);
     Device device;
     try {
@@ -292,10 +281,7 @@ public final class AccountRoutes implements RouteTable {
                       Duration.ZERO))
               .getFirst();
     } catch (SendRefused e) {
-      throw switch (e.reason()) {
-        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
-        default -> new ApiException(503, "stopping", e.getMessage());
-      };
+      throw ApiException.ofRefusal(e, "message");
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "success");

@@ -108,10 +108,7 @@ public final class CrmRoutes implements RouteTable {
                       file))
               .getFirst();
     } catch (SendRefused e) {
-      throw switch (e.reason()) {
-        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
-        default -> new ApiException(503, "stopping", e.getMessage());
-      };
+      throw ApiException.ofRefusal(e, "message");
     }
     SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
     Map<String, Object> data = new LinkedHashMap<>();

@@ -15,10 +15,6 @@ import io.kurir.schedule.ScheduleRequest;
 import io.kurir.schedule.Schedules;
 import io.kurir.time.Timestamps;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,21 +24,6 @@ import java.util.Optional;
 public final class EcoScheduleHandlers {
   /** The contract's limit: a fourth schedule of one key in one minute is refused. */
   static final int PER_MINUTE = 3;
-
-  // The contract's form is YYYY-MM-DD HH:MM; seconds and an ISO 'T' are read too, since clients
-  // that build the date with a library often add them.
-  private static final List<DateTimeFormatter> SCH_DATE =
-      List.of(
-              "uuuu-MM-dd HH:mm",
-              "uuuu-MM-dd HH:mm:ss",
-              "uuuu-MM-dd'T'HH:mm",
-              "uuuu-MM-dd'T'HH:mm:ss")
-          .stream()
-          .map(p -> DateTimeFormatter.ofPattern(p).withResolverStyle(ResolverStyle.STRICT))
-          .toList();
-
-  private static final java.util.regex.Pattern SCH_DATE_SHAPE =
-      java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?");
 
   private final Schedules schedules;
   private final PhoneNumbers phones;
@@ -65,7 +46,7 @@ public final class EcoScheduleHandlers {
       plain(ctx, EcoResults.NOT_VALID_API);
       return;
     }
-    Optional<Instant> due = f.text("sch_date").flatMap(this::parseSchDate);
+    Optional<Instant> due = f.text("sch_date").flatMap(timestamps::parseLocal);
     if (due.isEmpty()) {
       plain(ctx, EcoResults.SCH_DATE_NOT_VALID);
       return;
@@ -114,22 +95,6 @@ public final class EcoScheduleHandlers {
     return numbers
         .getFirst()
         .orElseThrow(() -> ApiException.fieldNotValid("phone_no", "not a phone number"));
-  }
-
-  /** {@code sch_date} read in the operator's zone; empty when it is not a date and time. */
-  private Optional<Instant> parseSchDate(String raw) {
-    if (!SCH_DATE_SHAPE.matcher(raw.strip()).matches()) {
-      return Optional.empty(); // a four-digit year, nothing signed or wider
-    }
-    for (DateTimeFormatter format : SCH_DATE) {
-      try {
-        return Optional.of(
-            LocalDateTime.parse(raw.strip(), format).atZone(timestamps.zone()).toInstant());
-      } catch (DateTimeParseException e) {
-        // the next form
-      }
-    }
-    return Optional.empty();
   }
 
   /** {@code /api/sch_check}: {@code {status, data[record]}}. */

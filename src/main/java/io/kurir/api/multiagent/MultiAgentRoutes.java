@@ -215,10 +215,7 @@ public final class MultiAgentRoutes implements RouteTable {
                       List.of(to), kind, text, "multiagent", false, false, Duration.ZERO, media))
               .getFirst();
     } catch (SendRefused e) {
-      throw switch (e.reason()) {
-        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
-        default -> new ApiException(503, "stopping", e.getMessage());
-      };
+      throw ApiException.ofRefusal(e, "message");
     }
     Map<String, Object> data = new LinkedHashMap<>();
     String number = to.group() ? to.address() : to.address().substring(1);

@@ -17,7 +17,6 @@ import io.kurir.message.Messages;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.Partner;
-import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,17 +88,7 @@ public final class PartnerRoutes implements RouteTable {
   }
 
   private Partner partner(Context ctx) {
-    Guards.BasicCredentials credentials =
-        Guards.basic(ctx)
-            .orElseThrow(
-                () -> new ApiException(401, "invalid_credentials", "send Basic credentials"));
-    try {
-      return tenants.authenticatePartner(credentials.user(), credentials.secret());
-    } catch (TenantException e) {
-      throw e.reason() == TenantException.Reason.DISABLED
-          ? new ApiException(403, "partner_disabled", e.getMessage())
-          : new ApiException(401, "invalid_credentials", e.getMessage());
-    }
+    return Guards.requirePartner(ctx, tenants);
   }
 
   // --- bots

@@ -117,10 +117,7 @@ public final class PushV1Routes implements RouteTable {
                 Duration.ZERO));
         recipients++;
       } catch (SendRefused e) {
-        throw switch (e.reason()) {
-          case TEXT_TOO_LONG -> ApiException.badRequest("data.message_too_long", e.getMessage());
-          default -> new ApiException(503, "stopping", e.getMessage());
-        };
+        throw ApiException.ofRefusal(e, "data.message");
       }
     }
     Map<String, Object> body = new LinkedHashMap<>();

@@ -27,16 +27,11 @@ import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Push v2, shaped like FCM's legacy {@code POST /send}: {@code to} names a handset (a mobile CS
@@ -51,18 +46,6 @@ import java.util.regex.Pattern;
 public final class PushV2Routes implements RouteTable {
   /** Push schedules are not limited per minute like the Eco scheduler's. */
   private static final int NO_MINUTE_LIMIT = Integer.MAX_VALUE;
-
-  private static final Pattern SCHEDULE_SHAPE =
-      Pattern.compile("\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?");
-  private static final List<DateTimeFormatter> SCHEDULE =
-      List.of(
-              "uuuu-MM-dd HH:mm:ss",
-              "uuuu-MM-dd HH:mm",
-              "uuuu-MM-dd'T'HH:mm:ss",
-              "uuuu-MM-dd'T'HH:mm")
-          .stream()
-          .map(p -> DateTimeFormatter.ofPattern(p).withResolverStyle(ResolverStyle.STRICT))
-          .toList();
 
   private final Tenants tenants;
   private final PushCredentials credentials;
@@ -229,7 +212,7 @@ public final class PushV2Routes implements RouteTable {
 
   private Outcome schedule(
       Device device, String number, String text, Optional<String> url, ApiType type, String when) {
-    Optional<Instant> due = parse(when);
+    Optional<Instant> due = timestamps.parseLocal(when);
     if (due.isEmpty()) {
       return Outcome.error("InvalidSchedule");
     }
@@ -248,21 +231,6 @@ public final class PushV2Routes implements RouteTable {
             case TOO_MANY_IN_MINUTE -> "TooManyMessages";
           });
     }
-  }
-
-  private Optional<Instant> parse(String raw) {
-    String text = raw.strip();
-    if (!SCHEDULE_SHAPE.matcher(text).matches()) {
-      return Optional.empty();
-    }
-    for (DateTimeFormatter format : SCHEDULE) {
-      try {
-        return Optional.of(LocalDateTime.parse(text, format).atZone(timestamps.zone()).toInstant());
-      } catch (DateTimeParseException e) {
-        // the next form
-      }
-    }
-    return Optional.empty();
   }
 
   private void reply(Context ctx, Outcome outcome) {
