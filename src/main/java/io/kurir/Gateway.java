@@ -30,7 +30,6 @@ import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
-import io.kurir.message.Message;
 import io.kurir.message.Messages;
 import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
@@ -101,7 +100,10 @@ public final class Gateway implements AutoCloseable {
       this.sandbox =
           ownsSandbox
               ? new SandboxNetwork(
-                  clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter())
+                  clock,
+                  settings.sandboxDeliveryAfter(),
+                  settings.sandboxReadAfter(),
+                  settings.sandboxDeduplicate())
               : existingSandbox;
       this.drivers = new Drivers(new SandboxDriver(sandbox));
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
@@ -131,15 +133,13 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
-              messageWebhooks);
+              messageWebhooks,
+              "node-" + settings.nodeId());
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
       IncomingMessages incoming =
           new IncomingMessages(db, ids, clock, tenants, bots, messages, messageWebhooks);
-      // What an earlier run left pending, read before anything can add to it: drivers report
-      // incoming messages (whose auto-replies are queued by their own accept) once started.
-      List<Message> pending = messages.pendingNow();
       drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
@@ -238,7 +238,7 @@ public final class Gateway implements AutoCloseable {
         throw e;
       }
       // Only now: a gateway that cannot serve must not send what an earlier run left pending.
-      messages.resume(pending);
+      messages.resume();
       scheduler.start(); // after the resume: what it hands over is queued by its own accept
     } catch (RuntimeException e) {
       // Whatever failed on the way up, the database and its lock are released (closing twice is

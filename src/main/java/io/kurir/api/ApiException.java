@@ -34,9 +34,12 @@ public final class ApiException extends RuntimeException {
    * {@code <textField>_too_long}, or 503 {@code stopping}.
    */
   public static ApiException ofRefusal(io.kurir.message.SendRefused e, String textField) {
-    return e.reason() == io.kurir.message.SendRefused.Reason.TEXT_TOO_LONG
-        ? badRequest(textField + "_too_long", e.getMessage())
-        : new ApiException(503, "stopping", e.getMessage());
+    return switch (e.reason()) {
+      case TEXT_TOO_LONG -> badRequest(textField + "_too_long", e.getMessage());
+      case TOO_MANY_RECIPIENTS -> badRequest("phone_no_too_many", e.getMessage());
+      case STOPPING -> new ApiException(503, "stopping", e.getMessage());
+      case BUSY -> new ApiException(503, "busy", e.getMessage());
+    };
   }
 
   public static ApiException badRequest(String token, String detail) {

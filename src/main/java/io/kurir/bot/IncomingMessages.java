@@ -1,5 +1,6 @@
 package io.kurir.bot;
 
+import io.kurir.driver.IncomingMessage;
 import io.kurir.message.Messages;
 import io.kurir.message.Messages.GuardedSend;
 import io.kurir.message.Recipient;
@@ -69,23 +70,31 @@ public final class IncomingMessages {
     this.webhooks = webhooks;
   }
 
-  /** A message arrived at {@code deviceId} from {@code senderE164}. */
-  public void received(long deviceId, String senderE164, String text, Instant at) {
+  /**
+   * A message arrived at a device. Returns once it is stored; a redelivery of one stored before
+   * (the same network id) is dropped with its auto-reply and its webhook.
+   */
+  public void received(IncomingMessage in) {
+    long deviceId = in.deviceId();
+    if (in.networkId().isPresent() && isKnown(deviceId, in.networkId().get())) {
+      log.info("device {}: incoming {} again; dropped", deviceId, in.networkId().get());
+      return;
+    }
     Optional<Device> sending = usable(deviceId);
-    Optional<BotRule> matched = bots.match(tenants.device(deviceId).licenseId(), text);
+    Optional<BotRule> matched = bots.match(tenants.device(deviceId).licenseId(), in.text());
     String keyword = matched.map(BotRule::keyword).orElse(NO_KEYWORD);
-    // The keyword is reported whether or not a reply goes: an expired license, or a sender who
-    // had enough replies this minute, gets none.
+    // The keyword is reported whether or not a reply goes: an expired license, a sender who had
+    // enough replies this minute, or a group chat (unless a rule is written for groups) gets none.
     Optional<BotRule> rule =
-        sending.isPresent()
-            ? matched.filter(r -> mayReply(deviceId, senderE164))
+        sending.isPresent() && in.groupId().isEmpty()
+            ? matched.filter(r -> mayReply(deviceId, in.senderE164()))
             : Optional.empty();
     long inboundId = ids.next();
     boolean[] webhook = {false};
     if (rule.isPresent()) {
       SendRequest reply =
           new SendRequest(
-              List.of(Recipient.number(senderE164)),
+              List.of(Recipient.number(in.senderE164())),
               "text",
               rule.get().response(),
               "bot",
@@ -99,25 +108,34 @@ public final class IncomingMessages {
                     sending.get(),
                     reply,
                     (h, replyId) -> {
-                      webhook[0] =
-                          store(h, inboundId, deviceId, senderE164, text, keyword, replyId, at);
-                      return true;
+                      Stored stored = store(h, inboundId, in, keyword, replyId);
+                      webhook[0] = stored.webhook();
+                      return stored.isNew(); // a redelivery stores no second reply
                     })));
       } catch (SendRefused e) {
         // Stopping: the message is still stored, without its reply.
         log.info("device {}: no auto-reply while stopping", deviceId);
-        webhook[0] =
-            db.writes()
-                .write(h -> store(h, inboundId, deviceId, senderE164, text, keyword, null, at));
+        webhook[0] = db.writes().write(h -> store(h, inboundId, in, keyword, null)).webhook();
       }
     } else {
-      webhook[0] =
-          db.writes()
-              .write(h -> store(h, inboundId, deviceId, senderE164, text, keyword, null, at));
+      webhook[0] = db.writes().write(h -> store(h, inboundId, in, keyword, null)).webhook();
     }
     if (webhook[0]) {
       webhooks.committed();
     }
+  }
+
+  private boolean isKnown(long deviceId, String networkId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT 1 FROM inbound_message WHERE device_id = ? AND network_id = ?")
+                    .bind(0, deviceId)
+                    .bind(1, networkId)
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .isPresent());
   }
 
   /** The device if it may send now (its auto-replies included). */
@@ -129,27 +147,33 @@ public final class IncomingMessages {
     }
   }
 
-  private boolean store(
-      Handle h,
-      long id,
-      long deviceId,
-      String sender,
-      String text,
-      String keyword,
-      Long replyId,
-      Instant at) {
-    h.createUpdate(
-            "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
-                + " reply_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .bind(0, id)
-        .bind(1, deviceId)
-        .bind(2, sender)
-        .bind(3, text)
-        .bind(4, at.toEpochMilli())
-        .bind(5, NO_KEYWORD.equals(keyword) ? null : keyword)
-        .bind(6, replyId)
-        .execute();
-    return webhooks.addIncoming(h, deviceId, sender, text, keyword, at);
+  /** What storing an incoming message did: stored anew, and whether a webhook event was added. */
+  private record Stored(boolean isNew, boolean webhook) {}
+
+  private Stored store(Handle h, long id, IncomingMessage in, String keyword, Long replyId) {
+    int inserted =
+        h.createUpdate(
+                "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
+                    + " reply_message_id, network_id, group_id, media_type, media_path)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (device_id, network_id) DO NOTHING")
+            .bind(0, id)
+            .bind(1, in.deviceId())
+            .bind(2, in.senderE164())
+            .bind(3, in.text())
+            .bind(4, in.at().toEpochMilli())
+            .bind(5, NO_KEYWORD.equals(keyword) ? null : keyword)
+            .bind(6, replyId)
+            .bind(7, in.networkId().orElse(null))
+            .bind(8, in.groupId().orElse(null))
+            .bind(9, in.media().map(IncomingMessage.Media::mimeType).orElse(null))
+            .bind(10, in.media().map(m -> m.path().toString()).orElse(null))
+            .execute();
+    if (inserted == 0) {
+      return new Stored(false, false); // delivered twice by the network: stored the first time
+    }
+    return new Stored(
+        true, webhooks.addIncoming(h, in.deviceId(), in.senderE164(), in.text(), keyword, in.at()));
   }
 
   private static boolean isQuiet(Deque<Instant> replies, Instant now) {

@@ -27,6 +27,8 @@ import java.util.Optional;
  * @param sandboxApi whether the {@code /sandbox/} control API is served
  * @param sandboxDeliveryAfter time from sent to delivered on a sandbox phone
  * @param sandboxReadAfter time from sent to read on a sandbox phone
+ * @param sandboxDeduplicate whether the sandbox network takes a second send of one Kurir message id
+ *     as the first (off: it behaves like a network that does not de-duplicate)
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
@@ -52,6 +54,7 @@ public record Settings(
     boolean sandboxApi,
     Duration sandboxDeliveryAfter,
     Duration sandboxReadAfter,
+    boolean sandboxDeduplicate,
     boolean demo,
     Media media,
     Webhooks webhooks,
@@ -102,6 +105,7 @@ public record Settings(
         sandboxApi,
         sandboxDeliveryAfter,
         sandboxReadAfter,
+        sandboxDeduplicate,
         demo,
         media,
         webhooks,

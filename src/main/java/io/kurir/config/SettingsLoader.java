@@ -59,6 +59,7 @@ public final class SettingsLoader {
           new Definition("sandbox.api", "false", "true"),
           new Definition("sandbox.delivery-after", "2s", "2s"),
           new Definition("sandbox.read-after", "5s", "5s"),
+          new Definition("sandbox.deduplicate", "true", "true"),
           new Definition("media.max-size", "5MB", "5MB"),
           // The demo runs on loopback for one person: their own receiver on localhost is fine.
           new Definition("media.allow-private-addresses", "false", "true"),
@@ -259,6 +260,7 @@ public final class SettingsLoader {
     boolean sandboxApi = r.bool("sandbox.api");
     Duration deliveryAfter = r.duration("sandbox.delivery-after");
     Duration readAfter = r.duration("sandbox.read-after");
+    boolean sandboxDeduplicate = r.bool("sandbox.deduplicate");
     Settings.Media media =
         new Settings.Media(
             r.size("media.max-size"),
@@ -314,6 +316,7 @@ public final class SettingsLoader {
         sandboxApi,
         deliveryAfter,
         readAfter,
+        sandboxDeduplicate,
         profile == Profile.DEMO,
         media,
         webhooks,

@@ -1,8 +1,10 @@
 package io.kurir.device;
 
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.IncomingMessage;
+import io.kurir.driver.Receipt;
+import io.kurir.driver.SendOutcome;
 import io.kurir.message.Messages;
-import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +20,10 @@ public final class SessionEvents implements DriverListener {
   private final DeviceStates states;
   private final IncomingHandler incoming;
 
-  /** Where incoming messages go. */
+  /** Where incoming messages go: stored (a redelivery dropped) before it returns. */
   @FunctionalInterface
   public interface IncomingHandler {
-    void received(long deviceId, String senderE164, String text, Instant at);
+    void received(IncomingMessage message);
   }
 
   public SessionEvents(Messages messages, DeviceStates states, IncomingHandler incoming) {
@@ -31,14 +33,19 @@ public final class SessionEvents implements DriverListener {
   }
 
   @Override
-  public void receipt(long messageId, Receipt receipt, Instant at) {
-    messages.receipt(messageId, receipt, at);
+  public void receipt(Receipt receipt) {
+    messages.receipt(receipt);
   }
 
   @Override
-  public void incoming(long deviceId, String senderE164, String text, Instant at) {
+  public void outcome(long deviceId, long messageId, SendOutcome outcome) {
+    messages.outcome(deviceId, messageId, outcome);
+  }
+
+  @Override
+  public void incoming(IncomingMessage message) {
     // Not caught: a driver acknowledges an incoming message to its network only once stored.
-    incoming.received(deviceId, senderE164, text, at);
+    incoming.received(message);
   }
 
   @Override

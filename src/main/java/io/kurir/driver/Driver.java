@@ -26,9 +26,15 @@ public interface Driver extends AutoCloseable {
   boolean isConnected(Device device);
 
   /**
-   * Sends one message and returns what happened. The message id is an idempotency key: a driver
-   * that can, treats a second send of the same id as the first (this is what makes a restart in the
-   * middle of a send harmless).
+   * Whether the network treats a second send of the same Kurir message id as the first. Only then
+   * does the core send again a message that a crash left {@code sending} (its outcome unknown);
+   * otherwise such a message ends {@code failed} with reason {@code interrupted}.
+   */
+  boolean deduplicates();
+
+  /**
+   * Sends one message and returns what happened. Called by the device's sender after the attempt
+   * was committed as {@code sending}; several calls for one device may be under way at once.
    */
   SendOutcome send(Device device, OutgoingMessage message);
 

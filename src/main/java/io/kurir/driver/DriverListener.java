@@ -1,26 +1,29 @@
 package io.kurir.driver;
 
 import io.kurir.device.DeviceState;
-import java.time.Instant;
 
-/** What a driver tells the core. Calls may come from any thread and must return quickly. */
+/**
+ * What a driver tells the core. Calls may come from any thread and return quickly: none of them
+ * waits for a database commit, except {@link #incoming}, whose caller acknowledges the message to
+ * its network only once it is stored.
+ */
 public interface DriverListener {
 
-  /** A sent message was delivered to, or read on, the recipient's phone. */
-  void receipt(long messageId, Receipt receipt, Instant at);
+  /** A message that went out was delivered, read, or failed after all. */
+  void receipt(Receipt receipt);
 
-  /** A message arrived at a device from {@code senderE164}. */
-  void incoming(long deviceId, String senderE164, String text, Instant at);
+  /** The outcome of a send that answered {@link SendOutcome.Accepted}, now that it is known. */
+  void outcome(long deviceId, long messageId, SendOutcome outcome);
+
+  /**
+   * A message arrived at a device. Returns once it is stored (or found to be a redelivery of one
+   * stored before); throws when it could not be stored, so the driver does not acknowledge it.
+   */
+  void incoming(IncomingMessage message);
 
   /** A device became able, or unable, to send. */
   void connectionChanged(long deviceId, boolean connected);
 
   /** A device's session changed state ({@code reason} for people: logs, webhooks). */
   default void stateChanged(long deviceId, DeviceState state, String reason) {}
-
-  /** Delivery receipts, in the order they happen on a phone. */
-  enum Receipt {
-    DELIVERED,
-    READ
-  }
 }

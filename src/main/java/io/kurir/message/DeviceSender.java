@@ -7,59 +7,62 @@ import io.kurir.tenant.Device;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashSet;
+import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one loop that sends a device's messages: in order (sync messages ahead of queued async
- * traffic, then by id), one at a time, paced, and only while the device is connected. Each outcome
- * is committed before the next send. It survives any exception and stops only when asked.
+ * The one loop that sends a device's messages, taking them from the database: the queue is the
+ * {@code message} table, and only a small window of it is in memory. It holds the device's lease;
+ * it takes the next messages in order (sync ones, whose callers wait, ahead of queued async
+ * traffic, then by id), commits a {@code sending} attempt for them in one commit, then hands them
+ * to the driver one at a time, paced, and records each outcome. It survives any exception and stops
+ * only when asked.
  *
- * <p>Thread-safe: API threads enqueue and cancel, the loop runs on its own virtual thread.
+ * <p>What a crash can leave behind is bounded by the claim size: at most {@link #MAX_CLAIM}
+ * messages, and no more than are sent within {@link #CLAIM_HORIZON} at the device's pace.
+ *
+ * <p>Thread-safe: API threads wake it, the loop runs on its own virtual thread.
  */
 final class DeviceSender {
   private static final Logger log = LoggerFactory.getLogger(DeviceSender.class);
-  private static final Comparator<Message> BY_ID = Comparator.comparingLong(Message::id);
   private static final Duration OFFLINE_RECHECK = Duration.ofSeconds(5);
   private static final Duration MAX_IDLE_WAIT = Duration.ofSeconds(30);
-  private static final Duration RECORD_RETRY = Duration.ofSeconds(5);
-  static final int MAX_UNCOMMITTED = 64;
+  private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+  private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The most messages of one device committed {@code sending} at a time. */
+  static final int MAX_CLAIM = 64;
+
+  /** A claim covers about what the device sends in this time at its pace. */
+  static final Duration CLAIM_HORIZON = Duration.ofSeconds(1);
 
   private final Device device;
   private final Driver driver;
   private final MessageStore store;
+  private final Leases leases;
+  private final Attempts attempts;
   private final Outcomes outcomes;
   private final Clock clock;
   private final Pacing pacing;
-  private final RetryPolicy retries;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  // Ready to go: sync messages (a caller is waiting) ahead of async ones, each in id order. Kept
-  // apart so that an offline device's check of its sync messages never walks a campaign.
-  private final TreeSet<Message> readySync = new TreeSet<>(BY_ID);
-  private final TreeSet<Message> readyAsync = new TreeSet<>(BY_ID);
-  private final PriorityQueue<Message> delayed =
-      new PriorityQueue<>(Comparator.comparing(Message::notBefore).thenComparingLong(Message::id));
-  private final Semaphore uncommitted = new Semaphore(MAX_UNCOMMITTED);
+  private final Deque<Message> claimed = new ArrayDeque<>(); // committed sending, loop-only
   private long nextSendNanos = System.nanoTime();
   private boolean waitingForDevice; // the last send found the device offline
+  private boolean workArrived = true; // something may be due that the loop has not looked at
+  private boolean holdsLease;
   private volatile boolean running = true;
   private Thread thread;
 
@@ -67,68 +70,30 @@ final class DeviceSender {
       Device device,
       Driver driver,
       MessageStore store,
+      Leases leases,
+      Attempts attempts,
       Outcomes outcomes,
       Clock clock,
-      Pacing pacing,
-      RetryPolicy retries) {
+      Pacing pacing) {
     this.device = device;
     this.driver = driver;
     this.store = store;
+    this.leases = leases;
+    this.attempts = attempts;
     this.outcomes = outcomes;
     this.clock = clock;
     this.pacing = pacing;
-    this.retries = retries;
   }
 
   void start() {
     thread = Thread.ofVirtual().name("sender-" + device.id()).start(this::loop);
   }
 
-  void enqueue(Message message) {
-    lock.lock();
-    try {
-      if (message.notBefore().isAfter(clock.instant())) {
-        delayed.add(message);
-      } else {
-        addReady(message);
-      }
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void addReady(Message m) {
-    (m.sync() ? readySync : readyAsync).add(m);
-  }
-
-  /** Takes a message out of the queue if it has not been handed to the driver yet. */
-  boolean withdraw(long messageId) {
-    return withdrawAll(List.of(messageId)).contains(messageId);
-  }
-
-  /** Takes out every listed message not yet handed to the driver; returns those taken out. */
-  Set<Long> withdrawAll(Collection<Long> messageIds) {
-    if (messageIds.isEmpty()) {
-      return Set.of();
-    }
-    Set<Long> wanted = new HashSet<>(messageIds);
-    Set<Long> taken = new HashSet<>();
-    lock.lock();
-    try {
-      for (Collection<Message> queue :
-          List.<Collection<Message>>of(readySync, readyAsync, delayed)) {
-        queue.removeIf(m -> wanted.contains(m.id()) && taken.add(m.id()));
-      }
-      return taken;
-    } finally {
-      lock.unlock();
-    }
-  }
-
+  /** New messages were committed, a clock moved, or a held message may be due: look again. */
   void wake() {
     lock.lock();
     try {
+      workArrived = true;
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -146,16 +111,8 @@ final class DeviceSender {
         waitingForDevice = false;
         nextSendNanos = System.nanoTime();
       }
+      workArrived = true;
       changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  int queued() {
-    lock.lock();
-    try {
-      return readySync.size() + readyAsync.size() + delayed.size();
     } finally {
       lock.unlock();
     }
@@ -167,115 +124,287 @@ final class DeviceSender {
     wake();
   }
 
-  /** Waits until the loop has stopped and its sends are recorded, or until {@code deadline}. */
+  /**
+   * Waits until the loop has stopped and what it claimed is recorded or back in the queue, or until
+   * {@code deadline}.
+   */
   void awaitStop(Instant deadline) {
     try {
       if (thread != null) {
         thread.join(
             Duration.ofMillis(Math.max(1, Duration.between(Instant.now(), deadline).toMillis())));
       }
-      // Sent messages whose commit is still queued: the writer finishes them before it closes.
-      uncommitted.tryAcquire(
-          MAX_UNCOMMITTED,
-          Math.max(1, Duration.between(Instant.now(), deadline).toMillis()),
-          TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
   private void loop() {
-    while (running) {
-      try {
-        step();
-      } catch (InterruptedException e) {
-        if (!running) {
-          return;
-        }
-      } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
-        log.error("sender of device {}: {}", device.id(), e.toString(), e);
-        pause(Duration.ofSeconds(1));
-      }
-    }
-  }
-
-  private void step() throws InterruptedException {
-    Message next = null;
-    List<Message> refused = List.of();
-    lock.lock();
     try {
-      Instant now = clock.instant();
-      while (!delayed.isEmpty() && !delayed.peek().notBefore().isAfter(now)) {
-        addReady(delayed.poll());
-      }
-      if (!running) {
-        return;
-      }
-      if (readySync.isEmpty() && readyAsync.isEmpty()) {
-        Duration wait = MAX_IDLE_WAIT;
-        if (!delayed.isEmpty()) {
-          wait = Duration.between(now, delayed.peek().notBefore());
-        }
-        changed.await(
-            Math.max(1, Math.min(wait.toMillis(), MAX_IDLE_WAIT.toMillis())),
-            TimeUnit.MILLISECONDS);
-        return;
-      }
-      if (!driver.isConnected(device)) {
-        // Queued async traffic waits for the device; a sync caller is told at once.
-        refused = new ArrayList<>();
-        for (Message m : readySync) {
-          if (m.sync() && !m.retry()) {
-            refused.add(m);
-          } else if (m.sync()) {
-            outcomes.report(m.id(), SendResult.PHONE_OFFLINE); // flag_retry: it stays queued
+      while (running) {
+        try {
+          if (!holdsLease) {
+            takeLease();
+          } else {
+            step();
           }
+        } catch (InterruptedException e) {
+          if (!running) {
+            break;
+          }
+        } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
+          log.error("sender of device {}: {}", device.id(), e.toString(), e);
+          pause(ERROR_PAUSE);
         }
-        refused.forEach(readySync::remove);
-        if (refused.isEmpty()) {
-          changed.await(OFFLINE_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
-          return;
-        }
-      } else {
-        long waitNanos = nextSendNanos - System.nanoTime();
-        if (waitNanos > 0) {
-          changed.awaitNanos(waitNanos); // woken early by a new sync message, which then goes first
-          return;
-        }
-        next = readySync.isEmpty() ? readyAsync.pollFirst() : readySync.pollFirst();
       }
     } finally {
-      lock.unlock();
-    }
-    for (Message m : refused) {
-      recordSafely(m, () -> fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE), false);
-    }
-    if (next != null) {
-      Message m = next;
-      uncommitted.acquire();
-      SendOutcome outcome = sendSafely(m);
-      recordSafely(m, () -> record(m, outcome), true);
+      giveBackClaimed();
+      if (holdsLease) {
+        leases.release(device.id());
+      }
     }
   }
 
   /**
-   * Runs the recording of a message's outcome; if the database refuses it, the message goes back
-   * into the queue (a little later) instead of being lost from memory while still pending.
+   * Takes the device's lease; the first time, or after another owner's lease ran out, whatever that
+   * owner left {@code sending} follows the crash rule.
    */
-  private void recordSafely(Message m, Runnable recording, boolean holdsPermit) {
+  private void takeLease() throws InterruptedException {
+    if (!leases.acquire(device.id(), clock.instant())) {
+      awaitChange(leases.ttl().dividedBy(2).toNanos());
+      return;
+    }
+    holdsLease = true;
+    MessageStore.Recovered r =
+        store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant());
+    if (r.queuedAgain() + r.failed() > 0) {
+      log.warn(
+          "device {}: {} message(s) were cut off mid-send by a stop: {} queued again, {} failed"
+              + " ({})",
+          device.id(),
+          r.queuedAgain() + r.failed(),
+          r.queuedAgain(),
+          r.failed(),
+          FailureReason.INTERRUPTED);
+    }
+  }
+
+  private void step() throws InterruptedException {
+    if (claimed.isEmpty()) {
+      fill();
+      return;
+    }
+    if (!claimed.peekFirst().sync() && takeWorkArrived()) {
+      claimSyncAhead(); // a caller who waits goes ahead of the claimed campaign
+    }
+    long waitNanos = paceWait(claimed.peekFirst());
+    if (waitNanos > 0) {
+      awaitPace(waitNanos); // short: a claim covers about a second of sends
+      return;
+    }
+    Message m = claimed.pollFirst();
+    SendOutcome outcome = sendSafely(m);
+    attempts.record(m, outcome);
+    long gap = pacing.nextGapNanos();
+    if (outcome instanceof SendOutcome.DeviceUnavailable) {
+      gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
+      giveBackClaimed(); // the rest waits for the device too
+    } else if (outcome instanceof SendOutcome.RetryAfter later) {
+      gap = Math.max(gap, later.after().toNanos());
+      giveBackClaimed();
+    }
+    lock.lock();
     try {
-      recording.run();
-    } catch (RuntimeException e) {
-      log.error(
-          "device {}: cannot record message {}: {}; retrying", device.id(), m.id(), e.toString());
-      enqueue(m.heldUntil(clock.instant().plus(RECORD_RETRY)));
-      if (holdsPermit) {
-        uncommitted.release();
+      nextSendNanos = System.nanoTime() + gap;
+      waitingForDevice = outcome instanceof SendOutcome.DeviceUnavailable;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How long to wait before sending {@code next}: a sync caller waits at most a short gap. */
+  private long paceWait(Message next) {
+    long waitNanos;
+    lock.lock();
+    try {
+      waitNanos = nextSendNanos - System.nanoTime();
+    } finally {
+      lock.unlock();
+    }
+    if (next.sync() && waitNanos > 0) {
+      waitNanos = Math.min(waitNanos, pacing.syncGapNanos() - sinceLastSendNanos());
+    }
+    return waitNanos;
+  }
+
+  private long lastSendStartNanos = System.nanoTime() - Duration.ofDays(1).toNanos();
+
+  private long sinceLastSendNanos() {
+    return System.nanoTime() - lastSendStartNanos;
+  }
+
+  private boolean takeWorkArrived() {
+    lock.lock();
+    try {
+      boolean arrived = workArrived;
+      workArrived = false;
+      return arrived;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Claims sync messages that arrived while async ones are claimed, and puts them first. */
+  private void claimSyncAhead() throws InterruptedException {
+    Instant now = clock.instant();
+    List<Message> sync = store.dueSync(device.id(), now, SYNC_AHEAD);
+    if (sync.isEmpty()) {
+      return;
+    }
+    Set<Long> taken = claim(sync, now);
+    for (int i = sync.size() - 1; i >= 0; i--) {
+      Message m = sync.get(i);
+      if (taken.contains(m.id())) {
+        claimed.addFirst(m.withAttempts(m.attempts() + 1));
       }
     }
   }
 
+  /** Sync messages claimed at once ahead of a claimed window. */
+  private static final int SYNC_AHEAD = 8;
+
+  /** Claims the next messages that may go now, or waits until some may. */
+  private void fill() throws InterruptedException {
+    lock.lock();
+    try {
+      workArrived = false;
+    } finally {
+      lock.unlock();
+    }
+    Instant now = clock.instant();
+    if (!driver.isConnected(device)) {
+      refuseWaitingCallers(now);
+      awaitChange(OFFLINE_RECHECK.toNanos());
+      return;
+    }
+    long waitNanos;
+    lock.lock();
+    try {
+      waitNanos = nextSendNanos - System.nanoTime();
+    } finally {
+      lock.unlock();
+    }
+    List<Message> due = store.due(device.id(), now, claimSize());
+    if (due.isEmpty()) {
+      long idle =
+          store
+              .nextNotBefore(device.id())
+              .map(t -> Duration.between(now, t))
+              .filter(d -> d.compareTo(MAX_IDLE_WAIT) < 0)
+              .orElse(MAX_IDLE_WAIT)
+              .toNanos();
+      awaitChange(Math.max(idle, 1_000_000));
+      return;
+    }
+    if (waitNanos > 0 && !due.getFirst().sync()) {
+      awaitChange(waitNanos); // woken early by a new sync message, which then goes first
+      return;
+    }
+    Set<Long> taken = claim(due, now);
+    if (taken.isEmpty() && !leases.holds(device.id())) {
+      log.warn("device {}: lease lost; another sender took the device over", device.id());
+      holdsLease = false;
+      return;
+    }
+    for (Message m : due) {
+      if (taken.contains(m.id())) {
+        claimed.addLast(m.withAttempts(m.attempts() + 1));
+      }
+    }
+  }
+
+  private Set<Long> claim(List<Message> due, Instant now) throws InterruptedException {
+    CompletableFuture<Set<Long>> commit =
+        store.claim(device.id(), leases.owner(), due.stream().map(Message::id).toList(), now);
+    try {
+      return commit.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // Not committed (or not known to be): nothing goes to the driver. Whatever the claim did
+      // commit is found "sending" by the crash rule at the next start; until then, try again.
+      throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
+    }
+  }
+
+  /**
+   * How many messages to claim at once: what the device sends within {@link #CLAIM_HORIZON} at its
+   * pace, at least one and at most {@link #MAX_CLAIM}.
+   */
+  private int claimSize() {
+    long gap = pacing.meanGapNanos();
+    if (gap <= 0) {
+      return MAX_CLAIM;
+    }
+    return (int) Math.max(1, Math.min(MAX_CLAIM, CLAIM_HORIZON.toNanos() / gap));
+  }
+
+  /**
+   * The device is not connected: sync callers without {@code flag_retry} are told at once and their
+   * messages fail; {@code flag_retry} ones are told while their messages stay queued.
+   */
+  private void refuseWaitingCallers(Instant now) {
+    List<Long> waiting = store.waitingSyncCallers(device.id());
+    if (waiting.isEmpty()) {
+      return;
+    }
+    List<Message> messages = store.findAll(waiting);
+    List<Long> refuse = new ArrayList<>();
+    for (Message m : messages) {
+      if (m.retry()) {
+        outcomes.report(m.id(), SendResult.PHONE_OFFLINE);
+      } else {
+        refuse.add(m.id());
+      }
+    }
+    for (long id : store.withdraw(refuse, FailureReason.PHONE_OFFLINE, now)) {
+      outcomes.report(id, SendResult.PHONE_OFFLINE);
+    }
+  }
+
+  /** Claimed messages not sent (a stop, a lost device) go back to the queue, not counted. */
+  private void giveBackClaimed() {
+    for (Message m; (m = claimed.pollFirst()) != null; ) {
+      try {
+        store.unclaim(m.id(), m.notBefore()).get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        log.warn("device {}: message {} stays sending: {}", device.id(), m.id(), e.toString());
+      }
+    }
+  }
+
+  private void awaitChange(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      if (!workArrived && running) {
+        changed.awaitNanos(nanos);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void awaitPace(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      if (running) {
+        changed.awaitNanos(nanos);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private SendOutcome sendSafely(Message m) {
+    lastSendStartNanos = System.nanoTime();
     try {
       return driver.send(
           device,
@@ -291,108 +420,6 @@ final class DeviceSender {
       log.warn("driver {} failed to send message {}: {}", driver.name(), m.id(), e.toString());
       return new SendOutcome.Failed(e.toString());
     }
-  }
-
-  private void record(Message m, SendOutcome outcome) {
-    long gap = pacing.nextGapNanos();
-    switch (outcome) {
-      case SendOutcome.Sent sent -> recordSent(m, sent.at());
-      case SendOutcome.NotFound notFound ->
-          failAttempt(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND);
-      case SendOutcome.PhoneOffline offline -> {
-        if (m.sync() && !m.retry()) {
-          fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE);
-        } else {
-          // Not an attempt: the message waits for the device like the rest of the queue.
-          enqueue(m);
-          outcomes.report(m.id(), SendResult.PHONE_OFFLINE);
-          gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
-        }
-      }
-      case SendOutcome.Failed failed -> retryOrFail(m, failed.detail());
-    }
-    if (!(outcome instanceof SendOutcome.Sent)) {
-      uncommitted.release();
-    }
-    lock.lock();
-    try {
-      nextSendNanos = System.nanoTime() + gap;
-      waitingForDevice = outcome instanceof SendOutcome.PhoneOffline;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Records a sent message without holding up the next send: its commit joins the next group
-   * commit, and the caller is told once it is durable. At most {@link #MAX_UNCOMMITTED} sends of a
-   * device await their commit at a time, which bounds what a crash can leave {@code pending}
-   * although sent (those are sent again after the restart, with the same id for the driver to
-   * deduplicate). A failed commit is retried; the caller is told either way, since the message did
-   * go out.
-   */
-  private void recordSent(Message m, Instant at) {
-    // Urgent: the sender's window of uncommitted sends waits on it, and the next OTP with it.
-    commitWithRetry(() -> store.moveLater(m.id(), MessageState.SENT, at, null, true, true), 0)
-        .whenComplete(
-            (moved, error) -> {
-              uncommitted.release();
-              if (error != null) {
-                log.error(
-                    "device {}: message {} was sent but not recorded: {}",
-                    device.id(),
-                    m.id(),
-                    error.toString());
-              }
-              outcomes.report(m.id(), SendResult.SENT);
-            });
-  }
-
-  private static CompletableFuture<Boolean> commitWithRetry(
-      Supplier<CompletableFuture<Boolean>> write, int attempt) {
-    return write
-        .get()
-        .handle(
-            (moved, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(moved);
-              }
-              if (attempt >= 5) {
-                return CompletableFuture.<Boolean>failedFuture(error);
-              }
-              Executor later = CompletableFuture.delayedExecutor(1L << attempt, TimeUnit.SECONDS);
-              return CompletableFuture.supplyAsync(() -> attempt + 1, later)
-                  .thenCompose(next -> commitWithRetry(write, next));
-            })
-        .thenCompose(f -> f);
-  }
-
-  private void retryOrFail(Message m, String detail) {
-    int attempts = m.attempts() + 1;
-    var backoff = m.retry() ? retries.backoffAfter(attempts) : Optional.<Duration>empty();
-    if (backoff.isEmpty()) {
-      if (m.retry()) {
-        log.info("message {} failed ({}) after {} attempts; giving up", m.id(), detail, attempts);
-      }
-      failAttempt(m, FailureReason.DRIVER_ERROR, SendResult.FAILED);
-      return;
-    }
-    Instant notBefore = clock.instant().plus(backoff.get());
-    store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR, clock.instant());
-    log.info("message {} failed ({}); retry {} at {}", m.id(), detail, attempts, notBefore);
-    enqueue(m.retried(attempts, notBefore, FailureReason.DRIVER_ERROR));
-    outcomes.report(m.id(), SendResult.FAILED); // after it is queued again: the caller may look
-  }
-
-  private void fail(Message m, String reason, SendResult result) {
-    store.moveTo(m.id(), MessageState.FAILED, clock.instant(), reason, false);
-    outcomes.report(m.id(), result);
-  }
-
-  /** The driver was given the message and it failed: the attempt counts. */
-  private void failAttempt(Message m, String reason, SendResult result) {
-    store.moveTo(m.id(), MessageState.FAILED, clock.instant(), reason, true);
-    outcomes.report(m.id(), result);
   }
 
   private static void pause(Duration d) {

@@ -7,6 +7,12 @@ public final class FailureReason {
   public static final String TIMEOUT = "timeout";
   public static final String DRIVER_ERROR = "driver_error";
 
+  /**
+   * A crash cut the attempt off before its outcome was recorded, on a network that does not
+   * de-duplicate: sending it again could deliver it twice.
+   */
+  public static final String INTERRUPTED = "interrupted";
+
   /** Taken back before it went out (a removed schedule). */
   public static final String CANCELLED = "cancelled";
 

@@ -36,6 +36,11 @@ public record Message(
     Instant statusAt,
     Optional<MediaRef> media) {
 
+  /** The same message after {@code newAttempts} hand-overs to the driver. */
+  Message withAttempts(int newAttempts) {
+    return retried(newAttempts, notBefore, reason);
+  }
+
   /** The same message, to be tried again no earlier than {@code newNotBefore}. */
   Message heldUntil(Instant newNotBefore) {
     return retried(attempts, newNotBefore, reason);

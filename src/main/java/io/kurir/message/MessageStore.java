@@ -7,12 +7,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -115,12 +119,11 @@ final class MessageStore {
   }
 
   /**
-   * Moves a message to {@code next} if its current state allows it; true when it moved. The first
-   * move out of {@code pending} records the time it went out; {@code attempted} counts a hand-over
-   * to the driver.
+   * Moves a message to {@code next} if it is in one of the states {@code from}; true when it moved.
+   * The first move to a state that went out records the time it went out.
    */
-  boolean moveTo(long id, MessageState next, Instant at, String reason, boolean attempted) {
-    return moveLater(id, next, at, reason, attempted, true).join();
+  boolean moveTo(long id, MessageState next, Set<MessageState> from, Instant at, String reason) {
+    return moveLater(id, next, from, at, reason, true).join();
   }
 
   /**
@@ -128,33 +131,27 @@ final class MessageStore {
    * ({@code urgent} false) queue behind those somebody does.
    */
   CompletableFuture<Boolean> moveLater(
-      long id, MessageState next, Instant at, String reason, boolean attempted, boolean urgent) {
-    String sql = moveSql(next, attempted);
+      long id,
+      MessageState next,
+      Set<MessageState> from,
+      Instant at,
+      String reason,
+      boolean urgent) {
     boolean[] hooked = {false};
     HandleCallback<Boolean, Exception> update =
         h -> {
-          try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
-            int p = 1;
-            move.setLong(p++, at.toEpochMilli());
-            move.setString(p++, reason);
-            if (next.wentOut()) {
-              move.setLong(p++, at.toEpochMilli());
-            }
-            move.setLong(p, id);
-            if (move.executeUpdate() == 0) {
-              return false;
-            }
+          boolean moved = move(h, id, next, from, at, reason);
+          if (moved) {
+            hooked[0] |= hook.moved(h, id, next, reason, at);
           }
-          try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-            bindEvent(event, id, next, reason, at);
-            event.executeUpdate();
-          }
-          hooked[0] |= hook.moved(h, id, next, reason, at);
-          return true;
+          return moved;
         };
-    CompletableFuture<Boolean> moved =
-        urgent ? db.writes().submit(update) : db.writes().submitInBackground(update);
-    return moved.thenApply(
+    return committed(
+        urgent ? db.writes().submit(update) : db.writes().submitInBackground(update), hooked);
+  }
+
+  private CompletableFuture<Boolean> committed(CompletableFuture<Boolean> write, boolean[] hooked) {
+    return write.thenApply(
         done -> {
           if (hooked[0]) {
             hook.committed();
@@ -163,88 +160,389 @@ final class MessageStore {
         });
   }
 
-  private static final Map<MessageState, String> MOVE = new EnumMap<>(MessageState.class);
-  private static final Map<MessageState, String> MOVE_ATTEMPTED = new EnumMap<>(MessageState.class);
-
-  static {
-    for (MessageState next : MessageState.values()) {
-      MOVE.put(next, buildMoveSql(next, false));
-      MOVE_ATTEMPTED.put(next, buildMoveSql(next, true));
+  /** The guarded state change and its event row, in the caller's transaction. */
+  private static boolean move(
+      Handle h, long id, MessageState next, Set<MessageState> from, Instant at, String reason)
+      throws SQLException {
+    try (PreparedStatement move = h.getConnection().prepareStatement(moveSql(next, from))) {
+      int p = 1;
+      move.setLong(p++, at.toEpochMilli());
+      move.setString(p++, reason);
+      if (next.wentOut()) {
+        move.setLong(p++, at.toEpochMilli());
+      }
+      move.setLong(p, id);
+      if (move.executeUpdate() == 0) {
+        return false;
+      }
     }
+    try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+      bindEvent(event, id, next, reason, at);
+      event.executeUpdate();
+    }
+    return true;
   }
 
-  private static String moveSql(MessageState next, boolean attempted) {
-    return (attempted ? MOVE_ATTEMPTED : MOVE).get(next);
+  private static final Map<String, String> MOVE_SQL = new ConcurrentHashMap<>();
+
+  private static String moveSql(MessageState next, Set<MessageState> from) {
+    for (MessageState f : from) {
+      if (!f.canMoveTo(next)) {
+        throw new IllegalArgumentException(f + " cannot move to " + next);
+      }
+    }
+    String key = next + ":" + new TreeSet<>(from);
+    return MOVE_SQL.computeIfAbsent(key, k -> buildMoveSql(next, from));
   }
 
-  /** The guarded state change: only from a state that may precede {@code next}. */
-  private static String buildMoveSql(MessageState next, boolean attempted) {
-    String from =
-        next.predecessors().stream()
-            .map(s -> "'" + s.wireName() + "'")
-            .collect(Collectors.joining(", "));
-    if (from.isEmpty()) {
-      from = "NULL"; // nothing moves back to pending
-    }
+  /** The guarded state change: only from one of the states {@code from}. */
+  private static String buildMoveSql(MessageState next, Set<MessageState> from) {
+    String states =
+        from.stream().map(s -> "'" + s.wireName() + "'").sorted().collect(Collectors.joining(", "));
     return "UPDATE message SET state = '"
         + next.wireName()
         + "', status_at = ?, reason = ?, sent_at = "
         + (next.wentOut() ? "COALESCE(sent_at, ?)" : "sent_at")
-        + ", attempts = "
-        + (attempted ? "attempts + 1" : "attempts")
         + " WHERE id = ? AND state IN ("
-        + from
+        + states
         + ")";
   }
 
-  /** Fails pending messages that were never handed to the driver, in one commit. */
-  void failAll(Collection<Long> ids, String reason, Instant at) {
-    if (ids.isEmpty()) {
-      return;
-    }
-    String sql = moveSql(MessageState.FAILED, false);
-    boolean[] hooked = {false};
-    db.writes()
-        .write(
+  // --- the send queue
+
+  /**
+   * Up to {@code limit} messages of a device that may go now, in sending order: sync ones (a caller
+   * waits) first, then by id.
+   */
+  List<Message> due(long deviceId, Instant now, int limit) {
+    return db.jdbi()
+        .withHandle(
             h -> {
-              try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
-                for (long id : ids) {
-                  move.setLong(1, at.toEpochMilli());
-                  move.setString(2, reason);
-                  move.setLong(3, id);
-                  move.addBatch();
-                }
-                int[] moved = move.executeBatch();
-                try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-                  int i = 0;
-                  for (long id : ids) {
-                    if (moved[i++] > 0) {
-                      bindEvent(event, id, MessageState.FAILED, reason, at);
-                      event.addBatch();
-                    }
-                  }
-                  event.executeBatch();
-                }
-                int i = 0;
-                for (long id : ids) {
-                  if (moved[i++] > 0) {
-                    hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
-                  }
-                }
+              List<Message> due = new ArrayList<>(dueOf(h, deviceId, true, now, limit));
+              if (due.size() < limit) {
+                due.addAll(dueOf(h, deviceId, false, now, limit - due.size()));
               }
-              return null;
+              return due;
             });
-    if (hooked[0]) {
-      hook.committed();
-    }
+  }
+
+  /** Up to {@code limit} sync messages of a device that may go now, by id. */
+  List<Message> dueSync(long deviceId, Instant now, int limit) {
+    return db.jdbi().withHandle(h -> dueOf(h, deviceId, true, now, limit));
+  }
+
+  private static List<Message> dueOf(
+      Handle h, long deviceId, boolean sync, Instant now, int limit) {
+    return h.createQuery(
+            "SELECT * FROM message WHERE device_id = ? AND state = 'pending' AND sync = ?"
+                + " AND not_before <= ? ORDER BY id LIMIT ?")
+        .bind(0, deviceId)
+        .bind(1, sync ? 1 : 0)
+        .bind(2, now.toEpochMilli())
+        .bind(3, limit)
+        .map(MessageStore::message)
+        .list();
+  }
+
+  /** When the device's earliest held message (pendingTime, retry backoff) may go, if it has one. */
+  Optional<Instant> nextNotBefore(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT MIN(not_before) FROM message WHERE device_id = ?"
+                            + " AND state = 'pending'")
+                    .bind(0, deviceId)
+                    .mapTo(Long.class)
+                    .findOne()
+                    .map(Instant::ofEpochMilli));
+  }
+
+  /** Sync messages of a device still waiting in its queue (not {@code flag_retry}). */
+  List<Long> waitingSyncCallers(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT id FROM message WHERE device_id = ? AND state = 'pending'"
+                            + " AND sync = 1 ORDER BY id LIMIT 512")
+                    .bind(0, deviceId)
+                    .mapTo(Long.class)
+                    .list());
+  }
+
+  /** The devices with messages still to send or whose last attempt's outcome is unknown. */
+  List<Long> devicesWithWork() {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT DISTINCT device_id FROM message"
+                            + " WHERE state IN ('pending', 'sending')")
+                    .mapTo(Long.class)
+                    .list());
+  }
+
+  /** Messages waiting in a device's queue (pending), for tests and operators. */
+  int pendingCount(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(*) FROM message WHERE device_id = ? AND state = 'pending'")
+                    .bind(0, deviceId)
+                    .mapTo(Integer.class)
+                    .one());
   }
 
   /**
-   * Fails a pending message that was taken out of its queue, with {@code also} in the same
-   * transaction; true when both happened.
+   * Commits a sending attempt for each message that is still pending, while {@code owner} holds the
+   * device's lease; the future completes after the commit with the ids that were claimed (a message
+   * withdrawn or cancelled in between is not).
+   */
+  CompletableFuture<Set<Long>> claim(long deviceId, String owner, List<Long> ids, Instant at) {
+    return db.writes()
+        .submit(
+            h -> {
+              Set<Long> claimed = new HashSet<>();
+              if (!Leases.holds(h, deviceId, owner)) {
+                return claimed;
+              }
+              try (PreparedStatement claim =
+                      h.getConnection()
+                          .prepareStatement(
+                              "UPDATE message SET state = 'sending', attempts = attempts + 1,"
+                                  + " status_at = ? WHERE id = ? AND device_id = ?"
+                                  + " AND state = 'pending'");
+                  PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+                for (long id : ids) {
+                  claim.setLong(1, at.toEpochMilli());
+                  claim.setLong(2, id);
+                  claim.setLong(3, deviceId);
+                  if (claim.executeUpdate() > 0) {
+                    claimed.add(id);
+                    bindEvent(event, id, MessageState.SENDING, null, at);
+                    event.addBatch();
+                  }
+                }
+                if (!claimed.isEmpty()) {
+                  event.executeBatch();
+                }
+              }
+              return claimed;
+            });
+  }
+
+  /**
+   * Records a send the network took: {@code sending → sent}, with its network id, and any receipt
+   * that arrived for that network id before this commit. Not waited for by the sender.
+   */
+  CompletableFuture<Boolean> recordSent(
+      long id, long deviceId, Optional<String> networkId, Instant at) {
+    boolean[] hooked = {false};
+    HandleCallback<Boolean, Exception> update =
+        h -> {
+          if (networkId.isPresent()) {
+            h.createUpdate("UPDATE message SET network_id = ? WHERE id = ?")
+                .bind(0, networkId.get())
+                .bind(1, id)
+                .execute();
+          }
+          boolean moved = move(h, id, MessageState.SENT, Set.of(MessageState.SENDING), at, null);
+          if (moved) {
+            hooked[0] |= hook.moved(h, id, MessageState.SENT, null, at);
+          }
+          if (networkId.isPresent()) {
+            hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
+          }
+          return moved;
+        };
+    return committed(db.writes().submit(update), hooked);
+  }
+
+  /** Records the network id of a message still {@code sending} (an accepted send). */
+  CompletableFuture<Boolean> recordNetworkId(long id, long deviceId, String networkId) {
+    boolean[] hooked = {false};
+    HandleCallback<Boolean, Exception> update =
+        h -> {
+          int set =
+              h.createUpdate("UPDATE message SET network_id = ? WHERE id = ? AND device_id = ?")
+                  .bind(0, networkId)
+                  .bind(1, id)
+                  .bind(2, deviceId)
+                  .execute();
+          hooked[0] |= set > 0 && applyEarlyReceipts(h, id, deviceId, networkId);
+          return set > 0;
+        };
+    return committed(db.writes().submit(update), hooked);
+  }
+
+  private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
+      throws SQLException {
+    List<EarlyReceipt> early =
+        h.createQuery(
+                "SELECT status, reason, at FROM early_receipt WHERE device_id = ?"
+                    + " AND network_id = ? ORDER BY at")
+            .bind(0, deviceId)
+            .bind(1, networkId)
+            .map(
+                (rs, ctx) ->
+                    new EarlyReceipt(
+                        rs.getString("status"),
+                        rs.getString("reason"),
+                        Instant.ofEpochMilli(rs.getLong("at"))))
+            .list();
+    if (early.isEmpty()) {
+      return false;
+    }
+    h.createUpdate("DELETE FROM early_receipt WHERE device_id = ? AND network_id = ?")
+        .bind(0, deviceId)
+        .bind(1, networkId)
+        .execute();
+    boolean hooked = false;
+    for (EarlyReceipt r : early) {
+      MessageState next = MessageState.ofWireName(r.status());
+      if (move(h, id, next, receiptFrom(next), r.at(), r.reason())) {
+        hooked |= hook.moved(h, id, next, r.reason(), r.at());
+      }
+    }
+    return hooked;
+  }
+
+  private record EarlyReceipt(String status, String reason, Instant at) {}
+
+  /** The states a receipt may move a message from: it went out, or is on its way. */
+  static Set<MessageState> receiptFrom(MessageState next) {
+    return switch (next) {
+      case DELIVERY -> Set.of(MessageState.SENDING, MessageState.SENT);
+      case READ -> Set.of(MessageState.SENDING, MessageState.SENT, MessageState.DELIVERY);
+      case FAILED -> Set.of(MessageState.SENDING, MessageState.SENT);
+      default -> throw new IllegalArgumentException("no receipt moves a message to " + next);
+    };
+  }
+
+  /**
+   * Records a receipt keyed by a network id: moves the message that carries it, or keeps the
+   * receipt until a message does. Not waited for: a driver's receipt thread must not stall on a
+   * commit per receipt.
+   */
+  void receiptByNetworkId(
+      long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
+    boolean[] hooked = {false};
+    committed(
+        db.writes()
+            .submitInBackground(
+                h -> {
+                  Optional<Long> id =
+                      h.createQuery("SELECT id FROM message WHERE device_id = ? AND network_id = ?")
+                          .bind(0, deviceId)
+                          .bind(1, networkId)
+                          .mapTo(Long.class)
+                          .findFirst();
+                  if (id.isEmpty()) {
+                    h.createUpdate(
+                            "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
+                                + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
+                        .bind(0, deviceId)
+                        .bind(1, networkId)
+                        .bind(2, next.wireName())
+                        .bind(3, reason)
+                        .bind(4, at.toEpochMilli())
+                        .bind(5, now.toEpochMilli())
+                        .execute();
+                    return false;
+                  }
+                  boolean moved = move(h, id.get(), next, receiptFrom(next), at, reason);
+                  if (moved) {
+                    hooked[0] |= hook.moved(h, id.get(), next, reason, at);
+                  }
+                  return moved;
+                }),
+        hooked);
+  }
+
+  /** Receipts for network ids that no message took within {@code keep} are dropped. */
+  void pruneEarlyReceipts(Instant olderThan) {
+    db.writes()
+        .submitInBackground(
+            h ->
+                h.createUpdate("DELETE FROM early_receipt WHERE received_at < ?")
+                    .bind(0, olderThan.toEpochMilli())
+                    .execute());
+  }
+
+  /**
+   * An attempt that did not happen (the device was not connected, the network asked to wait): the
+   * message goes back to {@code pending}, and the attempt is not counted.
+   */
+  CompletableFuture<Boolean> unclaim(long id, Instant notBefore) {
+    return db.writes()
+        .submit(
+            h ->
+                h.createUpdate(
+                            "UPDATE message SET state = 'pending', attempts = attempts - 1,"
+                                + " not_before = ? WHERE id = ? AND state = 'sending'")
+                        .bind(0, notBefore.toEpochMilli())
+                        .bind(1, id)
+                        .execute()
+                    > 0);
+  }
+
+  /**
+   * Fails pending messages that were never handed to the driver, in one commit; returns those it
+   * failed (a message already {@code sending} is in the driver's hands and is left alone).
+   */
+  Set<Long> withdraw(Collection<Long> ids, String reason, Instant at) {
+    if (ids.isEmpty()) {
+      return Set.of();
+    }
+    boolean[] hooked = {false};
+    Set<Long> withdrawn =
+        db.writes()
+            .write(
+                h -> {
+                  Set<Long> moved = new HashSet<>();
+                  for (long id : ids) {
+                    if (move(
+                        h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)) {
+                      moved.add(id);
+                      hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
+                    }
+                  }
+                  return moved;
+                });
+    if (hooked[0]) {
+      hook.committed();
+    }
+    return withdrawn;
+  }
+
+  /**
+   * {@link #withdraw} without waiting: queued behind the writes already submitted (an insert that
+   * has not committed yet among them), so it withdraws what they store.
+   */
+  void withdrawLater(Collection<Long> ids, String reason, Instant at) {
+    boolean[] hooked = {false};
+    committed(
+        db.writes()
+            .submit(
+                h -> {
+                  for (long id : ids) {
+                    if (move(
+                        h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)) {
+                      hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
+                    }
+                  }
+                  return true;
+                }),
+        hooked);
+  }
+
+  /**
+   * Fails a message that is still pending (not handed to a driver by any node), with {@code also}
+   * in the same transaction; true when both happened.
    */
   boolean cancel(long id, String reason, Instant at, Messages.Guard also) {
-    String sql = moveSql(MessageState.FAILED, false);
     boolean[] hooked = {false};
     boolean cancelled =
         db.writes()
@@ -253,21 +551,13 @@ final class MessageStore {
                   // A savepoint, not a rollback: the transaction is shared with other writes.
                   java.sql.Connection c = h.getConnection();
                   java.sql.Savepoint savepoint = c.setSavepoint("cancel");
-                  try (PreparedStatement move = c.prepareStatement(sql)) {
-                    move.setLong(1, at.toEpochMilli());
-                    move.setString(2, reason);
-                    move.setLong(3, id);
-                    if (move.executeUpdate() == 0 || !also.holds(h, id)) {
-                      c.rollback(savepoint); // neither, then
-                      c.releaseSavepoint(savepoint);
-                      return false;
-                    }
+                  if (!move(h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)
+                      || !also.holds(h, id)) {
+                    c.rollback(savepoint); // neither, then
+                    c.releaseSavepoint(savepoint);
+                    return false;
                   }
                   c.releaseSavepoint(savepoint);
-                  try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-                    bindEvent(event, id, MessageState.FAILED, reason, at);
-                    event.executeUpdate();
-                  }
                   hooked[0] = hook.moved(h, id, MessageState.FAILED, reason, at);
                   return true;
                 });
@@ -277,19 +567,22 @@ final class MessageStore {
     return cancelled;
   }
 
-  /** Keeps a message pending for another attempt after {@code notBefore}. */
-  void scheduleRetry(
+  /**
+   * Puts a message whose attempt failed back in the queue for another attempt after {@code
+   * notBefore}.
+   */
+  CompletableFuture<Boolean> scheduleRetry(
       long id, int attempts, Instant notBefore, String lastFailure, Instant failedAt) {
-    db.writes()
-        .write(
+    return db.writes()
+        .submit(
             h -> {
               int moved =
                   h.createUpdate(
-                          "UPDATE message SET attempts = ?, not_before = ?, reason = ?"
-                              + " WHERE id = ? AND state = 'pending'")
-                      .bind(0, attempts)
-                      .bind(1, notBefore.toEpochMilli())
-                      .bind(2, lastFailure)
+                          "UPDATE message SET state = 'pending', not_before = ?, reason = ?,"
+                              + " status_at = ? WHERE id = ? AND state = 'sending'")
+                      .bind(0, notBefore.toEpochMilli())
+                      .bind(1, lastFailure)
+                      .bind(2, failedAt.toEpochMilli())
                       .bind(3, id)
                       .execute();
               if (moved > 0) {
@@ -300,9 +593,74 @@ final class MessageStore {
                   event.executeUpdate();
                 }
               }
-              return moved;
+              return moved > 0;
             });
   }
+
+  /**
+   * After a crash, a device's messages found {@code sending} (their outcome unknown): sent again
+   * when the driver de-duplicates, else {@code failed} with reason {@code interrupted}, or queued
+   * for another attempt under {@code flag_retry=on}. Returns how many of each.
+   */
+  Recovered recoverInterrupted(long deviceId, boolean driverDeduplicates, Instant at) {
+    boolean[] hooked = {false};
+    Recovered recovered =
+        db.writes()
+            .write(
+                h -> {
+                  List<long[]> interrupted =
+                      h.createQuery(
+                              "SELECT id, retry FROM message WHERE device_id = ?"
+                                  + " AND state = 'sending'")
+                          .bind(0, deviceId)
+                          .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
+                          .list();
+                  int resent = 0;
+                  int failed = 0;
+                  for (long[] row : interrupted) {
+                    long id = row[0];
+                    boolean again = driverDeduplicates || row[1] != 0;
+                    if (again) {
+                      String why =
+                          driverDeduplicates
+                              ? FailureReason.INTERRUPTED
+                                  + "; sent again, the network de-duplicates"
+                              : FailureReason.INTERRUPTED + "; flag_retry: another attempt";
+                      h.createUpdate(
+                              "UPDATE message SET state = 'pending', reason = ?, status_at = ?"
+                                  + " WHERE id = ? AND state = 'sending'")
+                          .bind(0, driverDeduplicates ? null : FailureReason.INTERRUPTED)
+                          .bind(1, at.toEpochMilli())
+                          .bind(2, id)
+                          .execute();
+                      try (PreparedStatement event =
+                          h.getConnection().prepareStatement(INSERT_EVENT)) {
+                        bindEvent(event, id, MessageState.PENDING, why, at);
+                        event.executeUpdate();
+                      }
+                      resent++;
+                    } else if (move(
+                        h,
+                        id,
+                        MessageState.FAILED,
+                        Set.of(MessageState.SENDING),
+                        at,
+                        FailureReason.INTERRUPTED)) {
+                      hooked[0] |=
+                          hook.moved(h, id, MessageState.FAILED, FailureReason.INTERRUPTED, at);
+                      failed++;
+                    }
+                  }
+                  return new Recovered(resent, failed);
+                });
+    if (hooked[0]) {
+      hook.committed();
+    }
+    return recovered;
+  }
+
+  /** What {@link #recoverInterrupted} did. */
+  record Recovered(int queuedAgain, int failed) {}
 
   private static final String INSERT_EVENT =
       "INSERT INTO message_event (message_id, state, reason, at) VALUES (?, ?, ?, ?)";
@@ -354,16 +712,6 @@ final class MessageStore {
         .withHandle(
             h ->
                 h.createQuery("SELECT * FROM message WHERE id IN (" + in + ")")
-                    .map(MessageStore::message)
-                    .list());
-  }
-
-  /** Every message still to be sent, in id order: what the sender loops pick up at start. */
-  List<Message> pending() {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM message WHERE state = 'pending' ORDER BY id")
                     .map(MessageStore::message)
                     .list());
   }

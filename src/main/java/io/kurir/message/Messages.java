@@ -1,9 +1,10 @@
 package io.kurir.message;
 
-import io.kurir.driver.DriverListener.Receipt;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
+import io.kurir.driver.Receipt;
+import io.kurir.driver.SendOutcome;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The message pipeline: accepting messages durably, handing them to each device's {@link
- * DeviceSender}, waiting for outcomes on behalf of sync callers, and recording what drivers report
- * afterwards. A sync send is an async send whose caller waits (bounded) for the first outcome.
+ * The message pipeline: accepting messages durably into the queue (the {@code message} table),
+ * waking each device's {@link DeviceSender}, waiting for outcomes on behalf of sync callers, and
+ * recording what drivers report afterwards. A sync send is an async send whose caller waits
+ * (bounded) for the first outcome. Every change of a queued message (its claim by a sender, a sync
+ * timeout's withdrawal, a cancel) is a guarded update in the database, so it holds whichever node's
+ * sender has the message.
  *
  * <p>Thread-safe.
  */
@@ -63,10 +68,21 @@ public final class Messages implements AutoCloseable {
   private final Drivers drivers;
   private final Tenants tenants;
   private final Pacing pacing;
-  private final RetryPolicy retries;
   private final Outcomes outcomes = new Outcomes();
+  private final Attempts attempts;
+  private final Leases leases;
   private final Map<Long, DeviceSender> senders = new ConcurrentHashMap<>();
+  private final Thread leaseKeeper;
   private volatile boolean closed;
+
+  /** How long a device's lease lasts without renewal: another node waits this long to take over. */
+  static final Duration LEASE_TTL = Duration.ofSeconds(30);
+
+  /** Receipts for network ids no message took are kept this long. */
+  private static final Duration KEEP_EARLY_RECEIPTS = Duration.ofDays(1);
+
+  /** While a sync caller waits, the database is looked at this often (another node may send). */
+  private static final Duration OUTCOME_RECHECK = Duration.ofSeconds(1);
 
   public Messages(
       Database db,
@@ -76,39 +92,52 @@ public final class Messages implements AutoCloseable {
       Tenants tenants,
       Pacing pacing,
       RetryPolicy retries,
-      StatusHook statusHook) {
+      StatusHook statusHook,
+      String nodeName) {
     this.store = new MessageStore(db, statusHook);
     this.ids = ids;
     this.clock = clock;
     this.drivers = drivers;
     this.tenants = tenants;
     this.pacing = pacing;
-    this.retries = retries;
+    this.attempts = new Attempts(store, outcomes, clock, retries);
+    this.leases = new Leases(db, nodeName, LEASE_TTL);
     ids.continueAfter(store.maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
-  }
-
-  /** Picks up every message accepted before the last stop and not sent yet. */
-  public void resumePending() {
-    resume(pendingNow());
+    this.leaseKeeper = Thread.ofVirtual().name("lease-keeper").unstarted(this::keepLeases);
   }
 
   /**
-   * The messages still pending right now. Read before the gateway serves requests: a message
-   * accepted afterwards is queued by its own accept, and must not be queued a second time.
+   * Starts a sender for every device with messages still to send, or cut off mid-send by the last
+   * stop (each applies the crash rule when it takes its lease), and the loop that renews leases.
    */
-  public List<Message> pendingNow() {
-    return store.pending();
+  public void resume() {
+    List<Long> devices = store.devicesWithWork();
+    for (long deviceId : devices) {
+      senderOf(deviceId);
+    }
+    if (!devices.isEmpty()) {
+      log.info("resumed the queues of {} device(s)", devices.size());
+    }
+    leaseKeeper.start();
   }
 
-  /** Queues messages read by {@link #pendingNow}. */
-  public void resume(List<Message> pending) {
-    for (Message m : pending) {
-      senderOf(m.deviceId()).ifPresent(s -> s.enqueue(m));
-    }
-    if (!pending.isEmpty()) {
-      log.info("resumed {} pending message(s)", pending.size());
+  /**
+   * Renews this node's leases until closed; a lease it could not renew is taken back by its sender.
+   */
+  private void keepLeases() {
+    Duration every = LEASE_TTL.dividedBy(3);
+    while (!closed) {
+      try {
+        Thread.sleep(every);
+        leases.renewAll(clock.instant());
+        store.pruneEarlyReceipts(clock.instant().minus(KEEP_EARLY_RECEIPTS));
+      } catch (InterruptedException e) {
+        return;
+      } catch (Throwable e) { // the loop outlives any failure, or every lease would run out
+        log.error("lease renewal failed: {}", e.toString(), e);
+      }
     }
   }
 
@@ -139,8 +168,8 @@ public final class Messages implements AutoCloseable {
       }
     }
     try {
-      // Queued when committed, even if that is after this caller stopped waiting.
-      awaitCommit(store.insert(messages).thenRun(() -> messages.forEach(sender::enqueue)));
+      // The sender looks once committed, even if that is after this caller stopped waiting.
+      awaitCommit(store.insert(messages).thenRun(sender::wake), messages, true);
     } catch (RuntimeException e) {
       messages.forEach(m -> outcomes.forget(m.id()));
       throw e;
@@ -223,13 +252,11 @@ public final class Messages implements AutoCloseable {
                 .insertGuarded(messages, guards)
                 .thenApply(
                     done -> {
-                      for (int i = 0; i < messages.size(); i++) {
-                        if (done[i]) {
-                          sendersOf.get(messages.get(i).deviceId()).enqueue(messages.get(i));
-                        }
-                      }
+                      sendersOf.values().forEach(DeviceSender::wake);
                       return done;
-                    }));
+                    }),
+            messages,
+            false);
     List<Optional<Message>> accepted = new ArrayList<>(sends.size());
     for (int i = 0; i < messages.size(); i++) {
       accepted.add(stored[i] ? Optional.of(messages.get(i)) : Optional.empty());
@@ -237,13 +264,27 @@ public final class Messages implements AutoCloseable {
     return accepted;
   }
 
-  private static <T> T awaitCommit(java.util.concurrent.CompletableFuture<T> commit) {
+  /**
+   * Waits for the commit that stores {@code messages}. When it does not come in time and {@code
+   * withdraw} is set (an HTTP caller is refused), the messages are withdrawn by a write queued
+   * behind it, so the refusal is the truth: whatever the first write does later, nothing of this
+   * request goes out. Without it (the scheduler, auto-replies: no caller to tell), what commits
+   * later is sent: its sender looks once it is committed.
+   */
+  private <T> T awaitCommit(CompletableFuture<T> commit, List<Message> messages, boolean withdraw) {
     try {
       return commit.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("the database did not commit within " + ACCEPT_TIMEOUT);
+      if (!withdraw) {
+        throw new IllegalStateException("the database did not commit within " + ACCEPT_TIMEOUT);
+      }
+      store.withdrawLater(
+          messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
+      throw new SendRefused(
+          SendRefused.Reason.BUSY,
+          "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while accepting", e);
@@ -251,27 +292,14 @@ public final class Messages implements AutoCloseable {
   }
 
   /**
-   * Takes a message that has not been handed to the driver out of its device's queue and fails it
-   * with {@code reason}, with {@code also} in the same transaction; false when it is already in the
-   * driver's hands or done (or {@code also} does not hold: then it is queued again).
+   * Fails a message that no sender has claimed yet with {@code reason}, with {@code also} in the
+   * same transaction; false when it is already in a driver's hands or done (or {@code also} does
+   * not hold: then it stays queued). A guarded update: it holds whichever node's sender has the
+   * device.
    */
   public boolean cancelQueued(long deviceId, long messageId, String reason, Guard also) {
-    DeviceSender sender = senders.get(deviceId);
-    if (sender == null || !sender.withdraw(messageId)) {
-      return false;
-    }
-    boolean cancelled = false;
-    try {
-      cancelled = store.cancel(messageId, reason, clock.instant(), also);
-      return cancelled;
-    } finally {
-      if (!cancelled) { // not taken back after all: it goes out as it would have
-        store
-            .find(messageId)
-            .filter(m -> m.state() == MessageState.PENDING)
-            .ifPresent(sender::enqueue);
-      }
-    }
+    return store.find(messageId).filter(m -> m.deviceId() == deviceId).isPresent()
+        && store.cancel(messageId, reason, clock.instant(), also);
   }
 
   /** {@link #awaitAll} for one message. */
@@ -309,18 +337,49 @@ public final class Messages implements AutoCloseable {
     }
   }
 
-  /** The outcome if it comes before {@code until}, else null. */
+  /**
+   * The outcome if it comes before {@code until}, else null. This node's sender tells at once; a
+   * message sent by another node's sender is found in the database, looked at every second.
+   */
   private SendResult poll(Message message, Instant until) {
-    try {
-      return outcomes.of(message.id()).get(millisUntil(until), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      return null;
-    } catch (ExecutionException e) {
-      return SendResult.FAILED;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
+    CompletableFuture<SendResult> told = outcomes.of(message.id());
+    while (true) {
+      long left = millisUntil(until);
+      try {
+        return told.get(Math.min(left, OUTCOME_RECHECK.toMillis()), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        Optional<SendResult> stored = store.find(message.id()).flatMap(Messages::finalResult);
+        if (stored.isPresent()) {
+          return stored.get();
+        }
+        if (left <= OUTCOME_RECHECK.toMillis()) {
+          return null;
+        }
+      } catch (ExecutionException e) {
+        return SendResult.FAILED;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
     }
+  }
+
+  /** What a stored message's state tells a sync caller, once it is final for the first attempt. */
+  private static Optional<SendResult> finalResult(Message m) {
+    if (m.state().wentOut()) {
+      return Optional.of(SendResult.SENT);
+    }
+    if (m.state() != MessageState.FAILED) {
+      return Optional.empty();
+    }
+    String reason = m.reason().orElse("");
+    return Optional.of(
+        switch (reason) {
+          case FailureReason.NUMBER_NOT_FOUND -> SendResult.NUMBER_NOT_FOUND;
+          case FailureReason.PHONE_OFFLINE -> SendResult.PHONE_OFFLINE;
+          case FailureReason.TIMEOUT -> SendResult.TIMEOUT;
+          default -> SendResult.FAILED;
+        });
   }
 
   private void expire(List<Message> late, SendResult[] results, int offset, Instant callerStarted) {
@@ -330,10 +389,9 @@ public final class Messages implements AutoCloseable {
         withdrawable.add(m.id());
       }
     }
-    DeviceSender sender = late.isEmpty() ? null : senders.get(late.getFirst().deviceId());
+    // Guarded: only what no sender has claimed is withdrawn; a claimed one is in a driver's hands.
     java.util.Set<Long> withdrawn =
-        sender == null ? java.util.Set.of() : sender.withdrawAll(withdrawable);
-    store.failAll(withdrawn, FailureReason.TIMEOUT, clock.instant());
+        store.withdraw(withdrawable, FailureReason.TIMEOUT, clock.instant());
     Instant graceEnd = Instant.now().plus(IN_FLIGHT_GRACE);
     Instant patienceEnd = callerStarted.plus(CALLER_PATIENCE);
     Instant until = graceEnd.isBefore(patienceEnd) ? graceEnd : patienceEnd;
@@ -387,10 +445,9 @@ public final class Messages implements AutoCloseable {
     return drivers.of(device).groupMembers(device, groupId);
   }
 
-  /** Messages waiting in a device's queue (in memory), for tests and operators. */
+  /** Messages waiting in a device's queue (pending), for tests and operators. */
   public int queued(long deviceId) {
-    DeviceSender s = senders.get(deviceId);
-    return s == null ? 0 : s.queued();
+    return store.pendingCount(deviceId);
   }
 
   private DeviceSender senderFor(Device device) {
@@ -407,7 +464,7 @@ public final class Messages implements AutoCloseable {
           id -> {
             DeviceSender s =
                 new DeviceSender(
-                    device, drivers.of(device), store, outcomes, clock, pacing, retries);
+                    device, drivers.of(device), store, leases, attempts, outcomes, clock, pacing);
             s.start();
             return s;
           });
@@ -429,11 +486,49 @@ public final class Messages implements AutoCloseable {
 
   // --- what drivers report
 
-  /** A sent message was delivered to, or read on, the recipient's phone. */
-  public void receipt(long messageId, Receipt receipt, Instant at) {
-    MessageState state = receipt == Receipt.DELIVERED ? MessageState.DELIVERY : MessageState.READ;
+  /**
+   * A message that went out was delivered, read, or failed after all. Keyed by the network's id, it
+   * moves the message that carries that id, or waits for the send's outcome that brings it.
+   */
+  public void receipt(Receipt receipt) {
+    MessageState state =
+        switch (receipt.status()) {
+          case DELIVERED -> MessageState.DELIVERY;
+          case READ -> MessageState.READ;
+          case FAILED -> MessageState.FAILED;
+        };
+    String reason =
+        state == MessageState.FAILED ? receipt.reason().orElse(FailureReason.DRIVER_ERROR) : null;
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
-    store.moveLater(messageId, state, at, null, false, false);
+    if (receipt.messageId().isPresent()) {
+      store.moveLater(
+          receipt.messageId().get(),
+          state,
+          MessageStore.receiptFrom(state),
+          receipt.at(),
+          reason,
+          false);
+    } else {
+      store.receiptByNetworkId(
+          receipt.deviceId(),
+          receipt.networkId().orElseThrow(),
+          state,
+          reason,
+          receipt.at(),
+          clock.instant());
+    }
+  }
+
+  /** The outcome of a send a driver had answered "accepted", reported now. */
+  public void outcome(long deviceId, long messageId, SendOutcome outcome) {
+    store
+        .find(messageId)
+        .filter(m -> m.deviceId() == deviceId && m.state() == MessageState.SENDING)
+        .ifPresentOrElse(
+            m -> attempts.record(m, outcome),
+            () ->
+                log.info(
+                    "device {}: outcome of message {} ignored: not sending", deviceId, messageId));
   }
 
   /** A device became able, or unable, to send. */
@@ -455,6 +550,7 @@ public final class Messages implements AutoCloseable {
     synchronized (senders) {
       closed = true;
     }
+    leaseKeeper.interrupt();
     senders.values().forEach(DeviceSender::requestStop);
     Instant deadline = Instant.now().plus(SHUTDOWN_GRACE);
     senders.values().forEach(s -> s.awaitStop(deadline));

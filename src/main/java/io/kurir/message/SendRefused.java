@@ -12,7 +12,12 @@ public final class SendRefused extends RuntimeException {
     /** A text longer than {@link Messages#MAX_TEXT_LENGTH} characters. */
     TEXT_TOO_LONG,
     /** The gateway is stopping. */
-    STOPPING
+    STOPPING,
+    /**
+     * The database did not commit the request in time. The request's messages were withdrawn in the
+     * same queue of writes, so nothing of it goes out: retrying is safe.
+     */
+    BUSY
   }
 
   private final Reason reason;

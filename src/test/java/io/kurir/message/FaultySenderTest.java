@@ -44,6 +44,11 @@ class FaultySenderTest {
     public void start(DriverListener listener) {}
 
     @Override
+    public boolean deduplicates() {
+      return false;
+    }
+
+    @Override
     public boolean isConnected(Device device) {
       return true;
     }
@@ -54,7 +59,7 @@ class FaultySenderTest {
         throw new StackOverflowError("a driver bug");
       }
       delivered.add(message.id());
-      return new SendOutcome.Sent(Instant.now());
+      return SendOutcome.Sent.of(null, Instant.now());
     }
 
     @Override
@@ -112,7 +117,8 @@ class FaultySenderTest {
               tenants,
               Pacing.OFF,
               new RetryPolicy(Duration.ofSeconds(1), 0),
-              StatusHook.NONE)) {
+              StatusHook.NONE,
+              "node-0")) {
         List<Message> accepted =
             messages.accept(
                 device,

@@ -45,15 +45,21 @@ class SyncOutcomeTest {
 
   @Test
   void aMessageStillQueuedWhenTheWaitEndsIsWithdrawnAndNeverSent() {
-    try (TestGateway kurir = TestGateway.start(dir, "--pacing.min-gap=10s")) {
+    try (TestGateway kurir = TestGateway.start(dir)) {
       Device device = kurir.newDevice();
       Messages messages = kurir.gateway().messages();
-      String first = Numbers.fresh();
       String second = Numbers.fresh();
-      messages.accept(device, syncText(first)); // goes out, then the 10 s gap starts
-      Eventually.until("first sent", () -> kurir.sandbox().inbox(first).size() == 1);
-
-      Message waiting = messages.accept(device, syncText(second)).getFirst();
+      // Held in the queue for 10 s: the caller's 300 ms wait ends first.
+      SendRequest held =
+          new SendRequest(
+              List.of(Recipient.number(second)),
+              "text",
+              "hi",
+              "test",
+              true,
+              false,
+              Duration.ofSeconds(10));
+      Message waiting = messages.accept(device, held).getFirst();
       SendResult result =
           messages.awaitFirstOutcome(waiting, Instant.now().plusMillis(300), Instant.now());
 

@@ -46,7 +46,11 @@ public final class TestGateway implements AutoCloseable {
     this.flags = flags;
     Settings settings = settings();
     this.sandbox =
-        new SandboxNetwork(clock, settings.sandboxDeliveryAfter(), settings.sandboxReadAfter());
+        new SandboxNetwork(
+            clock,
+            settings.sandboxDeliveryAfter(),
+            settings.sandboxReadAfter(),
+            settings.sandboxDeduplicate());
     this.gateway = Gateway.start(settings, clock, sandbox);
   }
 

@@ -156,7 +156,7 @@ public final class EcoMessageHandlers {
       throw switch (e.reason()) {
         case TOO_MANY_RECIPIENTS -> ApiException.badRequest("phone_no_too_many", e.getMessage());
         case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
-        case STOPPING -> new ApiException(503, "stopping", e.getMessage());
+        case STOPPING, BUSY -> ApiException.ofRefusal(e, "message");
       };
     }
   }

@@ -43,6 +43,11 @@ public final class SandboxDriver implements Driver {
   }
 
   @Override
+  public boolean deduplicates() {
+    return network.deduplicates();
+  }
+
+  @Override
   public SendOutcome send(Device device, OutgoingMessage message) {
     return network.send(device.id(), message);
   }

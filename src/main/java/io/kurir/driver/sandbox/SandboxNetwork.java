@@ -2,10 +2,11 @@ package io.kurir.driver.sandbox;
 
 import io.kurir.device.DeviceState;
 import io.kurir.driver.DriverListener;
-import io.kurir.driver.DriverListener.Receipt;
 import io.kurir.driver.GroupMembers;
+import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
 import io.kurir.time.Wakeable;
 import java.io.IOException;
@@ -45,9 +46,13 @@ import org.slf4j.LoggerFactory;
 public final class SandboxNetwork implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SandboxNetwork.class);
 
-  /** What a recipient phone holds for one received message. */
+  /**
+   * What a recipient phone holds for one received message: {@code messageId} is Kurir's id (the
+   * sandbox can see it, a real network cannot), {@code networkId} the network's own.
+   */
   public record InboxEntry(
       long messageId,
+      String networkId,
       String from,
       String to,
       String group,
@@ -62,6 +67,7 @@ public final class SandboxNetwork implements AutoCloseable {
     InboxEntry withStatus(String newStatus) {
       return new InboxEntry(
           messageId,
+          networkId,
           from,
           to,
           group,
@@ -112,15 +118,25 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   private record PendingReceipt(
-      Instant due, long messageId, String recipient, Receipt receipt, String group) {}
+      Instant due,
+      long deviceId,
+      String networkId,
+      long messageId,
+      String recipient,
+      Receipt.Status receipt,
+      String group) {}
 
   private final Clock clock;
   private final Duration deliveryAfter;
   private final Duration readAfter;
+  private final boolean deduplicates;
+  private final java.util.concurrent.atomic.AtomicLong networkIds =
+      new java.util.concurrent.atomic.AtomicLong();
   private final Map<String, Phone> phones = new ConcurrentHashMap<>();
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
   private final Set<Long> received = ConcurrentHashMap.newKeySet();
+  private final Map<Long, String> networkIdOf = new ConcurrentHashMap<>();
   private final Set<Long> singleDevice = ConcurrentHashMap.newKeySet();
   private final Set<Long> takenOver = ConcurrentHashMap.newKeySet();
   private final Map<Long, PairingCode> pairingCodes = new ConcurrentHashMap<>();
@@ -133,10 +149,17 @@ public final class SandboxNetwork implements AutoCloseable {
   private volatile DriverListener listener;
   private volatile boolean closed;
 
-  public SandboxNetwork(Clock clock, Duration deliveryAfter, Duration readAfter) {
+  /**
+   * @param deduplicates whether a second send of the same Kurir message id is taken as the first
+   *     (as a network that de-duplicates would); off, every send reaches the phone again, as on a
+   *     network that does not
+   */
+  public SandboxNetwork(
+      Clock clock, Duration deliveryAfter, Duration readAfter, boolean deduplicates) {
     this.clock = clock;
     this.deliveryAfter = deliveryAfter;
     this.readAfter = readAfter;
+    this.deduplicates = deduplicates;
     Wakeable.wakeOnClockChange(clock, this::wake);
     this.ticker = Thread.ofVirtual().name("sandbox-receipts").start(this::tickLoop);
   }
@@ -334,12 +357,25 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Delivers a message from {@code senderE164} to a paired device, as if typed on a phone. */
   public boolean injectIncoming(long deviceId, String senderE164, String text) {
+    return injectIncoming(deviceId, senderE164, text, "SBXIN-" + networkIds.incrementAndGet());
+  }
+
+  /**
+   * Delivers a message with the network id {@code networkId}: the same id again is a redelivery, as
+   * a network sends when it did not see its first delivery acknowledged.
+   */
+  public boolean injectIncoming(long deviceId, String senderE164, String text, String networkId) {
     DriverListener l = listener;
     if (!sessions.containsKey(deviceId) || l == null) {
       return false;
     }
-    l.incoming(deviceId, senderE164, text, clock.instant());
+    l.incoming(IncomingMessage.text(deviceId, networkId, senderE164, text, clock.instant()));
     return true;
+  }
+
+  /** Whether this network takes a second send of the same Kurir message id as the first. */
+  boolean deduplicates() {
+    return deduplicates;
   }
 
   /**
@@ -386,14 +422,14 @@ public final class SandboxNetwork implements AutoCloseable {
   SendOutcome send(long deviceId, OutgoingMessage message) {
     Session session = sessions.get(deviceId);
     if (session == null || !session.online()) {
-      return new SendOutcome.PhoneOffline();
+      return new SendOutcome.DeviceUnavailable();
     }
     Optional<FailureKind> injected = takeFailure(session.number(), message.recipient());
     if (injected.isPresent()) {
       return switch (injected.get()) {
         case FAIL -> new SendOutcome.Failed("injected failure");
         case NOT_FOUND -> new SendOutcome.NotFound();
-        case OFFLINE -> new SendOutcome.PhoneOffline();
+        case OFFLINE -> new SendOutcome.DeviceUnavailable();
       };
     }
     Instant now = clock.instant();
@@ -425,40 +461,59 @@ public final class SandboxNetwork implements AutoCloseable {
       mediaName = a.name();
       mediaType = a.mimeType();
     }
-    // The message id is the idempotency key: a resend after a crash is not a second message.
-    if (received.add(message.id())) {
-      for (String to : recipients) {
-        phone(to)
-            .inbox
-            .add(
-                new InboxEntry(
-                    message.id(),
-                    session.number(),
-                    to,
-                    group,
-                    message.kind(),
-                    message.text(),
-                    now,
-                    "sent",
-                    mediaName,
-                    mediaType,
-                    mediaBytes));
-      }
-      String receiptTarget = recipients.isEmpty() ? session.number() : recipients.getFirst();
-      lock.lock();
-      try {
-        receipts.add(
-            new PendingReceipt(
-                now.plus(deliveryAfter), message.id(), receiptTarget, Receipt.DELIVERED, group));
-        receipts.add(
-            new PendingReceipt(
-                now.plus(readAfter), message.id(), receiptTarget, Receipt.READ, group));
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
+    // With de-duplication, Kurir's message id is the idempotency key: a resend after a crash is
+    // not a second message. Without it, the phone gets it again, as on most real networks.
+    if (deduplicates && !received.add(message.id())) {
+      return SendOutcome.Sent.of(networkIdOf.get(message.id()), now);
     }
-    return new SendOutcome.Sent(now);
+    String networkId = "SBX" + networkIds.incrementAndGet();
+    if (deduplicates) {
+      networkIdOf.put(message.id(), networkId);
+    }
+    for (String to : recipients) {
+      phone(to)
+          .inbox
+          .add(
+              new InboxEntry(
+                  message.id(),
+                  networkId,
+                  session.number(),
+                  to,
+                  group,
+                  message.kind(),
+                  message.text(),
+                  now,
+                  "sent",
+                  mediaName,
+                  mediaType,
+                  mediaBytes));
+    }
+    String receiptTarget = recipients.isEmpty() ? session.number() : recipients.getFirst();
+    lock.lock();
+    try {
+      receipts.add(
+          new PendingReceipt(
+              now.plus(deliveryAfter),
+              deviceId,
+              networkId,
+              message.id(),
+              receiptTarget,
+              Receipt.Status.DELIVERED,
+              group));
+      receipts.add(
+          new PendingReceipt(
+              now.plus(readAfter),
+              deviceId,
+              networkId,
+              message.id(),
+              receiptTarget,
+              Receipt.Status.READ,
+              group));
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    return SendOutcome.Sent.of(networkId, now);
   }
 
   NumberCheck checkNumber(long deviceId, String e164) {
@@ -559,10 +614,13 @@ public final class SandboxNetwork implements AutoCloseable {
         postponed.add(r); // no gateway attached right now (it is restarting): keep the receipt
         continue;
       }
-      String status = r.receipt() == Receipt.DELIVERED ? "delivered" : "read";
+      String status = r.receipt() == Receipt.Status.DELIVERED ? "delivered" : "read";
       phone.statuses.merge(r.messageId(), status, (old, now) -> "read".equals(old) ? old : now);
       try {
-        l.receipt(r.messageId(), r.receipt(), clock.instant());
+        // Keyed by the network's id, as a real network reports: the core maps it to its own.
+        l.receipt(
+            Receipt.ofNetworkId(
+                r.deviceId(), r.networkId(), r.receipt(), Optional.empty(), clock.instant()));
       } catch (RuntimeException e) {
         log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
       }
@@ -576,7 +634,13 @@ public final class SandboxNetwork implements AutoCloseable {
             r ->
                 receipts.add(
                     new PendingReceipt(
-                        later, r.messageId(), r.recipient(), r.receipt(), r.group())));
+                        later,
+                        r.deviceId(),
+                        r.networkId(),
+                        r.messageId(),
+                        r.recipient(),
+                        r.receipt(),
+                        r.group())));
       } finally {
         lock.unlock();
       }

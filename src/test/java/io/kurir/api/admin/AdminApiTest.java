@@ -292,14 +292,17 @@ class AdminApiTest {
     assertThat(failed.get("message").get("reason").asText()).isEqualTo("number_not_found");
     assertThat(failed.get("events"))
         .extracting(e -> e.get("state").asText())
-        .containsExactly("pending", "failed");
-    assertThat(failed.get("events").get(1).get("reason").asText()).isEqualTo("number_not_found");
+        .containsExactly("pending", "sending", "failed");
+    assertThat(failed.get("events").get(2).get("reason").asText()).isEqualTo("number_not_found");
 
     String retriedId = retriedReply.get("message").get("messageId").asText();
     JsonNode retried = JSON.readTree(kurir.get("/admin/messages/" + retriedId, AUTH).body());
     assertThat(retried.get("message").get("state").asText()).isEqualTo("pending");
     assertThat(retried.get("message").get("attempts").asInt()).isEqualTo(1);
-    assertThat(retried.get("events").get(1).get("reason").asText())
+    assertThat(retried.get("events"))
+        .extracting(e -> e.get("state").asText())
+        .containsExactly("pending", "sending", "pending");
+    assertThat(retried.get("events").get(2).get("reason").asText())
         .contains("attempt 1 failed, retry at");
 
     Reply unknown = kurir.get("/admin/messages/42", AUTH);

@@ -1,0 +1,135 @@
+package io.kurir.message;
+
+import io.kurir.driver.SendOutcome;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records what became of an attempt that was committed as {@code sending}: whatever a driver
+ * answered, at once or later, ends in a committed state before a waiting caller is told. Every move
+ * is guarded in SQL from {@code sending}, so an outcome reported twice (an answer and a later
+ * report of the same send) changes the message once.
+ *
+ * <p>Thread-safe: device senders and driver callbacks call it at once.
+ */
+final class Attempts {
+  private static final Logger log = LoggerFactory.getLogger(Attempts.class);
+
+  private final MessageStore store;
+  private final Outcomes outcomes;
+  private final Clock clock;
+  private final RetryPolicy retries;
+
+  Attempts(MessageStore store, Outcomes outcomes, Clock clock, RetryPolicy retries) {
+    this.store = store;
+    this.outcomes = outcomes;
+    this.clock = clock;
+    this.retries = retries;
+  }
+
+  /**
+   * Records {@code outcome} of message {@code m}'s attempt; the future completes once it is
+   * committed. Nothing here waits for the commit: a sender goes on with its next message.
+   */
+  CompletableFuture<?> record(Message m, SendOutcome outcome) {
+    Instant now = clock.instant();
+    return switch (outcome) {
+      case SendOutcome.Sent sent ->
+          // Retried: the message did go out, and a crash rule applied to it later would be wrong.
+          tell(
+              m,
+              retrying(
+                  () -> store.recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at()), 0),
+              SendResult.SENT);
+      case SendOutcome.Accepted accepted ->
+          accepted.networkId().isPresent()
+              ? store.recordNetworkId(m.id(), m.deviceId(), accepted.networkId().get())
+              : CompletableFuture.completedFuture(null);
+      case SendOutcome.NotFound notFound ->
+          fail(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND, now);
+      case SendOutcome.DeviceUnavailable unavailable -> {
+        if (m.sync() && !m.retry()) {
+          yield fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE, now);
+        }
+        // Not an attempt: the message waits for the device like the rest of the queue.
+        yield tell(m, store.unclaim(m.id(), m.notBefore()), SendResult.PHONE_OFFLINE);
+      }
+      case SendOutcome.RetryAfter later ->
+          // Not an attempt either: the network asked to be called again later.
+          store.unclaim(m.id(), now.plus(later.after()));
+      case SendOutcome.Failed failed -> retryOrFail(m, failed.detail(), now);
+      case SendOutcome.Permanent permanent -> {
+        log.info("message {} refused by the network: {}", m.id(), permanent.detail());
+        yield fail(m, permanent.reason(), SendResult.FAILED, now);
+      }
+    };
+  }
+
+  private CompletableFuture<?> retryOrFail(Message m, String detail, Instant now) {
+    int attempts = m.attempts();
+    Optional<Duration> backoff =
+        m.retry() ? retries.backoffAfter(attempts) : Optional.<Duration>empty();
+    if (backoff.isEmpty()) {
+      if (m.retry()) {
+        log.info("message {} failed ({}) after {} attempts; giving up", m.id(), detail, attempts);
+      }
+      return fail(m, FailureReason.DRIVER_ERROR, SendResult.FAILED, now);
+    }
+    Instant notBefore = now.plus(backoff.get());
+    log.info("message {} failed ({}); retry {} at {}", m.id(), detail, attempts, notBefore);
+    return tell(
+        m,
+        store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR, now),
+        SendResult.FAILED);
+  }
+
+  private CompletableFuture<?> fail(Message m, String reason, SendResult result, Instant now) {
+    return tell(
+        m,
+        store.moveLater(
+            m.id(), MessageState.FAILED, java.util.Set.of(MessageState.SENDING), now, reason, true),
+        result);
+  }
+
+  private static <T> CompletableFuture<T> retrying(
+      java.util.function.Supplier<CompletableFuture<T>> write, int attempt) {
+    return write
+        .get()
+        .handle(
+            (done, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(done);
+              }
+              if (attempt >= 5) {
+                return CompletableFuture.<T>failedFuture(error);
+              }
+              var later =
+                  CompletableFuture.delayedExecutor(
+                      1L << attempt, java.util.concurrent.TimeUnit.SECONDS);
+              return CompletableFuture.supplyAsync(() -> attempt + 1, later)
+                  .thenCompose(next -> retrying(write, next));
+            })
+        .thenCompose(f -> f);
+  }
+
+  /** Tells a waiting caller once {@code commit} is done, and logs a commit that failed. */
+  private CompletableFuture<?> tell(Message m, CompletableFuture<?> commit, SendResult result) {
+    return commit.whenComplete(
+        (done, error) -> {
+          if (error != null) {
+            // The message stays "sending": the next start finds it and applies the crash rule.
+            log.error(
+                "device {}: the outcome of message {} was not recorded: {}",
+                m.deviceId(),
+                m.id(),
+                error.toString());
+          }
+          outcomes.report(m.id(), result);
+        });
+  }
+}

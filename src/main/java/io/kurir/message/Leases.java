@@ -1,0 +1,112 @@
+package io.kurir.message;
+
+import io.kurir.store.Database;
+import java.time.Duration;
+import java.time.Instant;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Which sender may send for a device: the owner of its lease row, until the lease expires. An owner
+ * renews its leases while it lives; another takes a lease over only once it has expired, so a
+ * device's messages are claimed by one sender at a time, on one node or several. An owner that
+ * starts again takes its own leases back at once.
+ *
+ * <p>Thread-safe; every write goes through the group-commit writer.
+ */
+final class Leases {
+  private final Database db;
+  private final String owner;
+  private final Duration ttl;
+
+  Leases(Database db, String owner, Duration ttl) {
+    this.db = db;
+    this.owner = owner;
+    this.ttl = ttl;
+  }
+
+  String owner() {
+    return owner;
+  }
+
+  Duration ttl() {
+    return ttl;
+  }
+
+  /**
+   * Takes the device's lease if it is free, expired or already this owner's; true when this owner
+   * holds it now.
+   */
+  boolean acquire(long deviceId, Instant now) {
+    long until = now.plus(ttl).toEpochMilli();
+    return db.writes()
+        .write(
+            h -> {
+              int taken =
+                  h.createUpdate(
+                          "UPDATE device_lease SET owner = ?, expires_at = ? WHERE device_id = ?"
+                              + " AND (owner = ? OR expires_at < ?)")
+                      .bind(0, owner)
+                      .bind(1, until)
+                      .bind(2, deviceId)
+                      .bind(3, owner)
+                      .bind(4, now.toEpochMilli())
+                      .execute();
+              if (taken > 0) {
+                return true;
+              }
+              boolean exists =
+                  h.createQuery("SELECT 1 FROM device_lease WHERE device_id = ?")
+                      .bind(0, deviceId)
+                      .mapTo(Integer.class)
+                      .findOne()
+                      .isPresent();
+              if (exists) {
+                return false; // another owner's, and alive
+              }
+              h.createUpdate(
+                      "INSERT INTO device_lease (device_id, owner, expires_at) VALUES (?, ?, ?)")
+                  .bind(0, deviceId)
+                  .bind(1, owner)
+                  .bind(2, until)
+                  .execute();
+              return true;
+            });
+  }
+
+  /** Extends every lease this owner holds; returns how many it holds. */
+  int renewAll(Instant now) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE device_lease SET expires_at = ? WHERE owner = ?")
+                    .bind(0, now.plus(ttl).toEpochMilli())
+                    .bind(1, owner)
+                    .execute());
+  }
+
+  /** Whether this owner still holds the device's lease. */
+  boolean holds(long deviceId) {
+    return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
+  }
+
+  /** Whether {@code owner} holds the device's lease, in the caller's transaction. */
+  static boolean holds(Handle h, long deviceId, String owner) {
+    return h.createQuery("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = ?")
+        .bind(0, deviceId)
+        .bind(1, owner)
+        .mapTo(Integer.class)
+        .findOne()
+        .isPresent();
+  }
+
+  /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */
+  void release(long deviceId) {
+    db.writes()
+        .submit(
+            h ->
+                h.createUpdate("DELETE FROM device_lease WHERE device_id = ? AND owner = ?")
+                    .bind(0, deviceId)
+                    .bind(1, owner)
+                    .execute());
+  }
+}
