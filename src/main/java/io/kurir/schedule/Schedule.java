@@ -40,6 +40,21 @@ public record Schedule(
   public static final String REMOVED = "removed";
 
   /**
+   * Why it failed, as a token without details, while {@link #status} is {@code failed}: the reason
+   * recorded when it could not become a message ({@code device_disabled}, {@code license_expired},
+   * {@code device_not_found}, {@code driver_not_loaded}, {@code url_unreachable}, …), or the reason
+   * of its message that failed ({@code driver_error}, {@code timeout}, …).
+   */
+  public Optional<String> failureReason() {
+    if (!status().equals(FAILED)) {
+      return Optional.empty();
+    }
+    Optional<String> why = state == ScheduleState.FAILED ? reason : messageReason;
+    // Details after a colon (a fetch's error) are for operators, in the log and the database.
+    return why.map(r -> r.split(":", 2)[0].strip()).filter(r -> !r.isEmpty());
+  }
+
+  /**
    * The contract's status: {@code waiting} until its message has gone out (also while it queues
    * behind an offline phone), then {@code success}, {@code number_not_found} or {@code failed};
    * {@code removed} when its owner removed it first.

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * However many runners share the database, and whatever crashes in between, a schedule is either
  * still waiting or handed over with its message, never both and never twice.
  *
+ * <p>One schedule never holds back the others: one whose device cannot send (disabled, deleted, its
+ * license switched off or expired, its driver not loaded) fails with the reason, and one whose
+ * hand-over the database refuses holds back only its own device for a while and is tried again.
+ *
  * <p>Thread-safe; one runner per gateway.
  */
 public final class ScheduleRunner implements AutoCloseable {
@@ -65,6 +70,17 @@ public final class ScheduleRunner implements AutoCloseable {
   /** After a failed pass (the database would not write, say), the wait before the next one. */
   private static final Duration AFTER_ERROR = Duration.ofSeconds(1);
 
+  /**
+   * The first wait of a device whose hand-over the database refused; it doubles each time. Longer
+   * than {@link #AFTER_ERROR}, so that the pass after a failed one goes on to other devices.
+   */
+  private static final Duration FIRST_HOLD = Duration.ofSeconds(2);
+
+  private static final Duration LONGEST_HOLD = Duration.ofMinutes(1);
+
+  /** Devices refused one after another after which the database, not they, is at fault. */
+  private static final int REFUSED_IN_A_ROW = 3;
+
   private final ScheduleStore store;
   private final Messages messages;
   private final Tenants tenants;
@@ -79,6 +95,14 @@ public final class ScheduleRunner implements AutoCloseable {
 
   /** Devices with an image or file being fetched: their later schedules wait for it. */
   private final Set<Long> fetching = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Devices whose schedules the database refused to hand over, each with when (in real time: this
+   * is a retry of a fault, not a business time) it is tried again. Runner thread only.
+   */
+  private final Map<Long, Hold> held = new HashMap<>();
+
+  private record Hold(int times, Instant until) {}
 
   private final ExecutorService fetches = Executors.newVirtualThreadPerTaskExecutor();
   private final ReentrantLock lock = new ReentrantLock();
@@ -156,17 +180,19 @@ public final class ScheduleRunner implements AutoCloseable {
    * again at once.
    *
    * <p>A device whose image or file is being fetched is skipped until the fetch is done, so that
-   * what it scheduled later (text included) cannot overtake it. Texts go over in one transaction;
-   * each image or file is claimed and fetched on its own thread.
+   * what it scheduled later (text included) cannot overtake it, and so is a device held back after
+   * a refused hand-over. Texts go over in one transaction; each image or file is claimed and
+   * fetched on its own thread.
    */
   private boolean pass() {
     Instant now = clock.instant();
     Set<Long> blocked = new HashSet<>(fetching);
+    blocked.addAll(heldNow());
     List<Schedule> texts = new ArrayList<>();
     boolean progress = false;
     for (Schedule s : store.due(now, blocked, BATCH)) {
-      if (blocked.contains(s.deviceId())) {
-        continue; // behind an earlier image or file of its device
+      if (blocked.contains(s.deviceId()) || isHeld(s.deviceId())) {
+        continue; // behind an earlier image or file of its device, or one refused in this pass
       }
       if (s.url().isEmpty()) {
         texts.add(s);
@@ -185,21 +211,104 @@ public final class ScheduleRunner implements AutoCloseable {
     return progress;
   }
 
+  /**
+   * Hands due texts over. A schedule that can never be sent (its device cannot send, or its text is
+   * too long for the pipeline) fails with the reason, alone; the others go on.
+   */
   private boolean handOverTexts(List<Schedule> due) {
     Map<Long, Usability> devices = new HashMap<>();
-    List<GuardedSend> sends = new ArrayList<>(due.size());
+    Map<Long, List<GuardedSend>> sends = new LinkedHashMap<>(); // per device, in due order
     for (Schedule s : due) {
       Usability usability = devices.computeIfAbsent(s.deviceId(), this::usability);
-      if (usability.device().isPresent()) {
-        sends.add(send(usability.device().get(), s, Optional.empty(), Optional.empty()));
-      } else {
+      if (usability.device().isEmpty()) {
         store.fail(s.id(), Optional.empty(), usability.refusal(), clock.instant());
+      } else if (s.body().length() > Messages.MAX_TEXT_LENGTH) {
+        store.fail(s.id(), Optional.empty(), "message_too_long", clock.instant());
+      } else {
+        sends
+            .computeIfAbsent(s.deviceId(), id -> new ArrayList<>())
+            .add(send(usability.device().get(), s, Optional.empty(), Optional.empty()));
       }
     }
     if (!sends.isEmpty()) {
-      messages.acceptGuarded(sends);
+      handOver(sends);
     }
     return true;
+  }
+
+  /**
+   * Hands the sends over in one transaction. If the database refuses it, each device's sends are
+   * tried alone, so that a row the database refuses holds back its own device only: that device
+   * waits ({@link #hold}), its schedules still waiting, and is tried again. When {@link
+   * #REFUSED_IN_A_ROW} devices are refused one after another, the database refuses everything: the
+   * pass ends and is tried again shortly. Nothing is failed for a refusal of the database.
+   */
+  private void handOver(Map<Long, List<GuardedSend>> byDevice) {
+    try {
+      messages.acceptGuarded(byDevice.values().stream().flatMap(List::stream).toList());
+      held.keySet().removeAll(byDevice.keySet());
+      return;
+    } catch (SendRefused stopping) {
+      throw stopping; // everything waits for the next start
+    } catch (RuntimeException e) {
+      if (byDevice.size() == 1) {
+        hold(byDevice.keySet().iterator().next(), e);
+        return;
+      }
+      log.warn("{} devices' schedules were refused together; trying each alone", byDevice.size());
+    }
+    int refusedInARow = 0;
+    for (Map.Entry<Long, List<GuardedSend>> device : byDevice.entrySet()) {
+      try {
+        messages.acceptGuarded(device.getValue());
+        held.remove(device.getKey());
+        refusedInARow = 0;
+      } catch (SendRefused stopping) {
+        throw stopping;
+      } catch (RuntimeException e) {
+        hold(device.getKey(), e);
+        if (++refusedInARow == REFUSED_IN_A_ROW) {
+          throw new IllegalStateException(
+              "the database refused the schedules of " + refusedInARow + " devices in a row", e);
+        }
+      }
+    }
+  }
+
+  /** Holds a device's schedules back after a refused hand-over, longer each time in a row. */
+  private void hold(long deviceId, RuntimeException why) {
+    Hold before = held.get(deviceId);
+    int times = before == null ? 1 : before.times() + 1;
+    Duration wait = min(FIRST_HOLD.multipliedBy(1L << Math.min(times - 1, 16)), LONGEST_HOLD);
+    held.put(deviceId, new Hold(times, Instant.now().plus(wait)));
+    log.warn(
+        "the schedules of device {} could not be handed over ({} time(s) in a row); they wait {}",
+        deviceId,
+        times,
+        wait,
+        why);
+  }
+
+  private boolean isHeld(long deviceId) {
+    Hold hold = held.get(deviceId);
+    return hold != null && hold.until().isAfter(Instant.now());
+  }
+
+  /**
+   * The devices held back now. A hold that ended long ago without a hand-over since (its schedules
+   * were removed meanwhile) is forgotten.
+   */
+  private Set<Long> heldNow() {
+    Instant now = Instant.now();
+    held.values().removeIf(h -> h.until().plus(LONGEST_HOLD).isBefore(now));
+    Set<Long> ids = new HashSet<>();
+    held.forEach(
+        (id, h) -> {
+          if (h.until().isAfter(now)) {
+            ids.add(id);
+          }
+        });
+    return ids;
   }
 
   private GuardedSend send(
@@ -223,11 +332,16 @@ public final class ScheduleRunner implements AutoCloseable {
   /** A device that may send today, or why it may not. */
   private record Usability(Optional<Device> device, String refusal) {}
 
-  // A disabled device or an expired license does not send what it scheduled before: the schedule
-  // fails with the reason.
+  // A disabled device or an expired license does not send what it scheduled before, nor a device
+  // whose driver this gateway has not loaded: the schedule fails with the reason. A failure to read
+  // (the database) is not a TenantException and fails the pass instead, which is tried again.
   private Usability usability(long deviceId) {
     try {
-      return new Usability(Optional.of(tenants.usableDevice(deviceId)), null);
+      Device device = tenants.usableDevice(deviceId);
+      if (!tenants.driverLoaded(device)) {
+        return new Usability(Optional.empty(), "driver_not_loaded");
+      }
+      return new Usability(Optional.of(device), null);
     } catch (TenantException e) {
       String refusal =
           switch (e.reason()) {
@@ -301,7 +415,8 @@ public final class ScheduleRunner implements AutoCloseable {
   }
 
   private void sleepUntilDue() {
-    Optional<Instant> next = store.nextDue();
+    Set<Long> heldNow = heldNow();
+    Optional<Instant> next = store.nextDue(heldNow);
     Duration wait = MAX_SLEEP;
     if (next.isPresent()) {
       Duration untilDue = Duration.between(clock.instant(), next.get());
@@ -312,6 +427,10 @@ public final class ScheduleRunner implements AutoCloseable {
       } else {
         wait = min(untilDue, MAX_SLEEP);
       }
+    }
+    for (long device : heldNow) { // look again when the first hold ends
+      Duration untilRelease = Duration.between(Instant.now(), held.get(device).until());
+      wait = min(wait, untilRelease.isNegative() ? Duration.ZERO : untilRelease);
     }
     if (wait.isZero()) {
       return;

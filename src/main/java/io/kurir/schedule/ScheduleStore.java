@@ -94,12 +94,7 @@ final class ScheduleStore {
    * devices in {@code skipped} (a handful: those with a fetch in progress).
    */
   List<Schedule> due(Instant now, Collection<Long> skipped, int limit) {
-    String notSkipped =
-        skipped.isEmpty()
-            ? ""
-            : " AND s.device_id NOT IN ("
-                + skipped.stream().map(String::valueOf).collect(Collectors.joining(", "))
-                + ")";
+    String notSkipped = notIn("s.device_id", skipped);
     return db.jdbi()
         .withHandle(
             h ->
@@ -114,15 +109,28 @@ final class ScheduleStore {
                     .list());
   }
 
-  /** When the earliest waiting schedule is due, if any waits. */
-  Optional<Instant> nextDue() {
+  /** When the earliest waiting schedule of a device not in {@code skipped} is due, if any waits. */
+  Optional<Instant> nextDue(Collection<Long> skipped) {
     return db.jdbi()
         .withHandle(
             h ->
-                h.createQuery("SELECT MIN(due_at) FROM schedule WHERE state = 'waiting'")
+                h.createQuery(
+                        "SELECT MIN(due_at) FROM schedule WHERE state = 'waiting'"
+                            + notIn("device_id", skipped))
                     .mapTo(Long.class)
                     .findOne()
                     .map(Instant::ofEpochMilli));
+  }
+
+  /** {@code AND column NOT IN (ids)}, or nothing for no ids; ids are numbers, never text. */
+  private static String notIn(String column, Collection<Long> ids) {
+    return ids.isEmpty()
+        ? ""
+        : " AND "
+            + column
+            + " NOT IN ("
+            + ids.stream().map(String::valueOf).collect(Collectors.joining(", "))
+            + ")";
   }
 
   /** Claims a waiting schedule for fetching its URL; true when this caller got it. */

@@ -398,6 +398,14 @@ public final class Tenants {
     return device;
   }
 
+  /**
+   * Whether this gateway has the device's driver loaded. A device created under another
+   * configuration (a driver since switched off) names one it has not, and cannot send.
+   */
+  public boolean driverLoaded(Device device) {
+    return drivers.contains(device.driver());
+  }
+
   private AccessCache.Access loadEcoAccess(String key) {
     Device device =
         store

@@ -76,8 +76,8 @@ public final class EcoMediaHandlers {
   private void send(Context ctx, EcoRequest req, String kind, boolean sync) {
     Instant started = Instant.now();
     List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"));
-    if (!sync && numbers.stream().anyMatch(Optional::isEmpty)) {
-      throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
+    if (sends.refusedWhole(ctx, req, numbers, sync)) {
+      return; // nothing fetched for a list that will not be sent
     }
     String caption = caption(req.fields());
     Optional<MediaRef> kept =

@@ -81,8 +81,8 @@ public final class EcoMessageHandlers {
   /**
    * Sends one message per number, the same way for text and media: sync answers {@code success}
    * when every one went out, else the first failure in the order given (or the delivery record with
-   * {@code deliveryFlag}); async answers the first id, and refuses the whole request when a number
-   * cannot be read.
+   * {@code deliveryFlag}); async answers the first id. A list with a number that cannot be read is
+   * refused whole ({@link #refusedWhole}): nothing is stored or sent.
    */
   void sendToNumbers(
       Context ctx,
@@ -96,48 +96,57 @@ public final class EcoMessageHandlers {
     RequestFields f = req.fields();
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");
+    if (refusedWhole(ctx, req, numbers, sync)) {
+      return;
+    }
+    List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
     if (!sync) {
-      if (numbers.stream().anyMatch(Optional::isEmpty)) {
-        throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
-      }
-      List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
       List<Message> accepted =
           accept(req, new SendRequest(recipients, kind, text, "eco", false, retry, delay, media));
       plain(ctx, Long.toString(accepted.getFirst().id()));
       return;
     }
-    List<Recipient> valid =
-        numbers.stream().flatMap(Optional::stream).map(Recipient::number).toList();
     // A held message (pendingTime) is not waited for, so it queues like an async one.
     boolean waits = delay.isZero();
     List<Message> accepted =
-        valid.isEmpty()
-            ? List.of()
-            : accept(req, new SendRequest(valid, kind, text, "eco", waits, retry, delay, media));
+        accept(req, new SendRequest(recipients, kind, text, "eco", waits, retry, delay, media));
     List<SendResult> outcomes =
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
             : accepted.stream().map(m -> SendResult.SENT).toList();
-
-    String firstFailure = null;
-    Message shown = accepted.isEmpty() ? null : accepted.getFirst();
-    int next = 0;
-    for (Optional<String> number : numbers) {
-      Message m = number.isEmpty() ? null : accepted.get(next);
-      String result =
-          number.isEmpty()
-              ? results.numberNotFound(clock.instant())
-              : results.ofSend(outcomes.get(next++), clock.instant());
-      if (!result.equals(EcoResults.SUCCESS) && firstFailure == null) {
-        firstFailure = result;
-        shown = m; // null for a number that could not be read: no message exists for it
+    for (int i = 0; i < accepted.size(); i++) {
+      String result = results.ofSend(outcomes.get(i), clock.instant());
+      if (!result.equals(EcoResults.SUCCESS)) {
+        answer(ctx, req, result, Optional.of(accepted.get(i)));
+        return;
       }
     }
-    String result = firstFailure == null ? EcoResults.SUCCESS : firstFailure;
-    if (f.flag("deliveryFlag")) {
+    answer(ctx, req, EcoResults.SUCCESS, Optional.of(accepted.getFirst()));
+  }
+
+  /**
+   * Refuses a list of numbers of which one cannot be read, before anything is stored, fetched or
+   * sent, so that a caller who corrects the list and sends again reaches nobody twice. Async: 400
+   * {@code phone_no_not_valid}. Sync: the contract's {@code Number not found}, as for a single
+   * number that cannot be read. True when refused (and answered).
+   */
+  boolean refusedWhole(Context ctx, EcoRequest req, List<Optional<String>> numbers, boolean sync) {
+    if (numbers.stream().allMatch(Optional::isPresent)) {
+      return false;
+    }
+    if (!sync) {
+      throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
+    }
+    answer(ctx, req, results.numberNotFound(clock.instant()), Optional.empty());
+    return true;
+  }
+
+  /** A sync send's answer: the result string, or with {@code deliveryFlag} the delivery object. */
+  private void answer(Context ctx, EcoRequest req, String result, Optional<Message> shown) {
+    if (req.fields().flag("deliveryFlag")) {
       Map<String, Object> reply = new LinkedHashMap<>();
       reply.put("status", result);
-      reply.put("message", shown == null ? null : deliveryRecord(req, shown, false));
+      reply.put("message", shown.map(m -> deliveryRecord(req, m, false)).orElse(null));
       ctx.json(reply);
     } else {
       plain(ctx, result);

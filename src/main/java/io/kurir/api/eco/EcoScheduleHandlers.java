@@ -152,7 +152,10 @@ public final class EcoScheduleHandlers {
     ctx.json(reply);
   }
 
-  /** The contract's scheduled message record. */
+  /**
+   * The contract's scheduled message record, and {@code reason} when its status is {@code failed}
+   * (a field the contract does not list; JSON clients ignore it).
+   */
   private Map<String, Object> record(Schedule s) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("msg_id", Long.toString(s.id()));
@@ -164,6 +167,7 @@ public final class EcoScheduleHandlers {
     r.put("sch_date", timestamps.reply(s.dueAt()));
     r.put("sys_creation_date", timestamps.reply(s.createdAt()));
     r.put("status_msg_id", s.messageId().map(String::valueOf).orElse(""));
+    s.failureReason().ifPresent(reason -> r.put("reason", reason)); // only when failed
     return r;
   }
 }

@@ -40,6 +40,9 @@ public final class EcoUploadHandlers {
   void sendImage(Context ctx, EcoRequest req) {
     java.time.Instant started = java.time.Instant.now();
     var numbers = sends.numbers(req.fields().required("phone_no"));
+    if (sends.refusedWhole(ctx, req, numbers, true)) {
+      return;
+    }
     String caption = MessageText.normalize(req.fields().text("message").orElse(""));
     Optional<MediaRef> image =
         req.fields().text("filename").flatMap(f -> uploads.find(req.device(), f));

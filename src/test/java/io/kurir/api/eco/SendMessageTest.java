@@ -139,10 +139,14 @@ class SendMessageTest {
 
   @Test
   void theFirstFailureInTheGivenOrderIsTheAnswer() {
+    String failing = Numbers.fresh();
+    kurir.sandbox().injectFailure(failing, FailureKind.FAIL, 1);
     String missing = Numbers.fresh();
     kurir.sandbox().setRegistered(missing, false);
 
-    assertThat(send("\"" + Numbers.fresh() + ",garbage," + missing + "\"", "\"x\"").body())
+    assertThat(send("\"" + Numbers.fresh() + "," + failing + "," + missing + "\"", "\"x\"").body())
+        .isEqualTo("Other error");
+    assertThat(send("\"" + missing + "," + Numbers.fresh() + "\"", "\"x\"").body())
         .matches(NOT_FOUND);
   }
 
