@@ -96,13 +96,17 @@ public final class EcoMessageHandlers {
     RequestFields f = req.fields();
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");
+    Optional<String> key = f.idempotencyKey();
     if (!sync) {
       if (numbers.stream().anyMatch(Optional::isEmpty)) {
         throw ApiException.fieldNotValid("phone_no", "phone_no holds a number that is not valid");
       }
       List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
       List<Message> accepted =
-          accept(req, new SendRequest(recipients, kind, text, "eco", false, retry, delay, media));
+          accept(
+              req,
+              new SendRequest(recipients, kind, text, "eco", false, retry, delay, media)
+                  .withIdempotencyKey(key));
       plain(ctx, Long.toString(accepted.getFirst().id()));
       return;
     }
@@ -113,7 +117,10 @@ public final class EcoMessageHandlers {
     List<Message> accepted =
         valid.isEmpty()
             ? List.of()
-            : accept(req, new SendRequest(valid, kind, text, "eco", waits, retry, delay, media));
+            : accept(
+                req,
+                new SendRequest(valid, kind, text, "eco", waits, retry, delay, media)
+                    .withIdempotencyKey(key));
     List<SendResult> outcomes =
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
