@@ -4,6 +4,7 @@ import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.kurir.message.IdempotencyKeyReused;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
@@ -63,6 +64,14 @@ public final class HttpApi implements AutoCloseable {
               }
               config.routes.exception(
                   ApiException.class, (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, e));
+              // Every family that sends answers a reused key alike, in its own error style.
+              config.routes.exception(
+                  IdempotencyKeyReused.class,
+                  (e, ctx) ->
+                      styleOf(byPrefix, ctx)
+                          .render(
+                              ctx,
+                              new ApiException(422, "idempotency_key_reused", e.getMessage())));
               config.routes.exception(
                   HttpResponseException.class,
                   (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, fromJavalin(e)));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
+import io.kurir.message.IdempotencyKeys;
 import java.math.BigDecimal;
 import java.net.URLDecoder;
 import java.nio.charset.Charset;
@@ -32,10 +33,18 @@ public final class RequestFields {
       Pattern.compile("charset\\s*=\\s*([^;]+)", Pattern.CASE_INSENSITIVE);
   private static final Pattern PLAIN_NUMBER = Pattern.compile("\\d{1,18}(\\.\\d{1,9})?");
 
-  private final Map<String, JsonNode> fields;
+  /** The header that carries an idempotency key ({@link #idempotencyKey}). */
+  public static final String IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 
-  private RequestFields(Map<String, JsonNode> fields) {
+  /** The field that carries an idempotency key, for clients that cannot set headers. */
+  public static final String IDEMPOTENCY_KEY_FIELD = "idempotency_key";
+
+  private final Map<String, JsonNode> fields;
+  private final Optional<String> idempotencyHeader;
+
+  private RequestFields(Map<String, JsonNode> fields, Optional<String> idempotencyHeader) {
     this.fields = fields;
+    this.idempotencyHeader = idempotencyHeader;
   }
 
   /**
@@ -57,7 +66,8 @@ public final class RequestFields {
       }
     }
     ctx.queryParamMap().forEach((k, v) -> fields.computeIfAbsent(k, x -> text(v)));
-    return new RequestFields(fields);
+    return new RequestFields(
+        fields, Optional.ofNullable(ctx.header(IDEMPOTENCY_KEY_HEADER)).filter(h -> !h.isBlank()));
   }
 
   /**
@@ -216,6 +226,28 @@ public final class RequestFields {
       return child;
     }
     return fields.get(head + "[" + rest.replace(".", "][") + "]");
+  }
+
+  /**
+   * The caller's idempotency key: the {@code Idempotency-Key} header, else the {@code
+   * idempotency_key} field (JSON, form, multipart or query string); empty when neither is given or
+   * both are blank. 400 {@code idempotency_key_not_valid} when it is not 1 to 255 printable ASCII
+   * characters.
+   */
+  public Optional<String> idempotencyKey() {
+    Optional<String> raw = idempotencyHeader.or(() -> text(IDEMPOTENCY_KEY_FIELD));
+    if (raw.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        IdempotencyKeys.wellFormed(raw.get())
+            .orElseThrow(
+                () ->
+                    ApiException.fieldNotValid(
+                        IDEMPOTENCY_KEY_FIELD,
+                        "an idempotency key is 1 to "
+                            + IdempotencyKeys.MAX_LENGTH
+                            + " printable ASCII characters")));
   }
 
   /** The field as text, or 400 {@code <name>_empty}. */

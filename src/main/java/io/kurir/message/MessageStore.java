@@ -38,13 +38,19 @@ final class MessageStore {
           + " media_type, media_path)"
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
-  /** Stores new messages; the future completes once they are committed. */
-  CompletableFuture<Void> insert(List<Message> messages) {
+  /**
+   * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
+   * completes once they are committed, with whether they were stored.
+   */
+  CompletableFuture<Boolean> insert(List<Message> messages, Optional<Messages.Guard> guard) {
     return db.writes()
         .submit(
             h -> {
+              if (guard.isPresent() && !guard.get().holds(h, messages.getFirst().id())) {
+                return false; // the guard wrote nothing either
+              }
               insertRows(h, messages);
-              return null;
+              return true;
             });
   }
 

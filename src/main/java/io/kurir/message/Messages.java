@@ -71,6 +71,7 @@ public final class Messages implements AutoCloseable {
   private final Outcomes outcomes = new Outcomes();
   private final Attempts attempts;
   private final Leases leases;
+  private final IdempotentSends idempotent;
   private final Map<Long, DeviceSender> senders = new ConcurrentHashMap<>();
   private final Thread leaseKeeper;
   private volatile boolean closed;
@@ -95,6 +96,7 @@ public final class Messages implements AutoCloseable {
       StatusHook statusHook,
       String nodeName) {
     this.store = new MessageStore(db, statusHook);
+    this.idempotent = new IdempotentSends(new IdempotencyKeys(db, clock), store);
     this.ids = ids;
     this.clock = clock;
     this.drivers = drivers;
@@ -144,6 +146,12 @@ public final class Messages implements AutoCloseable {
   /**
    * Stores one message per recipient in one commit and queues them; returns them in recipient order
    * once committed. Nothing is queued unless everything was stored.
+   *
+   * <p>A request with an idempotency key that the device's first request with that key already
+   * stored stores nothing: it returns the first request's messages, as they are now (see {@link
+   * IdempotencyKeys}).
+   *
+   * @throws IdempotencyKeyReused when the key was used for a different request
    */
   public List<Message> accept(Device device, SendRequest request) {
     if (closed) {
@@ -158,6 +166,11 @@ public final class Messages implements AutoCloseable {
       throw new SendRefused(
           SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
     }
+    Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
+    Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
+    if (first.isPresent()) {
+      return first.get(); // a repeat: nothing is stored or sent again
+    }
     List<Message> messages = build(device, request, clock.instant());
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
@@ -167,12 +180,31 @@ public final class Messages implements AutoCloseable {
         outcomes.expect(m.id()); // before the sender can report it
       }
     }
+    boolean stored;
     try {
       // The sender looks once committed, even if that is after this caller stopped waiting.
-      awaitCommit(store.insert(messages).thenRun(sender::wake), messages, true);
+      stored =
+          awaitCommit(
+              store
+                  .insert(messages, claim.map(c -> idempotent.firstWithKey(c, messages)))
+                  .thenApply(
+                      done -> {
+                        if (done) {
+                          sender.wake();
+                        }
+                        return done;
+                      }),
+              messages,
+              true);
     } catch (RuntimeException e) {
       messages.forEach(m -> outcomes.forget(m.id()));
       throw e;
+    }
+    if (!stored) { // a concurrent request with the same key was stored first
+      messages.forEach(m -> outcomes.forget(m.id()));
+      return idempotent
+          .firstOf(claim.orElseThrow(), request)
+          .orElseThrow(() -> new IllegalStateException("the idempotency key vanished"));
     }
     return messages;
   }
@@ -318,6 +350,9 @@ public final class Messages implements AutoCloseable {
    */
   public List<SendResult> awaitAll(
       List<Message> messages, Instant deadline, Instant callerStarted) {
+    if (idempotent.isRepeat(messages)) { // the first request's messages: their caller waits
+      return idempotent.awaitStored(messages, deadline);
+    }
     SendResult[] results = new SendResult[messages.size()];
     try {
       int next = 0;

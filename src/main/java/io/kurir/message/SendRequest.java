@@ -14,6 +14,9 @@ import java.util.Optional;
  * @param retry {@code flag_retry=on}
  * @param delay {@code pendingTime}: how long to hold the messages before sending
  * @param media the image or file to send with the text as its caption, if any
+ * @param idempotencyKey the caller's key for this request, if any: a repeat with the same key on
+ *     the same device stores nothing and is answered the first request's messages ({@link
+ *     IdempotencyKeys})
  */
 public record SendRequest(
     List<Recipient> recipients,
@@ -23,7 +26,33 @@ public record SendRequest(
     boolean sync,
     boolean retry,
     Duration delay,
-    Optional<MediaRef> media) {
+    Optional<MediaRef> media,
+    Optional<String> idempotencyKey) {
+
+  public SendRequest {
+    if (idempotencyKey.isPresent()
+        && !IdempotencyKeys.wellFormed(idempotencyKey.get()).equals(idempotencyKey)) {
+      throw new IllegalArgumentException("not a usable idempotency key");
+    }
+  }
+
+  /** A send without an idempotency key. */
+  public SendRequest(
+      List<Recipient> recipients,
+      String kind,
+      String body,
+      String api,
+      boolean sync,
+      boolean retry,
+      Duration delay,
+      Optional<MediaRef> media) {
+    this(recipients, kind, body, api, sync, retry, delay, media, Optional.empty());
+  }
+
+  /** The same request with the caller's idempotency key, if any. */
+  public SendRequest withIdempotencyKey(Optional<String> key) {
+    return new SendRequest(recipients, kind, body, api, sync, retry, delay, media, key);
+  }
 
   /** A text send. */
   public SendRequest(

@@ -1,5 +1,6 @@
 package io.kurir.schedule;
 
+import io.kurir.message.IdempotencyKeys;
 import io.kurir.message.MessageState;
 import io.kurir.store.Database;
 import java.sql.PreparedStatement;
@@ -27,17 +28,31 @@ final class ScheduleStore {
     this.db = db;
   }
 
+  /** What {@link #insertWithinLimit} did. */
+  enum Insert {
+    STORED,
+    /** The device has its limit of schedules in that minute: nothing stored. */
+    MINUTE_FULL,
+    /** A request with the same idempotency key was stored before: nothing stored. */
+    KEY_TAKEN
+  }
+
   /**
    * Stores a schedule unless its device has {@code limit} schedules (not removed) in the same
-   * minute already; counted and inserted in one transaction, so concurrent requests cannot both
-   * take the last place. True when stored.
+   * minute already, or a request with the same idempotency key ({@code claim}) was stored before;
+   * checked and inserted in one transaction, so concurrent requests cannot both take the last
+   * place, nor both store one key.
    */
-  boolean insertWithinLimit(Schedule s, int limit) {
+  Insert insertWithinLimit(Schedule s, int limit, Optional<IdempotencyKeys.Claim> claim) {
     return db.writes()
         .write(
             h -> {
+              // The key first: a repeat is not refused for the place its first request took.
+              if (claim.isPresent() && claim.get().takenIn(h)) {
+                return Insert.KEY_TAKEN;
+              }
               if (countInMinute(h, s.deviceId(), s.dueAt()) >= limit) {
-                return false;
+                return Insert.MINUTE_FULL;
               }
               h.createUpdate(
                       "INSERT INTO schedule (id, device_id, api_type, body, target, url, filename,"
@@ -54,7 +69,10 @@ final class ScheduleStore {
                   .bind(8, s.createdAt().toEpochMilli())
                   .bind(9, s.createdAt().toEpochMilli())
                   .execute();
-              return true;
+              if (claim.isPresent()) {
+                claim.get().recordIn(h, List.of(s.id()));
+              }
+              return Insert.STORED;
             });
   }
 

@@ -3,6 +3,8 @@ package io.kurir.schedule;
 import io.kurir.media.FetchResult;
 import io.kurir.media.SafeFetcher;
 import io.kurir.message.FailureReason;
+import io.kurir.message.IdempotencyKeyReused;
+import io.kurir.message.IdempotencyKeys;
 import io.kurir.message.Messages;
 import io.kurir.schedule.ScheduleRefused.Reason;
 import io.kurir.store.Database;
@@ -37,6 +39,7 @@ public final class Schedules {
   private final SafeFetcher fetcher;
   private final Runnable wakeRunner;
   private final Messages messages;
+  private final IdempotencyKeys keys;
 
   public Schedules(
       Database db,
@@ -46,6 +49,7 @@ public final class Schedules {
       Messages messages,
       Runnable wakeRunner) {
     this.store = new ScheduleStore(db);
+    this.keys = new IdempotencyKeys(db, clock);
     this.messages = messages;
     this.ids = ids;
     this.clock = clock;
@@ -62,9 +66,20 @@ public final class Schedules {
    * unreachable file URL is accepted, since the file may be put there before it is due; the URL is
    * fetched again when the schedule is due, and a failure then is recorded on the schedule.
    *
+   * <p>A request with an idempotency key that the device's first request with that key already
+   * stored is answered that request's schedule, as it is now, before anything else is checked: its
+   * time may have passed, and its minute is full with it.
+   *
    * @throws ScheduleRefused when the schedule is not accepted
+   * @throws IdempotencyKeyReused when the key was used for a different request
    */
   public Schedule schedule(Device device, ScheduleRequest request) {
+    Optional<IdempotencyKeys.Claim> claim =
+        request.idempotencyKey().map(k -> keys.claim(device.id(), k, request.fingerprint()));
+    Optional<Schedule> first = claim.flatMap(this::firstOf);
+    if (first.isPresent()) {
+      return first.get();
+    }
     Instant now = clock.instant();
     Instant currentMinute = now.truncatedTo(ChronoUnit.MINUTES);
     if (request.dueAt().isBefore(currentMinute)) {
@@ -99,11 +114,26 @@ public final class Schedules {
             Optional.empty(),
             Optional.empty(),
             Optional.empty());
-    if (!store.insertWithinLimit(schedule, request.perMinuteLimit())) {
-      throw tooMany(request);
+    switch (store.insertWithinLimit(schedule, request.perMinuteLimit(), claim)) {
+      case MINUTE_FULL -> throw tooMany(request);
+      case KEY_TAKEN -> { // a concurrent request with the same key was stored first
+        return firstOf(claim.orElseThrow())
+            .orElseThrow(() -> new IllegalStateException("the idempotency key vanished"));
+      }
+      case STORED -> wakeRunner.run(); // it may be due before whatever the runner waits for
     }
-    wakeRunner.run(); // it may be due before whatever the runner is waiting for
     return schedule;
+  }
+
+  /** The schedule of the first request with the claim's key, if there was one. */
+  private Optional<Schedule> firstOf(IdempotencyKeys.Claim claim) {
+    return claim
+        .firstAnswer()
+        .map(
+            ids ->
+                store
+                    .find(ids.getFirst())
+                    .orElseThrow(() -> new IllegalStateException("schedule " + ids + " is gone")));
   }
 
   private static ScheduleRefused tooMany(ScheduleRequest request) {

@@ -272,13 +272,14 @@ public final class AccountRoutes implements RouteTable {
               .accept(
                   device,
                   new SendRequest(
-                      List.of(Recipient.number(to)),
-                      "text",
-                      text,
-                      "account.demo",
-                      false,
-                      false,
-                      Duration.ZERO))
+                          List.of(Recipient.number(to)),
+                          "text",
+                          text,
+                          "account.demo",
+                          false,
+                          false,
+                          Duration.ZERO)
+                      .withIdempotencyKey(f.idempotencyKey()))
               .getFirst();
     } catch (SendRefused e) {
       throw ApiException.ofRefusal(e, "message");

@@ -78,6 +78,7 @@ public final class CrmRoutes implements RouteTable {
             .normalize(f.required("number"))
             .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number"));
     String text = MessageText.normalize(f.text("message").orElse(""));
+    Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
     Optional<MediaRef> file = Optional.empty();
     Optional<String> imageUrl = Optional.empty();
     if (withImage) {
@@ -105,7 +106,8 @@ public final class CrmRoutes implements RouteTable {
                       true,
                       false,
                       Duration.ZERO,
-                      file))
+                      file,
+                      key))
               .getFirst();
     } catch (SendRefused e) {
       throw ApiException.ofRefusal(e, "message");

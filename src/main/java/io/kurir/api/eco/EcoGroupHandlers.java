@@ -139,13 +139,14 @@ public final class EcoGroupHandlers {
         messages,
         req,
         new SendRequest(
-            List.of(new Recipient(groupId, true)),
-            kind,
-            text,
-            "eco",
-            sync,
-            f.flag("flag_retry"),
-            Duration.ZERO,
-            media));
+                List.of(new Recipient(groupId, true)),
+                kind,
+                text,
+                "eco",
+                sync,
+                f.flag("flag_retry"),
+                Duration.ZERO,
+                media)
+            .withIdempotencyKey(f.idempotencyKey()));
   }
 }

@@ -75,6 +75,7 @@ public final class EcoMediaHandlers {
 
   private void send(Context ctx, EcoRequest req, String kind, boolean sync) {
     Instant started = Instant.now();
+    req.fields().idempotencyKey(); // a bad key is refused before the fetch
     List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"));
     if (sends.refusedWhole(ctx, req, numbers, sync)) {
       return; // nothing fetched for a list that will not be sent
@@ -89,6 +90,7 @@ public final class EcoMediaHandlers {
 
   private void sendToGroup(Context ctx, EcoRequest req, String kind, boolean sync) {
     Instant started = Instant.now();
+    req.fields().idempotencyKey(); // a bad key is refused before the fetch
     Optional<String> group = GroupIds.normalize(req.fields().required("group_id"));
     if (group.isEmpty()) {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);

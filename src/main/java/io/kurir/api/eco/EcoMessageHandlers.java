@@ -96,20 +96,27 @@ public final class EcoMessageHandlers {
     RequestFields f = req.fields();
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");
+    Optional<String> key = f.idempotencyKey();
     if (refusedWhole(ctx, req, numbers, sync)) {
       return;
     }
     List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
     if (!sync) {
       List<Message> accepted =
-          accept(req, new SendRequest(recipients, kind, text, "eco", false, retry, delay, media));
+          accept(
+              req,
+              new SendRequest(recipients, kind, text, "eco", false, retry, delay, media)
+                  .withIdempotencyKey(key));
       plain(ctx, Long.toString(accepted.getFirst().id()));
       return;
     }
     // A held message (pendingTime) is not waited for, so it queues like an async one.
     boolean waits = delay.isZero();
     List<Message> accepted =
-        accept(req, new SendRequest(recipients, kind, text, "eco", waits, retry, delay, media));
+        accept(
+            req,
+            new SendRequest(recipients, kind, text, "eco", waits, retry, delay, media)
+                .withIdempotencyKey(key));
     List<SendResult> outcomes =
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)

@@ -41,6 +41,7 @@ public final class EcoScheduleHandlers {
   /** {@code /api/scheduler}: the schedule's id, or one of the contract's result strings. */
   void scheduler(Context ctx, EcoRequest req) {
     RequestFields f = req.fields();
+    Optional<String> key = f.idempotencyKey();
     Optional<ApiType> type = f.text("api_type").flatMap(ApiType::ofWireName);
     if (type.isEmpty()) {
       plain(ctx, EcoResults.NOT_VALID_API);
@@ -69,7 +70,8 @@ public final class EcoScheduleHandlers {
       Schedule s =
           schedules.schedule(
               req.device(),
-              new ScheduleRequest(type.get(), target, message, url, due.get(), PER_MINUTE));
+              new ScheduleRequest(type.get(), target, message, url, due.get(), PER_MINUTE)
+                  .withIdempotencyKey(key));
       plain(ctx, Long.toString(s.id()));
     } catch (ScheduleRefused e) {
       switch (e.reason()) {

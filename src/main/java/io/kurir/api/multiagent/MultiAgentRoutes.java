@@ -87,7 +87,7 @@ public final class MultiAgentRoutes implements RouteTable {
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
     String text = requireText(MessageText.normalize(f.required("message")));
-    send(ctx, device, recipient(f), "text", text, Optional.empty());
+    send(ctx, device, recipient(f), "text", text, Optional.empty(), f.idempotencyKey());
   }
 
   /** Adds {@code media_url} and {@code type} ({@code text}, {@code image}, {@code document}). */
@@ -98,13 +98,14 @@ public final class MultiAgentRoutes implements RouteTable {
     Recipient to = recipient(f);
     String type = type(f);
     String text = MessageText.normalize(f.text("message").orElse(""));
+    Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
     if (type.equals("text")) {
-      send(ctx, device, to, "text", requireText(text), Optional.empty());
+      send(ctx, device, to, "text", requireText(text), Optional.empty(), key);
       return;
     }
     MediaRef media =
         remote.fetch("media_url", f.required("media_url"), started.plus(remote.timeout()));
-    send(ctx, device, to, kindOf(type, media), text, Optional.of(media));
+    send(ctx, device, to, kindOf(type, media), text, Optional.of(media), key);
   }
 
   /** Multipart: the file in part {@code media}. */
@@ -114,12 +115,13 @@ public final class MultiAgentRoutes implements RouteTable {
     Recipient to = recipient(f);
     String type = type(f);
     String text = MessageText.normalize(f.text("message").orElse(""));
+    Optional<String> key = f.idempotencyKey(); // a bad key is refused before the file is kept
     if (type.equals("text")) {
-      send(ctx, device, to, "text", requireText(text), Optional.empty());
+      send(ctx, device, to, "text", requireText(text), Optional.empty(), key);
       return;
     }
     MediaRef media = files.keep(uploaded(ctx));
-    send(ctx, device, to, kindOf(type, media), text, Optional.of(media));
+    send(ctx, device, to, kindOf(type, media), text, Optional.of(media), key);
   }
 
   private FetchedFile uploaded(Context ctx) {
@@ -204,7 +206,8 @@ public final class MultiAgentRoutes implements RouteTable {
       Recipient to,
       String kind,
       String text,
-      Optional<MediaRef> media) {
+      Optional<MediaRef> media,
+      Optional<String> key) {
     Message m;
     try {
       m =
@@ -212,7 +215,15 @@ public final class MultiAgentRoutes implements RouteTable {
               .accept(
                   device,
                   new SendRequest(
-                      List.of(to), kind, text, "multiagent", false, false, Duration.ZERO, media))
+                      List.of(to),
+                      kind,
+                      text,
+                      "multiagent",
+                      false,
+                      false,
+                      Duration.ZERO,
+                      media,
+                      key))
               .getFirst();
     } catch (SendRefused e) {
       throw ApiException.ofRefusal(e, "message");

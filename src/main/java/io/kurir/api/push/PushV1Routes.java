@@ -86,6 +86,7 @@ public final class PushV1Routes implements RouteTable {
         phones
             .normalize(f.required("data.no_wa"))
             .orElseThrow(() -> ApiException.fieldNotValid("data.no_wa", "not a phone number"));
+    Optional<String> key = f.idempotencyKey();
     if (targets.size() > MAX_IDS) {
       throw ApiException.badRequest(
           "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
@@ -102,31 +103,47 @@ public final class PushV1Routes implements RouteTable {
         devices.add(device.get());
       }
     }
-    int recipients = 0;
+    // An idempotency key is scoped to the device: each handset's send is checked on its own.
+    List<Long> sent = new ArrayList<>();
     for (Device device : devices) {
       try {
-        messages.accept(
-            device,
-            new SendRequest(
-                List.of(Recipient.number(to)),
-                "text",
-                text,
-                "push.v1",
-                false,
-                false,
-                Duration.ZERO));
-        recipients++;
+        sent.add(
+            messages
+                .accept(
+                    device,
+                    new SendRequest(
+                            List.of(Recipient.number(to)),
+                            "text",
+                            text,
+                            "push.v1",
+                            false,
+                            false,
+                            Duration.ZERO)
+                        .withIdempotencyKey(key))
+                .getFirst()
+                .id());
       } catch (SendRefused e) {
         throw ApiException.ofRefusal(e, "data.message");
       }
     }
+    int recipients = sent.size();
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("id", recipients == 0 ? "" : UUID.randomUUID().toString());
+    body.put("id", recipients == 0 ? "" : notificationId(sent));
     body.put("recipients", recipients);
     body.put("external_id", null);
     if (!invalid.isEmpty()) {
       body.put("errors", Map.of("invalid_player_ids", invalid));
     }
     ctx.json(body);
+  }
+
+  /**
+   * The notification's id, made from its messages' ids: unique as they are, and the same for a
+   * repeat with an idempotency key, which is answered the same messages.
+   */
+  private static String notificationId(List<Long> messageIds) {
+    return UUID.nameUUIDFromBytes(
+            ("push.v1:" + messageIds).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .toString();
   }
 }

@@ -113,6 +113,7 @@ public final class PushV2Routes implements RouteTable {
     License license = credentials.license(ctx);
     RequestFields f = RequestFields.of(ctx);
     Optional<Device> device = mobileCs.deviceForTarget(license, f.required("to"));
+    Optional<String> key = f.idempotencyKey();
     Outcome outcome =
         device.isEmpty()
             ? Outcome.error("NotRegistered")
@@ -123,7 +124,8 @@ public final class PushV2Routes implements RouteTable {
                 f.text("data.img_url"),
                 f.text("data.file_url"),
                 // data.send_from (send_form in the contract's example) is a label for people.
-                f.text("data.schedule"));
+                f.text("data.schedule"),
+                key);
     reply(ctx, outcome);
   }
 
@@ -152,7 +154,8 @@ public final class PushV2Routes implements RouteTable {
             MessageText.normalize(f.text("message").orElse("")),
             Optional.empty(),
             Optional.empty(),
-            f.text("schedule")));
+            f.text("schedule"),
+            f.idempotencyKey()));
   }
 
   private Outcome sendOrSchedule(
@@ -161,7 +164,8 @@ public final class PushV2Routes implements RouteTable {
       String text,
       Optional<String> imageUrl,
       Optional<String> fileUrl,
-      Optional<String> schedule) {
+      Optional<String> schedule,
+      Optional<String> key) {
     Optional<String> number = rawNumber.flatMap(phones::normalize);
     if (number.isEmpty()) {
       return Outcome.error("InvalidNumber");
@@ -175,7 +179,7 @@ public final class PushV2Routes implements RouteTable {
             ? (text.isBlank() ? ApiType.IMAGE : ApiType.IMAGE_TEXT)
             : fileUrl.isPresent() ? ApiType.FILE : ApiType.TEXT;
     if (schedule.isPresent()) {
-      return schedule(device, number.get(), text, url, type, schedule.get());
+      return schedule(device, number.get(), text, url, type, schedule.get(), key);
     }
     Optional<MediaRef> file = Optional.empty();
     if (url.isPresent()) {
@@ -201,7 +205,8 @@ public final class PushV2Routes implements RouteTable {
                       false,
                       false,
                       Duration.ZERO,
-                      file))
+                      file,
+                      key))
               .getFirst()
               .id());
     } catch (SendRefused e) {
@@ -211,7 +216,13 @@ public final class PushV2Routes implements RouteTable {
   }
 
   private Outcome schedule(
-      Device device, String number, String text, Optional<String> url, ApiType type, String when) {
+      Device device,
+      String number,
+      String text,
+      Optional<String> url,
+      ApiType type,
+      String when,
+      Optional<String> key) {
     Optional<Instant> due = timestamps.parseLocal(when);
     if (due.isEmpty()) {
       return Outcome.error("InvalidSchedule");
@@ -220,7 +231,9 @@ public final class PushV2Routes implements RouteTable {
       return Outcome.sent(
           schedules
               .schedule(
-                  device, new ScheduleRequest(type, number, text, url, due.get(), NO_MINUTE_LIMIT))
+                  device,
+                  new ScheduleRequest(type, number, text, url, due.get(), NO_MINUTE_LIMIT)
+                      .withIdempotencyKey(key))
               .id());
     } catch (ScheduleRefused e) {
       return Outcome.error(

@@ -1,0 +1,12 @@
+package io.kurir.message;
+
+/**
+ * An idempotency key that the device's first request with it used for a different request (other
+ * recipients, text, media or options). Every family answers it with the token {@code
+ * idempotency_key_reused}; nothing was stored.
+ */
+public final class IdempotencyKeyReused extends RuntimeException {
+  public IdempotencyKeyReused(String key) {
+    super("the idempotency key " + key + " was used for a different request on this device");
+  }
+}
