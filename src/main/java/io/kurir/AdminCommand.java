@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
-import io.kurir.driver.sandbox.SandboxDriver;
+import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
@@ -51,7 +51,9 @@ final class AdminCommand {
           "  license list                              license disable|enable <id>",
           "  license expires <id> YYYY-MM-DD|never     (renews or ends a license)",
           "  license rotate-push-key <id>",
-          "  device create --license ID --number N [--driver sandbox]",
+          "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
+          "  device set <id> --set key=value [...]     (changes its driver configuration;",
+          "                                            an empty value removes a key)",
           "  device list                               device disable|enable <id>",
           "  device rotate <id> [key|device-key|crm-id]   (default: key)",
           "  webhook list [--state failed|dead|pending|delivered]   webhook replay <id>",
@@ -71,6 +73,7 @@ final class AdminCommand {
       List<String> args, Map<String, String> env, Path workDir, PrintStream out, PrintStream err) {
     List<String> words = new ArrayList<>();
     Map<String, String> options = new HashMap<>();
+    Map<String, String> config = new java.util.LinkedHashMap<>();
     List<String> settingFlags = new ArrayList<>();
     Profile profile = Profile.SERVE;
     for (int i = 0; i < args.size(); i++) {
@@ -89,7 +92,14 @@ final class AdminCommand {
           err.println("kurir admin: --" + key + " needs a value, as in --" + key + "=...");
           return 2;
         }
-        if (OPTIONS.contains(key)) {
+        if (key.equals("set")) {
+          int eq = value.indexOf('=');
+          if (eq <= 0) {
+            err.println("kurir admin: --set needs key=value, as in --set access-token=...");
+            return 2;
+          }
+          config.put(value.substring(0, eq).strip(), value.substring(eq + 1));
+        } else if (OPTIONS.contains(key)) {
           options.put(key, value);
         } else {
           settingFlags.add("--" + key + "=" + value);
@@ -119,10 +129,11 @@ final class AdminCommand {
               clock,
               settings.zone(),
               new PhoneNumbers(settings.defaultRegion()),
-              Set.of(SandboxDriver.NAME));
+              DriverCatalog.standard());
       TenantViews views = new TenantViews(new Timestamps(settings.zone()));
       Object result =
-          execute(words, options, tenants, views, new WebhookDeliveries(db, Clock.systemUTC()));
+          execute(
+              words, options, config, tenants, views, new WebhookDeliveries(db, Clock.systemUTC()));
       out.println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
@@ -134,6 +145,7 @@ final class AdminCommand {
   private static Object execute(
       List<String> words,
       Map<String, String> o,
+      Map<String, String> config,
       Tenants tenants,
       TenantViews views,
       WebhookDeliveries webhooks) {
@@ -168,10 +180,15 @@ final class AdminCommand {
       case "device create" ->
           views.of(
               tenants.createDevice(
-                  parseId(need(o, "license")),
-                  need(o, "number"),
-                  o.getOrDefault("driver", "sandbox")));
-      case "device list" -> tenants.devices().stream().map(views::of).toList();
+                  parseId(need(o, "license")), need(o, "number"), o.get("driver"), config),
+              tenants);
+      case "device set" -> {
+        if (config.isEmpty()) {
+          throw new IllegalArgumentException("device set <id> needs --set key=value");
+        }
+        yield views.of(tenants.configureDevice(id(words), config), tenants);
+      }
+      case "device list" -> tenants.devices().stream().map(d -> views.of(d, tenants)).toList();
       case "webhook list" ->
           webhooks.list(o.getOrDefault("state", "failed")).stream()
               .map(io.kurir.api.admin.AdminRoutes::view)

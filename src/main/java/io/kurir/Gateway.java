@@ -17,21 +17,24 @@ import io.kurir.api.multiagent.MultiAgentRoutes;
 import io.kurir.api.partner.PartnerRoutes;
 import io.kurir.api.push.PushV1Routes;
 import io.kurir.api.push.PushV2Routes;
-import io.kurir.api.sandbox.SandboxRoutes;
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.SessionEvents;
 import io.kurir.device.Sessions;
+import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DriverCatalog;
+import io.kurir.driver.DriverFactory;
+import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
+import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
 import io.kurir.message.Messages;
-import io.kurir.message.Pacing;
 import io.kurir.message.RetryPolicy;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
@@ -70,8 +73,6 @@ public final class Gateway implements AutoCloseable {
   private final DeviceStates deviceStates;
   private final WebhookOutbox outbox;
   private final Database db;
-  private final SandboxNetwork sandbox;
-  private final boolean ownsSandbox;
   private final Drivers drivers;
   private final Tenants tenants;
   private final Messages messages;
@@ -96,17 +97,19 @@ public final class Gateway implements AutoCloseable {
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
-      this.ownsSandbox = existingSandbox == null;
-      this.sandbox =
-          ownsSandbox
-              ? new SandboxNetwork(
-                  clock,
-                  settings.sandboxDeliveryAfter(),
-                  settings.sandboxReadAfter(),
-                  settings.sandboxDeduplicate())
-              : existingSandbox;
-      this.drivers = new Drivers(new SandboxDriver(sandbox));
-      this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, drivers.names());
+      DriverCatalog catalog =
+          existingSandbox == null
+              ? DriverCatalog.standard()
+              : DriverCatalog.standard().with(new SandboxDriverFactory(existingSandbox));
+      this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
+      this.drivers =
+          Drivers.load(
+              catalog,
+              settings::driver,
+              id -> new DeviceConfig(tenants.deviceConfig(id)),
+              db,
+              clock,
+              settings.dataDir());
       this.outbox =
           new WebhookOutbox(
               db,
@@ -131,10 +134,10 @@ public final class Gateway implements AutoCloseable {
               clock,
               drivers,
               tenants,
-              new Pacing(settings.pacingMinGap(), settings.pacingJitter()),
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
               "node-" + settings.nodeId());
+      tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
@@ -143,7 +146,7 @@ public final class Gateway implements AutoCloseable {
       drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
-        sandbox.pair(demo.id(), demo.number());
+        sandbox().pair(demo.id(), demo.number());
         this.demoDevice = Optional.of(demo);
       } else {
         this.demoDevice = Optional.empty();
@@ -224,9 +227,11 @@ public final class Gateway implements AutoCloseable {
               mediaFiles,
               timestamps,
               settings.media().maxKb()));
-      if (settings.sandboxApi()) {
-        Optional<String> token = settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
-        tables.add(new SandboxRoutes(sandbox, tenants, phones, timestamps, token));
+      DriverRoutesContext routesContext =
+          new DriverRoutesContext(
+              tenants, phones, timestamps, settings.adminTokenIfSet(), settings.demo());
+      for (DriverFactory f : catalog.factories()) {
+        drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
       tables.addAll(extraRoutes);
       try {
@@ -296,8 +301,13 @@ public final class Gateway implements AutoCloseable {
     return messages;
   }
 
+  /** The simulated network of the sandbox driver (tests, the demo). */
   public SandboxNetwork sandbox() {
-    return sandbox;
+    return drivers.all().stream()
+        .filter(SandboxDriver.class::isInstance)
+        .map(d -> ((SandboxDriver) d).network())
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
   }
 
   public DeviceStates deviceStates() {
@@ -317,11 +327,8 @@ public final class Gateway implements AutoCloseable {
   private void stopCore() {
     scheduler.close(); // nothing new is handed to the senders
     messages.close(); // senders finish the send in progress and record it
-    drivers.close();
+    drivers.close(); // a driver that made its network (the sandbox's) closes it
     outbox.close(); // a delivery in progress is recorded; the rest wait in the database
-    if (ownsSandbox) {
-      sandbox.close();
-    }
     db.close(); // the writer commits what it holds before closing
     lock.close();
   }

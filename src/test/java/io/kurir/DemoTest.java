@@ -90,6 +90,6 @@ class DemoTest {
         dir.resolve("kurir.yml"), "data:\n  dir: production-data\nsandbox:\n  api: false\n");
     var settings = SettingsLoader.load(Profile.DEMO, List.of("--port=0"), Map.of(), dir);
     assertThat(settings.dataDir()).isEqualTo(dir.resolve("data/demo"));
-    assertThat(settings.sandboxApi()).isTrue();
+    assertThat(settings.driver("sandbox").bool("api")).isTrue();
   }
 }

@@ -39,6 +39,7 @@ public final class ApiException extends RuntimeException {
       case TOO_MANY_RECIPIENTS -> badRequest("phone_no_too_many", e.getMessage());
       case STOPPING -> new ApiException(503, "stopping", e.getMessage());
       case BUSY -> new ApiException(503, "busy", e.getMessage());
+      case DRIVER_NOT_LOADED -> new ApiException(503, "driver_not_loaded", e.getMessage());
     };
   }
 

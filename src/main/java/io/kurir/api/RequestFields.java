@@ -179,6 +179,33 @@ public final class RequestFields {
    * a JSON number), booleans as {@code true}/{@code false}, arrays joined with commas. Empty when
    * missing, null or blank.
    */
+  /**
+   * A JSON object of strings, such as a device's {@code config}: empty when absent; 400 {@code
+   * <name>_not_valid} when it is not an object or a value is not a string, a number or null (null
+   * or "" removes a key where the caller supports that).
+   */
+  public Map<String, String> stringMap(String name) {
+    JsonNode node = node(name);
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return Map.of();
+    }
+    if (!node.isObject()) {
+      throw ApiException.fieldNotValid(name, name + " must be an object of strings");
+    }
+    Map<String, String> map = new LinkedHashMap<>();
+    for (var e : node.properties()) {
+      JsonNode v = e.getValue();
+      if (v.isNull()) {
+        map.put(e.getKey(), "");
+      } else if (v.isTextual() || v.isNumber() || v.isBoolean()) {
+        map.put(e.getKey(), v.asText());
+      } else {
+        throw ApiException.fieldNotValid(name, name + "." + e.getKey() + " must be a string");
+      }
+    }
+    return map;
+  }
+
   public Optional<String> text(String name) {
     JsonNode node = node(name);
     if (node == null || node.isNull() || node.isMissingNode()) {

@@ -1,9 +1,11 @@
 package io.kurir.config;
 
+import io.kurir.driver.DriverSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,17 +20,11 @@ import java.util.Optional;
  * @param zone operator time zone for timestamps in replies and for {@code sch_date}
  * @param defaultRegion region used to read phone numbers written without a country code
  * @param nodeId this node's number (0..15), part of every id it issues
- * @param pacingMinGap minimum time between two sends of one device
- * @param pacingJitter random extra time added to the gap, up to this much
  * @param syncTimeout how long a sync send waits for its outcome before answering
  * @param retryBackoff first wait before a {@code flag_retry=on} message is tried again (doubles)
  * @param maxRetries how many times a {@code flag_retry=on} message is tried again
  * @param maxBodyBytes largest request body accepted
- * @param sandboxApi whether the {@code /sandbox/} control API is served
- * @param sandboxDeliveryAfter time from sent to delivered on a sandbox phone
- * @param sandboxReadAfter time from sent to read on a sandbox phone
- * @param sandboxDeduplicate whether the sandbox network takes a second send of one Kurir message id
- *     as the first (off: it behaves like a network that does not de-duplicate)
+ * @param drivers each driver's settings section ({@code drivers.<driver>.…}), validated
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
@@ -45,16 +41,11 @@ public record Settings(
     ZoneId zone,
     String defaultRegion,
     int nodeId,
-    Duration pacingMinGap,
-    Duration pacingJitter,
     Duration syncTimeout,
     Duration retryBackoff,
     int maxRetries,
     long maxBodyBytes,
-    boolean sandboxApi,
-    Duration sandboxDeliveryAfter,
-    Duration sandboxReadAfter,
-    boolean sandboxDeduplicate,
+    Map<String, DriverSettings> drivers,
     boolean demo,
     Media media,
     Webhooks webhooks,
@@ -81,6 +72,11 @@ public record Settings(
     }
   }
 
+  /** A driver's settings section; empty values when the driver has none. */
+  public DriverSettings driver(String name) {
+    return drivers.getOrDefault(name, new DriverSettings(name, Map.of()));
+  }
+
   public Optional<String> adminTokenIfSet() {
     return adminToken.isBlank() ? Optional.empty() : Optional.of(adminToken);
   }
@@ -96,16 +92,11 @@ public record Settings(
         zone,
         defaultRegion,
         nodeId,
-        pacingMinGap,
-        pacingJitter,
         syncTimeout,
         retryBackoff,
         maxRetries,
         maxBodyBytes,
-        sandboxApi,
-        sandboxDeliveryAfter,
-        sandboxReadAfter,
-        sandboxDeduplicate,
+        drivers,
         demo,
         media,
         webhooks,

@@ -1,5 +1,7 @@
 package io.kurir.config;
 
+import io.kurir.driver.DriverCatalog;
+import io.kurir.driver.DriverSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -50,16 +52,10 @@ public final class SettingsLoader {
           new Definition("time.zone", "Asia/Jakarta", "Asia/Jakarta"),
           new Definition("phone.default-region", "ID", "ID"),
           new Definition("node.id", "0", "0"),
-          new Definition("pacing.min-gap", "1s", "200ms"),
-          new Definition("pacing.jitter", "2s", "300ms"),
           new Definition("send.sync-timeout", "10s", "10s"),
           new Definition("send.retry-backoff", "30s", "5s"),
           new Definition("send.max-retries", "3", "3"),
           new Definition("http.max-body", "16MB", "16MB"),
-          new Definition("sandbox.api", "false", "true"),
-          new Definition("sandbox.delivery-after", "2s", "2s"),
-          new Definition("sandbox.read-after", "5s", "5s"),
-          new Definition("sandbox.deduplicate", "true", "true"),
           new Definition("media.max-size", "5MB", "5MB"),
           // The demo runs on loopback for one person: their own receiver on localhost is fine.
           new Definition("media.allow-private-addresses", "false", "true"),
@@ -69,6 +65,31 @@ public final class SettingsLoader {
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
           new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID));
+
+  /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
+  private static final DriverCatalog CATALOG = DriverCatalog.standard();
+
+  /** The settings of this version: the table above and every driver's section. */
+  private static final List<Definition> ALL = allDefinitions();
+
+  /** Old names of settings that moved, to their names now. */
+  private static final Map<String, String> ALIASES = aliases();
+
+  private static List<Definition> allDefinitions() {
+    List<Definition> all = new ArrayList<>(DEFINITIONS);
+    for (var q : CATALOG.settings()) {
+      all.add(new Definition(q.fullKey(), q.setting().serveDefault(), q.setting().demoDefault()));
+    }
+    return List.copyOf(all);
+  }
+
+  private static Map<String, String> aliases() {
+    Map<String, String> aliases = new LinkedHashMap<>();
+    for (var q : CATALOG.settings()) {
+      q.setting().aliases().forEach(a -> aliases.put(a, q.fullKey()));
+    }
+    return Map.copyOf(aliases);
+  }
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -104,7 +125,7 @@ public final class SettingsLoader {
       file = readYaml(workDir.resolve("kurir.yml"));
     }
     Map<String, String> merged = new LinkedHashMap<>();
-    for (Definition d : DEFINITIONS) {
+    for (Definition d : ALL) {
       merged.put(d.key(), profile == Profile.DEMO ? d.demoDefault() : d.serveDefault());
     }
     List<String> problems = new ArrayList<>();
@@ -135,9 +156,14 @@ public final class SettingsLoader {
   }
 
   private static String keyOfEnv(String envName) {
-    for (Definition d : DEFINITIONS) {
+    for (Definition d : ALL) {
       if (envName(d.key()).equals(envName)) {
         return d.key();
+      }
+    }
+    for (var alias : ALIASES.entrySet()) {
+      if (envName(alias.getKey()).equals(envName)) {
+        return alias.getValue();
       }
     }
     return null;
@@ -145,19 +171,20 @@ public final class SettingsLoader {
 
   private static void putKnown(
       Map<String, String> merged, String key, String value, String where, List<String> problems) {
-    if (DEFINITIONS.stream().anyMatch(d -> d.key().equals(key))) {
-      merged.put(key, value);
+    String name = ALIASES.getOrDefault(key, key);
+    if (ALL.stream().anyMatch(d -> d.key().equals(name))) {
+      merged.put(name, value);
     } else {
       problems.add(key + ": unknown setting " + where + "; known: " + knownKeys());
     }
   }
 
   private static String knownKeys() {
-    return String.join(", ", DEFINITIONS.stream().map(Definition::key).toList());
+    return String.join(", ", ALL.stream().map(Definition::key).toList());
   }
 
   private static String knownEnvNames() {
-    return String.join(", ", DEFINITIONS.stream().map(d -> envName(d.key())).toList());
+    return String.join(", ", ALL.stream().map(d -> envName(d.key())).toList());
   }
 
   private static Map<String, String> parseFlags(List<String> args) {
@@ -247,8 +274,6 @@ public final class SettingsLoader {
       problems.add("phone.default-region: '" + region + "' is not a two-letter region such as ID");
     }
     int nodeId = r.integer("node.id", 0, 15);
-    Duration gap = r.duration("pacing.min-gap");
-    Duration jitter = r.duration("pacing.jitter");
     Duration syncTimeout = r.duration("send.sync-timeout");
     if (syncTimeout.compareTo(Duration.ofMillis(100)) < 0
         || syncTimeout.compareTo(Duration.ofSeconds(14)) > 0) {
@@ -257,10 +282,6 @@ public final class SettingsLoader {
     Duration retryBackoff = r.duration("send.retry-backoff");
     int maxRetries = r.integer("send.max-retries", 0, 20);
     long maxBody = r.size("http.max-body");
-    boolean sandboxApi = r.bool("sandbox.api");
-    Duration deliveryAfter = r.duration("sandbox.delivery-after");
-    Duration readAfter = r.duration("sandbox.read-after");
-    boolean sandboxDeduplicate = r.bool("sandbox.deduplicate");
     Settings.Media media =
         new Settings.Media(
             r.size("media.max-size"),
@@ -292,9 +313,7 @@ public final class SettingsLoader {
       problems.add(
           "admin.token: must be at least 16 characters long (or empty to turn the Admin API off)");
     }
-    if (sandboxApi && profile != Profile.DEMO && adminToken.isEmpty()) {
-      problems.add("sandbox.api: outside demo mode the sandbox API needs admin.token to be set");
-    }
+    Map<String, DriverSettings> drivers = driverSections(r, profile, !adminToken.isEmpty());
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -307,21 +326,45 @@ public final class SettingsLoader {
         zone,
         region,
         nodeId,
-        gap,
-        jitter,
         syncTimeout,
         retryBackoff,
         maxRetries,
         maxBody,
-        sandboxApi,
-        deliveryAfter,
-        readAfter,
-        sandboxDeduplicate,
+        drivers,
         profile == Profile.DEMO,
         media,
         webhooks,
         trustedProxies,
         pushAppId);
+  }
+
+  /**
+   * Every driver's section, each value checked by its kind, then by its driver (one setting that
+   * needs another); problems name the full key.
+   */
+  private static Map<String, DriverSettings> driverSections(
+      Values r, Profile profile, boolean adminTokenSet) {
+    Map<String, DriverSettings> sections = new LinkedHashMap<>();
+    for (var f : CATALOG.factories()) {
+      Map<String, String> values = new LinkedHashMap<>();
+      for (var s : f.settings()) {
+        String fullKey = "drivers." + f.name() + "." + s.key();
+        switch (s.kind()) {
+          case DURATION -> r.duration(fullKey);
+          case BOOLEAN -> r.bool(fullKey);
+          case TEXT -> {}
+        }
+        values.put(s.key(), r.values().get(fullKey).trim());
+      }
+      DriverSettings section = new DriverSettings(f.name(), values);
+      sections.put(f.name(), section);
+      try {
+        r.problems().addAll(f.checkSettings(section, profile == Profile.DEMO, adminTokenSet));
+      } catch (java.util.NoSuchElementException e) {
+        // The check read a value that does not parse: that problem is reported already.
+      }
+    }
+    return Map.copyOf(sections);
   }
 
   /** Parses one value at a time and collects every problem, so one start-up shows them all. */

@@ -22,6 +22,19 @@ public interface Driver extends AutoCloseable {
   /** Starts the driver; events go to {@code listener} from then on. */
   void start(DriverListener listener);
 
+  /**
+   * This gateway sends for {@code device} from now on: at start, when it takes the device's lease
+   * over from another node, when the device is enabled again. A driver that keeps a session per
+   * device (an engine's session, a webhook subscription) makes sure it exists; idempotent.
+   */
+  default void attach(Device device) {}
+
+  /**
+   * This gateway no longer sends for {@code device}: it stopped, gave the lease up, or the device
+   * was disabled. The network's session is kept (another node may attach it); idempotent.
+   */
+  default void detach(Device device) {}
+
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
   boolean isConnected(Device device);
 

@@ -2,6 +2,7 @@ package io.kurir.message;
 
 import io.kurir.driver.Driver;
 import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.Pacing;
 import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
 import java.time.Clock;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,14 +49,18 @@ final class DeviceSender {
   /** A claim covers about what the device sends in this time at its pace. */
   static final Duration CLAIM_HORIZON = Duration.ofSeconds(1);
 
-  private final Device device;
+  private volatile Device device; // looked at again now and then: it may be switched off
+  private final java.util.function.LongFunction<Device> deviceNow;
+  private long deviceCheckedNanos = System.nanoTime();
+  private boolean attached;
   private final Driver driver;
   private final MessageStore store;
   private final Leases leases;
   private final Attempts attempts;
   private final Outcomes outcomes;
   private final Clock clock;
-  private final Pacing pacing;
+  private final Supplier<Pacing> pacingNow;
+  private Pacing pacing; // read again at each claim: a device's configuration may change
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -68,21 +74,24 @@ final class DeviceSender {
 
   DeviceSender(
       Device device,
+      java.util.function.LongFunction<Device> deviceNow,
       Driver driver,
       MessageStore store,
       Leases leases,
       Attempts attempts,
       Outcomes outcomes,
       Clock clock,
-      Pacing pacing) {
+      Supplier<Pacing> pacing) {
     this.device = device;
+    this.deviceNow = deviceNow;
     this.driver = driver;
     this.store = store;
     this.leases = leases;
     this.attempts = attempts;
     this.outcomes = outcomes;
     this.clock = clock;
-    this.pacing = pacing;
+    this.pacingNow = pacing;
+    this.pacing = pacing.get();
   }
 
   void start() {
@@ -118,6 +127,12 @@ final class DeviceSender {
     }
   }
 
+  /** The device was switched off or on in this process: look at it now. */
+  void deviceChanged(Device changed) {
+    device = changed;
+    wake();
+  }
+
   /** Asks the loop to stop after the send in progress, if any. */
   void requestStop() {
     running = false;
@@ -143,7 +158,10 @@ final class DeviceSender {
     try {
       while (running) {
         try {
-          if (!holdsLease) {
+          refreshDevice();
+          if (device.disabled()) {
+            pauseWhileDisabled();
+          } else if (!holdsLease) {
             takeLease();
           } else {
             step();
@@ -162,6 +180,56 @@ final class DeviceSender {
       if (holdsLease) {
         leases.release(device.id());
       }
+      detach();
+    }
+  }
+
+  /** Reads the device again every {@link #DEVICE_RECHECK}: another process may switch it off. */
+  private void refreshDevice() {
+    if (System.nanoTime() - deviceCheckedNanos < DEVICE_RECHECK.toNanos()) {
+      return;
+    }
+    deviceCheckedNanos = System.nanoTime();
+    try {
+      device = deviceNow.apply(device.id());
+    } catch (RuntimeException e) {
+      log.warn("device {}: cannot read it again: {}", device.id(), e.toString());
+    }
+  }
+
+  private static final Duration DEVICE_RECHECK = Duration.ofSeconds(30);
+
+  /**
+   * A switched-off device sends nothing: what it claimed goes back to the queue, its driver lets it
+   * go, its lease is given up, and its queue waits until it is switched on again.
+   */
+  private void pauseWhileDisabled() throws InterruptedException {
+    giveBackClaimed();
+    detach();
+    if (holdsLease) {
+      leases.release(device.id());
+      holdsLease = false;
+    }
+    lock.lock();
+    try {
+      workArrived = false;
+      if (running && device.disabled()) {
+        changed.await(DEVICE_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      lock.unlock();
+    }
+    deviceCheckedNanos = 0; // look at the device again before anything else
+  }
+
+  private void detach() {
+    if (attached) {
+      attached = false;
+      try {
+        driver.detach(device);
+      } catch (RuntimeException e) {
+        log.warn("driver {}: detach of device {}: {}", driver.name(), device.id(), e.toString());
+      }
     }
   }
 
@@ -175,6 +243,8 @@ final class DeviceSender {
       return;
     }
     holdsLease = true;
+    driver.attach(device); // before anything is sent: a driver may set the device's session up
+    attached = true;
     MessageStore.Recovered r =
         store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant());
     if (r.queuedAgain() + r.failed() > 0) {
@@ -282,6 +352,7 @@ final class DeviceSender {
       lock.unlock();
     }
     Instant now = clock.instant();
+    pacing = pacingNow.get();
     if (!driver.isConnected(device)) {
       refuseWaitingCallers(now);
       awaitChange(OFFLINE_RECHECK.toNanos());

@@ -67,7 +67,6 @@ public final class Messages implements AutoCloseable {
   private final Clock clock;
   private final Drivers drivers;
   private final Tenants tenants;
-  private final Pacing pacing;
   private final Outcomes outcomes = new Outcomes();
   private final Attempts attempts;
   private final Leases leases;
@@ -91,7 +90,6 @@ public final class Messages implements AutoCloseable {
       Clock clock,
       Drivers drivers,
       Tenants tenants,
-      Pacing pacing,
       RetryPolicy retries,
       StatusHook statusHook,
       String nodeName) {
@@ -101,7 +99,6 @@ public final class Messages implements AutoCloseable {
     this.clock = clock;
     this.drivers = drivers;
     this.tenants = tenants;
-    this.pacing = pacing;
     this.attempts = new Attempts(store, outcomes, clock, retries);
     this.leases = new Leases(db, nodeName, LEASE_TTL);
     ids.continueAfter(store.maxId());
@@ -494,12 +491,25 @@ public final class Messages implements AutoCloseable {
       if (closed) {
         throw new SendRefused(SendRefused.Reason.STOPPING, "the gateway is stopping");
       }
+      if (!drivers.names().contains(device.driver())) {
+        throw new SendRefused(
+            SendRefused.Reason.DRIVER_NOT_LOADED,
+            "the device's driver '" + device.driver() + "' is not loaded");
+      }
       return senders.computeIfAbsent(
           device.id(),
           id -> {
             DeviceSender s =
                 new DeviceSender(
-                    device, drivers.of(device), store, leases, attempts, outcomes, clock, pacing);
+                    device,
+                    tenants::device,
+                    drivers.of(device),
+                    store,
+                    leases,
+                    attempts,
+                    outcomes,
+                    clock,
+                    () -> drivers.pacingOf(device));
             s.start();
             return s;
           });
@@ -564,6 +574,16 @@ public final class Messages implements AutoCloseable {
             () ->
                 log.info(
                     "device {}: outcome of message {} ignored: not sending", deviceId, messageId));
+  }
+
+  /** A device was switched off or on: its sender detaches it, or takes it up again. */
+  public void deviceChanged(Device device) {
+    DeviceSender s = senders.get(device.id());
+    if (s != null) {
+      s.deviceChanged(device);
+    } else if (!device.disabled()) {
+      senderOf(device.id()); // its queue may hold what waited while it was off
+    }
   }
 
   /** A device became able, or unable, to send. */

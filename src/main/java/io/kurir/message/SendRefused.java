@@ -17,7 +17,12 @@ public final class SendRefused extends RuntimeException {
      * The database did not commit the request in time. The request's messages were withdrawn in the
      * same queue of writes, so nothing of it goes out: retrying is safe.
      */
-    BUSY
+    BUSY,
+    /**
+     * The device's driver is not loaded by this gateway (a driver since switched off): nothing can
+     * be sent through it.
+     */
+    DRIVER_NOT_LOADED
   }
 
   private final Reason reason;

@@ -52,12 +52,19 @@ public final class DemoAccount {
             .orElseGet(
                 () ->
                     tenants.createDevice(
-                        license.id(), DEVICE_NUMBER, "sandbox", KEY, DEVICE_KEY, CRM_DEVICE_ID));
+                        license.id(),
+                        DEVICE_NUMBER,
+                        "sandbox",
+                        java.util.Map.of(),
+                        KEY,
+                        DEVICE_KEY,
+                        CRM_DEVICE_ID));
     if (tenants.devices().stream().noneMatch(d -> d.ecoKey().equals(SECOND_KEY))) {
       tenants.createDevice(
           license.id(),
           SECOND_NUMBER,
           "sandbox",
+          java.util.Map.of(),
           SECOND_KEY,
           "demo-device-key-kurir-000000002",
           "demo-crm-device-2");

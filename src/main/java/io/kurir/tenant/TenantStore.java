@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
@@ -139,6 +140,42 @@ final class TenantStore {
                     .bind(7, d.disabled() ? 1 : 0)
                     .bind(8, d.createdAt().toEpochMilli())
                     .execute());
+  }
+
+  /** A device's driver configuration. */
+  Map<String, String> deviceConfig(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT key, value FROM device_config WHERE device_id = ?")
+                    .bind(0, deviceId)
+                    .reduceRows(
+                        new java.util.TreeMap<String, String>(),
+                        (map, row) -> {
+                          map.put(
+                              row.getColumn("key", String.class),
+                              row.getColumn("value", String.class));
+                          return map;
+                        }));
+  }
+
+  /** Replaces a device's driver configuration with {@code config}, in one commit. */
+  void replaceDeviceConfig(long deviceId, Map<String, String> config) {
+    db.writes()
+        .write(
+            h -> {
+              h.createUpdate("DELETE FROM device_config WHERE device_id = ?")
+                  .bind(0, deviceId)
+                  .execute();
+              for (var e : config.entrySet()) {
+                h.createUpdate("INSERT INTO device_config (device_id, key, value) VALUES (?, ?, ?)")
+                    .bind(0, deviceId)
+                    .bind(1, e.getKey())
+                    .bind(2, e.getValue())
+                    .execute();
+              }
+              return null;
+            });
   }
 
   List<Device> devices() {

@@ -56,4 +56,11 @@ public final class TenantViews {
     v.put("createdAt", timestamps.reply(d.createdAt()));
     return v;
   }
+
+  /** A device with its driver configuration, secrets shown only as set. */
+  public Map<String, Object> of(Device d, Tenants tenants) {
+    Map<String, Object> v = of(d);
+    v.put("config", tenants.deviceConfigShown(d));
+    return v;
+  }
 }

@@ -11,8 +11,8 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -58,7 +58,7 @@ public final class Tenants {
   private final Clock clock;
   private final ZoneId zone;
   private final PhoneNumbers phones;
-  private final Set<String> drivers;
+  private final DeviceDrivers drivers;
   private final AccessCache ecoKeys = new AccessCache(ACCESS_CACHE_TTL);
 
   public Tenants(
@@ -67,7 +67,7 @@ public final class Tenants {
       Clock clock,
       ZoneId zone,
       PhoneNumbers phones,
-      Set<String> drivers) {
+      DeviceDrivers drivers) {
     this.store = new TenantStore(db);
     this.ids = ids;
     this.clock = clock;
@@ -194,7 +194,13 @@ public final class Tenants {
   // --- devices
 
   public Device createDevice(long licenseId, String number, String driver) {
-    return createDevice(licenseId, number, driver, null, null, null);
+    return createDevice(licenseId, number, driver, Map.of(), null, null, null);
+  }
+
+  /** Creates a device with its driver configuration ({@code --set key=value}). */
+  public Device createDevice(
+      long licenseId, String number, String driver, Map<String, String> config) {
+    return createDevice(licenseId, number, driver, config, null, null, null);
   }
 
   /** Creates a device of a license; credentials are generated when null. */
@@ -202,6 +208,7 @@ public final class Tenants {
       long licenseId,
       String number,
       String driver,
+      Map<String, String> config,
       String ecoKey,
       String deviceKey,
       String crmDeviceId) {
@@ -217,11 +224,12 @@ public final class Tenants {
       // One number is one account on the network: it cannot be linked twice.
       throw new TenantException(Reason.CONFLICT, "a device with number " + e164 + " exists");
     }
-    String driverName = driver == null || driver.isBlank() ? "sandbox" : driver.strip();
-    if (!drivers.contains(driverName)) {
+    String driverName = driver == null || driver.isBlank() ? drivers.defaultName() : driver.strip();
+    if (!drivers.names().contains(driverName)) {
       throw new TenantException(
-          Reason.INVALID, "driver: '" + driverName + "' is not one of " + drivers);
+          Reason.INVALID, "driver: '" + driverName + "' is not one of " + drivers.names());
     }
+    Map<String, String> checkedConfig = configured(driverName, Map.of(), config);
     Device device =
         new Device(
             ids.next(),
@@ -235,6 +243,9 @@ public final class Tenants {
             clock.instant());
     try {
       store.insert(device);
+      if (!checkedConfig.isEmpty()) {
+        store.replaceDeviceConfig(device.id(), checkedConfig);
+      }
       ecoKeys.clear();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
@@ -282,6 +293,20 @@ public final class Tenants {
   public void setDeviceDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("device", id, disabled), "device", id);
     ecoKeys.clear();
+    Device changed = device(id);
+    deviceListeners.forEach(l -> l.accept(changed));
+  }
+
+  private final List<java.util.function.Consumer<Device>> deviceListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Calls {@code listener} after a device of this process was switched off or on (the senders
+   * detach and attach it). A change made by another process is seen by a sender's own periodic look
+   * at its device.
+   */
+  public void onDeviceChanged(java.util.function.Consumer<Device> listener) {
+    deviceListeners.add(listener);
   }
 
   // --- access
@@ -403,7 +428,47 @@ public final class Tenants {
    * configuration (a driver since switched off) names one it has not, and cannot send.
    */
   public boolean driverLoaded(Device device) {
-    return drivers.contains(device.driver());
+    return drivers.names().contains(device.driver());
+  }
+
+  /** A device's driver configuration, secrets included: for its driver only. */
+  public Map<String, String> deviceConfig(long deviceId) {
+    return store.deviceConfig(deviceId);
+  }
+
+  /**
+   * A device's driver configuration as people may see it: secrets shown as {@link #SECRET_SHOWN}.
+   */
+  public Map<String, String> deviceConfigShown(Device device) {
+    Map<String, String> shown = new java.util.TreeMap<>();
+    store
+        .deviceConfig(device.id())
+        .forEach((k, v) -> shown.put(k, drivers.isSecret(device.driver(), k) ? SECRET_SHOWN : v));
+    return shown;
+  }
+
+  /** How a secret configuration value is shown: set, but not what it is. */
+  public static final String SECRET_SHOWN = "(secret)";
+
+  /**
+   * Changes a device's driver configuration ({@code PATCH /admin/devices/{id}}, {@code device
+   * set}): keys given replace theirs, an empty value removes one; the rest stays. Takes effect at
+   * the driver's next use (a token that expired is replaced without a restart).
+   */
+  public Device configureDevice(long deviceId, Map<String, String> changes) {
+    Device device = device(deviceId);
+    store.replaceDeviceConfig(
+        deviceId, configured(device.driver(), store.deviceConfig(deviceId), changes));
+    return device;
+  }
+
+  private Map<String, String> configured(
+      String driver, Map<String, String> current, Map<String, String> changes) {
+    try {
+      return drivers.configure(driver, current, changes);
+    } catch (IllegalArgumentException e) {
+      throw new TenantException(Reason.INVALID, e.getMessage());
+    }
   }
 
   private AccessCache.Access loadEcoAccess(String key) {

@@ -62,15 +62,15 @@ class SettingsLoaderTest {
     assertThat(s.zone()).isEqualTo(ZoneId.of("Asia/Jakarta"));
     assertThat(s.defaultRegion()).isEqualTo("ID");
     assertThat(s.nodeId()).isZero();
-    assertThat(s.pacingMinGap()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(s.pacingJitter()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.driver("sandbox").duration("pacing.min-gap")).isEqualTo(Duration.ofSeconds(1));
+    assertThat(s.driver("sandbox").duration("pacing.jitter")).isEqualTo(Duration.ofSeconds(2));
     assertThat(s.syncTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(s.retryBackoff()).isEqualTo(Duration.ofSeconds(30));
     assertThat(s.maxRetries()).isEqualTo(3);
     assertThat(s.maxBodyBytes()).isEqualTo(16L * 1024 * 1024);
-    assertThat(s.sandboxApi()).isFalse();
-    assertThat(s.sandboxDeliveryAfter()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(s.sandboxReadAfter()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.driver("sandbox").bool("api")).isFalse();
+    assertThat(s.driver("sandbox").duration("delivery-after")).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.driver("sandbox").duration("read-after")).isEqualTo(Duration.ofSeconds(5));
     assertThat(s.demo()).isFalse();
   }
 
@@ -86,12 +86,13 @@ class SettingsLoaderTest {
     assertThat(s.adminTokenIfSet()).contains("demo-admin-token");
     assertThat(s.zone()).isEqualTo(ZoneId.of("Asia/Jakarta"));
     assertThat(s.defaultRegion()).isEqualTo("ID");
-    assertThat(s.pacingMinGap()).isEqualTo(Duration.ofMillis(200));
-    assertThat(s.pacingJitter()).isEqualTo(Duration.ofMillis(300));
+    // The demo's sandbox sends at once: nobody is banned on a simulated network.
+    assertThat(s.driver("sandbox").duration("pacing.min-gap")).isZero();
+    assertThat(s.driver("sandbox").duration("pacing.jitter")).isZero();
     assertThat(s.syncTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(s.retryBackoff()).isEqualTo(Duration.ofSeconds(5));
     assertThat(s.maxRetries()).isEqualTo(3);
-    assertThat(s.sandboxApi()).isTrue();
+    assertThat(s.driver("sandbox").bool("api")).isTrue();
     assertThat(s.demo()).isTrue();
   }
 
@@ -105,7 +106,7 @@ class SettingsLoaderTest {
             workDir);
 
     assertThat(s.port()).isZero();
-    assertThat(s.sandboxApi()).isFalse();
+    assertThat(s.driver("sandbox").bool("api")).isFalse();
     assertThat(s.adminTokenIfSet()).isEmpty();
     assertThat(s.demo()).isTrue();
   }
@@ -155,7 +156,8 @@ class SettingsLoaderTest {
     assertThat(s.port()).isEqualTo(7002); // env
     assertThat(s.zone()).isEqualTo(ZoneId.of("UTC")); // flag
     assertThat(s.maxRetries()).isEqualTo(5); // file
-    assertThat(s.pacingMinGap()).isEqualTo(Duration.ofSeconds(1)); // default
+    assertThat(s.driver("sandbox").duration("pacing.min-gap"))
+        .isEqualTo(Duration.ofSeconds(1)); // default
   }
 
   @Test
@@ -199,15 +201,15 @@ class SettingsLoaderTest {
     assertThat(s.zone()).isEqualTo(ZoneOffset.ofHours(7));
     assertThat(s.defaultRegion()).isEqualTo("US");
     assertThat(s.nodeId()).isEqualTo(15);
-    assertThat(s.pacingMinGap()).isEqualTo(Duration.ofMillis(500));
-    assertThat(s.pacingJitter()).isZero();
+    assertThat(s.driver("sandbox").duration("pacing.min-gap")).isEqualTo(Duration.ofMillis(500));
+    assertThat(s.driver("sandbox").duration("pacing.jitter")).isZero();
     assertThat(s.syncTimeout()).isEqualTo(Duration.ofSeconds(14));
     assertThat(s.retryBackoff()).isEqualTo(Duration.ofMinutes(5));
     assertThat(s.maxRetries()).isZero();
     assertThat(s.maxBodyBytes()).isEqualTo(512L * 1024);
-    assertThat(s.sandboxApi()).isTrue();
-    assertThat(s.sandboxDeliveryAfter()).isEqualTo(Duration.ofHours(1));
-    assertThat(s.sandboxReadAfter()).isEqualTo(Duration.ofHours(2));
+    assertThat(s.driver("sandbox").bool("api")).isTrue();
+    assertThat(s.driver("sandbox").duration("delivery-after")).isEqualTo(Duration.ofHours(1));
+    assertThat(s.driver("sandbox").duration("read-after")).isEqualTo(Duration.ofHours(2));
   }
 
   @Test
@@ -334,7 +336,8 @@ class SettingsLoaderTest {
   @ParameterizedTest(name = "{0} = {1} ms")
   @CsvSource({"500ms, 500", "2s, 2000", "5m, 300000", "1h, 3600000", "0s, 0", "2 s, 2000"})
   void durationValues(String raw, long millis) {
-    assertThat(serve("--pacing.jitter=" + raw).pacingJitter()).isEqualTo(Duration.ofMillis(millis));
+    assertThat(serve("--pacing.jitter=" + raw).driver("sandbox").duration("pacing.jitter"))
+        .isEqualTo(Duration.ofMillis(millis));
   }
 
   @ParameterizedTest(name = "{0} = {1} bytes")
@@ -354,13 +357,15 @@ class SettingsLoaderTest {
   @ParameterizedTest
   @ValueSource(strings = {"true", "yes", "on", "1", "TRUE", "Yes"})
   void booleanTrueValues(String raw) {
-    assertThat(serve("--sandbox.api=" + raw, "--admin.token=" + TOKEN).sandboxApi()).isTrue();
+    assertThat(
+            serve("--sandbox.api=" + raw, "--admin.token=" + TOKEN).driver("sandbox").bool("api"))
+        .isTrue();
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"false", "no", "off", "0", "FALSE"})
   void booleanFalseValues(String raw) {
-    assertThat(serve("--sandbox.api=" + raw).sandboxApi()).isFalse();
+    assertThat(serve("--sandbox.api=" + raw).driver("sandbox").bool("api")).isFalse();
   }
 
   @Test
@@ -379,7 +384,7 @@ class SettingsLoaderTest {
 
     Settings s = serve();
 
-    assertThat(s.sandboxApi()).isTrue();
+    assertThat(s.driver("sandbox").bool("api")).isTrue();
     assertThat(s.maxRetries()).isEqualTo(7);
   }
 
@@ -408,7 +413,7 @@ class SettingsLoaderTest {
   void sandboxApiInServeModeWithAdminToken() {
     Settings s = serve("--sandbox.api=true", "--admin.token=" + TOKEN);
 
-    assertThat(s.sandboxApi()).isTrue();
+    assertThat(s.driver("sandbox").bool("api")).isTrue();
     assertThat(s.adminTokenIfSet()).contains(TOKEN);
   }
 
@@ -473,7 +478,9 @@ class SettingsLoaderTest {
   @ParameterizedTest
   @ValueSource(strings = {"10", "2 weeks", "1.5s", "-1s", "s", "2S", "1d", "PT2S", ""})
   void badDuration(String raw) {
-    assertServeFails("--pacing.min-gap=" + raw).hasMessageStartingWith("pacing.min-gap:");
+    // Given by its old name, named by its name now.
+    assertServeFails("--pacing.min-gap=" + raw)
+        .hasMessageStartingWith("drivers.sandbox.pacing.min-gap:");
   }
 
   @Test
@@ -528,7 +535,7 @@ class SettingsLoaderTest {
   void sandboxApiWithoutAdminTokenIsFineInDemo() {
     Settings s = SettingsLoader.load(Profile.DEMO, List.of("--admin.token="), Map.of(), workDir);
 
-    assertThat(s.sandboxApi()).isTrue();
+    assertThat(s.driver("sandbox").bool("api")).isTrue();
     assertThat(s.adminTokenIfSet()).isEmpty();
   }
 
@@ -564,7 +571,7 @@ class SettingsLoaderTest {
 
   @Test
   void badBoolean() {
-    assertServeFails("--sandbox.api=maybe").hasMessageStartingWith("sandbox.api:");
+    assertServeFails("--sandbox.api=maybe").hasMessageStartingWith("drivers.sandbox.api:");
   }
 
   @Test
@@ -586,9 +593,9 @@ class SettingsLoaderTest {
                 assertThat(e.getMessage().lines())
                     .anyMatch(l -> l.startsWith("server.port:"))
                     .anyMatch(l -> l.startsWith("time.zone:"))
-                    .anyMatch(l -> l.startsWith("pacing.jitter:"))
+                    .anyMatch(l -> l.startsWith("drivers.sandbox.pacing.jitter:"))
                     .anyMatch(l -> l.startsWith("database.url:"))
-                    .anyMatch(l -> l.startsWith("sandbox.api:"))
+                    .anyMatch(l -> l.startsWith("drivers.sandbox.api:"))
                     .hasSize(5));
   }
 

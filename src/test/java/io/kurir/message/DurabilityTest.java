@@ -29,7 +29,7 @@ class DurabilityTest {
   @TempDir Path dir;
 
   /** A sandbox that delivers a second send of the same message id again. */
-  static final String NO_DEDUP = "--sandbox.deduplicate=false";
+  static final String NO_DEDUP = "--drivers.sandbox.deduplicate=false";
 
   private static String asyncBody(Device d, String to, String text) {
     return "{\"key\":\""
@@ -126,7 +126,7 @@ class DurabilityTest {
 
   @Test
   void aSendCutOffByACrashIsSentAgainThroughANetworkThatDeduplicates() {
-    try (TestGateway kurir = TestGateway.start(dir, "--sandbox.deduplicate=true")) {
+    try (TestGateway kurir = TestGateway.start(dir, "--drivers.sandbox.deduplicate=true")) {
       Device device = kurir.newDevice();
       String to = Numbers.fresh();
       long id = sentThenCutOff(kurir, device, to, asyncBody(device, to, "once"));

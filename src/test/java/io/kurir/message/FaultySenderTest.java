@@ -2,8 +2,13 @@ package io.kurir.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.ConfigKey;
 import io.kurir.driver.Driver;
+import io.kurir.driver.DriverCatalog;
+import io.kurir.driver.DriverContext;
+import io.kurir.driver.DriverFactory;
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.DriverSetting;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
@@ -20,7 +25,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -96,6 +100,29 @@ class FaultySenderTest {
     public void close() {}
   }
 
+  /** Makes {@link FaultyDriver}s: devices may name it. */
+  record FaultyFactory(FaultyDriver driver) implements DriverFactory {
+    @Override
+    public String name() {
+      return driver.name();
+    }
+
+    @Override
+    public List<DriverSetting> settings() {
+      return List.of();
+    }
+
+    @Override
+    public List<ConfigKey> deviceConfigKeys() {
+      return List.of();
+    }
+
+    @Override
+    public Driver create(DriverContext context) {
+      return driver;
+    }
+  }
+
   @Test
   void anErrorThrownByTheDriverFailsOneSendAndTheQueueGoesOn() {
     FaultyDriver driver = new FaultyDriver();
@@ -104,7 +131,12 @@ class FaultySenderTest {
       IdGenerator ids = new IdGenerator(clock, 0);
       Tenants tenants =
           new Tenants(
-              db, ids, clock, ZoneId.of("Asia/Jakarta"), new PhoneNumbers("ID"), Set.of("faulty"));
+              db,
+              ids,
+              clock,
+              ZoneId.of("Asia/Jakarta"),
+              new PhoneNumbers("ID"),
+              new DriverCatalog(List.of(new FaultyFactory(driver))));
       var partner = tenants.createPartner("P", "");
       var license = tenants.createLicense(partner.id(), "L", "", null, List.of());
       Device device = tenants.createDevice(license.id(), "+6281100000042", "faulty");
@@ -115,7 +147,6 @@ class FaultySenderTest {
               clock,
               new Drivers(driver),
               tenants,
-              Pacing.OFF,
               new RetryPolicy(Duration.ofSeconds(1), 0),
               StatusHook.NONE,
               "node-0")) {

@@ -48,9 +48,9 @@ public final class TestGateway implements AutoCloseable {
     this.sandbox =
         new SandboxNetwork(
             clock,
-            settings.sandboxDeliveryAfter(),
-            settings.sandboxReadAfter(),
-            settings.sandboxDeduplicate());
+            settings.driver("sandbox").duration("delivery-after"),
+            settings.driver("sandbox").duration("read-after"),
+            settings.driver("sandbox").bool("deduplicate"));
     this.gateway = Gateway.start(settings, clock, sandbox);
   }
 

@@ -111,8 +111,9 @@ public final class AdminRoutes implements RouteTable {
 
     r.get(
         "/admin/devices",
-        admin(ctx -> ctx.json(tenants.devices().stream().map(views::of).toList())));
+        admin(ctx -> ctx.json(tenants.devices().stream().map(d -> views.of(d, tenants)).toList())));
     r.post("/admin/devices", admin(this::createDevice));
+    r.patch("/admin/devices/{id}", admin(this::configureDevice));
     r.post("/admin/devices/{id}/disable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), true)));
     r.post("/admin/devices/{id}/enable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), false)));
     r.post("/admin/devices/{id}/rotate", admin(this::rotate));
@@ -161,7 +162,20 @@ public final class AdminRoutes implements RouteTable {
         .json(
             views.of(
                 tenants.createDevice(
-                    license, f.required("number"), f.text("driver").orElse("sandbox"))));
+                    license,
+                    f.required("number"),
+                    f.text("driver").orElse(null),
+                    f.stringMap("config")),
+                tenants));
+  }
+
+  /** {@code {"config": {"key": "value", "other": null}}}: null or "" removes a key. */
+  private void configureDevice(Context ctx) {
+    Map<String, String> changes = RequestFields.of(ctx).stringMap("config");
+    if (changes.isEmpty()) {
+      throw ApiException.fieldEmpty("config");
+    }
+    ctx.json(views.of(tenants.configureDevice(id(ctx), changes), tenants));
   }
 
   private void rotate(Context ctx) {

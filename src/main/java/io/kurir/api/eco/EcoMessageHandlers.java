@@ -169,11 +169,7 @@ public final class EcoMessageHandlers {
     try {
       return messages.accept(req.device(), request);
     } catch (SendRefused e) {
-      throw switch (e.reason()) {
-        case TOO_MANY_RECIPIENTS -> ApiException.badRequest("phone_no_too_many", e.getMessage());
-        case TEXT_TOO_LONG -> ApiException.badRequest("message_too_long", e.getMessage());
-        case STOPPING, BUSY -> ApiException.ofRefusal(e, "message");
-      };
+      throw ApiException.ofRefusal(e, "message");
     }
   }
 

@@ -12,12 +12,23 @@ import java.util.Optional;
 
 /** The driver of devices on the {@link SandboxNetwork}. Thread-safe. */
 public final class SandboxDriver implements Driver {
-  public static final String NAME = "sandbox";
-
   private final SandboxNetwork network;
+  private final boolean ownsNetwork;
+  private final boolean controlApi;
 
-  public SandboxDriver(SandboxNetwork network) {
+  /**
+   * @param ownsNetwork whether the network ends with this driver (else it outlives it: restart
+   *     tests, where the "phones" must survive the gateway)
+   * @param controlApi whether the {@code /sandbox/} control API is served
+   */
+  SandboxDriver(SandboxNetwork network, boolean ownsNetwork, boolean controlApi) {
     this.network = network;
+    this.ownsNetwork = ownsNetwork;
+    this.controlApi = controlApi;
+  }
+
+  boolean controlApi() {
+    return controlApi;
   }
 
   public SandboxNetwork network() {
@@ -26,7 +37,7 @@ public final class SandboxDriver implements Driver {
 
   @Override
   public String name() {
-    return NAME;
+    return SandboxDriverFactory.NAME;
   }
 
   private volatile DriverListener listener;
@@ -89,6 +100,9 @@ public final class SandboxDriver implements Driver {
     DriverListener l = listener;
     if (l != null) {
       network.detach(l);
+    }
+    if (ownsNetwork) {
+      network.close();
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.kurir.api.sandbox;
+package io.kurir.driver.sandbox;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -8,7 +8,6 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
-import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.driver.sandbox.SandboxNetwork.FailureKind;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
@@ -24,7 +23,8 @@ import java.util.Optional;
 
 /**
  * The sandbox control API ({@code /sandbox/}, JSON): drives the simulated phone network. Open in
- * demo mode; otherwise served only when {@code sandbox.api} is on, and then behind the admin token.
+ * demo mode; otherwise served only when {@code drivers.sandbox.api} is on, and then behind the
+ * admin token.
  */
 public final class SandboxRoutes implements RouteTable {
   private final SandboxNetwork network;

@@ -1,0 +1,67 @@
+package io.kurir.driver;
+
+import io.kurir.store.Database;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * A driver's per-device state that must outlive the process and be readable by every node: a
+ * session name on an engine, a last-seen inbound time, a pairing in progress. Keys are the driver's
+ * own. Writes go through the group-commit writer and are durable when they return.
+ *
+ * <p>Thread-safe.
+ */
+public final class DeviceSessionStore {
+  private final Database db;
+  private final Clock clock;
+  private final String driver;
+
+  public DeviceSessionStore(Database db, Clock clock, String driver) {
+    this.db = db;
+    this.clock = clock;
+    this.driver = driver;
+  }
+
+  public Optional<String> get(long deviceId, String key) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT value FROM driver_state WHERE device_id = ? AND driver = ?"
+                            + " AND key = ?")
+                    .bind(0, deviceId)
+                    .bind(1, driver)
+                    .bind(2, key)
+                    .mapTo(String.class)
+                    .findOne());
+  }
+
+  public void put(long deviceId, String key, String value) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO driver_state (device_id, driver, key, value, updated_at)"
+                            + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (device_id, driver, key)"
+                            + " DO UPDATE SET value = excluded.value,"
+                            + " updated_at = excluded.updated_at")
+                    .bind(0, deviceId)
+                    .bind(1, driver)
+                    .bind(2, key)
+                    .bind(3, value)
+                    .bind(4, clock.millis())
+                    .execute());
+  }
+
+  public void remove(long deviceId, String key) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "DELETE FROM driver_state WHERE device_id = ? AND driver = ? AND key = ?")
+                    .bind(0, deviceId)
+                    .bind(1, driver)
+                    .bind(2, key)
+                    .execute());
+  }
+}

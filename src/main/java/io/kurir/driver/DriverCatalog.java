@@ -1,0 +1,159 @@
+package io.kurir.driver;
+
+import io.kurir.driver.sandbox.SandboxDriverFactory;
+import io.kurir.tenant.DeviceDrivers;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Every driver Kurir can load, by name: the one registry. Settings, the Admin API and the command
+ * line ask it which drivers exist, what settings their sections hold and what a device of each may
+ * be configured with; nothing else names a driver. The first listed is the default of a device
+ * created without one.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class DriverCatalog implements DeviceDrivers {
+
+  /** Configuration keys every driver takes: a device's own pacing. */
+  static final List<ConfigKey> COMMON_KEYS =
+      List.of(
+          ConfigKey.optional(Pacing.MIN_GAP_KEY, "this device's minimum gap between sends"),
+          ConfigKey.optional(Pacing.JITTER_KEY, "this device's random extra gap"));
+
+  private final Map<String, DriverFactory> byName = new LinkedHashMap<>();
+
+  public DriverCatalog(List<DriverFactory> factories) {
+    for (DriverFactory f : factories) {
+      if (byName.putIfAbsent(f.name(), f) != null) {
+        throw new IllegalArgumentException("two drivers are called " + f.name());
+      }
+    }
+    if (byName.isEmpty()) {
+      throw new IllegalArgumentException("no driver");
+    }
+  }
+
+  /** The drivers that ship with Kurir. */
+  public static DriverCatalog standard() {
+    return new DriverCatalog(List.of(new SandboxDriverFactory()));
+  }
+
+  /** The standard drivers, with {@code replacement} in place of the one of the same name. */
+  public DriverCatalog with(DriverFactory replacement) {
+    List<DriverFactory> all = new ArrayList<>();
+    boolean replaced = false;
+    for (DriverFactory f : byName.values()) {
+      boolean same = f.name().equals(replacement.name());
+      all.add(same ? replacement : f);
+      replaced |= same;
+    }
+    if (!replaced) {
+      all.add(replacement);
+    }
+    return new DriverCatalog(all);
+  }
+
+  @Override
+  public Set<String> names() {
+    return byName.keySet();
+  }
+
+  @Override
+  public String defaultName() {
+    return byName.keySet().iterator().next();
+  }
+
+  public Optional<DriverFactory> find(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  public List<DriverFactory> factories() {
+    return List.copyOf(byName.values());
+  }
+
+  /** A setting of a driver's section, by its full name {@code drivers.<driver>.<key>}. */
+  public record QualifiedSetting(String fullKey, String driver, DriverSetting setting) {}
+
+  /** Every setting of every driver's section. */
+  public List<QualifiedSetting> settings() {
+    List<QualifiedSetting> all = new ArrayList<>();
+    for (DriverFactory f : byName.values()) {
+      for (DriverSetting s : f.settings()) {
+        all.add(new QualifiedSetting("drivers." + f.name() + "." + s.key(), f.name(), s));
+      }
+    }
+    return all;
+  }
+
+  private List<ConfigKey> keysOf(DriverFactory f) {
+    List<ConfigKey> keys = new ArrayList<>(COMMON_KEYS);
+    keys.addAll(f.deviceConfigKeys());
+    return keys;
+  }
+
+  @Override
+  public Map<String, String> configure(
+      String driver, Map<String, String> current, Map<String, String> changes) {
+    DriverFactory f =
+        find(driver)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "driver: '" + driver + "' is not one of " + names()));
+    List<ConfigKey> keys = keysOf(f);
+    Map<String, String> next = new TreeMap<>(current);
+    for (var e : changes.entrySet()) {
+      String key = e.getKey().strip();
+      if (keys.stream().noneMatch(k -> k.name().equals(key))) {
+        throw new IllegalArgumentException(
+            "config: '"
+                + key
+                + "' is not a setting of driver "
+                + driver
+                + "; known: "
+                + String.join(", ", keys.stream().map(ConfigKey::name).toList()));
+      }
+      String value = e.getValue() == null ? "" : e.getValue().strip();
+      if (value.isEmpty()) {
+        next.remove(key);
+      } else {
+        next.put(key, value);
+      }
+    }
+    for (ConfigKey k : keys) {
+      if (k.required() && !next.containsKey(k.name())) {
+        throw new IllegalArgumentException(
+            "config: driver " + driver + " needs '" + k.name() + "' (" + k.description() + ")");
+      }
+    }
+    for (String key : List.of(Pacing.MIN_GAP_KEY, Pacing.JITTER_KEY)) {
+      if (next.containsKey(key) && Values.duration(next.get(key)).isEmpty()) {
+        throw new IllegalArgumentException(
+            "config: '"
+                + key
+                + "' = '"
+                + next.get(key)
+                + "' is not a duration such as 500ms or 2s");
+      }
+    }
+    Optional<String> problem = f.checkDeviceConfig(new DeviceConfig(next));
+    if (problem.isPresent()) {
+      throw new IllegalArgumentException("config: " + problem.get());
+    }
+    return next;
+  }
+
+  @Override
+  public boolean isSecret(String driver, String key) {
+    return find(driver)
+        .map(f -> f.deviceConfigKeys().stream().anyMatch(k -> k.name().equals(key) && k.secret()))
+        // A key of a driver no longer loaded: better hidden than shown.
+        .orElse(true);
+  }
+}

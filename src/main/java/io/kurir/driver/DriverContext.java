@@ -1,0 +1,23 @@
+package io.kurir.driver;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.function.LongFunction;
+
+/**
+ * What a driver is given when it is made: its settings section, each device's configuration (read
+ * when it is needed, so a changed token applies at once), a store for per-device session state, the
+ * clock, and a folder of its own under the data folder (received media, for instance).
+ *
+ * @param settings {@code drivers.<name>.…}, validated
+ * @param configOf a device's driver configuration by device id, secrets included
+ * @param sessions per-device state that outlives the process
+ * @param clock the gateway's clock
+ * @param dataDir {@code <data.dir>/drivers/<name>}, created on first use
+ */
+public record DriverContext(
+    DriverSettings settings,
+    LongFunction<DeviceConfig> configOf,
+    DeviceSessionStore sessions,
+    Clock clock,
+    Path dataDir) {}

@@ -1,0 +1,99 @@
+package io.kurir.driver.sandbox;
+
+import io.kurir.api.RouteTable;
+import io.kurir.driver.ConfigKey;
+import io.kurir.driver.Driver;
+import io.kurir.driver.DriverContext;
+import io.kurir.driver.DriverFactory;
+import io.kurir.driver.DriverRoutesContext;
+import io.kurir.driver.DriverSetting;
+import io.kurir.driver.DriverSetting.Kind;
+import io.kurir.driver.DriverSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The sandbox: the simulated phone network, Kurir's embedded default. Its settings are {@code
+ * drivers.sandbox.*} (the older {@code sandbox.*} and {@code pacing.*} names still work); a device
+ * on it needs no configuration.
+ */
+public final class SandboxDriverFactory implements DriverFactory {
+  public static final String NAME = "sandbox";
+
+  private final Optional<SandboxNetwork> existing;
+
+  /** A factory whose driver makes its own network from its settings. */
+  public SandboxDriverFactory() {
+    this.existing = Optional.empty();
+  }
+
+  /** A factory whose driver runs on {@code network}, which outlives it (restart tests). */
+  public SandboxDriverFactory(SandboxNetwork network) {
+    this.existing = Optional.of(network);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public List<DriverSetting> settings() {
+    return List.of(
+        DriverSetting.of("api", Kind.BOOLEAN, "false", "true").alsoCalled("sandbox.api"),
+        DriverSetting.of("delivery-after", Kind.DURATION, "2s", "2s")
+            .alsoCalled("sandbox.delivery-after"),
+        DriverSetting.of("read-after", Kind.DURATION, "5s", "5s").alsoCalled("sandbox.read-after"),
+        DriverSetting.of("deduplicate", Kind.BOOLEAN, "true", "true"),
+        // The demo sends at once: nobody is banned on a simulated network.
+        DriverSetting.of("pacing.min-gap", Kind.DURATION, "1s", "0ms").alsoCalled("pacing.min-gap"),
+        DriverSetting.of("pacing.jitter", Kind.DURATION, "2s", "0ms").alsoCalled("pacing.jitter"));
+  }
+
+  @Override
+  public List<ConfigKey> deviceConfigKeys() {
+    return List.of();
+  }
+
+  @Override
+  public List<String> checkSettings(DriverSettings settings, boolean demo, boolean adminTokenSet) {
+    List<String> problems = new ArrayList<>();
+    if (settings.bool("api") && !demo && !adminTokenSet) {
+      problems.add(
+          "drivers.sandbox.api: outside demo mode the sandbox API needs admin.token to be set");
+    }
+    return problems;
+  }
+
+  @Override
+  public Driver create(DriverContext context) {
+    DriverSettings s = context.settings();
+    if (existing.isPresent()) {
+      return new SandboxDriver(existing.get(), false, s.bool("api"));
+    }
+    return new SandboxDriver(
+        new SandboxNetwork(
+            context.clock(),
+            s.duration("delivery-after"),
+            s.duration("read-after"),
+            s.bool("deduplicate")),
+        true,
+        s.bool("api"));
+  }
+
+  @Override
+  public List<RouteTable> routes(Driver driver, DriverRoutesContext context) {
+    SandboxDriver sandbox = (SandboxDriver) driver;
+    if (!sandbox.controlApi()) {
+      return List.of();
+    }
+    return List.of(
+        new SandboxRoutes(
+            sandbox.network(),
+            context.tenants(),
+            context.phones(),
+            context.timestamps(),
+            context.demo() ? Optional.empty() : context.adminToken()));
+  }
+}
