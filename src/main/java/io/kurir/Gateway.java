@@ -31,6 +31,7 @@ import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
@@ -136,6 +137,8 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
+              new CallerMedia(
+                  new SafeFetcher(settings.media()), new MediaFiles(settings.dataDir())),
               "node-" + settings.nodeId());
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);

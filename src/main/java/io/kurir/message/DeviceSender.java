@@ -58,6 +58,7 @@ final class DeviceSender {
   private final Leases leases;
   private final Attempts attempts;
   private final Outcomes outcomes;
+  private final MediaFetch media;
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
   private Pacing pacing; // read again at each claim: a device's configuration may change
@@ -80,6 +81,7 @@ final class DeviceSender {
       Leases leases,
       Attempts attempts,
       Outcomes outcomes,
+      MediaFetch media,
       Clock clock,
       Supplier<Pacing> pacing) {
     this.device = device;
@@ -89,6 +91,7 @@ final class DeviceSender {
     this.leases = leases;
     this.attempts = attempts;
     this.outcomes = outcomes;
+    this.media = media;
     this.clock = clock;
     this.pacingNow = pacing;
     this.pacing = pacing.get();
@@ -377,6 +380,16 @@ final class DeviceSender {
       awaitChange(Math.max(idle, 1_000_000));
       return;
     }
+    if (due.getFirst().needsFetch()) {
+      fetchMedia(due.getFirst()); // its turn: the device's later messages wait behind it
+      return;
+    }
+    for (int i = 1; i < due.size(); i++) {
+      if (due.get(i).needsFetch()) {
+        due = due.subList(0, i); // claimed after its fetch, in order
+        break;
+      }
+    }
     if (waitNanos > 0 && !due.getFirst().sync()) {
       awaitChange(waitNanos); // woken early by a new sync message, which then goes first
       return;
@@ -390,6 +403,29 @@ final class DeviceSender {
     for (Message m : due) {
       if (taken.contains(m.id())) {
         claimed.addLast(m.withAttempts(m.attempts() + 1));
+      }
+    }
+  }
+
+  /**
+   * Fetches the image or file of an async media send whose turn has come, and keeps it with the
+   * message; a URL that gives nothing usable fails the message with the reason.
+   */
+  private void fetchMedia(Message m) {
+    MediaFetch.Result result;
+    try {
+      result = media.fetch(m.mediaUrl().orElseThrow(), m.kind());
+    } catch (RuntimeException e) {
+      log.warn(
+          "device {}: fetching the media of message {}: {}", device.id(), m.id(), e.toString());
+      result = new MediaFetch.Result.Refused(FailureReason.MEDIA_UNREACHABLE);
+    }
+    switch (result) {
+      case MediaFetch.Result.Kept kept -> store.attachMedia(m.id(), kept.media());
+      case MediaFetch.Result.Refused refused -> {
+        log.info("device {}: message {} not sent: {}", device.id(), m.id(), refused.reason());
+        store.withdraw(List.of(m.id()), refused.reason(), clock.instant());
+        outcomes.report(m.id(), SendResult.FAILED);
       }
     }
   }

@@ -13,6 +13,18 @@ public final class FailureReason {
    */
   public static final String INTERRUPTED = "interrupted";
 
+  /** The image or file URL of an async send is not one Kurir may fetch. */
+  public static final String MEDIA_URL_WRONG = "url_wrong";
+
+  /** The image or file of an async send is larger than {@code media.max-size}. */
+  public static final String MEDIA_TOO_LARGE = "file_too_large";
+
+  /** The image of an async image send is not an image. */
+  public static final String MEDIA_NOT_IMAGE = "image_not_found";
+
+  /** The image or file URL of an async send could not be fetched (refused, timed out, 4xx/5xx). */
+  public static final String MEDIA_UNREACHABLE = "media_unreachable";
+
   /** Taken back before it went out (a removed schedule). */
   public static final String CANCELLED = "cancelled";
 

@@ -110,6 +110,7 @@ public final class IdempotencyKeys {
             .media()
             .map(m -> m.name() + "\n" + m.mimeType() + "\n" + m.path().getFileName())
             .orElse(""),
+        request.mediaUrl().orElse(""),
         recipients.toString());
   }
 

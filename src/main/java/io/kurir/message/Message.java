@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param reason why it failed (or last failed, while retried), else empty
  * @param notBefore earliest time to send ({@code pendingTime}, retry backoff)
  * @param media the image or file sent with it ({@code kind} image or file), if any
+ * @param mediaUrl where its image or file is still to be fetched from, while {@code media} is empty
+ *     (an async media send answered before the fetch)
  */
 public record Message(
     long id,
@@ -34,7 +36,13 @@ public record Message(
     Instant createdAt,
     Optional<Instant> sentAt,
     Instant statusAt,
-    Optional<MediaRef> media) {
+    Optional<MediaRef> media,
+    Optional<String> mediaUrl) {
+
+  /** Whether its image or file must be fetched before it can go out. */
+  boolean needsFetch() {
+    return media.isEmpty() && mediaUrl.isPresent();
+  }
 
   /** The same message after {@code newAttempts} hand-overs to the driver. */
   Message withAttempts(int newAttempts) {
@@ -69,6 +77,7 @@ public record Message(
         createdAt,
         sentAt,
         statusAt,
-        media);
+        media,
+        mediaUrl);
   }
 }

@@ -35,8 +35,8 @@ final class MessageStore {
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
           + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " media_type, media_path, media_url)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
@@ -105,6 +105,7 @@ final class MessageStore {
         insert.setString(17, m.media().map(MediaRef::name).orElse(null));
         insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
         insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
+        insert.setString(20, m.mediaUrl().orElse(null));
         if (messages.size() == 1) {
           insert.executeUpdate();
         } else {
@@ -230,6 +231,22 @@ final class MessageStore {
               }
               return due;
             });
+  }
+
+  /** Keeps the fetched image or file of a message that is still pending; true when it was. */
+  boolean attachMedia(long id, MediaRef media) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate(
+                            "UPDATE message SET media_name = ?, media_type = ?, media_path = ?"
+                                + " WHERE id = ? AND state = 'pending'")
+                        .bind(0, media.name())
+                        .bind(1, media.mimeType())
+                        .bind(2, media.path().toString())
+                        .bind(3, id)
+                        .execute())
+        > 0;
   }
 
   /** Up to {@code limit} sync messages of a device that may go now, by id. */
@@ -759,6 +776,7 @@ final class MessageStore {
         Instant.ofEpochMilli(rs.getLong("created_at")),
         sentAtNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sentAt)),
         Instant.ofEpochMilli(rs.getLong("status_at")),
-        media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")));
+        media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")),
+        Optional.ofNullable(rs.getString("media_url")));
   }
 }

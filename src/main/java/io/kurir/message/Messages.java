@@ -69,6 +69,7 @@ public final class Messages implements AutoCloseable {
   private final Tenants tenants;
   private final Outcomes outcomes = new Outcomes();
   private final Attempts attempts;
+  private final MediaFetch media;
   private final Leases leases;
   private final IdempotentSends idempotent;
   private final Map<Long, DeviceSender> senders = new ConcurrentHashMap<>();
@@ -92,6 +93,7 @@ public final class Messages implements AutoCloseable {
       Tenants tenants,
       RetryPolicy retries,
       StatusHook statusHook,
+      MediaFetch media,
       String nodeName) {
     this.store = new MessageStore(db, statusHook);
     this.idempotent = new IdempotentSends(new IdempotencyKeys(db, clock), store);
@@ -100,6 +102,7 @@ public final class Messages implements AutoCloseable {
     this.drivers = drivers;
     this.tenants = tenants;
     this.attempts = new Attempts(store, outcomes, clock, retries);
+    this.media = media;
     this.leases = new Leases(db, nodeName, LEASE_TTL);
     ids.continueAfter(store.maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
@@ -228,7 +231,8 @@ public final class Messages implements AutoCloseable {
               now,
               Optional.empty(),
               now,
-              request.media()));
+              request.media(),
+              request.mediaUrl()));
     }
     return messages;
   }
@@ -508,6 +512,7 @@ public final class Messages implements AutoCloseable {
                     leases,
                     attempts,
                     outcomes,
+                    media,
                     clock,
                     () -> drivers.pacingOf(device));
             s.start();

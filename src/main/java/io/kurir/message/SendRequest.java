@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param idempotencyKey the caller's key for this request, if any: a repeat with the same key on
  *     the same device stores nothing and is answered the first request's messages ({@link
  *     IdempotencyKeys})
+ * @param mediaUrl where to fetch the image or file from when the message's turn comes, for an async
+ *     send that answered before fetching it ({@code media} is then empty)
  */
 public record SendRequest(
     List<Recipient> recipients,
@@ -27,13 +29,28 @@ public record SendRequest(
     boolean retry,
     Duration delay,
     Optional<MediaRef> media,
-    Optional<String> idempotencyKey) {
+    Optional<String> idempotencyKey,
+    Optional<String> mediaUrl) {
 
   public SendRequest {
     if (idempotencyKey.isPresent()
         && !IdempotencyKeys.wellFormed(idempotencyKey.get()).equals(idempotencyKey)) {
       throw new IllegalArgumentException("not a usable idempotency key");
     }
+  }
+
+  /** A send whose media, if any, is already fetched. */
+  public SendRequest(
+      List<Recipient> recipients,
+      String kind,
+      String body,
+      String api,
+      boolean sync,
+      boolean retry,
+      Duration delay,
+      Optional<MediaRef> media,
+      Optional<String> idempotencyKey) {
+    this(recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, Optional.empty());
   }
 
   /** A send without an idempotency key. */
@@ -46,12 +63,22 @@ public record SendRequest(
       boolean retry,
       Duration delay,
       Optional<MediaRef> media) {
-    this(recipients, kind, body, api, sync, retry, delay, media, Optional.empty());
+    this(
+        recipients, kind, body, api, sync, retry, delay, media, Optional.empty(), Optional.empty());
   }
 
   /** The same request with the caller's idempotency key, if any. */
   public SendRequest withIdempotencyKey(Optional<String> key) {
-    return new SendRequest(recipients, kind, body, api, sync, retry, delay, media, key);
+    return new SendRequest(recipients, kind, body, api, sync, retry, delay, media, key, mediaUrl);
+  }
+
+  /**
+   * The same request with its image or file still to fetch from {@code url}: an async send answers
+   * at once, and the device's sender fetches it when the message's turn comes ({@link MediaFetch}).
+   */
+  public SendRequest withMediaUrl(Optional<String> url) {
+    return new SendRequest(
+        recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, url);
   }
 
   /** A text send. */

@@ -149,6 +149,7 @@ class FaultySenderTest {
               tenants,
               new RetryPolicy(Duration.ofSeconds(1), 0),
               StatusHook.NONE,
+              MediaFetch.NONE,
               "node-0")) {
         List<Message> accepted =
             messages.accept(

@@ -117,14 +117,36 @@ public final class EcoGroupHandlers {
       String kind,
       String text,
       Optional<MediaRef> media) {
+    queue(ctx, req, group, kind, text, media, Optional.empty());
+  }
+
+  /** {@link #queue}, with the file still to fetch from {@code mediaUrl} when its turn comes. */
+  void queue(
+      Context ctx,
+      EcoRequest req,
+      Optional<String> group,
+      String kind,
+      String text,
+      Optional<MediaRef> media,
+      Optional<String> mediaUrl) {
     if (group.isEmpty()) {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;
     }
-    plain(
-        ctx,
-        Long.toString(
-            accept(req, group.get(), kind, text, media, false, req.fields()).getFirst().id()));
+    RequestFields f = req.fields();
+    SendRequest request =
+        new SendRequest(
+                List.of(new Recipient(group.get(), true)),
+                kind,
+                text,
+                "eco",
+                false,
+                f.flag("flag_retry"),
+                Duration.ZERO,
+                media)
+            .withIdempotencyKey(f.idempotencyKey())
+            .withMediaUrl(mediaUrl);
+    plain(ctx, Long.toString(EcoMessageHandlers.accept(messages, req, request).getFirst().id()));
   }
 
   private List<Message> accept(

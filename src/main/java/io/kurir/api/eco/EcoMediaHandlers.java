@@ -81,11 +81,34 @@ public final class EcoMediaHandlers {
       return; // nothing fetched for a list that will not be sent
     }
     String caption = caption(req.fields());
+    if (!sync) {
+      // Answered at once: the file is fetched when the message's turn comes.
+      Optional<String> url = urlOrAnswer(ctx, req.fields());
+      if (url.isPresent()) {
+        sends.sendToNumbers(
+            ctx, req, numbers, kind, caption, Optional.empty(), url, false, started);
+      }
+      return;
+    }
     Optional<MediaRef> kept =
         fetchOrAnswer(ctx, req.fields(), kind, false, deadline(started, sync));
     if (kept.isPresent()) {
       sends.sendToNumbers(ctx, req, numbers, kind, caption, kept, sync, started);
     }
+  }
+
+  /**
+   * The request's {@code url} if Kurir may fetch it (an http(s) URL whose host is not internal);
+   * else answers {@code url_wrong}. It is checked again when it is fetched: a name may resolve
+   * elsewhere by then.
+   */
+  private Optional<String> urlOrAnswer(Context ctx, RequestFields f) {
+    Optional<String> url =
+        f.text("url").map(String::strip).filter(u -> fetcher.refusalOf(u).isEmpty());
+    if (url.isEmpty()) {
+      plain(ctx, EcoResults.URL_WRONG);
+    }
+    return url;
   }
 
   private void sendToGroup(Context ctx, EcoRequest req, String kind, boolean sync) {
@@ -97,6 +120,13 @@ public final class EcoMediaHandlers {
       return;
     }
     String caption = caption(req.fields());
+    if (!sync) {
+      Optional<String> url = urlOrAnswer(ctx, req.fields());
+      if (url.isPresent()) {
+        groups.queue(ctx, req, group, kind, caption, Optional.empty(), url);
+      }
+      return;
+    }
     Optional<MediaRef> kept = fetchOrAnswer(ctx, req.fields(), kind, true, deadline(started, sync));
     if (kept.isEmpty()) {
       return;

@@ -93,6 +93,23 @@ public final class EcoMessageHandlers {
       Optional<MediaRef> media,
       boolean sync,
       Instant started) {
+    sendToNumbers(ctx, req, numbers, kind, text, media, Optional.empty(), sync, started);
+  }
+
+  /**
+   * {@link #sendToNumbers}, for an async media send whose file is fetched from {@code mediaUrl}
+   * when its message's turn comes (the caller is answered before).
+   */
+  void sendToNumbers(
+      Context ctx,
+      EcoRequest req,
+      List<Optional<String>> numbers,
+      String kind,
+      String text,
+      Optional<MediaRef> media,
+      Optional<String> mediaUrl,
+      boolean sync,
+      Instant started) {
     RequestFields f = req.fields();
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");
@@ -106,7 +123,8 @@ public final class EcoMessageHandlers {
           accept(
               req,
               new SendRequest(recipients, kind, text, "eco", false, retry, delay, media)
-                  .withIdempotencyKey(key));
+                  .withIdempotencyKey(key)
+                  .withMediaUrl(mediaUrl));
       plain(ctx, Long.toString(accepted.getFirst().id()));
       return;
     }

@@ -156,8 +156,8 @@ class MediaUrlTest {
         .isEqualTo("image_not_found 64KB");
     assertThat(send("/api/send_file_url", to, base + "/missing.pdf", "x").body())
         .isEqualTo("Other error");
-    assertThat(send("/api/async_send_image_url", to, base + "/fake.png", "x").body())
-        .isEqualTo("image_not_found 64KB");
+    assertThat(send("/api/async_send_image_url", to, "not a url", "x").body())
+        .isEqualTo("url_wrong");
     long started = System.nanoTime();
     assertThat(send("/api/send_image_url", to, base + "/slow.png", "x").body())
         .isEqualTo("image_not_found 64KB");
