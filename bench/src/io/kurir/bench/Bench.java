@@ -75,7 +75,7 @@ public final class Bench {
       } else {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
-                + " [--only=startup,idle,noop,async,sync,e2e,otp,report,bots,scheduler]");
+                + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler]");
         System.exit(2);
       }
     }
@@ -104,6 +104,9 @@ public final class Bench {
     }
     if (wanted("idle")) {
       idleDevices();
+    }
+    if (wanted("pending")) {
+      millionPending();
     }
     if (wanted("bots")) {
       new BotBench(rows).run();
@@ -257,6 +260,81 @@ public final class Bench {
               "",
               "heap in use after GC; each device paired, with its sender loop, after one send"));
       rows.add(new Row("10,000 idle devices: RSS", mb(rss), Double.NaN, "", "", "whole process"));
+    }
+  }
+
+  /**
+   * A million messages pending over 1,000 devices: the queue is the database, so they cost disk;
+   * the heap holds each sender's claimed window only. Measured while the devices send.
+   */
+  private void millionPending() throws Exception {
+    log("1,000,000 pending messages over 1,000 devices");
+    List<Device> devices = new ArrayList<>();
+    String dbUrl;
+    try (Gateway gateway = start("pending", List.of())) {
+      License license = newLicense(gateway.tenants());
+      for (int i = 0; i < 1_000; i++) {
+        String number = String.format(Locale.ROOT, "+62812%07d", 3_000_000 + i);
+        devices.add(gateway.tenants().createDevice(license.id(), number, "sandbox"));
+      }
+      dbUrl = gateway.settings().databaseUrl();
+    }
+    long now = System.currentTimeMillis();
+    try (Database db = Database.open(dbUrl)) {
+      for (int batch = 0; batch < 100; batch++) {
+        int first = batch * 10_000;
+        db.writes()
+            .write(
+                h -> {
+                  try (var insert =
+                      h.getConnection()
+                          .prepareStatement(
+                              "INSERT INTO message (id, device_id, recipient, recipient_type, kind,"
+                                  + " body, api, sync, retry, attempts, state, not_before,"
+                                  + " created_at, status_at) VALUES (?, ?, ?, 'number', 'text', ?,"
+                                  + " 'bench', 0, 0, 0, 'pending', ?, ?, ?)")) {
+                    for (int i = first; i < first + 10_000; i++) {
+                      insert.setLong(1, 8_000_000_000_000L + i);
+                      insert.setLong(2, devices.get(i % devices.size()).id());
+                      insert.setString(3, RECIPIENT);
+                      insert.setString(4, "Pesan antrian nomor " + i + " untuk pelanggan kami");
+                      insert.setLong(5, now);
+                      insert.setLong(6, now);
+                      insert.setLong(7, now);
+                      insert.addBatch();
+                    }
+                    insert.executeBatch();
+                  }
+                  return null;
+                });
+      }
+    }
+    try (Gateway gateway = start("pending", List.of())) {
+      long startedAt = System.nanoTime();
+      for (Device d : devices) {
+        gateway.sandbox().pair(d.id(), d.number());
+      }
+      long maxHeap = 0;
+      for (int i = 0; i < 5; i++) {
+        Thread.sleep(2_000);
+        System.gc();
+        maxHeap = Math.max(maxHeap, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+      }
+      double seconds = (System.nanoTime() - startedAt) / 1e9;
+      long sent = countSent(gateway, devices.stream().map(Device::id).toList());
+      rows.add(
+          new Row(
+              "1,000,000 pending over 1,000 devices: heap",
+              mb(maxHeap),
+              Double.NaN,
+              "",
+              "",
+              String.format(
+                  Locale.ROOT,
+                  "largest heap in use after GC, sampled every 2 s for %.0f s while the 1,000"
+                      + " devices send (%,d sent by then); the queue is the database",
+                  seconds,
+                  sent)));
     }
   }
 
