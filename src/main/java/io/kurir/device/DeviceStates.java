@@ -77,63 +77,73 @@ public final class DeviceStates {
    * status webhook, the event for it is stored in the same transaction (the outbox delivers it).
    */
   public Optional<DeviceEvent> record(long deviceId, DeviceState next, String reason) {
+    return recordLater(deviceId, next, reason).join();
+  }
+
+  /**
+   * {@link #record} without waiting: the future completes after the commit. What drivers report
+   * goes this way, so that a driver's thread never waits for a commit.
+   */
+  public java.util.concurrent.CompletableFuture<Optional<DeviceEvent>> recordLater(
+      long deviceId, DeviceState next, String reason) {
     Instant at = clock.instant();
     boolean[] webhook = {false};
-    Optional<DeviceEvent> change =
-        db.writes()
-            .write(
-                h -> {
-                  var row =
-                      h.createQuery(
-                              "SELECT state, number, status_webhook_url FROM device WHERE id = ?")
-                          .bind(0, deviceId)
-                          .mapToMap()
-                          .findOne();
-                  if (row.isEmpty() || next.wireName().equals(row.get().get("state"))) {
-                    return Optional.<DeviceEvent>empty();
-                  }
-                  String old = (String) row.get().get("state");
-                  h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
-                      .bind(0, next.wireName())
-                      .bind(1, deviceId)
-                      .execute();
-                  h.createUpdate(
-                          "INSERT INTO device_event (device_id, old_state, new_state, reason, at)"
-                              + " VALUES (?, ?, ?, ?, ?)")
+    return db.writes()
+        .submit(
+            h -> {
+              var row =
+                  h.createQuery("SELECT state, number, status_webhook_url FROM device WHERE id = ?")
                       .bind(0, deviceId)
-                      .bind(1, old)
-                      .bind(2, next.wireName())
-                      .bind(3, reason)
-                      .bind(4, at.toEpochMilli())
-                      .execute();
-                  Object url = row.get().get("status_webhook_url");
-                  if (url != null) {
-                    // Taken in the writer, like message events' ids: by id, events to one URL
-                    // are in the order of their commits.
-                    long eventId = ids.next();
-                    String number = String.valueOf(row.get().get("number"));
-                    WebhookOutbox.add(
-                        h,
-                        eventId,
-                        deviceId,
-                        url.toString(),
-                        "device.status",
-                        payload(eventId, deviceId, number, old, next, reason, at),
-                        at);
-                    webhook[0] = true;
-                  }
-                  return Optional.of(
-                      new DeviceEvent(
-                          deviceId,
-                          DeviceState.ofWireName(old),
-                          next,
-                          Optional.ofNullable(reason),
-                          at));
-                });
-    if (webhook[0]) {
-      webhookAdded.run();
-    }
-    return change;
+                      .mapToMap()
+                      .findOne();
+              if (row.isEmpty() || next.wireName().equals(row.get().get("state"))) {
+                return Optional.<DeviceEvent>empty();
+              }
+              String old = (String) row.get().get("state");
+              h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
+                  .bind(0, next.wireName())
+                  .bind(1, deviceId)
+                  .execute();
+              h.createUpdate(
+                      "INSERT INTO device_event (device_id, old_state, new_state, reason, at)"
+                          + " VALUES (?, ?, ?, ?, ?)")
+                  .bind(0, deviceId)
+                  .bind(1, old)
+                  .bind(2, next.wireName())
+                  .bind(3, reason)
+                  .bind(4, at.toEpochMilli())
+                  .execute();
+              Object url = row.get().get("status_webhook_url");
+              if (url != null) {
+                // Taken in the writer, like message events' ids: by id, events to one URL
+                // are in the order of their commits.
+                long eventId = ids.next();
+                String number = String.valueOf(row.get().get("number"));
+                WebhookOutbox.add(
+                    h,
+                    eventId,
+                    deviceId,
+                    url.toString(),
+                    "device.status",
+                    payload(eventId, deviceId, number, old, next, reason, at),
+                    at);
+                webhook[0] = true;
+              }
+              return Optional.of(
+                  new DeviceEvent(
+                      deviceId,
+                      DeviceState.ofWireName(old),
+                      next,
+                      Optional.ofNullable(reason),
+                      at));
+            })
+        .thenApply(
+            change -> {
+              if (webhook[0]) {
+                webhookAdded.run();
+              }
+              return change;
+            });
   }
 
   /** The device-status webhook's JSON; see docs/webhooks.md. */

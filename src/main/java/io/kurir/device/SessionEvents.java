@@ -55,19 +55,27 @@ public final class SessionEvents implements DriverListener {
 
   @Override
   public void stateChanged(long deviceId, DeviceState state, String reason) {
-    try {
-      states
-          .record(deviceId, state, reason)
-          .ifPresent(
-              e ->
-                  log.info(
-                      "device {}: {} → {} ({})",
-                      deviceId,
-                      e.from().wireName(),
-                      state.wireName(),
-                      reason));
-    } catch (RuntimeException e) {
-      log.error("device {}: cannot record state {}: {}", deviceId, state.wireName(), e.toString());
-    }
+    // Not waited for: a driver's thread must not stall on a commit.
+    states
+        .recordLater(deviceId, state, reason)
+        .whenComplete(
+            (change, error) -> {
+              if (error != null) {
+                log.error(
+                    "device {}: cannot record state {}: {}",
+                    deviceId,
+                    state.wireName(),
+                    error.toString());
+              } else {
+                change.ifPresent(
+                    e ->
+                        log.info(
+                            "device {}: {} → {} ({})",
+                            deviceId,
+                            e.from().wireName(),
+                            state.wireName(),
+                            reason));
+              }
+            });
   }
 }

@@ -365,23 +365,41 @@ final class MessageStore {
     boolean[] hooked = {false};
     HandleCallback<Boolean, Exception> update =
         h -> {
-          if (networkId.isPresent()) {
-            h.createUpdate("UPDATE message SET network_id = ? WHERE id = ?")
-                .bind(0, networkId.get())
-                .bind(1, id)
-                .execute();
+          try (PreparedStatement move = h.getConnection().prepareStatement(RECORD_SENT)) {
+            move.setString(1, networkId.orElse(null));
+            move.setLong(2, at.toEpochMilli());
+            move.setLong(3, at.toEpochMilli());
+            move.setLong(4, id);
+            if (move.executeUpdate() == 0) {
+              // A receipt by Kurir's id moved it further already: keep the network's id anyway,
+              // for the receipts still to come.
+              if (networkId.isPresent()) {
+                h.createUpdate(
+                        "UPDATE message SET network_id = ? WHERE id = ? AND network_id IS NULL")
+                    .bind(0, networkId.get())
+                    .bind(1, id)
+                    .execute();
+                hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
+              }
+              return false;
+            }
           }
-          boolean moved = move(h, id, MessageState.SENT, Set.of(MessageState.SENDING), at, null);
-          if (moved) {
-            hooked[0] |= hook.moved(h, id, MessageState.SENT, null, at);
+          try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+            bindEvent(event, id, MessageState.SENT, null, at);
+            event.executeUpdate();
           }
+          hooked[0] |= hook.moved(h, id, MessageState.SENT, null, at);
           if (networkId.isPresent()) {
             hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
           }
-          return moved;
+          return true;
         };
     return committed(db.writes().submit(update), hooked);
   }
+
+  private static final String RECORD_SENT =
+      "UPDATE message SET state = 'sent', network_id = ?, status_at = ?, reason = NULL,"
+          + " sent_at = COALESCE(sent_at, ?) WHERE id = ? AND state = 'sending'";
 
   /** Records the network id of a message still {@code sending} (an accepted send). */
   CompletableFuture<Boolean> recordNetworkId(long id, long deviceId, String networkId) {
@@ -402,19 +420,18 @@ final class MessageStore {
 
   private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
       throws SQLException {
-    List<EarlyReceipt> early =
-        h.createQuery(
-                "SELECT status, reason, at FROM early_receipt WHERE device_id = ?"
-                    + " AND network_id = ? ORDER BY at")
-            .bind(0, deviceId)
-            .bind(1, networkId)
-            .map(
-                (rs, ctx) ->
-                    new EarlyReceipt(
-                        rs.getString("status"),
-                        rs.getString("reason"),
-                        Instant.ofEpochMilli(rs.getLong("at"))))
-            .list();
+    List<EarlyReceipt> early = new ArrayList<>();
+    try (PreparedStatement q = h.getConnection().prepareStatement(EARLY_RECEIPTS)) {
+      q.setLong(1, deviceId);
+      q.setString(2, networkId);
+      try (ResultSet rs = q.executeQuery()) {
+        while (rs.next()) {
+          early.add(
+              new EarlyReceipt(
+                  rs.getString(1), rs.getString(2), Instant.ofEpochMilli(rs.getLong(3))));
+        }
+      }
+    }
     if (early.isEmpty()) {
       return false;
     }
@@ -434,6 +451,10 @@ final class MessageStore {
 
   private record EarlyReceipt(String status, String reason, Instant at) {}
 
+  private static final String EARLY_RECEIPTS =
+      "SELECT status, reason, at FROM early_receipt WHERE device_id = ? AND network_id = ?"
+          + " ORDER BY at";
+
   /** The states a receipt may move a message from: it went out, or is on its way. */
   static Set<MessageState> receiptFrom(MessageState next) {
     return switch (next) {
@@ -452,17 +473,45 @@ final class MessageStore {
   void receiptByNetworkId(
       long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
     boolean[] hooked = {false};
+    String sql = receiptByNetworkIdSql(next);
     committed(
         db.writes()
             .submitInBackground(
                 h -> {
-                  Optional<Long> id =
-                      h.createQuery("SELECT id FROM message WHERE device_id = ? AND network_id = ?")
+                  // One statement for the common case: the message carries the id already.
+                  Long id = null;
+                  try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
+                    int p = 1;
+                    move.setLong(p++, at.toEpochMilli());
+                    move.setString(p++, reason);
+                    if (next.wentOut()) {
+                      move.setLong(p++, at.toEpochMilli());
+                    }
+                    move.setLong(p++, deviceId);
+                    move.setString(p, networkId);
+                    try (ResultSet rs = move.executeQuery()) {
+                      if (rs.next()) {
+                        id = rs.getLong(1);
+                      }
+                    }
+                  }
+                  if (id != null) {
+                    try (PreparedStatement event =
+                        h.getConnection().prepareStatement(INSERT_EVENT)) {
+                      bindEvent(event, id, next, reason, at);
+                      event.executeUpdate();
+                    }
+                    hooked[0] |= hook.moved(h, id, next, reason, at);
+                    return true;
+                  }
+                  boolean known =
+                      h.createQuery("SELECT 1 FROM message WHERE device_id = ? AND network_id = ?")
                           .bind(0, deviceId)
                           .bind(1, networkId)
-                          .mapTo(Long.class)
-                          .findFirst();
-                  if (id.isEmpty()) {
+                          .mapTo(Integer.class)
+                          .findFirst()
+                          .isPresent();
+                  if (!known) { // faster than the send's own outcome: kept until it comes
                     h.createUpdate(
                             "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
                                 + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -473,15 +522,25 @@ final class MessageStore {
                         .bind(4, at.toEpochMilli())
                         .bind(5, now.toEpochMilli())
                         .execute();
-                    return false;
                   }
-                  boolean moved = move(h, id.get(), next, receiptFrom(next), at, reason);
-                  if (moved) {
-                    hooked[0] |= hook.moved(h, id.get(), next, reason, at);
-                  }
-                  return moved;
+                  return false; // a late or repeated receipt changes nothing
                 }),
         hooked);
+  }
+
+  private static final Map<MessageState, String> RECEIPT_BY_NETWORK_ID = new ConcurrentHashMap<>();
+
+  /** The guarded move of the message that carries a network id, answering its id. */
+  private static String receiptByNetworkIdSql(MessageState next) {
+    return RECEIPT_BY_NETWORK_ID.computeIfAbsent(
+        next,
+        n -> {
+          String move = moveSql(n, receiptFrom(n));
+          return move.substring(0, move.indexOf(" WHERE id = ?"))
+              + " WHERE device_id = ? AND network_id = ?"
+              + move.substring(move.indexOf(" AND state IN"))
+              + " RETURNING id";
+        });
   }
 
   /** Receipts for network ids that no message took within {@code keep} are dropped. */

@@ -74,10 +74,28 @@ public final class WriteQueue implements AutoCloseable {
     return submit(work, true);
   }
 
-  /** {@link #submit}, for bookkeeping that may wait behind what callers are waiting for. */
+  /**
+   * {@link #submit}, for bookkeeping that may wait behind what callers are waiting for. When {@link
+   * #MAX_BACKGROUND} such writes wait already (a network reports receipts faster than the disk
+   * takes them), the caller is held until there is room: memory stays bounded, and the pressure
+   * goes back to whoever reports (a driver's receipt thread, a network's webhook call).
+   */
   public <T> CompletableFuture<T> submitInBackground(HandleCallback<T, Exception> work) {
-    return submit(work, false);
+    try {
+      backgroundRoom.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<T> done = submit(work, false);
+    done.whenComplete((r, e) -> backgroundRoom.release());
+    return done;
   }
+
+  /** Background writes that may wait at once; see {@link #submitInBackground}. */
+  static final int MAX_BACKGROUND = 20_000;
+
+  private final Semaphore backgroundRoom = new Semaphore(MAX_BACKGROUND);
 
   private <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work, boolean isUrgent) {
     Pending<T> pending = new Pending<>(work);

@@ -117,7 +117,7 @@ class AsyncMediaTest {
         .extracting(InboxEntry::text)
         .containsExactly("before", "the picture", "after");
     assertThat(kurir.sandbox().inbox(to).get(1).mediaBytes()).isEqualTo((long) PNG.length);
-    assertThat(stored(first).state().wentOut()).isTrue();
+    Eventually.until("the first recorded as sent", () -> stored(first).state().wentOut());
   }
 
   @Test
@@ -133,7 +133,7 @@ class AsyncMediaTest {
     assertThat(stored(fake).reason()).contains(FailureReason.MEDIA_NOT_IMAGE);
     assertThat(stored(big).reason()).contains(FailureReason.MEDIA_TOO_LARGE);
     assertThat(stored(missing).reason()).contains(FailureReason.MEDIA_UNREACHABLE);
-    assertThat(stored(good).state().wentOut()).isTrue();
+    Eventually.until("the good one recorded as sent", () -> stored(good).state().wentOut());
     assertThat(
             kurir
                 .postJson(
