@@ -1,0 +1,81 @@
+package io.kurir.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A request that waited past its deadline for the commit is refused, and its message never goes out
+ * later: retrying it is safe.
+ */
+class BusyDatabaseTest {
+  @TempDir Path dir;
+
+  @Test
+  void aSendWhoseCommitComesTooLateIsRefusedAndNeverSent() throws Exception {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice();
+      String to = Numbers.fresh();
+      CountDownLatch stalled = new CountDownLatch(1);
+      kurir
+          .gateway()
+          .database()
+          .writes()
+          .submit(
+              h -> {
+                stalled.countDown();
+                Thread.sleep(15_500); // a disk or lock stall, longer than a caller waits (14 s)
+                return null;
+              });
+      assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+      Reply refused =
+          kurir.postJson(
+              "/api/async_send_message",
+              "{\"key\":\""
+                  + device.ecoKey()
+                  + "\",\"phone_no\":\""
+                  + to
+                  + "\",\"message\":\"x\"}");
+
+      assertThat(refused.status()).isEqualTo(503);
+      assertThat(refused.body()).isEqualTo("busy");
+      // Once the database answers again, the stored message is withdrawn, not sent.
+      Eventually.until(
+          "withdrawn",
+          () ->
+              kurir
+                      .gateway()
+                      .database()
+                      .jdbi()
+                      .withHandle(
+                          h ->
+                              h.createQuery(
+                                      "SELECT COUNT(*) FROM message WHERE device_id = ?"
+                                          + " AND state = 'failed' AND reason = 'timeout'")
+                                  .bind(0, device.id())
+                                  .mapTo(Integer.class)
+                                  .one())
+                  == 1);
+      // A marker sent afterwards arrives; the refused message before it never does.
+      kurir.postJson(
+          "/api/send_message",
+          "{\"key\":\""
+              + device.ecoKey()
+              + "\",\"phone_no\":\""
+              + to
+              + "\",\"message\":\"after\"}");
+      Eventually.until("the marker arrived", () -> kurir.sandbox().inbox(to).size() == 1);
+      assertThat(kurir.sandbox().inbox(to).getFirst().text()).isEqualTo("after");
+    }
+  }
+}
