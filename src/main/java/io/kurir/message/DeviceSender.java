@@ -239,6 +239,15 @@ final class DeviceSender {
    */
   private void takeLease() throws InterruptedException {
     if (!leases.acquire(device.id(), clock.instant())) {
+      // Another owner's, and alive: look again when it may have run out, or when woken. The wake
+      // that started this sender (or any before) is spent here; left set, it would send the loop
+      // straight back to the database, thousands of times a second, until the lease ran out.
+      lock.lock();
+      try {
+        workArrived = false;
+      } finally {
+        lock.unlock();
+      }
       awaitChange(leases.ttl().dividedBy(2).toNanos());
       return;
     }
