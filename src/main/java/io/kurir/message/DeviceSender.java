@@ -251,11 +251,14 @@ final class DeviceSender {
       awaitChange(leases.ttl().dividedBy(2).toNanos());
       return;
     }
-    holdsLease = true;
+    // Held for sending only once attached and recovered: a driver that cannot attach the device
+    // now (its engine is unreachable) is asked again after the error pause, and what a crash left
+    // "sending" is not skipped.
     driver.attach(device); // before anything is sent: a driver may set the device's session up
     attached = true;
     MessageStore.Recovered r =
         store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant());
+    holdsLease = true;
     if (r.queuedAgain() + r.failed() > 0) {
       log.warn(
           "device {}: {} message(s) were cut off mid-send by a stop: {} queued again, {} failed"
