@@ -203,6 +203,31 @@ class SendOutcomesAndReceiptsTest {
   }
 
   @Test
+  void aReceiptThatComesBeforeAnAcceptedSendsNetworkIdIsAppliedOnceItIsRecorded() {
+    String to = Numbers.fresh();
+    driver.then(
+        to,
+        m -> {
+          receipt("EARLY-ACC", Status.DELIVERED, Optional.empty());
+          Eventually.until("the receipt kept", () -> earlyReceipts() == 1);
+          return new SendOutcome.Accepted(Optional.of("EARLY-ACC"));
+        });
+    long id = send(to, "");
+
+    Eventually.until("delivered", () -> state(id) == MessageState.DELIVERY);
+    assertThat(earlyReceipts()).isZero();
+  }
+
+  @Test
+  void aReceiptByKurirsOwnIdMovesTheMessage() {
+    long id = send(Numbers.fresh(), "");
+    Eventually.until("sent", () -> state(id) == MessageState.SENT);
+
+    driver.listener().receipt(Receipt.of(device.id(), id, Status.READ, clock.instant()));
+    Eventually.until("read", () -> state(id) == MessageState.READ);
+  }
+
+  @Test
   void aFailureReportedAfterSentFailsTheMessageWithItsReasonEverywhere() throws Exception {
     WebhookReceiver receiver = new WebhookReceiver();
     try (receiver) {
@@ -304,6 +329,25 @@ class SendOutcomesAndReceiptsTest {
     Eventually.until("sent again", Duration.ofSeconds(5), () -> state(id) == MessageState.SENT);
     assertThat(message(id).attempts()).isOne();
     assertThat(driver.sentIds()).containsExactly(id, id);
+  }
+
+  @Test
+  void anAcceptedSendIsNotCutOffByARestartAndItsReceiptStillCounts() {
+    String to = Numbers.fresh();
+    driver.then(to, m -> new SendOutcome.Accepted(Optional.of("ACC-R")));
+    long id = send(to, "");
+    Eventually.until("accepted", () -> networkIdOf(id).equals(Optional.of("ACC-R")));
+
+    // The network has the message: its outcome is not unknown, only not reported yet. A restart
+    // must not take it for a send cut off mid-way (failed "interrupted" on this driver).
+    kurir.restart();
+    long next = send(Numbers.fresh(), ""); // the device's sender has taken its lease again
+    Eventually.until("the next one sent", () -> state(next) == MessageState.SENT);
+    assertThat(state(id)).isEqualTo(MessageState.SENDING);
+
+    receipt("ACC-R", Status.DELIVERED, Optional.empty());
+    Eventually.until("delivered", () -> state(id) == MessageState.DELIVERY);
+    assertThat(driver.sentIds()).as("not sent again").containsExactly(id, next);
   }
 
   @Test
