@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.Pacing;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -99,7 +100,7 @@ class AdminDeviceConfigCommandTest {
       assertThat(gateway.tenants().deviceConfig(Long.parseLong(id)))
           .isEqualTo(Map.of("pacing.min-gap", "5s"));
       assertThat(
-              new io.kurir.driver.DeviceConfig(gateway.tenants().deviceConfig(Long.parseLong(id)))
+              new DeviceConfig(gateway.tenants().deviceConfig(Long.parseLong(id)))
                   .pacing(Pacing.OFF))
           .isEqualTo(new Pacing(Duration.ofSeconds(5), Duration.ZERO));
     }

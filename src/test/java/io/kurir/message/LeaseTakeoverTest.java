@@ -12,8 +12,10 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,7 +85,7 @@ class LeaseTakeoverTest {
               .as("node B attaches nothing while A holds the lease")
               .isEmpty();
           assertThat(b.stateOf(device, m2.id())).isEqualTo(MessageState.PENDING);
-          java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+          LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
         long cpuWaiting = cpuNanosOfWritersSince(writersBefore) - cpuBefore;
         assertThat(Duration.ofNanos(cpuWaiting))
@@ -102,7 +104,7 @@ class LeaseTakeoverTest {
 
         Eventually.until(
             "node B sends what waited",
-            () -> second.sentIds().containsAll(java.util.List.of(m2.id(), m3.id())));
+            () -> second.sentIds().containsAll(List.of(m2.id(), m3.id())));
         assertThat(leaseOwner(b.db(), device.id())).contains("node-2");
         assertThat(second.events().getFirst())
             .as("attached before anything is sent")

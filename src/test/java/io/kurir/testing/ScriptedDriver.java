@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -49,8 +50,7 @@ public final class ScriptedDriver implements Driver {
       new ConcurrentHashMap<>();
   private volatile DriverListener listener;
   private volatile boolean connected = true;
-  private final java.util.concurrent.atomic.AtomicInteger attachFailures =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger attachFailures = new AtomicInteger();
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile LongFunction<DeviceConfig> configOf = id -> DeviceConfig.EMPTY;
 
