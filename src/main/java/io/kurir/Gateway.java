@@ -82,10 +82,7 @@ public final class Gateway implements AutoCloseable {
   private volatile HttpApi http;
 
   private Gateway(
-      Settings settings,
-      Clock clock,
-      SandboxNetwork existingSandbox,
-      List<RouteTable> extraRoutes) {
+      Settings settings, Clock clock, DriverCatalog catalog, List<RouteTable> extraRoutes) {
     this.settings = settings;
     this.lock = InstanceLock.acquire(settings.databaseUrl());
     try {
@@ -98,10 +95,6 @@ public final class Gateway implements AutoCloseable {
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
-      DriverCatalog catalog =
-          existingSandbox == null
-              ? DriverCatalog.standard()
-              : DriverCatalog.standard().with(new SandboxDriverFactory(existingSandbox));
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
       this.drivers =
           Drivers.load(
@@ -259,12 +252,25 @@ public final class Gateway implements AutoCloseable {
 
   /** Starts a gateway with its own sandbox network. */
   public static Gateway start(Settings settings, Clock clock) {
-    return new Gateway(settings, clock, null, List.of());
+    return new Gateway(settings, clock, DriverCatalog.standard(), List.of());
   }
 
   /** Starts a gateway on an existing sandbox network, which outlives it (restart tests). */
   public static Gateway start(Settings settings, Clock clock, SandboxNetwork sandbox) {
-    return new Gateway(settings, clock, sandbox, List.of());
+    return new Gateway(
+        settings,
+        clock,
+        DriverCatalog.standard().with(new SandboxDriverFactory(sandbox)),
+        List.of());
+  }
+
+  /**
+   * Starts a gateway with the drivers of {@code catalog} (a driver under test beside the standard
+   * ones): each is loaded with its settings section, and its routes are served on the gateway's
+   * port.
+   */
+  public static Gateway start(Settings settings, Clock clock, DriverCatalog catalog) {
+    return new Gateway(settings, clock, catalog, List.of());
   }
 
   /**
@@ -272,7 +278,7 @@ public final class Gateway implements AutoCloseable {
    * benchmark's no-op endpoint, which measures the HTTP stack's ceiling.
    */
   public static Gateway start(Settings settings, Clock clock, List<RouteTable> extraRoutes) {
-    return new Gateway(settings, clock, null, extraRoutes);
+    return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
   }
 
   /** The port it serves on (0 until the server has started). */

@@ -133,6 +133,10 @@ public final class SettingsLoader {
     for (var e : file.entrySet()) {
       putKnown(merged, e.getKey(), e.getValue(), "in " + fileName, problems);
     }
+    // The environment has no order: a setting given under both its name and an old one takes the
+    // name's value, whichever the process lists first.
+    Map<String, String> fromEnv = new LinkedHashMap<>();
+    Map<String, String> fromEnvOldNames = new LinkedHashMap<>();
     for (var e : env.entrySet()) {
       if (e.getKey().startsWith("KURIR_") && !e.getKey().equals("KURIR_CONFIG")) {
         String key = keyOfEnv(e.getKey());
@@ -140,10 +144,12 @@ public final class SettingsLoader {
           problems.add(
               e.getKey() + ": unknown setting in the environment; known: " + knownEnvNames());
         } else {
-          merged.put(key, e.getValue());
+          (envName(key).equals(e.getKey()) ? fromEnv : fromEnvOldNames).put(key, e.getValue());
         }
       }
     }
+    merged.putAll(fromEnvOldNames);
+    merged.putAll(fromEnv);
     for (var e : flags.entrySet()) {
       putKnown(merged, e.getKey(), e.getValue(), "given as --" + e.getKey(), problems);
     }

@@ -242,14 +242,26 @@ final class DeviceSender {
    */
   private void takeLease() throws InterruptedException {
     if (!leases.acquire(device.id(), clock.instant())) {
+      // Another owner's, and alive: look again when it may have run out, or when woken. The wake
+      // that started this sender (or any before) is spent here; left set, it would send the loop
+      // straight back to the database, thousands of times a second, until the lease ran out.
+      lock.lock();
+      try {
+        workArrived = false;
+      } finally {
+        lock.unlock();
+      }
       awaitChange(leases.ttl().dividedBy(2).toNanos());
       return;
     }
-    holdsLease = true;
+    // Held for sending only once attached and recovered: a driver that cannot attach the device
+    // now (its engine is unreachable) is asked again after the error pause, and what a crash left
+    // "sending" is not skipped.
     driver.attach(device); // before anything is sent: a driver may set the device's session up
     attached = true;
     MessageStore.Recovered r =
         store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant());
+    holdsLease = true;
     if (r.queuedAgain() + r.failed() > 0) {
       log.warn(
           "device {}: {} message(s) were cut off mid-send by a stop: {} queued again, {} failed"

@@ -682,7 +682,8 @@ final class MessageStore {
   /**
    * After a crash, a device's messages found {@code sending} (their outcome unknown): sent again
    * when the driver de-duplicates, else {@code failed} with reason {@code interrupted}, or queued
-   * for another attempt under {@code flag_retry=on}. Returns how many of each.
+   * for another attempt under {@code flag_retry=on}. Returns how many of each. A message with a
+   * network id is not among them: the network accepted it and reports its outcome later.
    */
   Recovered recoverInterrupted(long deviceId, boolean driverDeduplicates, Instant at) {
     boolean[] hooked = {false};
@@ -693,7 +694,7 @@ final class MessageStore {
                   List<long[]> interrupted =
                       h.createQuery(
                               "SELECT id, retry FROM message WHERE device_id = ?"
-                                  + " AND state = 'sending'")
+                                  + " AND state = 'sending' AND network_id IS NULL")
                           .bind(0, deviceId)
                           .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
                           .list();

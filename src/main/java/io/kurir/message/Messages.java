@@ -569,13 +569,26 @@ public final class Messages implements AutoCloseable {
     }
   }
 
-  /** The outcome of a send a driver had answered "accepted", reported now. */
+  /**
+   * The outcome of a send a driver had answered "accepted", reported now. One that puts the message
+   * back in the queue (not sent after all, a retry) wakes the device's sender once recorded: it may
+   * be idle, its queue empty when it last looked.
+   */
   public void outcome(long deviceId, long messageId, SendOutcome outcome) {
     store
         .find(messageId)
         .filter(m -> m.deviceId() == deviceId && m.state() == MessageState.SENDING)
         .ifPresentOrElse(
-            m -> attempts.record(m, outcome),
+            m ->
+                attempts
+                    .record(m, outcome)
+                    .whenComplete(
+                        (done, error) -> {
+                          DeviceSender s = senders.get(deviceId);
+                          if (s != null) {
+                            s.wake();
+                          }
+                        }),
             () ->
                 log.info(
                     "device {}: outcome of message {} ignored: not sending", deviceId, messageId));

@@ -86,13 +86,16 @@ class DurabilityTest {
         "recorded as sent",
         () -> kurir.gateway().messages().find(device, id).orElseThrow().state().wentOut());
     kurir.stop();
-    // A crash between the driver's send and the commit of its outcome leaves the row "sending".
+    // A crash between the driver's send and the commit of its outcome leaves the row "sending",
+    // without the network id that commit would have stored with it.
     try (Database db = Database.open(kurir.settings().databaseUrl())) {
       db.writes()
           .write(
               h ->
                   h.execute(
-                      "UPDATE message SET state = 'sending', sent_at = NULL WHERE id = ?", id));
+                      "UPDATE message SET state = 'sending', sent_at = NULL, network_id = NULL"
+                          + " WHERE id = ?",
+                      id));
     }
     return id;
   }

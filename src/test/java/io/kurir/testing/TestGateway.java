@@ -4,6 +4,9 @@ import io.kurir.Gateway;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.driver.DriverCatalog;
+import io.kurir.driver.DriverFactory;
+import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -33,6 +36,7 @@ public final class TestGateway implements AutoCloseable {
   private final Clock clock;
   private final SandboxNetwork sandbox;
   private final List<String> flags;
+  private final DriverFactory extraDriver; // null: the standard drivers only
   private final HttpClient http =
       HttpClient.newBuilder()
           .followRedirects(HttpClient.Redirect.NEVER)
@@ -40,10 +44,11 @@ public final class TestGateway implements AutoCloseable {
           .build();
   private Gateway gateway;
 
-  private TestGateway(Path dir, Clock clock, List<String> flags) {
+  private TestGateway(Path dir, Clock clock, DriverFactory extraDriver, List<String> flags) {
     this.dir = dir;
     this.clock = clock;
     this.flags = flags;
+    this.extraDriver = extraDriver;
     Settings settings = settings();
     this.sandbox =
         new SandboxNetwork(
@@ -51,7 +56,13 @@ public final class TestGateway implements AutoCloseable {
             settings.driver("sandbox").duration("delivery-after"),
             settings.driver("sandbox").duration("read-after"),
             settings.driver("sandbox").bool("deduplicate"));
-    this.gateway = Gateway.start(settings, clock, sandbox);
+    this.gateway = startGateway(settings);
+  }
+
+  private Gateway startGateway(Settings settings) {
+    DriverCatalog catalog = DriverCatalog.standard().with(new SandboxDriverFactory(sandbox));
+    return Gateway.start(
+        settings, clock, extraDriver == null ? catalog : catalog.with(extraDriver));
   }
 
   /** A gateway on the system clock. Extra flags override the test defaults. */
@@ -60,7 +71,13 @@ public final class TestGateway implements AutoCloseable {
   }
 
   public static TestGateway start(Path dir, Clock clock, String... extraFlags) {
-    return new TestGateway(dir, clock, List.of(extraFlags));
+    return new TestGateway(dir, clock, null, List.of(extraFlags));
+  }
+
+  /** A gateway that also loads the driver {@code extraDriver} makes (a driver under test). */
+  public static TestGateway start(
+      Path dir, Clock clock, DriverFactory extraDriver, String... extraFlags) {
+    return new TestGateway(dir, clock, extraDriver, List.of(extraFlags));
   }
 
   /** A settable clock starting at a fixed instant. */
@@ -90,7 +107,7 @@ public final class TestGateway implements AutoCloseable {
   /** Stops the gateway and starts a new one on the same database and sandbox network. */
   public void restart() {
     gateway.close();
-    gateway = Gateway.start(settings(), clock, sandbox);
+    gateway = startGateway(settings());
   }
 
   /** Stops the gateway; {@link #startAgain} brings it back on the same database and network. */
@@ -100,7 +117,7 @@ public final class TestGateway implements AutoCloseable {
   }
 
   public void startAgain() {
-    gateway = Gateway.start(settings(), clock, sandbox);
+    gateway = startGateway(settings());
   }
 
   public Gateway gateway() {
@@ -128,6 +145,13 @@ public final class TestGateway implements AutoCloseable {
       sandbox.pair(d.id(), d.number());
     }
     return d;
+  }
+
+  /** A new partner, license and device of driver {@code driver} with its configuration. */
+  public Device newDevice(String number, String driver, Map<String, String> config) {
+    Partner p = gateway.tenants().createPartner("Partner " + number, "p@example.com");
+    License l = gateway.tenants().createLicense(p.id(), "Customer " + number, "", null, List.of());
+    return gateway.tenants().createDevice(l.id(), number, driver, config);
   }
 
   public Device newDevice() {

@@ -132,6 +132,14 @@ public final class SandboxNetwork implements AutoCloseable {
   private final boolean deduplicates;
   private final java.util.concurrent.atomic.AtomicLong networkIds =
       new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * Makes this network's ids unlike those of any network before it: the gateway's database keeps
+   * the ids of earlier runs (a network made again after a restart would otherwise hand out the same
+   * ones, and a new incoming message would be dropped as a redelivery).
+   */
+  private final String run = java.util.UUID.randomUUID().toString().substring(0, 8);
+
   private final Map<String, Phone> phones = new ConcurrentHashMap<>();
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
@@ -357,7 +365,8 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Delivers a message from {@code senderE164} to a paired device, as if typed on a phone. */
   public boolean injectIncoming(long deviceId, String senderE164, String text) {
-    return injectIncoming(deviceId, senderE164, text, "SBXIN-" + networkIds.incrementAndGet());
+    return injectIncoming(
+        deviceId, senderE164, text, "SBXIN-" + run + "-" + networkIds.incrementAndGet());
   }
 
   /**
@@ -466,7 +475,7 @@ public final class SandboxNetwork implements AutoCloseable {
     if (deduplicates && !received.add(message.id())) {
       return SendOutcome.Sent.of(networkIdOf.get(message.id()), now);
     }
-    String networkId = "SBX" + networkIds.incrementAndGet();
+    String networkId = "SBX" + run + "-" + networkIds.incrementAndGet();
     if (deduplicates) {
       networkIdOf.put(message.id(), networkId);
     }
