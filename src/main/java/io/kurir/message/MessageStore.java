@@ -473,45 +473,24 @@ final class MessageStore {
   void receiptByNetworkId(
       long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
     boolean[] hooked = {false};
-    String sql = receiptByNetworkIdSql(next);
     committed(
         db.writes()
             .submitInBackground(
                 h -> {
-                  // One statement for the common case: the message carries the id already.
+                  // Looked up by the network id alone, so that the (device, network id) index is
+                  // used: guarded by state too, SQLite would walk the device's sent messages.
                   Long id = null;
-                  try (PreparedStatement move = h.getConnection().prepareStatement(sql)) {
-                    int p = 1;
-                    move.setLong(p++, at.toEpochMilli());
-                    move.setString(p++, reason);
-                    if (next.wentOut()) {
-                      move.setLong(p++, at.toEpochMilli());
-                    }
-                    move.setLong(p++, deviceId);
-                    move.setString(p, networkId);
-                    try (ResultSet rs = move.executeQuery()) {
+                  try (PreparedStatement find =
+                      h.getConnection().prepareStatement(MESSAGE_BY_NETWORK_ID)) {
+                    find.setLong(1, deviceId);
+                    find.setString(2, networkId);
+                    try (ResultSet rs = find.executeQuery()) {
                       if (rs.next()) {
                         id = rs.getLong(1);
                       }
                     }
                   }
-                  if (id != null) {
-                    try (PreparedStatement event =
-                        h.getConnection().prepareStatement(INSERT_EVENT)) {
-                      bindEvent(event, id, next, reason, at);
-                      event.executeUpdate();
-                    }
-                    hooked[0] |= hook.moved(h, id, next, reason, at);
-                    return true;
-                  }
-                  boolean known =
-                      h.createQuery("SELECT 1 FROM message WHERE device_id = ? AND network_id = ?")
-                          .bind(0, deviceId)
-                          .bind(1, networkId)
-                          .mapTo(Integer.class)
-                          .findFirst()
-                          .isPresent();
-                  if (!known) { // faster than the send's own outcome: kept until it comes
+                  if (id == null) { // faster than the send's own outcome: kept until it comes
                     h.createUpdate(
                             "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
                                 + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -522,26 +501,19 @@ final class MessageStore {
                         .bind(4, at.toEpochMilli())
                         .bind(5, now.toEpochMilli())
                         .execute();
+                    return false;
                   }
-                  return false; // a late or repeated receipt changes nothing
+                  boolean moved = move(h, id, next, receiptFrom(next), at, reason);
+                  if (moved) {
+                    hooked[0] |= hook.moved(h, id, next, reason, at);
+                  }
+                  return moved; // a late or repeated receipt changes nothing
                 }),
         hooked);
   }
 
-  private static final Map<MessageState, String> RECEIPT_BY_NETWORK_ID = new ConcurrentHashMap<>();
-
-  /** The guarded move of the message that carries a network id, answering its id. */
-  private static String receiptByNetworkIdSql(MessageState next) {
-    return RECEIPT_BY_NETWORK_ID.computeIfAbsent(
-        next,
-        n -> {
-          String move = moveSql(n, receiptFrom(n));
-          return move.substring(0, move.indexOf(" WHERE id = ?"))
-              + " WHERE device_id = ? AND network_id = ?"
-              + move.substring(move.indexOf(" AND state IN"))
-              + " RETURNING id";
-        });
-  }
+  private static final String MESSAGE_BY_NETWORK_ID =
+      "SELECT id FROM message WHERE device_id = ? AND network_id = ?";
 
   /** Receipts for network ids that no message took within {@code keep} are dropped. */
   void pruneEarlyReceipts(Instant olderThan) {
