@@ -538,7 +538,9 @@ public final class Bench {
                 "--pacing.min-gap=0ms",
                 "--pacing.jitter=0ms",
                 "--sandbox.delivery-after=1s",
-                "--sandbox.read-after=2s"),
+                "--sandbox.read-after=2s",
+                // The gateway is measured, not the simulated network's file.
+                "--drivers.sandbox.journal=false"),
             Map.of(),
             work);
     return Gateway.start(settings, Clock.systemUTC(), extra);

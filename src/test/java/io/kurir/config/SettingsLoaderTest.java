@@ -71,6 +71,7 @@ class SettingsLoaderTest {
     assertThat(s.driver("sandbox").bool("api")).isFalse();
     assertThat(s.driver("sandbox").duration("delivery-after")).isEqualTo(Duration.ofSeconds(2));
     assertThat(s.driver("sandbox").duration("read-after")).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.driver("sandbox").bool("journal")).as("the network outlives the gateway").isTrue();
     assertThat(s.demo()).isFalse();
   }
 

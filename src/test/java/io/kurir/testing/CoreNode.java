@@ -58,6 +58,7 @@ public final class CoreNode implements AutoCloseable {
             tenants,
             new RetryPolicy(Duration.ofSeconds(10), 3),
             StatusHook.NONE,
+            io.kurir.message.MediaFetch.NONE,
             "node-" + nodeId);
     tenants.onDeviceChanged(messages::deviceChanged);
     driver.start(

@@ -21,6 +21,9 @@ import java.util.Optional;
 public final class SandboxDriverFactory implements DriverFactory {
   public static final String NAME = "sandbox";
 
+  /** The network's journal, in the driver's folder ({@code <data.dir>/drivers/sandbox}). */
+  public static final String JOURNAL_FILE = "network.jsonl";
+
   private final Optional<SandboxNetwork> existing;
 
   /** A factory whose driver makes its own network from its settings. */
@@ -46,6 +49,8 @@ public final class SandboxDriverFactory implements DriverFactory {
             .alsoCalled("sandbox.delivery-after"),
         DriverSetting.of("read-after", Kind.DURATION, "5s", "5s").alsoCalled("sandbox.read-after"),
         DriverSetting.of("deduplicate", Kind.BOOLEAN, "true", "true"),
+        // The network outlives the gateway: its state is kept in <data.dir>/drivers/sandbox.
+        DriverSetting.of("journal", Kind.BOOLEAN, "true", "true"),
         // The demo sends at once: nobody is banned on a simulated network.
         DriverSetting.of("pacing.min-gap", Kind.DURATION, "1s", "0ms").alsoCalled("pacing.min-gap"),
         DriverSetting.of("pacing.jitter", Kind.DURATION, "2s", "0ms").alsoCalled("pacing.jitter"));
@@ -72,14 +77,20 @@ public final class SandboxDriverFactory implements DriverFactory {
     if (existing.isPresent()) {
       return new SandboxDriver(existing.get(), false, s.bool("api"));
     }
-    return new SandboxDriver(
-        new SandboxNetwork(
-            context.clock(),
-            s.duration("delivery-after"),
-            s.duration("read-after"),
-            s.bool("deduplicate")),
-        true,
-        s.bool("api"));
+    SandboxNetwork network =
+        s.bool("journal")
+            ? SandboxNetwork.journaled(
+                context.clock(),
+                s.duration("delivery-after"),
+                s.duration("read-after"),
+                s.bool("deduplicate"),
+                context.dataDir().resolve(JOURNAL_FILE))
+            : new SandboxNetwork(
+                context.clock(),
+                s.duration("delivery-after"),
+                s.duration("read-after"),
+                s.bool("deduplicate"));
+    return new SandboxDriver(network, true, s.bool("api"));
   }
 
   @Override

@@ -1,5 +1,8 @@
 package io.kurir.driver.sandbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.device.DeviceState;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.GroupMembers;
@@ -10,14 +13,19 @@ import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
 import io.kurir.time.Wakeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +33,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -40,11 +49,33 @@ import org.slf4j.LoggerFactory;
  * network and can go offline. Groups have members. Incoming messages and send failures can be
  * injected.
  *
- * <p>The network can outlive a gateway (tests restart the gateway against the same network), so it
- * is created outside the driver and re-attached to each new listener. Thread-safe.
+ * <p>A real network does not die with the gateway, and neither does this one: made with {@link
+ * #journaled}, it keeps what a real network would keep (phones, pairings, groups, inboxes with
+ * their receipts, the message ids it has received) in a journal file ({@link SandboxJournal}),
+ * written before a send returns, and reads it back when a new gateway starts. Receipts that were
+ * due but not yet reported when the gateway died are reported after it. Each phone keeps its last
+ * {@value #HISTORY_PER_PHONE} messages; injected failures and pairing codes are not kept. Made with
+ * the constructor, the network lives in memory only (unit tests, benchmarks); tests that restart a
+ * gateway in the same process may also hand the same network to each new gateway.
+ *
+ * <p>Thread-safe. Every change that the journal keeps happens under one lock, written first and
+ * applied second, so that the journal and the memory tell the same story.
  */
 public final class SandboxNetwork implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SandboxNetwork.class);
+
+  /** The messages a phone keeps: older ones leave its inbox (and the journal) as new ones come. */
+  public static final int HISTORY_PER_PHONE = 1_000;
+
+  /**
+   * How many message ids the network remembers for de-duplication (the latest). A message resent
+   * after a crash was sent moments before it (a device claims about a second of sends at a time),
+   * so the last 100,000 ids cover every gateway's in-flight window many times over.
+   */
+  static final int DEDUP_MEMORY = 100_000;
+
+  /** Network ids are reserved in the journal in blocks, so that none is issued twice. */
+  private static final long ID_BLOCK = 10_000;
 
   /**
    * What a recipient phone holds for one received message: {@code messageId} is Kurir's id (the
@@ -97,12 +128,23 @@ public final class SandboxNetwork implements AutoCloseable {
     OFFLINE
   }
 
+  /**
+   * One message in a phone's inbox, with what the network needs to report its receipts: the sending
+   * device, and whether this copy carries them (a group message's receipts come from its first
+   * recipient).
+   */
+  private record Received(InboxEntry entry, long deviceId, boolean reportsReceipts) {}
+
   private static final class Phone {
     volatile boolean registered = true;
     volatile boolean online = true;
     // Appends and status changes are O(1): a benchmark sends hundreds of thousands to one phone.
-    final List<InboxEntry> inbox = Collections.synchronizedList(new ArrayList<>());
-    final Map<Long, String> statuses = new ConcurrentHashMap<>();
+    final Deque<Received> inbox = new ArrayDeque<>(); // guarded by itself
+    final Map<String, String> statuses = new ConcurrentHashMap<>(); // by network id
+
+    boolean isDefault() {
+      return registered && online;
+    }
   }
 
   private static final class FailureRule {
@@ -130,21 +172,28 @@ public final class SandboxNetwork implements AutoCloseable {
   private final Duration deliveryAfter;
   private final Duration readAfter;
   private final boolean deduplicates;
-  private final java.util.concurrent.atomic.AtomicLong networkIds =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong networkIds = new AtomicLong();
+  private long idsReservedUpTo; // guarded by changes
 
   /**
-   * Makes this network's ids unlike those of any network before it: the gateway's database keeps
-   * the ids of earlier runs (a network made again after a restart would otherwise hand out the same
-   * ones, and a new incoming message would be dropped as a redelivery).
+   * Makes this network's ids unlike those of any network before it that kept no journal: the
+   * gateway's database keeps the ids of earlier runs (a network made again after a restart would
+   * otherwise hand out the same ones, and a new incoming message would be dropped as a redelivery).
+   * A journaled network also reserves its counter in the journal.
    */
   private final String run = java.util.UUID.randomUUID().toString().substring(0, 8);
 
   private final Map<String, Phone> phones = new ConcurrentHashMap<>();
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
-  private final Set<Long> received = ConcurrentHashMap.newKeySet();
-  private final Map<Long, String> networkIdOf = new ConcurrentHashMap<>();
+  // Kurir message id -> the network id it was given, oldest first; guarded by changes.
+  private final LinkedHashMap<Long, String> remembered =
+      new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+          return size() > DEDUP_MEMORY;
+        }
+      };
   private final Set<Long> singleDevice = ConcurrentHashMap.newKeySet();
   private final Set<Long> takenOver = ConcurrentHashMap.newKeySet();
   private final Map<Long, PairingCode> pairingCodes = new ConcurrentHashMap<>();
@@ -153,23 +202,104 @@ public final class SandboxNetwork implements AutoCloseable {
       new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private final Thread ticker;
+  // Every journaled change: written to the journal, then applied, as one step.
+  private final ReentrantLock changes = new ReentrantLock();
+  private final SandboxJournal journal; // null: in memory only
+  private final Thread ticker; // null: a read-only copy reports nothing
   private volatile DriverListener listener;
   private volatile boolean closed;
 
   /**
+   * A network in memory only: gone when the process ends.
+   *
    * @param deduplicates whether a second send of the same Kurir message id is taken as the first
    *     (as a network that de-duplicates would); off, every send reaches the phone again, as on a
    *     network that does not
    */
   public SandboxNetwork(
       Clock clock, Duration deliveryAfter, Duration readAfter, boolean deduplicates) {
+    this(clock, deliveryAfter, readAfter, deduplicates, null, true);
+  }
+
+  private SandboxNetwork(
+      Clock clock,
+      Duration deliveryAfter,
+      Duration readAfter,
+      boolean deduplicates,
+      SandboxJournal journal,
+      boolean reports) {
     this.clock = clock;
     this.deliveryAfter = deliveryAfter;
     this.readAfter = readAfter;
     this.deduplicates = deduplicates;
-    Wakeable.wakeOnClockChange(clock, this::wake);
-    this.ticker = Thread.ofVirtual().name("sandbox-receipts").start(this::tickLoop);
+    this.journal = journal;
+    if (journal != null) {
+      replayJournal();
+    }
+    if (reports) {
+      Wakeable.wakeOnClockChange(clock, this::wake);
+      this.ticker = Thread.ofVirtual().name("sandbox-receipts").start(this::tickLoop);
+    } else {
+      this.ticker = null;
+    }
+  }
+
+  /**
+   * A network whose state lives in {@code journalFile} (created if missing): what an earlier
+   * network on that file did is read back, and the receipts it still owed are reported to the next
+   * gateway that attaches. The file is rewritten from that state at once, and again whenever it has
+   * grown well past it. One network per file: the gateway's database lock keeps a second gateway
+   * (and so a second network) off the same data folder.
+   */
+  public static SandboxNetwork journaled(
+      Clock clock,
+      Duration deliveryAfter,
+      Duration readAfter,
+      boolean deduplicates,
+      Path journalFile) {
+    return journaled(
+        clock, deliveryAfter, readAfter, deduplicates, journalFile, SandboxJournal.MIN_GROWTH);
+  }
+
+  /** As {@link #journaled(Clock, Duration, Duration, boolean, Path)}, rewritten sooner (tests). */
+  static SandboxNetwork journaled(
+      Clock clock,
+      Duration deliveryAfter,
+      Duration readAfter,
+      boolean deduplicates,
+      Path journalFile,
+      long rewriteAfterLines) {
+    SandboxJournal journal;
+    try {
+      journal = SandboxJournal.open(journalFile, rewriteAfterLines);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the sandbox journal " + journalFile, e);
+    }
+    SandboxNetwork network =
+        new SandboxNetwork(clock, deliveryAfter, readAfter, deduplicates, journal, true);
+    network.changes.lock();
+    try {
+      network.rewriteJournal(); // a clean file: no line cut off at its end, no history past bound
+    } finally {
+      network.changes.unlock();
+    }
+    network.scheduleOwedReceipts();
+    return network;
+  }
+
+  /**
+   * The state recorded in {@code journalFile}, read once, for looking at (a test reading what the
+   * network of a gateway in another process did). It writes nothing and reports nothing; a change
+   * through it fails.
+   */
+  public static SandboxNetwork readJournal(Path journalFile) {
+    return new SandboxNetwork(
+        Clock.systemUTC(),
+        Duration.ZERO,
+        Duration.ZERO,
+        false,
+        SandboxJournal.readOnly(journalFile),
+        false);
   }
 
   void attach(DriverListener newListener) {
@@ -188,7 +318,12 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Marks a number as having (or not having) an account on the network. */
   public void setRegistered(String e164, boolean registered) {
-    phone(e164).registered = registered;
+    changes.lock();
+    try {
+      change(phoneRecord(e164, registered, isPhoneOnline(e164)));
+    } finally {
+      changes.unlock();
+    }
   }
 
   public boolean isRegistered(String e164) {
@@ -203,20 +338,28 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Turns a recipient phone off or on; delivery receipts wait while it is off. */
   public void setPhoneOnline(String e164, boolean online) {
-    phone(e164).online = online;
+    changes.lock();
+    try {
+      change(phoneRecord(e164, isRegistered(e164), online));
+    } finally {
+      changes.unlock();
+    }
     wake();
   }
 
   /** Pairs a device with the network: from now on it can send. */
   public void pair(long deviceId, String number) {
-    takenOver.remove(deviceId);
-    sessions.put(deviceId, new Session(deviceId, number, true));
+    change(
+        SandboxJournal.record("pair")
+            .put("dev", deviceId)
+            .put("number", number)
+            .put("online", true));
     notifyConnection(deviceId, true);
     notifyState(deviceId, DeviceState.ONLINE, "paired");
   }
 
   public void unpair(long deviceId) {
-    if (sessions.remove(deviceId) != null) {
+    if (endSession(deviceId, false)) {
       notifyConnection(deviceId, false);
       notifyState(deviceId, DeviceState.NONE, "unpaired");
     }
@@ -224,12 +367,26 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** The device logs out: its session ends as if never paired. False when it had none. */
   boolean logout(long deviceId) {
-    if (sessions.remove(deviceId) == null) {
+    if (!endSession(deviceId, false)) {
       return false;
     }
     notifyConnection(deviceId, false);
     notifyState(deviceId, DeviceState.NONE, "logged out");
     return true;
+  }
+
+  /** Ends the device's session, if it has one; {@code takenOver} marks it {@code refresh_it}. */
+  private boolean endSession(long deviceId, boolean takenOver) {
+    changes.lock();
+    try {
+      if (!sessions.containsKey(deviceId)) {
+        return false;
+      }
+      change(SandboxJournal.record("end").put("dev", deviceId).put("takenOver", takenOver));
+      return true;
+    } finally {
+      changes.unlock();
+    }
   }
 
   /** A pairing code shown to a phone, valid until {@code expires}. */
@@ -289,10 +446,9 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Another session takes the device's number over: this one ends ({@code refresh_it}). */
   public boolean takeOver(long deviceId) {
-    if (sessions.remove(deviceId) == null) {
+    if (!endSession(deviceId, true)) {
       return false;
     }
-    takenOver.add(deviceId);
     notifyConnection(deviceId, false);
     notifyState(deviceId, DeviceState.REFRESH_IT, "the number was taken over by another session");
     return true;
@@ -300,10 +456,19 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Takes a paired device's phone off the network, or back. */
   public boolean setDeviceOnline(long deviceId, boolean online) {
-    Session updated =
-        sessions.computeIfPresent(deviceId, (id, s) -> new Session(id, s.number(), online));
-    if (updated == null) {
-      return false;
+    changes.lock();
+    try {
+      Session s = sessions.get(deviceId);
+      if (s == null) {
+        return false;
+      }
+      change(
+          SandboxJournal.record("pair")
+              .put("dev", deviceId)
+              .put("number", s.number())
+              .put("online", online));
+    } finally {
+      changes.unlock();
     }
     notifyConnection(deviceId, online);
     notifyState(
@@ -318,18 +483,17 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   public Group createGroup(String id, String name, List<String> members) {
-    Group group = new Group(id, name, List.copyOf(members));
-    groups.put(id, group);
-    return group;
+    ArrayNode list = SandboxJournal.array();
+    members.forEach(list::add);
+    ObjectNode r = SandboxJournal.record("group").put("id", id).put("name", name);
+    r.set("members", list);
+    change(r);
+    return groups.get(id);
   }
 
   /** Marks a device's account as not multi-device: it cannot list group members. */
   public void setMultiDevice(long deviceId, boolean multiDevice) {
-    if (multiDevice) {
-      singleDevice.remove(deviceId);
-    } else {
-      singleDevice.add(deviceId);
-    }
+    change(SandboxJournal.record("multi").put("dev", deviceId).put("on", multiDevice));
   }
 
   Optional<String> groupIdByName(long deviceId, String name) {
@@ -365,8 +529,7 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /** Delivers a message from {@code senderE164} to a paired device, as if typed on a phone. */
   public boolean injectIncoming(long deviceId, String senderE164, String text) {
-    return injectIncoming(
-        deviceId, senderE164, text, "SBXIN-" + run + "-" + networkIds.incrementAndGet());
+    return injectIncoming(deviceId, senderE164, text, "SBXIN-" + run + "-" + nextNetworkId());
   }
 
   /**
@@ -407,18 +570,38 @@ public final class SandboxNetwork implements AutoCloseable {
     }
   }
 
-  /** Messages the phone with number {@code e164} received, oldest first. */
+  /**
+   * Messages the phone with number {@code e164} received, oldest first: its last {@value
+   * #HISTORY_PER_PHONE}.
+   */
   public List<InboxEntry> inbox(String e164) {
     Phone p = phones.get(e164);
     if (p == null) {
       return List.of();
     }
-    List<InboxEntry> entries;
+    List<InboxEntry> entries = new ArrayList<>();
     synchronized (p.inbox) {
-      entries = new ArrayList<>(p.inbox);
+      for (Received r : p.inbox) {
+        InboxEntry e = r.entry();
+        entries.add(e.withStatus(p.statuses.getOrDefault(e.networkId(), e.status())));
+      }
     }
-    entries.replaceAll(e -> e.withStatus(p.statuses.getOrDefault(e.messageId(), e.status())));
     return entries;
+  }
+
+  /** The numbers of every phone the network knows: those that received or were changed. */
+  public List<String> phones() {
+    return phones.keySet().stream().sorted().toList();
+  }
+
+  /** Lines in the journal file now (0 in memory). */
+  long journalLines() {
+    changes.lock();
+    try {
+      return journal == null ? 0 : journal.lines();
+    } finally {
+      changes.unlock();
+    }
   }
 
   // --- the driver side
@@ -470,58 +653,63 @@ public final class SandboxNetwork implements AutoCloseable {
       mediaName = a.name();
       mediaType = a.mimeType();
     }
-    // With de-duplication, Kurir's message id is the idempotency key: a resend after a crash is
-    // not a second message. Without it, the phone gets it again, as on most real networks.
-    if (deduplicates && !received.add(message.id())) {
-      return SendOutcome.Sent.of(networkIdOf.get(message.id()), now);
-    }
-    String networkId = "SBX" + run + "-" + networkIds.incrementAndGet();
-    if (deduplicates) {
-      networkIdOf.put(message.id(), networkId);
-    }
-    for (String to : recipients) {
-      phone(to)
-          .inbox
-          .add(
-              new InboxEntry(
-                  message.id(),
-                  networkId,
-                  session.number(),
-                  to,
-                  group,
-                  message.kind(),
-                  message.text(),
-                  now,
-                  "sent",
-                  mediaName,
-                  mediaType,
-                  mediaBytes));
+    String networkId;
+    changes.lock();
+    try {
+      // With de-duplication, Kurir's message id is the idempotency key: a resend after a crash is
+      // not a second message. Without it, the phone gets it again, as on most real networks.
+      if (deduplicates && remembered.containsKey(message.id())) {
+        return SendOutcome.Sent.of(remembered.get(message.id()), now);
+      }
+      networkId = "SBX" + run + "-" + nextNetworkId();
+      List<ObjectNode> records = new ArrayList<>();
+      for (int i = 0; i < recipients.size(); i++) {
+        ObjectNode r =
+            SandboxJournal.record("in")
+                .put("id", message.id())
+                .put("net", networkId)
+                .put("dev", deviceId)
+                .put("from", session.number())
+                .put("to", recipients.get(i))
+                .put("group", group)
+                .put("kind", message.kind())
+                .put("text", message.text())
+                .put("at", now.toEpochMilli())
+                .put("receipts", i == 0);
+        if (mediaName != null) {
+          r.put("mediaName", mediaName).put("mediaType", mediaType).put("mediaBytes", mediaBytes);
+        }
+        records.add(r);
+      }
+      if (recipients.isEmpty()) { // a group of the sender alone: nobody's inbox, still received
+        records.add(SandboxJournal.record("sent").put("id", message.id()).put("net", networkId));
+      }
+      change(records);
+    } catch (UncheckedIOException e) {
+      // Not recorded, so not sent: the network could not take it.
+      return new SendOutcome.Failed("the sandbox network could not record the message: " + e);
+    } finally {
+      changes.unlock();
     }
     String receiptTarget = recipients.isEmpty() ? session.number() : recipients.getFirst();
-    lock.lock();
-    try {
-      receipts.add(
-          new PendingReceipt(
-              now.plus(deliveryAfter),
-              deviceId,
-              networkId,
-              message.id(),
-              receiptTarget,
-              Receipt.Status.DELIVERED,
-              group));
-      receipts.add(
-          new PendingReceipt(
-              now.plus(readAfter),
-              deviceId,
-              networkId,
-              message.id(),
-              receiptTarget,
-              Receipt.Status.READ,
-              group));
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    scheduleReceipts(
+        List.of(
+            new PendingReceipt(
+                now.plus(deliveryAfter),
+                deviceId,
+                networkId,
+                message.id(),
+                receiptTarget,
+                Receipt.Status.DELIVERED,
+                group),
+            new PendingReceipt(
+                now.plus(readAfter),
+                deviceId,
+                networkId,
+                message.id(),
+                receiptTarget,
+                Receipt.Status.READ,
+                group)));
     return SendOutcome.Sent.of(networkId, now);
   }
 
@@ -567,7 +755,298 @@ public final class SandboxNetwork implements AutoCloseable {
     }
   }
 
+  // --- the journal: every kept change is a record, written, then applied by apply()
+
+  /** Writes {@code record} to the journal (if any) and applies it. */
+  private void change(ObjectNode record) {
+    change(List.of(record));
+  }
+
+  private void change(List<ObjectNode> records) {
+    changes.lock();
+    try {
+      if (journal != null) {
+        try {
+          journal.append(records);
+        } catch (IOException e) {
+          throw new UncheckedIOException("the sandbox journal cannot be written", e);
+        }
+      }
+      records.forEach(this::apply);
+      if (journal != null && journal.wantsRewrite()) {
+        rewriteJournal();
+      }
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /** A new network id, unique across restarts: ids are reserved in the journal in blocks. */
+  private long nextNetworkId() {
+    changes.lock();
+    try {
+      long id = networkIds.incrementAndGet();
+      if (id > idsReservedUpTo) {
+        change(SandboxJournal.record("ids").put("upTo", id + ID_BLOCK));
+      }
+      return id;
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  private ObjectNode phoneRecord(String e164, boolean registered, boolean online) {
+    return SandboxJournal.record("phone")
+        .put("number", e164)
+        .put("registered", registered)
+        .put("online", online);
+  }
+
+  /** Applies one journal record to the state in memory: the same code when live and on replay. */
+  private void apply(JsonNode r) {
+    switch (r.path("t").asText()) {
+      case "phone" -> {
+        Phone p = phone(r.get("number").asText());
+        p.registered = r.get("registered").asBoolean();
+        p.online = r.get("online").asBoolean();
+      }
+      case "pair" -> {
+        long dev = r.get("dev").asLong();
+        takenOver.remove(dev);
+        sessions.put(
+            dev, new Session(dev, r.get("number").asText(), r.path("online").asBoolean(true)));
+      }
+      case "end" -> {
+        long dev = r.get("dev").asLong();
+        sessions.remove(dev);
+        if (r.path("takenOver").asBoolean()) {
+          takenOver.add(dev);
+        } else {
+          takenOver.remove(dev);
+        }
+      }
+      case "multi" -> {
+        if (r.get("on").asBoolean()) {
+          singleDevice.remove(r.get("dev").asLong());
+        } else {
+          singleDevice.add(r.get("dev").asLong());
+        }
+      }
+      case "group" -> {
+        List<String> members = new ArrayList<>();
+        r.get("members").forEach(m -> members.add(m.asText()));
+        String id = r.get("id").asText();
+        groups.put(id, new Group(id, r.get("name").asText(), List.copyOf(members)));
+      }
+      case "in" -> receive(r);
+      case "status" -> {
+        Phone p = phones.get(r.get("to").asText());
+        if (p != null) { // a receipt of a message the phone no longer keeps changes nothing
+          p.statuses.computeIfPresent(
+              r.get("net").asText(), (net, old) -> laterStatus(old, r.get("status").asText()));
+        }
+      }
+      case "sent" -> remembered.put(r.get("id").asLong(), r.get("net").asText());
+      case "ids" -> idsReservedUpTo = Math.max(idsReservedUpTo, r.get("upTo").asLong());
+      default -> log.warn("sandbox journal: unknown record {}", r);
+    }
+  }
+
+  private void receive(JsonNode r) {
+    String mediaName = textOrNull(r, "mediaName");
+    InboxEntry entry =
+        new InboxEntry(
+            r.get("id").asLong(),
+            r.get("net").asText(),
+            r.get("from").asText(),
+            r.get("to").asText(),
+            textOrNull(r, "group"),
+            textOrNull(r, "kind"),
+            textOrNull(r, "text"),
+            Instant.ofEpochMilli(r.get("at").asLong()),
+            "sent",
+            mediaName,
+            textOrNull(r, "mediaType"),
+            r.path("mediaBytes").asLong(0));
+    Phone p = phone(entry.to());
+    synchronized (p.inbox) {
+      p.inbox.addLast(new Received(entry, r.get("dev").asLong(), r.path("receipts").asBoolean()));
+      p.statuses.put(entry.networkId(), r.path("status").asText("sent"));
+      if (p.inbox.size() > HISTORY_PER_PHONE) {
+        Received oldest = p.inbox.removeFirst();
+        p.statuses.remove(oldest.entry().networkId());
+      }
+    }
+    remembered.put(entry.messageId(), entry.networkId());
+  }
+
+  private static String textOrNull(JsonNode r, String field) {
+    JsonNode v = r.get(field);
+    return v == null || v.isNull() ? null : v.asText();
+  }
+
+  private static String laterStatus(String old, String next) {
+    return "read".equals(old) ? old : next;
+  }
+
+  private void replayJournal() {
+    try {
+      journal.replay(
+          r -> {
+            try {
+              apply(r);
+            } catch (RuntimeException e) {
+              log.warn("sandbox journal: record {} skipped: {}", r, e.toString());
+            }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the sandbox journal " + journal.file(), e);
+    }
+    // Ids issued before the restart were all below the last reserve; the next starts above it.
+    networkIds.set(idsReservedUpTo);
+  }
+
+  /** Rewrites the journal from the state now. Called with {@code changes} held. */
+  private void rewriteJournal() {
+    try {
+      journal.rewrite(this::snapshot);
+    } catch (IOException e) {
+      // The old file stays whole and keeps being appended to; the next change tries again.
+      log.warn("sandbox journal {}: cannot rewrite it: {}", journal.file(), e.toString());
+    }
+  }
+
+  /** The state now as journal records, in an order that replays to the same state. */
+  private void snapshot(java.util.function.Consumer<ObjectNode> out) {
+    out.accept(SandboxJournal.record("ids").put("upTo", idsReservedUpTo));
+    phones.forEach(
+        (number, p) -> {
+          if (!p.isDefault()) {
+            out.accept(phoneRecord(number, p.registered, p.online));
+          }
+        });
+    groups
+        .values()
+        .forEach(
+            g -> {
+              ArrayNode members = SandboxJournal.array();
+              g.members().forEach(members::add);
+              ObjectNode r = SandboxJournal.record("group").put("id", g.id()).put("name", g.name());
+              r.set("members", members);
+              out.accept(r);
+            });
+    sessions
+        .values()
+        .forEach(
+            s ->
+                out.accept(
+                    SandboxJournal.record("pair")
+                        .put("dev", s.deviceId())
+                        .put("number", s.number())
+                        .put("online", s.online())));
+    takenOver.forEach(
+        dev -> out.accept(SandboxJournal.record("end").put("dev", dev).put("takenOver", true)));
+    singleDevice.forEach(
+        dev -> out.accept(SandboxJournal.record("multi").put("dev", dev).put("on", false)));
+    Set<String> inInboxes = new HashSet<>();
+    phones
+        .values()
+        .forEach(
+            p -> {
+              synchronized (p.inbox) {
+                p.inbox.forEach(r -> inInboxes.add(r.entry().networkId()));
+              }
+            });
+    // Remembered ids whose messages left every inbox (or never entered one) come first, so that
+    // on replay the inboxes' ids are the newest in the memory, as they were.
+    remembered.forEach(
+        (id, net) -> {
+          if (!inInboxes.contains(net)) {
+            out.accept(SandboxJournal.record("sent").put("id", id).put("net", net));
+          }
+        });
+    phones.forEach(
+        (number, p) -> {
+          synchronized (p.inbox) {
+            for (Received received : p.inbox) {
+              InboxEntry e = received.entry();
+              ObjectNode r =
+                  SandboxJournal.record("in")
+                      .put("id", e.messageId())
+                      .put("net", e.networkId())
+                      .put("dev", received.deviceId())
+                      .put("from", e.from())
+                      .put("to", e.to())
+                      .put("group", e.group())
+                      .put("kind", e.kind())
+                      .put("text", e.text())
+                      .put("at", e.receivedAt().toEpochMilli())
+                      .put("receipts", received.reportsReceipts())
+                      .put("status", p.statuses.getOrDefault(e.networkId(), "sent"));
+              if (e.mediaName() != null) {
+                r.put("mediaName", e.mediaName())
+                    .put("mediaType", e.mediaType())
+                    .put("mediaBytes", e.mediaBytes());
+              }
+              out.accept(r);
+            }
+          }
+        });
+  }
+
+  /**
+   * After a restart: the receipts of kept messages that were not reported yet (the phone's status
+   * says which) are due again from their send, so those already due go at once.
+   */
+  private void scheduleOwedReceipts() {
+    List<PendingReceipt> owed = new ArrayList<>();
+    phones.forEach(
+        (number, p) -> {
+          synchronized (p.inbox) {
+            for (Received r : p.inbox) {
+              if (!r.reportsReceipts()) {
+                continue;
+              }
+              InboxEntry e = r.entry();
+              String status = p.statuses.getOrDefault(e.networkId(), "sent");
+              if (status.equals("sent")) {
+                owed.add(owed(e, r.deviceId(), Receipt.Status.DELIVERED, deliveryAfter));
+              }
+              if (!status.equals("read")) {
+                owed.add(owed(e, r.deviceId(), Receipt.Status.READ, readAfter));
+              }
+            }
+          }
+        });
+    scheduleReceipts(owed);
+  }
+
+  private static PendingReceipt owed(
+      InboxEntry e, long deviceId, Receipt.Status status, Duration after) {
+    return new PendingReceipt(
+        e.receivedAt().plus(after),
+        deviceId,
+        e.networkId(),
+        e.messageId(),
+        e.to(),
+        status,
+        e.group());
+  }
+
   // --- receipts, on the injected clock
+
+  private void scheduleReceipts(List<PendingReceipt> due) {
+    if (due.isEmpty()) {
+      return;
+    }
+    lock.lock();
+    try {
+      receipts.addAll(due);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
 
   private void wake() {
     lock.lock();
@@ -612,19 +1091,35 @@ public final class SandboxNetwork implements AutoCloseable {
 
   private void deliver(List<PendingReceipt> due) {
     List<PendingReceipt> postponed = new ArrayList<>();
+    List<PendingReceipt> reported = new ArrayList<>();
+    List<ObjectNode> records = new ArrayList<>();
+    DriverListener l = listener;
     for (PendingReceipt r : due) {
-      Phone phone = phone(r.recipient());
-      if (!phone.online) {
+      Phone phone = phones.get(r.recipient());
+      if ((phone != null && !phone.online) || l == null) {
+        // An offline phone reports nothing; nor does anyone while no gateway is attached (it is
+        // restarting): the receipt is kept.
         postponed.add(r);
         continue;
       }
-      DriverListener l = listener;
-      if (l == null) {
-        postponed.add(r); // no gateway attached right now (it is restarting): keep the receipt
-        continue;
-      }
       String status = r.receipt() == Receipt.Status.DELIVERED ? "delivered" : "read";
-      phone.statuses.merge(r.messageId(), status, (old, now) -> "read".equals(old) ? old : now);
+      records.add(
+          SandboxJournal.record("status")
+              .put("to", r.recipient())
+              .put("net", r.networkId())
+              .put("status", status));
+      reported.add(r);
+    }
+    if (!records.isEmpty()) {
+      try {
+        change(records); // the phone's status first: after a crash, what it says is owed is owed
+      } catch (UncheckedIOException e) {
+        log.warn("sandbox receipts not recorded; reported later: {}", e.toString());
+        postponed.addAll(reported);
+        reported.clear();
+      }
+    }
+    for (PendingReceipt r : reported) {
       try {
         // Keyed by the network's id, as a real network reports: the core maps it to its own.
         l.receipt(
@@ -636,29 +1131,36 @@ public final class SandboxNetwork implements AutoCloseable {
     }
     if (!postponed.isEmpty()) {
       // An offline phone gets its receipts a second after it is looked at again.
-      lock.lock();
-      try {
-        Instant later = clock.instant().plusSeconds(1);
-        postponed.forEach(
-            r ->
-                receipts.add(
-                    new PendingReceipt(
-                        later,
-                        r.deviceId(),
-                        r.networkId(),
-                        r.messageId(),
-                        r.recipient(),
-                        r.receipt(),
-                        r.group())));
-      } finally {
-        lock.unlock();
-      }
+      Instant later = clock.instant().plusSeconds(1);
+      scheduleReceipts(
+          postponed.stream()
+              .map(
+                  r ->
+                      new PendingReceipt(
+                          later,
+                          r.deviceId(),
+                          r.networkId(),
+                          r.messageId(),
+                          r.recipient(),
+                          r.receipt(),
+                          r.group()))
+              .toList());
     }
   }
 
   @Override
   public void close() {
     closed = true;
-    ticker.interrupt();
+    if (ticker != null) {
+      ticker.interrupt();
+    }
+    if (journal != null) {
+      changes.lock();
+      try {
+        journal.close();
+      } finally {
+        changes.unlock();
+      }
+    }
   }
 }

@@ -61,6 +61,10 @@ class DeviceSessionTest {
     assertThat(call(device, "/api/qr_status").body()).isEqualTo("none");
     assertThat(call(device, "/api/logout").body()).as("nothing to log out").isEqualTo("failed");
 
+    // Recorded in the background: a driver's report does not wait for the commit.
+    io.kurir.testing.Eventually.until(
+        "every change recorded",
+        () -> kurir.gateway().deviceStates().history(device.id()).size() == 6);
     List<DeviceEvent> history = kurir.gateway().deviceStates().history(device.id());
     assertThat(history)
         .extracting(DeviceEvent::to)

@@ -1,0 +1,546 @@
+package io.kurir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.driver.sandbox.SandboxDriverFactory;
+import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
+import io.kurir.testing.Eventually;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The gateway as a separate process under load from several clients, killed with {@code kill -9} in
+ * the middle of it, started again on the same data folder, three times; then left to finish and
+ * stopped cleanly. What it answered with an id is never lost and ends in a final state; what the
+ * phones received is read from the sandbox network's journal, which outlives the process as a real
+ * network would. Through a network that de-duplicates, every message arrives exactly once; through
+ * one that does not, a message cut off by a kill arrives at most once and ends {@code
+ * failed/interrupted}, and there are no more of those per kill than a device claims at a time.
+ */
+class CrashTest {
+  private static final String ADMIN_TOKEN = "crash-test-admin-token-0123456789";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Kills, each after this many accepted requests of its round; then a last round, not killed. */
+  private static final int KILLS = 3;
+
+  private static final int ACCEPTED_PER_ROUND = 1_000;
+  private static final int ACCEPTED_IN_LAST_ROUND = 300;
+  private static final int CLIENTS = 6;
+  private static final int RECIPIENTS = 40;
+
+  /**
+   * The most messages of one device that may be cut off by one crash: what a device's sender claims
+   * as {@code sending} at a time (DeviceSender.MAX_CLAIM, docs/decisions.md).
+   */
+  private static final int IN_FLIGHT_PER_KILL = 64;
+
+  @TempDir Path dir;
+  private final List<Process> started = new ArrayList<>();
+
+  /** A failed test leaves no gateway running behind it. */
+  @AfterEach
+  void killWhatIsLeft() {
+    started.forEach(Process::destroyForcibly);
+  }
+
+  @Test
+  void throughANetworkThatDeduplicatesEveryAcceptedMessageArrivesExactlyOnce() throws Exception {
+    Outcome o = crashUnderLoad(true);
+
+    assertThat(o.failed()).as("nothing fails: what a kill cut off is sent again").isEmpty();
+    o.messages()
+        .forEach(
+            (id, m) ->
+                assertThat(o.arrivals().getOrDefault(id, 0))
+                    .as("arrivals of message %d (%s)", id, m.state())
+                    .isEqualTo(1));
+    assertThat(o.cutOffPerKill())
+        .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(IN_FLIGHT_PER_KILL));
+  }
+
+  @Test
+  void throughANetworkThatDoesNotDeduplicateACutOffMessageArrivesAtMostOnce() throws Exception {
+    Outcome o = crashUnderLoad(false);
+
+    assertThat(o.failed().values())
+        .as("the only failures are sends cut off by a kill")
+        .allMatch(reason -> reason.equals("interrupted"));
+    assertThat(o.cutOffPerKill())
+        .as("failed/interrupted per kill: at most what a device claims at a time")
+        .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(IN_FLIGHT_PER_KILL));
+    assertThat(o.cutOffPerKill().stream().mapToInt(Integer::intValue).sum())
+        .isEqualTo(o.failed().size());
+    o.messages()
+        .forEach(
+            (id, m) -> {
+              int arrived = o.arrivals().getOrDefault(id, 0);
+              if (m.state().equals("failed")) {
+                assertThat(arrived).as("arrivals of interrupted message %d", id).isBetween(0, 1);
+              } else {
+                assertThat(arrived).as("arrivals of message %d (%s)", id, m.state()).isEqualTo(1);
+              }
+            });
+  }
+
+  // --- the run
+
+  /** A message as the database has it at the end. */
+  private record Stored(String state, String reason, String text) {}
+
+  /**
+   * What a run left: every message in the database, how often each arrived at a phone, the failed
+   * ones with their reason, and how many sends each kill cut off (found {@code sending} at the next
+   * start).
+   */
+  private record Outcome(
+      Map<Long, Stored> messages,
+      Map<Long, Integer> arrivals,
+      Map<Long, String> failed,
+      List<Integer> cutOffPerKill) {}
+
+  private Outcome crashUnderLoad(boolean deduplicate) throws Exception {
+    long began = System.nanoTime();
+    Path data = dir.resolve("data");
+    List<String> recipients = new ArrayList<>();
+    for (int i = 0; i < RECIPIENTS; i++) {
+      recipients.add(String.format("+628129900%04d", i));
+    }
+    List<Long> startedAt = new ArrayList<>(); // wall-clock millis of each start
+    List<Integer> acceptedPerRound = new ArrayList<>();
+    List<Long> roundMillis = new ArrayList<>();
+    List<Long> startupMillis = new ArrayList<>();
+    Map<Long, String> accepted;
+    int cutOffRequests;
+    try (Load load = new Load(recipients)) {
+      for (int round = 0; round <= KILLS; round++) {
+        startedAt.add(System.currentTimeMillis());
+        GatewayProcess gateway = GatewayProcess.start(dir, data, deduplicate, round);
+        started.add(gateway.process);
+        startupMillis.add(System.currentTimeMillis() - startedAt.getLast());
+        if (round == 0) {
+          pairDevice(gateway, load);
+        }
+        assertThat(load.get(gateway.url, "/sandbox/devices/" + load.deviceId).path("paired"))
+            .as("the pairing outlived the gateway (round %d)", round)
+            .hasToString("true");
+        int before = load.accepted.size();
+        load.target(gateway.url);
+        boolean last = round == KILLS;
+        int goal = before + (last ? ACCEPTED_IN_LAST_ROUND : ACCEPTED_PER_ROUND);
+        Eventually.until(
+            "accepted " + goal + " (round " + round + ")",
+            Duration.ofSeconds(30),
+            () -> load.accepted.size() >= goal);
+        if (last) {
+          load.stop();
+          acceptedPerRound.add(load.accepted.size() - before);
+          try (Connection db = readOnly(data.resolve("kurir.db"))) {
+            Eventually.until(
+                "every message in a final state",
+                Duration.ofSeconds(30),
+                () -> unfinished(db) == 0);
+          }
+          gateway.stop();
+        } else {
+          gateway.kill();
+          load.down();
+          acceptedPerRound.add(load.accepted.size() - before);
+        }
+        roundMillis.add(System.currentTimeMillis() - startedAt.getLast());
+      }
+      accepted = Map.copyOf(load.accepted);
+      cutOffRequests = load.cutOff.get();
+    }
+
+    Map<Long, Stored> messages = new HashMap<>();
+    Map<Long, String> failed = new HashMap<>();
+    List<Integer> cutOffPerKill = new ArrayList<>();
+    try (Connection db = readOnly(data.resolve("kurir.db"));
+        Statement q = db.createStatement()) {
+      try (ResultSet rs = q.executeQuery("SELECT id, state, reason, body FROM message")) {
+        while (rs.next()) {
+          Stored m = new Stored(rs.getString(2), rs.getString(3), rs.getString(4));
+          messages.put(rs.getLong(1), m);
+          if (m.state().equals("failed")) {
+            failed.put(rs.getLong(1), m.reason());
+          }
+        }
+      }
+      // Each kill's cut-off sends are found by the next start: recorded with reason "interrupted"
+      // (failed, or queued again through a network that de-duplicates).
+      for (int kill = 1; kill <= KILLS; kill++) {
+        long from = startedAt.get(kill);
+        long to = kill + 1 < startedAt.size() ? startedAt.get(kill + 1) : Long.MAX_VALUE;
+        try (ResultSet rs =
+            q.executeQuery(
+                "SELECT count(*) FROM message_event WHERE reason LIKE 'interrupted%' AND at >= "
+                    + from
+                    + " AND at < "
+                    + to)) {
+          rs.next();
+          cutOffPerKill.add(rs.getInt(1));
+        }
+      }
+    }
+
+    Map<Long, Integer> arrivals = new HashMap<>();
+    int entries = 0;
+    Path journal =
+        data.resolve("drivers").resolve("sandbox").resolve(SandboxDriverFactory.JOURNAL_FILE);
+    try (SandboxNetwork network = SandboxNetwork.readJournal(journal)) {
+      for (String phone : network.phones()) {
+        List<InboxEntry> inbox = network.inbox(phone);
+        assertThat(inbox.size())
+            .as("the phone's history is all there (below the bound)")
+            .isLessThan(SandboxNetwork.HISTORY_PER_PHONE);
+        for (InboxEntry e : inbox) {
+          entries++;
+          arrivals.merge(e.messageId(), 1, Integer::sum);
+          Stored m = messages.get(e.messageId());
+          assertThat(m).as("message %d arrived: somebody asked for it", e.messageId()).isNotNull();
+          assertThat(e.text()).isEqualTo(m.text());
+        }
+      }
+    }
+
+    accepted.forEach(
+        (id, text) ->
+            assertThat(messages.get(id))
+                .as("accepted message %d is stored", id)
+                .isNotNull()
+                .extracting(Stored::text)
+                .isEqualTo(text));
+    assertThat(messages.values())
+        .as("every message in a final state")
+        .allSatisfy(m -> assertThat(m.state()).isIn("sent", "delivery", "read", "failed"));
+    assertThat(failed.values()).as("a failure has its reason").doesNotContainNull();
+    long seconds = Duration.ofNanos(System.nanoTime() - began).toSeconds();
+    System.out.printf(
+        "crash test (deduplicate=%s): accepted per round %s, %d accepted in all, %d requests"
+            + " cut off, %d stored, %d arrivals, sends cut off per kill %s, %d failed, rounds %s ms"
+            + " (starts %s ms), %d s in all%n",
+        deduplicate,
+        acceptedPerRound,
+        accepted.size(),
+        cutOffRequests,
+        messages.size(),
+        entries,
+        cutOffPerKill,
+        failed.size(),
+        roundMillis,
+        startupMillis,
+        seconds);
+    return new Outcome(messages, arrivals, failed, cutOffPerKill);
+  }
+
+  private static int unfinished(Connection db) {
+    try (Statement q = db.createStatement();
+        ResultSet rs =
+            q.executeQuery("SELECT count(*) FROM message WHERE state IN ('pending', 'sending')")) {
+      rs.next();
+      return rs.getInt(1);
+    } catch (SQLException e) {
+      return -1; // the gateway is writing: look again
+    }
+  }
+
+  private static Connection readOnly(Path database) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    config.setBusyTimeout(5_000);
+    return config.createConnection("jdbc:sqlite:" + database);
+  }
+
+  /** A partner, license and device made through the Admin API, paired through the sandbox API. */
+  private static void pairDevice(GatewayProcess gateway, Load load) throws Exception {
+    String partner =
+        load.post(gateway.url, "/admin/partners", "{\"name\":\"Crash partner\"}")
+            .get("id")
+            .asText();
+    String license =
+        load.post(
+                gateway.url,
+                "/admin/licenses",
+                "{\"partner\":\"" + partner + "\",\"name\":\"Crash customer\"}")
+            .get("id")
+            .asText();
+    JsonNode device =
+        load.post(
+            gateway.url,
+            "/admin/devices",
+            "{\"license\":\"" + license + "\",\"number\":\"+6281100007777\"}");
+    load.deviceId = device.get("id").asText();
+    load.key = device.get("key").asText();
+    load.post(gateway.url, "/sandbox/devices/" + load.deviceId + "/pair", "{}");
+  }
+
+  // --- the gateway's process
+
+  /** {@code java … io.kurir.Kurir serve} on the test's class path, in its own process. */
+  private static final class GatewayProcess {
+    final Process process;
+    final String url;
+
+    private GatewayProcess(Process process, String url) {
+      this.process = process;
+      this.url = url;
+    }
+
+    static GatewayProcess start(Path dir, Path data, boolean deduplicate, int round)
+        throws Exception {
+      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+      List<String> command =
+          List.of(
+              java.toString(),
+              "-Xmx256m",
+              "-XX:+UseSerialGC",
+              "-XX:TieredStopAtLevel=1", // starts sooner; the machine has two cores for all of us
+              "--enable-native-access=ALL-UNNAMED",
+              "-cp",
+              System.getProperty("java.class.path"),
+              Kurir.class.getName(),
+              "serve",
+              "--server.host=127.0.0.1",
+              "--server.port=0",
+              "--data.dir=" + data,
+              "--admin.token=" + ADMIN_TOKEN,
+              "--drivers.sandbox.api=true",
+              "--drivers.sandbox.deduplicate=" + deduplicate,
+              // drivers.sandbox.journal is left at its default (on): the network outlives us.
+              "--drivers.sandbox.delivery-after=300ms",
+              "--drivers.sandbox.read-after=600ms",
+              "--drivers.sandbox.pacing.min-gap=0ms",
+              "--drivers.sandbox.pacing.jitter=0ms");
+      ProcessBuilder b = new ProcessBuilder(command).directory(dir.toFile());
+      b.environment().keySet().removeIf(k -> k.startsWith("KURIR_")); // only the flags count
+      b.redirectErrorStream(true);
+      Process p = b.start();
+      CompletableFuture<String> url = new CompletableFuture<>();
+      Path log = dir.resolve("gateway-" + round + ".log");
+      Thread.ofPlatform()
+          .daemon()
+          .name("gateway-" + round + "-output")
+          .start(
+              () -> {
+                try (BufferedReader in =
+                        new BufferedReader(
+                            new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                    PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
+                  for (String line; (line = in.readLine()) != null; ) {
+                    out.println(line);
+                    out.flush();
+                    if (line.startsWith("Kurir is listening on ")) {
+                      url.complete(line.substring("Kurir is listening on ".length()).strip());
+                    }
+                  }
+                } catch (IOException e) {
+                  // the process is gone
+                } finally {
+                  url.completeExceptionally(new IllegalStateException("the gateway ended"));
+                }
+              });
+      try {
+        return new GatewayProcess(p, url.get(30, TimeUnit.SECONDS));
+      } catch (Exception e) {
+        p.destroyForcibly();
+        throw new AssertionError(
+            "the gateway did not start: " + e + "\n" + Files.readString(log), e);
+      }
+    }
+
+    /** {@code kill -9}: {@link Process#destroyForcibly} sends SIGKILL on Linux. */
+    void kill() throws InterruptedException {
+      process.destroyForcibly();
+      assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).as("killed by SIGKILL (128 + 9)").isEqualTo(137);
+    }
+
+    /** A clean stop: SIGTERM, and the gateway's shutdown hook closes it in order. */
+    void stop() throws InterruptedException {
+      process.destroy();
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s").isTrue();
+      assertThat(process.exitValue()).as("ended by SIGTERM (128 + 15)").isEqualTo(143);
+    }
+  }
+
+  // --- the clients
+
+  /**
+   * Clients that post {@code /api/async_send_message} as fast as they can, each with its own texts,
+   * to the gateway up now; a request cut off by a kill waits for the next gateway. Only what was
+   * answered with an id is accepted.
+   */
+  private static final class Load implements AutoCloseable {
+    final Map<Long, String> accepted = new ConcurrentHashMap<>();
+    final AtomicInteger cutOff = new AtomicInteger();
+    final HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+    private final List<String> recipients;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final List<Thread> clients = new ArrayList<>();
+    private String url; // the gateway up now, or null; guarded by lock
+    private boolean running = true; // guarded by lock
+    volatile String key;
+    volatile String deviceId;
+
+    Load(List<String> recipients) {
+      this.recipients = recipients;
+    }
+
+    void target(String gatewayUrl) {
+      lock.lock();
+      try {
+        url = gatewayUrl;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      if (clients.isEmpty()) {
+        for (int i = 0; i < CLIENTS; i++) {
+          int client = i;
+          clients.add(Thread.ofPlatform().name("client-" + i).start(() -> run(client)));
+        }
+      }
+    }
+
+    void down() {
+      lock.lock();
+      try {
+        url = null;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    void stop() throws InterruptedException {
+      lock.lock();
+      try {
+        running = false;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      for (Thread t : clients) {
+        t.join(Duration.ofSeconds(15));
+      }
+    }
+
+    /** The gateway to call, once one is up and is not {@code failed}; null once stopped. */
+    private String awaitGateway(String failed) throws InterruptedException {
+      lock.lock();
+      try {
+        while (running && (url == null || url.equals(failed))) {
+          changed.await(1, TimeUnit.SECONDS);
+        }
+        return running ? url : null;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    private void run(int client) {
+      String failed = null;
+      for (int n = 0; ; n++) {
+        String base;
+        try {
+          base = awaitGateway(failed);
+        } catch (InterruptedException e) {
+          return;
+        }
+        if (base == null) {
+          return;
+        }
+        String text = "crash c" + client + " m" + n;
+        String to = recipients.get((client * 7 + n) % recipients.size());
+        String body =
+            "{\"key\":\"" + key + "\",\"phone_no\":\"" + to + "\",\"message\":\"" + text + "\"}";
+        try {
+          HttpResponse<String> r =
+              http.send(
+                  HttpRequest.newBuilder(URI.create(base + "/api/async_send_message"))
+                      .timeout(Duration.ofSeconds(15))
+                      .header("Content-Type", "application/json")
+                      .POST(HttpRequest.BodyPublishers.ofString(body))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+          if (r.statusCode() == 200 && r.body().matches("\\d+")) {
+            accepted.put(Long.parseLong(r.body()), text);
+          }
+          failed = null;
+        } catch (IOException e) {
+          cutOff.incrementAndGet(); // killed mid-request: not accepted, not counted
+          failed = base;
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    JsonNode post(String base, String path, String json) throws Exception {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + path))
+                  .header("Content-Type", "application/json")
+                  .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                  .POST(HttpRequest.BodyPublishers.ofString(json))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(path + ": " + r.body()).isBetween(200, 201);
+      return JSON.readTree(r.body());
+    }
+
+    JsonNode get(String base, String path) throws Exception {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + path))
+                  .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+      return JSON.readTree(r.body());
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop();
+      http.close();
+    }
+  }
+}
