@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -61,7 +62,11 @@ final class DeviceSender {
   private final MediaFetch media;
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
-  private Pacing pacing; // read again at each claim: a device's configuration may change
+  private Pacing pacing; // read again now and then: a device's configuration may change
+  private volatile long pacingReadNanos = System.nanoTime();
+
+  /** How often a sender reads its device's pacing again. */
+  private static final Duration PACING_RECHECK = Duration.ofSeconds(2);
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -69,7 +74,12 @@ final class DeviceSender {
   private long nextSendNanos = System.nanoTime();
   private boolean waitingForDevice; // the last send found the device offline
   private boolean workArrived = true; // something may be due that the loop has not looked at
-  private boolean holdsLease;
+  private volatile boolean holdsLease;
+  // Direct hand-over: accepted messages claimed in their own commit while this sender is idle.
+  private boolean queueEmpty; // the last look found nothing pending; guarded by lock
+  private boolean directInFlight; // a hand-over is being committed; guarded by lock
+  private final java.util.Queue<Message> handedOver =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean running = true;
   private Thread thread;
 
@@ -106,6 +116,7 @@ final class DeviceSender {
     lock.lock();
     try {
       workArrived = true;
+      queueEmpty = false;
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -130,9 +141,60 @@ final class DeviceSender {
     }
   }
 
+  /**
+   * Whether just-accepted {@code messages} may be handed over directly: this sender holds the
+   * lease, has nothing pending or claimed (so no older message is passed over), and may send now.
+   * When true, the caller stores them with {@link MessageStore#insertClaimed} and reports with
+   * {@link #handOver}; meanwhile other accepts queue as usual. Saves a sync send one commit.
+   */
+  boolean reserveHandOver(List<Message> messages) {
+    Instant now = clock.instant();
+    for (Message m : messages) {
+      if (m.notBefore().isAfter(now) || m.needsFetch()) {
+        return false;
+      }
+    }
+    lock.lock();
+    try {
+      if (!running
+          || !holdsLease
+          || !queueEmpty
+          || directInFlight
+          || workArrived
+          || device.disabled()
+          || nextSendNanos - System.nanoTime() > 0) {
+        return false;
+      }
+      directInFlight = true;
+      queueEmpty = false;
+    } finally {
+      lock.unlock();
+    }
+    if (!driver.isConnected(device)) { // sync callers are refused by the usual path
+      handOver(List.of());
+      wake();
+      return false;
+    }
+    return true;
+  }
+
+  /** The hand-over reserved by {@link #reserveHandOver} is committed: {@code claimed} to send. */
+  void handOver(List<Message> claimedNow) {
+    handedOver.addAll(claimedNow);
+    lock.lock();
+    try {
+      directInFlight = false;
+      workArrived = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The device was switched off or on in this process: look at it now. */
   void deviceChanged(Device changed) {
     device = changed;
+    pacingReadNanos = 0; // its configuration may have changed too
     wake();
   }
 
@@ -275,6 +337,9 @@ final class DeviceSender {
   }
 
   private void step() throws InterruptedException {
+    for (Message m; (m = handedOver.poll()) != null; ) {
+      claimed.addLast(m);
+    }
     if (claimed.isEmpty()) {
       fill();
       return;
@@ -367,7 +432,10 @@ final class DeviceSender {
       lock.unlock();
     }
     Instant now = clock.instant();
-    pacing = pacingNow.get();
+    if (pacingReadNanos == 0 || System.nanoTime() - pacingReadNanos > PACING_RECHECK.toNanos()) {
+      pacing = pacingNow.get(); // a device's configuration may change while it sends
+      pacingReadNanos = System.nanoTime();
+    }
     if (!driver.isConnected(device)) {
       refuseWaitingCallers(now);
       awaitChange(OFFLINE_RECHECK.toNanos());
@@ -382,10 +450,15 @@ final class DeviceSender {
     }
     List<Message> due = store.due(device.id(), now, claimSize());
     if (due.isEmpty()) {
+      Optional<Instant> held = store.nextNotBefore(device.id());
+      lock.lock();
+      try {
+        queueEmpty = held.isEmpty() && !workArrived && !directInFlight;
+      } finally {
+        lock.unlock();
+      }
       long idle =
-          store
-              .nextNotBefore(device.id())
-              .map(t -> Duration.between(now, t))
+          held.map(t -> Duration.between(now, t))
               .filter(d -> d.compareTo(MAX_IDLE_WAIT) < 0)
               .orElse(MAX_IDLE_WAIT)
               .toNanos();

@@ -86,17 +86,25 @@ final class Leases {
 
   /** Whether this owner still holds the device's lease. */
   boolean holds(long deviceId) {
-    return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
+    try {
+      return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
+    } catch (java.sql.SQLException e) {
+      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
+    }
   }
 
   /** Whether {@code owner} holds the device's lease, in the caller's transaction. */
-  static boolean holds(Handle h, long deviceId, String owner) {
-    return h.createQuery("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = ?")
-        .bind(0, deviceId)
-        .bind(1, owner)
-        .mapTo(Integer.class)
-        .findOne()
-        .isPresent();
+  static boolean holds(Handle h, long deviceId, String owner) throws java.sql.SQLException {
+    // Plain JDBC: it runs in every claim's transaction.
+    try (java.sql.PreparedStatement q =
+        h.getConnection()
+            .prepareStatement("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = ?")) {
+      q.setLong(1, deviceId);
+      q.setString(2, owner);
+      try (java.sql.ResultSet rs = q.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */

@@ -222,15 +222,14 @@ final class MessageStore {
    * waits) first, then by id.
    */
   List<Message> due(long deviceId, Instant now, int limit) {
-    return db.jdbi()
-        .withHandle(
-            h -> {
-              List<Message> due = new ArrayList<>(dueOf(h, deviceId, true, now, limit));
-              if (due.size() < limit) {
-                due.addAll(dueOf(h, deviceId, false, now, limit - due.size()));
-              }
-              return due;
-            });
+    return read(
+        h -> {
+          List<Message> due = new ArrayList<>(dueOf(h, deviceId, true, now, limit));
+          if (due.size() < limit) {
+            due.addAll(dueOf(h, deviceId, false, now, limit - due.size()));
+          }
+          return due;
+        });
   }
 
   /** Keeps the fetched image or file of a message that is still pending; true when it was. */
@@ -251,34 +250,59 @@ final class MessageStore {
 
   /** Up to {@code limit} sync messages of a device that may go now, by id. */
   List<Message> dueSync(long deviceId, Instant now, int limit) {
-    return db.jdbi().withHandle(h -> dueOf(h, deviceId, true, now, limit));
+    return read(h -> dueOf(h, deviceId, true, now, limit));
   }
 
-  private static List<Message> dueOf(
-      Handle h, long deviceId, boolean sync, Instant now, int limit) {
-    return h.createQuery(
-            "SELECT * FROM message WHERE device_id = ? AND state = 'pending' AND sync = ?"
-                + " AND not_before <= ? ORDER BY id LIMIT ?")
-        .bind(0, deviceId)
-        .bind(1, sync ? 1 : 0)
-        .bind(2, now.toEpochMilli())
-        .bind(3, limit)
-        .map(MessageStore::message)
-        .list();
+  /** A read on a pooled connection; a database error is unchecked, as Jdbi's own are. */
+  private <T> T read(HandleCallback<T, SQLException> work) {
+    try {
+      return db.jdbi().withHandle(work);
+    } catch (SQLException e) {
+      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
+    }
   }
+
+  // Plain JDBC on the queries a sender runs for every claim: binding through Jdbi costs more
+  // than SQLite's index seek itself.
+  private static List<Message> dueOf(Handle h, long deviceId, boolean sync, Instant now, int limit)
+      throws SQLException {
+    try (PreparedStatement q = h.getConnection().prepareStatement(DUE)) {
+      q.setLong(1, deviceId);
+      q.setInt(2, sync ? 1 : 0);
+      q.setLong(3, now.toEpochMilli());
+      q.setInt(4, limit);
+      List<Message> due = new ArrayList<>();
+      try (ResultSet rs = q.executeQuery()) {
+        while (rs.next()) {
+          due.add(message(rs, null));
+        }
+      }
+      return due;
+    }
+  }
+
+  private static final String DUE =
+      "SELECT * FROM message WHERE device_id = ? AND state = 'pending' AND sync = ?"
+          + " AND not_before <= ? ORDER BY id LIMIT ?";
 
   /** When the device's earliest held message (pendingTime, retry backoff) may go, if it has one. */
   Optional<Instant> nextNotBefore(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT MIN(not_before) FROM message WHERE device_id = ?"
-                            + " AND state = 'pending'")
-                    .bind(0, deviceId)
-                    .mapTo(Long.class)
-                    .findOne()
-                    .map(Instant::ofEpochMilli));
+    return read(
+        h -> {
+          try (PreparedStatement q =
+              h.getConnection()
+                  .prepareStatement(
+                      "SELECT MIN(not_before) FROM message WHERE device_id = ?"
+                          + " AND state = 'pending'")) {
+            q.setLong(1, deviceId);
+            try (ResultSet rs = q.executeQuery()) {
+              long min = rs.next() ? rs.getLong(1) : 0;
+              return rs.wasNull() || min == 0
+                  ? Optional.<Instant>empty()
+                  : Optional.of(Instant.ofEpochMilli(min));
+            }
+          }
+        });
   }
 
   /** Sync messages of a device still waiting in its queue (not {@code flag_retry}). */
@@ -324,37 +348,57 @@ final class MessageStore {
    * withdrawn or cancelled in between is not).
    */
   CompletableFuture<Set<Long>> claim(long deviceId, String owner, List<Long> ids, Instant at) {
+    return db.writes().submit(h -> claimRows(h, deviceId, owner, ids, at));
+  }
+
+  /**
+   * Stores new messages and, in the same commit, claims them for {@code owner}'s sender when it
+   * still holds the device's lease: a message handed straight to an idle sender needs no claim of
+   * its own. The future completes after the commit with the ids claimed (none: they wait, {@code
+   * pending}, like any other).
+   */
+  CompletableFuture<Set<Long>> insertClaimed(List<Message> messages, String owner, Instant at) {
     return db.writes()
         .submit(
             h -> {
-              Set<Long> claimed = new HashSet<>();
-              if (!Leases.holds(h, deviceId, owner)) {
-                return claimed;
-              }
-              try (PreparedStatement claim =
-                      h.getConnection()
-                          .prepareStatement(
-                              "UPDATE message SET state = 'sending', attempts = attempts + 1,"
-                                  + " status_at = ? WHERE id = ? AND device_id = ?"
-                                  + " AND state = 'pending'");
-                  PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-                for (long id : ids) {
-                  claim.setLong(1, at.toEpochMilli());
-                  claim.setLong(2, id);
-                  claim.setLong(3, deviceId);
-                  if (claim.executeUpdate() > 0) {
-                    claimed.add(id);
-                    bindEvent(event, id, MessageState.SENDING, null, at);
-                    event.addBatch();
-                  }
-                }
-                if (!claimed.isEmpty()) {
-                  event.executeBatch();
-                }
-              }
-              return claimed;
+              insertRows(h, messages);
+              return claimRows(
+                  h,
+                  messages.getFirst().deviceId(),
+                  owner,
+                  messages.stream().map(Message::id).toList(),
+                  at);
             });
   }
+
+  private static Set<Long> claimRows(
+      Handle h, long deviceId, String owner, List<Long> ids, Instant at) throws SQLException {
+    Set<Long> claimed = new HashSet<>();
+    if (!Leases.holds(h, deviceId, owner)) {
+      return claimed;
+    }
+    try (PreparedStatement claim = h.getConnection().prepareStatement(CLAIM);
+        PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+      for (long id : ids) {
+        claim.setLong(1, at.toEpochMilli());
+        claim.setLong(2, id);
+        claim.setLong(3, deviceId);
+        if (claim.executeUpdate() > 0) {
+          claimed.add(id);
+          bindEvent(event, id, MessageState.SENDING, null, at);
+          event.addBatch();
+        }
+      }
+      if (!claimed.isEmpty()) {
+        event.executeBatch();
+      }
+    }
+    return claimed;
+  }
+
+  private static final String CLAIM =
+      "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?"
+          + " WHERE id = ? AND device_id = ? AND state = 'pending'";
 
   /**
    * Records a send the network took: {@code sending → sent}, with its network id, and any receipt

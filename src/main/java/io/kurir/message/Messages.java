@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -180,6 +181,9 @@ public final class Messages implements AutoCloseable {
         outcomes.expect(m.id()); // before the sender can report it
       }
     }
+    if (claim.isEmpty() && sender.reserveHandOver(messages)) {
+      return acceptHandedOver(sender, messages);
+    }
     boolean stored;
     try {
       // The sender looks once committed, even if that is after this caller stopped waiting.
@@ -205,6 +209,65 @@ public final class Messages implements AutoCloseable {
       return idempotent
           .firstOf(claim.orElseThrow(), request)
           .orElseThrow(() -> new IllegalStateException("the idempotency key vanished"));
+    }
+    return messages;
+  }
+
+  /**
+   * Stores messages claimed for their idle sender in the same commit, and hands them over: a send
+   * to a device with nothing queued costs one commit before the driver, not two.
+   */
+  private List<Message> acceptHandedOver(DeviceSender sender, List<Message> messages) {
+    Instant now = clock.instant();
+    // Whichever comes first decides: the commit (handed over, the caller learns the ids) or the
+    // caller's deadline (refused "busy", and then nothing of it may go out).
+    java.util.concurrent.atomic.AtomicBoolean decided =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Set<Long>> commit = store.insertClaimed(messages, leases.owner(), now);
+    commit.whenComplete(
+        (claimedIds, error) -> {
+          boolean refused = !decided.compareAndSet(false, true);
+          List<Message> handed = new ArrayList<>();
+          for (Message m : messages) {
+            if (claimedIds != null && claimedIds.contains(m.id())) {
+              if (refused) { // the caller was told "busy": it must not go out
+                store.moveLater(
+                    m.id(),
+                    MessageState.FAILED,
+                    Set.of(MessageState.SENDING),
+                    clock.instant(),
+                    FailureReason.TIMEOUT,
+                    true);
+              } else {
+                handed.add(m.withAttempts(1));
+              }
+            }
+          }
+          sender.handOver(handed);
+          if (claimedIds != null && handed.size() < messages.size()) {
+            sender.wake(); // stored, not claimed (the lease moved): they wait like any other
+          }
+        });
+    try {
+      commit.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      if (!decided.compareAndSet(false, true)) {
+        return messages; // committed and handed over just now: the caller learns the ids
+      }
+      messages.forEach(m -> outcomes.forget(m.id()));
+      // Queued behind the insert: withdraws them if they were stored but not claimed.
+      store.withdrawLater(
+          messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
+      throw new SendRefused(
+          SendRefused.Reason.BUSY,
+          "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
+    } catch (ExecutionException e) {
+      messages.forEach(m -> outcomes.forget(m.id()));
+      throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      messages.forEach(m -> outcomes.forget(m.id()));
+      throw new IllegalStateException("interrupted while accepting", e);
     }
     return messages;
   }

@@ -301,9 +301,9 @@ public final class Tenants {
       new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
-   * Calls {@code listener} after a device of this process was switched off or on (the senders
-   * detach and attach it). A change made by another process is seen by a sender's own periodic look
-   * at its device.
+   * Calls {@code listener} after a device of this process was switched off or on, or configured
+   * (the senders detach and attach it). A change made by another process is seen by a sender's own
+   * periodic look at its device.
    */
   public void onDeviceChanged(java.util.function.Consumer<Device> listener) {
     deviceListeners.add(listener);
@@ -459,6 +459,7 @@ public final class Tenants {
     Device device = device(deviceId);
     store.replaceDeviceConfig(
         deviceId, configured(device.driver(), store.deviceConfig(deviceId), changes));
+    deviceListeners.forEach(l -> l.accept(device));
     return device;
   }
 
