@@ -13,9 +13,14 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * The SQL of the webhook outbox: deliveries ({@code webhook_delivery}) and the sequence numbers of
- * each device's events ({@code webhook_sequence}). Plain, portable SQL: a claim is a guarded
- * UPDATE, which is exclusive on SQLite (one writer) and on PostgreSQL (an UPDATE re-reads its guard
- * after waiting for a concurrent one), so no dialect is needed here yet.
+ * each device's events ({@code webhook_sequence}). Plain, portable SQL: a claim is a guarded UPDATE
+ * of the delivery's own row, which is exclusive on SQLite (one writer) and on PostgreSQL (an UPDATE
+ * re-reads its row's guard after waiting for a concurrent one), so no dialect is needed here yet.
+ *
+ * <p>On PostgreSQL one thing will need the dialect: "no other attempt to this line" is read, not
+ * locked, so two nodes could claim two deliveries of one line at the same moment (never the same
+ * delivery). Taking the line's first pending row {@code FOR UPDATE SKIP LOCKED} in the claim would
+ * close that; SQLite's single writer already does.
  *
  * <p>Thread-safe.
  */
