@@ -75,7 +75,8 @@ public final class Bench {
       } else {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
-                + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler]");
+                + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
+                + "webhooks,webhook-retries]");
         System.exit(2);
       }
     }
@@ -113,6 +114,21 @@ public final class Bench {
     }
     if (wanted("scheduler")) {
       new ScheduleBench(this::start, rows).run();
+    }
+    if (wanted("webhooks") || wanted("webhook-retries")) {
+      // Receivers on loopback: allowed here, as an operator would for an internal receiver.
+      WebhookBench webhooks =
+          new WebhookBench(
+              name -> start(name, List.of(), "--media.allow-private-addresses=true"),
+              wrk,
+              duration,
+              rows);
+      if (wanted("webhooks")) {
+        webhooks.fanOut();
+      }
+      if (wanted("webhook-retries")) {
+        webhooks.retries();
+      }
     }
     if (!wantsMain()) {
       print();
@@ -527,10 +543,9 @@ public final class Bench {
 
   // --- helpers
 
-  Gateway start(String name, List<RouteTable> extra) {
-    Settings settings =
-        SettingsLoader.load(
-            Profile.SERVE,
+  Gateway start(String name, List<RouteTable> extra, String... flags) {
+    List<String> all =
+        new ArrayList<>(
             List.of(
                 "--server.host=127.0.0.1",
                 "--server.port=0",
@@ -540,9 +555,9 @@ public final class Bench {
                 "--sandbox.delivery-after=1s",
                 "--sandbox.read-after=2s",
                 // The gateway is measured, not the simulated network's file.
-                "--drivers.sandbox.journal=false"),
-            Map.of(),
-            work);
+                "--drivers.sandbox.journal=false"));
+    all.addAll(List.of(flags));
+    Settings settings = SettingsLoader.load(Profile.SERVE, all, Map.of(), work);
     return Gateway.start(settings, Clock.systemUTC(), extra);
   }
 

@@ -110,7 +110,8 @@ public final class Gateway implements AutoCloseable {
               clock,
               new SafeFetcher(settings.media()),
               settings.webhooks().retryFor(),
-              settings.webhooks().timeout());
+              settings.webhooks().timeout(),
+              settings.nodeId());
       outbox.start();
       MessageWebhooks messageWebhooks =
           new MessageWebhooks(

@@ -180,10 +180,11 @@ public final class MessageWebhooks implements StatusHook {
         body.put("status", state.wireName());
         body.put("reason", reason);
         body.put("time", timestamps.reply(at));
-        WebhookOutbox.add(
+        WebhookOutbox.addForMessage(
             h,
             eventId,
             rs.getLong("device_id"),
+            messageId,
             rs.getString("outgoing_webhook_url"),
             "message.status",
             json(body),

@@ -3,47 +3,62 @@ package io.kurir.webhook;
 import io.kurir.media.SafeFetcher;
 import io.kurir.store.Database;
 import io.kurir.time.Wakeable;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import io.kurir.webhook.WebhookSender.Outcome;
+import io.kurir.webhook.WebhookStore.Delivery;
+import io.kurir.webhook.WebhookStore.Line;
+import io.kurir.webhook.WebhookStore.Window;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The durable webhook outbox. An event is stored in the same transaction as the change it reports
- * ({@link #add}); this loop delivers it as a JSON POST, per device in order, signed with the
- * license's secret: {@code X-Kurir-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">}
- * with {@code X-Kurir-Timestamp} and {@code X-Kurir-Event-Id}. A 2xx answer ends it; a 4xx other
- * than 408 and 429 ends it as {@code failed}; anything else (timeouts, 5xx, refused connections) is
- * tried again with exponential backoff and jitter until {@code retryFor} has passed since the
- * event, then it is {@code dead}.
+ * ({@link #add}); this loop delivers it as a signed JSON POST ({@link WebhookSender}). A 2xx answer
+ * ends it; a 4xx other than 408 and 429 ends it as {@code failed}; anything else (timeouts, 5xx,
+ * refused connections) is tried again with exponential backoff and jitter until {@code retryFor}
+ * has passed since the event, then it is {@code dead}.
  *
- * <p>Thread-safe; one loop per gateway.
+ * <p>Never twice at once: a delivery is claimed in the database (a guarded UPDATE with a random
+ * token and an expiry) before it is sent, and only the holder of the claim records the outcome. A
+ * claim left by a node that stopped mid-attempt is given back when the node starts again, or taken
+ * by another once it expires.
+ *
+ * <p>Order, per device and receiving URL: one attempt at a time, oldest event first. An event that
+ * fails keeps its place for {@link #HOLD} after its first failed attempt, then the events behind it
+ * go on while it is retried on its own; the statuses of one message always go in order.
+ *
+ * <p>Thread-safe; one loop per gateway (several gateways on one database may each run one).
  */
 public final class WebhookOutbox implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WebhookOutbox.class);
   private static final Duration FIRST_BACKOFF = Duration.ofSeconds(10);
   private static final Duration MAX_BACKOFF = Duration.ofHours(1);
   private static final Duration IDLE_RECHECK = Duration.ofSeconds(30);
+  private static final Duration AFTER_A_FAILED_PASS = Duration.ofSeconds(1);
+
+  /**
+   * How long an event that keeps failing holds back the later events to its URL, from the end of
+   * its first failed attempt. It is tried twice more meanwhile (10-12 s and 30-36 s after that
+   * failure), so a receiver back within half a minute gets everything in order.
+   */
+  static final Duration HOLD = Duration.ofMinutes(1);
 
   /**
    * How long delivered events are kept (for operators' lists) before they are deleted; failed and
@@ -52,69 +67,101 @@ public final class WebhookOutbox implements AutoCloseable {
   static final Duration KEEP_DELIVERED = Duration.ofDays(7);
 
   private static final Duration PRUNE_EVERY = Duration.ofHours(1);
+  private static final int PRUNE_BATCH = 5000;
 
-  /** Deliveries under way at once (each to a different device or receiver). */
-  private static final int MAX_IN_FLIGHT = 64;
+  /** Attempts under way at once (each to a different device or receiver). */
+  static final int MAX_IN_FLIGHT = 64;
 
-  /** A delivery waiting to go out. */
-  record Delivery(
-      long id,
-      long deviceId,
-      String url,
-      String event,
-      String payload,
-      int attempts,
-      Instant created,
-      String secret,
-      Optional<String> previousSecret) {}
+  /** Events one line may have delivered in a row before it lets the others have its slot. */
+  static final int EVENTS_PER_TURN = 32;
 
-  private final Database db;
+  /** Lines (devices' URLs with pending events) looked at in one query, at most. */
+  private static final int MAX_LINES_PER_LOOK = 256;
+
+  private final WebhookStore store;
+  private final WebhookSender sender;
   private final Clock clock;
-  private final SafeFetcher targets;
   private final Duration retryFor;
   private final Duration timeout;
-  private final HttpClient http;
+  private final Duration claimFor;
+  private final int node;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private volatile boolean running = true;
-  private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final Set<Line> inFlight = ConcurrentHashMap.newKeySet();
+  private Line cursor = Line.START; // the line the last pass started last; loop thread only
   private final ExecutorService deliveries = Executors.newVirtualThreadPerTaskExecutor();
+  private final AtomicLong attemptsMade = new AtomicLong();
   private boolean signalled; // guarded by lock
+  private long lastPruneNanos;
   private Thread thread;
 
+  /**
+   * @param timeout the deadline of one attempt, everything included
+   * @param node this gateway's node id: its claims carry it
+   */
   public WebhookOutbox(
-      Database db, Clock clock, SafeFetcher targets, Duration retryFor, Duration timeout) {
-    this.db = db;
+      Database db,
+      Clock clock,
+      SafeFetcher targets,
+      Duration retryFor,
+      Duration timeout,
+      int node) {
+    this.store = new WebhookStore(db);
+    this.sender = new WebhookSender(clock, targets, timeout);
     this.clock = clock;
-    this.targets = targets;
     this.retryFor = retryFor;
     this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(timeout)
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
+    // A claim outlives the attempt it covers (and its record): only a node that died leaves one
+    // to expire.
+    this.claimFor = timeout.plus(Duration.ofMinutes(1));
+    this.node = node;
     Wakeable.wakeOnClockChange(clock, this::wake);
   }
 
   /** Stores an event for delivery; call it inside the transaction of the change it reports. */
   public static void add(
       Handle h, long id, long deviceId, String url, String event, String payload, Instant now) {
-    h.createUpdate(
-            "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
-                + " next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)")
-        .bind(0, id)
-        .bind(1, deviceId)
-        .bind(2, url)
-        .bind(3, event)
-        .bind(4, payload)
-        .bind(5, now.toEpochMilli())
-        .bind(6, now.toEpochMilli())
-        .execute();
+    WebhookStore.add(h, id, deviceId, url, event, payload, now, OptionalLong.empty());
+  }
+
+  /**
+   * {@link #add} for a status of message {@code messageId}: the statuses of one message are
+   * delivered in order whatever happens to the other events.
+   */
+  public static void addForMessage(
+      Handle h,
+      long id,
+      long deviceId,
+      long messageId,
+      String url,
+      String event,
+      String payload,
+      Instant now) {
+    WebhookStore.add(h, id, deviceId, url, event, payload, now, OptionalLong.of(messageId));
+  }
+
+  /**
+   * Points the pending deliveries of {@code event} for a device at its new URL (its receiver was
+   * fixed: what waited is delivered there, at once), or, when {@code url} is empty, ends them as
+   * failed (operators can still replay them). Call it in the transaction that changes the URL.
+   */
+  public static void retarget(
+      Handle h, long deviceId, String event, Optional<String> url, Instant now) {
+    WebhookStore.retarget(h, deviceId, event, url, now);
+  }
+
+  /** HMAC-SHA256 of {@code "<timestamp>.<body>"} with {@code secret}, in hex. */
+  public static String sign(String secret, String timestamp, String body) {
+    return WebhookSender.sign(secret, timestamp, body);
   }
 
   public void start() {
+    int released = store.releaseClaimsOf(node);
+    if (released > 0) {
+      log.info("webhook outbox: {} delivery(s) claimed before the last stop wait again", released);
+    }
+    lastPruneNanos = System.nanoTime() - PRUNE_EVERY.toNanos(); // prune once at start
     thread = Thread.ofVirtual().name("webhook-outbox").start(this::loop);
   }
 
@@ -129,199 +176,160 @@ public final class WebhookOutbox implements AutoCloseable {
     }
   }
 
+  /** Attempts this outbox has made (each POST once started), for tests. */
+  long attemptsMade() {
+    return attemptsMade.get();
+  }
+
   private void loop() {
-    long lastPrune = System.nanoTime() - PRUNE_EVERY.toNanos(); // prune once at start
     while (running) {
       try {
-        if (System.nanoTime() - lastPrune >= PRUNE_EVERY.toNanos()) {
-          prune();
-          lastPrune = System.nanoTime();
-        }
-        // Each due delivery goes on its own thread, at most one per device and receiver at a time
-        // (that keeps their order): a slow or hanging receiver holds up only its own events.
-        int started = 0;
-        for (Delivery d : due()) {
-          String stream = d.deviceId() + "\n" + d.url();
-          if (inFlight.size() >= MAX_IN_FLIGHT || !inFlight.add(stream)) {
-            continue;
-          }
-          started++;
-          deliveries.submit(
-              () -> {
-                try {
-                  deliverSafely(d);
-                } finally {
-                  inFlight.remove(stream);
-                  wake();
-                }
-              });
-        }
-        if (started == 0) {
+        pruneIfDue();
+        if (startDue() == 0) {
           waitForWork();
         }
       } catch (InterruptedException e) {
         return;
-      } catch (Throwable e) { // the loop must outlive any single bad delivery
-        log.error("webhook outbox: {}", e.toString(), e);
+      } catch (Throwable e) { // the loop outlives anything one pass runs into
+        log.error(
+            "webhook outbox: a pass failed ({}); the loop goes on in {} s",
+            e,
+            AFTER_A_FAILED_PASS.toSeconds(),
+            e);
         pause();
       }
     }
   }
 
   /**
-   * The oldest pending delivery of each device and receiving URL, if it is due: per device and
-   * receiver, events keep their order, and one failing receiver holds up only its own.
+   * Claims what may be attempted now and starts each on its own thread, at most one per line (a
+   * device's URL: that keeps their order), so that a slow or hanging receiver holds up only its own
+   * events, each attempt for the timeout at most. Lines are taken in turn from where the last pass
+   * stopped, so that busy ones cannot starve the rest. How many were started.
    */
-  private List<Delivery> due() {
-    long now = clock.millis();
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT d.id, d.device_id, d.url, d.event, d.payload, d.attempts,"
-                            + " d.created_at, l.webhook_secret, CASE WHEN"
-                            + " l.previous_secret_until > :now THEN l.previous_webhook_secret END"
-                            + " AS previous_secret FROM webhook_delivery d"
-                            + " JOIN device v ON v.id = d.device_id"
-                            + " JOIN license l ON l.id = v.license_id"
-                            + " WHERE d.state = 'pending' AND d.next_attempt_at <= :now"
-                            + " AND d.id = (SELECT MIN(o.id) FROM webhook_delivery o"
-                            + " WHERE o.device_id = d.device_id AND o.url = d.url"
-                            + " AND o.state = 'pending')"
-                            + " ORDER BY d.id LIMIT 100")
-                    .bind("now", now)
-                    .map(
-                        (rs, ctx) ->
-                            new Delivery(
-                                rs.getLong("id"),
-                                rs.getLong("device_id"),
-                                rs.getString("url"),
-                                rs.getString("event"),
-                                rs.getString("payload"),
-                                rs.getInt("attempts"),
-                                Instant.ofEpochMilli(rs.getLong("created_at")),
-                                rs.getString("webhook_secret"),
-                                Optional.ofNullable(rs.getString("previous_secret"))))
-                    .list());
-  }
-
-  /** Deletes delivered events older than {@link #KEEP_DELIVERED}, in bounded batches. */
-  private void prune() {
-    long before = clock.millis() - KEEP_DELIVERED.toMillis();
-    int deleted;
-    do {
-      deleted =
-          db.writes()
-              .write(
-                  h ->
-                      h.createUpdate(
-                              "DELETE FROM webhook_delivery WHERE id IN (SELECT id FROM"
-                                  + " webhook_delivery WHERE state = 'delivered'"
-                                  + " AND finished_at < ? LIMIT 5000)")
-                          .bind(0, before)
-                          .execute());
-    } while (deleted == 5000 && running);
-  }
-
-  private void deliverSafely(Delivery d) {
-    try {
-      deliver(d);
-    } catch (RuntimeException e) { // one bad delivery must not stop the others
-      log.error("webhook delivery {}: {}", d.id(), e.toString(), e);
+  private int startDue() {
+    int free = MAX_IN_FLIGHT - inFlight.size();
+    if (free <= 0) {
+      return 0; // a finished attempt wakes the loop
     }
+    Instant now = clock.instant();
+    List<Delivery> candidates = new ArrayList<>();
+    Set<Line> lines = new HashSet<>();
+    // From the line after the last pass's to the end, then from the first line up to it.
+    Line start = cursor;
+    Line after = start;
+    Line until = Line.END;
+    while (candidates.size() < free) {
+      // Lines right after the cursor were served longest ago: mostly free again. A few more than
+      // the free slots are looked at, so that a pass after one attempt ended stays cheap.
+      int look = Math.min(MAX_LINES_PER_LOOK, 4 * (free - candidates.size()) + 8);
+      Window w = store.eligible(now, after, until, look);
+      for (Delivery d : w.candidates()) {
+        // The database leaves out lines with a live claim; an attempt of this node whose claim
+        // has expired meanwhile (a database that stalled, a test's clock moved hours on) is
+        // still under way, and its line waits for it too.
+        if (candidates.size() < free && !inFlight.contains(d.line()) && lines.add(d.line())) {
+          candidates.add(d);
+          cursor = d.line();
+        }
+      }
+      if (w.lines().size() == look) {
+        after = w.lines().getLast();
+      } else if (until == Line.END && !start.equals(Line.START)) {
+        after = Line.START;
+        until = start;
+      } else {
+        break;
+      }
+    }
+    List<Delivery> claimed = store.claim(candidates, node, now.plus(claimFor), now);
+    for (Delivery d : claimed) {
+      inFlight.add(d.line());
+      deliveries.submit(
+          () -> {
+            try {
+              serve(d);
+            } finally {
+              inFlight.remove(d.line());
+              wake();
+            }
+          });
+    }
+    return claimed.size();
   }
 
   /**
-   * Points the pending deliveries of {@code event} for a device at its new URL (its receiver was
-   * fixed: what waited is delivered there, at once), or, when {@code url} is empty, ends them as
-   * failed (operators can still replay them). Call it in the transaction that changes the URL.
+   * Attempts {@code first}, then, while its line has a next event ready and this turn lasts, that
+   * one (claimed in the commit that records the previous one): a line with a queue costs one commit
+   * per event and no pass of the loop. A turn ends after {@link #EVENTS_PER_TURN} so that lines
+   * with long queues take turns with the rest.
    */
-  public static void retarget(
-      Handle h, long deviceId, String event, Optional<String> url, Instant now) {
-    if (url.isPresent()) {
-      h.createUpdate(
-              "UPDATE webhook_delivery SET url = ?, next_attempt_at = ? WHERE device_id = ?"
-                  + " AND event = ? AND state = 'pending'")
-          .bind(0, url.get())
-          .bind(1, now.toEpochMilli())
-          .bind(2, deviceId)
-          .bind(3, event)
-          .execute();
-    } else {
-      h.createUpdate(
-              "UPDATE webhook_delivery SET state = 'failed', last_error = 'the webhook was"
-                  + " removed', finished_at = ? WHERE device_id = ? AND event = ?"
-                  + " AND state = 'pending'")
-          .bind(0, now.toEpochMilli())
-          .bind(1, deviceId)
-          .bind(2, event)
-          .execute();
+  private void serve(Delivery first) {
+    Optional<Delivery> next = Optional.of(first);
+    for (int turn = 1; next.isPresent(); turn++) {
+      next = attempt(next.get(), running && turn < EVENTS_PER_TURN);
     }
   }
 
-  private void deliver(Delivery d) {
-    Optional<String> refused = targets.refusalOf(d.url());
-    String error;
-    boolean retry;
-    if (refused.isPresent()) {
-      error = "refused: " + refused.get();
-      retry = false;
-    } else {
-      String timestamp = Long.toString(clock.instant().getEpochSecond());
-      try {
-        HttpResponse<Void> reply =
-            http.send(
-                HttpRequest.newBuilder(URI.create(d.url()))
-                    .timeout(timeout)
-                    .header("Content-Type", "application/json")
-                    .header("User-Agent", "Kurir-Webhook")
-                    .header("X-Kurir-Event", d.event())
-                    .header("X-Kurir-Event-Id", Long.toString(d.id()))
-                    .header("X-Kurir-Timestamp", timestamp)
-                    .header("X-Kurir-Signature", signatures(d, timestamp))
-                    .POST(HttpRequest.BodyPublishers.ofString(d.payload(), StandardCharsets.UTF_8))
-                    .build(),
-                HttpResponse.BodyHandlers.discarding());
-        int status = reply.statusCode();
-        if (status >= 200 && status < 300) {
-          finish(d, "delivered", null);
-          return;
-        }
-        error = "HTTP " + status;
-        // The receiver refused it for good (4xx), or moved (3xx: redirects are not followed);
-        // a timeout, throttling or a server error may pass.
-        retry = status >= 500 || status == 408 || status == 429;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (Exception e) {
-        error = e.toString();
-        retry = true;
-      }
+  /** One attempt and its record; the next delivery of the line, when asked for and claimed. */
+  private Optional<Delivery> attempt(Delivery d, boolean claimNext) {
+    attemptsMade.incrementAndGet();
+    Outcome outcome;
+    try {
+      outcome = sender.post(d);
+    } catch (InterruptedException e) {
+      return Optional.empty(); // stopping: the claim is given back when this node starts again
+    } catch (Throwable e) { // one bad delivery must not stop the others
+      log.error("webhook {}: the attempt failed ({}); it is tried again", d.id(), e, e);
+      outcome = Outcome.failed(e.toString());
     }
-    if (!retry) {
-      finish(d, "failed", error);
-      return;
+    try {
+      return record(d, outcome, claimNext);
+    } catch (Throwable e) {
+      log.error(
+          "webhook {}: cannot record its attempt ({}); its claim expires and it is tried again",
+          d.id(),
+          e,
+          e);
+      return Optional.empty();
     }
-    int attempts = d.attempts() + 1;
+  }
+
+  private Optional<Delivery> record(Delivery d, Outcome outcome, boolean claimNext) {
     Instant now = clock.instant();
-    if (!now.isBefore(d.created().plus(retryFor))) {
-      finish(d, "dead", error);
-      return;
+    WebhookStore.Finished finished =
+        switch (outcome.result()) {
+          case DELIVERED ->
+              store.finish(d, "delivered", null, now, claimNext, node, now.plus(claimFor));
+          case REFUSED -> finishUnsuccessful(d, "failed", outcome.error(), now, claimNext);
+          case FAILED ->
+              now.isBefore(d.created().plus(retryFor))
+                  ? new WebhookStore.Finished(
+                      store.retry(
+                          d, now.plus(backoff(d.attempts() + 1)), now.plus(HOLD), outcome.error()),
+                      Optional.empty())
+                  : finishUnsuccessful(d, "dead", outcome.error(), now, claimNext);
+        };
+    if (!finished.ours()) {
+      // Its claim expired during the attempt and another took it over (or the webhook was removed
+      // meanwhile): that one records it. A claim outlives an attempt, so this means a database
+      // that stalled for a minute or more.
+      log.warn(
+          "webhook {}: the claim was lost during the attempt ({}); not recorded",
+          d.id(),
+          outcome.result());
     }
-    Instant next = now.plus(backoff(attempts));
-    String lastError = error;
-    db.writes()
-        .write(
-            h ->
-                h.createUpdate(
-                        "UPDATE webhook_delivery SET attempts = ?, next_attempt_at = ?, last_error = ?"
-                            + " WHERE id = ?")
-                    .bind(0, attempts)
-                    .bind(1, next.toEpochMilli())
-                    .bind(2, lastError)
-                    .bind(3, d.id())
-                    .execute());
+    return finished.next();
+  }
+
+  private WebhookStore.Finished finishUnsuccessful(
+      Delivery d, String state, String error, Instant now, boolean claimNext) {
+    WebhookStore.Finished finished =
+        store.finish(d, state, error, now, claimNext, node, now.plus(claimFor));
+    if (finished.ours()) {
+      log.warn("webhook {} to {} {}: {}", d.id(), d.url(), state, error);
+    }
+    return finished;
   }
 
   /**
@@ -337,63 +345,30 @@ public final class WebhookOutbox implements AutoCloseable {
     return base.plusMillis(jitter);
   }
 
-  private void finish(Delivery d, String state, String error) {
-    long now = clock.millis();
-    db.writes()
-        .write(
-            h ->
-                h.createUpdate(
-                        "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
-                            + " last_error = ?, finished_at = ? WHERE id = ?")
-                    .bind(0, state)
-                    .bind(1, error)
-                    .bind(2, now)
-                    .bind(3, d.id())
-                    .execute());
-    if (!state.equals("delivered")) {
-      log.warn("webhook {} to {} {}: {}", d.id(), d.url(), state, error);
+  /** Deletes delivered events older than {@link #KEEP_DELIVERED}, in bounded batches, hourly. */
+  private void pruneIfDue() {
+    if (System.nanoTime() - lastPruneNanos < PRUNE_EVERY.toNanos()) {
+      return;
     }
-  }
-
-  /**
-   * {@code sha256=<hex>} with the license's secret; during the overlap after a rotation also a
-   * second one with the previous secret, comma-separated: receivers accept the delivery if any
-   * signature matches a secret they hold.
-   */
-  private static String signatures(Delivery d, String timestamp) {
-    String current = "sha256=" + sign(d.secret(), timestamp, d.payload());
-    return d.previousSecret()
-        .map(old -> current + ", sha256=" + sign(old, timestamp, d.payload()))
-        .orElse(current);
-  }
-
-  /** HMAC-SHA256 of {@code "<timestamp>.<body>"} with {@code secret}, in hex. */
-  public static String sign(String secret, String timestamp, String body) {
+    lastPruneNanos = System.nanoTime();
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return HexFormat.of()
-          .formatHex(mac.doFinal((timestamp + "." + body).getBytes(StandardCharsets.UTF_8)));
-    } catch (java.security.GeneralSecurityException e) {
-      throw new IllegalStateException(e);
+      Instant before = clock.instant().minus(KEEP_DELIVERED);
+      while (running && store.pruneDelivered(before, PRUNE_BATCH) == PRUNE_BATCH) {
+        // another batch
+      }
+    } catch (Throwable e) { // pruning is tried again in an hour; deliveries go on meanwhile
+      log.error(
+          "webhook outbox: pruning delivered events failed ({}); tried again in an hour", e, e);
     }
   }
 
   private void waitForWork() throws InterruptedException {
-    Long nextDue =
-        db.jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery(
-                            "SELECT MIN(next_attempt_at) FROM webhook_delivery"
-                                + " WHERE state = 'pending'")
-                        .mapTo(Long.class)
-                        .findOne()
-                        .orElse(null));
+    Instant now = clock.instant();
     long wait = IDLE_RECHECK.toMillis();
-    if (nextDue != null && nextDue > clock.millis()) {
-      wait = Math.min(wait, nextDue - clock.millis());
-    } // due already: under way, or waiting for a free slot; a finished delivery wakes the loop
+    Optional<Instant> next = store.nextChange(now);
+    if (next.isPresent()) {
+      wait = Math.max(1, Math.min(wait, next.get().toEpochMilli() - now.toEpochMilli()));
+    } // what is due already is under way or waits for a free slot: a finished attempt wakes us
     lock.lock();
     try {
       if (running && !signalled) {
@@ -407,7 +382,7 @@ public final class WebhookOutbox implements AutoCloseable {
 
   private static void pause() {
     try {
-      Thread.sleep(1000);
+      Thread.sleep(AFTER_A_FAILED_PASS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -417,17 +392,20 @@ public final class WebhookOutbox implements AutoCloseable {
   public void close() {
     running = false;
     wake();
-    deliveries.shutdown();
     try {
       if (thread != null) {
-        thread.join(Duration.ofSeconds(15));
+        thread.join(Duration.ofSeconds(15)); // its pass in progress, then it starts nothing more
       }
-      // Deliveries under way finish and are recorded; one still hanging stays pending.
+      deliveries.shutdown();
+      // Attempts under way end within the timeout and are recorded; one cut short stays claimed
+      // until this node starts again.
       if (!deliveries.awaitTermination(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
         deliveries.shutdownNow();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      sender.close();
     }
   }
 }

@@ -7,20 +7,31 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * A webhook receiver on loopback: it records every request and answers 200, or another status for a
- * while ({@link #answer}, {@link #failNext}).
+ * while ({@link #answer}, {@link #failNext}), or 500 to the requests it is told to refuse ({@link
+ * #refuseWhen}). It counts the events it got more than once ({@link #duplicates}).
  */
 public final class WebhookReceiver implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One request received. */
   public record Received(
-      String eventId, String event, String timestamp, String signature, String type, String body) {
+      String eventId,
+      String event,
+      String timestamp,
+      String signature,
+      String type,
+      String body,
+      String sequence,
+      String eventTime) {
     public JsonNode json() {
       try {
         return JSON.readTree(body);
@@ -34,6 +45,7 @@ public final class WebhookReceiver implements AutoCloseable {
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final AtomicInteger answer = new AtomicInteger(200);
   private final AtomicInteger failuresLeft = new AtomicInteger();
+  private volatile Predicate<Received> refuse = r -> false;
 
   public WebhookReceiver() {
     try {
@@ -47,15 +59,21 @@ public final class WebhookReceiver implements AutoCloseable {
           String body =
               new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
           var h = exchange.getRequestHeaders();
-          received.add(
+          Received r =
               new Received(
                   h.getFirst("X-Kurir-Event-Id"),
                   h.getFirst("X-Kurir-Event"),
                   h.getFirst("X-Kurir-Timestamp"),
                   h.getFirst("X-Kurir-Signature"),
                   h.getFirst("Content-Type"),
-                  body));
-          int status = failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? 503 : answer.get();
+                  body,
+                  h.getFirst("X-Kurir-Sequence"),
+                  h.getFirst("X-Kurir-Event-Time"));
+          received.add(r);
+          int status =
+              refuse.test(r)
+                  ? 500
+                  : failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? 503 : answer.get();
           exchange.sendResponseHeaders(status, -1);
           exchange.close();
         });
@@ -85,6 +103,31 @@ public final class WebhookReceiver implements AutoCloseable {
   /** Answers 503 to the next {@code n} requests. */
   public void failNext(int n) {
     failuresLeft.set(n);
+  }
+
+  /** Answers 500 to every request that {@code refused} holds for, from now on. */
+  public void refuseWhen(Predicate<Received> refused) {
+    refuse = refused;
+  }
+
+  /** The distinct events received (by {@code X-Kurir-Event-Id}). */
+  public long distinctEvents() {
+    return received.stream().map(Received::eventId).distinct().count();
+  }
+
+  /**
+   * How many events arrived more than once (by {@code X-Kurir-Event-Id}): a receiver that always
+   * answers 200 must see none.
+   */
+  public long duplicates() {
+    Map<String, Integer> copies = new HashMap<>();
+    long duplicates = 0;
+    for (Received r : received) {
+      if (copies.merge(r.eventId(), 1, Integer::sum) == 2) {
+        duplicates++;
+      }
+    }
+    return duplicates;
   }
 
   @Override

@@ -1,0 +1,513 @@
+package io.kurir.webhook;
+
+import io.kurir.store.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of the webhook outbox: deliveries ({@code webhook_delivery}) and the sequence numbers of
+ * each device's events ({@code webhook_sequence}). Plain, portable SQL: a claim is a guarded UPDATE
+ * of the delivery's own row, which is exclusive on SQLite (one writer) and on PostgreSQL (an UPDATE
+ * re-reads its row's guard after waiting for a concurrent one), so no dialect is needed here yet.
+ *
+ * <p>On PostgreSQL one thing will need the dialect: "no other attempt to this line" is read, not
+ * locked, so two nodes could claim two deliveries of one line at the same moment (never the same
+ * delivery). Taking the line's first pending row {@code FOR UPDATE SKIP LOCKED} in the claim would
+ * close that; SQLite's single writer already does.
+ *
+ * <p>Thread-safe.
+ */
+final class WebhookStore {
+  /** A pending delivery as the outbox sends it; {@code claimToken} is 0 until claimed. */
+  record Delivery(
+      long id,
+      long deviceId,
+      String url,
+      String event,
+      String payload,
+      int attempts,
+      Instant created,
+      Instant eventAt,
+      OptionalLong sequence,
+      String secret,
+      Optional<String> previousSecret,
+      long claimToken) {
+
+    /** Deliveries to one device's URL go one at a time, in this line. */
+    Line line() {
+      return new Line(deviceId, url);
+    }
+
+    Delivery claimedWith(long token) {
+      return new Delivery(
+          id,
+          deviceId,
+          url,
+          event,
+          payload,
+          attempts,
+          created,
+          eventAt,
+          sequence,
+          secret,
+          previousSecret,
+          token);
+    }
+  }
+
+  private final Database db;
+
+  WebhookStore(Database db) {
+    this.db = db;
+  }
+
+  /**
+   * Stores an event, numbered after the device's previous event of the same kind; call it in the
+   * transaction of the change it reports. The counter row stays locked until that transaction ends,
+   * so numbers follow commit order on PostgreSQL too.
+   */
+  static void add(
+      Handle h,
+      long id,
+      long deviceId,
+      String url,
+      String event,
+      String payload,
+      Instant at,
+      OptionalLong messageId) {
+    h.createUpdate(
+            "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
+                + " ON CONFLICT (device_id, event)"
+                + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1")
+        .bind(0, deviceId)
+        .bind(1, event)
+        .execute();
+    h.createUpdate(
+            "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
+                + " next_attempt_at, created_at, event_at, message_id, seq)"
+                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?,"
+                + " (SELECT last_seq FROM webhook_sequence WHERE device_id = ? AND event = ?))")
+        .bind(0, id)
+        .bind(1, deviceId)
+        .bind(2, url)
+        .bind(3, event)
+        .bind(4, payload)
+        .bind(5, at.toEpochMilli())
+        .bind(6, at.toEpochMilli())
+        .bind(7, at.toEpochMilli())
+        .bind(8, messageId.isPresent() ? messageId.getAsLong() : null)
+        .bind(9, deviceId)
+        .bind(10, event)
+        .execute();
+  }
+
+  /** See {@link WebhookOutbox#retarget}. An attempt under way keeps its claim. */
+  static void retarget(Handle h, long deviceId, String event, Optional<String> url, Instant now) {
+    if (url.isPresent()) {
+      h.createUpdate(
+              "UPDATE webhook_delivery SET url = ?, next_attempt_at = ? WHERE device_id = ?"
+                  + " AND event = ? AND state = 'pending'")
+          .bind(0, url.get())
+          .bind(1, now.toEpochMilli())
+          .bind(2, deviceId)
+          .bind(3, event)
+          .execute();
+    } else {
+      h.createUpdate(
+              "UPDATE webhook_delivery SET state = 'failed', last_error = 'the webhook was"
+                  + " removed', finished_at = ?, held_until = NULL WHERE device_id = ?"
+                  + " AND event = ? AND state = 'pending'")
+          .bind(0, now.toEpochMilli())
+          .bind(1, deviceId)
+          .bind(2, event)
+          .execute();
+    }
+  }
+
+  /** A line of deliveries: one device's events to one URL. Lines are walked in this order. */
+  record Line(long deviceId, String url) {
+    /** Before every line. */
+    static final Line START = new Line(-1, "");
+
+    /** After every line. */
+    static final Line END = new Line(Long.MAX_VALUE, "");
+  }
+
+  /**
+   * What {@link #eligible} saw: the lines it looked at (up to the window, in line order, after the
+   * cursor) and, for each that has one, the delivery that may be attempted now.
+   */
+  record Window(List<Line> lines, List<Delivery> candidates) {}
+
+  /** A delivery as the outbox sends it, from {@code d} and its license {@code l}. */
+  private static final String DELIVERY_COLUMNS =
+      "d.id, d.device_id, d.url, d.event, d.payload, d.attempts, d.created_at, d.event_at, d.seq,"
+          + " l.webhook_secret, CASE WHEN l.previous_secret_until > :now"
+          + " THEN l.previous_webhook_secret END AS previous_secret";
+
+  /**
+   * The id of the first pending delivery of the line after ({@code device}, {@code url}): the next
+   * URL of the same device, else the first of the next device. Two seeks in the index, so that
+   * skipping a line costs the same however many deliveries wait in it.
+   */
+  private static String nextLineAfter(String device, String url) {
+    return " COALESCE((SELECT x.id FROM webhook_delivery x WHERE x.state = 'pending'"
+        + " AND x.device_id = "
+        + device
+        + " AND x.url > "
+        + url
+        + " ORDER BY x.url LIMIT 1), (SELECT x.id FROM webhook_delivery x"
+        + " WHERE x.state = 'pending' AND x.device_id > "
+        + device
+        + " ORDER BY x.device_id, x.url LIMIT 1))";
+  }
+
+  /** True when no attempt to the line ({@code device}, {@code url}) is under way. */
+  private static String noAttemptUnderWay(String device, String url) {
+    return " NOT EXISTS (SELECT 1 FROM webhook_delivery c WHERE c.device_id = "
+        + device
+        + " AND c.url = "
+        + url
+        + " AND c.claim_until >= :now AND c.state = 'pending')";
+  }
+
+  /**
+   * The id of the delivery of the line ({@code device}, {@code url}) that may be attempted now, if
+   * any: the first one that is due, not claimed, not behind a delivery that holds its place, and
+   * not behind a pending status of its message. A delivery holds its place until it has been tried,
+   * then until {@code held_until} (the hold after its first failure), unless it waits for an
+   * earlier status of its message itself. Only the deliveries up to the line's first holding one
+   * are looked at: usually one, however long the line.
+   */
+  private static String firstEligibleIn(String device, String url) {
+    return " (SELECT r.id FROM webhook_delivery r WHERE r.state = 'pending'"
+        + " AND r.device_id = "
+        + device
+        + " AND r.url = "
+        + url
+        + " AND r.id <= COALESCE((SELECT o.id FROM webhook_delivery o"
+        + "   WHERE o.state = 'pending' AND o.device_id = "
+        + device
+        + "   AND o.url = "
+        + url
+        + "   AND (o.held_until > :now OR (o.attempts = 0 AND NOT EXISTS (SELECT 1"
+        + "     FROM webhook_delivery p WHERE p.message_id = o.message_id"
+        + "     AND p.state = 'pending' AND p.id < o.id)))"
+        + "   ORDER BY o.id LIMIT 1), "
+        + Long.MAX_VALUE
+        + ")"
+        + " AND r.next_attempt_at <= :now"
+        + " AND (r.claim_until IS NULL OR r.claim_until < :now)"
+        + " AND NOT EXISTS (SELECT 1 FROM webhook_delivery m WHERE m.message_id = r.message_id"
+        + "   AND m.state = 'pending' AND m.id < r.id)"
+        + " ORDER BY r.id LIMIT 1)";
+  }
+
+  private static Delivery delivery(ResultSet rs) throws SQLException {
+    long seq = rs.getLong("seq");
+    OptionalLong sequence = rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(seq);
+    return new Delivery(
+        rs.getLong("id"),
+        rs.getLong("device_id"),
+        rs.getString("url"),
+        rs.getString("event"),
+        rs.getString("payload"),
+        rs.getInt("attempts"),
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        Instant.ofEpochMilli(rs.getLong("event_at")),
+        sequence,
+        rs.getString("webhook_secret"),
+        Optional.ofNullable(rs.getString("previous_secret")),
+        0);
+  }
+
+  /**
+   * Looks at up to {@code window} lines that have pending deliveries, after {@code after} and up to
+   * {@code until}, and finds in each the delivery that may be attempted now, if any ({@link
+   * #firstEligibleIn}). Read without a lock: the claim checks again. The lines are found by
+   * skipping through an index from one line to the next, so the cost is that of the lines looked
+   * at, however many deliveries wait in them.
+   */
+  Window eligible(Instant now, Line after, Line until, int window) {
+    return db.jdbi().withHandle(h -> eligible(h, now, after, until, window));
+  }
+
+  /** {@link #eligible} on {@code h}, in its transaction if it has one. */
+  static Window eligible(Handle h, Instant now, Line after, Line until, int window) {
+    record Looked(Line line, Optional<Delivery> candidate) {}
+    List<Looked> looked =
+        h.createQuery(
+                "WITH RECURSIVE line(n, device_id, url) AS ("
+                    + " SELECT 1, f.device_id, f.url FROM webhook_delivery f WHERE f.id ="
+                    + nextLineAfter(":afterDevice", ":afterUrl")
+                    + " AND (f.device_id, f.url) <= (:untilDevice, :untilUrl)"
+                    + " UNION ALL"
+                    + " SELECT line.n + 1, nx.device_id, nx.url FROM line"
+                    + " JOIN webhook_delivery nx ON nx.id ="
+                    + nextLineAfter("line.device_id", "line.url")
+                    + " WHERE line.n < :window"
+                    + " AND (nx.device_id, nx.url) <= (:untilDevice, :untilUrl))"
+                    + " SELECT line.device_id AS line_device, line.url AS line_url, "
+                    + DELIVERY_COLUMNS
+                    + " FROM line LEFT JOIN webhook_delivery d ON"
+                    + noAttemptUnderWay("line.device_id", "line.url")
+                    + " AND d.id ="
+                    + firstEligibleIn("line.device_id", "line.url")
+                    + " LEFT JOIN device v ON v.id = d.device_id"
+                    + " LEFT JOIN license l ON l.id = v.license_id"
+                    + " ORDER BY line.n")
+            .bind("afterDevice", after.deviceId())
+            .bind("afterUrl", after.url())
+            .bind("untilDevice", until.deviceId())
+            .bind("untilUrl", until.url())
+            .bind("window", window)
+            .bind("now", now.toEpochMilli())
+            .map(
+                (rs, ctx) -> {
+                  Line line = new Line(rs.getLong("line_device"), rs.getString("line_url"));
+                  rs.getLong("id");
+                  return new Looked(
+                      line, rs.wasNull() ? Optional.empty() : Optional.of(delivery(rs)));
+                })
+            .list();
+    return new Window(
+        looked.stream().map(Looked::line).toList(),
+        looked.stream().flatMap(l -> l.candidate().stream()).toList());
+  }
+
+  /**
+   * Claims each candidate for {@code node} until {@code until}, if it is still pending, due and
+   * unclaimed, and no other attempt to its line is under way; the claimed ones, with their tokens.
+   * One transaction for all of them.
+   */
+  List<Delivery> claim(List<Delivery> candidates, int node, Instant until, Instant now) {
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    return db.writes()
+        .write(
+            h -> {
+              List<Delivery> claimed = new ArrayList<>(); // per run: a batch may be run again
+              for (Delivery d : candidates) {
+                claim(h, d, node, until, now).ifPresent(claimed::add);
+              }
+              return claimed;
+            });
+  }
+
+  /** The guarded UPDATE of a claim: {@code d} with its token, if this claim got it. */
+  private static Optional<Delivery> claim(
+      Handle h, Delivery d, int node, Instant until, Instant now) {
+    long token = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    int updated =
+        h.createUpdate(
+                "UPDATE webhook_delivery SET claim_token = :token, claimed_by = :node,"
+                    + " claim_until = :until WHERE id = :id AND state = 'pending'"
+                    + " AND next_attempt_at <= :now"
+                    + " AND (claim_until IS NULL OR claim_until < :now) AND"
+                    + noAttemptUnderWay("webhook_delivery.device_id", "webhook_delivery.url"))
+            .bind("token", token)
+            .bind("node", node)
+            .bind("until", until.toEpochMilli())
+            .bind("id", d.id())
+            .bind("now", now.toEpochMilli())
+            .execute();
+    return updated == 1 ? Optional.of(d.claimedWith(token)) : Optional.empty();
+  }
+
+  /** How {@link #finish} went: whether the claim was still this one's, and what comes next. */
+  record Finished(boolean ours, Optional<Delivery> next) {}
+
+  /**
+   * Ends a claimed delivery as {@code delivered}, {@code failed} or {@code dead}; not {@code ours}
+   * when the claim was no longer this one's (it expired and someone else took the delivery). A
+   * delivery that ended meanwhile because its webhook was removed is still recorded as delivered if
+   * it was. With {@code claimNext}, the same transaction also claims the next delivery of the line
+   * that may be attempted now, so that a line with a queue costs one commit per event.
+   */
+  Finished finish(
+      Delivery d,
+      String state,
+      String error,
+      Instant now,
+      boolean claimNext,
+      int node,
+      Instant claimUntil) {
+    String guard =
+        state.equals("delivered")
+            ? "id = ? AND claim_token = ?"
+            : "id = ? AND claim_token = ? AND state = 'pending'";
+    return db.writes()
+        .write(
+            h -> {
+              int updated =
+                  h.createUpdate(
+                          "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
+                              + " last_error = ?, finished_at = ?, held_until = NULL,"
+                              + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
+                              + " WHERE "
+                              + guard)
+                      .bind(0, state)
+                      .bind(1, error)
+                      .bind(2, now.toEpochMilli())
+                      .bind(3, d.id())
+                      .bind(4, d.claimToken())
+                      .execute();
+              if (updated == 0 || !claimNext) {
+                return new Finished(updated == 1, Optional.empty());
+              }
+              Optional<Delivery> next =
+                  h.createQuery(
+                          "SELECT "
+                              + DELIVERY_COLUMNS
+                              + " FROM webhook_delivery d JOIN device v ON v.id = d.device_id"
+                              + " JOIN license l ON l.id = v.license_id WHERE d.id ="
+                              + firstEligibleIn(":device", ":url"))
+                      .bind("device", d.deviceId())
+                      .bind("url", d.url())
+                      .bind("now", now.toEpochMilli())
+                      .map((rs, ctx) -> delivery(rs))
+                      .findOne();
+              return new Finished(true, next.flatMap(n -> claim(h, n, node, claimUntil, now)));
+            });
+  }
+
+  /**
+   * Records a failed attempt of a claimed delivery, to be tried again at {@code next}; its first
+   * failure also fixes until when it holds its place ({@code holdUntil}). A delivery pointed at
+   * another URL during the attempt keeps the "at once" its new URL gave it. False when the claim
+   * was no longer this one's.
+   */
+  boolean retry(Delivery d, Instant next, Instant holdUntil, String error) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate(
+                            "UPDATE webhook_delivery SET attempts = attempts + 1, last_error = ?,"
+                                + " next_attempt_at ="
+                                + " CASE WHEN url = ? THEN ? ELSE next_attempt_at END,"
+                                + " held_until = CASE WHEN attempts = 0 THEN ? ELSE held_until END,"
+                                + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
+                                + " WHERE id = ? AND claim_token = ? AND state = 'pending'")
+                        .bind(0, error)
+                        .bind(1, d.url())
+                        .bind(2, next.toEpochMilli())
+                        .bind(3, holdUntil.toEpochMilli())
+                        .bind(4, d.id())
+                        .bind(5, d.claimToken())
+                        .execute())
+        == 1;
+  }
+
+  /**
+   * Gives back the claims of {@code node}: at its start, it cannot have an attempt under way (a
+   * gateway that stopped in the middle of an attempt left it claimed).
+   */
+  int releaseClaimsOf(int node) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "UPDATE webhook_delivery SET claim_token = NULL, claimed_by = NULL,"
+                            + " claim_until = NULL WHERE claimed_by = ?"
+                            + " AND claim_until IS NOT NULL")
+                    .bind(0, node)
+                    .execute());
+  }
+
+  /**
+   * The next time after {@code now} at which a pending delivery may become eligible by itself: a
+   * retry falling due, a hold ending, a claim expiring. Only deliveries that failed before have a
+   * {@code held_until} (cleared when they end), and only those have a retry in the future, so this
+   * looks at few rows however many wait.
+   */
+  Optional<Instant> nextChange(Instant now) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT MIN(t) FROM ("
+                            + "SELECT MIN(CASE WHEN next_attempt_at > :now THEN next_attempt_at"
+                            + " END) AS t FROM webhook_delivery WHERE held_until IS NOT NULL"
+                            + " UNION ALL SELECT MIN(held_until) AS t FROM webhook_delivery"
+                            + " WHERE held_until > :now"
+                            + " UNION ALL SELECT MIN(claim_until) + 1 AS t FROM webhook_delivery"
+                            + " WHERE claim_until >= :now) AS w")
+                    .bind("now", now.toEpochMilli())
+                    .mapTo(Long.class)
+                    .findOne()
+                    .map(Instant::ofEpochMilli));
+  }
+
+  /** Deletes up to {@code batch} deliveries that were delivered before {@code before}. */
+  int pruneDelivered(Instant before, int batch) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "DELETE FROM webhook_delivery WHERE id IN (SELECT id FROM"
+                            + " webhook_delivery WHERE state = 'delivered'"
+                            + " AND finished_at < ? LIMIT ?)")
+                    .bind(0, before.toEpochMilli())
+                    .bind(1, batch)
+                    .execute());
+  }
+
+  /** Deliveries in {@code state}, newest first, at most 500. */
+  List<WebhookDeliveries.Delivery> list(String state) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT id, device_id, url, event, payload, state, attempts, last_error,"
+                            + " created_at, finished_at FROM webhook_delivery WHERE state = ?"
+                            + " ORDER BY id DESC LIMIT 500")
+                    .bind(0, state)
+                    .map(
+                        (rs, ctx) -> {
+                          long finished = rs.getLong("finished_at");
+                          boolean unfinished = rs.wasNull();
+                          return new WebhookDeliveries.Delivery(
+                              rs.getLong("id"),
+                              rs.getLong("device_id"),
+                              rs.getString("url"),
+                              rs.getString("event"),
+                              rs.getString("payload"),
+                              rs.getString("state"),
+                              rs.getInt("attempts"),
+                              Optional.ofNullable(rs.getString("last_error")),
+                              Instant.ofEpochMilli(rs.getLong("created_at")),
+                              unfinished
+                                  ? Optional.empty()
+                                  : Optional.of(Instant.ofEpochMilli(finished)));
+                        })
+                    .list());
+  }
+
+  /**
+   * Puts a failed or dead delivery back as new: pending, due now, never tried, with a new retry
+   * period; its id, sequence number and event time stay. False when it is not failed or dead.
+   */
+  boolean replay(long id, Instant now) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate(
+                            "UPDATE webhook_delivery SET state = 'pending', attempts = 0,"
+                                + " next_attempt_at = ?, created_at = ?, finished_at = NULL,"
+                                + " held_until = NULL, claim_token = NULL, claimed_by = NULL,"
+                                + " claim_until = NULL WHERE id = ? AND state IN ('failed', 'dead')")
+                        .bind(0, now.toEpochMilli())
+                        .bind(1, now.toEpochMilli())
+                        .bind(2, id)
+                        .execute())
+        == 1;
+  }
+}

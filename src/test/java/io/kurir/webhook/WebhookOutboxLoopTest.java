@@ -1,0 +1,302 @@
+package io.kurir.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.config.Settings;
+import io.kurir.media.SafeFetcher;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.tenant.Partner;
+import io.kurir.tenant.Tenants;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.WebhookReceiver;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The outbox loop on its own, without a gateway: outboxes on one database (as nodes sharing it)
+ * never deliver an event twice, claims left behind are taken again, and the loop and its attempts
+ * outlive any Throwable, and say so in the log.
+ */
+class WebhookOutboxLoopTest {
+  static final Settings.Media PRIVATE_ALLOWED =
+      new Settings.Media(1 << 20, true, Duration.ofSeconds(5));
+
+  @TempDir Path dir;
+  Database db;
+  IdGenerator ids;
+  WebhookReceiver receiver;
+  final List<WebhookOutbox> outboxes = new ArrayList<>();
+  final List<Database> extraDatabases = new ArrayList<>();
+  int nextNumber = 5_000_000;
+
+  @BeforeEach
+  void open() {
+    db = Database.open("jdbc:sqlite:" + dir.resolve("kurir.db"));
+    ids = new IdGenerator(Clock.systemUTC(), 0);
+    receiver = new WebhookReceiver();
+  }
+
+  @AfterEach
+  void close() {
+    outboxes.forEach(WebhookOutbox::close);
+    extraDatabases.forEach(Database::close);
+    db.close();
+    receiver.close();
+  }
+
+  List<Device> devices(int count) {
+    Tenants tenants =
+        new Tenants(
+            db,
+            ids,
+            Clock.systemUTC(),
+            ZoneId.of("Asia/Jakarta"),
+            new PhoneNumbers("ID"),
+            io.kurir.driver.DriverCatalog.standard());
+    Partner p = tenants.createPartner("P", "");
+    License l = tenants.createLicense(p.id(), "L", "", null, List.of());
+    List<Device> devices = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      devices.add(
+          tenants.createDevice(
+              l.id(), String.format(Locale.ROOT, "+62811%07d", nextNumber++), "sandbox"));
+    }
+    return devices;
+  }
+
+  WebhookOutbox outbox(Database on, Clock clock, int node) {
+    WebhookOutbox outbox =
+        new WebhookOutbox(
+            on,
+            clock,
+            new SafeFetcher(PRIVATE_ALLOWED),
+            Duration.ofHours(24),
+            Duration.ofSeconds(5),
+            node);
+    outboxes.add(outbox);
+    return outbox;
+  }
+
+  long add(Device d, String url, String payload) {
+    long id = ids.next();
+    db.writes()
+        .write(
+            h -> {
+              WebhookOutbox.add(h, id, d.id(), url, "test.event", payload, Instant.now());
+              return null;
+            });
+    return id;
+  }
+
+  String state(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT state FROM webhook_delivery WHERE id = ?")
+                    .bind(0, id)
+                    .mapTo(String.class)
+                    .one());
+  }
+
+  @Test
+  void twoOutboxesOnOneDatabaseNeverDeliverAnEventTwice() throws Exception {
+    List<Device> devices = devices(40);
+    Database second = Database.open("jdbc:sqlite:" + dir.resolve("kurir.db"));
+    extraDatabases.add(second);
+    WebhookOutbox one = outbox(db, Clock.systemUTC(), 1);
+    WebhookOutbox two = outbox(second, Clock.systemUTC(), 2);
+    one.start();
+    two.start();
+    // Rounds of one event on each of 40 lines, both outboxes woken at once (in turn, which
+    // first): both look at the same deliveries and race to claim them.
+    for (int round = 0; round < 20; round++) {
+      for (Device d : devices) {
+        add(d, receiver.url("/d" + d.id()), "{\"round\":" + round + "}");
+      }
+      List<WebhookOutbox> order = round % 2 == 0 ? List.of(one, two) : List.of(two, one);
+      order.forEach(WebhookOutbox::wake);
+      int delivered = 40 * (round + 1);
+      Eventually.until("the round delivered", () -> receiver.distinctEvents() == delivered);
+    }
+    Eventually.until(
+        "all 800 delivered", Duration.ofSeconds(60), () -> receiver.distinctEvents() == 800);
+    one.close();
+    two.close();
+    assertThat(receiver.duplicates()).as("events received twice").isZero();
+    assertThat(receiver.received()).hasSize(800);
+    assertThat(one.attemptsMade()).as("the first outbox took part").isPositive();
+    assertThat(two.attemptsMade()).as("the second outbox took part").isPositive();
+    assertThat(one.attemptsMade() + two.attemptsMade()).isEqualTo(800);
+  }
+
+  @Test
+  void aClaimLeftByANodeThatStoppedIsTakenAgain() throws Exception {
+    Device d = devices(1).getFirst();
+    long mine = add(d, receiver.url("/a"), "{}");
+    Device other = devices(1).getFirst();
+    long theirs = add(other, receiver.url("/b"), "{}");
+    long now = System.currentTimeMillis();
+    db.writes()
+        .write(
+            h -> {
+              // Node 1 stopped in the middle of an attempt; node 2 died holding a claim that has
+              // expired since.
+              h.execute(
+                  "UPDATE webhook_delivery SET claim_token = 7, claimed_by = 1, claim_until = ?"
+                      + " WHERE id = ?",
+                  now + 3_600_000,
+                  mine);
+              h.execute(
+                  "UPDATE webhook_delivery SET claim_token = 8, claimed_by = 2, claim_until = ?"
+                      + " WHERE id = ?",
+                  now - 1,
+                  theirs);
+              return null;
+            });
+    outbox(db, Clock.systemUTC(), 1).start();
+    Eventually.until(
+        "both delivered",
+        () -> state(mine).equals("delivered") && state(theirs).equals("delivered"));
+    assertThat(receiver.received()).hasSize(2);
+  }
+
+  /** A clock that throws what it is given, once, at its next reading. */
+  static final class BreakingClock extends Clock {
+    final AtomicReference<Throwable> next = new AtomicReference<>();
+
+    void breakNextReading(Throwable t) {
+      next.set(t);
+    }
+
+    @Override
+    public Instant instant() {
+      Throwable t = next.getAndSet(null);
+      if (t instanceof Error e) {
+        throw e;
+      }
+      if (t instanceof RuntimeException e) {
+        throw e;
+      }
+      return Instant.now();
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  /** Everything written to System.err while {@code run} runs, and still shown there. */
+  static String stderrOf(ThrowingRunnable run) throws Exception {
+    PrintStream original = System.err;
+    ByteArrayOutputStream copy = new ByteArrayOutputStream();
+    System.setErr(
+        new PrintStream(
+            new OutputStream() {
+              @Override
+              public void write(int b) {
+                copy.write(b);
+                original.write(b);
+              }
+
+              @Override
+              public void write(byte[] b, int off, int len) {
+                copy.write(b, off, len);
+                original.write(b, off, len);
+              }
+            },
+            true,
+            StandardCharsets.UTF_8));
+    try {
+      run.run();
+    } finally {
+      System.setErr(original);
+    }
+    return copy.toString(StandardCharsets.UTF_8);
+  }
+
+  interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  @Test
+  void theLoopOutlivesAnyThrowableAndSaysSo() throws Exception {
+    Device d = devices(1).getFirst();
+    BreakingClock clock = new BreakingClock();
+    WebhookOutbox outbox = outbox(db, clock, 0);
+    String log =
+        stderrOf(
+            () -> {
+              clock.breakNextReading(new Error("broken at pruning")); // the first pass prunes
+              outbox.start();
+              long first = add(d, receiver.url("/x"), "{\"n\":1}");
+              outbox.wake();
+              Eventually.until(
+                  "delivered after pruning failed", () -> state(first).equals("delivered"));
+
+              clock.breakNextReading(new StackOverflowError("broken in a pass"));
+              outbox.wake();
+              Eventually.until("the broken reading was taken", () -> clock.next.get() == null);
+              long second = add(d, receiver.url("/x"), "{\"n\":2}");
+              outbox.wake();
+              Eventually.until(
+                  "delivered after a pass failed", () -> state(second).equals("delivered"));
+            });
+    assertThat(log)
+        .contains(
+            "webhook outbox: pruning delivered events failed (java.lang.Error: broken at pruning)")
+        .contains("webhook outbox: a pass failed (java.lang.StackOverflowError: broken in a pass)");
+  }
+
+  @Test
+  void anAttemptThatThrowsIsRecordedAndTriedAgain() throws Exception {
+    Device d = devices(1).getFirst();
+    long id = add(d, receiver.url("/x"), "{}");
+    db.writes().write(h -> h.execute("UPDATE license SET webhook_secret = NULL")); // cannot sign
+    WebhookOutbox outbox = outbox(db, Clock.systemUTC(), 0);
+    outbox.start();
+    Eventually.until(
+        "the failed attempt recorded",
+        () ->
+            db.jdbi()
+                .withHandle(
+                    h ->
+                        h.createQuery(
+                                    "SELECT attempts FROM webhook_delivery WHERE id = ? AND state ="
+                                        + " 'pending' AND last_error LIKE 'java.lang.NullPointerException%'")
+                                .bind(0, id)
+                                .mapTo(Integer.class)
+                                .findOne()
+                                .orElse(0)
+                            == 1));
+    assertThat(receiver.received()).isEmpty();
+    long other = add(devices(1).getFirst(), receiver.url("/y"), "{}");
+    outbox.wake();
+    Eventually.until("the loop still delivers", () -> state(other).equals("delivered"));
+  }
+}
