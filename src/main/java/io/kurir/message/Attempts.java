@@ -46,10 +46,10 @@ final class Attempts {
               retrying(
                   () -> store.recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at()), 0),
               SendResult.SENT);
+      // With the network now: marked (an empty network id when it gave none), so that the crash
+      // rule does not take it for a send cut off before the network had it.
       case SendOutcome.Accepted accepted ->
-          accepted.networkId().isPresent()
-              ? store.recordNetworkId(m.id(), m.deviceId(), accepted.networkId().get())
-              : CompletableFuture.completedFuture(null);
+          store.recordNetworkId(m.id(), m.deviceId(), accepted.networkId().orElse(""));
       case SendOutcome.NotFound notFound ->
           fail(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND, now);
       case SendOutcome.DeviceUnavailable unavailable -> {

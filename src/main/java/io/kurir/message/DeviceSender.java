@@ -80,6 +80,9 @@ final class DeviceSender {
   private boolean directInFlight; // a hand-over is being committed; guarded by lock
   private final java.util.Queue<Message> handedOver =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
+  // Whether hand-overs are taken; off while pausing or stopping, so that none is left behind in
+  // memory claimed; guarded by lock.
+  private boolean acceptingHandOvers;
   private volatile boolean running = true;
   private Thread thread;
 
@@ -157,6 +160,7 @@ final class DeviceSender {
     lock.lock();
     try {
       if (!running
+          || !acceptingHandOvers
           || !holdsLease
           || !queueEmpty
           || directInFlight
@@ -178,16 +182,66 @@ final class DeviceSender {
     return true;
   }
 
-  /** The hand-over reserved by {@link #reserveHandOver} is committed: {@code claimed} to send. */
+  /**
+   * The hand-over reserved by {@link #reserveHandOver} is committed: {@code claimedNow} to send. If
+   * this sender stopped or paused meanwhile, they go back to the queue instead.
+   */
   void handOver(List<Message> claimedNow) {
-    handedOver.addAll(claimedNow);
+    boolean taken;
     lock.lock();
     try {
       directInFlight = false;
+      taken = acceptingHandOvers;
+      if (taken) {
+        handedOver.addAll(claimedNow);
+      }
       workArrived = true;
       changed.signalAll();
     } finally {
       lock.unlock();
+    }
+    if (!taken) {
+      for (Message m : claimedNow) {
+        store.unclaim(m.id(), m.notBefore());
+      }
+    }
+  }
+
+  /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
+  boolean idleForHandOver() {
+    lock.lock();
+    try {
+      return running
+          && acceptingHandOvers
+          && holdsLease
+          && queueEmpty
+          && !directInFlight
+          && handedOver.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a hand-over is being committed (tests). */
+  boolean handOverInFlight() {
+    lock.lock();
+    try {
+      return directInFlight;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Stops taking hand-overs and takes in those already made, to send or to give back. */
+  private void closeHandOvers() {
+    lock.lock();
+    try {
+      acceptingHandOvers = false;
+    } finally {
+      lock.unlock();
+    }
+    for (Message m; (m = handedOver.poll()) != null; ) {
+      claimed.addLast(m);
     }
   }
 
@@ -241,6 +295,7 @@ final class DeviceSender {
         }
       }
     } finally {
+      closeHandOvers();
       giveBackClaimed();
       if (holdsLease) {
         leases.release(device.id());
@@ -269,6 +324,7 @@ final class DeviceSender {
    * go, its lease is given up, and its queue waits until it is switched on again.
    */
   private void pauseWhileDisabled() throws InterruptedException {
+    closeHandOvers();
     giveBackClaimed();
     detach();
     if (holdsLease) {
@@ -303,7 +359,8 @@ final class DeviceSender {
    * owner left {@code sending} follows the crash rule.
    */
   private void takeLease() throws InterruptedException {
-    if (!leases.acquire(device.id(), clock.instant())) {
+    Leases.Take take = leases.acquire(device.id(), clock.instant());
+    if (take == Leases.Take.REFUSED) {
       // Another owner's, and alive: look again when it may have run out, or when woken. The wake
       // that started this sender (or any before) is spent here; left set, it would send the loop
       // straight back to the database, thousands of times a second, until the lease ran out.
@@ -321,9 +378,19 @@ final class DeviceSender {
     // "sending" is not skipped.
     driver.attach(device); // before anything is sent: a driver may set the device's session up
     attached = true;
+    // Only a holder that did not give the lease up can have been cut off mid-send; after a clean
+    // stop (or this sender's own pause) what is "sending" is with the network (an accepted send).
     MessageStore.Recovered r =
-        store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant());
-    holdsLease = true;
+        take == Leases.Take.LEFT_BEHIND
+            ? store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant())
+            : new MessageStore.Recovered(0, 0);
+    lock.lock();
+    try {
+      holdsLease = true;
+      acceptingHandOvers = true;
+    } finally {
+      lock.unlock();
+    }
     if (r.queuedAgain() + r.failed() > 0) {
       log.warn(
           "device {}: {} message(s) were cut off mid-send by a stop: {} queued again, {} failed"
@@ -407,7 +474,7 @@ final class DeviceSender {
   /** Claims sync messages that arrived while async ones are claimed, and puts them first. */
   private void claimSyncAhead() throws InterruptedException {
     Instant now = clock.instant();
-    List<Message> sync = store.dueSync(device.id(), now, SYNC_AHEAD);
+    List<Message> sync = store.dueSync(device.id(), now, Math.min(SYNC_AHEAD, claimSize()));
     if (sync.isEmpty()) {
       return;
     }
@@ -520,9 +587,12 @@ final class DeviceSender {
         store.claim(device.id(), leases.owner(), due.stream().map(Message::id).toList(), now);
     try {
       return commit.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // Not committed (or not known to be): nothing goes to the driver. Whatever the claim did
-      // commit is found "sending" by the crash rule at the next start; until then, try again.
+    } catch (TimeoutException e) {
+      // Not committed in time: nothing goes to the driver now, and what the claim commits later
+      // goes back to the queue (the loop tries again), not left "sending" with nobody on it.
+      commit.thenAccept(ids -> ids.forEach(id -> store.unclaim(id, now)));
+      throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
+    } catch (ExecutionException e) {
       throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
     }
   }

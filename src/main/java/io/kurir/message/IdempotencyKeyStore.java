@@ -58,7 +58,7 @@ final class IdempotencyKeyStore {
   /** Deletes the rows written at or before {@code cutoff}; nobody waits for it. */
   java.util.concurrent.CompletableFuture<Integer> prune(Instant cutoff) {
     return db.writes()
-        .submitInBackground(
+        .submit(
             h ->
                 h.createUpdate("DELETE FROM idempotency_key WHERE created_at <= ?")
                     .bind(0, cutoff.toEpochMilli())

@@ -32,11 +32,22 @@ final class Leases {
     return ttl;
   }
 
-  /**
-   * Takes the device's lease if it is free, expired or already this owner's; true when this owner
-   * holds it now.
-   */
-  boolean acquire(long deviceId, Instant now) {
+  /** What taking a device's lease found. */
+  enum Take {
+    /** Another owner holds it, and it has not run out. */
+    REFUSED,
+    /** Nobody held it: the last holder gave it up cleanly (or there was none). */
+    FREE,
+    /**
+     * A holder that did not give it up left it: an earlier run of this owner that was cut off, or
+     * another owner whose lease ran out. What that holder left {@code sending} follows the crash
+     * rule.
+     */
+    LEFT_BEHIND
+  }
+
+  /** Takes the device's lease if it is free, expired or this owner's. */
+  Take acquire(long deviceId, Instant now) {
     long until = now.plus(ttl).toEpochMilli();
     return db.writes()
         .write(
@@ -52,24 +63,18 @@ final class Leases {
                       .bind(4, now.toEpochMilli())
                       .execute();
               if (taken > 0) {
-                return true;
+                return Take.LEFT_BEHIND;
               }
-              boolean exists =
-                  h.createQuery("SELECT 1 FROM device_lease WHERE device_id = ?")
+              // Portable "insert if absent": a row another node inserts meanwhile wins.
+              int inserted =
+                  h.createUpdate(
+                          "INSERT INTO device_lease (device_id, owner, expires_at) VALUES (?, ?, ?)"
+                              + " ON CONFLICT (device_id) DO NOTHING")
                       .bind(0, deviceId)
-                      .mapTo(Integer.class)
-                      .findOne()
-                      .isPresent();
-              if (exists) {
-                return false; // another owner's, and alive
-              }
-              h.createUpdate(
-                      "INSERT INTO device_lease (device_id, owner, expires_at) VALUES (?, ?, ?)")
-                  .bind(0, deviceId)
-                  .bind(1, owner)
-                  .bind(2, until)
-                  .execute();
-              return true;
+                      .bind(1, owner)
+                      .bind(2, until)
+                      .execute();
+              return inserted > 0 ? Take.FREE : Take.REFUSED;
             });
   }
 

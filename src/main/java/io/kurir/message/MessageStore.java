@@ -419,7 +419,8 @@ final class MessageStore {
               // for the receipts still to come.
               if (networkId.isPresent()) {
                 h.createUpdate(
-                        "UPDATE message SET network_id = ? WHERE id = ? AND network_id IS NULL")
+                        "UPDATE message SET network_id = ? WHERE id = ?"
+                            + " AND (network_id IS NULL OR network_id = '')")
                     .bind(0, networkId.get())
                     .bind(1, id)
                     .execute();
@@ -451,12 +452,15 @@ final class MessageStore {
     HandleCallback<Boolean, Exception> update =
         h -> {
           int set =
-              h.createUpdate("UPDATE message SET network_id = ? WHERE id = ? AND device_id = ?")
+              h.createUpdate(
+                      "UPDATE message SET network_id = ? WHERE id = ? AND device_id = ?"
+                          + " AND state = 'sending' AND (network_id IS NULL OR network_id = '')")
                   .bind(0, networkId)
                   .bind(1, id)
                   .bind(2, deviceId)
                   .execute();
-          hooked[0] |= set > 0 && applyEarlyReceipts(h, id, deviceId, networkId);
+          hooked[0] |=
+              set > 0 && !networkId.isEmpty() && applyEarlyReceipts(h, id, deviceId, networkId);
           return set > 0;
         };
     return committed(db.writes().submit(update), hooked);

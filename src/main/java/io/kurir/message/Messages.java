@@ -544,6 +544,18 @@ public final class Messages implements AutoCloseable {
     return drivers.of(device).groupMembers(device, groupId);
   }
 
+  /** Whether the device's sender is idle, with nothing pending (tests wait on it). */
+  boolean senderIdle(long deviceId) {
+    DeviceSender s = senders.get(deviceId);
+    return s != null && s.idleForHandOver();
+  }
+
+  /** Whether an accepted message is being handed to the device's sender (tests wait on it). */
+  boolean handOverInFlight(long deviceId) {
+    DeviceSender s = senders.get(deviceId);
+    return s != null && s.handOverInFlight();
+  }
+
   /** Messages waiting in a device's queue (pending), for tests and operators. */
   public int queued(long deviceId) {
     return store.pendingCount(deviceId);

@@ -87,15 +87,20 @@ class DurabilityTest {
         () -> kurir.gateway().messages().find(device, id).orElseThrow().state().wentOut());
     kurir.stop();
     // A crash between the driver's send and the commit of its outcome leaves the row "sending",
-    // without the network id that commit would have stored with it.
+    // without the network id that commit would have stored with it, and the lease its sender
+    // held, never given up.
     try (Database db = Database.open(kurir.settings().databaseUrl())) {
       db.writes()
           .write(
               h ->
                   h.execute(
-                      "UPDATE message SET state = 'sending', sent_at = NULL, network_id = NULL"
-                          + " WHERE id = ?",
-                      id));
+                          "UPDATE message SET state = 'sending', sent_at = NULL, network_id = NULL"
+                              + " WHERE id = ?",
+                          id)
+                      + h.execute(
+                          "INSERT INTO device_lease (device_id, owner, expires_at)"
+                              + " VALUES (?, 'node-0', 0)",
+                          device.id()));
     }
     return id;
   }
