@@ -113,7 +113,8 @@ public final class Messages implements AutoCloseable {
 
   /**
    * Starts a sender for every device with messages still to send, or cut off mid-send by the last
-   * stop (each applies the crash rule when it takes its lease), and the loop that renews leases.
+   * stop (each applies the crash rule when it takes its lease), first, then for every other device
+   * that is switched on (its driver attaches it), and the loop that renews leases.
    */
   public void resume() {
     List<Long> devices = store.devicesWithWork();
@@ -122,6 +123,13 @@ public final class Messages implements AutoCloseable {
     }
     if (!devices.isEmpty()) {
       log.info("resumed the queues of {} device(s)", devices.size());
+    }
+    // Every other device too: its driver attaches it now (an engine's session is set up at
+    // start, not at the first send), and its sender is ready when a message comes.
+    for (Device d : tenants.devices()) {
+      if (!d.disabled() && drivers.names().contains(d.driver())) {
+        senderOf(d.id());
+      }
     }
     leaseKeeper.start();
   }

@@ -33,6 +33,22 @@ class AttachDetachTest {
   }
 
   @Test
+  void atStartEveryDeviceSwitchedOnIsAttachedQueueOrNot() {
+    ScriptedDriver driver = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(dir.resolve("k.db"), 0, Clock.systemUTC(), driver)) {
+      Device idle = node.newDevice("+6281100007111");
+      Device off = node.newDevice("+6281100007112");
+      node.tenants().setDeviceDisabled(off.id(), true);
+
+      node.messages().resume();
+
+      Eventually.until(
+          "the idle device attached", () -> driver.events().contains("attach " + idle.id()));
+      assertThat(driver.events()).doesNotContain("attach " + off.id());
+    }
+  }
+
+  @Test
   void attachOnStartDetachWhenDisabledAttachAgainWhenEnabledDetachOnClose() {
     ScriptedDriver driver = new ScriptedDriver("scripted", false);
     Device device;
