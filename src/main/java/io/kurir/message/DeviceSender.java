@@ -83,6 +83,12 @@ final class DeviceSender {
   // Whether hand-overs are taken; off while pausing or stopping, so that none is left behind in
   // memory claimed; guarded by lock.
   private boolean acceptingHandOvers;
+  // The last window came from hand-overs alone and ended with nothing new: the queue is known
+  // empty, so the next look at the database can be skipped; guarded by lock.
+  private boolean quiet;
+  private boolean windowFromHandOvers; // loop-only
+  // A sync caller may wait in the queue (an offline device refuses them); guarded by lock.
+  private boolean syncCallersMayWait = true;
   private volatile boolean running = true;
   private Thread thread;
 
@@ -116,10 +122,20 @@ final class DeviceSender {
 
   /** New messages were committed, a clock moved, or a held message may be due: look again. */
   void wake() {
+    wake(true);
+  }
+
+  /**
+   * {@link #wake}; {@code syncMayWait} false when what arrived are async messages only, so that an
+   * offline device's sender need not look for sync callers to refuse.
+   */
+  void wake(boolean syncMayWait) {
     lock.lock();
     try {
       workArrived = true;
       queueEmpty = false;
+      quiet = false;
+      syncCallersMayWait |= syncMayWait;
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -195,7 +211,8 @@ final class DeviceSender {
       if (taken) {
         handedOver.addAll(claimedNow);
       }
-      workArrived = true;
+      // Not "work arrived": the loop takes hand-overs from their own queue, and a window of
+      // hand-overs alone may then end without a look at the database (see quiet).
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -404,6 +421,9 @@ final class DeviceSender {
   }
 
   private void step() throws InterruptedException {
+    if (claimed.isEmpty()) {
+      windowFromHandOvers = !handedOver.isEmpty();
+    }
     for (Message m; (m = handedOver.poll()) != null; ) {
       claimed.addLast(m);
     }
@@ -422,6 +442,17 @@ final class DeviceSender {
     Message m = claimed.pollFirst();
     SendOutcome outcome = sendSafely(m);
     attempts.record(m, outcome);
+    if (claimed.isEmpty() && windowFromHandOvers && isFinal(outcome)) {
+      lock.lock();
+      try {
+        if (!workArrived && !directInFlight && handedOver.isEmpty()) {
+          queueEmpty = true; // it was when the hand-over was taken, and nothing came since
+          quiet = true;
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
     long gap = pacing.nextGapNanos();
     if (outcome instanceof SendOutcome.DeviceUnavailable) {
       gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
@@ -437,6 +468,14 @@ final class DeviceSender {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Whether an outcome leaves nothing of the message for this sender to do again. */
+  private static boolean isFinal(SendOutcome outcome) {
+    return outcome instanceof SendOutcome.Sent
+        || outcome instanceof SendOutcome.NotFound
+        || outcome instanceof SendOutcome.Permanent
+        || outcome instanceof SendOutcome.Accepted;
   }
 
   /** How long to wait before sending {@code next}: a sync caller waits at most a short gap. */
@@ -473,6 +512,7 @@ final class DeviceSender {
 
   /** Claims sync messages that arrived while async ones are claimed, and puts them first. */
   private void claimSyncAhead() throws InterruptedException {
+    windowFromHandOvers = false;
     Instant now = clock.instant();
     List<Message> sync = store.dueSync(device.id(), now, Math.min(SYNC_AHEAD, claimSize()));
     if (sync.isEmpty()) {
@@ -492,9 +532,20 @@ final class DeviceSender {
 
   /** Claims the next messages that may go now, or waits until some may. */
   private void fill() throws InterruptedException {
+    boolean knownEmpty;
+    boolean refuseSync;
     lock.lock();
     try {
+      knownEmpty = quiet && !workArrived && handedOver.isEmpty();
+      quiet = false;
+      if (knownEmpty) {
+        // Nothing arrived since the last hand-over went out: wait without asking the database;
+        // any accept wakes this, and the periodic look covers what another node stores.
+        changed.awaitNanos(MAX_IDLE_WAIT.toNanos());
+        return;
+      }
       workArrived = false;
+      refuseSync = syncCallersMayWait;
     } finally {
       lock.unlock();
     }
@@ -504,7 +555,15 @@ final class DeviceSender {
       pacingReadNanos = System.nanoTime();
     }
     if (!driver.isConnected(device)) {
-      refuseWaitingCallers(now);
+      if (refuseSync) {
+        lock.lock();
+        try {
+          syncCallersMayWait = false; // until a sync message arrives again
+        } finally {
+          lock.unlock();
+        }
+        refuseWaitingCallers(now);
+      }
       awaitChange(OFFLINE_RECHECK.toNanos());
       return;
     }
@@ -552,6 +611,7 @@ final class DeviceSender {
       holdsLease = false;
       return;
     }
+    windowFromHandOvers = false;
     for (Message m : due) {
       if (taken.contains(m.id())) {
         claimed.addLast(m.withAttempts(m.attempts() + 1));
@@ -646,7 +706,7 @@ final class DeviceSender {
   private void awaitChange(long nanos) throws InterruptedException {
     lock.lock();
     try {
-      if (!workArrived && running) {
+      if (!workArrived && running && handedOver.isEmpty()) {
         changed.awaitNanos(nanos);
       }
     } finally {

@@ -202,7 +202,7 @@ public final class Messages implements AutoCloseable {
                   .thenApply(
                       done -> {
                         if (done) {
-                          sender.wake();
+                          sender.wake(request.sync());
                         }
                         return done;
                       }),
