@@ -442,6 +442,15 @@ final class DeviceSender {
     Message m = claimed.pollFirst();
     SendOutcome outcome = sendSafely(m);
     attempts.record(m, outcome);
+    if (!isFinal(outcome)) {
+      lock.lock();
+      try {
+        queueEmpty = false; // it goes back to the queue (a retry, the device away): look again
+        quiet = false;
+      } finally {
+        lock.unlock();
+      }
+    }
     if (claimed.isEmpty() && windowFromHandOvers && isFinal(outcome)) {
       lock.lock();
       try {
