@@ -230,7 +230,9 @@ public final class SettingsLoader {
   private static Map<String, String> readYaml(Path path) {
     Object root;
     try (Reader reader = Files.newBufferedReader(path)) {
-      root = new Yaml(new SafeConstructor(new LoaderOptions())).load(reader);
+      LoaderOptions options = new LoaderOptions();
+      options.setAllowDuplicateKeys(false); // a key written twice is a mistake, not "the last wins"
+      root = new Yaml(new SafeConstructor(options)).load(reader);
     } catch (IOException | YAMLException e) {
       throw new SettingsException("config: cannot read " + path + ": " + e.getMessage());
     }

@@ -581,6 +581,26 @@ class SettingsLoaderTest {
   }
 
   @Test
+  void theShippedExampleFileLoadsAsItIs() throws IOException {
+    // kurir.example.yml is what operators copy: every key in it is a setting, none twice.
+    Files.copy(Path.of("kurir.example.yml"), workDir.resolve("kurir.yml"));
+
+    Settings s = serve("--admin.token=" + TOKEN);
+
+    assertThat(s.driver("sandbox").bool("journal")).isTrue();
+    assertThat(s.driver("sandbox").duration("pacing.min-gap")).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aKeyWrittenTwiceInTheFileIsRefused() throws IOException {
+    writeYaml(
+        "kurir.yml",
+        "drivers:\n  sandbox:\n    api: false\ndrivers:\n  sandbox:\n    journal: true\n");
+
+    assertServeFails().hasMessageContaining("kurir.yml").hasMessageContaining("drivers");
+  }
+
+  @Test
   void severalProblemsAreReportedTogether() throws IOException {
     writeYaml("kurir.yml", "pacing:\n  jitter: lots\n");
 
