@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -238,7 +237,8 @@ public final class PartnerRoutes implements RouteTable {
           ? "number_not_found"
           : "failed";
     }
-    return m.state().wireName().toLowerCase(Locale.ROOT);
+    // Claimed by its sender but not out yet: to the partner, still pending.
+    return "pending";
   }
 
   private static Map<String, Object> success(String message) {
