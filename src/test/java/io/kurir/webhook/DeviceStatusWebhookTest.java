@@ -90,6 +90,22 @@ class DeviceStatusWebhookTest {
             .body());
   }
 
+  /** Whether a failed attempt of the delivery is recorded: counted, and its claim let go. */
+  private boolean failedAttemptRecorded(String eventId) {
+    try (Database db = Database.open(kurir.settings().databaseUrl())) {
+      return db.jdbi()
+          .withHandle(
+              h ->
+                  h.createQuery(
+                              "SELECT COUNT(*) FROM webhook_delivery WHERE id = ? AND attempts >= 1"
+                                  + " AND claim_token IS NULL")
+                          .bind(0, Long.parseLong(eventId))
+                          .mapTo(Integer.class)
+                          .one()
+                      == 1);
+    }
+  }
+
   private String state(String eventId) {
     try (Database db = Database.open(kurir.settings().databaseUrl())) {
       return db.jdbi()
@@ -139,6 +155,10 @@ class DeviceStatusWebhookTest {
     kurir.sandbox().setDeviceOnline(device.id(), false);
     kurir.sandbox().setDeviceOnline(device.id(), true);
     Eventually.until("the first attempt failed", () -> received.size() == 2);
+    // Its retry time is taken from the clock when the failure is recorded: moved only after.
+    Eventually.until(
+        "the failure recorded",
+        () -> failedAttemptRecorded(received.get(1).headers().get("event-id")));
     assertThat(received).hasSize(2); // the next event waits behind the failing one
 
     answer.set(200);
