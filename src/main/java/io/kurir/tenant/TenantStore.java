@@ -122,24 +122,39 @@ final class TenantStore {
 
   // --- devices
 
-  void insert(Device d) {
+  /** Stores a new device with its driver configuration, in one transaction. */
+  void insert(Device d, Map<String, String> config) {
     db.writes()
         .write(
-            h ->
-                h.createUpdate(
-                        "INSERT INTO device (id, license_id, number, eco_key, device_key,"
-                            + " crm_device_id, driver, disabled, created_at)"
-                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                    .bind(0, d.id())
-                    .bind(1, d.licenseId())
-                    .bind(2, d.number())
-                    .bind(3, d.ecoKey())
-                    .bind(4, d.deviceKey())
-                    .bind(5, d.crmDeviceId())
-                    .bind(6, d.driver())
-                    .bind(7, d.disabled() ? 1 : 0)
-                    .bind(8, d.createdAt().toEpochMilli())
-                    .execute());
+            h -> {
+              h.createUpdate(
+                      "INSERT INTO device (id, license_id, number, eco_key, device_key,"
+                          + " crm_device_id, driver, disabled, created_at)"
+                          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                  .bind(0, d.id())
+                  .bind(1, d.licenseId())
+                  .bind(2, d.number())
+                  .bind(3, d.ecoKey())
+                  .bind(4, d.deviceKey())
+                  .bind(5, d.crmDeviceId())
+                  .bind(6, d.driver())
+                  .bind(7, d.disabled() ? 1 : 0)
+                  .bind(8, d.createdAt().toEpochMilli())
+                  .execute();
+              insertConfig(h, d.id(), config);
+              return null;
+            });
+  }
+
+  private static void insertConfig(
+      org.jdbi.v3.core.Handle h, long deviceId, Map<String, String> config) {
+    for (var e : config.entrySet()) {
+      h.createUpdate("INSERT INTO device_config (device_id, key, value) VALUES (?, ?, ?)")
+          .bind(0, deviceId)
+          .bind(1, e.getKey())
+          .bind(2, e.getValue())
+          .execute();
+    }
   }
 
   /** A device's driver configuration. */
@@ -167,13 +182,7 @@ final class TenantStore {
               h.createUpdate("DELETE FROM device_config WHERE device_id = ?")
                   .bind(0, deviceId)
                   .execute();
-              for (var e : config.entrySet()) {
-                h.createUpdate("INSERT INTO device_config (device_id, key, value) VALUES (?, ?, ?)")
-                    .bind(0, deviceId)
-                    .bind(1, e.getKey())
-                    .bind(2, e.getValue())
-                    .execute();
-              }
+              insertConfig(h, deviceId, config);
               return null;
             });
   }

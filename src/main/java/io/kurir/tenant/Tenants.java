@@ -242,10 +242,7 @@ public final class Tenants {
             false,
             clock.instant());
     try {
-      store.insert(device);
-      if (!checkedConfig.isEmpty()) {
-        store.replaceDeviceConfig(device.id(), checkedConfig);
-      }
+      store.insert(device, checkedConfig);
       ecoKeys.clear();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
