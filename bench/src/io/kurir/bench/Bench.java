@@ -296,35 +296,13 @@ public final class Bench {
       dbUrl = gateway.settings().databaseUrl();
     }
     long now = System.currentTimeMillis();
-    try (Database db = Database.open(dbUrl)) {
-      for (int batch = 0; batch < 100; batch++) {
-        int first = batch * 10_000;
-        db.writes()
-            .write(
-                h -> {
-                  try (var insert =
-                      h.getConnection()
-                          .prepareStatement(
-                              "INSERT INTO message (id, device_id, recipient, recipient_type, kind,"
-                                  + " body, api, sync, retry, attempts, state, not_before,"
-                                  + " created_at, status_at) VALUES (?, ?, ?, 'number', 'text', ?,"
-                                  + " 'bench', 0, 0, 0, 'pending', ?, ?, ?)")) {
-                    for (int i = first; i < first + 10_000; i++) {
-                      insert.setLong(1, 8_000_000_000_000L + i);
-                      insert.setLong(2, devices.get(i % devices.size()).id());
-                      insert.setString(3, RECIPIENT);
-                      insert.setString(4, "Pesan antrian nomor " + i + " untuk pelanggan kami");
-                      insert.setLong(5, now);
-                      insert.setLong(6, now);
-                      insert.setLong(7, now);
-                      insert.addBatch();
-                    }
-                    insert.executeBatch();
-                  }
-                  return null;
-                });
-      }
-    }
+    insertMillion(
+        dbUrl,
+        8_000_000_000_000L,
+        "pending",
+        i -> devices.get(i % devices.size()).id(),
+        i -> "Pesan antrian nomor " + i + " untuk pelanggan kami",
+        i -> now);
     try (Gateway gateway = start("pending", List.of())) {
       // Waiting: every device has its sender, none can send.
       Thread.sleep(2_000);
@@ -464,13 +442,19 @@ public final class Bench {
                 + " async messages; 5 rounds"));
   }
 
-  /** report_json on a device with 1,000,000 messages spread over the last 40 days. */
-  private void reportOverAMillion(Gateway gateway, License license) throws Exception {
-    log("report_json over a device with 1,000,000 messages");
-    Device device = newDevice(gateway, license, "+6281100000009");
-    long now = System.currentTimeMillis();
-    long span = Duration.ofDays(40).toMillis();
-    try (Database db = Database.open(gateway.settings().databaseUrl())) {
+  /**
+   * Writes 1,000,000 messages straight into the database, 10,000 per commit: message {@code i} has
+   * id {@code firstId + i}, the device, text and time the functions give, and {@code state}.
+   */
+  private static void insertMillion(
+      String dbUrl,
+      long firstId,
+      String state,
+      java.util.function.IntToLongFunction deviceOf,
+      java.util.function.IntFunction<String> bodyOf,
+      java.util.function.IntToLongFunction atOf) {
+    int attempts = state.equals("pending") ? 0 : 1;
+    try (Database db = Database.open(dbUrl)) {
       for (int batch = 0; batch < 100; batch++) {
         int first = batch * 10_000;
         db.writes()
@@ -482,16 +466,18 @@ public final class Bench {
                               "INSERT INTO message (id, device_id, recipient, recipient_type, kind,"
                                   + " body, api, sync, retry, attempts, state, not_before,"
                                   + " created_at, status_at) VALUES (?, ?, ?, 'number', 'text', ?,"
-                                  + " 'bench', 0, 0, 1, 'read', ?, ?, ?)")) {
+                                  + " 'bench', 0, 0, ?, ?, ?, ?, ?)")) {
                     for (int i = first; i < first + 10_000; i++) {
-                      long at = now - span + (span * i / 1_000_000);
-                      insert.setLong(1, 9_000_000_000_000L + i);
-                      insert.setLong(2, device.id());
+                      long at = atOf.applyAsLong(i);
+                      insert.setLong(1, firstId + i);
+                      insert.setLong(2, deviceOf.applyAsLong(i));
                       insert.setString(3, RECIPIENT);
-                      insert.setString(4, (i % 100 == 0 ? "Tagihan bulan ini " : "Halo ") + i);
-                      insert.setLong(5, at);
-                      insert.setLong(6, at);
+                      insert.setString(4, bodyOf.apply(i));
+                      insert.setInt(5, attempts);
+                      insert.setString(6, state);
                       insert.setLong(7, at);
+                      insert.setLong(8, at);
+                      insert.setLong(9, at);
                       insert.addBatch();
                     }
                     insert.executeBatch();
@@ -500,6 +486,21 @@ public final class Bench {
                 });
       }
     }
+  }
+
+  /** report_json on a device with 1,000,000 messages spread over the last 40 days. */
+  private void reportOverAMillion(Gateway gateway, License license) throws Exception {
+    log("report_json over a device with 1,000,000 messages");
+    Device device = newDevice(gateway, license, "+6281100000009");
+    long now = System.currentTimeMillis();
+    long span = Duration.ofDays(40).toMillis();
+    insertMillion(
+        gateway.settings().databaseUrl(),
+        9_000_000_000_000L,
+        "read",
+        i -> device.id(),
+        i -> (i % 100 == 0 ? "Tagihan bulan ini " : "Halo ") + i,
+        i -> now - span + (span * i / 1_000_000));
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     for (String[] q :
         new String[][] {
