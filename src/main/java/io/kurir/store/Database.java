@@ -25,7 +25,8 @@ public final class Database implements AutoCloseable {
     this.pool = pool;
     this.dialect = dialect;
     this.jdbi = Jdbi.create(pool);
-    this.writes = new WriteQueue(jdbi);
+    // The writer's own connection keeps its prepared statements (see CachedStatements).
+    this.writes = new WriteQueue(Jdbi.create(() -> CachedStatements.wrap(pool.getConnection())));
   }
 
   /** Opens the database at {@code jdbcUrl}, creating the file and its folder when needed. */
