@@ -360,9 +360,13 @@ public final class SettingsLoader {
         switch (s.kind()) {
           case DURATION -> r.duration(fullKey);
           case BOOLEAN -> r.bool(fullKey);
+          case COUNT -> r.integer(fullKey, 0, Integer.MAX_VALUE);
           case TEXT -> {}
         }
         values.put(s.key(), r.values().get(fullKey).trim());
+      }
+      for (String problem : io.kurir.driver.Pacing.outOfRange(values)) {
+        r.problems().add("drivers." + f.name() + "." + problem);
       }
       DriverSettings section = new DriverSettings(f.name(), values);
       sections.put(f.name(), section);

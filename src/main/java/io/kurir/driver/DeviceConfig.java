@@ -1,6 +1,5 @@
 package io.kurir.driver;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,9 +26,6 @@ public record DeviceConfig(Map<String, String> values) {
 
   /** The device's own pacing: its overrides over {@code driverDefault}. */
   public Pacing pacing(Pacing driverDefault) {
-    Duration gap = get(Pacing.MIN_GAP_KEY).flatMap(Values::duration).orElse(driverDefault.minGap());
-    Duration jitter =
-        get(Pacing.JITTER_KEY).flatMap(Values::duration).orElse(driverDefault.jitter());
-    return new Pacing(gap, jitter);
+    return Pacing.of(values, driverDefault);
   }
 }

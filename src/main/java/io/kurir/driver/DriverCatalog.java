@@ -24,7 +24,14 @@ public final class DriverCatalog implements DeviceDrivers {
   static final List<ConfigKey> COMMON_KEYS =
       List.of(
           ConfigKey.optional(Pacing.MIN_GAP_KEY, "this device's minimum gap between sends"),
-          ConfigKey.optional(Pacing.JITTER_KEY, "this device's random extra gap"));
+          ConfigKey.optional(Pacing.JITTER_KEY, "this device's random extra gap"),
+          ConfigKey.optional(
+              Pacing.RATE_KEY, "this device's messages a second (instead of gap and jitter)"),
+          ConfigKey.optional(Pacing.IN_FLIGHT_KEY, "this device's sends under way at once"),
+          ConfigKey.optional(
+              Pacing.RECIPIENT_GAP_KEY, "this device's least gap between two sends to one number"),
+          ConfigKey.optional(
+              Pacing.DAILY_CAP_KEY, "this device's sends a day; past it, messages wait"));
 
   private final Map<String, DriverFactory> byName = new LinkedHashMap<>();
 
@@ -132,15 +139,9 @@ public final class DriverCatalog implements DeviceDrivers {
             "config: driver " + driver + " needs '" + k.name() + "' (" + k.description() + ")");
       }
     }
-    for (String key : List.of(Pacing.MIN_GAP_KEY, Pacing.JITTER_KEY)) {
-      if (next.containsKey(key) && Values.duration(next.get(key)).isEmpty()) {
-        throw new IllegalArgumentException(
-            "config: '"
-                + key
-                + "' = '"
-                + next.get(key)
-                + "' is not a duration such as 500ms or 2s");
-      }
+    List<String> pacingProblems = Pacing.problems(next);
+    if (!pacingProblems.isEmpty()) {
+      throw new IllegalArgumentException("config: " + pacingProblems.getFirst());
     }
     Optional<String> problem = f.checkDeviceConfig(new DeviceConfig(next));
     if (problem.isPresent()) {

@@ -21,6 +21,8 @@ public record DriverSetting(
     DURATION,
     /** {@code true} / {@code false} (also yes/no, on/off, 1/0). */
     BOOLEAN,
+    /** A whole number, 0 or more. */
+    COUNT,
     /** Any text. */
     TEXT
   }

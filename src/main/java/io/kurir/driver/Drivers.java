@@ -4,7 +4,6 @@ import io.kurir.store.Database;
 import io.kurir.tenant.Device;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,17 +70,9 @@ public final class Drivers implements AutoCloseable {
     return drivers;
   }
 
-  /** A driver's pacing from its section's {@code pacing.min-gap} and {@code pacing.jitter}. */
+  /** A driver's pacing from its section's {@code pacing.*} settings. */
   private static Pacing pacingOf(DriverSettings settings) {
-    Duration gap =
-        Optional.ofNullable(settings.values().get("pacing.min-gap"))
-            .flatMap(Values::duration)
-            .orElse(Duration.ZERO);
-    Duration jitter =
-        Optional.ofNullable(settings.values().get("pacing.jitter"))
-            .flatMap(Values::duration)
-            .orElse(Duration.ZERO);
-    return new Pacing(gap, jitter);
+    return Pacing.of(settings.values(), Pacing.OFF);
   }
 
   public Set<String> names() {

@@ -92,6 +92,19 @@ final class DeviceSender {
   private volatile boolean running = true;
   private Thread thread;
 
+  // Several sends under way at once (a pacing's in-flight above one): each runs on its own virtual
+  // thread, records its outcome and posts it here; the loop takes it in. Loop-only otherwise.
+  private record Finished(Message message, SendOutcome outcome) {}
+
+  private final java.util.Queue<Finished> finished =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private int inFlight;
+  private final Set<String> underWay = new java.util.HashSet<>(); // order holds per recipient
+  private final java.util.Map<String, Long> lastSendTo = new java.util.HashMap<>();
+  private final java.time.ZoneId zone; // the operator's: where a day of the daily cap begins
+  private java.time.LocalDate capDay; // the day sentToday counts; null before the first count
+  private int sentToday;
+
   DeviceSender(
       Device device,
       java.util.function.LongFunction<Device> deviceNow,
@@ -102,8 +115,10 @@ final class DeviceSender {
       Outcomes outcomes,
       MediaFetch media,
       Clock clock,
+      java.time.ZoneId zone,
       Supplier<Pacing> pacing) {
     this.device = device;
+    this.zone = zone;
     this.deviceNow = deviceNow;
     this.driver = driver;
     this.store = store;
@@ -312,6 +327,7 @@ final class DeviceSender {
         }
       }
     } finally {
+      awaitSendsUnderWay();
       closeHandOvers();
       giveBackClaimed();
       if (holdsLease) {
@@ -341,6 +357,7 @@ final class DeviceSender {
    * go, its lease is given up, and its queue waits until it is switched on again.
    */
   private void pauseWhileDisabled() throws InterruptedException {
+    awaitSendsUnderWay();
     closeHandOvers();
     giveBackClaimed();
     detach();
@@ -421,27 +438,176 @@ final class DeviceSender {
   }
 
   private void step() throws InterruptedException {
-    if (claimed.isEmpty()) {
+    takeFinished();
+    if (claimed.isEmpty() && inFlight == 0) {
       windowFromHandOvers = !handedOver.isEmpty();
     }
     for (Message m; (m = handedOver.poll()) != null; ) {
       claimed.addLast(m);
     }
+    if (overDailyCap()) {
+      holdForNextDay();
+      return;
+    }
     if (claimed.isEmpty()) {
-      fill();
+      fill(); // also while sends are under way: the next window is ready when they end
       return;
     }
     if (!claimed.peekFirst().sync() && takeWorkArrived()) {
       claimSyncAhead(); // a caller who waits goes ahead of the claimed campaign
     }
-    long waitNanos = paceWait(claimed.peekFirst());
+    if (inFlight >= pacing.inFlight()) {
+      awaitFinished(MAX_IDLE_WAIT.toNanos());
+      return;
+    }
+    Message m = nextSendable();
+    if (m == null) { // each claimed recipient has a send under way or is spaced
+      awaitFinished(recipientGapLeftNanos());
+      return;
+    }
+    long waitNanos = paceWait(m);
     if (waitNanos > 0) {
       awaitPace(waitNanos); // short: a claim covers about a second of sends
       return;
     }
-    Message m = claimed.pollFirst();
-    SendOutcome outcome = sendSafely(m);
-    attempts.record(m, outcome);
+    claimed.remove(m);
+    lastSendStartNanos = System.nanoTime();
+    if (pacing.inFlight() == 1 && inFlight == 0) {
+      SendOutcome outcome = sendSafely(m);
+      attempts.record(m, outcome);
+      afterSend(m, outcome, true);
+    } else {
+      dispatch(m);
+    }
+  }
+
+  /**
+   * Sends {@code m} on its own thread, which records the outcome and posts it back to the loop; the
+   * pace counts from this start.
+   */
+  private void dispatch(Message m) {
+    inFlight++;
+    underWay.add(m.recipient());
+    long gap = pacing.nextGapNanos();
+    lock.lock();
+    try {
+      nextSendNanos = System.nanoTime() + gap;
+    } finally {
+      lock.unlock();
+    }
+    Thread.ofVirtual()
+        .name("send-" + device.id() + "-" + m.id())
+        .start(
+            () -> {
+              SendOutcome outcome = sendSafely(m);
+              try {
+                attempts.record(m, outcome);
+              } finally {
+                finished.add(new Finished(m, outcome));
+                lock.lock();
+                try {
+                  changed.signalAll();
+                } finally {
+                  lock.unlock();
+                }
+              }
+            });
+  }
+
+  /** Takes in the outcomes of sends that ran on their own threads. */
+  private void takeFinished() {
+    for (Finished f; (f = finished.poll()) != null; ) {
+      inFlight--;
+      afterSend(f.message(), f.outcome(), false);
+    }
+  }
+
+  /** Waits until every send under way has ended (a stop, a pause). */
+  private void awaitSendsUnderWay() {
+    while (inFlight > 0) {
+      takeFinished();
+      if (inFlight > 0) {
+        lock.lock();
+        try {
+          if (finished.isEmpty()) {
+            changed.awaitNanos(Duration.ofMillis(100).toNanos());
+          }
+        } catch (InterruptedException e) {
+          // stopping anyway: the sends end on their own and the loop takes them in
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+  }
+
+  private void awaitFinished(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      if (finished.isEmpty() && running && handedOver.isEmpty()) {
+        changed.awaitNanos(Math.max(nanos, 1_000_000));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The first claimed message whose recipient has no send under way and was not sent to within the
+   * pacing's recipient gap; null when there is none.
+   */
+  private Message nextSendable() {
+    if (underWay.isEmpty() && lastSendTo.isEmpty()) {
+      return claimed.peekFirst();
+    }
+    long now = System.nanoTime();
+    long recipientGap = pacing.recipientGap().toNanos();
+    for (Message m : claimed) {
+      if (underWay.contains(m.recipient())) {
+        continue;
+      }
+      Long last = lastSendTo.get(m.recipient());
+      if (last == null || now - last >= recipientGap) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  /** How long until the first spaced recipient of the claimed messages may be sent to again. */
+  private long recipientGapLeftNanos() {
+    long now = System.nanoTime();
+    long recipientGap = pacing.recipientGap().toNanos();
+    long least = MAX_IDLE_WAIT.toNanos();
+    for (Message m : claimed) {
+      Long last = lastSendTo.get(m.recipient());
+      if (last != null && !underWay.contains(m.recipient())) {
+        least = Math.min(least, recipientGap - (now - last));
+      }
+    }
+    return least;
+  }
+
+  /**
+   * What follows a send: the pace, the daily count, and what an outcome says of the rest of the
+   * window. {@code paceFromEnd}: the gap counts from this send's end (one send at a time, as a
+   * linked phone needs), not from its start.
+   */
+  private void afterSend(Message m, SendOutcome outcome, boolean paceFromEnd) {
+    underWay.remove(m.recipient());
+    long now = System.nanoTime();
+    if (pacing.recipientGap().isPositive()) {
+      lastSendTo.put(m.recipient(), now);
+      if (lastSendTo.size() > MAX_SPACED_RECIPIENTS) {
+        long gap = pacing.recipientGap().toNanos();
+        lastSendTo.values().removeIf(t -> now - t >= gap);
+      }
+    } else {
+      lastSendTo.clear();
+    }
+    if (outcome instanceof SendOutcome.Sent || outcome instanceof SendOutcome.Accepted) {
+      sentToday++;
+    }
     if (!isFinal(outcome)) {
       lock.lock();
       try {
@@ -451,7 +617,7 @@ final class DeviceSender {
         lock.unlock();
       }
     }
-    if (claimed.isEmpty() && windowFromHandOvers && isFinal(outcome)) {
+    if (claimed.isEmpty() && inFlight == 0 && windowFromHandOvers && isFinal(outcome)) {
       lock.lock();
       try {
         if (!workArrived && !directInFlight && handedOver.isEmpty()) {
@@ -462,7 +628,7 @@ final class DeviceSender {
         lock.unlock();
       }
     }
-    long gap = pacing.nextGapNanos();
+    long gap = paceFromEnd ? pacing.nextGapNanos() : 0;
     if (outcome instanceof SendOutcome.DeviceUnavailable) {
       gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
       giveBackClaimed(); // the rest waits for the device too
@@ -472,11 +638,48 @@ final class DeviceSender {
     }
     lock.lock();
     try {
-      nextSendNanos = System.nanoTime() + gap;
+      nextSendNanos = Math.max(paceFromEnd ? 0 : nextSendNanos, now + gap);
       waitingForDevice = outcome instanceof SendOutcome.DeviceUnavailable;
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Recipients whose last send time is kept for the recipient gap, before old ones are dropped. */
+  private static final int MAX_SPACED_RECIPIENTS = 10_000;
+
+  /**
+   * Whether the device reached its daily cap (counting the sends under way): counted from the
+   * database at the first look of each day, then as sends go out.
+   */
+  private boolean overDailyCap() {
+    int cap = pacing.dailyCap();
+    if (cap <= 0) {
+      capDay = null;
+      return false;
+    }
+    java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), zone);
+    if (!today.equals(capDay)) {
+      sentToday = store.sentSince(device.id(), today.atStartOfDay(zone).toInstant());
+      capDay = today;
+    }
+    return sentToday + inFlight >= cap;
+  }
+
+  /**
+   * Over the daily cap: what is claimed goes back to the queue, and the device sends nothing until
+   * the next day begins in the operator's zone (or its pacing changes). Not an error: the messages
+   * wait, as they would behind a slow pace.
+   */
+  private void holdForNextDay() throws InterruptedException {
+    giveBackClaimed();
+    Instant nextDay = capDay.plusDays(1).atStartOfDay(zone).toInstant();
+    long untilNextDay = Duration.between(clock.instant(), nextDay).toNanos();
+    // Looked at again now and then: the pacing (the cap) may be changed meanwhile.
+    awaitPace(Math.max(1_000_000, Math.min(untilNextDay, PACING_RECHECK.toNanos())));
+    pacingReadNanos = 0;
+    pacing = pacingNow.get();
+    pacingReadNanos = System.nanoTime();
   }
 
   /** Whether an outcome leaves nothing of the message for this sender to do again. */
@@ -735,7 +938,6 @@ final class DeviceSender {
   }
 
   private SendOutcome sendSafely(Message m) {
-    lastSendStartNanos = System.nanoTime();
     try {
       return driver.send(
           device,

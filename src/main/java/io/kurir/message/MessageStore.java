@@ -330,6 +330,21 @@ final class MessageStore {
                     .list());
   }
 
+  /**
+   * Messages of a device that went out since {@code from} (the daily cap's count when a sender
+   * starts or a day begins); a scan of the device's messages, run once a day at most.
+   */
+  int sentSince(long deviceId, Instant from) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM message WHERE device_id = ? AND sent_at >= ?")
+                    .bind(0, deviceId)
+                    .bind(1, from.toEpochMilli())
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
   /** Messages waiting in a device's queue (pending), for tests and operators. */
   int pendingCount(long deviceId) {
     return db.jdbi()

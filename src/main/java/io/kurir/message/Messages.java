@@ -597,6 +597,7 @@ public final class Messages implements AutoCloseable {
                     outcomes,
                     media,
                     clock,
+                    tenants.zone(),
                     () -> drivers.pacingOf(device));
             s.start();
             return s;

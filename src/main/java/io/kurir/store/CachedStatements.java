@@ -10,18 +10,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
- * The writer's connection, keeping its prepared statements: closing one puts it back for the next
- * task with the same SQL instead of throwing it away. Every write of the gateway runs on this one
- * connection, a few dozen statements over and over, and preparing them again for each task cost
- * about a third of the writer's time in SQLite alone (parsing, planning), before Jdbi's share.
+ * A connection that keeps its prepared statements: closing one puts it back for the next use of the
+ * same SQL instead of throwing it away. The gateway runs a few dozen statements over and over
+ * (every write on the writer's one connection, every sender's look at its queue on the pooled
+ * ones), and preparing them anew each time cost about a third of SQLite's time (parsing, planning).
  *
  * <p>Only the plain forms are kept ({@code prepareStatement(sql)} and the forward-only, read-only
  * form Jdbi uses); anything else goes to the connection as it is. A statement asked for while the
  * same SQL is still open (a nested use) is prepared anew and closed for real.
  *
- * <p>Not thread-safe, like the connection it wraps: the writer thread alone uses it.
+ * <p>Not thread-safe, like the connection it wraps: one borrower at a time uses it.
  */
 final class CachedStatements implements InvocationHandler {
   /** Distinct statements kept; the writer's whole vocabulary fits, a leak does not. */
@@ -42,6 +43,20 @@ final class CachedStatements implements InvocationHandler {
 
   private CachedStatements(Connection connection) {
     this.connection = connection;
+  }
+
+  /** {@code source}, whose connections keep the statements prepared on them. */
+  static DataSource wrap(DataSource source) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = call(source, method, args);
+              return result instanceof Connection c && method.getName().equals("getConnection")
+                  ? wrap(c)
+                  : result;
+            });
   }
 
   /** {@code connection}, keeping the statements prepared on it. */
@@ -93,6 +108,7 @@ final class CachedStatements implements InvocationHandler {
     private final PreparedStatement statement;
     private final Connection owner;
     private boolean closed;
+    private ResultSet rows; // the last one handed out: closed with the statement, as JDBC says
 
     Lent(String sql, PreparedStatement statement, Connection owner) {
       this.sql = sql;
@@ -117,7 +133,11 @@ final class CachedStatements implements InvocationHandler {
           if (closed) {
             throw new SQLException("statement is closed");
           }
-          return call(statement, method, args);
+          Object result = call(statement, method, args);
+          if (result instanceof ResultSet rows) {
+            this.rows = rows;
+          }
+          return result;
         }
       }
     }
@@ -128,6 +148,9 @@ final class CachedStatements implements InvocationHandler {
       }
       closed = true;
       try {
+        if (rows != null && !rows.isClosed()) {
+          rows.close(); // a statement left mid-read would hold SQLite's read snapshot open
+        }
         statement.clearParameters();
         statement.clearBatch();
         if (!idle.containsKey(sql)) {

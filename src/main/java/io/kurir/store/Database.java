@@ -25,8 +25,7 @@ public final class Database implements AutoCloseable {
     this.pool = pool;
     this.dialect = dialect;
     this.jdbi = Jdbi.create(pool);
-    // The writer's own connection keeps its prepared statements (see CachedStatements).
-    this.writes = new WriteQueue(Jdbi.create(() -> CachedStatements.wrap(pool.getConnection())));
+    this.writes = new WriteQueue(jdbi);
   }
 
   /** Opens the database at {@code jdbcUrl}, creating the file and its folder when needed. */
@@ -43,9 +42,13 @@ public final class Database implements AutoCloseable {
       sqlite.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
       sqlite.setBusyTimeout(10_000);
       sqlite.enforceForeignKeys(true);
+      // Ids come from IdGenerator: the driver's own look-up of the last rowid after every
+      // insert (a query prepared anew each time) is work nobody reads.
+      sqlite.setGetGeneratedKeys(false);
       SQLiteDataSource source = new SQLiteDataSource(sqlite);
       source.setUrl(jdbcUrl);
-      config.setDataSource(source);
+      // Every connection keeps its prepared statements (see CachedStatements).
+      config.setDataSource(CachedStatements.wrap(source));
     } else {
       config.setJdbcUrl(jdbcUrl);
     }

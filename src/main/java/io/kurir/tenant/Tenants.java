@@ -397,6 +397,11 @@ public final class Tenants {
     return partner.get();
   }
 
+  /** The operator's time zone: where a day begins for licenses, reports and daily caps. */
+  public ZoneId zone() {
+    return zone;
+  }
+
   /** Whether the license has expired by today (in the operator zone). */
   public boolean isExpired(License license) {
     return license.expiredOn(LocalDate.ofInstant(clock.instant(), zone));

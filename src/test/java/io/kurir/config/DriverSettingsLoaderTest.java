@@ -193,6 +193,25 @@ class DriverSettingsLoaderTest {
   }
 
   @Test
+  void aDriversPacingPolicyIsReadAndEachBadValueIsRefusedByItsFullName() {
+    Settings s =
+        serve(
+            "--admin.token=" + TOKEN,
+            "--drivers.sandbox.pacing.in-flight=4",
+            "--drivers.sandbox.pacing.recipient-gap=6s",
+            "--drivers.sandbox.pacing.daily-cap=1000",
+            "--drivers.sandbox.pacing.rate=20");
+    assertThat(io.kurir.driver.Pacing.of(sandbox(s).values(), io.kurir.driver.Pacing.OFF))
+        .isEqualTo(
+            new io.kurir.driver.Pacing(
+                Duration.ofMillis(50), Duration.ZERO, 4, Duration.ofSeconds(6), 1000));
+    refused(Map.of(), "--admin.token=" + TOKEN, "--drivers.sandbox.pacing.in-flight=100")
+        .hasMessageContaining("drivers.sandbox.pacing.in-flight");
+    refused(Map.of(), "--admin.token=" + TOKEN, "--drivers.sandbox.pacing.daily-cap=lots")
+        .hasMessageContaining("drivers.sandbox.pacing.daily-cap");
+  }
+
+  @Test
   void aKeyTheSectionDoesNotHaveIsRefusedByName() throws IOException {
     refused(Map.of(), "--drivers.sandbox.nope=1")
         .hasMessageContaining("drivers.sandbox.nope")

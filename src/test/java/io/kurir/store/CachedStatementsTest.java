@@ -87,6 +87,27 @@ class CachedStatementsTest {
   }
 
   @Test
+  void aReadLeftOpenDoesNotHoldTheDatabaseOnceItsStatementIsClosed() throws SQLException {
+    try (var s = connection.createStatement()) {
+      s.execute("PRAGMA journal_mode=WAL");
+      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+    }
+    PreparedStatement q = connection.prepareStatement("SELECT v FROM t ORDER BY id");
+    ResultSet rows = q.executeQuery();
+    rows.next(); // mid-read: SQLite holds a read snapshot
+    q.close(); // without closing the rows
+    assertThat(rows.isClosed()).isTrue();
+    try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"));
+        var s = other.createStatement()) {
+      s.execute("INSERT INTO t VALUES (3, 'c')");
+      try (ResultSet checkpoint = s.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
+        checkpoint.next();
+        assertThat(checkpoint.getInt(1)).as("checkpoint blocked by a reader").isZero();
+      }
+    }
+  }
+
+  @Test
   void aStatementCannotBeUsedAfterItsClose() throws SQLException {
     PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)");
     insert.close();

@@ -160,6 +160,19 @@ public final class TestGateway implements AutoCloseable {
 
   // --- HTTP
 
+  /** {@code async_send_message} of {@code text} from {@code device} to {@code to}: the answer. */
+  public Reply sendAsync(Device device, String to, String text) {
+    return postJson(
+        "/api/async_send_message",
+        "{\"key\":\""
+            + device.ecoKey()
+            + "\",\"phone_no\":\""
+            + to
+            + "\",\"message\":\""
+            + text
+            + "\"}");
+  }
+
   public Reply postJson(String path, String json) {
     return post(path, json, "application/json");
   }

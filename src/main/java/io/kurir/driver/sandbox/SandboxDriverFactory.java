@@ -9,6 +9,8 @@ import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
 import io.kurir.driver.DriverSettings;
+import io.kurir.driver.Pacing;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,17 +45,25 @@ public final class SandboxDriverFactory implements DriverFactory {
 
   @Override
   public List<DriverSetting> settings() {
-    return List.of(
-        DriverSetting.of("api", Kind.BOOLEAN, "false", "true").alsoCalled("sandbox.api"),
-        DriverSetting.of("delivery-after", Kind.DURATION, "2s", "2s")
-            .alsoCalled("sandbox.delivery-after"),
-        DriverSetting.of("read-after", Kind.DURATION, "5s", "5s").alsoCalled("sandbox.read-after"),
-        DriverSetting.of("deduplicate", Kind.BOOLEAN, "true", "true"),
-        // The network outlives the gateway: its state is kept in <data.dir>/drivers/sandbox.
-        DriverSetting.of("journal", Kind.BOOLEAN, "true", "true"),
-        // The demo sends at once: nobody is banned on a simulated network.
-        DriverSetting.of("pacing.min-gap", Kind.DURATION, "1s", "0ms").alsoCalled("pacing.min-gap"),
-        DriverSetting.of("pacing.jitter", Kind.DURATION, "2s", "0ms").alsoCalled("pacing.jitter"));
+    List<DriverSetting> settings = new ArrayList<>();
+    settings.addAll(
+        List.of(
+            DriverSetting.of("api", Kind.BOOLEAN, "false", "true").alsoCalled("sandbox.api"),
+            DriverSetting.of("delivery-after", Kind.DURATION, "2s", "2s")
+                .alsoCalled("sandbox.delivery-after"),
+            DriverSetting.of("read-after", Kind.DURATION, "5s", "5s")
+                .alsoCalled("sandbox.read-after"),
+            DriverSetting.of("deduplicate", Kind.BOOLEAN, "true", "true"),
+            // The network outlives the gateway: its state is kept in <data.dir>/drivers/sandbox.
+            DriverSetting.of("journal", Kind.BOOLEAN, "true", "true")));
+    // Paced like a linked phone; the demo sends at once: nobody is banned on a simulated network.
+    // The gap and jitter were global settings once: their old names are still read.
+    for (DriverSetting s :
+        Pacing.settings(new Pacing(Duration.ofSeconds(1), Duration.ofSeconds(2)), Pacing.OFF)) {
+      boolean wasGlobal = s.key().equals(Pacing.MIN_GAP_KEY) || s.key().equals(Pacing.JITTER_KEY);
+      settings.add(wasGlobal ? s.alsoCalled(s.key()) : s);
+    }
+    return settings;
   }
 
   @Override
