@@ -217,7 +217,8 @@ public final class Gateway implements AutoCloseable {
               new SafeFetcher(settings.media()),
               mobileCs,
               messages,
-              timestamps));
+              timestamps,
+              settings.syncTimeout()));
       tables.add(new PartnerRoutes(tenants, bots, messages));
       RemoteMedia remoteMedia =
           new RemoteMedia(new SafeFetcher(settings.media()), mediaFiles, settings.media().maxKb());
