@@ -208,6 +208,7 @@ public final class Gateway implements AutoCloseable {
               timestamps,
               mobileCs,
               settings.pushAppId(),
+              settings.publicUrlIfSet(),
               settings.adminTokenIfSet()));
       tables.add(
           new AccountRoutes(

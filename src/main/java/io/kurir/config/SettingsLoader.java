@@ -64,7 +64,8 @@ public final class SettingsLoader {
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
-          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID));
+          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
+          new Definition("public.url", "", ""));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -316,6 +317,13 @@ public final class SettingsLoader {
     if (pushAppId.isEmpty()) {
       problems.add("push.app-id: must not be empty");
     }
+    String publicUrl = v.get("public.url").strip();
+    if (!publicUrl.isEmpty() && !publicUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
+      problems.add(
+          "public.url: '"
+              + publicUrl
+              + "' is not an http(s) address such as https://kurir.example.com");
+    }
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -343,7 +351,8 @@ public final class SettingsLoader {
         media,
         webhooks,
         trustedProxies,
-        pushAppId);
+        pushAppId,
+        publicUrl.replaceAll("/+$", ""));
   }
 
   /**
