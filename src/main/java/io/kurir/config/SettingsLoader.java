@@ -84,6 +84,17 @@ public final class SettingsLoader {
     return List.copyOf(all);
   }
 
+  /** Each setting whose {@code ./kurir demo} default differs from serve's, with that default. */
+  static Map<String, String> demoDefaultsThatDiffer() {
+    Map<String, String> differ = new LinkedHashMap<>();
+    for (Definition d : allDefinitions()) {
+      if (!d.serveDefault().equals(d.demoDefault())) {
+        differ.put(d.key(), d.demoDefault());
+      }
+    }
+    return differ;
+  }
+
   private static Map<String, String> aliases() {
     Map<String, String> aliases = new LinkedHashMap<>();
     for (var q : CATALOG.settings()) {
