@@ -8,6 +8,14 @@
  *      answer in column N.
  *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit".
  *      Approve the permissions it asks for (it calls your gateway).
+ *   4. Test it: add a row (or send the form once), then in the editor choose kirimPesan in the
+ *      list beside Run and press Run: it sends for the last row of the sheet.
+ *   5. The log: Executions (the list icon on the left) → the run → its log line says the row, the
+ *      HTTP status and the gateway's answer (a message id, or what was wrong). Every run of the
+ *      trigger is listed there too.
+ * Your gateway must be reachable over HTTPS from Google's servers (the script runs there, not on
+ * your computer): base_url is its public address, such as https://kurir.example.com; an address
+ * on your own network (127.0.0.1, 192.168.…) cannot work.
  */
 var SETTINGS = {
   base_url: 'https://kurir.example.com',
@@ -60,15 +68,24 @@ function cell_(values, n) {
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */
+/**
+ * [kolom1] → always the timestamp: column 1's when it holds one (a form's answers), else the time
+ * of this run (a sheet typed by hand has no timestamp column); [kolomN] → the answer in column N.
+ */
 function fillTemplate_(template, values) {
   var zone = SpreadsheetApp.getActive().getSpreadsheetTimeZone();
+  var isDate = function (value) {
+    return Object.prototype.toString.call(value) === '[object Date]';
+  };
   return template.replace(/\[kolom(\d+)\]/g, function (all, n) {
     var value = values[Number(n) - 1];
+    if (Number(n) === 1 && !isDate(value)) {
+      value = new Date();
+    }
     if (value === undefined || value === null) {
       return '';
     }
-    if (Object.prototype.toString.call(value) === '[object Date]') {
+    if (isDate(value)) {
       return Utilities.formatDate(value, zone, 'yyyy-MM-dd HH:mm:ss');
     }
     return String(value);

@@ -10,8 +10,20 @@
  *      column N.
  *   3. Triggers (clock icon) → Add trigger → function kirimPesan, event "On form submit" (or
  *      "On edit" for a sheet typed by hand).
- * Numbers are cleaned (digits only, a leading 0 becomes 62); it waits 3 s before each send.
- * In a sheet typed by hand, format the number column as Plain text, or Sheets drops the leading 0.
+ * Numbers are cleaned (digits only, a leading 0 becomes 62, a leading 8 becomes 628); it waits
+ * 3 s before each send. In a sheet typed by hand, format the number column as Plain text, or
+ * Sheets drops the leading 0.
+ * The leading 8 goes beyond the original script's rule on purpose: a number whose leading 0 the
+ * sheet dropped (81234567890 for 081234567890) would otherwise be sent as +81…, a Japanese number;
+ * the gateway reads such a number as Indonesian (+62812…), and so does this script.
+ *   4. Test it: add a row (or send the form once), then in the editor choose kirimPesan in the
+ *      list beside Run and press Run: it sends for the last row of the sheet.
+ *   5. The log: Executions (the list icon on the left) → the run → its log line says the row, the
+ *      HTTP status and the gateway's answer (a message id, or what was wrong). Every run of the
+ *      trigger is listed there too.
+ * Your gateway must be reachable over HTTPS from Google's servers (the script runs there, not on
+ * your computer): base_url is its public address, such as https://kurir.example.com; an address
+ * on your own network (127.0.0.1, 192.168.…) cannot work.
  */
 var SETTINGS = {
   base_url: 'https://kurir.example.com',
@@ -71,11 +83,17 @@ function requestFor_(type, number, message) {
   }
 }
 
-/** Digits only, a leading 0 becomes 62, then a +; empty when that leaves 5 characters or fewer. */
+/**
+ * Digits only, a leading 0 becomes 62, a leading 8 (a local number whose 0 the sheet dropped;
+ * not one written with its +) becomes 628, then a +; empty when that leaves 5 characters or fewer.
+ */
 function normalizeNumber_(raw) {
-  var digits = String(raw === undefined || raw === null ? '' : raw).replace(/\D/g, '');
+  var text = String(raw === undefined || raw === null ? '' : raw).trim();
+  var digits = text.replace(/\D/g, '');
   if (digits.charAt(0) === '0') {
     digits = '62' + digits.substring(1);
+  } else if (digits.charAt(0) === '8' && text.charAt(0) !== '+') {
+    digits = '62' + digits; // as the gateway reads it, not +81… (Japan)
   }
   var number = '+' + digits;
   return number.length <= 5 ? '' : number;
@@ -105,15 +123,24 @@ function cell_(values, n) {
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** [kolom1] → the timestamp (column 1); [kolomN] → the answer in column N. */
+/**
+ * [kolom1] → always the timestamp: column 1's when it holds one (a form's answers), else the time
+ * of this run (a sheet typed by hand has no timestamp column); [kolomN] → the answer in column N.
+ */
 function fillTemplate_(template, values) {
   var zone = SpreadsheetApp.getActive().getSpreadsheetTimeZone();
+  var isDate = function (value) {
+    return Object.prototype.toString.call(value) === '[object Date]';
+  };
   return template.replace(/\[kolom(\d+)\]/g, function (all, n) {
     var value = values[Number(n) - 1];
+    if (Number(n) === 1 && !isDate(value)) {
+      value = new Date();
+    }
     if (value === undefined || value === null) {
       return '';
     }
-    if (Object.prototype.toString.call(value) === '[object Date]') {
+    if (isDate(value)) {
       return Utilities.formatDate(value, zone, 'yyyy-MM-dd HH:mm:ss');
     }
     return String(value);

@@ -186,3 +186,37 @@ test('a row without the number column sends an empty number, not "undefined"', (
   gs.kirimPesan({ range: sheetOf(rows).getRange(2, 1, 1, 2) });
   assert.equal(sent[0].body.data.no_wa, '');
 });
+
+test('multi-type.gs reads a number whose leading 0 the sheet dropped as Indonesian, not +81', () => {
+  const { services } = fakeServices(formRow('0'));
+  const gs = loadScript(script('multi-type.gs'), services);
+  assert.equal(gs.normalizeNumber_('81234567890'), '+6281234567890');
+  assert.equal(gs.normalizeNumber_(81234567890), '+6281234567890');
+  assert.equal(gs.normalizeNumber_('+81 3 1234 5678'), '+81312345678', 'written with its +: Japan');
+  // Typed by hand in a sheet without a Plain text column, the whole way through:
+  const rows = [['Nama', 'No WA'], ['Sari', 81234567890]];
+  const { gs: typed, sent } = recording('multi-type.gs', rows, { type: 'eco', key: 'k', kolom_no_wa: 2 });
+  typed.kirimPesan({ range: sheetOf(rows).getRange(2, 1, 1, 2) });
+  assert.equal(sent[0].body.phone_no, '+6281234567890');
+});
+
+for (const [name, settings, messageOf] of [
+  ['eco-async.gs', { key: 'k' }, (b) => b.message],
+  ['push-v1.gs', { push_key: 'p', include_player_ids: 'x' }, (b) => b.data.message],
+  ['multi-type.gs', { type: 'eco', key: 'k' }, (b) => b.message],
+]) {
+  test(`${name} fills [kolom1] with the timestamp in a sheet typed by hand (no timestamp column)`, () => {
+    const rows = [['Nama', 'Kelas', 'No WA'], ['Sari', '7B', '081234567890']];
+    const { gs, sent } = recording(name, rows, { ...settings, template: '[kolom1] | [kolom2]' });
+    gs.kirimPesan({ range: sheetOf(rows).getRange(2, 1, 1, 3) });
+    assert.match(messageOf(sent[0].body), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| 7B$/);
+  });
+
+  test(`${name} says how to test it, where its log is, and that the gateway needs HTTPS`, async () => {
+    const { readFileSync } = await import('node:fs');
+    const header = readFileSync(script(name), 'utf8').split('var SETTINGS')[0];
+    assert.match(header, /Test it:.*Run/s);
+    assert.match(header, /Executions.*log/s);
+    assert.match(header, /HTTPS from Google's servers/);
+  });
+}

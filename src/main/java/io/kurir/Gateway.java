@@ -1,6 +1,7 @@
 package io.kurir;
 
 import io.kurir.api.HttpApi;
+import io.kurir.api.ListeningSocket;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.api.account.AccountRoutes;
@@ -70,6 +71,7 @@ public final class Gateway implements AutoCloseable {
       java.util.Optional.ofNullable(Gateway.class.getPackage().getImplementationVersion())
           .orElse("dev");
 
+  private final ListeningSocket socket;
   private final InstanceLock lock;
   private final DeviceStates deviceStates;
   private final WebhookOutbox outbox;
@@ -84,11 +86,20 @@ public final class Gateway implements AutoCloseable {
   private Gateway(
       Settings settings, Clock clock, DriverCatalog catalog, List<RouteTable> extraRoutes) {
     this.settings = settings;
-    this.lock = InstanceLock.acquire(settings.databaseUrl());
+    // The port first: a gateway that cannot listen says so before it writes anything to its data
+    // folder (the lock file, the database).
+    this.socket = ListeningSocket.bind(settings.host(), settings.port());
+    try {
+      this.lock = InstanceLock.acquire(settings.databaseUrl());
+    } catch (RuntimeException e) {
+      socket.close();
+      throw e;
+    }
     try {
       this.db = Database.open(settings.databaseUrl());
     } catch (RuntimeException e) {
       lock.close();
+      socket.close();
       throw e;
     }
     try {
@@ -197,6 +208,7 @@ public final class Gateway implements AutoCloseable {
               timestamps,
               mobileCs,
               settings.pushAppId(),
+              settings.publicUrlIfSet(),
               settings.adminTokenIfSet()));
       tables.add(
           new AccountRoutes(
@@ -206,7 +218,8 @@ public final class Gateway implements AutoCloseable {
               new SafeFetcher(settings.media()),
               mobileCs,
               messages,
-              timestamps));
+              timestamps,
+              settings.syncTimeout()));
       tables.add(new PartnerRoutes(tenants, bots, messages));
       RemoteMedia remoteMedia =
           new RemoteMedia(new SafeFetcher(settings.media()), mediaFiles, settings.media().maxKb());
@@ -232,8 +245,7 @@ public final class Gateway implements AutoCloseable {
       }
       tables.addAll(extraRoutes);
       try {
-        this.http =
-            HttpApi.start(settings.host(), settings.port(), settings.maxBodyBytes(), tables);
+        this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables);
       } catch (RuntimeException e) {
         // Nothing may be sent by a gateway that could not start (its port is taken, say).
         stopCore();
@@ -247,6 +259,7 @@ public final class Gateway implements AutoCloseable {
       // harmless when the HTTP failure path has closed them already).
       db.close();
       lock.close();
+      socket.close();
       throw e;
     }
   }
@@ -282,15 +295,38 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
   }
 
-  /** The port it serves on (0 until the server has started). */
+  /** The port it serves on (bound before anything else started). */
   public int port() {
-    HttpApi server = http;
-    return server == null ? 0 : server.port();
+    return socket.port();
+  }
+
+  /**
+   * Where it really listens, for the start-up line: {@code http://127.0.0.1:8080}, or for every
+   * interface {@code http://0.0.0.0:8080 (every interface; from this machine
+   * http://127.0.0.1:8080)}.
+   */
+  public String listeningOn() {
+    return listeningOn(settings.host(), port());
+  }
+
+  /** {@link #listeningOn()} for {@code host} and {@code port}. */
+  static String listeningOn(String host, int port) {
+    if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+      String any = host.equals("0.0.0.0") ? "0.0.0.0" : "[::]";
+      return "http://"
+          + any
+          + ":"
+          + port
+          + " (every interface; from this machine http://127.0.0.1:"
+          + port
+          + ")";
+    }
+    return "http://" + host + ":" + port;
   }
 
   /** The address clients use, e.g. {@code http://127.0.0.1:8080}. */
   public String baseUrl() {
-    String host = settings.host().equals("0.0.0.0") ? "127.0.0.1" : settings.host();
+    String host = socket.everyInterface() ? "127.0.0.1" : settings.host();
     return "http://" + host + ":" + port();
   }
 
@@ -331,6 +367,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     http.close(); // no new requests
+    socket.close(); // the server closed it already; this is for a server that never started
     stopCore();
   }
 

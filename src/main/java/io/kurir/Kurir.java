@@ -68,7 +68,7 @@ public final class Kurir {
     if (profile == Profile.DEMO) {
       System.out.println(demoBanner(gateway));
     } else {
-      System.out.println("Kurir is listening on " + gateway.baseUrl());
+      System.out.println("Kurir is listening on " + gateway.listeningOn());
       if (settings.adminTokenIfSet().isEmpty()) {
         System.out.println("The Admin API is off: set admin.token (KURIR_ADMIN_TOKEN) to use it.");
       }
@@ -80,7 +80,11 @@ public final class Kurir {
     }
   }
 
-  private static String describe(Throwable e) {
+  /** One line that says why the gateway could not start; Kurir's own messages as they are. */
+  static String describe(Throwable e) {
+    if (e instanceof IllegalStateException && e.getMessage() != null) {
+      return e.getMessage(); // written for the operator (the port, the lock, the database file)
+    }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof java.net.BindException) {
         return "the port is in use (" + t.getMessage() + "); choose another with --port=<n>";

@@ -6,13 +6,16 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.kurir.message.IdempotencyKeyReused;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
@@ -34,7 +37,11 @@ public final class HttpApi implements AutoCloseable {
     this.tables = tables;
   }
 
-  public static HttpApi start(String host, int port, long maxBodyBytes, List<RouteTable> tables) {
+  /**
+   * Serves {@code tables} on {@code socket}, which was bound before the gateway started anything
+   * else; the server takes it over and closes it when it stops.
+   */
+  public static HttpApi start(ListeningSocket socket, long maxBodyBytes, List<RouteTable> tables) {
     // The longest prefix first: /v4.0/wa_partner/ is the Partner API's, not /v4.0/'s.
     List<Map.Entry<String, ErrorStyle>> byPrefix =
         tables.stream()
@@ -55,8 +62,17 @@ public final class HttpApi implements AutoCloseable {
               config.http.compressionStrategy = CompressionStrategy.NONE;
               config.router.ignoreTrailingSlashes = true;
               config.router.treatMultipleSlashesAsSingleSlash = true;
-              config.jetty.host = host;
-              config.jetty.port = port;
+              config.jetty.addConnector(
+                  (server, httpConfig) -> {
+                    ServerConnector connector =
+                        new ServerConnector(server, new HttpConnectionFactory(httpConfig));
+                    try {
+                      connector.open(socket.channel());
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                    return connector;
+                  });
               config.jetty.modifyServer(
                   server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
               for (RouteTable table : tables) {

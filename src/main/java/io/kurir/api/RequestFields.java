@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -51,6 +52,16 @@ public final class RequestFields {
    * Reads the request; a body that claims or looks like JSON but is not gives 400 malformed_json.
    */
   public static RequestFields of(Context ctx) {
+    return of(ctx, Set.of());
+  }
+
+  /**
+   * {@link #of(Context)} for an endpoint whose callers build form bodies by hand, unescaped: in a
+   * form-encoded body a field ends only at an {@code &} followed by one of {@code formFields} and
+   * {@code =}, so an {@code &} or {@code =} in the text stays in it; {@code +} is a space and a
+   * {@code %} that is not an escape stays a {@code %}, as a tolerant form decoder reads them.
+   */
+  public static RequestFields of(Context ctx, Set<String> formFields) {
     Map<String, JsonNode> fields = new LinkedHashMap<>();
     String type = contentType(ctx).toLowerCase(Locale.ROOT);
     if (type.startsWith("multipart/")) {
@@ -61,6 +72,8 @@ public final class RequestFields {
         if (!trimmed.isEmpty()) {
           readJson(trimmed, fields);
         }
+      } else if (!trimmed.isEmpty() && !formFields.isEmpty()) {
+        readHandBuiltForm(trimmed, formFields, fields);
       } else if (!trimmed.isEmpty()) {
         readUrlEncoded(trimmed, fields);
       }
@@ -162,6 +175,50 @@ public final class RequestFields {
             putFirst(fields, k, v);
           }
         });
+  }
+
+  private static void readHandBuiltForm(
+      String body, Set<String> known, Map<String, JsonNode> fields) {
+    List<Integer> starts = new ArrayList<>();
+    starts.add(0);
+    for (int amp = body.indexOf('&'); amp >= 0; amp = body.indexOf('&', amp + 1)) {
+      int eq = body.indexOf('=', amp + 1);
+      if (eq > amp + 1 && known.contains(body.substring(amp + 1, eq))) {
+        starts.add(amp + 1);
+      }
+    }
+    for (int i = 0; i < starts.size(); i++) {
+      int from = starts.get(i);
+      int to = i + 1 < starts.size() ? starts.get(i + 1) - 1 : body.length();
+      String pair = body.substring(from, to);
+      int eq = pair.indexOf('=');
+      String key = tolerantDecode(eq < 0 ? pair : pair.substring(0, eq));
+      String value = eq < 0 ? "" : tolerantDecode(pair.substring(eq + 1));
+      if (!key.isEmpty()) {
+        fields.putIfAbsent(key, JSON.getNodeFactory().textNode(value));
+      }
+    }
+  }
+
+  /** Form decoding that never fails: {@code +} is a space, {@code %XX} a byte, any other % a %. */
+  private static String tolerantDecode(String s) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(s.length());
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < bytes.length; i++) {
+      byte b = bytes[i];
+      if (b == '+') {
+        out.write(' ');
+      } else if (b == '%'
+          && i + 2 < bytes.length
+          && Character.digit(bytes[i + 1], 16) >= 0
+          && Character.digit(bytes[i + 2], 16) >= 0) {
+        out.write(Character.digit(bytes[i + 1], 16) * 16 + Character.digit(bytes[i + 2], 16));
+        i += 2;
+      } else {
+        out.write(b);
+      }
+    }
+    return out.toString(StandardCharsets.UTF_8);
   }
 
   private static void putFirst(Map<String, JsonNode> fields, String key, List<String> values) {

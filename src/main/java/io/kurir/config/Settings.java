@@ -29,6 +29,8 @@ import java.util.Optional;
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
  * @param pushAppId the fixed {@code app_id} push v1 callers send
+ * @param publicUrl the gateway's public address ({@code https://…}, no trailing slash) written into
+ *     the spreadsheet scripts it generates; empty when not set
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
  */
@@ -50,7 +52,8 @@ public record Settings(
     Media media,
     Webhooks webhooks,
     List<String> trustedProxies,
-    String pushAppId) {
+    String pushAppId,
+    String publicUrl) {
 
   /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
@@ -101,6 +104,15 @@ public record Settings(
         media,
         webhooks,
         trustedProxies,
-        pushAppId);
+        pushAppId,
+        publicUrl);
+  }
+
+  /**
+   * The gateway's address as others reach it ({@code public.url}), for what it hands out: the
+   * spreadsheet scripts. Empty when not set.
+   */
+  public Optional<String> publicUrlIfSet() {
+    return publicUrl.isBlank() ? Optional.empty() : Optional.of(publicUrl);
   }
 }

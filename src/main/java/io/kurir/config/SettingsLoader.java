@@ -64,7 +64,8 @@ public final class SettingsLoader {
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
-          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID));
+          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
+          new Definition("public.url", "", ""));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -81,6 +82,17 @@ public final class SettingsLoader {
       all.add(new Definition(q.fullKey(), q.setting().serveDefault(), q.setting().demoDefault()));
     }
     return List.copyOf(all);
+  }
+
+  /** Each setting whose {@code ./kurir demo} default differs from serve's, with that default. */
+  static Map<String, String> demoDefaultsThatDiffer() {
+    Map<String, String> differ = new LinkedHashMap<>();
+    for (Definition d : allDefinitions()) {
+      if (!d.serveDefault().equals(d.demoDefault())) {
+        differ.put(d.key(), d.demoDefault());
+      }
+    }
+    return differ;
   }
 
   private static Map<String, String> aliases() {
@@ -316,6 +328,13 @@ public final class SettingsLoader {
     if (pushAppId.isEmpty()) {
       problems.add("push.app-id: must not be empty");
     }
+    String publicUrl = v.get("public.url").strip();
+    if (!publicUrl.isEmpty() && !publicUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
+      problems.add(
+          "public.url: '"
+              + publicUrl
+              + "' is not an http(s) address such as https://kurir.example.com");
+    }
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -343,7 +362,8 @@ public final class SettingsLoader {
         media,
         webhooks,
         trustedProxies,
-        pushAppId);
+        pushAppId,
+        publicUrl.replaceAll("/+$", ""));
   }
 
   /**

@@ -1,17 +1,19 @@
 package io.kurir.message;
 
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The text conventions of existing clients: the token {@code <ENTER>} and the two characters
- * backslash + {@code n} are line breaks, and {@code \}{@code uXXXX} escapes that arrive unescaped
- * (form posts from PHP's json_encode output, spreadsheet scripts) become the characters they name,
- * surrogate pairs included.
+ * The text conventions of existing clients. Only three things make a line break: the token {@code
+ * <ENTER>} (any case), the two characters backslash + {@code n} (PHP and spreadsheet templates
+ * write them; {@code \r\n} written out is one break too), and a real line break. A real line break
+ * next to {@code <ENTER>} belongs to it: a template that ends its lines with {@code <ENTER>} and a
+ * CRLF gets one break per line, not two. Every other backslash sequence arrives as written ({@code
+ * C:\Users\budi\dokumen.pdf}, a literal backslash-u): JSON's own {@code \}{@code uXXXX} escapes are
+ * decoded by JSON before the text gets here and stay decoded.
  */
 public final class MessageText {
-  private static final Pattern ENTER = Pattern.compile("<ENTER>", Pattern.CASE_INSENSITIVE);
-  private static final Pattern UNICODE_ESCAPE = Pattern.compile("\\\\u([0-9a-fA-F]{4})");
+  private static final Pattern ENTER =
+      Pattern.compile("(?:\r?\n)?<ENTER>(?:\r?\n)?", Pattern.CASE_INSENSITIVE);
 
   private MessageText() {}
 
@@ -23,8 +25,8 @@ public final class MessageText {
       return text; // nothing to convert: the common case, without a regex
     }
     String out = ENTER.matcher(text).replaceAll("\n");
-    out = unescapeUnicode(out);
-    return out.replace("\\r\\n", "\n").replace("\\n", "\n");
+    out = out.replace("\\r\\n", "\n").replace("\\n", "\n");
+    return withoutLoneSurrogates(out);
   }
 
   private static boolean hasSurrogates(String text) {
@@ -34,20 +36,6 @@ public final class MessageText {
       }
     }
     return false;
-  }
-
-  private static String unescapeUnicode(String text) {
-    if (text.indexOf("\\u") < 0) {
-      return withoutLoneSurrogates(text);
-    }
-    Matcher m = UNICODE_ESCAPE.matcher(text);
-    StringBuilder out = new StringBuilder(text.length());
-    while (m.find()) {
-      char c = (char) Integer.parseInt(m.group(1), 16);
-      m.appendReplacement(out, Matcher.quoteReplacement(String.valueOf(c)));
-    }
-    m.appendTail(out);
-    return withoutLoneSurrogates(out);
   }
 
   /**

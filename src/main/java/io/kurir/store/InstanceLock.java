@@ -51,7 +51,9 @@ public final class InstanceLock implements AutoCloseable {
         throw new IllegalStateException(
             "another Kurir gateway is running on "
                 + file
-                + "; stop it, or give this one another data.dir");
+                + " (it holds the lock "
+                + lockFile
+                + "); stop it, or give this one another data.dir");
       }
       return new InstanceLock(channel, lock);
     } catch (IOException e) {

@@ -53,7 +53,10 @@ class AppsScriptTest {
                   + device.id()
                   + "/script?script=multi-type&type=crm&kolom_no_wa=3&template="
                   + java.net.URLEncoder.encode(
-                      "Halo [kolom2], terima kasih ([kolom1]).", StandardCharsets.UTF_8),
+                      "Halo [kolom2], terima kasih ([kolom1]).", StandardCharsets.UTF_8)
+                  // The test's gateway is on loopback; a real one is given by public.url.
+                  + "&base_url="
+                  + java.net.URLEncoder.encode(kurir.gateway().baseUrl(), StandardCharsets.UTF_8),
               "Authorization",
               "Bearer " + TestGateway.ADMIN_TOKEN);
       assertThat(generated.status()).as(generated.body()).isEqualTo(200);

@@ -46,34 +46,31 @@ class MessageTextTest {
   }
 
   @Test
-  void unicodeEscapeBecomesItsCharacter() {
-    assertThat(MessageText.normalize("caf\\u00e9")).isEqualTo("café");
-    assertThat(MessageText.normalize("CAF\\u00C9")).isEqualTo("CAFÉ");
+  void aBackslashUThatSurvivedJsonStaysAsWritten() {
+    // JSON decodes its own escapes before the text gets here; what is left is the caller's text.
+    assertThat(MessageText.normalize("caf\\u00e9")).isEqualTo("caf\\u00e9");
+    assertThat(MessageText.normalize("hi \\ud83d\\ude00!")).isEqualTo("hi \\ud83d\\ude00!");
+    assertThat(MessageText.normalize("a\\u000ab")).isEqualTo("a\\u000ab");
   }
 
   @Test
-  void surrogatePairEscapesBecomeOneEmoji() {
-    String out = MessageText.normalize("hi \\ud83d\\ude00!");
-
-    assertThat(out).isEqualTo("hi 😀!");
-    assertThat(out.codePointAt(3)).isEqualTo(0x1F600);
+  void otherBackslashSequencesArriveAsWritten() {
+    assertThat(MessageText.normalize("C:\\Users\\budi\\dokumen.pdf"))
+        .isEqualTo("C:\\Users\\budi\\dokumen.pdf");
+    assertThat(MessageText.normalize("tab\\there \\r alone \\\\ two"))
+        .isEqualTo("tab\\there \\r alone \\\\ two");
+    assertThat(MessageText.normalize("\\u12 \\uXYZW")).isEqualTo("\\u12 \\uXYZW");
   }
 
   @Test
-  void escapedArabicBecomesArabic() {
-    assertThat(MessageText.normalize("\\u0645\\u0631\\u062d\\u0628\\u0627")).isEqualTo("مرحبا");
-  }
-
-  @Test
-  void escapedNewlineViaUnicodeIsALineBreak() {
-    assertThat(MessageText.normalize("a\\u000ab")).isEqualTo("a\nb");
-  }
-
-  @Test
-  void incompleteOrInvalidEscapesStayAsWritten() {
-    assertThat(MessageText.normalize("\\u12")).isEqualTo("\\u12");
-    assertThat(MessageText.normalize("\\uXYZW")).isEqualTo("\\uXYZW");
-    assertThat(MessageText.normalize("C:\\users")).isEqualTo("C:\\users");
+  void aLineBreakNextToEnterIsOneBreak() {
+    assertThat(MessageText.normalize("Baris 1<ENTER>\r\nBaris 2<ENTER>\r\nBaris 3"))
+        .isEqualTo("Baris 1\nBaris 2\nBaris 3");
+    assertThat(MessageText.normalize("a<ENTER>\nb")).isEqualTo("a\nb");
+    assertThat(MessageText.normalize("a\r\n<ENTER>b")).isEqualTo("a\nb");
+    assertThat(MessageText.normalize("a<ENTER>\r\n<ENTER>b"))
+        .as("two tokens, two breaks")
+        .isEqualTo("a\n\nb");
   }
 
   @ParameterizedTest
@@ -98,8 +95,7 @@ class MessageTextTest {
   }
 
   @Test
-  void replacementCharactersInEscapesAreTakenLiterally() {
-    // $ and \ produced by escapes must not be read as regex group references.
-    assertThat(MessageText.normalize("\\u0024\\u0031 and \\u005c")).isEqualTo("$1 and \\");
+  void aLoneSurrogateBecomesTheReplacementCharacter() {
+    assertThat(MessageText.normalize("a\ud83db")).isEqualTo("a\uFFFDb");
   }
 }

@@ -14,6 +14,7 @@ import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
 import io.kurir.message.SendRefused;
 import io.kurir.message.SendRequest;
+import io.kurir.message.SendResult;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -25,11 +26,13 @@ import io.kurir.time.Timestamps;
 import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.MessageWebhooks.Direction;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The Account API ({@code /v2.0/}, {@code /v3.0/}): message webhooks, the license check, the mobile
@@ -48,6 +51,11 @@ public final class AccountRoutes implements RouteTable {
   private final MobileCs mobileCs;
   private final Messages messages;
   private final Timestamps timestamps;
+  private final Duration syncTimeout;
+
+  /** The fields of {@code /v2.0/send-message}: an {@code &} before any other name is text. */
+  private static final Set<String> SEND_FIELDS =
+      Set.of("license", "wa_number", "text", "mode", "no_wa", RequestFields.IDEMPOTENCY_KEY_FIELD);
 
   public AccountRoutes(
       Tenants tenants,
@@ -56,7 +64,9 @@ public final class AccountRoutes implements RouteTable {
       SafeFetcher webhookTargets,
       MobileCs mobileCs,
       Messages messages,
-      Timestamps timestamps) {
+      Timestamps timestamps,
+      Duration syncTimeout) {
+    this.syncTimeout = syncTimeout;
     this.tenants = tenants;
     this.phones = phones;
     this.webhooks = webhooks;
@@ -88,6 +98,93 @@ public final class AccountRoutes implements RouteTable {
     routes.get("/v2.0/mobile/get-cs-id-all/{license}", this::mobileCsList);
     routes.post("/v2.0/mobile/get-cs-id-all/{license}", this::mobileCsList);
     routes.post("/v2.0/demo", this::demo);
+    routes.post("/v2.0/send-message", this::sendMessage);
+  }
+
+  // --- /v2.0/send-message
+
+  /**
+   * The legacy send that public clients still call: {@code license}, {@code wa_number} (the
+   * recipient), {@code text}, optional {@code mode} ({@code sync} waits for the outcome as {@code
+   * send_message} does; anything else queues) and {@code no_wa} (the sending device's number,
+   * needed only when the license has several). Form bodies built by hand are read as they are meant
+   * ({@link #SEND_FIELDS}). It goes through the same pipeline as every send. Answers {@code
+   * {"status":"success","message":"queued"|"sent","msg_id":"<id>"}}, or {@code "failed"} with the
+   * outcome ({@code number_not_found}, {@code phone_offline}, {@code other_error}).
+   */
+  private void sendMessage(Context ctx) {
+    Instant started = Instant.now();
+    RequestFields f = RequestFields.of(ctx, SEND_FIELDS);
+    License license = usableLicense(f.required("license"));
+    String to =
+        phones
+            .normalize(f.required("wa_number"))
+            .orElseThrow(
+                () -> ApiException.fieldNotValid("wa_number", "wa_number is not a phone number"));
+    String text = MessageText.normalize(f.required("text"));
+    if (text.isBlank()) {
+      throw ApiException.fieldEmpty("text");
+    }
+    boolean sync = f.text("mode").map(m -> m.strip().equalsIgnoreCase("sync")).orElse(false);
+    Device device = senderOf(license, f.text("no_wa"));
+    if (device.disabled()) {
+      throw new ApiException(403, "device_disabled", "the sending device is switched off");
+    }
+    Message m;
+    try {
+      m =
+          messages
+              .accept(
+                  device,
+                  new SendRequest(
+                          List.of(Recipient.number(to)),
+                          "text",
+                          text,
+                          "account.send",
+                          sync,
+                          false,
+                          Duration.ZERO)
+                      .withIdempotencyKey(f.idempotencyKey()))
+              .getFirst();
+    } catch (SendRefused e) {
+      throw ApiException.ofRefusal(e, "text");
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    if (!sync) {
+      body.put("status", "success");
+      body.put("message", "queued");
+    } else {
+      SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
+      body.put("status", result == SendResult.SENT ? "success" : "failed");
+      body.put(
+          "message",
+          switch (result) {
+            case SENT -> "sent";
+            case NUMBER_NOT_FOUND -> "number_not_found";
+            // No outcome in time: the message was withdrawn; to the caller the phone did not
+            // answer.
+            case PHONE_OFFLINE, TIMEOUT -> "phone_offline";
+            case FAILED -> "other_error";
+          });
+    }
+    body.put("msg_id", Long.toString(m.id()));
+    ctx.json(body);
+  }
+
+  /** The device that sends for {@code license}: the one numbered {@code noWa}, or its only one. */
+  private Device senderOf(License license, Optional<String> noWa) {
+    if (noWa.isPresent()) {
+      return deviceOf(license, noWa.get());
+    }
+    List<Device> devices = tenants.devicesOf(license).stream().filter(d -> !d.disabled()).toList();
+    if (devices.isEmpty()) {
+      throw new ApiException(404, "no_device", "the license has no device to send from");
+    }
+    if (devices.size() > 1) {
+      throw new ApiException(
+          400, "no_wa_empty", "the license has several devices: name the sender with no_wa");
+    }
+    return devices.getFirst();
   }
 
   // --- /v2.0/webhook

@@ -58,9 +58,10 @@ public final class AdminRoutes implements RouteTable {
       Timestamps timestamps,
       MobileCs mobileCs,
       String pushAppId,
+      Optional<String> publicUrl,
       Optional<String> adminToken) {
     this.mobileCs = new AdminMobileCsHandlers(mobileCs, tenants, timestamps);
-    this.scripts = new AdminScriptHandlers(tenants, mobileCs, pushAppId);
+    this.scripts = new AdminScriptHandlers(tenants, mobileCs, pushAppId, publicUrl);
     this.webhookSecretOverlap = webhookSecretOverlap;
     this.deliveries = deliveries;
     this.outboxWake = outboxWake;

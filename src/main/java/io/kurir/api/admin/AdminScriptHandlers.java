@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code GET /admin/devices/{id}/script}: a spreadsheet script for a device, ready to paste, with
@@ -21,18 +22,23 @@ final class AdminScriptHandlers {
   private final Tenants tenants;
   private final MobileCs mobileCs;
   private final String pushAppId;
+  private final Optional<String> publicUrl;
 
-  AdminScriptHandlers(Tenants tenants, MobileCs mobileCs, String pushAppId) {
+  AdminScriptHandlers(
+      Tenants tenants, MobileCs mobileCs, String pushAppId, Optional<String> publicUrl) {
     this.tenants = tenants;
     this.mobileCs = mobileCs;
     this.pushAppId = pushAppId;
+    this.publicUrl = publicUrl;
   }
 
   /**
    * Fields: {@code script} ({@code eco-async}, {@code push-v1}, {@code multi-type}), {@code
-   * kolom_no_wa}, {@code template}, optional {@code base_url} (default: the address this request
-   * came to), and for {@code multi-type} its {@code type} ({@code eco}, {@code mobile_v1}, {@code
-   * mobile_v2}, {@code crm}). Push scripts send through the device's first mobile CS entry.
+   * kolom_no_wa}, {@code template}, optional {@code base_url} (default: the {@code public.url}
+   * setting; without either the script is refused, naming the setting: the address this request
+   * came to, often 127.0.0.1 or an internal name, is not one Google's servers can reach), and for
+   * {@code multi-type} its {@code type} ({@code eco}, {@code mobile_v1}, {@code mobile_v2}, {@code
+   * crm}). Push scripts send through the device's first mobile CS entry.
    */
   void script(Context ctx, long deviceId) {
     RequestFields f = RequestFields.of(ctx);
@@ -47,7 +53,19 @@ final class AdminScriptHandlers {
       throw ApiException.fieldNotValid("kolom_no_wa", "kolom_no_wa is a column number");
     }
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("base_url", f.text("base_url").orElse(ctx.scheme() + "://" + ctx.host()).strip());
+    String baseUrl =
+        f.text("base_url")
+            .or(() -> publicUrl)
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                        409,
+                        "public_url_not_set",
+                        "set public.url (KURIR_PUBLIC_URL) to the gateway's address as Google's"
+                            + " servers reach it over HTTPS, such as https://kurir.example.com;"
+                            + " the script sends there"))
+            .strip();
+    settings.put("base_url", baseUrl);
     settings.put("kolom_no_wa", Integer.parseInt(column));
     settings.put("template", f.required("template"));
     switch (script) {

@@ -168,8 +168,9 @@ public final class EcoMediaHandlers {
         switch (fetched) {
           case FetchResult.BadUrl bad -> EcoResults.URL_WRONG;
           case FetchResult.TooLarge tooLarge -> EcoResults.fileMoreThan(maxKb);
-          case FetchResult.Unreachable unreachable ->
-              image ? EcoResults.imageNotFound(maxKb) : otherError;
+          // A URL that cannot be fetched is not a verdict on the image: image_not_found is only
+          // for what came back and is not an image.
+          case FetchResult.Unreachable unreachable -> otherError;
           case FetchResult.Fetched ok ->
               image && !ok.file().isImage() ? EcoResults.imageNotFound(maxKb) : null;
         };

@@ -7,6 +7,7 @@ import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.NumberCheck;
 import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
+import io.kurir.message.MessageState;
 import io.kurir.message.MessageText;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
@@ -27,6 +28,9 @@ import java.util.Optional;
 public final class EcoMessageHandlers {
   /** Longest {@code pendingTime} accepted: 30 days, in seconds. */
   private static final long MAX_PENDING_SECONDS = 30L * 24 * 3600;
+
+  /** The id a delivery record shows when no message was stored; ids are never 0. */
+  private static final String NO_MESSAGE_ID = "0";
 
   private final Messages messages;
   private final PhoneNumbers phones;
@@ -166,12 +170,19 @@ public final class EcoMessageHandlers {
     return true;
   }
 
-  /** A sync send's answer: the result string, or with {@code deliveryFlag} the delivery object. */
+  /**
+   * A sync send's answer: the result string, or with {@code deliveryFlag} the delivery object. When
+   * no message was stored (a number that cannot be read) the object is still there, {@code failed},
+   * with id {@code 0}, which is never issued: clients read {@code message.messageId} of every
+   * answer and ask {@code check_delivery_status} about it, which then answers {@code not_found}.
+   */
   private void answer(Context ctx, EcoRequest req, String result, Optional<Message> shown) {
     if (req.fields().flag("deliveryFlag")) {
       Map<String, Object> reply = new LinkedHashMap<>();
       reply.put("status", result);
-      reply.put("message", shown.map(m -> deliveryRecord(req, m, false)).orElse(null));
+      reply.put(
+          "message",
+          shown.map(m -> deliveryRecord(req, m, false)).orElseGet(this::noMessageRecord));
       ctx.json(reply);
     } else {
       plain(ctx, result);
@@ -284,6 +295,16 @@ public final class EcoMessageHandlers {
     if (withContent) {
       record.put("content", now.body());
     }
+    return record;
+  }
+
+  /** The delivery record of a send that stored no message. */
+  private Map<String, Object> noMessageRecord() {
+    Map<String, Object> record = new LinkedHashMap<>();
+    record.put("messageId", NO_MESSAGE_ID);
+    record.put("sentDate", null);
+    record.put("status", MessageState.FAILED.wireName());
+    record.put("statusDate", timestamps.reply(clock.instant()));
     return record;
   }
 

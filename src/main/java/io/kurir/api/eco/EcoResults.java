@@ -55,7 +55,7 @@ final class EcoResults {
     return "file_more_than_" + maxKb + "KB";
   }
 
-  /** {@code image_not_found <N>KB}: unreachable or not an image; N is the limit in KB. */
+  /** {@code image_not_found <N>KB}: what came back is not an image; N is the limit in KB. */
   static String imageNotFound(long maxKb) {
     return "image_not_found " + maxKb + "KB";
   }

@@ -141,7 +141,8 @@ class LimitsAndOddInputTest {
   @Test
   void aLoneSurrogateEscapeBecomesTheReplacementCharacter() {
     String to = Numbers.fresh();
-    send("/api/send_message", "\"phone_no\":\"" + to + "\",\"message\":\"a\\\\ud83db\"");
+    // JSON's own escape of half an emoji: decoded by JSON, it cannot be stored as UTF-8.
+    send("/api/send_message", "\"phone_no\":\"" + to + "\",\"message\":\"a\\ud83db\"");
     assertThat(kurir.sandbox().inbox(to)).extracting(InboxEntry::text).containsExactly("a\uFFFDb");
   }
 

@@ -152,23 +152,37 @@ class MediaUrlTest {
         .isEqualTo("file_more_than_64KB");
     assertThat(send("/api/send_image_url", to, base + "/fake.png", "x").body())
         .isEqualTo("image_not_found 64KB");
+    // A URL that cannot be fetched is Other error, not a verdict on an image it never saw.
     assertThat(send("/api/send_image_url", to, base + "/missing.png", "x").body())
-        .isEqualTo("image_not_found 64KB");
+        .isEqualTo("Other error");
     assertThat(send("/api/send_file_url", to, base + "/missing.pdf", "x").body())
+        .isEqualTo("Other error");
+    assertThat(send("/api/send_image_url", to, refusingUrl() + "/logo.png", "x").body())
+        .as("a refused connection")
         .isEqualTo("Other error");
     assertThat(send("/api/async_send_image_url", to, "not a url", "x").body())
         .isEqualTo("url_wrong");
     long started = System.nanoTime();
     assertThat(send("/api/send_image_url", to, base + "/slow.png", "x").body())
-        .isEqualTo("image_not_found 64KB");
+        .isEqualTo("Other error");
     assertThat((System.nanoTime() - started) / 1_000_000)
         .as("bounded by the fetch timeout")
         .isLessThan(5_000);
     assertThat(
             send("/api/send_image_url", to, kurir.url("/api/send_message"), "the API itself")
                 .body())
-        .isEqualTo("image_not_found 64KB");
+        .isEqualTo("Other error");
     assertThat(kurir.sandbox().inbox(to)).isEmpty();
+  }
+
+  /** An address on loopback where nothing listens: connecting to it is refused. */
+  private static String refusingUrl() {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return "http://127.0.0.1:" + s.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

@@ -129,14 +129,19 @@ class NumberListTest {
   }
 
   @Test
-  void withDeliveryFlagTheObjectCarriesNumberNotFoundAndNoRecord() {
+  void withDeliveryFlagTheObjectCarriesNumberNotFoundAndAFailedRecordOfNoMessage() {
     String good = Numbers.fresh();
 
     Reply reply =
         eco("/api/send_message", good + ",nope", ",\"message\":\"x\",\"deliveryFlag\":true");
 
     assertThat(reply.contentType()).startsWith("application/json");
-    assertThat(reply.body()).matches("\\{\"status\":\"" + NOT_FOUND + "\",\"message\":null}");
+    assertThat(reply.body())
+        .matches(
+            "\\{\"status\":\""
+                + NOT_FOUND
+                + "\",\"message\":\\{\"messageId\":\"0\",\"sentDate\":null,\"status\":\"failed\","
+                + "\"statusDate\":\"[0-9 :-]{19}\"}}");
     assertNothingFor(good);
   }
 
