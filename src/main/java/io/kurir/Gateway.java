@@ -95,6 +95,8 @@ public final class Gateway implements AutoCloseable {
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
+      // One guard for every caller-given URL (media and webhook targets): one connection pool.
+      SafeFetcher urlGuard = new SafeFetcher(settings.media(), clock);
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
       this.drivers =
           Drivers.load(
@@ -108,7 +110,7 @@ public final class Gateway implements AutoCloseable {
           new WebhookOutbox(
               db,
               clock,
-              new SafeFetcher(settings.media()),
+              urlGuard,
               settings.webhooks().retryFor(),
               settings.webhooks().timeout(),
               settings.nodeId());
@@ -131,8 +133,7 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
-              new CallerMedia(
-                  new SafeFetcher(settings.media()), new MediaFiles(settings.dataDir())),
+              new CallerMedia(urlGuard, new MediaFiles(settings.dataDir())),
               "node-" + settings.nodeId());
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
@@ -150,18 +151,17 @@ public final class Gateway implements AutoCloseable {
       }
 
       MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
-      SafeFetcher mediaFetcher = new SafeFetcher(settings.media());
       this.scheduler =
           new ScheduleRunner(
               db,
               messages,
               tenants,
-              mediaFetcher,
+              urlGuard,
               mediaFiles,
               clock,
               settings.nodeId(),
               settings.media().maxKb());
-      Schedules schedules = new Schedules(db, ids, clock, mediaFetcher, messages, scheduler::wake);
+      Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
@@ -171,18 +171,14 @@ public final class Gateway implements AutoCloseable {
           new EcoRoutes(
               tenants,
               ecoMessages,
-              new EcoMediaHandlers(
-                  ecoMessages,
-                  new SafeFetcher(settings.media()),
-                  mediaFiles,
-                  settings.media().maxKb()),
+              new EcoMediaHandlers(ecoMessages, urlGuard, mediaFiles, settings.media().maxKb()),
               new EcoUploadHandlers(
                   new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
                   ecoMessages,
                   settings.media().maxKb()),
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION),
+              new EcoDeviceHandlers(sessions, urlGuard, VERSION),
               new EcoScheduleHandlers(schedules, phones, timestamps, settings.media().maxKb()),
               settings.trustedProxies()));
       tables.add(
@@ -200,16 +196,9 @@ public final class Gateway implements AutoCloseable {
               settings.adminTokenIfSet()));
       tables.add(
           new AccountRoutes(
-              tenants,
-              phones,
-              messageWebhooks,
-              new SafeFetcher(settings.media()),
-              mobileCs,
-              messages,
-              timestamps));
+              tenants, phones, messageWebhooks, urlGuard, mobileCs, messages, timestamps));
       tables.add(new PartnerRoutes(tenants, bots, messages));
-      RemoteMedia remoteMedia =
-          new RemoteMedia(new SafeFetcher(settings.media()), mediaFiles, settings.media().maxKb());
+      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
       tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppId()));
       tables.add(
           new PushV2Routes(
