@@ -33,6 +33,7 @@ import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
+import io.kurir.media.MediaSweep;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
 import io.kurir.message.Messages;
@@ -78,6 +79,7 @@ public final class Gateway implements AutoCloseable {
   private final Tenants tenants;
   private final Messages messages;
   private final ScheduleRunner scheduler;
+  private final MediaSweep mediaSweep;
   private final Optional<Device> demoDevice;
   private volatile HttpApi http;
 
@@ -97,6 +99,9 @@ public final class Gateway implements AutoCloseable {
       Timestamps timestamps = new Timestamps(settings.zone());
       // One guard for every caller-given URL (media and webhook targets): one connection pool.
       SafeFetcher urlGuard = new SafeFetcher(settings.media(), clock);
+      // One instance: its lock orders keeping a file against the sweep's removing it.
+      MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
+      this.mediaSweep = new MediaSweep(mediaFiles, db, clock);
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
       this.drivers =
           Drivers.load(
@@ -133,7 +138,7 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
-              new CallerMedia(urlGuard, new MediaFiles(settings.dataDir())),
+              new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
@@ -150,7 +155,6 @@ public final class Gateway implements AutoCloseable {
         this.demoDevice = Optional.empty();
       }
 
-      MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
       this.scheduler =
           new ScheduleRunner(
               db,
@@ -173,7 +177,13 @@ public final class Gateway implements AutoCloseable {
               ecoMessages,
               new EcoMediaHandlers(ecoMessages, urlGuard, mediaFiles, settings.media().maxKb()),
               new EcoUploadHandlers(
-                  new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
+                  new Uploads(
+                      db,
+                      ids,
+                      clock,
+                      mediaFiles,
+                      settings.media().maxBytes(),
+                      settings.media().uploadQuotaBytes()),
                   ecoMessages,
                   settings.media().maxKb()),
               ecoMessages.groups(),
@@ -231,6 +241,7 @@ public final class Gateway implements AutoCloseable {
       // Only now: a gateway that cannot serve must not send what an earlier run left pending.
       messages.resume();
       scheduler.start(); // after the resume: what it hands over is queued by its own accept
+      mediaSweep.start();
     } catch (RuntimeException e) {
       // Whatever failed on the way up, the database and its lock are released (closing twice is
       // harmless when the HTTP failure path has closed them already).
@@ -300,6 +311,11 @@ public final class Gateway implements AutoCloseable {
     return messages;
   }
 
+  /** The sweep of unreferenced media files (tests run it at once instead of waiting an hour). */
+  public MediaSweep mediaSweep() {
+    return mediaSweep;
+  }
+
   /** The simulated network of the sandbox driver (tests, the demo). */
   public SandboxNetwork sandbox() {
     return drivers.all().stream()
@@ -324,6 +340,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   private void stopCore() {
+    mediaSweep.close(); // removes nothing more; a sweep under way ends with the database
     scheduler.close(); // nothing new is handed to the senders
     messages.close(); // senders finish the send in progress and record it
     drivers.close(); // a driver that made its network (the sandbox's) closes it
