@@ -183,6 +183,18 @@ class UploadTest {
     return b;
   }
 
+  private static Reply sendImage(TestGateway g, Device d, String filename) {
+    return g.postJson(
+        "/api/send_image",
+        "{\"key\":\""
+            + d.ecoKey()
+            + "\",\"phone_no\":\""
+            + Numbers.fresh()
+            + "\",\"filename\":\""
+            + filename
+            + "\"}");
+  }
+
   private static long keptFiles(TestGateway g) throws Exception {
     Path media = g.settings().dataDir().resolve("media");
     try (var walk = java.nio.file.Files.walk(media)) {
@@ -202,15 +214,7 @@ class UploadTest {
       assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "logo.png", png(500, 1)).body())
           .isEqualTo("success");
       // Sent while it was the upload: the message keeps that file.
-      Reply sent =
-          g.postJson(
-              "/api/send_image",
-              "{\"key\":\""
-                  + d.ecoKey()
-                  + "\",\"phone_no\":\""
-                  + Numbers.fresh()
-                  + "\",\"filename\":\"logo.png\"}");
-      assertThat(sent.body()).isEqualTo("success");
+      assertThat(sendImage(g, d, "logo.png").body()).isEqualTo("success");
       assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "tmp.png", png(500, 2)).body())
           .isEqualTo("success");
       assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "tmp.png", png(500, 3)).body())
@@ -225,15 +229,7 @@ class UploadTest {
       assertThat(g.gateway().mediaSweep().sweepOnce()).isEqualTo(1); // the first tmp.png
       assertThat(keptFiles(g)).isEqualTo(3);
       // What is left still sends.
-      Reply again =
-          g.postJson(
-              "/api/send_image",
-              "{\"key\":\""
-                  + d.ecoKey()
-                  + "\",\"phone_no\":\""
-                  + Numbers.fresh()
-                  + "\",\"filename\":\"tmp.png\"}");
-      assertThat(again.body()).isEqualTo("success");
+      assertThat(sendImage(g, d, "tmp.png").body()).isEqualTo("success");
     }
   }
 
