@@ -34,6 +34,7 @@ import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
+import io.kurir.media.MediaSweep;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
 import io.kurir.message.Messages;
@@ -80,6 +81,7 @@ public final class Gateway implements AutoCloseable {
   private final Tenants tenants;
   private final Messages messages;
   private final ScheduleRunner scheduler;
+  private final MediaSweep mediaSweep;
   private final Optional<Device> demoDevice;
   private volatile HttpApi http;
 
@@ -106,6 +108,11 @@ public final class Gateway implements AutoCloseable {
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
+      // One guard for every caller-given URL (media and webhook targets): one connection pool.
+      SafeFetcher urlGuard = new SafeFetcher(settings.media(), clock);
+      // One instance: its lock orders keeping a file against the sweep's removing it.
+      MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
+      this.mediaSweep = new MediaSweep(mediaFiles, db, clock);
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
       this.drivers =
           Drivers.load(
@@ -119,7 +126,7 @@ public final class Gateway implements AutoCloseable {
           new WebhookOutbox(
               db,
               clock,
-              new SafeFetcher(settings.media()),
+              urlGuard,
               settings.webhooks().retryFor(),
               settings.webhooks().timeout(),
               settings.nodeId());
@@ -142,8 +149,7 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
-              new CallerMedia(
-                  new SafeFetcher(settings.media()), new MediaFiles(settings.dataDir())),
+              new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
@@ -160,19 +166,17 @@ public final class Gateway implements AutoCloseable {
         this.demoDevice = Optional.empty();
       }
 
-      MediaFiles mediaFiles = new MediaFiles(settings.dataDir());
-      SafeFetcher mediaFetcher = new SafeFetcher(settings.media());
       this.scheduler =
           new ScheduleRunner(
               db,
               messages,
               tenants,
-              mediaFetcher,
+              urlGuard,
               mediaFiles,
               clock,
               settings.nodeId(),
               settings.media().maxKb());
-      Schedules schedules = new Schedules(db, ids, clock, mediaFetcher, messages, scheduler::wake);
+      Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
@@ -182,18 +186,20 @@ public final class Gateway implements AutoCloseable {
           new EcoRoutes(
               tenants,
               ecoMessages,
-              new EcoMediaHandlers(
-                  ecoMessages,
-                  new SafeFetcher(settings.media()),
-                  mediaFiles,
-                  settings.media().maxKb()),
+              new EcoMediaHandlers(ecoMessages, urlGuard, mediaFiles, settings.media().maxKb()),
               new EcoUploadHandlers(
-                  new Uploads(db, ids, clock, mediaFiles, settings.media().maxBytes()),
+                  new Uploads(
+                      db,
+                      ids,
+                      clock,
+                      mediaFiles,
+                      settings.media().maxBytes(),
+                      settings.media().uploadQuotaBytes()),
                   ecoMessages,
                   settings.media().maxKb()),
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(sessions, new SafeFetcher(settings.media()), VERSION),
+              new EcoDeviceHandlers(sessions, urlGuard, VERSION),
               new EcoScheduleHandlers(schedules, phones, timestamps, settings.media().maxKb()),
               settings.trustedProxies()));
       tables.add(
@@ -215,14 +221,13 @@ public final class Gateway implements AutoCloseable {
               tenants,
               phones,
               messageWebhooks,
-              new SafeFetcher(settings.media()),
+              urlGuard,
               mobileCs,
               messages,
               timestamps,
               settings.syncTimeout()));
       tables.add(new PartnerRoutes(tenants, bots, messages));
-      RemoteMedia remoteMedia =
-          new RemoteMedia(new SafeFetcher(settings.media()), mediaFiles, settings.media().maxKb());
+      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
       tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppId()));
       tables.add(
           new PushV2Routes(
@@ -254,6 +259,7 @@ public final class Gateway implements AutoCloseable {
       // Only now: a gateway that cannot serve must not send what an earlier run left pending.
       messages.resume();
       scheduler.start(); // after the resume: what it hands over is queued by its own accept
+      mediaSweep.start();
     } catch (RuntimeException e) {
       // Whatever failed on the way up, the database and its lock are released (closing twice is
       // harmless when the HTTP failure path has closed them already).
@@ -347,6 +353,11 @@ public final class Gateway implements AutoCloseable {
     return messages;
   }
 
+  /** The sweep of unreferenced media files (tests run it at once instead of waiting an hour). */
+  public MediaSweep mediaSweep() {
+    return mediaSweep;
+  }
+
   /** The simulated network of the sandbox driver (tests, the demo). */
   public SandboxNetwork sandbox() {
     return drivers.all().stream()
@@ -372,6 +383,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   private void stopCore() {
+    mediaSweep.close(); // removes nothing more; a sweep under way ends with the database
     scheduler.close(); // nothing new is handed to the senders
     messages.close(); // senders finish the send in progress and record it
     drivers.close(); // a driver that made its network (the sandbox's) closes it

@@ -66,9 +66,19 @@ public record Settings(
    * @param maxBytes largest image or file sent; larger ones answer {@code file_more_than_<N>KB}
    * @param allowPrivateAddresses whether URLs may point at loopback, private or link-local
    *     addresses (off: a caller must not make Kurir reach into the operator's network)
-   * @param fetchTimeout connect and read timeout of one fetch
+   * @param fetchTimeout one deadline over a whole fetch: lookup, connect, headers and body
+   * @param uploadQuotaBytes most bytes the uploaded images of one license's devices hold together
    */
-  public record Media(long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout) {
+  public record Media(
+      long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout, long uploadQuotaBytes) {
+    /** The default of {@code media.upload-quota}. */
+    public static final long DEFAULT_UPLOAD_QUOTA = 200L * 1024 * 1024;
+
+    /** With the default upload quota (tests that do not upload). */
+    public Media(long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout) {
+      this(maxBytes, allowPrivateAddresses, fetchTimeout, DEFAULT_UPLOAD_QUOTA);
+    }
+
     /** The limit as the contract writes it, in KB. */
     public long maxKb() {
       return maxBytes / 1024;

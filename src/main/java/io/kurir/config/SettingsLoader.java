@@ -60,6 +60,7 @@ public final class SettingsLoader {
           // The demo runs on loopback for one person: their own receiver on localhost is fine.
           new Definition("media.allow-private-addresses", "false", "true"),
           new Definition("media.fetch-timeout", "15s", "15s"),
+          new Definition("media.upload-quota", "200MB", "200MB"),
           new Definition("webhook.retry-for", "24h", "24h"),
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
@@ -306,7 +307,8 @@ public final class SettingsLoader {
         new Settings.Media(
             r.size("media.max-size"),
             r.bool("media.allow-private-addresses"),
-            r.duration("media.fetch-timeout"));
+            r.duration("media.fetch-timeout"),
+            r.size("media.upload-quota"));
     List<String> trustedProxies = new ArrayList<>();
     for (String proxy : v.get("http.trusted-proxies").split(",")) {
       if (proxy.isBlank()) {

@@ -3,73 +3,80 @@ package io.kurir.media;
 import io.kurir.config.Settings;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import okhttp3.HttpUrl;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /**
  * Fetches a URL a caller gave (an image or file to send) without letting the caller use Kurir to
  * reach into the operator's network: only http and https; every host, the first and each redirect
- * target, is resolved and refused when any of its addresses is loopback, private, link-local (cloud
- * metadata lives there), carrier-grade NAT, unique-local or multicast, unless the operator allows
- * private addresses. Connect and read time out; the size limit is enforced while reading; the type
- * comes from the file's first bytes, never from the server's header.
+ * target, is looked up once and refused when any of its addresses is internal ({@link
+ * InternalAddresses}: loopback, private, link-local, this host's own addresses…), unless the
+ * operator allows private addresses; the connection goes to exactly the addresses checked ({@link
+ * GuardedHttp}). One deadline covers every hop and the whole body; the size limit is enforced while
+ * reading; the type comes from the file's first bytes, never from the server's header.
  *
- * <p>The address is checked after resolution and the HTTP client resolves again when it connects; a
- * DNS answer that changes between the two (rebinding) is outside what this class can see.
- *
- * <p>Thread-safe.
+ * <p>Thread-safe; one instance shares its HTTP connections among all callers.
  */
 public final class SafeFetcher {
   private static final int MAX_REDIRECTS = 5;
-  private static final ScheduledExecutorService TIMER =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> Thread.ofPlatform().daemon(true).name("fetch-deadlines").unstarted(r));
 
   private final Settings.Media limits;
-  private final Predicate<InetAddress> internal;
-  private final HttpClient http;
+  private final GuardedHttp http;
 
   public SafeFetcher(Settings.Media limits) {
-    this(limits, SafeFetcher::isInternal);
+    this(limits, Clock.systemUTC());
+  }
+
+  /** With {@code clock} deciding when this host's own addresses are listed again. */
+  public SafeFetcher(Settings.Media limits, Clock clock) {
+    this(limits, HostResolver.SYSTEM, new InternalAddresses(new HostAddresses(clock))::isInternal);
   }
 
   /**
    * With another notion of "internal": tests use it to stand a loopback alias for a private net.
    */
   SafeFetcher(Settings.Media limits, Predicate<InetAddress> internal) {
+    this(limits, HostResolver.SYSTEM, internal);
+  }
+
+  /**
+   * With a resolver and a notion of "internal" the caller controls: tests change the resolver's
+   * answers between two lookups (rebinding), in this package and in the webhook's.
+   */
+  public SafeFetcher(
+      Settings.Media limits, HostResolver resolver, Predicate<InetAddress> internal) {
     this.limits = limits;
-    this.internal = internal;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER) // each hop is checked here
-            .connectTimeout(limits.fetchTimeout())
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
+    this.http = new GuardedHttp(resolver, internal, limits.allowPrivateAddresses());
+  }
+
+  /** The guarded HTTP client this fetcher uses, for webhook deliveries to caller-given targets. */
+  public GuardedHttp http() {
+    return http;
   }
 
   /**
    * Why Kurir may not send to or fetch from {@code rawUrl}, if it may not: not an http(s) URL, or a
-   * host with an internal address (the webhook outbox checks its targets with this).
+   * host with an internal address (checked when a webhook target is set; each delivery checks again
+   * as it connects).
    */
   public Optional<String> refusalOf(String rawUrl) {
     Optional<URI> uri = parse(rawUrl);
-    return uri.isEmpty() ? Optional.of("not an http or https URL") : refusal(uri.get());
+    if (uri.isEmpty()) {
+      return Optional.of("not an http or https URL");
+    }
+    HttpUrl url = HttpUrl.parse(uri.get().toString());
+    return url == null ? Optional.of("not an http or https URL") : http.refusalOf(url.host());
   }
 
   /** Fetches within the configured timeout, for every hop and the body together. */
@@ -83,86 +90,86 @@ public final class SafeFetcher {
    * cannot hold the caller.
    */
   public FetchResult fetch(String rawUrl, Instant deadline) {
-    Instant configured = Instant.now().plus(limits.fetchTimeout());
-    Instant until = deadline.isBefore(configured) ? deadline : configured;
+    Duration budget = Duration.between(Instant.now(), deadline);
+    if (budget.compareTo(limits.fetchTimeout()) > 0) {
+      budget = limits.fetchTimeout();
+    }
+    long until = System.nanoTime() + Math.max(budget.toNanos(), 0);
     Optional<URI> first = parse(rawUrl);
     if (first.isEmpty()) {
       return new FetchResult.BadUrl("not an http or https URL");
     }
     URI uri = first.get();
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      Optional<String> refused = refusal(uri);
-      if (refused.isPresent()) {
-        return new FetchResult.BadUrl(refused.get());
+      HttpUrl url = HttpUrl.parse(uri.toString());
+      if (url == null) {
+        return new FetchResult.BadUrl("not an http or https URL");
       }
-      Duration left = Duration.between(Instant.now(), until);
-      if (left.isNegative() || left.isZero()) {
-        return new FetchResult.Unreachable("timed out");
-      }
-      HttpResponse<InputStream> response;
+      Request request = new Request.Builder().url(url).header("User-Agent", "Kurir").get().build();
+      GuardedHttp.Exchange<Hop> exchange;
       try {
-        response =
-            http.send(
-                HttpRequest.newBuilder(uri).timeout(left).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
-      } catch (IOException e) {
-        return new FetchResult.Unreachable(e.toString());
+        exchange = http.exchange(request, until, this::readHop);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return new FetchResult.Unreachable("interrupted");
-      } catch (IllegalArgumentException e) {
-        return new FetchResult.BadUrl(e.getMessage());
       }
-      int status = response.statusCode();
-      if (status >= 300 && status < 400) {
-        close(response);
+      Hop answer;
+      switch (exchange) {
+        case GuardedHttp.Exchange.Refused<Hop> refused -> {
+          return new FetchResult.BadUrl(refused.why());
+        }
+        case GuardedHttp.Exchange.Failed<Hop> failed -> {
+          return new FetchResult.Unreachable(failed.why());
+        }
+        case GuardedHttp.Exchange.TimedOut<Hop> timedOut -> {
+          return new FetchResult.Unreachable("timed out");
+        }
+        case GuardedHttp.Exchange.Answered<Hop> answered -> answer = answered.value();
+      }
+      if (answer.status() >= 300 && answer.status() < 400) {
         URI current = uri;
-        Optional<URI> next =
-            response.headers().firstValue("Location").flatMap(l -> resolve(current, l));
+        Optional<URI> next = answer.location().flatMap(l -> resolve(current, l));
         if (next.isEmpty()) {
           return new FetchResult.Unreachable("redirect without a usable Location");
         }
         uri = next.get();
         continue;
       }
-      if (status != 200) {
-        close(response);
-        return new FetchResult.Unreachable("HTTP " + status);
+      if (answer.status() != 200) {
+        return new FetchResult.Unreachable("HTTP " + answer.status());
       }
-      return read(uri, response, until);
+      if (answer.tooLarge()) {
+        return new FetchResult.TooLarge();
+      }
+      if (answer.body().length == 0) {
+        return new FetchResult.Unreachable("empty body");
+      }
+      String type = FileTypes.sniff(answer.body());
+      return new FetchResult.Fetched(
+          new FetchedFile(FileTypes.nameFor(uri, type), type, answer.body()));
     }
     return new FetchResult.Unreachable("too many redirects");
   }
 
-  private FetchResult read(URI uri, HttpResponse<InputStream> response, Instant until) {
-    long declared = response.headers().firstValueAsLong("Content-Length").orElse(-1);
-    if (declared > limits.maxBytes()) {
-      close(response);
-      return new FetchResult.TooLarge();
+  /**
+   * What one hop answered: a redirect's target, an error status, or the body (within the limit).
+   */
+  private record Hop(int status, Optional<String> location, byte[] body, boolean tooLarge) {}
+
+  private Hop readHop(Response response) throws IOException {
+    int status = response.code();
+    if (status != 200) {
+      return new Hop(status, Optional.ofNullable(response.header("Location")), new byte[0], false);
     }
-    // Closing the stream at the deadline ends a read that is still waiting for bytes.
-    ScheduledFuture<?> cutOff =
-        TIMER.schedule(
-            () -> close(response),
-            Math.max(1, Duration.between(Instant.now(), until).toMillis()),
-            TimeUnit.MILLISECONDS);
-    try (InputStream body = response.body()) {
-      byte[] bytes = body.readNBytes((int) Math.min(limits.maxBytes() + 1, Integer.MAX_VALUE));
-      if (Instant.now().isAfter(until)) {
-        return new FetchResult.Unreachable("timed out while reading");
-      }
-      if (bytes.length > limits.maxBytes()) {
-        return new FetchResult.TooLarge();
-      }
-      if (bytes.length == 0) {
-        return new FetchResult.Unreachable("empty body");
-      }
-      String type = FileTypes.sniff(bytes);
-      return new FetchResult.Fetched(new FetchedFile(FileTypes.nameFor(uri, type), type, bytes));
-    } catch (IOException e) {
-      return new FetchResult.Unreachable(e.toString());
-    } finally {
-      cutOff.cancel(false);
+    ResponseBody body = response.body();
+    if (body == null || body.contentLength() > limits.maxBytes()) {
+      return new Hop(status, Optional.empty(), new byte[0], body != null);
+    }
+    try (InputStream in = body.byteStream()) {
+      byte[] bytes = in.readNBytes((int) Math.min(limits.maxBytes() + 1, Integer.MAX_VALUE));
+      return bytes.length > limits.maxBytes()
+          ? new Hop(status, Optional.empty(), new byte[0], true)
+          : new Hop(status, Optional.empty(), bytes, false);
     }
   }
 
@@ -187,88 +194,6 @@ public final class SafeFetcher {
       return parse(base.resolve(location.strip()).toString());
     } catch (IllegalArgumentException e) {
       return Optional.empty();
-    }
-  }
-
-  /** Why Kurir may not fetch from this URI's host, if it may not. */
-  private Optional<String> refusal(URI uri) {
-    InetAddress[] addresses;
-    try {
-      addresses = InetAddress.getAllByName(uri.getHost());
-    } catch (UnknownHostException e) {
-      return Optional.of("unknown host " + uri.getHost());
-    }
-    if (limits.allowPrivateAddresses()) {
-      return Optional.empty();
-    }
-    for (InetAddress a : addresses) {
-      if (internal.test(a)) {
-        return Optional.of(uri.getHost() + " is an internal address (" + a.getHostAddress() + ")");
-      }
-    }
-    return Optional.empty();
-  }
-
-  static boolean isInternal(InetAddress a) {
-    if (a.isLoopbackAddress()
-        || a.isAnyLocalAddress()
-        || a.isLinkLocalAddress()
-        || a.isSiteLocalAddress()
-        || a.isMulticastAddress()) {
-      return true;
-    }
-    byte[] b = a.getAddress();
-    if (a instanceof Inet4Address) {
-      int first = b[0] & 0xff;
-      int second = b[1] & 0xff;
-      return first == 0 // "this network"
-          || (first == 100 && second >= 64 && second < 128) // carrier-grade NAT
-          || (first == 192 && second == 0 && (b[2] & 0xff) == 0) // IETF protocol assignments
-          || first >= 240; // reserved and broadcast
-    }
-    if (a instanceof Inet6Address) {
-      if ((b[0] & 0xfe) == 0xfc) {
-        return true; // unique-local fc00::/7
-      }
-      // Forms that carry an IPv4 address: IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4
-      // 2002::/16. They reach the IPv4 address inside, so that address decides.
-      byte[] v4 = null;
-      if (allZero(b, 0, 12)) {
-        v4 = java.util.Arrays.copyOfRange(b, 12, 16);
-      } else if ((b[0] & 0xff) == 0x00
-          && (b[1] & 0xff) == 0x64
-          && (b[2] & 0xff) == 0xff
-          && (b[3] & 0xff) == 0x9b
-          && allZero(b, 4, 12)) {
-        v4 = java.util.Arrays.copyOfRange(b, 12, 16);
-      } else if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x02) {
-        v4 = java.util.Arrays.copyOfRange(b, 2, 6);
-      }
-      if (v4 != null) {
-        try {
-          return isInternal(InetAddress.getByAddress(v4));
-        } catch (java.net.UnknownHostException impossible) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  private static boolean allZero(byte[] b, int from, int to) {
-    for (int i = from; i < to; i++) {
-      if (b[i] != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static void close(HttpResponse<InputStream> response) {
-    try {
-      response.body().close();
-    } catch (IOException ignored) {
-      // nothing more to read from it anyway
     }
   }
 

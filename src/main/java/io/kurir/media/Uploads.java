@@ -20,7 +20,9 @@ public final class Uploads {
   public enum Refusal {
     EMPTY,
     TOO_LARGE,
-    NOT_AN_IMAGE
+    NOT_AN_IMAGE,
+    /** The license's uploads would pass its quota ({@code media.upload-quota}). */
+    OVER_QUOTA
   }
 
   /** The outcome of an upload: the stored upload's id, or why it was refused. */
@@ -31,13 +33,20 @@ public final class Uploads {
   private final Clock clock;
   private final MediaFiles files;
   private final long maxBytes;
+  private final long quotaBytes;
 
-  public Uploads(Database db, IdGenerator ids, Clock clock, MediaFiles files, long maxBytes) {
+  /**
+   * @param maxBytes largest upload
+   * @param quotaBytes most bytes the uploads of one license's devices may hold together
+   */
+  public Uploads(
+      Database db, IdGenerator ids, Clock clock, MediaFiles files, long maxBytes, long quotaBytes) {
     this.db = db;
     this.ids = ids;
     this.clock = clock;
     this.files = files;
     this.maxBytes = maxBytes;
+    this.quotaBytes = quotaBytes;
   }
 
   public Outcome upload(Device device, String originalName, byte[] bytes) {
@@ -52,39 +61,76 @@ public final class Uploads {
       return refused(Refusal.NOT_AN_IMAGE);
     }
     String name = keyOf(originalName);
+    if (usedByLicense(device, name) + bytes.length > quotaBytes) {
+      return refused(Refusal.OVER_QUOTA); // before writing the file: nothing to clean up
+    }
     MediaRef kept = files.keep(new FetchedFile(displayName(name, type), type, bytes));
     long id = ids.next();
     long now = clock.millis();
-    db.writes()
-        .write(
-            h -> {
-              int replaced =
-                  h.createUpdate(
-                          "UPDATE upload SET mime_type = ?, path = ?, size = ?, created_at = ?"
-                              + " WHERE device_id = ? AND name = ?")
-                      .bind(0, type)
-                      .bind(1, kept.path().toString())
-                      .bind(2, bytes.length)
-                      .bind(3, now)
-                      .bind(4, device.id())
-                      .bind(5, name)
-                      .execute();
-              if (replaced == 0) {
-                h.createUpdate(
-                        "INSERT INTO upload (id, device_id, name, mime_type, path, size, created_at)"
-                            + " VALUES (?, ?, ?, ?, ?, ?, ?)")
-                    .bind(0, id)
+    // The file the name had before stays until the media sweep finds no row refers to it.
+    boolean stored =
+        db.writes()
+            .write(
+                h -> {
+                  // Checked again in the write: two uploads at once must not pass the quota
+                  // together.
+                  long used =
+                      h.createQuery(USED_BY_LICENSE)
+                          .bind(0, device.licenseId())
+                          .bind(1, device.id())
+                          .bind(2, name)
+                          .mapTo(Long.class)
+                          .one();
+                  if (used + bytes.length > quotaBytes) {
+                    return false;
+                  }
+                  int replaced =
+                      h.createUpdate(
+                              "UPDATE upload SET mime_type = ?, path = ?, size = ?, created_at = ?"
+                                  + " WHERE device_id = ? AND name = ?")
+                          .bind(0, type)
+                          .bind(1, kept.path().toString())
+                          .bind(2, bytes.length)
+                          .bind(3, now)
+                          .bind(4, device.id())
+                          .bind(5, name)
+                          .execute();
+                  if (replaced == 0) {
+                    h.createUpdate(
+                            "INSERT INTO upload (id, device_id, name, mime_type, path, size, created_at)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?)")
+                        .bind(0, id)
+                        .bind(1, device.id())
+                        .bind(2, name)
+                        .bind(3, type)
+                        .bind(4, kept.path().toString())
+                        .bind(5, bytes.length)
+                        .bind(6, now)
+                        .execute();
+                  }
+                  return true;
+                });
+    if (!stored) {
+      return refused(Refusal.OVER_QUOTA); // the kept file is left to the media sweep
+    }
+    return new Outcome(Optional.of(idOf(device, name).orElse(id)), Optional.empty());
+  }
+
+  // The bytes a license's uploads hold, but for the one a new upload of this name replaces.
+  private static final String USED_BY_LICENSE =
+      "SELECT COALESCE(SUM(u.size), 0) FROM upload u JOIN device d ON d.id = u.device_id"
+          + " WHERE d.license_id = ? AND NOT (u.device_id = ? AND u.name = ?)";
+
+  private long usedByLicense(Device device, String name) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(USED_BY_LICENSE)
+                    .bind(0, device.licenseId())
                     .bind(1, device.id())
                     .bind(2, name)
-                    .bind(3, type)
-                    .bind(4, kept.path().toString())
-                    .bind(5, bytes.length)
-                    .bind(6, now)
-                    .execute();
-              }
-              return null;
-            });
-    return new Outcome(Optional.of(idOf(device, name).orElse(id)), Optional.empty());
+                    .mapTo(Long.class)
+                    .one());
   }
 
   /**
@@ -110,7 +156,9 @@ public final class Uploads {
                                 displayName(rs.getString("name"), rs.getString("mime_type")),
                                 rs.getString("mime_type"),
                                 Path.of(rs.getString("path"))))
-                    .findOne());
+                    .findOne())
+        // Used now: the media sweep leaves its file alone while the send is accepted.
+        .filter(ref -> files.markUsed(ref.path()));
   }
 
   private Optional<Long> idOf(Device device, String name) {

@@ -19,6 +19,10 @@ import java.util.regex.Pattern;
 public final class PhoneNumbers {
   private static final PhoneNumberUtil UTIL = PhoneNumberUtil.getInstance();
   private static final Pattern SEPARATORS = Pattern.compile("[\\s\\-\\u2010-\\u2015().\\u00a0/]");
+
+  /** What separates the numbers of a list: commas, semicolons, line breaks. */
+  public static final String LIST_SEPARATORS_CHARS = ",;\n";
+
   private static final Pattern LIST_SEPARATORS = Pattern.compile("[,;\\n]");
   private static final Pattern DIGITS = Pattern.compile("\\+?\\d{4,17}");
 

@@ -1,33 +1,28 @@
 package io.kurir.webhook;
 
+import io.kurir.media.GuardedHttp;
 import io.kurir.media.SafeFetcher;
 import io.kurir.webhook.WebhookStore.Delivery;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
 
 /**
  * One attempt of one delivery: a signed JSON POST (headers in {@code docs/webhooks.md}) under one
- * deadline of {@code timeout} for everything (checking and resolving the host, connecting, sending,
+ * deadline of {@code timeout} for everything (resolving and checking the host, connecting, sending,
  * the answer's headers and its whole body), so that a receiver that trickles its answer holds a
  * delivery slot no longer than that. At the deadline the exchange is cancelled, which closes its
- * connection.
+ * connection. Sent through {@link GuardedHttp}: only to the address that was checked.
  *
  * <p>Thread-safe.
  */
@@ -35,6 +30,8 @@ final class WebhookSender implements AutoCloseable {
   /** The times in {@code X-Kurir-Event-Time}: UTC, always with milliseconds, so they sort. */
   static final DateTimeFormatter EVENT_TIME =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private static final MediaType JSON = MediaType.get("application/json");
 
   /** How an attempt ended. */
   enum Result {
@@ -54,85 +51,75 @@ final class WebhookSender implements AutoCloseable {
   }
 
   private final Clock clock;
-  private final SafeFetcher targets;
+  private final GuardedHttp http;
   private final Duration timeout;
-  private final HttpClient http;
-  // Host checks resolve names, which cannot be interrupted: they run here, under the deadline.
-  private final ExecutorService lookups = Executors.newVirtualThreadPerTaskExecutor();
 
   WebhookSender(Clock clock, SafeFetcher targets, Duration timeout) {
     this.clock = clock;
-    this.targets = targets;
+    this.http = targets.http();
     this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(timeout)
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
   }
 
   /**
-   * Posts {@code d} and waits for the complete answer, at most {@code timeout}.
+   * Posts {@code d} and waits for the complete answer, at most {@code timeout}. The target's host
+   * is looked up and checked as the connection is made, and the connection goes to the address that
+   * was checked.
    *
    * @throws InterruptedException when the outbox is stopping; the exchange is cancelled
    */
   Outcome post(Delivery d) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    CompletableFuture<Optional<String>> check =
-        CompletableFuture.supplyAsync(() -> targets.refusalOf(d.url()), lookups);
-    Optional<String> refused;
-    try {
-      refused = check.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      return Outcome.failed("no complete answer within " + timeout.toMillis() + " ms");
-    } catch (ExecutionException e) {
-      return Outcome.failed(e.getCause().toString());
-    }
-    if (refused.isPresent()) {
-      return new Outcome(Result.REFUSED, "refused: " + refused.get());
+    HttpUrl url = HttpUrl.parse(d.url());
+    if (url == null) {
+      return new Outcome(Result.REFUSED, "refused: not an http or https URL");
     }
     String timestamp = Long.toString(clock.instant().getEpochSecond());
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(d.url()))
-            .timeout(timeout)
-            .header("Content-Type", "application/json")
+    Request.Builder request =
+        new Request.Builder()
+            .url(url)
             .header("User-Agent", "Kurir-Webhook")
             .header("X-Kurir-Event", d.event())
             .header("X-Kurir-Event-Id", Long.toString(d.id()))
             .header("X-Kurir-Event-Time", EVENT_TIME.format(d.eventAt()))
             .header("X-Kurir-Timestamp", timestamp)
             .header("X-Kurir-Signature", signatures(d, timestamp))
-            .POST(HttpRequest.BodyPublishers.ofString(d.payload(), StandardCharsets.UTF_8));
+            .post(RequestBody.create(d.payload().getBytes(StandardCharsets.UTF_8), JSON));
     d.sequence().ifPresent(s -> request.header("X-Kurir-Sequence", Long.toString(s)));
-    // The body is discarded as it arrives; the future completes only once all of it has.
-    CompletableFuture<HttpResponse<Void>> call =
-        http.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
-    try {
-      long left = deadline - System.nanoTime();
-      int status = call.get(Math.max(left, 0), TimeUnit.NANOSECONDS).statusCode();
-      if (status >= 200 && status < 300) {
-        return new Outcome(Result.DELIVERED, null);
-      }
-      // The receiver refused it for good (4xx), or moved (3xx: redirects are not followed);
-      // a timeout, throttling or a server error may pass.
-      boolean retry = status >= 500 || status == 408 || status == 429;
-      return new Outcome(retry ? Result.FAILED : Result.REFUSED, "HTTP " + status);
-    } catch (TimeoutException e) {
-      return Outcome.failed("no complete answer within " + timeout.toMillis() + " ms");
-    } catch (ExecutionException e) {
-      return Outcome.failed(e.getCause().toString());
-    } finally {
-      call.cancel(true); // nothing when it completed; else aborts the exchange and its connection
-    }
+    // The body is read to its end and dropped: the answer is complete only once all of it came.
+    GuardedHttp.Exchange<Integer> exchange =
+        http.exchange(
+            request.build(),
+            deadline,
+            response -> {
+              response.body().byteStream().transferTo(OutputStream.nullOutputStream());
+              return response.code();
+            });
+    return switch (exchange) {
+      case GuardedHttp.Exchange.Answered<Integer> answered -> outcomeOf(answered.value());
+      case GuardedHttp.Exchange.Refused<Integer> refused ->
+          new Outcome(Result.REFUSED, "refused: " + refused.why());
+      case GuardedHttp.Exchange.Failed<Integer> failed -> Outcome.failed(failed.why());
+      case GuardedHttp.Exchange.TimedOut<Integer> timedOut ->
+          Outcome.failed("no complete answer within " + timeout.toMillis() + " ms");
+    };
   }
 
-  /** Cancels what is still under way and lets the client's threads go. */
-  @Override
-  public void close() {
-    http.shutdownNow();
-    lookups.shutdownNow();
+  private static Outcome outcomeOf(int status) {
+    if (status >= 200 && status < 300) {
+      return new Outcome(Result.DELIVERED, null);
+    }
+    // The receiver refused it for good (4xx), or moved (3xx: redirects are not followed);
+    // a timeout, throttling or a server error may pass.
+    boolean retry = status >= 500 || status == 408 || status == 429;
+    return new Outcome(retry ? Result.FAILED : Result.REFUSED, "HTTP " + status);
   }
+
+  /**
+   * Nothing of its own to let go: the client is shared, and an attempt under way ends when the
+   * outbox interrupts the thread that waits for it.
+   */
+  @Override
+  public void close() {}
 
   /**
    * {@code sha256=<hex>} with the license's secret; during the overlap after a rotation also a

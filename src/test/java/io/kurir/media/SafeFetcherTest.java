@@ -46,9 +46,9 @@ class SafeFetcherTest {
 
   @Test
   void publicAddressesAreNotInternal() throws Exception {
-    assertThat(SafeFetcher.isInternal(InetAddress.getByName("93.184.216.34"))).isFalse();
-    assertThat(SafeFetcher.isInternal(InetAddress.getByName("2606:2800:220:1::1"))).isFalse();
-    assertThat(SafeFetcher.isInternal(InetAddress.getByName("100.128.0.1"))).isFalse();
+    assertThat(InternalAddresses.isReserved(InetAddress.getByName("93.184.216.34"))).isFalse();
+    assertThat(InternalAddresses.isReserved(InetAddress.getByName("2606:2800:220:1::1"))).isFalse();
+    assertThat(InternalAddresses.isReserved(InetAddress.getByName("100.128.0.1"))).isFalse();
   }
 
   @Test
@@ -121,6 +121,116 @@ class SafeFetcherTest {
     } finally {
       release.countDown();
       server.stop(0);
+    }
+  }
+
+  /**
+   * DNS rebinding: the name first resolves to a "public" address (127.0.0.2 stands for one here)
+   * and to loopback on every later lookup. The fetch looks it up once and connects where that
+   * lookup said, so the service on 127.0.0.1 never sees a request.
+   */
+  @Test
+  void aNameThatResolvesAgainToLoopbackIsFetchedFromTheAddressThatWasChecked() throws Exception {
+    byte[] png = {(byte) 0x89, 'P', 'N', 'G', 1, 2, 3};
+    var publicServer =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.2", 0), 0);
+    int port = publicServer.getAddress().getPort();
+    var internalServer =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress("127.0.0.1", port), 0);
+    var internalHits = new java.util.concurrent.atomic.AtomicInteger();
+    publicServer.createContext(
+        "/",
+        exchange -> {
+          exchange.sendResponseHeaders(200, png.length);
+          exchange.getResponseBody().write(png);
+          exchange.close();
+        });
+    internalServer.createContext(
+        "/",
+        exchange -> {
+          internalHits.incrementAndGet();
+          exchange.sendResponseHeaders(200, 4);
+          exchange.getResponseBody().write("oops".getBytes());
+          exchange.close();
+        });
+    publicServer.start();
+    internalServer.start();
+    var lookups = new java.util.concurrent.atomic.AtomicInteger();
+    HostResolver rebinding =
+        host ->
+            java.util.List.of(
+                InetAddress.getByName(lookups.getAndIncrement() == 0 ? "127.0.0.2" : "127.0.0.1"));
+    try {
+      SafeFetcher guarded =
+          new SafeFetcher(
+              new Settings.Media(64 * 1024, false, Duration.ofSeconds(5)),
+              rebinding,
+              a -> !a.getHostAddress().equals("127.0.0.2"));
+      FetchResult result = guarded.fetch("http://rebind.test:" + port + "/x.png");
+      assertThat(result).isInstanceOf(FetchResult.Fetched.class);
+      assertThat(((FetchResult.Fetched) result).file().bytes()).isEqualTo(png);
+      assertThat(internalHits).hasValue(0);
+      assertThat(lookups).hasValue(1);
+      // The next lookup says loopback: refused before any connection.
+      assertThat(guarded.refusalOf("http://rebind.test:" + port + "/x.png"))
+          .get()
+          .asString()
+          .contains("127.0.0.1");
+      assertThat(internalHits).hasValue(0);
+    } finally {
+      publicServer.stop(0);
+      internalServer.stop(0);
+    }
+  }
+
+  /** A lookup that hangs cannot be interrupted; the caller is answered at the deadline anyway. */
+  @Test
+  void aLookupThatHangsEndsAtTheDeadline() {
+    var release = new java.util.concurrent.CountDownLatch(1);
+    HostResolver hanging =
+        host -> {
+          try {
+            release.await(20, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          throw new java.net.UnknownHostException(host);
+        };
+    try {
+      SafeFetcher fetcher =
+          new SafeFetcher(
+              new Settings.Media(64 * 1024, false, Duration.ofSeconds(1)),
+              hanging,
+              InternalAddresses::isReserved);
+      long started = System.nanoTime();
+      FetchResult result = fetcher.fetch("http://slow-dns.test/x.png");
+      assertThat(result).isEqualTo(new FetchResult.Unreachable("timed out"));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /** A server that accepts and never answers is cut off at the same deadline as a slow body. */
+  @Test
+  void aServerThatNeverAnswersIsCutOffAtTheDeadline() throws Exception {
+    try (var silent = new java.net.ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try (var socket = silent.accept()) {
+                  socket.getInputStream().readAllBytes(); // reads the request, answers nothing
+                } catch (java.io.IOException e) {
+                  // closed by the fetcher or the test
+                }
+              });
+      SafeFetcher patient =
+          new SafeFetcher(new Settings.Media(64 * 1024, true, Duration.ofSeconds(1)));
+      long started = System.nanoTime();
+      FetchResult result = patient.fetch("http://127.0.0.1:" + silent.getLocalPort() + "/x.png");
+      assertThat(result).isEqualTo(new FetchResult.Unreachable("timed out"));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
     }
   }
 }

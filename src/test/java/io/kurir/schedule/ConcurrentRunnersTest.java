@@ -39,7 +39,7 @@ class ConcurrentRunnersTest {
                 g.messages(),
                 g.tenants(),
                 new SafeFetcher(s.media()),
-                new MediaFiles(s.dataDir()),
+                new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
                 clock,
                 node,
                 s.media().maxKb()));

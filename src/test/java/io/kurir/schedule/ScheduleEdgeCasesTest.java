@@ -125,7 +125,7 @@ class ScheduleEdgeCasesTest {
               g.messages(),
               g.tenants(),
               new SafeFetcher(s.media()),
-              new MediaFiles(s.dataDir()),
+              new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               clock,
               1,
               s.media().maxKb());
@@ -203,7 +203,7 @@ class ScheduleEdgeCasesTest {
               g.messages(),
               g.tenants(),
               new SafeFetcher(s.media()),
-              new MediaFiles(s.dataDir()),
+              new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               new SteppingClock(Instant.parse("2026-03-10T03:01:00Z")),
               1,
               s.media().maxKb());

@@ -2,6 +2,7 @@ package io.kurir.api.eco;
 
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.NumberCheck;
@@ -255,6 +256,11 @@ public final class EcoMessageHandlers {
   // --- parsing
 
   List<Optional<String>> numbers(String raw) {
+    // Counted before any number is read: reading them is what costs (issue 13).
+    if (ListedValues.moreThan(raw, PhoneNumbers.LIST_SEPARATORS_CHARS, Messages.MAX_RECIPIENTS)) {
+      throw ApiException.badRequest(
+          "phone_no_too_many", "at most " + Messages.MAX_RECIPIENTS + " recipients per request");
+    }
     List<Optional<String>> numbers = phones.normalizeAll(raw);
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");

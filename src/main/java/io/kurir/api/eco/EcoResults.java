@@ -32,6 +32,10 @@ final class EcoResults {
 
   static final String URL_WRONG = "url_wrong";
   static final String FILE_NOT_EXISTS = "file_not_exists";
+
+  /** An upload that would take the license past {@code media.upload-quota} (413). */
+  static final String STORAGE_QUOTA_EXCEEDED = "storage_quota_exceeded";
+
   static final String GROUP_NOT_FOUND = "group_not_found";
   static final String GROUP_OTHER_ERROR = "other_error";
   static final String NO_MEMBERS = "n,o,n,e"; // sic: the contract's way of saying "none"

@@ -4,6 +4,7 @@ import static io.kurir.api.eco.EcoMessageHandlers.plain;
 
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.message.MessageText;
@@ -87,6 +88,9 @@ public final class EcoScheduleHandlers {
 
   /** A schedule goes to one number: a list would need one id per number, and has only one. */
   private String oneNumber(String raw) {
+    if (ListedValues.moreThan(raw, PhoneNumbers.LIST_SEPARATORS_CHARS, 1)) {
+      throw ApiException.fieldNotValid("phone_no", "a schedule goes to one number");
+    }
     List<Optional<String>> numbers = phones.normalizeAll(raw);
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");

@@ -79,6 +79,12 @@ public final class EcoUploadHandlers {
         case TOO_LARGE -> new ApiException(413, EcoResults.fileMoreThan(maxKb), "too large");
         case NOT_AN_IMAGE ->
             new ApiException(415, "file_type_not_allowed", "only images can be uploaded");
+        case OVER_QUOTA ->
+            new ApiException(
+                413,
+                EcoResults.STORAGE_QUOTA_EXCEEDED,
+                "the license's uploads would pass media.upload-quota; upload under an existing"
+                    + " name to replace a file");
       };
     }
     return outcome.id().orElseThrow();

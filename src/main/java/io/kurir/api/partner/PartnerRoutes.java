@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
+import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.bot.BotRule;
@@ -194,15 +195,16 @@ public final class PartnerRoutes implements RouteTable {
 
   /** Per id of {@code bulk_msg_id}: {@code {msg_id, status}} with the message's outcome. */
   private void bulkCheckId(Context ctx, PartnerRequest req) {
+    String raw = req.fields().required("bulk_msg_id");
+    if (ListedValues.moreThan(raw, ",", MAX_BULK_IDS)) { // before the list is split
+      throw ApiException.badRequest(
+          "bulk_msg_id_too_many", "at most " + MAX_BULK_IDS + " ids per call");
+    }
     Set<String> given = new LinkedHashSet<>();
-    for (String part : req.fields().required("bulk_msg_id").split(",")) {
+    for (String part : raw.split(",")) {
       if (!part.isBlank()) {
         given.add(part.strip());
       }
-    }
-    if (given.size() > MAX_BULK_IDS) {
-      throw ApiException.badRequest(
-          "bulk_msg_id_too_many", "at most " + MAX_BULK_IDS + " ids per call");
     }
     List<Long> ids = new ArrayList<>();
     for (String id : given) {

@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
+import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.message.MessageText;
@@ -71,8 +72,13 @@ public final class PushV1Routes implements RouteTable {
     if (!f.required("app_id").strip().equals(appId)) {
       throw ApiException.fieldNotValid("app_id", "not this installation's app_id");
     }
+    String rawTargets = f.required("include_player_ids");
+    if (ListedValues.moreThan(rawTargets, ",", MAX_IDS)) { // before the list is split
+      throw ApiException.badRequest(
+          "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
+    }
     List<String> targets = new ArrayList<>();
-    for (String id : f.required("include_player_ids").split(",")) {
+    for (String id : rawTargets.split(",")) {
       if (!id.isBlank()) {
         targets.add(id.strip());
       }
@@ -87,10 +93,6 @@ public final class PushV1Routes implements RouteTable {
             .normalize(f.required("data.no_wa"))
             .orElseThrow(() -> ApiException.fieldNotValid("data.no_wa", "not a phone number"));
     Optional<String> key = f.idempotencyKey();
-    if (targets.size() > MAX_IDS) {
-      throw ApiException.badRequest(
-          "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
-    }
     List<String> invalid = new ArrayList<>();
     // Several ids may name one handset (its player id and its handset id): it sends once.
     java.util.Set<Long> seen = new java.util.HashSet<>();

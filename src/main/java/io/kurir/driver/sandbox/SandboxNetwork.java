@@ -68,6 +68,17 @@ public final class SandboxNetwork implements AutoCloseable {
   public static final int HISTORY_PER_PHONE = 1_000;
 
   /**
+   * The phones whose inboxes are kept, and the messages kept over all inboxes: past either, the
+   * inbox of the phone that received least recently is emptied (and a phone with nothing else to
+   * remember, registered and online, is forgotten). A long-running {@code serve} that sends to ever
+   * new numbers grew by each one; now the memory and the journal's rewrite stay bounded (about 60
+   * MB of messages at most).
+   */
+  public static final int PHONES_WITH_HISTORY = 10_000;
+
+  public static final int MESSAGES_KEPT = 100_000;
+
+  /**
    * How many message ids the network remembers for de-duplication (the latest). A message resent
    * after a crash was sent moments before it (a device claims about a second of sends at a time),
    * so the last 100,000 ids cover every gateway's in-flight window many times over.
@@ -198,6 +209,11 @@ public final class SandboxNetwork implements AutoCloseable {
   private final Set<Long> takenOver = ConcurrentHashMap.newKeySet();
   private final Map<Long, PairingCode> pairingCodes = new ConcurrentHashMap<>();
   private final List<FailureRule> failures = new ArrayList<>();
+  // Phones with a kept inbox, least recently received first, and the messages of all inboxes;
+  // both guarded by changes (receive runs under it, live and on replay).
+  private final LinkedHashMap<String, Boolean> recentRecipients =
+      new LinkedHashMap<>(16, 0.75f, true);
+  private int messagesKept;
   private final PriorityQueue<PendingReceipt> receipts =
       new PriorityQueue<>(Comparator.comparing(PendingReceipt::due));
   private final ReentrantLock lock = new ReentrantLock();
@@ -872,12 +888,38 @@ public final class SandboxNetwork implements AutoCloseable {
     synchronized (p.inbox) {
       p.inbox.addLast(new Received(entry, r.get("dev").asLong(), r.path("receipts").asBoolean()));
       p.statuses.put(entry.networkId(), r.path("status").asText("sent"));
+      messagesKept++;
       if (p.inbox.size() > HISTORY_PER_PHONE) {
         Received oldest = p.inbox.removeFirst();
         p.statuses.remove(oldest.entry().networkId());
+        messagesKept--;
       }
     }
     remembered.put(entry.messageId(), entry.networkId());
+    recentRecipients.put(entry.to(), Boolean.TRUE);
+    forgetLeastRecentInboxes();
+  }
+
+  /** Empties the inboxes that received least recently until both bounds hold. */
+  private void forgetLeastRecentInboxes() {
+    while (recentRecipients.size() > PHONES_WITH_HISTORY
+        || (messagesKept > MESSAGES_KEPT && recentRecipients.size() > 1)) {
+      var eldest = recentRecipients.entrySet().iterator();
+      String number = eldest.next().getKey();
+      eldest.remove();
+      Phone p = phones.get(number);
+      if (p == null) {
+        continue;
+      }
+      synchronized (p.inbox) {
+        messagesKept -= p.inbox.size();
+        p.inbox.clear();
+        p.statuses.clear();
+      }
+      if (p.isDefault()) {
+        phones.remove(number, p); // nothing else to remember: a phone is on the network anyway
+      }
+    }
   }
 
   private static String textOrNull(JsonNode r, String field) {

@@ -45,6 +45,36 @@ class LimitsAndOddInputTest {
         .collect(Collectors.joining(","));
   }
 
+  /**
+   * Issue 13: a million numbers were all read (seconds of CPU) before the limit refused them. They
+   * are counted first now; the answer is the limit's, for every send that takes a list and for a
+   * schedule, which takes one number.
+   */
+  @Test
+  void aMillionNumbersAreRefusedWithTheLimitsAnswer() {
+    String million = manyNumbers(1_000_000);
+    for (String path :
+        java.util.List.of("/api/async_send_message", "/api/send_message", "/api/send_image_url")) {
+      Reply r =
+          send(
+              path,
+              "\"phone_no\":\""
+                  + million
+                  + "\",\"message\":\"x\",\"url\":\"http://127.0.0.1:9/x.png\"");
+      assertThat(r.status()).as(path).isEqualTo(400);
+      assertThat(r.body()).as(path).isEqualTo("phone_no_too_many");
+    }
+    Reply schedule =
+        send(
+            "/api/scheduler",
+            "\"phone_no\":\""
+                + million
+                + "\",\"message\":\"x\",\"api_type\":\"text\",\"sch_date\":\"2099-01-01 10:00\"");
+    assertThat(schedule.status()).isEqualTo(400);
+    assertThat(schedule.body()).isEqualTo("phone_no_not_valid");
+    assertThat(kurir.gateway().messages().queued(device.id())).isZero();
+  }
+
   @Test
   void tooManyRecipientsInOneRequest() {
     Reply async =

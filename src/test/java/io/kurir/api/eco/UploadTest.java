@@ -38,6 +38,11 @@ class UploadTest {
 
   /** A multipart body with an optional key field and one file part. */
   private Reply upload(String path, String key, String filename, byte[] content) {
+    return upload(kurir, path, key, filename, content);
+  }
+
+  private static Reply upload(
+      TestGateway kurir, String path, String key, String filename, byte[] content) {
     String boundary = "----kurir" + System.nanoTime();
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     if (key != null) {
@@ -168,5 +173,79 @@ class UploadTest {
     assertThat(kurir.sandbox().inbox(to))
         .extracting(InboxEntry::mediaName)
         .containsExactly("photo.png", "ab_cd.png");
+  }
+
+  // --- media that nothing refers to any more, and the quota (issue 13)
+
+  private static byte[] png(int size, int variant) {
+    byte[] b = TestFiles.bytes(new int[] {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}, size);
+    b[size - 1] = (byte) variant; // a different content, so a different kept file
+    return b;
+  }
+
+  private static Reply sendImage(TestGateway g, Device d, String filename) {
+    return g.postJson(
+        "/api/send_image",
+        "{\"key\":\""
+            + d.ecoKey()
+            + "\",\"phone_no\":\""
+            + Numbers.fresh()
+            + "\",\"filename\":\""
+            + filename
+            + "\"}");
+  }
+
+  private static long keptFiles(TestGateway g) throws Exception {
+    Path media = g.settings().dataDir().resolve("media");
+    try (var walk = java.nio.file.Files.walk(media)) {
+      return walk.filter(java.nio.file.Files::isRegularFile).count();
+    }
+  }
+
+  /**
+   * A replaced upload's file goes once its grace period has passed; the new one, and a file a
+   * message still refers to, stay.
+   */
+  @Test
+  void aReplacedUploadLeavesNoFileBehindOnceItsGracePassed(@TempDir Path dir) throws Exception {
+    var clock = TestGateway.settableClock();
+    try (TestGateway g = TestGateway.start(dir, clock, "--media.max-size=64KB")) {
+      Device d = g.newDevice();
+      assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "logo.png", png(500, 1)).body())
+          .isEqualTo("success");
+      // Sent while it was the upload: the message keeps that file.
+      assertThat(sendImage(g, d, "logo.png").body()).isEqualTo("success");
+      assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "tmp.png", png(500, 2)).body())
+          .isEqualTo("success");
+      assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "tmp.png", png(500, 3)).body())
+          .isEqualTo("success");
+      assertThat(upload(g, "/api/upload/" + d.ecoKey(), null, "logo.png", png(500, 4)).body())
+          .isEqualTo("success");
+      assertThat(keptFiles(g)).isEqualTo(4);
+
+      // Within the grace period nothing goes: a file is kept before its row is committed.
+      assertThat(g.gateway().mediaSweep().sweepOnce()).isZero();
+      clock.advance(java.time.Duration.ofHours(2));
+      assertThat(g.gateway().mediaSweep().sweepOnce()).isEqualTo(1); // the first tmp.png
+      assertThat(keptFiles(g)).isEqualTo(3);
+      // What is left still sends.
+      assertThat(sendImage(g, d, "tmp.png").body()).isEqualTo("success");
+    }
+  }
+
+  /** A license's uploads share one quota; replacing a name counts the new size only. */
+  @Test
+  void uploadsPastTheLicensesQuotaAreRefusedInTheApisStyle(@TempDir Path dir) {
+    try (TestGateway g =
+        TestGateway.start(dir, "--media.max-size=64KB", "--media.upload-quota=100KB")) {
+      Device d = g.newDevice();
+      String path = "/api/upload/" + d.ecoKey();
+      assertThat(upload(g, path, null, "a.png", png(60 * 1024, 1)).body()).isEqualTo("success");
+      Reply over = upload(g, path, null, "b.png", png(60 * 1024, 2));
+      assertThat(over.status()).isEqualTo(413);
+      assertThat(over.body()).isEqualTo("storage_quota_exceeded");
+      assertThat(upload(g, path, null, "a.png", png(60 * 1024, 3)).body()).isEqualTo("success");
+      assertThat(upload(g, path, null, "c.png", png(30 * 1024, 4)).body()).isEqualTo("success");
+    }
   }
 }

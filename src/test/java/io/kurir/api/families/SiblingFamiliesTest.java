@@ -486,6 +486,24 @@ class SiblingFamiliesTest {
     assertThat(byDeviceId.get("results").get(0).get("error").asText()).isEqualTo("NotRegistered");
   }
 
+  /** A million player ids are counted before they are split or looked up. */
+  @Test
+  void aMillionPlayerIdsAreRefusedWithTheLimitsAnswer() throws Exception {
+    Reply r =
+        kurir.post(
+            "/api/v1/notifications",
+            "{\"app_id\":\""
+                + APP_ID
+                + "\",\"include_player_ids\":\""
+                + "player-x,".repeat(1_000_000)
+                + "\",\"data\":{\"message\":\"x\",\"no_wa\":\"0812345678\"}}",
+            "application/json",
+            "Authorization",
+            "Basic " + license.pushKey());
+    assertThat(r.status()).isEqualTo(400);
+    assertThat(r.body()).contains("include_player_ids_too_many");
+  }
+
   @Test
   void aSwitchedOffDeviceSendsThroughNoPushFamily() throws Exception {
     Device off = tenants.createDevice(license.id(), "+6281100008498", "sandbox");

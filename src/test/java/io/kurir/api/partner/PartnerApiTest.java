@@ -200,6 +200,18 @@ class PartnerApiTest {
     assertThat(other.id()).isPositive();
   }
 
+  /** A million ids are counted before the list is split, and refused with the limit's answer. */
+  @Test
+  void bulkCheckIdRefusesAMillionIdsWithTheLimitsAnswer() throws Exception {
+    Reply r =
+        call(
+            "bulk_check_id",
+            "license=" + license.code() + "&bulk_msg_id=" + "1234567,".repeat(1_000_000),
+            auth);
+    assertThat(r.status()).isEqualTo(400);
+    assertThat(r.body()).contains("bulk_msg_id_too_many");
+  }
+
   @Test
   void bulkCheckIdGivesEachMessagesOutcome() throws Exception {
     String to = Numbers.fresh();

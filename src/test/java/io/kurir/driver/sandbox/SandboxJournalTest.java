@@ -159,6 +159,36 @@ class SandboxJournalTest {
     }
   }
 
+  /**
+   * Issue 13: every new number a long-running gateway sent to stayed in memory and in the journal.
+   * The inboxes kept are bounded by phones; a phone the operator set offline keeps that state.
+   */
+  @Test
+  void theNetworkKeepsTheInboxesOfABoundedNumberOfPhones() {
+    int phones = SandboxNetwork.PHONES_WITH_HISTORY + 20;
+    String offline = String.format("+62812%08d", 0);
+    try (SandboxNetwork network = open(true)) {
+      network.pair(DEVICE, SENDER);
+      network.setPhoneOnline(offline, false);
+      for (int i = 0; i < phones; i++) {
+        network.send(
+            DEVICE, new OutgoingMessage(i + 1, String.format("+62812%08d", i), false, "text", "x"));
+      }
+      assertThat(network.phones().size())
+          .isLessThanOrEqualTo(SandboxNetwork.PHONES_WITH_HISTORY + 1);
+      assertThat(network.inbox(String.format("+62812%08d", 5))).isEmpty();
+      assertThat(network.inbox(String.format("+62812%08d", phones - 1))).hasSize(1);
+      assertThat(network.phones()).contains(offline);
+    }
+    try (SandboxNetwork again = open(true)) {
+      assertThat(again.journalLines()).isLessThan(SandboxNetwork.PHONES_WITH_HISTORY + 200L);
+      assertThat(again.phones().size()).isLessThanOrEqualTo(SandboxNetwork.PHONES_WITH_HISTORY + 1);
+      assertThat(again.inbox(String.format("+62812%08d", phones - 1))).hasSize(1);
+      // The offline phone's inbox was forgotten, not its state: a send to it is not received.
+      assertThat(again.phones()).contains(offline);
+    }
+  }
+
   @Test
   void eachPhoneKeepsItsLastThousandMessages() {
     int sent = SandboxNetwork.HISTORY_PER_PHONE + 50;
