@@ -75,6 +75,16 @@ public final class CloudDriver implements Driver {
     this.listener = newListener;
   }
 
+  /**
+   * Nothing to set up at the network (the number is linked at Meta); the device's stored state is
+   * brought in line with what its configuration says now (a device just created is online).
+   */
+  @Override
+  public void attach(Device device) {
+    DeviceState now = state(device);
+    tell(l -> l.stateChanged(device.id(), now, "attached"));
+  }
+
   @Override
   public boolean isConnected(Device device) {
     return state(device) == DeviceState.ONLINE;
