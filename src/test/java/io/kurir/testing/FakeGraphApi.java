@@ -73,6 +73,8 @@ public final class FakeGraphApi implements AutoCloseable {
   private volatile String webhookUrl;
   private volatile boolean autoStatuses = true;
   private volatile int uploads;
+  private final java.util.concurrent.atomic.AtomicInteger posts =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   public FakeGraphApi(Clock clock) {
     this.clock = clock;
@@ -132,6 +134,11 @@ public final class FakeGraphApi implements AutoCloseable {
 
   public List<String> violations() {
     return violations;
+  }
+
+  /** Every message post so far, answered with an error or not. */
+  public int posts() {
+    return posts.get();
   }
 
   public int uploads() {
@@ -210,6 +217,7 @@ public final class FakeGraphApi implements AutoCloseable {
       violations.add("messages without a JSON content type");
     }
     JsonNode body = JSON.readTree(raw);
+    posts.incrementAndGet();
     String type = body.path("type").asText();
     if (!body.path("messaging_product").asText().equals("whatsapp")) {
       violations.add("messaging_product is not whatsapp");

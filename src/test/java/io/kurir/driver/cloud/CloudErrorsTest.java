@@ -74,10 +74,14 @@ class CloudErrorsTest {
       String to = Numbers.fresh();
       for (int[] error : new int[][] {{400, 130429}, {429, 131056}}) {
         f.graph.failNext(1, error[0], error[1], "rate limit hit", false);
+        int postsBefore = f.graph.posts();
         long id = f.sendAsync(to, "limited " + error[1]);
         Eventually.until(
-            "back in the queue",
-            () -> f.message(id).state() == MessageState.PENDING && f.message(id).attempts() == 0);
+            "refused, and back in the queue",
+            () ->
+                f.graph.posts() > postsBefore
+                    && f.message(id).state() == MessageState.PENDING
+                    && f.message(id).attempts() == 0);
         // Past the wait the limit asked for: 1 s after a first throughput hit, 6 s after a
         // first pair hit (the device's queue waits that long in real time too).
         f.clock.advance(Duration.ofSeconds(10));
@@ -87,10 +91,14 @@ class CloudErrorsTest {
             () -> f.message(id).state() == MessageState.DELIVERY);
       }
       f.graph.failNext(1, 400, 130429, "rate limit hit", true);
+      int postsBefore = f.graph.posts();
       long byWebhook = f.sendAsync(to, "limited later");
       Eventually.until(
           "back in the queue after its failed status",
-          () -> f.message(byWebhook).state() == MessageState.PENDING);
+          () ->
+              f.graph.posts() > postsBefore
+                  && f.networkId(byWebhook).isPresent()
+                  && f.message(byWebhook).state() == MessageState.PENDING);
       f.clock.advance(Duration.ofSeconds(10));
       f.awaitState(byWebhook, MessageState.DELIVERY);
       assertThat(f.graph.sentTo(to.substring(1)))
@@ -135,7 +143,9 @@ class CloudErrorsTest {
           () ->
               receiver.ofEvent("device.status").stream()
                   .anyMatch(r -> r.json().path("newState").asText().equals("failed")));
-      assertThat(f.message(during).state()).isEqualTo(MessageState.PENDING);
+      Eventually.until(
+          "the refused message back in the queue",
+          () -> f.message(during).state() == MessageState.PENDING);
       long waiting = f.sendAsync(to, "waiting");
       assertThat(f.message(waiting).state()).isEqualTo(MessageState.PENDING);
       assertThat(f.postEco("/api/generate_qr", f.key())).isEqualTo("failed");
