@@ -78,10 +78,16 @@ public final class Sessions {
     if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
       return new Pairing.AlreadyPaired();
     }
-    return driver
-        .pairingCode(device)
-        .<Pairing>map(code -> new Pairing.Code(code, QrCodes.pngDataUrl(code)))
-        .orElse(new Pairing.Unavailable());
+    Optional<String> code = driver.pairingCode(device);
+    if (code.isPresent()) {
+      return new Pairing.Code(code.get(), QrCodes.pngDataUrl(code.get()));
+    }
+    // A driver whose devices are linked without a code (an API token) links the device again
+    // when asked for one: it is then paired, as far as the caller is concerned.
+    DeviceState now = driver.state(device);
+    return now == DeviceState.ONLINE || now == DeviceState.OFFLINE
+        ? new Pairing.AlreadyPaired()
+        : new Pairing.Unavailable();
   }
 
   public Logout logout(Device device) {

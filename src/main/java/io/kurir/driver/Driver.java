@@ -60,7 +60,9 @@ public interface Driver extends AutoCloseable {
   /**
    * The payload to show as a QR code so that the device's phone can link it: the current one, or a
    * new one when it has expired (linked-device pairing rotates its code about every 20 seconds).
-   * Empty when the driver cannot pair this device now.
+   * Empty when the driver cannot pair this device now, or when its devices are linked without a
+   * code (an API token): such a driver links a logged-out device again here, and the core then
+   * answers as for a paired device.
    */
   Optional<String> pairingCode(Device device);
 

@@ -1,5 +1,6 @@
 package io.kurir.driver;
 
+import io.kurir.driver.cloud.CloudDriverFactory;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.tenant.DeviceDrivers;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class DriverCatalog implements DeviceDrivers {
 
   /** The drivers that ship with Kurir. */
   public static DriverCatalog standard() {
-    return new DriverCatalog(List.of(new SandboxDriverFactory()));
+    return new DriverCatalog(List.of(new SandboxDriverFactory(), new CloudDriverFactory()));
   }
 
   /** The standard drivers, with {@code replacement} in place of the one of the same name. */

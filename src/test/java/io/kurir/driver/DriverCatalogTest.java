@@ -33,7 +33,7 @@ class DriverCatalogTest {
   @Test
   void theStandardCatalogHasTheSandboxFirstAndWithAddsOrReplaces() {
     DriverCatalog standard = DriverCatalog.standard();
-    assertThat(standard.names()).containsExactly("sandbox");
+    assertThat(standard.names()).containsExactly("sandbox", "cloud");
     assertThat(standard.defaultName()).isEqualTo("sandbox");
     assertThat(standard.settings())
         .extracting(DriverCatalog.QualifiedSetting::fullKey)
@@ -41,15 +41,18 @@ class DriverCatalogTest {
             "drivers.sandbox.api",
             "drivers.sandbox.delivery-after",
             "drivers.sandbox.pacing.min-gap",
-            "drivers.sandbox.pacing.jitter");
+            "drivers.sandbox.pacing.jitter",
+            "drivers.cloud.graph-url",
+            "drivers.cloud.graph-version",
+            "drivers.cloud.pacing.min-gap");
 
     DriverCatalog more = standard.with(scripted("vault"));
-    assertThat(more.names()).containsExactly("sandbox", "vault");
+    assertThat(more.names()).containsExactly("sandbox", "cloud", "vault");
     assertThat(more.defaultName()).as("still the first").isEqualTo("sandbox");
 
     SandboxDriverFactory replacement = new SandboxDriverFactory();
     DriverCatalog replaced = more.with(replacement);
-    assertThat(replaced.names()).containsExactly("sandbox", "vault");
+    assertThat(replaced.names()).containsExactly("sandbox", "cloud", "vault");
     assertThat(replaced.find("sandbox")).containsSame(replacement);
   }
 
