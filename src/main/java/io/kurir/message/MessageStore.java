@@ -323,9 +323,10 @@ final class MessageStore {
     return db.jdbi()
         .withHandle(
             h ->
+                // Each half on its own partial index (a state IN (...) would scan the table).
                 h.createQuery(
-                        "SELECT DISTINCT device_id FROM message"
-                            + " WHERE state IN ('pending', 'sending')")
+                        "SELECT device_id FROM message WHERE state = 'pending'"
+                            + " UNION SELECT device_id FROM message WHERE state = 'sending'")
                     .mapTo(Long.class)
                     .list());
   }
@@ -726,13 +727,23 @@ final class MessageStore {
         db.writes()
             .write(
                 h -> {
+                  // By state alone, so that the index of sending messages is used; those with a
+                  // network id (the network has them) are left out here.
                   List<long[]> interrupted =
-                      h.createQuery(
-                              "SELECT id, retry FROM message WHERE device_id = ?"
-                                  + " AND state = 'sending' AND network_id IS NULL")
+                      h
+                          .createQuery(
+                              "SELECT id, retry, network_id FROM message WHERE device_id = ?"
+                                  + " AND state = 'sending'")
                           .bind(0, deviceId)
-                          .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
-                          .list();
+                          .map(
+                              (rs, ctx) ->
+                                  rs.getString(3) == null
+                                      ? new long[] {rs.getLong(1), rs.getLong(2)}
+                                      : null)
+                          .list()
+                          .stream()
+                          .filter(java.util.Objects::nonNull)
+                          .toList();
                   int resent = 0;
                   int failed = 0;
                   for (long[] row : interrupted) {
