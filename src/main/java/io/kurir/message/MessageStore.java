@@ -484,6 +484,9 @@ final class MessageStore {
 
   private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
       throws SQLException {
+    if (!earlyReceiptsMayExist(h)) {
+      return false;
+    }
     List<EarlyReceipt> early = new ArrayList<>();
     try (PreparedStatement q = h.getConnection().prepareStatement(EARLY_RECEIPTS)) {
       q.setLong(1, deviceId);
@@ -514,6 +517,29 @@ final class MessageStore {
   }
 
   private record EarlyReceipt(String status, String reason, Instant at) {}
+
+  // Whether the early_receipt table may hold a row. Known only where this process is the one
+  // writer (SQLite; its instance lock keeps others out): then it is set at every insert and
+  // cleared only by a look that found the table empty, all on the writer thread, so a send's
+  // record skips a look-up that almost always finds nothing. Several nodes always look.
+  private volatile boolean earlyReceiptsMayExist = true;
+  private long earlyReceiptsCheckedNanos;
+
+  private boolean earlyReceiptsMayExist(Handle h) throws SQLException {
+    if (!db.dialect().singleWriter()) {
+      return true;
+    }
+    if (earlyReceiptsMayExist && System.nanoTime() - earlyReceiptsCheckedNanos > 1_000_000_000L) {
+      // At most once a second: the table empties as receipts are applied or pruned.
+      earlyReceiptsCheckedNanos = System.nanoTime();
+      try (PreparedStatement q =
+              h.getConnection().prepareStatement("SELECT 1 FROM early_receipt LIMIT 1");
+          ResultSet rs = q.executeQuery()) {
+        earlyReceiptsMayExist = rs.next();
+      }
+    }
+    return earlyReceiptsMayExist;
+  }
 
   private static final String EARLY_RECEIPTS =
       "SELECT status, reason, at FROM early_receipt WHERE device_id = ? AND network_id = ?"
@@ -555,6 +581,7 @@ final class MessageStore {
                     }
                   }
                   if (id == null) { // faster than the send's own outcome: kept until it comes
+                    earlyReceiptsMayExist = true; // before the insert, on the writer's thread
                     h.createUpdate(
                             "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
                                 + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
