@@ -187,10 +187,18 @@ public final class AdminRoutes implements RouteTable {
 
   /**
    * A device's pairing: its state, and when it is not paired the current pairing payload (the text
-   * of the QR code to scan). {@code ./kurir admin device qr} shows it in a terminal.
+   * of the QR code to scan). {@code ./kurir admin device qr} shows it in a terminal. A code that
+   * nothing could scan in this set-up (a sandbox device without the sandbox API) is refused with
+   * what to change.
    */
   private void pairing(Context ctx) {
     var device = tenants.device(id(ctx));
+    sessions
+        .pairingObstacle(device)
+        .ifPresent(
+            why -> {
+              throw new ApiException(409, "pairing_not_scannable", why);
+            });
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
     reply.put("state", sessions.state(device).map(s -> s.wireName()).orElse("port_down"));
