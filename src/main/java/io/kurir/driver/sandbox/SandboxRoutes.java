@@ -91,6 +91,7 @@ public final class SandboxRoutes implements RouteTable {
       v.put("text", e.text());
       v.put("receivedAt", timestamps.reply(e.receivedAt()));
       v.put("status", e.status());
+      v.put("linkPreview", e.linkPreview());
       if (e.mediaName() != null) {
         v.put("mediaName", e.mediaName());
         v.put("mediaType", e.mediaType());
