@@ -556,11 +556,27 @@ public final class SandboxNetwork implements AutoCloseable {
    * a network sends when it did not see its first delivery acknowledged.
    */
   public boolean injectIncoming(long deviceId, String senderE164, String text, String networkId) {
+    return deliver(IncomingMessage.text(deviceId, networkId, senderE164, text, clock.instant()));
+  }
+
+  /**
+   * {@link #injectIncoming(long, String, String)} from a phone whose owner named the account {@code
+   * senderName}: the name a network sends with the message (Meta's profile name).
+   */
+  public boolean injectNamedIncoming(
+      long deviceId, String senderE164, String senderName, String text) {
+    return deliver(
+        IncomingMessage.text(
+                deviceId, "SBXIN-" + run + "-" + nextNetworkId(), senderE164, text, clock.instant())
+            .withContactName(senderName));
+  }
+
+  private boolean deliver(IncomingMessage message) {
     DriverListener l = listener;
-    if (!sessions.containsKey(deviceId) || l == null) {
+    if (!sessions.containsKey(message.deviceId()) || l == null) {
       return false;
     }
-    l.incoming(IncomingMessage.text(deviceId, networkId, senderE164, text, clock.instant()));
+    l.incoming(message);
     return true;
   }
 
