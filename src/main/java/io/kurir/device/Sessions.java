@@ -90,6 +90,23 @@ public final class Sessions {
         : new Pairing.Unavailable();
   }
 
+  /**
+   * Why a pairing code for {@code device} could not be scanned in this set-up (see {@link
+   * Driver#pairingObstacle}); empty when it can be, or when there is nothing to pair (the driver is
+   * down, the device is paired).
+   */
+  public Optional<String> pairingObstacle(Device device) {
+    Driver driver = drivers.of(device);
+    if (!driver.isRunning()) {
+      return Optional.empty();
+    }
+    DeviceState state = driver.state(device);
+    if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
+      return Optional.empty();
+    }
+    return driver.pairingObstacle(device);
+  }
+
   public Logout logout(Device device) {
     Driver driver = drivers.of(device);
     if (!driver.isRunning()) {

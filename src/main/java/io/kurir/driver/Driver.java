@@ -66,6 +66,15 @@ public interface Driver extends AutoCloseable {
    */
   Optional<String> pairingCode(Device device);
 
+  /**
+   * Why a code from {@link #pairingCode} could not be scanned at all in this set-up, as a sentence
+   * that says what the operator must change; empty when it can be. {@code ./kurir admin device qr}
+   * and the Admin API say it instead of showing codes that nothing can scan.
+   */
+  default Optional<String> pairingObstacle(Device device) {
+    return Optional.empty();
+  }
+
   /** Ends the device's session; false when it had none. */
   boolean logout(Device device);
 

@@ -35,8 +35,8 @@ final class MessageStore {
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
           + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path, media_url)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " media_type, media_path, media_url, link_preview)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
@@ -106,6 +106,7 @@ final class MessageStore {
         insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
         insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
         insert.setString(20, m.mediaUrl().orElse(null));
+        insert.setInt(21, m.linkPreview() ? 1 : 0);
         if (messages.size() == 1) {
           insert.executeUpdate();
         } else {
@@ -910,6 +911,7 @@ final class MessageStore {
         sentAtNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sentAt)),
         Instant.ofEpochMilli(rs.getLong("status_at")),
         media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")),
-        Optional.ofNullable(rs.getString("media_url")));
+        Optional.ofNullable(rs.getString("media_url")),
+        rs.getInt("link_preview") != 0);
   }
 }
