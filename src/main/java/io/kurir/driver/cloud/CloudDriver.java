@@ -163,7 +163,7 @@ public final class CloudDriver implements Driver {
         }
         body = CloudMessages.media(e164, message.kind(), mediaId, message.text(), a.name());
       } else {
-        body = CloudMessages.text(e164, message.text(), linkPreview(config, message.text()));
+        body = CloudMessages.text(e164, message.text(), linkPreview(config, message));
       }
       // Echoed in every status of the message: the webhook names Kurir's id with it.
       body.put("biz_opaque_callback_data", Long.toString(message.id()));
@@ -195,13 +195,20 @@ public final class CloudDriver implements Driver {
         .orElse(false);
   }
 
-  private static boolean linkPreview(DeviceConfig config, String text) {
+  /**
+   * Whether a text goes with a preview of its first link: the caller's {@code skip_link} turns it
+   * off for one message, the device's {@code link-preview=false} for all of them.
+   */
+  private static boolean linkPreview(DeviceConfig config, OutgoingMessage message) {
     boolean allowed =
         config
             .get(CloudDriverFactory.LINK_PREVIEW)
             .flatMap(io.kurir.driver.Values::bool)
             .orElse(true);
-    return allowed && (text.contains("http://") || text.contains("https://"));
+    String text = message.text();
+    return allowed
+        && message.linkPreview()
+        && (text.contains("http://") || text.contains("https://"));
   }
 
   /**

@@ -53,7 +53,7 @@ final class CloudEvents {
           GraphError.ofWebhook(error).describe());
     }
     for (JsonNode message : value.path("messages")) {
-      incoming(device, config, message);
+      incoming(device, config, message, contactName(value, message.path("from").asText("")));
     }
   }
 
@@ -134,7 +134,17 @@ final class CloudEvents {
 
   // --- incoming messages
 
-  private void incoming(Device device, DeviceConfig config, JsonNode message) {
+  /** The name the customer gave in WhatsApp, from the change's {@code contacts}; blank if none. */
+  private static String contactName(JsonNode value, String waId) {
+    for (JsonNode contact : value.path("contacts")) {
+      if (contact.path("wa_id").asText("").equals(waId)) {
+        return contact.path("profile").path("name").asText("");
+      }
+    }
+    return "";
+  }
+
+  private void incoming(Device device, DeviceConfig config, JsonNode message, String name) {
     String networkId = message.path("id").asText("");
     String from = message.path("from").asText("");
     if (networkId.isBlank() || !from.matches("\\d{5,20}")) {
@@ -168,7 +178,8 @@ final class CloudEvents {
     }
     IncomingMessage in =
         new IncomingMessage(
-            device.id(), Optional.of(networkId), e164, Optional.empty(), text, media, at);
+                device.id(), Optional.of(networkId), e164, Optional.empty(), text, media, at)
+            .withContactName(name);
     try {
       driver.listener().incoming(in);
     } catch (RuntimeException e) {

@@ -52,20 +52,25 @@ class CloudSendTest {
   }
 
   @Test
-  void aLinkIsPreviewedUnlessTheDeviceSaysNot() {
+  void aLinkIsPreviewedUnlessTheCallerOrTheDeviceSaysNot() {
     try (CloudFixture f = new CloudFixture(dir)) {
       String to = Numbers.fresh();
       long id = f.sendAsync(to, "see https://example.org/a");
       f.awaitState(id, MessageState.DELIVERY);
       assertThat(f.graph.sent().getFirst().body().path("text").path("preview_url").asBoolean())
           .isTrue();
+      long skipped = f.sendAsync(to, "see https://example.org/s", "skip_link", "true");
+      f.awaitState(skipped, MessageState.DELIVERY);
+      assertThat(f.graph.sent().getLast().body().path("text").path("preview_url").asBoolean())
+          .as("skip_link")
+          .isFalse();
       f.kurir
           .gateway()
           .tenants()
           .configureDevice(f.device.id(), java.util.Map.of("link-preview", "false"));
       long second = f.sendAsync(to, "see https://example.org/b");
       f.awaitState(second, MessageState.DELIVERY);
-      assertThat(f.graph.sent().get(1).body().path("text").path("preview_url").asBoolean())
+      assertThat(f.graph.sent().getLast().body().path("text").path("preview_url").asBoolean())
           .isFalse();
     }
   }

@@ -126,7 +126,9 @@ class CloudWebhookTest {
       Eventually.until("pushed", () -> !receiver.ofEvent("message.incoming").isEmpty());
       var pushed = receiver.ofEvent("message.incoming").getFirst().json();
       assertThat(pushed.path("message").asText()).isEqualTo("harga");
-      assertThat(pushed.path("contact_name").asText()).isEqualTo(customer);
+      assertThat(pushed.path("contact_name").asText())
+          .as("the name the customer gave in WhatsApp")
+          .isEqualTo("Sheena");
       int stored =
           f.kurir
               .gateway()
