@@ -77,7 +77,14 @@ final class DeviceSender {
   private volatile boolean holdsLease;
   // Direct hand-over: accepted messages claimed in their own commit while this sender is idle.
   private boolean queueEmpty; // the last look found nothing pending; guarded by lock
-  private boolean directInFlight; // a hand-over is being committed; guarded by lock
+  private int directInFlight; // hand-overs being committed; guarded by lock
+  // An express hand-over (sync messages claimed while the queue was not known empty) was taken
+  // since the last look at the database: a window of hand-overs then proves nothing about the
+  // queue; guarded by lock.
+  private boolean expressTaken;
+  // Sync messages claimed by express hand-over and not yet sent: bounded, as the claim window is,
+  // since they too may be cut off by a crash.
+  private final Set<Long> expressOutstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final java.util.Queue<Message> handedOver =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   // Whether hand-overs are taken; off while pausing or stopping, so that none is left behind in
@@ -176,36 +183,53 @@ final class DeviceSender {
   }
 
   /**
-   * Whether just-accepted {@code messages} may be handed over directly: this sender holds the
-   * lease, has nothing pending or claimed (so no older message is passed over), and may send now.
-   * When true, the caller stores them with {@link MessageStore#insertClaimed} and reports with
-   * {@link #handOver}; meanwhile other accepts queue as usual. Saves a sync send one commit.
+   * Whether just-accepted {@code messages} may be handed over directly, claimed in their own
+   * commit: this sender holds the lease, and either it has nothing pending or claimed and may send
+   * now (so no older message is passed over), or they are sync messages (an express hand-over: a
+   * caller waits, and sync messages go ahead of queued async ones anyway), at most {@link
+   * #MAX_CLAIM} of them outstanding. When true, the caller stores them with {@link
+   * MessageStore#insertClaimed} and reports with {@link #handOver}. Saves a send one commit: the
+   * claim's.
    */
   boolean reserveHandOver(List<Message> messages) {
     Instant now = clock.instant();
+    boolean allSync = true;
     for (Message m : messages) {
       if (m.notBefore().isAfter(now) || m.needsFetch()) {
         return false;
       }
+      allSync &= m.sync();
     }
     lock.lock();
     try {
-      if (!running
-          || !acceptingHandOvers
-          || !holdsLease
-          || !queueEmpty
-          || directInFlight
-          || workArrived
-          || device.disabled()
-          || nextSendNanos - System.nanoTime() > 0) {
+      if (!running || !acceptingHandOvers || !holdsLease || device.disabled()) {
         return false;
       }
-      directInFlight = true;
+      boolean idle =
+          queueEmpty
+              && directInFlight == 0
+              && !workArrived
+              && nextSendNanos - System.nanoTime() <= 0;
+      boolean express =
+          !idle
+              && allSync
+              && expressOutstanding.size() + messages.size() <= MAX_CLAIM
+              && !waitingForDevice;
+      if (!idle && !express) {
+        return false;
+      }
+      directInFlight++;
       queueEmpty = false;
+      if (express) {
+        expressTaken = true;
+        quiet = false;
+        messages.forEach(m -> expressOutstanding.add(m.id()));
+      }
     } finally {
       lock.unlock();
     }
     if (!driver.isConnected(device)) { // sync callers are refused by the usual path
+      messages.forEach(m -> expressOutstanding.remove(m.id()));
       handOver(List.of());
       wake();
       return false;
@@ -221,7 +245,7 @@ final class DeviceSender {
     boolean taken;
     lock.lock();
     try {
-      directInFlight = false;
+      directInFlight--;
       taken = acceptingHandOvers;
       if (taken) {
         handedOver.addAll(claimedNow);
@@ -234,9 +258,18 @@ final class DeviceSender {
     }
     if (!taken) {
       for (Message m : claimedNow) {
+        expressOutstanding.remove(m.id());
         store.unclaim(m.id(), m.notBefore());
       }
     }
+  }
+
+  /**
+   * A hand-over reserved by {@link #reserveHandOver} stored none of {@code messages} claimed (the
+   * caller was refused, or the lease moved): they no longer count as outstanding.
+   */
+  void handOverDropped(List<Message> messages) {
+    messages.forEach(m -> expressOutstanding.remove(m.id()));
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -247,7 +280,7 @@ final class DeviceSender {
           && acceptingHandOvers
           && holdsLease
           && queueEmpty
-          && !directInFlight
+          && directInFlight == 0
           && handedOver.isEmpty();
     } finally {
       lock.unlock();
@@ -258,7 +291,7 @@ final class DeviceSender {
   boolean handOverInFlight() {
     lock.lock();
     try {
-      return directInFlight;
+      return directInFlight > 0;
     } finally {
       lock.unlock();
     }
@@ -442,9 +475,7 @@ final class DeviceSender {
     if (claimed.isEmpty() && inFlight == 0) {
       windowFromHandOvers = !handedOver.isEmpty();
     }
-    for (Message m; (m = handedOver.poll()) != null; ) {
-      claimed.addLast(m);
-    }
+    takeHandOvers();
     if (overDailyCap()) {
       holdForNextDay();
       return;
@@ -478,6 +509,32 @@ final class DeviceSender {
       afterSend(m, outcome, true);
     } else {
       dispatch(m);
+    }
+  }
+
+  /**
+   * Takes the messages handed over into the claimed window: sync ones (callers wait) after the sync
+   * messages already first in it and ahead of the async ones, the rest at the end.
+   */
+  private void takeHandOvers() {
+    List<Message> sync = new ArrayList<>();
+    for (Message m; (m = handedOver.poll()) != null; ) {
+      if (m.sync() && !claimed.isEmpty()) {
+        sync.add(m);
+      } else {
+        claimed.addLast(m);
+      }
+    }
+    if (sync.isEmpty()) {
+      return;
+    }
+    Deque<Message> syncFirst = new ArrayDeque<>();
+    while (!claimed.isEmpty() && claimed.peekFirst().sync()) {
+      syncFirst.addLast(claimed.pollFirst());
+    }
+    syncFirst.addAll(sync);
+    for (var it = syncFirst.descendingIterator(); it.hasNext(); ) {
+      claimed.addFirst(it.next());
     }
   }
 
@@ -595,6 +652,7 @@ final class DeviceSender {
    */
   private void afterSend(Message m, SendOutcome outcome, boolean paceFromEnd) {
     underWay.remove(m.recipient());
+    expressOutstanding.remove(m.id());
     long now = System.nanoTime();
     if (pacing.recipientGap().isPositive()) {
       lastSendTo.put(m.recipient(), now);
@@ -620,7 +678,7 @@ final class DeviceSender {
     if (claimed.isEmpty() && inFlight == 0 && windowFromHandOvers && isFinal(outcome)) {
       lock.lock();
       try {
-        if (!workArrived && !directInFlight && handedOver.isEmpty()) {
+        if (!workArrived && directInFlight == 0 && !expressTaken && handedOver.isEmpty()) {
           queueEmpty = true; // it was when the hand-over was taken, and nothing came since
           quiet = true;
         }
@@ -757,6 +815,9 @@ final class DeviceSender {
         return;
       }
       workArrived = false;
+      if (directInFlight == 0) {
+        expressTaken = false; // this look sees whatever was queued behind them
+      }
       refuseSync = syncCallersMayWait;
     } finally {
       lock.unlock();
@@ -791,7 +852,7 @@ final class DeviceSender {
       Optional<Instant> held = store.nextNotBefore(device.id());
       lock.lock();
       try {
-        queueEmpty = held.isEmpty() && !workArrived && !directInFlight;
+        queueEmpty = held.isEmpty() && !workArrived && directInFlight == 0 && !expressTaken;
       } finally {
         lock.unlock();
       }
@@ -907,6 +968,7 @@ final class DeviceSender {
   /** Claimed messages not sent (a stop, a lost device) go back to the queue, not counted. */
   private void giveBackClaimed() {
     for (Message m; (m = claimed.pollFirst()) != null; ) {
+      expressOutstanding.remove(m.id());
       try {
         store.unclaim(m.id(), m.notBefore()).get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception e) {

@@ -568,20 +568,40 @@ final class MessageStore {
         db.writes()
             .submitInBackground(
                 h -> {
-                  // Looked up by the network id alone, so that the (device, network id) index is
-                  // used: guarded by state too, SQLite would walk the device's sent messages.
-                  Long id = null;
-                  try (PreparedStatement find =
-                      h.getConnection().prepareStatement(MESSAGE_BY_NETWORK_ID)) {
-                    find.setLong(1, deviceId);
-                    find.setString(2, networkId);
-                    try (ResultSet rs = find.executeQuery()) {
-                      if (rs.next()) {
-                        id = rs.getLong(1);
+                  // The guarded move by (device, network id), its event row from the same rows:
+                  // two statements, and the message's id is read only when someone is told.
+                  int moved;
+                  try (PreparedStatement move =
+                      h.getConnection().prepareStatement(receiptSql(next))) {
+                    int p = 1;
+                    move.setLong(p++, at.toEpochMilli());
+                    move.setString(p++, reason);
+                    if (next.wentOut()) {
+                      move.setLong(p++, at.toEpochMilli());
+                    }
+                    move.setLong(p++, deviceId);
+                    move.setString(p, networkId);
+                    moved = move.executeUpdate();
+                  }
+                  if (moved > 0) {
+                    try (PreparedStatement event =
+                        h.getConnection().prepareStatement(RECEIPT_EVENT)) {
+                      event.setString(1, next.wireName());
+                      event.setString(2, reason);
+                      event.setLong(3, at.toEpochMilli());
+                      event.setLong(4, deviceId);
+                      event.setString(5, networkId);
+                      event.executeUpdate();
+                    }
+                    if (hook.mayWant(h)) {
+                      for (long id : idsOfNetworkId(h, deviceId, networkId)) {
+                        hooked[0] |= hook.moved(h, id, next, reason, at);
                       }
                     }
+                    return true;
                   }
-                  if (id == null) { // faster than the send's own outcome: kept until it comes
+                  if (idsOfNetworkId(h, deviceId, networkId).isEmpty()) {
+                    // Faster than the send's own outcome: kept until it comes.
                     earlyReceiptsMayExist = true; // before the insert, on the writer's thread
                     h.createUpdate(
                             "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
@@ -593,19 +613,47 @@ final class MessageStore {
                         .bind(4, at.toEpochMilli())
                         .bind(5, now.toEpochMilli())
                         .execute();
-                    return false;
                   }
-                  boolean moved = move(h, id, next, receiptFrom(next), at, reason);
-                  if (moved) {
-                    hooked[0] |= hook.moved(h, id, next, reason, at);
-                  }
-                  return moved; // a late or repeated receipt changes nothing
+                  return false; // a late or repeated receipt changes nothing
                 }),
         hooked);
   }
 
   private static final String MESSAGE_BY_NETWORK_ID =
       "SELECT id FROM message WHERE device_id = ? AND network_id = ?";
+
+  private static List<Long> idsOfNetworkId(Handle h, long deviceId, String networkId)
+      throws SQLException {
+    try (PreparedStatement find = h.getConnection().prepareStatement(MESSAGE_BY_NETWORK_ID)) {
+      find.setLong(1, deviceId);
+      find.setString(2, networkId);
+      List<Long> ids = new ArrayList<>(1);
+      try (ResultSet rs = find.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+      return ids;
+    }
+  }
+
+  private static final Map<MessageState, String> RECEIPT_SQL = new ConcurrentHashMap<>();
+
+  /**
+   * A receipt's guarded move by (device, network id): the (device, network id) index finds the row
+   * (no index holds the states it is guarded by, so none competes).
+   */
+  private static String receiptSql(MessageState next) {
+    return RECEIPT_SQL.computeIfAbsent(
+        next,
+        n ->
+            buildMoveSql(n, receiptFrom(n))
+                .replace(" WHERE id = ? AND ", " WHERE device_id = ? AND network_id = ? AND "));
+  }
+
+  private static final String RECEIPT_EVENT =
+      "INSERT INTO message_event (message_id, state, reason, at)"
+          + " SELECT id, ?, ?, ? FROM message WHERE device_id = ? AND network_id = ?";
 
   /** Receipts for network ids that no message took within {@code keep} are dropped. */
   void pruneEarlyReceipts(Instant olderThan) {

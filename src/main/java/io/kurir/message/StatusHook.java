@@ -10,7 +10,27 @@ import org.jdbi.v3.core.Handle;
  * committed together.
  */
 public interface StatusHook {
-  StatusHook NONE = (h, id, state, reason, at) -> false;
+  StatusHook NONE =
+      new StatusHook() {
+        @Override
+        public boolean moved(
+            Handle h, long messageId, MessageState state, String reason, Instant at) {
+          return false;
+        }
+
+        @Override
+        public boolean mayWant(Handle h) {
+          return false;
+        }
+      };
+
+  /**
+   * Whether {@link #moved} may store anything now; false lets a caller skip finding what it would
+   * be told (a receipt's message id). In the caller's transaction.
+   */
+  default boolean mayWant(Handle h) throws SQLException {
+    return true;
+  }
 
   /**
    * @return true when it stored something that someone must be told of after the commit

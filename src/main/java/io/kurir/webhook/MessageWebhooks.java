@@ -201,6 +201,11 @@ public final class MessageWebhooks implements StatusHook {
     }
   }
 
+  @Override
+  public boolean mayWant(Handle h) {
+    return anyOutgoing(h);
+  }
+
   private boolean anyOutgoing(Handle h) {
     long now = System.nanoTime();
     if (now - anyOutgoingCheckedNanos > ANY_OUTGOING_RECHECK.toNanos()) {
