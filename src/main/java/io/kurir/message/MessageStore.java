@@ -80,6 +80,15 @@ final class MessageStore {
   // Plain JDBC on the two statements every message passes through: the accept path is the
   // hottest in the gateway, and binding through Jdbi costs more than SQLite's insert itself.
   private static void insertRows(Handle h, List<Message> messages) throws SQLException {
+    insertRows(h, messages, null);
+  }
+
+  /**
+   * {@link #insertRows}; with {@code claimedAt}, stored already claimed ({@code sending}, one
+   * attempt, both states in the history): one statement fewer than an insert and a claim.
+   */
+  private static void insertRows(Handle h, List<Message> messages, Instant claimedAt)
+      throws SQLException {
     try (PreparedStatement insert = h.getConnection().prepareStatement(INSERT)) {
       for (Message m : messages) {
         insert.setLong(1, m.id());
@@ -91,8 +100,8 @@ final class MessageStore {
         insert.setString(7, m.api());
         insert.setInt(8, m.sync() ? 1 : 0);
         insert.setInt(9, m.retry() ? 1 : 0);
-        insert.setInt(10, m.attempts());
-        insert.setString(11, m.state().wireName());
+        insert.setInt(10, claimedAt == null ? m.attempts() : m.attempts() + 1);
+        insert.setString(11, (claimedAt == null ? m.state() : MessageState.SENDING).wireName());
         insert.setString(12, m.reason().orElse(null));
         insert.setLong(13, m.notBefore().toEpochMilli());
         insert.setLong(14, m.createdAt().toEpochMilli());
@@ -101,7 +110,7 @@ final class MessageStore {
         } else {
           insert.setNull(15, Types.BIGINT);
         }
-        insert.setLong(16, m.statusAt().toEpochMilli());
+        insert.setLong(16, (claimedAt == null ? m.statusAt() : claimedAt).toEpochMilli());
         insert.setString(17, m.media().map(MediaRef::name).orElse(null));
         insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
         insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
@@ -121,6 +130,10 @@ final class MessageStore {
       for (Message m : messages) {
         bindEvent(event, m.id(), m.state(), null, m.createdAt());
         event.addBatch();
+        if (claimedAt != null) {
+          bindEvent(event, m.id(), MessageState.SENDING, null, claimedAt);
+          event.addBatch();
+        }
       }
       event.executeBatch();
     }
@@ -378,13 +391,14 @@ final class MessageStore {
     return db.writes()
         .submit(
             h -> {
-              insertRows(h, messages);
-              return claimRows(
-                  h,
-                  messages.getFirst().deviceId(),
-                  owner,
-                  messages.stream().map(Message::id).toList(),
-                  at);
+              if (!Leases.holds(h, messages.getFirst().deviceId(), owner)) {
+                insertRows(h, messages);
+                return Set.<Long>of();
+              }
+              insertRows(h, messages, at);
+              Set<Long> claimed = new HashSet<>();
+              messages.forEach(m -> claimed.add(m.id()));
+              return claimed;
             });
   }
 
