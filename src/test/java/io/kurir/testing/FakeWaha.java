@@ -173,6 +173,11 @@ public final class FakeWaha implements AutoCloseable {
     return s.qr;
   }
 
+  /** The session's status changes and the engine posts no webhook (a silent stall). */
+  public void silently(String session, String status) {
+    sessions.get(session).status = status;
+  }
+
   /** The session fails (the phone removed the link, say). */
   public void fail(String session) {
     status(sessions.get(session), "FAILED");

@@ -19,7 +19,9 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -54,6 +56,9 @@ public final class WahaDriver implements Driver {
   private volatile boolean engineUp = true;
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
   private volatile DriverListener listener;
+  private final Duration healthEvery;
+  private volatile Thread health;
+  private volatile boolean closed;
 
   WahaDriver(DriverContext context) {
     this.context = context;
@@ -65,6 +70,11 @@ public final class WahaDriver implements Driver {
             values.getOrDefault(WahaDriverFactory.API_KEY, "").strip(),
             io.kurir.driver.Values.duration(values.getOrDefault(WahaDriverFactory.TIMEOUT, "30s"))
                 .orElse(Duration.ofSeconds(30)));
+    this.healthEvery =
+        io.kurir.driver.Values.duration(
+                values.getOrDefault(
+                    WahaDriverFactory.HEALTH_EVERY, WahaDriverFactory.HEALTH_DEFAULT))
+            .orElse(Duration.ofSeconds(30));
   }
 
   @Override
@@ -75,6 +85,59 @@ public final class WahaDriver implements Driver {
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
+    if (!healthEvery.isZero()) {
+      health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
+    }
+  }
+
+  /**
+   * Asks the engine on a schedule how every session of this node's devices is: a missed or withheld
+   * {@code session.status} webhook (the engine has had silent stalls) shows here, and an engine
+   * that stopped answering takes its devices' sends off until it is back. A quiet number is not a
+   * broken one: only the engine's answers count, not the absence of events.
+   */
+  private void probeLoop() {
+    while (!closed) {
+      try {
+        Thread.sleep(healthEvery);
+        probe();
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("waha health probe: {}", e.toString());
+      }
+    }
+  }
+
+  /** One health probe: the engine's session list against the devices this node attached. */
+  void probe() {
+    boolean wasUp = engineUp;
+    WahaApi.Reply r;
+    try {
+      r = call(() -> api.get("/api/sessions?all=true"));
+    } catch (IOException e) {
+      if (wasUp) {
+        for (long id : sessions.working()) {
+          tell(l -> l.connectionChanged(id, false));
+        }
+      }
+      return;
+    }
+    if (!r.ok() || !r.body().isArray()) {
+      return;
+    }
+    Map<String, String> statusByName = new HashMap<>();
+    for (JsonNode s : r.body()) {
+      statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
+    }
+    for (long deviceId : sessions.known()) {
+      sessions
+          .name(deviceId)
+          .ifPresent(
+              name ->
+                  statusChanged(
+                      deviceId, statusByName.getOrDefault(name, "STOPPED"), "health probe"));
+    }
   }
 
   /**
@@ -467,6 +530,11 @@ public final class WahaDriver implements Driver {
 
   @Override
   public void close() {
+    closed = true;
+    Thread t = health;
+    if (t != null) {
+      t.interrupt();
+    }
     api.close();
   }
 

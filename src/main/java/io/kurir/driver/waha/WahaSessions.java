@@ -86,6 +86,11 @@ final class WahaSessions {
         .toList();
   }
 
+  /** The devices this node has seen a status of (attached, or reported by the engine). */
+  java.util.Set<Long> known() {
+    return java.util.Set.copyOf(status.keySet());
+  }
+
   /** Records a status; true when it differs from the one known before. */
   boolean setStatus(long deviceId, String newStatus) {
     Optional<String> before = status(deviceId);
