@@ -46,6 +46,15 @@ class WahaLifecycleTest {
       assertThat(first).startsWith("2@");
       String rotated = f.waha.rotateQr(name);
       assertThat(decode(f.eco(device, "/api/generate_qr"))).isEqualTo(rotated).isNotEqualTo(first);
+      // The Admin API's pairing (what ./kurir admin device qr shows) gives the same payload.
+      var pairing =
+          f.kurir.post(
+              "/admin/devices/" + device.id() + "/pairing",
+              "",
+              "application/json",
+              "Authorization",
+              "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
+      assertThat(pairing.body()).contains("\"state\":\"none\"").contains(rotated);
 
       // Scanned on the phone: online (by the engine's session.status webhook).
       f.waha.scan(name, NUMBER.substring(1));
