@@ -64,6 +64,15 @@ public interface Driver extends AutoCloseable {
    */
   Optional<String> pairingCode(Device device);
 
+  /**
+   * A code the owner of the device's phone types in WhatsApp (Linked devices → Link with phone
+   * number instead) to link the device's number, as an alternative to the QR code. Empty when the
+   * driver has no such code, or cannot ask for one now.
+   */
+  default Optional<String> linkCode(Device device) {
+    return Optional.empty();
+  }
+
   /** Ends the device's session; false when it had none. */
   boolean logout(Device device);
 

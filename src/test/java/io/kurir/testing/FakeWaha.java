@@ -83,6 +83,7 @@ public final class FakeWaha implements AutoCloseable {
   private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong(0xA000);
   private volatile HttpServer server;
+  private volatile String codeRequestedFor;
 
   public FakeWaha(Clock clock) {
     this.clock = clock;
@@ -141,6 +142,11 @@ public final class FakeWaha implements AutoCloseable {
     s.status = linkedNumberDigits == null ? "STOPPED" : "WORKING";
     sessions.put(name, s);
     return s;
+  }
+
+  /** The number the last pairing code was asked for. */
+  public String codeRequestedFor() {
+    return codeRequestedFor;
   }
 
   public void notOnWhatsApp(String digits) {
@@ -299,6 +305,21 @@ public final class FakeWaha implements AutoCloseable {
         reply(ex, 200, Map.of("mimetype", "image/png", "data", ""));
       } else {
         reply(ex, 200, Map.of("value", s.qr));
+      }
+    } else if (method.equals("POST")
+        && (m = match("/api/([^/]+)/auth/request-code", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      String phone = body.path("phoneNumber").asText("");
+      if (s == null) {
+        reply(ex, 404, notFound());
+      } else if (!phone.matches("\\d{6,15}")) {
+        violations.add("request-code with phoneNumber " + phone);
+        reply(ex, 400, Map.of("statusCode", 400, "message", "phoneNumber"));
+      } else if (!s.status.equals("SCAN_QR_CODE")) {
+        reply(ex, 422, notExpected(s, "SCAN_QR_CODE"));
+      } else {
+        codeRequestedFor = phone;
+        reply(ex, 201, Map.of("code", "ABCD-EFGH"));
       }
     } else if (method.equals("POST")
         && (m = match("/api/(sendText|sendImage|sendFile)", path)) != null) {

@@ -433,6 +433,22 @@ public final class WahaDriver implements Driver {
     }
   }
 
+  /** The engine's pairing code for the device's own number ({@code auth/request-code}). */
+  @Override
+  public Optional<String> linkCode(Device device) {
+    String name = sessionName(device);
+    ObjectNode body = WahaApi.JSON.createObjectNode();
+    body.put("phoneNumber", device.number().replaceAll("\\D", ""));
+    try {
+      WahaApi.Reply r =
+          call(() -> api.post("/api/" + WahaApi.enc(name) + "/auth/request-code", body));
+      String code = r.ok() ? r.body().path("code").asText("") : "";
+      return code.isBlank() ? Optional.empty() : Optional.of(code);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
   /** Logs the session out: the engine deletes its authentication and shows a new QR code. */
   @Override
   public boolean logout(Device device) {

@@ -82,6 +82,34 @@ class WahaSessionsTest {
     }
   }
 
+  @Test
+  void aLinkCodeIsTheAlternativeToTheQrCode() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = f.newDevice("+6281100008231", Map.of());
+      String name = "kurir-" + device.id();
+      f.awaitSession(name, "SCAN_QR_CODE");
+      Reply code = linkCode(f, device);
+      assertThat(code.status()).as(code.body()).isEqualTo(200);
+      assertThat(code.body()).contains("\"code\":\"ABCD-EFGH\"");
+      assertThat(f.waha.codeRequestedFor()).isEqualTo("6281100008231");
+
+      f.waha.scan(name, "6281100008231");
+      Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+      Reply paired = linkCode(f, device);
+      assertThat(paired.status()).isEqualTo(409);
+      assertThat(paired.body()).contains("already_paired");
+    }
+  }
+
+  private static Reply linkCode(WahaFixture f, Device device) {
+    return f.kurir.post(
+        "/admin/devices/" + device.id() + "/link-code",
+        "",
+        "application/json",
+        "Authorization",
+        "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
+  }
+
   private static long count(WahaFixture f, String call) {
     return f.waha.calls().stream().filter(call::equals).count();
   }
