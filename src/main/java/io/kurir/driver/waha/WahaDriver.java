@@ -52,6 +52,9 @@ public final class WahaDriver implements Driver {
   private final WahaSessions sessions;
   private final WahaApi api;
   private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+  static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
+  static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
+  private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile boolean engineUp = true;
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
@@ -470,10 +473,23 @@ public final class WahaDriver implements Driver {
     }
   }
 
+  /**
+   * The group of that subject, from the engine's group list: kept for {@link #GROUPS_FRESH} per
+   * device (the list is slow on big accounts), asked again sooner when a name is not in it (a group
+   * just joined), at most every {@link #GROUPS_RETRY}.
+   */
   @Override
   public Optional<String> groupIdByName(Device device, String groupName) {
     if (!isConnected(device)) {
       return Optional.empty();
+    }
+    long now = System.nanoTime();
+    GroupList cached = groupLists.get(device.id());
+    if (cached != null && now - cached.fetchedNanos() < GROUPS_FRESH.toNanos()) {
+      String id = cached.idBySubject().get(groupName);
+      if (id != null || now - cached.fetchedNanos() < GROUPS_RETRY.toNanos()) {
+        return Optional.ofNullable(id);
+      }
     }
     try {
       WahaApi.Reply r =
@@ -484,26 +500,24 @@ public final class WahaDriver implements Driver {
       if (!r.ok()) {
         return Optional.empty();
       }
-      List<JsonNode> groups = new ArrayList<>();
-      if (r.body().isArray()) {
-        r.body().forEach(groups::add);
-      } else if (r.body().isObject()) {
-        r.body().forEach(groups::add); // some engines answer an object keyed by group id
-      }
-      for (JsonNode g : groups) {
+      Map<String, String> idBySubject = new HashMap<>();
+      // An array, or (some engines) an object keyed by group id.
+      for (JsonNode g : r.body()) {
         String subject = g.path("subject").asText(g.path("name").asText(""));
-        if (subject.equals(groupName)) {
-          String id = messageId(g);
-          if (!id.isBlank()) {
-            return Optional.of(id);
-          }
+        String id = messageId(g);
+        if (!subject.isEmpty() && !id.isBlank()) {
+          idBySubject.putIfAbsent(subject, id);
         }
       }
-      return Optional.empty();
+      groupLists.put(device.id(), new GroupList(System.nanoTime(), Map.copyOf(idBySubject)));
+      return Optional.ofNullable(idBySubject.get(groupName));
     } catch (IOException e) {
       return Optional.empty();
     }
   }
+
+  /** A device's groups by subject, as the engine listed them at {@code fetchedNanos}. */
+  private record GroupList(long fetchedNanos, Map<String, String> idBySubject) {}
 
   @Override
   public GroupMembers groupMembers(Device device, String groupId) {

@@ -126,7 +126,26 @@ class WahaSendTest {
           .isEqualTo("not_exists");
       f.waha.group("120363025982934543@g.us", "Toko Maju", "6281100008321", "6281100008322");
       String members = f.eco(device, "/api/getGroupMember", "group_id", "120363025982934543@g.us");
-      assertThat(members).contains("6281100008322");
+      assertThat(members).isEqualTo("6281100008321,6281100008322");
+      assertThat(f.eco(device, "/api/getGroupMember", "group_id", "120363000000000001@g.us"))
+          .as("no such group: the contract's answer")
+          .isEqualTo("n,o,n,e");
+
+      // To a group by its name: the engine's list is asked once, then kept.
+      assertThat(
+              f.eco(device, "/api/send_group", "group_name", "Toko Maju", "message", "Halo grup"))
+          .isEqualTo("success");
+      assertThat(f.eco(device, "/api/send_group", "group_name", "Toko Maju", "message", "Lagi"))
+          .isEqualTo("success");
+      assertThat(f.waha.sent())
+          .extracting(s -> s.body().path("chatId").asText())
+          .containsExactly("120363025982934543@g.us", "120363025982934543@g.us");
+      assertThat(f.waha.calls().stream().filter(c -> c.endsWith("/groups")).count()).isOne();
+      // A sync text to a number answers success with the engine's reply.
+      assertThat(
+              f.eco(
+                  device, "/api/send_message", "phone_no", "6281100008328", "message", "OTP 1234"))
+          .isEqualTo("success");
     }
   }
 }
