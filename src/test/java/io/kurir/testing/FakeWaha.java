@@ -82,6 +82,7 @@ public final class FakeWaha implements AutoCloseable {
   private final Set<String> notOnWhatsApp = ConcurrentHashMap.newKeySet();
   private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong(0xA000);
+  private final Map<String, byte[]> files = new ConcurrentHashMap<>();
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
 
@@ -223,6 +224,36 @@ public final class FakeWaha implements AutoCloseable {
     return post(s, "message", payload, signature);
   }
 
+  /**
+   * An image (or file) with a caption to the session's number; the engine keeps the file and names
+   * it by a URL on its own idea of its address ({@code WAHA_BASE_URL}), here one Kurir cannot
+   * reach, so only its path may be used. The HTTP status Kurir answered.
+   */
+  public int incomingMedia(
+      String session,
+      String messageId,
+      String fromDigits,
+      String caption,
+      String mimetype,
+      String filename,
+      byte[] bytes) {
+    Session s = sessions.get(session);
+    String file = messageId + "-" + filename;
+    files.put("/api/files/" + session + "/" + file, bytes);
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("timestamp", clock.instant().getEpochSecond());
+    payload.put("from", fromDigits + "@c.us");
+    payload.put("fromMe", false);
+    payload.put("body", caption);
+    payload.put("hasMedia", true);
+    ObjectNode media = payload.putObject("media");
+    media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
+    media.put("mimetype", mimetype);
+    media.put("filename", filename);
+    return post(s, "message", payload, null);
+  }
+
   // --- the HTTP API
 
   private void handle(HttpExchange ex) throws IOException {
@@ -255,7 +286,12 @@ public final class FakeWaha implements AutoCloseable {
       HttpExchange ex, String method, String path, Map<String, String> query, JsonNode body)
       throws IOException {
     Matcher m;
-    if (method.equals("GET") && path.equals("/api/sessions")) {
+    if (method.equals("GET") && files.containsKey(path)) {
+      byte[] bytes = files.get(path);
+      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+      ex.sendResponseHeaders(200, bytes.length);
+      ex.getResponseBody().write(bytes);
+    } else if (method.equals("GET") && path.equals("/api/sessions")) {
       ArrayNode all = JSON.createArrayNode();
       sessions.values().forEach(s -> all.add(dto(s)));
       reply(ex, 200, all);

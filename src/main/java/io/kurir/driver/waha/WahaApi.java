@@ -4,12 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
 /**
@@ -72,6 +77,45 @@ final class WahaApi implements AutoCloseable {
             .header("Content-Type", "application/json")
             .PUT(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
             .build());
+  }
+
+  /**
+   * Downloads a file the engine serves (an incoming message's media) into {@code target}, refusing
+   * more than {@code maxBytes}. Only the path and query of {@code url} are used: the engine writes
+   * its own idea of its address (its {@code WAHA_BASE_URL}) into it, which need not be the one
+   * Kurir reaches it at, and a file is never fetched from anywhere but the engine.
+   */
+  void download(String url, Path target, long maxBytes) throws IOException, InterruptedException {
+    URI given = URI.create(url);
+    String path = given.getRawPath() == null ? "" : given.getRawPath();
+    if (!path.startsWith("/")) {
+      throw new IOException("media url without a path: " + url);
+    }
+    String query = given.getRawQuery() == null ? "" : "?" + given.getRawQuery();
+    HttpResponse<InputStream> r =
+        http.send(request(path + query).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream in = r.body()) {
+      if (r.statusCode() != 200) {
+        throw new IOException("media download answered HTTP " + r.statusCode());
+      }
+      Files.createDirectories(target.getParent());
+      Path part = target.resolveSibling(target.getFileName() + ".part");
+      try (OutputStream out = Files.newOutputStream(part)) {
+        byte[] buf = new byte[64 * 1024];
+        long total = 0;
+        for (int n; (n = in.read(buf)) > 0; ) {
+          total += n;
+          if (total > maxBytes) {
+            throw new IOException("media larger than " + maxBytes + " bytes");
+          }
+          out.write(buf, 0, n);
+        }
+      } catch (IOException e) {
+        Files.deleteIfExists(part);
+        throw e;
+      }
+      Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
   }
 
   /** A path segment or query value, encoded. */

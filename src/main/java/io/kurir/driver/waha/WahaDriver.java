@@ -9,6 +9,7 @@ import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.GroupMembers;
+import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
@@ -16,6 +17,7 @@ import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -598,6 +600,62 @@ public final class WahaDriver implements Driver {
 
   private interface Call {
     WahaApi.Reply run() throws IOException, InterruptedException;
+  }
+
+  /** The largest incoming file Kurir keeps. */
+  static final long MAX_INCOMING_MEDIA_BYTES = 64L * 1024 * 1024;
+
+  /**
+   * The media of an incoming message, fetched from the engine and kept under the driver's folder by
+   * the message's id; empty when the message has none (or the engine did not keep it).
+   */
+  Optional<IncomingMessage.Media> incomingMedia(long deviceId, String networkId, JsonNode payload)
+      throws IOException {
+    JsonNode media = payload.path("media");
+    String url = media.path("url").asText("");
+    if (!payload.path("hasMedia").asBoolean(false) || url.isBlank()) {
+      return Optional.empty();
+    }
+    String mime = media.path("mimetype").asText("application/octet-stream");
+    Path file =
+        context
+            .dataDir()
+            .resolve("media")
+            .resolve(Long.toString(deviceId))
+            .resolve(safe(networkId) + extension(mime, media.path("filename").asText("")));
+    try {
+      call(
+          () -> {
+            api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
+            return new WahaApi.Reply(200, WahaApi.JSON.createObjectNode());
+          });
+    } catch (IllegalArgumentException e) {
+      throw new IOException("media url not valid: " + url, e);
+    }
+    String kind = mime.startsWith("image/") ? "image" : "file";
+    return Optional.of(new IncomingMessage.Media(kind, mime, file));
+  }
+
+  private static String safe(String id) {
+    String s = id.replaceAll("[^A-Za-z0-9_-]", "_");
+    return s.length() > 120 ? s.substring(s.length() - 120) : s;
+  }
+
+  private static String extension(String mime, String filename) {
+    int dot = filename.lastIndexOf('.');
+    if (dot > 0 && filename.substring(dot).matches("\\.[A-Za-z0-9]{1,8}")) {
+      return filename.substring(dot).toLowerCase(java.util.Locale.ROOT);
+    }
+    return switch (mime.split(";")[0].strip()) {
+      case "image/jpeg" -> ".jpg";
+      case "image/png" -> ".png";
+      case "image/webp" -> ".webp";
+      case "application/pdf" -> ".pdf";
+      case "video/mp4" -> ".mp4";
+      case "audio/ogg" -> ".ogg";
+      case "audio/mpeg" -> ".mp3";
+      default -> ".bin";
+    };
   }
 
   // --- for the webhook

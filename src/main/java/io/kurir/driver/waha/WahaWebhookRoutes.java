@@ -162,6 +162,13 @@ final class WahaWebhookRoutes implements RouteTable {
     if (e164.isEmpty()) {
       return; // a status broadcast, a channel, a sender known only by a hidden id
     }
+    Optional<IncomingMessage.Media> media;
+    try {
+      media = driver.incomingMedia(device.id(), id, payload);
+    } catch (IOException e) {
+      throw new ApiException(
+          503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
+    }
     try {
       driver
           .listener()
@@ -172,7 +179,7 @@ final class WahaWebhookRoutes implements RouteTable {
                   e164.get(),
                   group,
                   payload.path("body").asText(""),
-                  Optional.empty(),
+                  media,
                   at(payload)));
     } catch (RuntimeException e) {
       throw new ApiException(

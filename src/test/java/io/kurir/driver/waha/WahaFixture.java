@@ -106,6 +106,22 @@ final class WahaFixture implements AutoCloseable {
     return kurir.storedIncoming(device.id());
   }
 
+  /** The rows of one text column that {@code sql} selects with {@code args}. */
+  List<String> texts(String sql, Object... args) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h -> {
+              var q = h.createQuery(sql);
+              for (int i = 0; i < args.length; i++) {
+                q.bind(i, args[i]);
+              }
+              return q.mapTo(String.class).list();
+            });
+  }
+
   /** The license answers {@code keyword} with {@code response} (the Partner API's bots). */
   void addBot(String keyword, String response) {
     TestGateway.Reply bot =

@@ -19,18 +19,10 @@ class WahaHealthTest {
   @TempDir Path dir;
 
   private static List<String> events(WahaFixture f, Device device) {
-    return f.kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
-                            + " WHERE device_id = ? ORDER BY at, rowid")
-                    .bind(0, device.id())
-                    .mapTo(String.class)
-                    .list());
+    return f.texts(
+        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
+            + " WHERE device_id = ? ORDER BY at, rowid",
+        device.id());
   }
 
   @Test

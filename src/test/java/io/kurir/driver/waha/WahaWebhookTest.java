@@ -7,6 +7,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.TestGateway.Reply;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,19 +86,36 @@ class WahaWebhookTest {
         assertThat(r.status()).as(r.body()).isEqualTo(200);
       }
       assertThat(f.storedIncoming(device)).as("own messages are not incoming").isEqualTo(1);
-      String stored =
-          f.kurir
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT network_id FROM inbound_message WHERE device_id = ?")
-                          .bind(0, device.id())
-                          .mapTo(String.class)
-                          .one());
+      String stored = inbound(f, device, "network_id");
       assertThat(stored).isEqualTo("false_1-2@g.us_B");
     }
+  }
+
+  @Test
+  void anIncomingImageIsFetchedFromTheEngineAndKeptWithItsCaption() throws Exception {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = f.newDevice("+6281100008121", Map.of());
+      String name = "kurir-" + device.id();
+      f.awaitSession(name, "SCAN_QR_CODE");
+      f.waha.scan(name, "6281100008121");
+      byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF, 0x00, 0x01, 0x02};
+      assertThat(
+              f.waha.incomingMedia(
+                  name, "IMG1", "6281100008129", "Bukti transfer", "image/jpeg", "bukti.jpg", jpeg))
+          .isEqualTo(200);
+      var row = inbound(f, device, "media_type || ' ' || media_path");
+      assertThat(row).startsWith("image/jpeg ").endsWith(".jpg");
+      assertThat(java.nio.file.Files.readAllBytes(Path.of(row.substring(row.indexOf(' ') + 1))))
+          .isEqualTo(jpeg);
+    }
+  }
+
+  /** {@code expr} of the device's one stored incoming message. */
+  static String inbound(WahaFixture f, Device device, String expr) {
+    List<String> rows =
+        f.texts("SELECT " + expr + " FROM inbound_message WHERE device_id = ?", device.id());
+    assertThat(rows).hasSize(1);
+    return rows.getFirst();
   }
 
   /** Posts {@code body} to {@code path} signed with {@code key}, as the engine does. */
@@ -111,16 +129,8 @@ class WahaWebhookTest {
   }
 
   static String keyOf(WahaFixture f, Device device) {
-    return f.kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT value FROM driver_state WHERE device_id = ? AND key = 'hmac-key'")
-                    .bind(0, device.id())
-                    .mapTo(String.class)
-                    .one());
+    return f.texts(
+            "SELECT value FROM driver_state WHERE device_id = ? AND key = 'hmac-key'", device.id())
+        .getFirst();
   }
 }
