@@ -336,11 +336,21 @@ public final class FakeWaha implements AutoCloseable {
         reply(ex, 404, notFound());
       } else if (!s.status.equals("SCAN_QR_CODE")) {
         reply(ex, 422, notExpected(s, "SCAN_QR_CODE"));
-      } else if (!"raw".equals(query.get("format"))) {
-        violations.add("auth/qr without format=raw (Kurir renders the value itself)");
-        reply(ex, 200, Map.of("mimetype", "image/png", "data", ""));
-      } else {
+      } else if ("raw".equals(query.get("format"))) {
         reply(ex, 200, Map.of("value", s.qr));
+      } else {
+        // format=image (the default): the PNG, or as JSON {mimetype, data} when asked for JSON.
+        String dataUrl = io.kurir.device.QrCodes.pngDataUrl(s.qr);
+        String base64 = dataUrl.substring(dataUrl.indexOf(',') + 1);
+        String accept = ex.getRequestHeaders().getFirst("Accept");
+        if (accept != null && accept.contains("application/json")) {
+          reply(ex, 200, Map.of("mimetype", "image/png", "data", base64));
+        } else {
+          byte[] png = java.util.Base64.getDecoder().decode(base64);
+          ex.getResponseHeaders().set("Content-Type", "image/png");
+          ex.sendResponseHeaders(200, png.length);
+          ex.getResponseBody().write(png);
+        }
       }
     } else if (method.equals("POST")
         && (m = match("/api/([^/]+)/auth/request-code", path)) != null) {

@@ -116,6 +116,9 @@ public final class WahaDriver implements Driver {
 
   /** One health probe: the engine's session list against the devices this node attached. */
   void probe() {
+    if (sessions.known().isEmpty()) {
+      return; // no device of this driver here: the engine is not asked (it may not exist)
+    }
     boolean wasUp = engineUp;
     WahaApi.Reply r;
     try {

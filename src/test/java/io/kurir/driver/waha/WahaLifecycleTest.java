@@ -73,6 +73,8 @@ class WahaLifecycleTest {
       f.awaitState(device, id, MessageState.DELIVERY);
       assertThat(f.waha.ack(sent.id(), 3, "READ")).isEqualTo(200);
       f.awaitState(device, id, MessageState.READ);
+      assertThat(f.waha.ack(sent.id(), 2, "DEVICE")).as("a late or repeated ack").isEqualTo(200);
+      assertThat(f.message(device, id).state()).isEqualTo(MessageState.READ);
 
       // An incoming message is stored once, answered once, even when the engine delivers it again.
       f.addBot("harga", "Mulai 10rb");
