@@ -64,6 +64,10 @@ public final class FakeWaha implements AutoCloseable {
       return status;
     }
 
+    public String qr() {
+      return qr;
+    }
+
     public ObjectNode config() {
       return config;
     }

@@ -428,6 +428,9 @@ public final class WahaDriver implements Driver {
   /** The engine's current QR value, when the session waits for a scan. */
   @Override
   public Optional<String> pairingCode(Device device) {
+    if (!attachedOnce(device)) {
+      return Optional.empty();
+    }
     String name = sessionName(device);
     try {
       if (sessions.status(device.id()).filter("STOPPED"::equals).isPresent()) {
@@ -444,6 +447,9 @@ public final class WahaDriver implements Driver {
   /** The engine's pairing code for the device's own number ({@code auth/request-code}). */
   @Override
   public Optional<String> linkCode(Device device) {
+    if (!attachedOnce(device)) {
+      return Optional.empty();
+    }
     String name = sessionName(device);
     ObjectNode body = WahaApi.JSON.createObjectNode();
     body.put("phoneNumber", device.number().replaceAll("\\D", ""));
@@ -454,6 +460,24 @@ public final class WahaDriver implements Driver {
       return code.isBlank() ? Optional.empty() : Optional.of(code);
     } catch (IOException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Whether the device's session was set up on the engine, setting it up now if not: a device
+   * created by {@code ./kurir admin} while the gateway runs has no sender yet, and is paired before
+   * its first message.
+   */
+  private boolean attachedOnce(Device device) {
+    if (sessions.name(device.id()).isPresent()) {
+      return true;
+    }
+    try {
+      attach(device);
+      return true;
+    } catch (RuntimeException e) {
+      log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+      return false;
     }
   }
 

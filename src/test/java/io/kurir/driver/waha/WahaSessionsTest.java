@@ -101,6 +101,30 @@ class WahaSessionsTest {
     }
   }
 
+  @Test
+  void aDeviceMadeByAnotherProcessGetsItsSessionWhenItsQrCodeIsAskedFor() throws Exception {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      // As ./kurir admin does it: its own Tenants on the database, no gateway told.
+      var clock = java.time.Clock.systemUTC();
+      var tenants =
+          new io.kurir.tenant.Tenants(
+              f.kurir.gateway().database(),
+              new io.kurir.store.IdGenerator(clock, 7),
+              clock,
+              java.time.ZoneId.of("Asia/Jakarta"),
+              new io.kurir.phone.PhoneNumbers("ID"),
+              io.kurir.driver.DriverCatalog.standard());
+      var license =
+          tenants.createLicense(
+              tenants.createPartner("Other", "").id(), "L", "", null, java.util.List.of());
+      Device device = tenants.createDevice(license.id(), "+6281100008241", "waha", Map.of());
+      assertThat(f.waha.session("kurir-" + device.id())).isNull();
+
+      String qr = WahaLifecycleTest.decode(f.eco(device, "/api/generate_qr"));
+      assertThat(qr).isEqualTo(f.waha.session("kurir-" + device.id()).qr());
+    }
+  }
+
   private static Reply linkCode(WahaFixture f, Device device) {
     return f.kurir.post(
         "/admin/devices/" + device.id() + "/link-code",
