@@ -135,10 +135,16 @@ final class AdminCommand {
               settings.zone(),
               new PhoneNumbers(settings.defaultRegion()),
               DriverCatalog.standard());
-      TenantViews views = new TenantViews(new Timestamps(settings.zone()));
+      Timestamps timestamps = new Timestamps(settings.zone());
       Object result =
           execute(
-              words, options, config, tenants, views, new WebhookDeliveries(db, Clock.systemUTC()));
+              words,
+              options,
+              config,
+              tenants,
+              new TenantViews(timestamps),
+              timestamps,
+              new WebhookDeliveries(db, Clock.systemUTC()));
       out.println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
@@ -153,6 +159,7 @@ final class AdminCommand {
       Map<String, String> config,
       Tenants tenants,
       TenantViews views,
+      Timestamps timestamps,
       WebhookDeliveries webhooks) {
     String what = words.get(0);
     String action = words.get(1);
@@ -196,7 +203,7 @@ final class AdminCommand {
       case "device list" -> tenants.devices().stream().map(d -> views.of(d, tenants)).toList();
       case "webhook list" ->
           webhooks.list(o.getOrDefault("state", "failed")).stream()
-              .map(io.kurir.api.admin.AdminRoutes::view)
+              .map(d -> io.kurir.api.admin.AdminRoutes.view(d, timestamps))
               .toList();
       case "webhook replay" -> {
         if (!webhooks.replay(id(words))) {

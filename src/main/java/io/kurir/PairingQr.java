@@ -51,8 +51,7 @@ final class PairingQr {
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (reply.statusCode() != 200) {
-          err.println(
-              "kurir admin: the gateway answered " + reply.statusCode() + " " + reply.body());
+          err.println("kurir admin: " + refusal(reply, base));
           return 1;
         }
         JsonNode pairing = new ObjectMapper().readTree(reply.body());
@@ -96,20 +95,17 @@ final class PairingQr {
     if (target == null) {
       return 2;
     }
-    String base = target.base();
-    URI uri = target.uri();
-    String token = target.token();
     try {
       HttpResponse<String> reply =
           HttpClient.newHttpClient()
               .send(
-                  HttpRequest.newBuilder(uri)
-                      .header("Authorization", "Bearer " + token)
+                  HttpRequest.newBuilder(target.uri())
+                      .header("Authorization", "Bearer " + target.token())
                       .POST(HttpRequest.BodyPublishers.noBody())
                       .build(),
                   HttpResponse.BodyHandlers.ofString());
       if (reply.statusCode() != 200) {
-        err.println("kurir admin: the gateway answered " + reply.statusCode() + " " + reply.body());
+        err.println("kurir admin: " + refusal(reply, target.base()));
         return 1;
       }
       String code = new ObjectMapper().readTree(reply.body()).path("code").asText();
@@ -119,7 +115,7 @@ final class PairingQr {
               + " number instead, and type this code.");
       return 0;
     } catch (IOException e) {
-      return unreachable(err, base, e);
+      return unreachable(err, target.base(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
@@ -145,7 +141,11 @@ final class PairingQr {
       String token = options.getOrDefault("token", settings.adminToken());
       if (token.isBlank()) {
         err.println(
-            "kurir admin: device " + command + " needs the admin token (--token or admin.token)");
+            "kurir admin: device "
+                + command
+                + " asks the running gateway's Admin API, so it needs the gateway's"
+                + " admin token: pass --token <admin.token>, or set admin.token as the gateway has"
+                + " it (KURIR_ADMIN_TOKEN, or admin.token in the config file)");
         return null;
       }
       String base = options.getOrDefault("url", "http://127.0.0.1:" + settings.port());
@@ -163,5 +163,31 @@ final class PairingQr {
             + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
             + "): is it running there? Give its address with --url");
     return 1;
+  }
+
+  /** What a refusal of the gateway means to the operator, and what to do about it. */
+  private static String refusal(HttpResponse<String> reply, String base) {
+    String error = "";
+    String message = reply.body();
+    try {
+      JsonNode body = new ObjectMapper().readTree(reply.body());
+      error = body.path("error").asText("");
+      message = body.path("message").asText(message);
+    } catch (IOException e) {
+      // not JSON (another server on that address?): the raw body is the best we have
+    }
+    return switch (error) {
+      case "invalid_admin_token" ->
+          "the gateway at "
+              + base
+              + " refused the admin token: give the admin.token it runs with (--token)";
+      case "admin_disabled" ->
+          "the gateway at "
+              + base
+              + " runs without admin.token, so its Admin API is off: restart it with admin.token"
+              + " set (KURIR_ADMIN_TOKEN)";
+      case "pairing_not_scannable" -> message;
+      default -> "the gateway answered " + reply.statusCode() + " " + message;
+    };
   }
 }

@@ -95,6 +95,43 @@ class AdminCommandTest {
   }
 
   @Test
+  void webhookListingsShowTimesInTheOperatorZone() throws Exception {
+    assertThat(admin("partner", "create", "--name", "P")).isZero();
+    assertThat(admin("license", "create", "--partner", output().get("id").asText(), "--name", "L"))
+        .isZero();
+    assertThat(
+            admin(
+                "device",
+                "create",
+                "--license",
+                output().get("id").asText(),
+                "--number",
+                "081234567890"))
+        .isZero();
+    long device = output().get("id").asLong();
+    io.kurir.config.Settings settings =
+        io.kurir.config.SettingsLoader.load(
+            io.kurir.config.SettingsLoader.Profile.SERVE, List.of(), Map.of(), dir);
+    try (io.kurir.store.Database db = io.kurir.store.Database.open(settings.databaseUrl())) {
+      db.jdbi()
+          .useHandle(
+              h ->
+                  io.kurir.webhook.WebhookOutbox.add(
+                      h,
+                      7,
+                      device,
+                      "https://example.com/hook",
+                      "device_status",
+                      "{}",
+                      java.time.Instant.parse("2026-03-10T03:00:00Z")));
+    }
+    assertThat(admin("webhook", "list", "--state", "pending", "--time.zone=Asia/Makassar"))
+        .isZero();
+    assertThat(output().get(0).get("createdAt").asText()).isEqualTo("2026-03-10 11:00:00");
+    assertThat(output().get(0).get("finishedAt").isNull()).isTrue();
+  }
+
+  @Test
   void mistakesExitNonZeroWithAMessage() {
     assertThat(admin("partner", "create")).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--name is required");

@@ -19,29 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code ./kurir admin device qr}: the QR code in a terminal, until the phone scans it. */
 class PairingQrTest {
   @TempDir Path dir;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   @Test
   void showsTheCodeAndReturnsOnceTheDeviceIsPaired() throws Exception {
     try (TestGateway kurir = TestGateway.start(dir)) {
       Device device = kurir.newDevice("+6281100007001", false);
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
-      CompletableFuture<Integer> command =
-          CompletableFuture.supplyAsync(
-              () ->
-                  AdminCommand.run(
-                      List.of(
-                          "device",
-                          "qr",
-                          Long.toString(device.id()),
-                          "--url",
-                          kurir.gateway().baseUrl(),
-                          "--token",
-                          TestGateway.ADMIN_TOKEN),
-                      Map.of(),
-                      dir.resolve("cli"),
-                      new PrintStream(out, true, StandardCharsets.UTF_8),
-                      new PrintStream(err, true, StandardCharsets.UTF_8)));
+      CompletableFuture<Integer> command = qrOf(kurir, device, TestGateway.ADMIN_TOKEN);
 
       Eventually.until(
           "the code is shown",
@@ -67,16 +52,73 @@ class PairingQrTest {
     }
   }
 
+  /** {@code device qr} for {@code device} of a running gateway, under way in the background. */
+  private CompletableFuture<Integer> qrOf(TestGateway kurir, Device device, String token) {
+    return CompletableFuture.supplyAsync(
+        () ->
+            qr(
+                "device",
+                "qr",
+                Long.toString(device.id()),
+                "--url",
+                kurir.gateway().baseUrl(),
+                "--token",
+                token));
+  }
+
+  private int qr(String... args) {
+    return AdminCommand.run(
+        List.of(args),
+        Map.of(),
+        dir.resolve("cli"),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aSandboxDeviceWithoutTheSandboxApiIsRefusedWithWhatToChange() throws Exception {
+    try (TestGateway kurir = TestGateway.start(dir, "--sandbox.api=false")) {
+      Device device = kurir.newDevice("+6281100007002", false);
+      int code = qrOf(kurir, device, TestGateway.ADMIN_TOKEN).get(10, TimeUnit.SECONDS);
+
+      assertThat(code).isEqualTo(1);
+      assertThat(out.toString(StandardCharsets.UTF_8)).as("no code shown").doesNotContain("█");
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("sandbox API")
+          .contains("drivers.sandbox.api=true");
+      TestGateway.Reply reply =
+          kurir.post(
+              "/admin/devices/" + device.id() + "/pairing",
+              "",
+              null,
+              "Authorization",
+              "Bearer " + TestGateway.ADMIN_TOKEN);
+      assertThat(reply.status()).isEqualTo(409);
+      assertThat(reply.body()).contains("\"pairing_not_scannable\"");
+    }
+  }
+
+  @Test
+  void saysWhichTokenItNeeds() throws Exception {
+    assertThat(qr("device", "qr", "1")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--token")
+        .contains("KURIR_ADMIN_TOKEN");
+
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice("+6281100007003", false);
+      err.reset();
+      int code = qrOf(kurir, device, "not-the-admin-token-at-all").get(10, TimeUnit.SECONDS);
+      assertThat(code).isEqualTo(1);
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("refused the admin token")
+          .contains("--token");
+    }
+  }
+
   @Test
   void withoutAGatewayItSaysSo() {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        AdminCommand.run(
-            List.of("device", "qr", "1", "--url", "http://127.0.0.1:9", "--token", "x".repeat(20)),
-            Map.of(),
-            dir,
-            new PrintStream(new ByteArrayOutputStream()),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code = qr("device", "qr", "1", "--url", "http://127.0.0.1:9", "--token", "x".repeat(20));
     assertThat(code).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot reach the gateway");
   }
@@ -104,8 +146,7 @@ class PairingQrTest {
       assertThat(exit).isEqualTo(1);
       assertThat(err.toString(StandardCharsets.UTF_8))
           .contains("409")
-          .contains("link_code_unavailable")
-          .contains("driver sandbox");
+          .contains("driver sandbox gives no link code");
     }
   }
 }

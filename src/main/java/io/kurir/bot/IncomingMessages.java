@@ -173,7 +173,9 @@ public final class IncomingMessages {
       return new Stored(false, false); // delivered twice by the network: stored the first time
     }
     return new Stored(
-        true, webhooks.addIncoming(h, in.deviceId(), in.senderE164(), in.text(), keyword, in.at()));
+        true,
+        webhooks.addIncoming(
+            h, in.deviceId(), in.senderE164(), in.contactName(), in.text(), keyword, in.at()));
   }
 
   private static boolean isQuiet(Deque<Instant> replies, Instant now) {

@@ -78,10 +78,33 @@ public final class Sessions {
     if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
       return new Pairing.AlreadyPaired();
     }
-    return driver
-        .pairingCode(device)
-        .<Pairing>map(code -> new Pairing.Code(code, QrCodes.pngDataUrl(code)))
-        .orElse(new Pairing.Unavailable());
+    Optional<String> code = driver.pairingCode(device);
+    if (code.isPresent()) {
+      return new Pairing.Code(code.get(), QrCodes.pngDataUrl(code.get()));
+    }
+    // A driver whose devices are linked without a code (an API token) links the device again
+    // when asked for one: it is then paired, as far as the caller is concerned.
+    DeviceState now = driver.state(device);
+    return now == DeviceState.ONLINE || now == DeviceState.OFFLINE
+        ? new Pairing.AlreadyPaired()
+        : new Pairing.Unavailable();
+  }
+
+  /**
+   * Why a pairing code for {@code device} could not be scanned in this set-up (see {@link
+   * Driver#pairingObstacle}); empty when it can be, or when there is nothing to pair (the driver is
+   * down, the device is paired).
+   */
+  public Optional<String> pairingObstacle(Device device) {
+    Driver driver = drivers.of(device);
+    if (!driver.isRunning()) {
+      return Optional.empty();
+    }
+    DeviceState state = driver.state(device);
+    if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
+      return Optional.empty();
+    }
+    return driver.pairingObstacle(device);
   }
 
   /** What a request for a link code (a pairing code typed on the phone) gave. */

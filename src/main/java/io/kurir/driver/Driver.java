@@ -60,7 +60,9 @@ public interface Driver extends AutoCloseable {
   /**
    * The payload to show as a QR code so that the device's phone can link it: the current one, or a
    * new one when it has expired (linked-device pairing rotates its code about every 20 seconds).
-   * Empty when the driver cannot pair this device now.
+   * Empty when the driver cannot pair this device now, or when its devices are linked without a
+   * code (an API token): such a driver links a logged-out device again here, and the core then
+   * answers as for a paired device.
    */
   Optional<String> pairingCode(Device device);
 
@@ -70,6 +72,15 @@ public interface Driver extends AutoCloseable {
    * driver has no such code, or cannot ask for one now.
    */
   default Optional<String> linkCode(Device device) {
+    return Optional.empty();
+  }
+
+  /**
+   * Why a code from {@link #pairingCode} could not be scanned at all in this set-up, as a sentence
+   * that says what the operator must change; empty when it can be. {@code ./kurir admin device qr}
+   * and the Admin API say it instead of showing codes that nothing can scan.
+   */
+  default Optional<String> pairingObstacle(Device device) {
     return Optional.empty();
   }
 

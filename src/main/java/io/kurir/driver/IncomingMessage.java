@@ -15,6 +15,9 @@ import java.util.Optional;
  * @param text its text, or the caption of its media ("" when none)
  * @param media its image or file, kept by the driver under the gateway's data folder, if any
  * @param at when the network says it was sent
+ * @param contactName the name the sender gave their account, when the network sends one (Meta's
+ *     {@code contacts[].profile.name}); the incoming webhook's {@code contact_name} is the number
+ *     without it
  */
 public record IncomingMessage(
     long deviceId,
@@ -23,7 +26,30 @@ public record IncomingMessage(
     Optional<String> groupId,
     String text,
     Optional<Media> media,
-    Instant at) {
+    Instant at,
+    Optional<String> contactName) {
+
+  public IncomingMessage {
+    contactName = contactName.map(String::strip).filter(name -> !name.isEmpty());
+  }
+
+  /** A message whose network sent no name for its sender. */
+  public IncomingMessage(
+      long deviceId,
+      Optional<String> networkId,
+      String senderE164,
+      Optional<String> groupId,
+      String text,
+      Optional<Media> media,
+      Instant at) {
+    this(deviceId, networkId, senderE164, groupId, text, media, at, Optional.empty());
+  }
+
+  /** The same message, from a sender whose account is named {@code name} (blank: no name). */
+  public IncomingMessage withContactName(String name) {
+    return new IncomingMessage(
+        deviceId, networkId, senderE164, groupId, text, media, at, Optional.ofNullable(name));
+  }
 
   /** An image or file that came with an incoming message. */
   public record Media(String kind, String mimeType, Path path) {}

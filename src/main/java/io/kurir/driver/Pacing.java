@@ -141,6 +141,20 @@ public record Pacing(
     return all;
   }
 
+  /**
+   * The settings of a driver paced by a rate ({@code perSecond} messages a second, no jitter) with
+   * {@code inFlight} sends under way at once, in serve and demo alike: a network reached over
+   * HTTPS.
+   */
+  public static List<DriverSetting> rateSettings(int perSecond, int inFlight) {
+    Pacing p = OFF.withInFlight(inFlight);
+    List<DriverSetting> all = new ArrayList<>(settings(p, p));
+    String rate = Integer.toString(perSecond);
+    all.replaceAll(
+        s -> s.key().equals(RATE_KEY) ? DriverSetting.of(RATE_KEY, s.kind(), rate, rate) : s);
+    return all;
+  }
+
   private static DriverSetting setting(
       String key, DriverSetting.Kind kind, Pacing serve, Pacing demo, Function<Pacing, String> v) {
     return DriverSetting.of(key, kind, v.apply(serve), v.apply(demo));

@@ -947,6 +947,7 @@ final class DeviceSender {
               m.toGroup(),
               m.kind(),
               m.body(),
+              m.linkPreview(),
               m.media()
                   .map(r -> new OutgoingMessage.Attachment(r.name(), r.mimeType(), r.path()))));
     } catch (RuntimeException | Error e) {

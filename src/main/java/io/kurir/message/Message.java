@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param media the image or file sent with it ({@code kind} image or file), if any
  * @param mediaUrl where its image or file is still to be fetched from, while {@code media} is empty
  *     (an async media send answered before the fetch)
+ * @param linkPreview whether the network may show a preview of a link in the text (the caller's
+ *     {@code skip_link} turns it off)
  */
 public record Message(
     long id,
@@ -37,7 +39,8 @@ public record Message(
     Optional<Instant> sentAt,
     Instant statusAt,
     Optional<MediaRef> media,
-    Optional<String> mediaUrl) {
+    Optional<String> mediaUrl,
+    boolean linkPreview) {
 
   /** Whether its image or file must be fetched before it can go out. */
   boolean needsFetch() {
@@ -78,6 +81,7 @@ public record Message(
         sentAt,
         statusAt,
         media,
-        mediaUrl);
+        mediaUrl,
+        linkPreview);
   }
 }

@@ -35,8 +35,8 @@ final class MessageStore {
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
           + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path, media_url)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " media_type, media_path, media_url, link_preview)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
@@ -106,6 +106,7 @@ final class MessageStore {
         insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
         insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
         insert.setString(20, m.mediaUrl().orElse(null));
+        insert.setInt(21, m.linkPreview() ? 1 : 0);
         if (messages.size() == 1) {
           insert.executeUpdate();
         } else {
@@ -323,9 +324,10 @@ final class MessageStore {
     return db.jdbi()
         .withHandle(
             h ->
+                // Each half on its own partial index (a state IN (...) would scan the table).
                 h.createQuery(
-                        "SELECT DISTINCT device_id FROM message"
-                            + " WHERE state IN ('pending', 'sending')")
+                        "SELECT device_id FROM message WHERE state = 'pending'"
+                            + " UNION SELECT device_id FROM message WHERE state = 'sending'")
                     .mapTo(Long.class)
                     .list());
   }
@@ -483,6 +485,9 @@ final class MessageStore {
 
   private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
       throws SQLException {
+    if (!earlyReceiptsMayExist(h)) {
+      return false;
+    }
     List<EarlyReceipt> early = new ArrayList<>();
     try (PreparedStatement q = h.getConnection().prepareStatement(EARLY_RECEIPTS)) {
       q.setLong(1, deviceId);
@@ -513,6 +518,29 @@ final class MessageStore {
   }
 
   private record EarlyReceipt(String status, String reason, Instant at) {}
+
+  // Whether the early_receipt table may hold a row. Known only where this process is the one
+  // writer (SQLite; its instance lock keeps others out): then it is set at every insert and
+  // cleared only by a look that found the table empty, all on the writer thread, so a send's
+  // record skips a look-up that almost always finds nothing. Several nodes always look.
+  private volatile boolean earlyReceiptsMayExist = true;
+  private long earlyReceiptsCheckedNanos;
+
+  private boolean earlyReceiptsMayExist(Handle h) throws SQLException {
+    if (!db.dialect().singleWriter()) {
+      return true;
+    }
+    if (earlyReceiptsMayExist && System.nanoTime() - earlyReceiptsCheckedNanos > 1_000_000_000L) {
+      // At most once a second: the table empties as receipts are applied or pruned.
+      earlyReceiptsCheckedNanos = System.nanoTime();
+      try (PreparedStatement q =
+              h.getConnection().prepareStatement("SELECT 1 FROM early_receipt LIMIT 1");
+          ResultSet rs = q.executeQuery()) {
+        earlyReceiptsMayExist = rs.next();
+      }
+    }
+    return earlyReceiptsMayExist;
+  }
 
   private static final String EARLY_RECEIPTS =
       "SELECT status, reason, at FROM early_receipt WHERE device_id = ? AND network_id = ?"
@@ -554,6 +582,7 @@ final class MessageStore {
                     }
                   }
                   if (id == null) { // faster than the send's own outcome: kept until it comes
+                    earlyReceiptsMayExist = true; // before the insert, on the writer's thread
                     h.createUpdate(
                             "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
                                 + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -726,13 +755,23 @@ final class MessageStore {
         db.writes()
             .write(
                 h -> {
+                  // By state alone, so that the index of sending messages is used; those with a
+                  // network id (the network has them) are left out here.
                   List<long[]> interrupted =
-                      h.createQuery(
-                              "SELECT id, retry FROM message WHERE device_id = ?"
-                                  + " AND state = 'sending' AND network_id IS NULL")
+                      h
+                          .createQuery(
+                              "SELECT id, retry, network_id FROM message WHERE device_id = ?"
+                                  + " AND state = 'sending'")
                           .bind(0, deviceId)
-                          .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
-                          .list();
+                          .map(
+                              (rs, ctx) ->
+                                  rs.getString(3) == null
+                                      ? new long[] {rs.getLong(1), rs.getLong(2)}
+                                      : null)
+                          .list()
+                          .stream()
+                          .filter(java.util.Objects::nonNull)
+                          .toList();
                   int resent = 0;
                   int failed = 0;
                   for (long[] row : interrupted) {
@@ -872,6 +911,7 @@ final class MessageStore {
         sentAtNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sentAt)),
         Instant.ofEpochMilli(rs.getLong("status_at")),
         media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")),
-        Optional.ofNullable(rs.getString("media_url")));
+        Optional.ofNullable(rs.getString("media_url")),
+        rs.getInt("link_preview") != 0);
   }
 }

@@ -303,7 +303,8 @@ public final class Messages implements AutoCloseable {
               Optional.empty(),
               now,
               request.media(),
-              request.mediaUrl()));
+              request.mediaUrl(),
+              request.linkPreview()));
     }
     return messages;
   }

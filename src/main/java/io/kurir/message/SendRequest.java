@@ -19,6 +19,8 @@ import java.util.Optional;
  *     IdempotencyKeys})
  * @param mediaUrl where to fetch the image or file from when the message's turn comes, for an async
  *     send that answered before fetching it ({@code media} is then empty)
+ * @param linkPreview whether the network may show a preview of a link in the text; the contract's
+ *     {@code skip_link} turns it off
  */
 public record SendRequest(
     List<Recipient> recipients,
@@ -30,7 +32,8 @@ public record SendRequest(
     Duration delay,
     Optional<MediaRef> media,
     Optional<String> idempotencyKey,
-    Optional<String> mediaUrl) {
+    Optional<String> mediaUrl,
+    boolean linkPreview) {
 
   public SendRequest {
     if (idempotencyKey.isPresent()
@@ -50,7 +53,18 @@ public record SendRequest(
       Duration delay,
       Optional<MediaRef> media,
       Optional<String> idempotencyKey) {
-    this(recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, Optional.empty());
+    this(
+        recipients,
+        kind,
+        body,
+        api,
+        sync,
+        retry,
+        delay,
+        media,
+        idempotencyKey,
+        Optional.empty(),
+        true);
   }
 
   /** A send without an idempotency key. */
@@ -63,13 +77,13 @@ public record SendRequest(
       boolean retry,
       Duration delay,
       Optional<MediaRef> media) {
-    this(
-        recipients, kind, body, api, sync, retry, delay, media, Optional.empty(), Optional.empty());
+    this(recipients, kind, body, api, sync, retry, delay, media, Optional.empty());
   }
 
   /** The same request with the caller's idempotency key, if any. */
   public SendRequest withIdempotencyKey(Optional<String> key) {
-    return new SendRequest(recipients, kind, body, api, sync, retry, delay, media, key, mediaUrl);
+    return new SendRequest(
+        recipients, kind, body, api, sync, retry, delay, media, key, mediaUrl, linkPreview);
   }
 
   /**
@@ -78,7 +92,13 @@ public record SendRequest(
    */
   public SendRequest withMediaUrl(Optional<String> url) {
     return new SendRequest(
-        recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, url);
+        recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, url, linkPreview);
+  }
+
+  /** The same request with links previewed or not ({@code skip_link} says not). */
+  public SendRequest withLinkPreview(boolean preview) {
+    return new SendRequest(
+        recipients, kind, body, api, sync, retry, delay, media, idempotencyKey, mediaUrl, preview);
   }
 
   /** A text send. */

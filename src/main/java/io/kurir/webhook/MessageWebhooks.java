@@ -123,10 +123,17 @@ public final class MessageWebhooks implements StatusHook {
   /**
    * Stores the incoming-message event for the device's incoming URL, if it has one; call it in the
    * transaction that stores the message. True when an event was stored ({@link #committed} after
-   * the commit).
+   * the commit). {@code contact_name} is the sender's name when the network sent one, else the
+   * number (digits).
    */
   public boolean addIncoming(
-      Handle h, long deviceId, String senderE164, String text, String keyword, Instant at) {
+      Handle h,
+      long deviceId,
+      String senderE164,
+      Optional<String> contactName,
+      String text,
+      String keyword,
+      Instant at) {
     Optional<String> url =
         h.createQuery("SELECT incoming_webhook_url FROM device WHERE id = ?")
             .bind(0, deviceId)
@@ -136,7 +143,7 @@ public final class MessageWebhooks implements StatusHook {
       return false;
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("contact_name", digits(senderE164));
+    body.put("contact_name", contactName.orElse(digits(senderE164)));
     body.put("ip_server", ipServer);
     body.put("message", text);
     body.put("keyword", keyword);

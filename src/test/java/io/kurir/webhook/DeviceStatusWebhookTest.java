@@ -200,12 +200,18 @@ class DeviceStatusWebhookTest {
     JsonNode failed = JSON.readTree(kurir.get("/admin/webhooks?state=failed", auth).body());
     assertThat(failed).extracting(d -> d.get("id").asText()).contains(id);
     assertThat(failed.get(0).get("lastError").asText()).isEqualTo("HTTP 410");
+    assertThat(failed.get(0).get("createdAt").asText())
+        .as("the operator zone (Asia/Jakarta) and format, as in every admin reply")
+        .isEqualTo("2026-03-10 10:00:00");
+    assertThat(failed.get(0).get("finishedAt").asText()).isEqualTo("2026-03-10 10:00:00");
 
     answer.set(200);
     assertThat(kurir.post("/admin/webhooks/" + id + "/replay", "", null, auth).status())
         .isEqualTo(200);
     Eventually.until("delivered on replay", () -> state(id).equals("delivered"));
     assertThat(received).hasSize(2);
+    JsonNode delivered = JSON.readTree(kurir.get("/admin/webhooks?state=delivered", auth).body());
+    assertThat(delivered.get(0).get("finishedAt").asText()).isEqualTo("2026-03-10 10:00:00");
     assertThat(kurir.post("/admin/webhooks/" + id + "/replay", "", null, auth).status())
         .as("only failed or dead deliveries are replayed")
         .isEqualTo(404);

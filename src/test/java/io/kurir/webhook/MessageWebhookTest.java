@@ -86,6 +86,31 @@ class MessageWebhookTest {
   }
 
   @Test
+  void contactNameIsTheSendersNameWhenTheNetworkSendsOne() throws Exception {
+    account("set", receiver.url("/in"));
+    String sender = Numbers.fresh();
+    assertThat(kurir.sandbox().injectNamedIncoming(device.id(), sender, " Budi Santoso ", "a"))
+        .isTrue();
+    assertThat(
+            kurir
+                .post(
+                    "/sandbox/devices/" + device.id() + "/incoming",
+                    "{\"from\":\"" + sender + "\",\"name\":\"Siti\",\"message\":\"b\"}",
+                    "application/json",
+                    "Authorization",
+                    "Bearer " + TestGateway.ADMIN_TOKEN)
+                .status())
+        .isEqualTo(200);
+    assertThat(kurir.sandbox().injectNamedIncoming(device.id(), sender, "  ", "c")).isTrue();
+
+    Eventually.until("delivered", () -> receiver.received().size() == 3);
+    assertThat(receiver.received())
+        .extracting(r -> r.json().get("contact_name").asText())
+        .as("a blank name is no name: the number, as without one")
+        .containsExactly("Budi Santoso", "Siti", sender.substring(1));
+  }
+
+  @Test
   void everySentMessageAndItsStatusesReachTheOutgoingUrlInOrder() throws Exception {
     account("set_outgoing", receiver.url("/out"));
     String to = Numbers.fresh();

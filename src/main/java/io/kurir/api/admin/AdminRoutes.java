@@ -188,10 +188,18 @@ public final class AdminRoutes implements RouteTable {
 
   /**
    * A device's pairing: its state, and when it is not paired the current pairing payload (the text
-   * of the QR code to scan). {@code ./kurir admin device qr} shows it in a terminal.
+   * of the QR code to scan). {@code ./kurir admin device qr} shows it in a terminal. A code that
+   * nothing could scan in this set-up (a sandbox device without the sandbox API) is refused with
+   * what to change.
    */
   private void pairing(Context ctx) {
     var device = tenants.device(id(ctx));
+    sessions
+        .pairingObstacle(device)
+        .ifPresent(
+            why -> {
+              throw new ApiException(409, "pairing_not_scannable", why);
+            });
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
     reply.put("state", sessions.state(device).map(s -> s.wireName()).orElse("port_down"));
@@ -228,7 +236,7 @@ public final class AdminRoutes implements RouteTable {
     if (!List.of("failed", "dead", "pending", "delivered").contains(state)) {
       throw ApiException.fieldNotValid("state", "state must be failed, dead, pending or delivered");
     }
-    ctx.json(deliveries.list(state).stream().map(AdminRoutes::view).toList());
+    ctx.json(deliveries.list(state).stream().map(d -> view(d, timestamps)).toList());
   }
 
   private void replay(Context ctx) {
@@ -238,8 +246,11 @@ public final class AdminRoutes implements RouteTable {
     outboxWake.run();
   }
 
-  /** A webhook delivery as the Admin API and {@code ./kurir admin} show it. */
-  public static Map<String, Object> view(WebhookDeliveries.Delivery d) {
+  /**
+   * A webhook delivery as the Admin API and {@code ./kurir admin} show it, its times in the
+   * operator zone like every other admin reply.
+   */
+  public static Map<String, Object> view(WebhookDeliveries.Delivery d, Timestamps timestamps) {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("id", Long.toString(d.id()));
     v.put("deviceId", Long.toString(d.deviceId()));
@@ -248,8 +259,8 @@ public final class AdminRoutes implements RouteTable {
     v.put("state", d.state());
     v.put("attempts", d.attempts());
     v.put("lastError", d.lastError().orElse(null));
-    v.put("createdAt", d.createdAt().toString());
-    v.put("finishedAt", d.finishedAt().map(Object::toString).orElse(null));
+    v.put("createdAt", timestamps.reply(d.createdAt()));
+    v.put("finishedAt", d.finishedAt().map(timestamps::reply).orElse(null));
     v.put("payload", d.payload());
     return v;
   }

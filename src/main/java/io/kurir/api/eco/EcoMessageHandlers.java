@@ -119,6 +119,7 @@ public final class EcoMessageHandlers {
     Duration delay = pendingTime(f);
     boolean retry = f.flag("flag_retry");
     Optional<String> key = f.idempotencyKey();
+    boolean linkPreview = !f.flag("skip_link");
     if (refusedWhole(ctx, req, numbers, sync)) {
       return;
     }
@@ -129,7 +130,8 @@ public final class EcoMessageHandlers {
               req,
               new SendRequest(recipients, kind, text, "eco", false, retry, delay, media)
                   .withIdempotencyKey(key)
-                  .withMediaUrl(mediaUrl));
+                  .withMediaUrl(mediaUrl)
+                  .withLinkPreview(linkPreview));
       plain(ctx, Long.toString(accepted.getFirst().id()));
       return;
     }
@@ -139,7 +141,8 @@ public final class EcoMessageHandlers {
         accept(
             req,
             new SendRequest(recipients, kind, text, "eco", waits, retry, delay, media)
-                .withIdempotencyKey(key));
+                .withIdempotencyKey(key)
+                .withLinkPreview(linkPreview));
     List<SendResult> outcomes =
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)

@@ -78,6 +78,20 @@ public final class SandboxDriver implements Driver {
     return Optional.of(network.pairingCode(device.id(), device.number()));
   }
 
+  /** A sandbox code is "scanned" only through the control API: without it nothing can scan it. */
+  @Override
+  public Optional<String> pairingObstacle(Device device) {
+    if (controlApi) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "device "
+            + device.id()
+            + " is on the sandbox network, whose codes are scanned only through the sandbox API"
+            + " (POST /sandbox/scan), and this gateway does not serve it: start the gateway with"
+            + " drivers.sandbox.api=true (KURIR_DRIVERS_SANDBOX_API=true; it needs admin.token)");
+  }
+
   @Override
   public boolean logout(Device device) {
     return network.logout(device.id());

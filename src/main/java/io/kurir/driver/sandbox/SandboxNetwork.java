@@ -90,7 +90,8 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /**
    * What a recipient phone holds for one received message: {@code messageId} is Kurir's id (the
-   * sandbox can see it, a real network cannot), {@code networkId} the network's own.
+   * sandbox can see it, a real network cannot), {@code networkId} the network's own; {@code
+   * linkPreview} whether the sender let the phone show a preview of a link ({@code skip_link}).
    */
   public record InboxEntry(
       long messageId,
@@ -104,7 +105,8 @@ public final class SandboxNetwork implements AutoCloseable {
       String status,
       String mediaName,
       String mediaType,
-      long mediaBytes) {
+      long mediaBytes,
+      boolean linkPreview) {
 
     InboxEntry withStatus(String newStatus) {
       return new InboxEntry(
@@ -119,7 +121,8 @@ public final class SandboxNetwork implements AutoCloseable {
           newStatus,
           mediaName,
           mediaType,
-          mediaBytes);
+          mediaBytes,
+          linkPreview);
     }
   }
 
@@ -553,11 +556,27 @@ public final class SandboxNetwork implements AutoCloseable {
    * a network sends when it did not see its first delivery acknowledged.
    */
   public boolean injectIncoming(long deviceId, String senderE164, String text, String networkId) {
+    return deliver(IncomingMessage.text(deviceId, networkId, senderE164, text, clock.instant()));
+  }
+
+  /**
+   * {@link #injectIncoming(long, String, String)} from a phone whose owner named the account {@code
+   * senderName}: the name a network sends with the message (Meta's profile name).
+   */
+  public boolean injectNamedIncoming(
+      long deviceId, String senderE164, String senderName, String text) {
+    return deliver(
+        IncomingMessage.text(
+                deviceId, "SBXIN-" + run + "-" + nextNetworkId(), senderE164, text, clock.instant())
+            .withContactName(senderName));
+  }
+
+  private boolean deliver(IncomingMessage message) {
     DriverListener l = listener;
-    if (!sessions.containsKey(deviceId) || l == null) {
+    if (!sessions.containsKey(message.deviceId()) || l == null) {
       return false;
     }
-    l.incoming(IncomingMessage.text(deviceId, networkId, senderE164, text, clock.instant()));
+    l.incoming(message);
     return true;
   }
 
@@ -692,6 +711,9 @@ public final class SandboxNetwork implements AutoCloseable {
                 .put("text", message.text())
                 .put("at", now.toEpochMilli())
                 .put("receipts", i == 0);
+        if (!message.linkPreview()) {
+          r.put("noPreview", true); // absent in the usual case, and in journals written before
+        }
         if (mediaName != null) {
           r.put("mediaName", mediaName).put("mediaType", mediaType).put("mediaBytes", mediaBytes);
         }
@@ -883,7 +905,8 @@ public final class SandboxNetwork implements AutoCloseable {
             "sent",
             mediaName,
             textOrNull(r, "mediaType"),
-            r.path("mediaBytes").asLong(0));
+            r.path("mediaBytes").asLong(0),
+            !r.path("noPreview").asBoolean(false));
     Phone p = phone(entry.to());
     synchronized (p.inbox) {
       p.inbox.addLast(new Received(entry, r.get("dev").asLong(), r.path("receipts").asBoolean()));

@@ -91,6 +91,7 @@ public final class SandboxRoutes implements RouteTable {
       v.put("text", e.text());
       v.put("receivedAt", timestamps.reply(e.receivedAt()));
       v.put("status", e.status());
+      v.put("linkPreview", e.linkPreview());
       if (e.mediaName() != null) {
         v.put("mediaName", e.mediaName());
         v.put("mediaType", e.mediaType());
@@ -162,7 +163,12 @@ public final class SandboxRoutes implements RouteTable {
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
     String from = number(f.required("from"), "from");
-    if (!network.injectIncoming(device.id(), from, f.required("message"))) {
+    String message = f.required("message");
+    boolean delivered =
+        f.text("name").isPresent()
+            ? network.injectNamedIncoming(device.id(), from, f.text("name").get(), message)
+            : network.injectIncoming(device.id(), from, message);
+    if (!delivered) {
       throw new ApiException(409, "not_paired", "pair the device first");
     }
     ctx.json(Map.of("status", "ok"));

@@ -12,6 +12,7 @@ import io.kurir.driver.GroupMembers;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
 import java.io.IOException;
@@ -355,7 +356,8 @@ public final class WahaDriver implements Driver {
       } else {
         path = "/api/sendText";
         body.put("text", message.text());
-        body.put("linkPreview", message.text().contains("://"));
+        // A preview only of a link there is, and never when the caller asked skip_link.
+        body.put("linkPreview", message.linkPreview() && message.text().contains("://"));
       }
     } catch (IOException e) {
       return new SendOutcome.Failed("the message's file could not be read: " + e.getMessage());
@@ -649,7 +651,9 @@ public final class WahaDriver implements Driver {
             .dataDir()
             .resolve("media")
             .resolve(Long.toString(deviceId))
-            .resolve(safe(networkId) + extension(mime, media.path("filename").asText("")));
+            .resolve(
+                ReceivedFiles.safeName(networkId)
+                    + ReceivedFiles.extension(mime, media.path("filename").asText("")));
     try {
       call(
           () -> {
@@ -661,28 +665,6 @@ public final class WahaDriver implements Driver {
     }
     String kind = mime.startsWith("image/") ? "image" : "file";
     return Optional.of(new IncomingMessage.Media(kind, mime, file));
-  }
-
-  private static String safe(String id) {
-    String s = id.replaceAll("[^A-Za-z0-9_-]", "_");
-    return s.length() > 120 ? s.substring(s.length() - 120) : s;
-  }
-
-  private static String extension(String mime, String filename) {
-    int dot = filename.lastIndexOf('.');
-    if (dot > 0 && filename.substring(dot).matches("\\.[A-Za-z0-9]{1,8}")) {
-      return filename.substring(dot).toLowerCase(java.util.Locale.ROOT);
-    }
-    return switch (mime.split(";")[0].strip()) {
-      case "image/jpeg" -> ".jpg";
-      case "image/png" -> ".png";
-      case "image/webp" -> ".webp";
-      case "application/pdf" -> ".pdf";
-      case "video/mp4" -> ".mp4";
-      case "audio/ogg" -> ".ogg";
-      case "audio/mpeg" -> ".mp3";
-      default -> ".bin";
-    };
   }
 
   // --- for the webhook

@@ -11,7 +11,7 @@ import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
 import io.kurir.driver.DriverSettings;
 import io.kurir.driver.Pacing;
-import java.net.URI;
+import io.kurir.driver.Values;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,15 +85,7 @@ public final class WahaDriverFactory implements DriverFactory {
   public List<String> checkSettings(DriverSettings settings, boolean demo, boolean adminTokenSet) {
     List<String> problems = new ArrayList<>();
     String url = settings.text(URL);
-    boolean ok;
-    try {
-      URI uri = URI.create(url);
-      ok =
-          ("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))
-              && uri.getHost() != null;
-    } catch (IllegalArgumentException e) {
-      ok = false;
-    }
+    boolean ok = Values.httpUrl(url);
     if (!ok) {
       problems.add("drivers.waha.url: '" + url + "' is not an http(s) address");
     }

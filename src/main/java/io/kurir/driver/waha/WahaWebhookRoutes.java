@@ -8,20 +8,14 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.RouteTable;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.Receipt;
+import io.kurir.driver.Signatures;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The engine's webhook of one device, {@code /drivers/waha/events/<device id>}: taken only with a
@@ -70,7 +64,7 @@ final class WahaWebhookRoutes implements RouteTable {
     if (signature.isEmpty()) {
       throw new ApiException(401, "signature_missing", "X-Webhook-Hmac is missing");
     }
-    if (!same(signature.toLowerCase(Locale.ROOT), hmac(key, raw))) {
+    if (!Signatures.same(signature.toLowerCase(Locale.ROOT), hmac(key, raw))) {
       throw new ApiException(401, "signature_not_valid", "X-Webhook-Hmac does not match the body");
     }
     JsonNode root;
@@ -208,17 +202,6 @@ final class WahaWebhookRoutes implements RouteTable {
   }
 
   static String hmac(String key, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA512");
-      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA512"));
-      return HexFormat.of().formatHex(mac.doFinal(body));
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static boolean same(String a, String b) {
-    return MessageDigest.isEqual(
-        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+    return Signatures.hmacHex("HmacSHA512", key, body);
   }
 }

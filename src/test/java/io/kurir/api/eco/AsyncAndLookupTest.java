@@ -2,6 +2,8 @@ package io.kurir.api.eco;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
@@ -288,5 +290,49 @@ class AsyncAndLookupTest {
     assertThat(kurir.gateway().messages().queued(device.id())).isEqualTo(1);
     kurir.sandbox().setDeviceOnline(device.id(), true);
     Eventually.until("sent once online", () -> kurir.sandbox().inbox(to).size() == 1);
+  }
+
+  /** {@code skip_link} reaches the driver as {@code OutgoingMessage.linkPreview}. */
+  @Test
+  void skipLinkGoesOutWithoutALinkPreview() throws Exception {
+    String to = Numbers.fresh();
+    String text = "\"phone_no\":\"" + to + "\",\"message\":\"Lihat https://kurir.example.com\"";
+    assertThat(post("/api/send_message", text + ",\"skip_link\":true").body()).isEqualTo("success");
+    assertThat(post("/api/send_message", text).body()).isEqualTo("success");
+    assertThat(post("/api/send_message", text + ",\"skip_link\":\"false\"").body())
+        .isEqualTo("success");
+
+    assertThat(kurir.sandbox().inbox(to))
+        .extracting(InboxEntry::linkPreview)
+        .containsExactly(false, true, true);
+    JsonNode inbox =
+        new ObjectMapper()
+            .readTree(
+                kurir
+                    .get(
+                        "/sandbox/phones/" + to.replace("+", "%2B") + "/inbox",
+                        "Authorization",
+                        "Bearer " + TestGateway.ADMIN_TOKEN)
+                    .body());
+    assertThat(inbox.get("messages").get(0).get("linkPreview").asBoolean()).isFalse();
+    assertThat(inbox.get("messages").get(1).get("linkPreview").asBoolean()).isTrue();
+  }
+
+  /** The flag is kept with the message: it still holds when the message goes out later. */
+  @Test
+  void aHeldAsyncSendKeepsSkipLinkAcrossARestart() {
+    String to = Numbers.fresh();
+    Reply reply =
+        post(
+            "/api/async_send_message",
+            "\"phone_no\":\""
+                + to
+                + "\",\"message\":\"https://kurir.example.com\",\"skip_link\":1,\"pendingTime\":30");
+    assertThat(reply.body()).matches("\\d+");
+
+    kurir.restart(); // the flag now comes from the stored message, not from the request
+    clock.advance(Duration.ofSeconds(30));
+    Eventually.until("sent after 30 s", () -> kurir.sandbox().inbox(to).size() == 1);
+    assertThat(kurir.sandbox().inbox(to).getFirst().linkPreview()).isFalse();
   }
 }

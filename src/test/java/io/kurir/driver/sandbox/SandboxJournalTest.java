@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,6 +102,21 @@ class SandboxJournalTest {
       // And no network id is issued twice across the restart.
       String fresh = send(again, 103, TO, "new").networkId().orElseThrow();
       assertThat(networkIds).doesNotContain(fresh);
+    }
+  }
+
+  @Test
+  void aSkippedLinkPreviewIsKeptInTheJournal() {
+    try (SandboxNetwork network = open(true)) {
+      network.pair(DEVICE, SENDER);
+      network.send(
+          DEVICE,
+          new OutgoingMessage(
+              101, TO, false, "text", "https://kurir.example.com", false, Optional.empty()));
+      send(network, 102, TO, "https://kurir.example.com");
+    }
+    try (SandboxNetwork again = open(true)) {
+      assertThat(again.inbox(TO)).extracting(InboxEntry::linkPreview).containsExactly(false, true);
     }
   }
 

@@ -95,8 +95,21 @@ class WahaLifecycleTest {
       Eventually.until("port_down", () -> f.eco(device, "/api/qr_status").equals("port_down"));
       f.waha.up();
       Eventually.until("online again", () -> f.eco(device, "/api/qr_status").equals("online"));
-      long after = f.sendAsync(device, CUSTOMER, "lagi");
+      String r =
+          f.eco(
+              device,
+              "/api/async_send_message",
+              "phone_no",
+              CUSTOMER,
+              "message",
+              "lagi https://example.com",
+              "skip_link",
+              "true");
+      long after = Long.parseLong(r);
       f.awaitState(device, after, MessageState.SENT);
+      assertThat(f.waha.sent().getLast().body().path("linkPreview").asBoolean())
+          .as("skip_link")
+          .isFalse();
 
       // Logged out: the engine shows a new QR code, Kurir none.
       assertThat(f.eco(device, "/api/logout")).isEqualTo("success");

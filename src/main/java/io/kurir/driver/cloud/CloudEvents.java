@@ -1,0 +1,240 @@
+package io.kurir.driver.cloud;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.IncomingMessage;
+import io.kurir.driver.Receipt;
+import io.kurir.driver.ReceivedFiles;
+import io.kurir.driver.SendOutcome;
+import io.kurir.tenant.Device;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one {@code messages} change of the webhook says, told to the core: statuses move Kurir's
+ * messages, incoming messages (with their media fetched) go through the incoming pipeline and open
+ * the customer's 24-hour window.
+ *
+ * <p>Statuses are matched by the message's Kurir id, which each send puts in {@code
+ * biz_opaque_callback_data}, and by the network id: a duplicate, or a status older than one already
+ * applied, changes nothing, as the core moves messages forward only.
+ */
+final class CloudEvents {
+  private static final Logger log = LoggerFactory.getLogger(CloudEvents.class);
+
+  /** The largest incoming media file kept: Meta's limit for documents. */
+  static final long MAX_MEDIA_BYTES = 100L * 1024 * 1024;
+
+  /** An incoming message that could not be stored: the webhook is not acknowledged. */
+  static final class NotStored extends RuntimeException {
+    NotStored(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private final CloudDriver driver;
+
+  CloudEvents(CloudDriver driver) {
+    this.driver = driver;
+  }
+
+  void handle(Device device, DeviceConfig config, JsonNode value) {
+    for (JsonNode status : value.path("statuses")) {
+      status(device, config, status);
+    }
+    for (JsonNode error : value.path("errors")) {
+      log.warn(
+          "device {}: the Cloud API reports {}",
+          device.id(),
+          GraphError.ofWebhook(error).describe());
+    }
+    for (JsonNode message : value.path("messages")) {
+      incoming(device, config, message, contactName(value, message.path("from").asText("")));
+    }
+  }
+
+  // --- statuses
+
+  private void status(Device device, DeviceConfig config, JsonNode status) {
+    String networkId = status.path("id").asText("");
+    if (networkId.isBlank()) {
+      return;
+    }
+    Instant at = time(status.path("timestamp"));
+    Optional<Long> kurirId =
+        Optional.of(status.path("biz_opaque_callback_data").asText(""))
+            .filter(v -> v.matches("\\d{1,19}"))
+            .map(Long::parseLong);
+    long deviceId = device.id();
+    switch (status.path("status").asText("").toLowerCase(Locale.ROOT)) {
+      case "sent" -> kurirId.ifPresent(id -> sent(deviceId, id, networkId, at));
+      case "delivered" -> {
+        kurirId.ifPresent(id -> sent(deviceId, id, networkId, at)); // "sent" may come later
+        receipt(deviceId, networkId, Receipt.Status.DELIVERED, Optional.empty(), at);
+      }
+      case "read", "played" -> {
+        kurirId.ifPresent(id -> sent(deviceId, id, networkId, at));
+        receipt(deviceId, networkId, Receipt.Status.READ, Optional.empty(), at);
+      }
+      case "failed" -> failed(device, config, status, networkId, kurirId, at);
+      default -> log.info("device {}: status '{}' ignored", deviceId, status.path("status"));
+    }
+  }
+
+  private void sent(long deviceId, long kurirId, String networkId, Instant at) {
+    // Ignored by the core when the message is no longer "sending".
+    driver.tell(l -> l.outcome(deviceId, kurirId, SendOutcome.Sent.of(networkId, at)));
+  }
+
+  private void receipt(
+      long deviceId, String networkId, Receipt.Status status, Optional<String> reason, Instant at) {
+    driver.tell(l -> l.receipt(Receipt.ofNetworkId(deviceId, networkId, status, reason, at)));
+  }
+
+  /**
+   * A send failed after the network took it: the same outcome as the error in a reply (a message
+   * still {@code sending} is retried, waits, or fails by code), and a failed receipt for a message
+   * that had gone out already (its {@code sent} status came first).
+   */
+  private void failed(
+      Device device,
+      DeviceConfig config,
+      JsonNode status,
+      String networkId,
+      Optional<Long> kurirId,
+      Instant at) {
+    JsonNode first = status.path("errors").path(0);
+    GraphError error =
+        first.isMissingNode()
+            ? new GraphError(0, 131000, "failed with no error", "")
+            : GraphError.ofWebhook(first);
+    String e164 = "+" + status.path("recipient_id").asText("");
+    SendOutcome outcome =
+        driver.outcomeOf(
+            error,
+            Optional.empty(),
+            device.id(),
+            e164,
+            config.get(CloudDriverFactory.ACCESS_TOKEN).orElse(""));
+    // The outcome's write is submitted first and ahead of receipts: a message it put back in the
+    // queue is no longer "sending" nor "sent" when the receipt below is applied.
+    kurirId.ifPresent(id -> driver.tell(l -> l.outcome(device.id(), id, outcome)));
+    String reason =
+        switch (outcome) {
+          case SendOutcome.NotFound nf -> io.kurir.message.FailureReason.NUMBER_NOT_FOUND;
+          case SendOutcome.Permanent p -> p.reason();
+          default -> io.kurir.message.FailureReason.DRIVER_ERROR;
+        };
+    receipt(device.id(), networkId, Receipt.Status.FAILED, Optional.of(reason), at);
+  }
+
+  // --- incoming messages
+
+  /** The name the customer gave in WhatsApp, from the change's {@code contacts}; blank if none. */
+  private static String contactName(JsonNode value, String waId) {
+    for (JsonNode contact : value.path("contacts")) {
+      if (contact.path("wa_id").asText("").equals(waId)) {
+        return contact.path("profile").path("name").asText("");
+      }
+    }
+    return "";
+  }
+
+  private void incoming(Device device, DeviceConfig config, JsonNode message, String name) {
+    String networkId = message.path("id").asText("");
+    String from = message.path("from").asText("");
+    if (networkId.isBlank() || !from.matches("\\d{5,20}")) {
+      log.info("device {}: incoming message without id or sender ignored", device.id());
+      return;
+    }
+    String e164 = "+" + from;
+    Instant at = time(message.path("timestamp"));
+    String type = message.path("type").asText("");
+    JsonNode content = message.path(type);
+    String text;
+    Optional<IncomingMessage.Media> media = Optional.empty();
+    switch (type) {
+      case "text" -> text = content.path("body").asText("");
+      case "image", "document", "video", "audio", "sticker" -> {
+        text = content.path("caption").asText("");
+        media = Optional.of(fetchMedia(device, config, networkId, type, content));
+      }
+      case "button" -> text = content.path("text").asText("");
+      case "interactive" ->
+          text =
+              content
+                  .path("button_reply")
+                  .path("title")
+                  .asText(content.path("list_reply").path("title").asText(""));
+      default -> {
+        // Reactions, locations, contacts, unsupported types: not messages Kurir can answer.
+        log.info("device {}: incoming {} message ignored", device.id(), type);
+        return;
+      }
+    }
+    IncomingMessage in =
+        new IncomingMessage(
+                device.id(), Optional.of(networkId), e164, Optional.empty(), text, media, at)
+            .withContactName(name);
+    try {
+      driver.listener().incoming(in);
+    } catch (RuntimeException e) {
+      throw new NotStored(e.toString(), e);
+    }
+    // After it is stored: a message that failed to be stored did not open the window.
+    driver.sessions().inbound(device.id(), e164, at);
+  }
+
+  /**
+   * The media of an incoming message: its URL from {@code GET /<version>/<media-id>}, then the file
+   * from that URL with the same token, kept under the driver's folder by the message's id.
+   */
+  private IncomingMessage.Media fetchMedia(
+      Device device, DeviceConfig config, String networkId, String type, JsonNode content) {
+    String mediaId = content.path("id").asText("");
+    String mime = content.path("mime_type").asText("application/octet-stream");
+    if (!mediaId.matches("[A-Za-z0-9_.-]{1,128}")) {
+      throw new NotStored("incoming " + type + " without a media id", null);
+    }
+    String token = config.get(CloudDriverFactory.ACCESS_TOKEN).orElse("");
+    try {
+      GraphApi.Reply meta = driver.graph().get(mediaId, token);
+      if (!meta.ok()) {
+        throw new NotStored("media look-up: " + meta.error().describe(), null);
+      }
+      String url = meta.body().path("url").asText("");
+      if (url.isBlank()) {
+        throw new NotStored("media look-up answered no url", null);
+      }
+      mime = meta.body().path("mime_type").asText(mime);
+      Path file =
+          driver
+              .context()
+              .dataDir()
+              .resolve("media")
+              .resolve(Long.toString(device.id()))
+              .resolve(
+                  ReceivedFiles.safeName(networkId)
+                      + ReceivedFiles.extension(mime, content.path("filename").asText("")));
+      driver.graph().download(url, token, file, MAX_MEDIA_BYTES);
+      return new IncomingMessage.Media(type.equals("image") ? "image" : "file", mime, file);
+    } catch (IOException e) {
+      throw new NotStored("media download: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new NotStored("interrupted", e);
+    }
+  }
+
+  private Instant time(JsonNode seconds) {
+    String v = seconds.asText("");
+    return v.matches("\\d{1,12}")
+        ? Instant.ofEpochSecond(Long.parseLong(v))
+        : driver.context().clock().instant();
+  }
+}

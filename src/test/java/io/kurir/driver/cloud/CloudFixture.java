@@ -1,0 +1,119 @@
+package io.kurir.driver.cloud;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.message.Message;
+import io.kurir.message.MessageState;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.FakeGraphApi;
+import io.kurir.testing.TestGateway;
+import io.kurir.time.SettableClock;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A gateway whose cloud driver talks to a {@link FakeGraphApi}, with one cloud device. */
+final class CloudFixture implements AutoCloseable {
+  static final String NUMBER = "+6281100007401";
+
+  final SettableClock clock = TestGateway.settableClock();
+  final FakeGraphApi graph = new FakeGraphApi(clock);
+  final TestGateway kurir;
+  final Device device;
+
+  CloudFixture(Path dir, String... flags) {
+    List<String> all = new ArrayList<>();
+    all.add("--drivers.cloud.graph-url=" + graph.graphUrl());
+    all.add("--drivers.cloud.pacing.min-gap=0ms");
+    all.add("--media.allow-private-addresses=true");
+    all.addAll(List.of(flags));
+    kurir = TestGateway.start(dir, clock, all.toArray(String[]::new));
+    graph.webhookTo(kurir.url(CloudWebhookRoutes.PATH));
+    device =
+        kurir.newDevice(
+            NUMBER,
+            "cloud",
+            Map.of(
+                "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
+                "access-token", FakeGraphApi.TOKEN,
+                "app-secret", FakeGraphApi.APP_SECRET,
+                "verify-token", FakeGraphApi.VERIFY_TOKEN));
+  }
+
+  String body(String to, String text, String... extra) {
+    StringBuilder b =
+        new StringBuilder("{\"key\":\"")
+            .append(device.ecoKey())
+            .append("\",\"phone_no\":\"")
+            .append(to)
+            .append("\",\"message\":\"")
+            .append(text)
+            .append('"');
+    for (int i = 0; i + 1 < extra.length; i += 2) {
+      b.append(",\"").append(extra[i]).append("\":\"").append(extra[i + 1]).append('"');
+    }
+    return b.append('}').toString();
+  }
+
+  /** Queues a text; its Kurir id. */
+  long sendAsync(String to, String text, String... extra) {
+    TestGateway.Reply r = kurir.postJson("/api/async_send_message", body(to, text, extra));
+    assertThat(r.body()).as(r.body()).matches("\\d+");
+    return Long.parseLong(r.body());
+  }
+
+  Message message(long id) {
+    return kurir.gateway().messages().find(device, id).orElseThrow();
+  }
+
+  void awaitState(long id, MessageState state) {
+    Eventually.until("message " + id + " " + state.wireName(), () -> message(id).state() == state);
+  }
+
+  Optional<String> networkId(long id) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT network_id FROM message WHERE id = ?")
+                    .bind(0, id)
+                    .mapTo(String.class)
+                    .findOne());
+  }
+
+  int storedIncoming() {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
+                    .bind(0, device.id())
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
+  String postEco(String path, String json) {
+    return kurir.postJson(path, json).body();
+  }
+
+  String key() {
+    return "{\"key\":\"" + device.ecoKey() + "\"}";
+  }
+
+  @Override
+  public void close() {
+    try {
+      assertThat(graph.violations()).as("what the fake Graph API refused").isEmpty();
+    } finally {
+      kurir.close();
+      graph.close();
+    }
+  }
+}
