@@ -59,6 +59,8 @@ final class AdminCommand {
           "  webhook list [--state failed|dead|pending|delivered]   webhook replay <id>",
           "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
           "      shows the pairing QR code of a running gateway and waits until it is scanned",
+          "  device link-code <id> [--url …] [--token …]",
+          "      a code to type on the device's phone instead of scanning (drivers that have one)",
           "",
           "Settings flags choose the database, as for serve (--data.dir=data, --config=kurir.yml);",
           "--demo works on the database of ./kurir demo.");
@@ -119,6 +121,9 @@ final class AdminCommand {
     Settings settings = SettingsLoader.load(profile, settingFlags, env, workDir);
     if (words.get(0).equals("device") && words.get(1).equals("qr")) {
       return PairingQr.show(words, options, settings, out, err);
+    }
+    if (words.get(0).equals("device") && words.get(1).equals("link-code")) {
+      return PairingQr.linkCode(words, options, settings, out, err);
     }
     try (Database db = Database.open(settings.databaseUrl())) {
       Clock clock = Clock.systemUTC();

@@ -121,7 +121,8 @@ public final class Gateway implements AutoCloseable {
               id -> new DeviceConfig(tenants.deviceConfig(id)),
               db,
               clock,
-              settings.dataDir());
+              settings.dataDir(),
+              settings.publicUrlIfSet());
       this.outbox =
           new WebhookOutbox(
               db,

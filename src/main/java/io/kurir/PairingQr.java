@@ -31,21 +31,13 @@ final class PairingQr {
       Settings settings,
       PrintStream out,
       PrintStream err) {
-    if (words.size() < 3) {
-      err.println("kurir admin: give the device id, as in: kurir admin device qr <id>");
+    Target target = Target.of("qr", "pairing", words, options, settings, err);
+    if (target == null) {
       return 2;
     }
-    String token = options.getOrDefault("token", settings.adminToken());
-    if (token.isBlank()) {
-      err.println(
-          "kurir admin: device qr asks the running gateway's Admin API, so it needs the gateway's"
-              + " admin token: pass --token <admin.token>, or set admin.token as the gateway has"
-              + " it (KURIR_ADMIN_TOKEN, or admin.token in the config file)");
-      return 2;
-    }
-    String base = options.getOrDefault("url", "http://127.0.0.1:" + settings.port());
-    URI uri =
-        URI.create(base.replaceAll("/+$", "") + "/admin/devices/" + words.get(2) + "/pairing");
+    String base = target.base();
+    URI uri = target.uri();
+    String token = target.token();
     HttpClient http = HttpClient.newHttpClient();
     String shown = null;
     long deadline = System.nanoTime() + LONGEST_WAIT.toNanos();
@@ -81,17 +73,96 @@ final class PairingQr {
       err.println("kurir admin: not paired after " + LONGEST_WAIT.toMinutes() + " minutes");
       return 1;
     } catch (IOException e) {
-      err.println(
-          "kurir admin: cannot reach the gateway at "
-              + base
-              + " ("
-              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
-              + "): is it running there? Give its address with --url");
-      return 1;
+      return unreachable(err, base, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
     }
+  }
+
+  /**
+   * {@code ./kurir admin device link-code <id>}: the code that links the device's number when typed
+   * on its phone (WhatsApp: Linked devices → Link with phone number instead), from a running
+   * gateway.
+   */
+  static int linkCode(
+      List<String> words,
+      Map<String, String> options,
+      Settings settings,
+      PrintStream out,
+      PrintStream err) {
+    Target target = Target.of("link-code", "link-code", words, options, settings, err);
+    if (target == null) {
+      return 2;
+    }
+    try {
+      HttpResponse<String> reply =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(target.uri())
+                      .header("Authorization", "Bearer " + target.token())
+                      .POST(HttpRequest.BodyPublishers.noBody())
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      if (reply.statusCode() != 200) {
+        err.println("kurir admin: " + refusal(reply, target.base()));
+        return 1;
+      }
+      String code = new ObjectMapper().readTree(reply.body()).path("code").asText();
+      out.println("code: " + code);
+      out.println(
+          "On the device's phone: WhatsApp → Linked devices → Link a device → Link with phone"
+              + " number instead, and type this code.");
+      return 0;
+    } catch (IOException e) {
+      return unreachable(err, target.base(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+  }
+
+  /** The running gateway's Admin API route of one device, and the token to call it with. */
+  private record Target(String base, URI uri, String token) {
+
+    /** Null, with the problem told on {@code err}, when the id or the token is missing. */
+    static Target of(
+        String command,
+        String route,
+        List<String> words,
+        Map<String, String> options,
+        Settings settings,
+        PrintStream err) {
+      if (words.size() < 3) {
+        err.println(
+            "kurir admin: give the device id, as in: kurir admin device " + command + " <id>");
+        return null;
+      }
+      String token = options.getOrDefault("token", settings.adminToken());
+      if (token.isBlank()) {
+        err.println(
+            "kurir admin: device "
+                + command
+                + " asks the running gateway's Admin API, so it needs the gateway's"
+                + " admin token: pass --token <admin.token>, or set admin.token as the gateway has"
+                + " it (KURIR_ADMIN_TOKEN, or admin.token in the config file)");
+        return null;
+      }
+      String base = options.getOrDefault("url", "http://127.0.0.1:" + settings.port());
+      URI uri =
+          URI.create(base.replaceAll("/+$", "") + "/admin/devices/" + words.get(2) + "/" + route);
+      return new Target(base, uri, token);
+    }
+  }
+
+  private static int unreachable(PrintStream err, String base, IOException e) {
+    err.println(
+        "kurir admin: cannot reach the gateway at "
+            + base
+            + " ("
+            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+            + "): is it running there? Give its address with --url");
+    return 1;
   }
 
   /** What a refusal of the gateway means to the operator, and what to do about it. */

@@ -122,4 +122,31 @@ class PairingQrTest {
     assertThat(code).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot reach the gateway");
   }
+
+  @Test
+  void aDriverWithoutLinkCodesSaysSoThroughTheCommandLine() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice("+6281100007009", false);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int exit =
+          AdminCommand.run(
+              List.of(
+                  "device",
+                  "link-code",
+                  Long.toString(device.id()),
+                  "--url",
+                  kurir.gateway().baseUrl(),
+                  "--token",
+                  TestGateway.ADMIN_TOKEN),
+              Map.of(),
+              dir.resolve("cli"),
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(err, true, StandardCharsets.UTF_8));
+      assertThat(exit).isEqualTo(1);
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("409")
+          .contains("driver sandbox gives no link code");
+    }
+  }
 }

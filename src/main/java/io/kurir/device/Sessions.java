@@ -107,6 +107,34 @@ public final class Sessions {
     return driver.pairingObstacle(device);
   }
 
+  /** What a request for a link code (a pairing code typed on the phone) gave. */
+  public sealed interface LinkCode {
+    record AlreadyPaired() implements LinkCode {}
+
+    record DriverDown() implements LinkCode {}
+
+    /** The driver has no such code, or none now. */
+    record Unavailable() implements LinkCode {}
+
+    record Code(String code) implements LinkCode {}
+  }
+
+  /** A code that links the device's number when typed on its phone, instead of the QR code. */
+  public LinkCode linkCode(Device device) {
+    Driver driver = drivers.of(device);
+    if (!driver.isRunning()) {
+      return new LinkCode.DriverDown();
+    }
+    DeviceState state = driver.state(device);
+    if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
+      return new LinkCode.AlreadyPaired();
+    }
+    return driver
+        .linkCode(device)
+        .<LinkCode>map(LinkCode.Code::new)
+        .orElse(new LinkCode.Unavailable());
+  }
+
   public Logout logout(Device device) {
     Driver driver = drivers.of(device);
     if (!driver.isRunning()) {

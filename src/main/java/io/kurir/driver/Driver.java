@@ -67,6 +67,15 @@ public interface Driver extends AutoCloseable {
   Optional<String> pairingCode(Device device);
 
   /**
+   * A code the owner of the device's phone types in WhatsApp (Linked devices → Link with phone
+   * number instead) to link the device's number, as an alternative to the QR code. Empty when the
+   * driver has no such code, or cannot ask for one now.
+   */
+  default Optional<String> linkCode(Device device) {
+    return Optional.empty();
+  }
+
+  /**
    * Why a code from {@link #pairingCode} could not be scanned at all in this set-up, as a sentence
    * that says what the operator must change; empty when it can be. {@code ./kurir admin device qr}
    * and the Admin API say it instead of showing codes that nothing can scan.

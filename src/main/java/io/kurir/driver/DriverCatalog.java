@@ -2,6 +2,7 @@ package io.kurir.driver;
 
 import io.kurir.driver.cloud.CloudDriverFactory;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
+import io.kurir.driver.waha.WahaDriverFactory;
 import io.kurir.tenant.DeviceDrivers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,7 +50,8 @@ public final class DriverCatalog implements DeviceDrivers {
 
   /** The drivers that ship with Kurir. */
   public static DriverCatalog standard() {
-    return new DriverCatalog(List.of(new SandboxDriverFactory(), new CloudDriverFactory()));
+    return new DriverCatalog(
+        List.of(new SandboxDriverFactory(), new CloudDriverFactory(), new WahaDriverFactory()));
   }
 
   /** The standard drivers, with {@code replacement} in place of the one of the same name. */

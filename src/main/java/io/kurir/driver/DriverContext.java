@@ -2,6 +2,7 @@ package io.kurir.driver;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.function.LongFunction;
 
 /**
@@ -14,10 +15,24 @@ import java.util.function.LongFunction;
  * @param sessions per-device state that outlives the process
  * @param clock the gateway's clock
  * @param dataDir {@code <data.dir>/drivers/<name>}, created on first use
+ * @param publicUrl the gateway's address as others reach it ({@code public.url}, no trailing
+ *     slash), for a driver whose network calls the gateway back; empty when not set
  */
 public record DriverContext(
     DriverSettings settings,
     LongFunction<DeviceConfig> configOf,
     DeviceSessionStore sessions,
     Clock clock,
-    Path dataDir) {}
+    Path dataDir,
+    Optional<String> publicUrl) {
+
+  /** A context with no public address (drivers that are never called back, tests). */
+  public DriverContext(
+      DriverSettings settings,
+      LongFunction<DeviceConfig> configOf,
+      DeviceSessionStore sessions,
+      Clock clock,
+      Path dataDir) {
+    this(settings, configOf, sessions, clock, dataDir, Optional.empty());
+  }
+}

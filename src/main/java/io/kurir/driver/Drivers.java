@@ -44,7 +44,7 @@ public final class Drivers implements AutoCloseable {
 
   /**
    * Makes every driver of {@code catalog}, each with its settings section and its own folder under
-   * {@code dataDir}.
+   * {@code dataDir}, and the gateway's {@code publicUrl} for networks that call it back.
    */
   public static Drivers load(
       DriverCatalog catalog,
@@ -52,7 +52,8 @@ public final class Drivers implements AutoCloseable {
       LongFunction<DeviceConfig> configOf,
       Database db,
       Clock clock,
-      Path dataDir) {
+      Path dataDir,
+      Optional<String> publicUrl) {
     Drivers drivers = new Drivers(configOf);
     for (DriverFactory f : catalog.factories()) {
       DriverSettings settings = settingsOf.apply(f.name());
@@ -63,7 +64,8 @@ public final class Drivers implements AutoCloseable {
                   configOf,
                   new DeviceSessionStore(db, clock, f.name()),
                   clock,
-                  dataDir.resolve("drivers").resolve(f.name())));
+                  dataDir.resolve("drivers").resolve(f.name()),
+                  publicUrl));
       drivers.byName.put(f.name(), driver);
       drivers.pacing.put(f.name(), pacingOf(settings));
     }

@@ -38,6 +38,17 @@ public final class Values {
     return d.compareTo(MAX_DURATION) > 0 ? Optional.empty() : Optional.of(d);
   }
 
+  /** Whether {@code raw} is an absolute {@code http} or {@code https} address with a host. */
+  public static boolean httpUrl(String raw) {
+    try {
+      java.net.URI uri = java.net.URI.create(raw);
+      return ("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))
+          && uri.getHost() != null;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /** true/false, yes/no, on/off, 1/0; empty when not one of them. */
   public static Optional<Boolean> bool(String raw) {
     return switch (raw.strip().toLowerCase(Locale.ROOT)) {

@@ -247,6 +247,9 @@ public final class Tenants {
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
     }
+    // Its sender starts now, and its driver attaches it: an engine's session is set up when the
+    // device is created, not at its first send.
+    deviceListeners.forEach(l -> l.accept(device));
     return device;
   }
 

@@ -55,7 +55,8 @@ class DeviceConfigSecretsTest {
               id -> new DeviceConfig(tenants.deviceConfig(id)),
               db,
               clock,
-              dir.resolve("data"));
+              dir.resolve("data"),
+              java.util.Optional.empty());
       return new Core(db, tenants, drivers);
     }
 

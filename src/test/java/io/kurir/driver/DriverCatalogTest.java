@@ -33,7 +33,7 @@ class DriverCatalogTest {
   @Test
   void theStandardCatalogHasTheSandboxFirstAndWithAddsOrReplaces() {
     DriverCatalog standard = DriverCatalog.standard();
-    assertThat(standard.names()).containsExactly("sandbox", "cloud");
+    assertThat(standard.names()).containsExactly("sandbox", "cloud", "waha");
     assertThat(standard.defaultName()).isEqualTo("sandbox");
     assertThat(standard.settings())
         .extracting(DriverCatalog.QualifiedSetting::fullKey)
@@ -44,15 +44,19 @@ class DriverCatalogTest {
             "drivers.sandbox.pacing.jitter",
             "drivers.cloud.graph-url",
             "drivers.cloud.graph-version",
-            "drivers.cloud.pacing.min-gap");
+            "drivers.cloud.pacing.min-gap",
+            "drivers.waha.url",
+            "drivers.waha.api-key",
+            "drivers.waha.pacing.min-gap",
+            "drivers.waha.pacing.jitter");
 
     DriverCatalog more = standard.with(scripted("vault"));
-    assertThat(more.names()).containsExactly("sandbox", "cloud", "vault");
+    assertThat(more.names()).containsExactly("sandbox", "cloud", "waha", "vault");
     assertThat(more.defaultName()).as("still the first").isEqualTo("sandbox");
 
     SandboxDriverFactory replacement = new SandboxDriverFactory();
     DriverCatalog replaced = more.with(replacement);
-    assertThat(replaced.names()).containsExactly("sandbox", "cloud", "vault");
+    assertThat(replaced.names()).containsExactly("sandbox", "cloud", "waha", "vault");
     assertThat(replaced.find("sandbox")).containsSame(replacement);
   }
 

@@ -93,19 +93,6 @@ class DriverRoutesTest {
     receiver.close();
   }
 
-  private int stored(long deviceId) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .one());
-  }
-
   private Reply inbound(String to, String id, String from, String text) {
     return kurir.postJson(
         "/drivers/hooky/inbound",
@@ -144,14 +131,14 @@ class DriverRoutesTest {
 
     Reply first = inbound("0811-0000-7401", "HK-1", customer, "first");
     assertThat(first.status()).as(first.body()).isEqualTo(200);
-    assertThat(stored(device.id())).as("stored when the network is answered").isOne();
+    assertThat(kurir.storedIncoming(device.id())).as("stored when the network is answered").isOne();
 
     Reply again = inbound("+6281100007401", "HK-1", customer, "first");
     assertThat(again.status()).as("a redelivery is acknowledged too").isEqualTo(200);
-    assertThat(stored(device.id())).as("and dropped").isOne();
+    assertThat(kurir.storedIncoming(device.id())).as("and dropped").isOne();
 
     assertThat(inbound("6281100007401", "HK-2", customer, "second").status()).isEqualTo(200);
-    assertThat(stored(device.id())).isEqualTo(2);
+    assertThat(kurir.storedIncoming(device.id())).isEqualTo(2);
 
     Eventually.until(
         "the second one pushed",

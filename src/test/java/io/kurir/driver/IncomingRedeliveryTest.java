@@ -33,19 +33,6 @@ class IncomingRedeliveryTest {
 
   @TempDir Path dir;
 
-  private static int storedIncoming(TestGateway kurir, long deviceId) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .one());
-  }
-
   private static long replyTo(TestGateway kurir, long deviceId, String networkId) {
     return kurir
         .gateway()
@@ -124,16 +111,16 @@ class IncomingRedeliveryTest {
 
       assertThat(kurir.sandbox().injectIncoming(device.id(), customer, "harga", "WAMID-1"))
           .isTrue();
-      assertThat(storedIncoming(kurir, device.id()))
+      assertThat(kurir.storedIncoming(device.id()))
           .as("stored before the driver is answered")
           .isOne();
       assertThat(kurir.sandbox().injectIncoming(device.id(), customer, "harga", "WAMID-1"))
           .isTrue();
-      assertThat(storedIncoming(kurir, device.id())).as("the redelivery is dropped").isOne();
+      assertThat(kurir.storedIncoming(device.id())).as("the redelivery is dropped").isOne();
 
       assertThat(kurir.sandbox().injectIncoming(device.id(), customer, "HARGA", "WAMID-2"))
           .isTrue();
-      assertThat(storedIncoming(kurir, device.id()))
+      assertThat(kurir.storedIncoming(device.id()))
           .as("another id is another message")
           .isEqualTo(2);
 
@@ -169,7 +156,7 @@ class IncomingRedeliveryTest {
       for (Future<Boolean> d : deliveries) {
         assertThat(d.get()).as("every delivery is acknowledged").isTrue();
       }
-      assertThat(storedIncoming(kurir, device.id())).isOne();
+      assertThat(kurir.storedIncoming(device.id())).isOne();
 
       kurir.sandbox().injectIncoming(device.id(), customer, "HARGA", "WAMID-D");
       awaitAnsweredAndPushed(kurir, receiver, device, customer, "WAMID-D", "HARGA");

@@ -154,6 +154,32 @@ public final class TestGateway implements AutoCloseable {
     return gateway.tenants().createDevice(l.id(), number, driver, config);
   }
 
+  /** The network's id of message {@code messageId}, once its send was recorded. */
+  public java.util.Optional<String> networkIdOf(long messageId) {
+    return gateway
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT network_id FROM message WHERE id = ?")
+                    .bind(0, messageId)
+                    .mapTo(String.class)
+                    .findOne());
+  }
+
+  /** Incoming messages stored for {@code deviceId} (a redelivery is not stored again). */
+  public int storedIncoming(long deviceId) {
+    return gateway
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
+                    .bind(0, deviceId)
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
   public Device newDevice() {
     return newDevice("+6281100009999", true);
   }

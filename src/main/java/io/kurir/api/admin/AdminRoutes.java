@@ -121,6 +121,7 @@ public final class AdminRoutes implements RouteTable {
 
     r.get("/admin/messages/{id}", admin(this::message));
     r.post("/admin/devices/{id}/pairing", admin(this::pairing));
+    r.post("/admin/devices/{id}/link-code", admin(this::linkCode));
 
     r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
     r.post("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.add(ctx, id(ctx))));
@@ -206,6 +207,27 @@ public final class AdminRoutes implements RouteTable {
         "payload",
         sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
     ctx.json(reply);
+  }
+
+  /**
+   * A code that links the device's number when typed on its phone (WhatsApp: Linked devices → Link
+   * with phone number instead), the alternative to the QR code.
+   */
+  private void linkCode(Context ctx) {
+    var device = tenants.device(id(ctx));
+    switch (sessions.linkCode(device)) {
+      case Sessions.LinkCode.Code c ->
+          ctx.json(Map.of("device", Long.toString(device.id()), "code", c.code()));
+      case Sessions.LinkCode.AlreadyPaired a ->
+          throw new ApiException(409, "already_paired", "the device is paired: log it out first");
+      case Sessions.LinkCode.DriverDown d ->
+          throw new ApiException(503, "driver_down", "the device's driver is not running");
+      case Sessions.LinkCode.Unavailable u ->
+          throw new ApiException(
+              409,
+              "link_code_unavailable",
+              "driver " + device.driver() + " gives no link code for this device now");
+    }
   }
 
   /** Webhook deliveries by state ({@code ?state=}, default failed), newest first. */

@@ -11,7 +11,6 @@ import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
 import io.kurir.driver.DriverSettings;
 import io.kurir.driver.Values;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -105,13 +104,7 @@ public final class CloudDriverFactory implements DriverFactory {
   public List<String> checkSettings(DriverSettings settings, boolean demo, boolean adminTokenSet) {
     List<String> problems = new ArrayList<>();
     String url = settings.text("graph-url");
-    try {
-      URI uri = URI.create(url);
-      if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))
-          || uri.getHost() == null) {
-        problems.add("drivers.cloud.graph-url: '" + url + "' is not an http(s) address");
-      }
-    } catch (IllegalArgumentException e) {
+    if (!Values.httpUrl(url)) {
       problems.add("drivers.cloud.graph-url: '" + url + "' is not an http(s) address");
     }
     String version = settings.text("graph-version");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.Receipt;
+import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
 import java.io.IOException;
@@ -217,7 +218,9 @@ final class CloudEvents {
               .dataDir()
               .resolve("media")
               .resolve(Long.toString(device.id()))
-              .resolve(safe(networkId) + extension(mime, content.path("filename").asText("")));
+              .resolve(
+                  ReceivedFiles.safeName(networkId)
+                      + ReceivedFiles.extension(mime, content.path("filename").asText("")));
       driver.graph().download(url, token, file, MAX_MEDIA_BYTES);
       return new IncomingMessage.Media(type.equals("image") ? "image" : "file", mime, file);
     } catch (IOException e) {
@@ -226,28 +229,6 @@ final class CloudEvents {
       Thread.currentThread().interrupt();
       throw new NotStored("interrupted", e);
     }
-  }
-
-  private static String safe(String id) {
-    String s = id.replaceAll("[^A-Za-z0-9_-]", "_");
-    return s.length() > 120 ? s.substring(s.length() - 120) : s;
-  }
-
-  private static String extension(String mime, String filename) {
-    int dot = filename.lastIndexOf('.');
-    if (dot > 0 && filename.substring(dot).matches("\\.[A-Za-z0-9]{1,8}")) {
-      return filename.substring(dot).toLowerCase(Locale.ROOT);
-    }
-    return switch (mime.split(";")[0].strip()) {
-      case "image/jpeg" -> ".jpg";
-      case "image/png" -> ".png";
-      case "image/webp" -> ".webp";
-      case "application/pdf" -> ".pdf";
-      case "video/mp4" -> ".mp4";
-      case "audio/ogg" -> ".ogg";
-      case "audio/mpeg" -> ".mp3";
-      default -> ".bin";
-    };
   }
 
   private Instant time(JsonNode seconds) {

@@ -7,21 +7,15 @@ import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RouteTable;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.Signatures;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The Cloud API's webhook, {@code /drivers/cloud/webhook}: Meta's verification handshake (GET) and
@@ -174,17 +168,10 @@ final class CloudWebhookRoutes implements RouteTable {
   }
 
   static String hmac(String secret, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return HexFormat.of().formatHex(mac.doFinal(body));
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException(e);
-    }
+    return Signatures.hmacHex("HmacSHA256", secret, body);
   }
 
   private static boolean same(String a, String b) {
-    return MessageDigest.isEqual(
-        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+    return Signatures.same(a, b);
   }
 }

@@ -2,19 +2,12 @@ package io.kurir.api.eco;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.zxing.BinaryBitmap;
-import com.google.zxing.client.j2se.BufferedImageLuminanceSource;
-import com.google.zxing.common.HybridBinarizer;
-import com.google.zxing.qrcode.QRCodeReader;
 import io.kurir.tenant.Device;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import io.kurir.time.SettableClock;
-import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,11 +46,7 @@ class QrPairingTest {
 
   /** What a phone's camera reads from the data URL. */
   private static String decode(String dataUrl) throws Exception {
-    assertThat(dataUrl).startsWith("data:image/png;base64,");
-    byte[] png = Base64.getDecoder().decode(dataUrl.substring("data:image/png;base64,".length()));
-    var image = ImageIO.read(new ByteArrayInputStream(png));
-    var bitmap = new BinaryBitmap(new HybridBinarizer(new BufferedImageLuminanceSource(image)));
-    return new QRCodeReader().decode(bitmap).getText();
+    return io.kurir.testing.QrCamera.read(dataUrl);
   }
 
   @Test

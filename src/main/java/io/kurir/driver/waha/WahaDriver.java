@@ -1,0 +1,695 @@
+package io.kurir.driver.waha;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.device.DeviceState;
+import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.Driver;
+import io.kurir.driver.DriverContext;
+import io.kurir.driver.DriverListener;
+import io.kurir.driver.GroupMembers;
+import io.kurir.driver.IncomingMessage;
+import io.kurir.driver.NumberCheck;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.ReceivedFiles;
+import io.kurir.driver.SendOutcome;
+import io.kurir.tenant.Device;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver of devices linked through a WAHA engine: one engine session per device. A send posts
+ * to {@code /api/sendText|sendImage|sendFile} and answers {@code sent} with the engine's message
+ * id; the engine's signed webhooks ({@link WahaWebhookRoutes}) bring the session's status, acks and
+ * incoming messages.
+ *
+ * <p>Thread-safe: what must outlive a call is in the database ({@link WahaSessions}); the engine's
+ * reachability is a volatile flag that every call refreshes.
+ */
+public final class WahaDriver implements Driver {
+  private static final Logger log = LoggerFactory.getLogger(WahaDriver.class);
+
+  /** Where the engine posts a device's events; the device's id follows. */
+  static final String EVENTS_PATH = "/drivers/waha/events/";
+
+  /** The events a session's webhook subscribes to. */
+  static final List<String> EVENTS = List.of("session.status", "message", "message.ack");
+
+  /** The reason stored with a message the engine refused for good. */
+  static final String NETWORK_REFUSED = "network_refused";
+
+  private final DriverContext context;
+  private final WahaSessions sessions;
+  private final WahaApi api;
+  private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+  static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
+  static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
+  private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private volatile boolean engineUp = true;
+  private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
+  private volatile DriverListener listener;
+  private final Duration healthEvery;
+  private volatile Thread health;
+  private volatile boolean closed;
+
+  WahaDriver(DriverContext context) {
+    this.context = context;
+    this.sessions = new WahaSessions(context.sessions());
+    var values = context.settings().values();
+    this.api =
+        new WahaApi(
+            values.getOrDefault(WahaDriverFactory.URL, WahaDriverFactory.DEFAULT_URL),
+            values.getOrDefault(WahaDriverFactory.API_KEY, "").strip(),
+            io.kurir.driver.Values.duration(values.getOrDefault(WahaDriverFactory.TIMEOUT, "30s"))
+                .orElse(Duration.ofSeconds(30)));
+    this.healthEvery =
+        io.kurir.driver.Values.duration(
+                values.getOrDefault(
+                    WahaDriverFactory.HEALTH_EVERY, WahaDriverFactory.HEALTH_DEFAULT))
+            .orElse(Duration.ofSeconds(30));
+  }
+
+  @Override
+  public String name() {
+    return WahaDriverFactory.NAME;
+  }
+
+  @Override
+  public void start(DriverListener newListener) {
+    this.listener = newListener;
+    if (!healthEvery.isZero()) {
+      health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
+    }
+  }
+
+  /**
+   * Asks the engine on a schedule how every session of this node's devices is: a missed or withheld
+   * {@code session.status} webhook (the engine has had silent stalls) shows here, and an engine
+   * that stopped answering takes its devices' sends off until it is back. A quiet number is not a
+   * broken one: only the engine's answers count, not the absence of events.
+   */
+  private void probeLoop() {
+    while (!closed) {
+      try {
+        Thread.sleep(healthEvery);
+        probe();
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("waha health probe: {}", e.toString());
+      }
+    }
+  }
+
+  /** One health probe: the engine's session list against the devices this node attached. */
+  void probe() {
+    if (sessions.known().isEmpty()) {
+      return; // no device of this driver here: the engine is not asked (it may not exist)
+    }
+    boolean wasUp = engineUp;
+    WahaApi.Reply r;
+    try {
+      r = call(() -> api.get("/api/sessions?all=true"));
+    } catch (IOException e) {
+      if (wasUp) {
+        for (long id : sessions.working()) {
+          tell(l -> l.connectionChanged(id, false));
+        }
+      }
+      return;
+    }
+    if (!r.ok() || !r.body().isArray()) {
+      return;
+    }
+    Map<String, String> statusByName = new HashMap<>();
+    for (JsonNode s : r.body()) {
+      statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
+    }
+    for (long deviceId : sessions.known()) {
+      sessions
+          .name(deviceId)
+          .ifPresent(
+              name ->
+                  statusChanged(
+                      deviceId, statusByName.getOrDefault(name, "STOPPED"), "health probe"));
+    }
+  }
+
+  /**
+   * Makes sure the device's session exists on the engine, with a webhook to this gateway signed
+   * with the device's key, and is started: created when missing (named after the device, or as
+   * {@code session} says), adopted when present. Idempotent: a session already set up is left as it
+   * is, so attaching again does not restart it.
+   */
+  @Override
+  public void attach(Device device) {
+    String base =
+        context
+            .publicUrl()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "public.url is not set: the WAHA engine could not call the gateway back"
+                            + " for device "
+                            + device.id()));
+    String name = sessionName(device);
+    ObjectNode webhook = webhook(base, device.id());
+    try {
+      WahaApi.Reply found = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
+      JsonNode session;
+      if (found.status() == 404) {
+        ObjectNode body = WahaApi.JSON.createObjectNode();
+        body.put("name", name);
+        body.put("start", true);
+        body.putObject("config").putArray("webhooks").add(webhook);
+        WahaApi.Reply created = call(() -> api.post("/api/sessions", body));
+        if (!created.ok()) {
+          throw new IllegalStateException(
+              "the engine did not create session " + name + ": " + created.describe());
+        }
+        session = created.body();
+      } else if (found.ok()) {
+        session = adopt(name, found.body(), webhook, base);
+      } else {
+        throw new IllegalStateException(
+            "the engine did not answer for session " + name + ": " + found.describe());
+      }
+      sessions.rememberName(device.id(), name);
+      String status = session.path("status").asText("STOPPED");
+      if (status.equals("STOPPED")) {
+        WahaApi.Reply started =
+            call(() -> api.post("/api/sessions/" + WahaApi.enc(name) + "/start", Map0.EMPTY));
+        status = started.body().path("status").asText("STARTING");
+      }
+      statusChanged(device.id(), status, "attached");
+    } catch (IOException e) {
+      throw new UncheckedIOException("WAHA engine not reachable: " + e.getMessage(), e);
+    }
+  }
+
+  /** An empty JSON body. */
+  private static final class Map0 {
+    static final ObjectNode EMPTY = WahaApi.JSON.createObjectNode();
+  }
+
+  /**
+   * An existing session, with this gateway's webhook put in (in place of an older one to this
+   * gateway) and its other configuration kept. Only changed when the webhook is not there yet.
+   */
+  private JsonNode adopt(String name, JsonNode session, ObjectNode webhook, String base)
+      throws IOException {
+    JsonNode config = session.path("config");
+    ObjectNode next =
+        config.isObject() ? ((ObjectNode) config).deepCopy() : WahaApi.JSON.createObjectNode();
+    ArrayNode hooks = WahaApi.JSON.createArrayNode();
+    boolean present = false;
+    for (JsonNode h : config.path("webhooks")) {
+      if (h.path("url").asText("").equals(webhook.path("url").asText())
+          && h.path("hmac").path("key").asText("").equals(webhook.path("hmac").path("key").asText())
+          && h.path("events").equals(webhook.path("events"))) {
+        present = true;
+      }
+      if (!h.path("url").asText("").startsWith(base + EVENTS_PATH)) {
+        hooks.add(h);
+      }
+    }
+    if (present) {
+      return session;
+    }
+    hooks.add(webhook);
+    next.set("webhooks", hooks);
+    ObjectNode body = WahaApi.JSON.createObjectNode();
+    body.set("config", next);
+    WahaApi.Reply updated = call(() -> api.put("/api/sessions/" + WahaApi.enc(name), body));
+    if (!updated.ok()) {
+      throw new IllegalStateException(
+          "the engine did not update session " + name + ": " + updated.describe());
+    }
+    return updated.body().has("status") ? updated.body() : session;
+  }
+
+  private ObjectNode webhook(String base, long deviceId) {
+    ObjectNode h = WahaApi.JSON.createObjectNode();
+    h.put("url", base + EVENTS_PATH + deviceId);
+    ArrayNode events = h.putArray("events");
+    EVENTS.forEach(events::add);
+    h.putObject("hmac").put("key", sessions.hmacKey(deviceId));
+    // The engine retries a failed delivery; Kurir answers 503 when it could not store a message.
+    ObjectNode retries = h.putObject("retries");
+    retries.put("policy", "exponential");
+    retries.put("delaySeconds", 2);
+    retries.put("attempts", 10);
+    return h;
+  }
+
+  /** The session of {@code device}: configured, else the one attached before, else its own. */
+  String sessionName(Device device) {
+    DeviceConfig config = context.configOf().apply(device.id());
+    return config
+        .get(WahaDriverFactory.SESSION)
+        .or(() -> sessions.name(device.id()))
+        .orElse(WahaSessions.defaultName(device.id()));
+  }
+
+  @Override
+  public boolean isConnected(Device device) {
+    return engineUp && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
+  }
+
+  /** The engine takes no idempotency key: a second post of one message is a second message. */
+  @Override
+  public boolean deduplicates() {
+    return false;
+  }
+
+  /**
+   * Whether the engine answers: the outcome of the last call, asked again (a cheap session list)
+   * when that is older than {@link #PROBE_EVERY}, so a stopped engine shows as {@code port_down}
+   * and one that is back shows as running without waiting for a send.
+   */
+  @Override
+  public boolean isRunning() {
+    if (System.nanoTime() - lastCallNanos > PROBE_EVERY.toNanos()) {
+      try {
+        call(() -> api.get("/api/sessions"));
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return engineUp;
+  }
+
+  @Override
+  public DeviceState state(Device device) {
+    String name = sessionName(device);
+    try {
+      WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
+      if (r.ok()) {
+        statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked");
+      } else if (r.status() == 404) {
+        statusChanged(device.id(), "STOPPED", "no session on the engine");
+      }
+    } catch (IOException e) {
+      // The last status known stands; the core answers port_down from isRunning.
+    }
+    return stateOf(sessions.status(device.id()).orElse("STOPPED"));
+  }
+
+  /**
+   * The contract's {@code qr_status} of an engine status (docs/drivers/waha.md has the table). A
+   * stopped session is {@code none}: attaching starts it, and a session the engine stopped shows a
+   * QR code again.
+   */
+  static DeviceState stateOf(String status) {
+    return switch (status) {
+      case "WORKING" -> DeviceState.ONLINE;
+      case "FAILED" -> DeviceState.FAILED;
+      default -> DeviceState.NONE; // STOPPED, STARTING, SCAN_QR_CODE, PASSKEY_*
+    };
+  }
+
+  /** Records a session status the engine reported, and tells the core when it changed. */
+  void statusChanged(long deviceId, String status, String why) {
+    if (!sessions.setStatus(deviceId, status)) {
+      return;
+    }
+    DeviceState state = stateOf(status);
+    tell(l -> l.stateChanged(deviceId, state, "engine: " + status + " (" + why + ")"));
+    tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
+  }
+
+  @Override
+  public SendOutcome send(Device device, OutgoingMessage message) {
+    if (!isConnected(device)) {
+      return new SendOutcome.DeviceUnavailable();
+    }
+    String session = sessionName(device);
+    ObjectNode body = WahaApi.JSON.createObjectNode();
+    body.put("session", session);
+    body.put("chatId", chatId(message));
+    String path;
+    try {
+      if (message.media().isPresent()) {
+        OutgoingMessage.Attachment a = message.media().get();
+        path = message.kind().equals("image") ? "/api/sendImage" : "/api/sendFile";
+        ObjectNode file = body.putObject("file");
+        file.put("mimetype", a.mimeType());
+        file.put("filename", a.name());
+        file.put("data", Base64.getEncoder().encodeToString(Files.readAllBytes(a.path())));
+        if (!message.text().isEmpty()) {
+          body.put("caption", message.text());
+        }
+      } else {
+        path = "/api/sendText";
+        body.put("text", message.text());
+        // A preview only of a link there is, and never when the caller asked skip_link.
+        body.put("linkPreview", message.linkPreview() && message.text().contains("://"));
+      }
+    } catch (IOException e) {
+      return new SendOutcome.Failed("the message's file could not be read: " + e.getMessage());
+    }
+    WahaApi.Reply r;
+    try {
+      r = call(() -> api.post(path, body));
+    } catch (java.net.ConnectException e) {
+      // Nothing reached the engine: the message waits for it like for a phone that is away.
+      return new SendOutcome.DeviceUnavailable();
+    } catch (IOException e) {
+      return new SendOutcome.Failed("WAHA engine did not answer: " + e.getMessage());
+    }
+    if (r.ok()) {
+      return SendOutcome.Sent.of(messageId(r.body()), context.clock().instant());
+    }
+    return switch (r.status()) {
+      case 422, 404 -> {
+        // The session is not WORKING (or gone): the message waits for the device.
+        statusChanged(
+            device.id(), r.body().path("status").asText("STOPPED"), "the engine refused a send");
+        yield new SendOutcome.DeviceUnavailable();
+      }
+      case 400 -> new SendOutcome.Permanent(NETWORK_REFUSED, r.describe());
+      case 429 -> new SendOutcome.RetryAfter(Duration.ofSeconds(30), r.describe());
+      default -> new SendOutcome.Failed(r.describe());
+    };
+  }
+
+  /** A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}. */
+  static String chatId(OutgoingMessage message) {
+    String to = message.recipient();
+    if (message.toGroup()) {
+      return to.contains("@") ? to : to + "@g.us";
+    }
+    return to.replaceAll("\\D", "") + "@c.us";
+  }
+
+  /** The engine's id of a message it answered: a string, or {@code _serialized} of an object. */
+  static String messageId(JsonNode message) {
+    JsonNode id = message.path("id");
+    return id.isTextual() ? id.asText() : id.path("_serialized").asText("");
+  }
+
+  @Override
+  public NumberCheck checkNumber(Device device, String e164) {
+    if (!isConnected(device)) {
+      return NumberCheck.UNKNOWN;
+    }
+    try {
+      WahaApi.Reply r =
+          call(
+              () ->
+                  api.get(
+                      "/api/contacts/check-exists?phone="
+                          + WahaApi.enc(e164.replaceAll("\\D", ""))
+                          + "&session="
+                          + WahaApi.enc(sessionName(device))));
+      if (!r.ok() || !r.body().path("numberExists").isBoolean()) {
+        return NumberCheck.UNKNOWN;
+      }
+      return r.body().path("numberExists").asBoolean()
+          ? NumberCheck.EXISTS
+          : NumberCheck.NOT_EXISTS;
+    } catch (IOException e) {
+      return NumberCheck.UNKNOWN;
+    }
+  }
+
+  /** The engine's current QR value, when the session waits for a scan. */
+  @Override
+  public Optional<String> pairingCode(Device device) {
+    if (!attachedOnce(device)) {
+      return Optional.empty();
+    }
+    String name = sessionName(device);
+    try {
+      if (sessions.status(device.id()).filter("STOPPED"::equals).isPresent()) {
+        call(() -> api.post("/api/sessions/" + WahaApi.enc(name) + "/start", Map0.EMPTY));
+      }
+      WahaApi.Reply r = call(() -> api.get("/api/" + WahaApi.enc(name) + "/auth/qr?format=raw"));
+      String value = r.ok() ? r.body().path("value").asText("") : "";
+      return value.isBlank() ? Optional.empty() : Optional.of(value);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The engine's pairing code for the device's own number ({@code auth/request-code}). */
+  @Override
+  public Optional<String> linkCode(Device device) {
+    if (!attachedOnce(device)) {
+      return Optional.empty();
+    }
+    String name = sessionName(device);
+    ObjectNode body = WahaApi.JSON.createObjectNode();
+    body.put("phoneNumber", device.number().replaceAll("\\D", ""));
+    try {
+      WahaApi.Reply r =
+          call(() -> api.post("/api/" + WahaApi.enc(name) + "/auth/request-code", body));
+      String code = r.ok() ? r.body().path("code").asText("") : "";
+      return code.isBlank() ? Optional.empty() : Optional.of(code);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Whether the device's session was set up on the engine, setting it up now if not: a device
+   * created by {@code ./kurir admin} while the gateway runs has no sender yet, and is paired before
+   * its first message.
+   */
+  private boolean attachedOnce(Device device) {
+    if (sessions.name(device.id()).isPresent()) {
+      return true;
+    }
+    try {
+      attach(device);
+      return true;
+    } catch (RuntimeException e) {
+      log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+      return false;
+    }
+  }
+
+  /** Logs the session out: the engine deletes its authentication and shows a new QR code. */
+  @Override
+  public boolean logout(Device device) {
+    if (state(device) == DeviceState.NONE || !engineUp) {
+      return false;
+    }
+    String name = sessionName(device);
+    try {
+      WahaApi.Reply r =
+          call(() -> api.post("/api/sessions/" + WahaApi.enc(name) + "/logout", Map0.EMPTY));
+      if (!r.ok()) {
+        log.warn("device {}: the engine did not log {} out: {}", device.id(), name, r.describe());
+        return false;
+      }
+      statusChanged(device.id(), "STOPPED", "logged out");
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The group of that subject, from the engine's group list: kept for {@link #GROUPS_FRESH} per
+   * device (the list is slow on big accounts), asked again sooner when a name is not in it (a group
+   * just joined), at most every {@link #GROUPS_RETRY}.
+   */
+  @Override
+  public Optional<String> groupIdByName(Device device, String groupName) {
+    if (!isConnected(device)) {
+      return Optional.empty();
+    }
+    long now = System.nanoTime();
+    GroupList cached = groupLists.get(device.id());
+    if (cached != null && now - cached.fetchedNanos() < GROUPS_FRESH.toNanos()) {
+      String id = cached.idBySubject().get(groupName);
+      if (id != null || now - cached.fetchedNanos() < GROUPS_RETRY.toNanos()) {
+        return Optional.ofNullable(id);
+      }
+    }
+    try {
+      WahaApi.Reply r =
+          call(
+              () ->
+                  api.get(
+                      "/api/" + WahaApi.enc(sessionName(device)) + "/groups?exclude=participants"));
+      if (!r.ok()) {
+        return Optional.empty();
+      }
+      Map<String, String> idBySubject = new HashMap<>();
+      // An array, or (some engines) an object keyed by group id.
+      for (JsonNode g : r.body()) {
+        String subject = g.path("subject").asText(g.path("name").asText(""));
+        String id = messageId(g);
+        if (!subject.isEmpty() && !id.isBlank()) {
+          idBySubject.putIfAbsent(subject, id);
+        }
+      }
+      groupLists.put(device.id(), new GroupList(System.nanoTime(), Map.copyOf(idBySubject)));
+      return Optional.ofNullable(idBySubject.get(groupName));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A device's groups by subject, as the engine listed them at {@code fetchedNanos}. */
+  private record GroupList(long fetchedNanos, Map<String, String> idBySubject) {}
+
+  @Override
+  public GroupMembers groupMembers(Device device, String groupId) {
+    if (!isConnected(device)) {
+      return new GroupMembers.Unknown();
+    }
+    String id = groupId.contains("@") ? groupId : groupId + "@g.us";
+    try {
+      WahaApi.Reply r =
+          call(
+              () ->
+                  api.get(
+                      "/api/"
+                          + WahaApi.enc(sessionName(device))
+                          + "/groups/"
+                          + WahaApi.enc(id)
+                          + "/participants/v2"));
+      if (r.status() == 404) {
+        return new GroupMembers.NotFound();
+      }
+      if (!r.ok() || !r.body().isArray()) {
+        return new GroupMembers.Unknown();
+      }
+      List<String> numbers = new ArrayList<>();
+      for (JsonNode p : r.body()) {
+        if (p.path("role").asText("").equals("left")) {
+          continue;
+        }
+        String pn = p.path("pn").asText("");
+        String jid = pn.isBlank() ? p.path("id").asText("") : pn;
+        if (jid.endsWith("@c.us") || jid.endsWith("@s.whatsapp.net")) {
+          numbers.add("+" + jid.substring(0, jid.indexOf('@')));
+        }
+      }
+      return new GroupMembers.Members(numbers);
+    } catch (IOException e) {
+      return new GroupMembers.Unknown();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Thread t = health;
+    if (t != null) {
+      t.interrupt();
+    }
+    api.close();
+  }
+
+  /** One call to the engine; its reachability follows the outcome. */
+  private WahaApi.Reply call(Call call) throws IOException {
+    try {
+      WahaApi.Reply r = call.run();
+      boolean wasUp = engineUp;
+      engineUp = true;
+      lastCallNanos = System.nanoTime();
+      if (!wasUp) {
+        // The engine is back: devices whose sessions work can send again.
+        log.info("the WAHA engine answers again");
+        for (long id : sessions.working()) {
+          tell(l -> l.connectionChanged(id, true));
+        }
+      }
+      return r;
+    } catch (IOException e) {
+      if (engineUp) {
+        log.warn("the WAHA engine does not answer: {}", e.toString());
+      }
+      engineUp = false;
+      lastCallNanos = System.nanoTime();
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while calling the engine", e);
+    }
+  }
+
+  private interface Call {
+    WahaApi.Reply run() throws IOException, InterruptedException;
+  }
+
+  /** The largest incoming file Kurir keeps. */
+  static final long MAX_INCOMING_MEDIA_BYTES = 64L * 1024 * 1024;
+
+  /**
+   * The media of an incoming message, fetched from the engine and kept under the driver's folder by
+   * the message's id; empty when the message has none (or the engine did not keep it).
+   */
+  Optional<IncomingMessage.Media> incomingMedia(long deviceId, String networkId, JsonNode payload)
+      throws IOException {
+    JsonNode media = payload.path("media");
+    String url = media.path("url").asText("");
+    if (!payload.path("hasMedia").asBoolean(false) || url.isBlank()) {
+      return Optional.empty();
+    }
+    String mime = media.path("mimetype").asText("application/octet-stream");
+    Path file =
+        context
+            .dataDir()
+            .resolve("media")
+            .resolve(Long.toString(deviceId))
+            .resolve(
+                ReceivedFiles.safeName(networkId)
+                    + ReceivedFiles.extension(mime, media.path("filename").asText("")));
+    try {
+      call(
+          () -> {
+            api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
+            return new WahaApi.Reply(200, WahaApi.JSON.createObjectNode());
+          });
+    } catch (IllegalArgumentException e) {
+      throw new IOException("media url not valid: " + url, e);
+    }
+    String kind = mime.startsWith("image/") ? "image" : "file";
+    return Optional.of(new IncomingMessage.Media(kind, mime, file));
+  }
+
+  // --- for the webhook
+
+  DriverContext context() {
+    return context;
+  }
+
+  WahaSessions sessions() {
+    return sessions;
+  }
+
+  /** Tells the listener, once the driver has started. */
+  void tell(Consumer<DriverListener> event) {
+    DriverListener l = listener;
+    if (l != null) {
+      event.accept(l);
+    }
+  }
+
+  DriverListener listener() {
+    DriverListener l = listener;
+    if (l == null) {
+      throw new IllegalStateException("the waha driver has not started");
+    }
+    return l;
+  }
+}

@@ -1,0 +1,207 @@
+package io.kurir.driver.waha;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.kurir.api.ApiException;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.RouteTable;
+import io.kurir.driver.IncomingMessage;
+import io.kurir.driver.Receipt;
+import io.kurir.driver.Signatures;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.Tenants;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The engine's webhook of one device, {@code /drivers/waha/events/<device id>}: taken only with a
+ * valid {@code X-Webhook-Hmac}, the hex HMAC-SHA512 of the raw body with the device's key (WAHA's
+ * scheme, {@code X-Webhook-Hmac-Algorithm: sha512}); otherwise nothing of it is recorded. Events:
+ * {@code session.status} (the device's state), {@code message.ack} (receipts by the engine's
+ * message id), {@code message} (incoming, through the common pipeline; a redelivery is dropped by
+ * its message id). Answered 200 once an incoming message is stored, so that the engine delivers
+ * again what could not be.
+ */
+final class WahaWebhookRoutes implements RouteTable {
+  static final String PATH = WahaDriver.EVENTS_PATH + "{device}";
+
+  private final WahaDriver driver;
+  private final Tenants tenants;
+
+  WahaWebhookRoutes(WahaDriver driver, Tenants tenants) {
+    this.driver = driver;
+    this.tenants = tenants;
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/drivers/waha/";
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ErrorStyle.KURIR_JSON;
+  }
+
+  @Override
+  public void addTo(RoutesConfig r) {
+    r.post(PATH, this::event);
+  }
+
+  private void event(Context ctx) {
+    Device device = device(ctx.pathParam("device"));
+    String key =
+        driver
+            .sessions()
+            .existingHmacKey(device.id())
+            .orElseThrow(() -> notFound("device " + device.id() + " has no session on the engine"));
+    byte[] raw = ctx.bodyAsBytes();
+    String signature = Optional.ofNullable(ctx.header("X-Webhook-Hmac")).orElse("").strip();
+    if (signature.isEmpty()) {
+      throw new ApiException(401, "signature_missing", "X-Webhook-Hmac is missing");
+    }
+    if (!Signatures.same(signature.toLowerCase(Locale.ROOT), hmac(key, raw))) {
+      throw new ApiException(401, "signature_not_valid", "X-Webhook-Hmac does not match the body");
+    }
+    JsonNode root;
+    try {
+      root = WahaApi.JSON.readTree(raw);
+    } catch (IOException e) {
+      throw ApiException.badRequest("body_not_valid", "the body is not JSON");
+    }
+    if (root == null || !root.isObject() || !root.path("event").isTextual()) {
+      throw ApiException.badRequest("body_not_valid", "the body has no event");
+    }
+    JsonNode payload = root.path("payload");
+    switch (root.path("event").asText()) {
+      case "session.status" -> {
+        String status = payload.path("status").asText("");
+        if (!status.isEmpty()) {
+          driver.statusChanged(device.id(), status, "session.status");
+        }
+      }
+      case "message.ack" -> ack(device, payload);
+      case "message" -> incoming(device, payload);
+      default -> {} // subscribed to no other event; a newer engine may send more
+    }
+    ctx.json(Map.of("status", "ok"));
+  }
+
+  private Device device(String raw) {
+    long id;
+    try {
+      id = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw notFound("no device " + raw);
+    }
+    Device d;
+    try {
+      d = tenants.device(id);
+    } catch (RuntimeException e) {
+      throw notFound("no device " + raw);
+    }
+    if (d == null || !d.driver().equals(WahaDriverFactory.NAME)) {
+      throw notFound("no waha device " + raw);
+    }
+    return d;
+  }
+
+  private static ApiException notFound(String detail) {
+    return new ApiException(404, "device_not_found", detail);
+  }
+
+  /** {@code ack}: -1 ERROR, 0 PENDING, 1 SERVER, 2 DEVICE, 3 READ, 4 PLAYED. */
+  private void ack(Device device, JsonNode payload) {
+    String id = payload.path("id").asText("");
+    if (id.isEmpty() || !payload.path("ack").isNumber()) {
+      throw ApiException.badRequest("body_not_valid", "message.ack needs payload.id and ack");
+    }
+    Receipt.Status status =
+        switch (payload.path("ack").asInt()) {
+          case -1 -> Receipt.Status.FAILED;
+          case 2 -> Receipt.Status.DELIVERED;
+          case 3, 4 -> Receipt.Status.READ;
+          default -> null; // pending, or on the server: "sent" came with the send's reply
+        };
+    if (status == null) {
+      return;
+    }
+    Optional<String> reason =
+        status == Receipt.Status.FAILED
+            ? Optional.of(WahaDriver.NETWORK_REFUSED)
+            : Optional.empty();
+    driver.listener().receipt(Receipt.ofNetworkId(device.id(), id, status, reason, at(payload)));
+  }
+
+  private void incoming(Device device, JsonNode payload) {
+    if (payload.path("fromMe").asBoolean(false)) {
+      return;
+    }
+    String id = payload.path("id").asText("");
+    String from = payload.path("from").asText("");
+    if (id.isEmpty() || from.isEmpty()) {
+      throw ApiException.badRequest("body_not_valid", "message needs payload.id and from");
+    }
+    Optional<String> group = Optional.empty();
+    String sender = from;
+    if (from.endsWith("@g.us")) {
+      group = Optional.of(from);
+      sender = payload.path("participant").asText("");
+    }
+    Optional<String> e164 = e164(sender);
+    if (e164.isEmpty()) {
+      return; // a status broadcast, a channel, a sender known only by a hidden id
+    }
+    Optional<IncomingMessage.Media> media;
+    try {
+      media = driver.incomingMedia(device.id(), id, payload);
+    } catch (IOException e) {
+      throw new ApiException(
+          503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
+    }
+    try {
+      driver
+          .listener()
+          .incoming(
+              new IncomingMessage(
+                  device.id(),
+                  Optional.of(id),
+                  e164.get(),
+                  group,
+                  payload.path("body").asText(""),
+                  media,
+                  at(payload)));
+    } catch (RuntimeException e) {
+      throw new ApiException(
+          503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
+    }
+  }
+
+  /** {@code 628123@c.us} (or {@code @s.whatsapp.net}) as {@code +628123}. */
+  static Optional<String> e164(String jid) {
+    int at = jid.indexOf('@');
+    if (at <= 0) {
+      return Optional.empty();
+    }
+    String user = jid.substring(0, at);
+    String server = jid.substring(at + 1);
+    if (!(server.equals("c.us") || server.equals("s.whatsapp.net")) || !user.matches("\\d{6,15}")) {
+      return Optional.empty();
+    }
+    return Optional.of("+" + user);
+  }
+
+  /** The payload's {@code timestamp} (seconds), else now. */
+  private Instant at(JsonNode payload) {
+    long seconds = payload.path("timestamp").asLong(0);
+    return seconds > 0 ? Instant.ofEpochSecond(seconds) : driver.context().clock().instant();
+  }
+
+  static String hmac(String key, byte[] body) {
+    return Signatures.hmacHex("HmacSHA512", key, body);
+  }
+}

@@ -1,0 +1,657 @@
+package io.kurir.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A WAHA engine (WhatsApp HTTP API) as its OpenAPI document and docs describe it, on loopback only:
+ * sessions ({@code /api/sessions…}: create, get, update, start, logout), the QR code ({@code
+ * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
+ * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
+ * {@code participants/v2}. Every call must carry {@code X-Api-Key}; what Kurir sends wrong is
+ * recorded in {@link #violations}. It posts each session's webhooks back as the engine does: {@code
+ * X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the session's key, {@code
+ * X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code X-Webhook-Timestamp}.
+ */
+public final class FakeWaha implements AutoCloseable {
+  public static final String API_KEY = "fake-waha-key-0123456789";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern CHAT = Pattern.compile("\\d{6,15}@c\\.us|[\\d-]{6,40}@g\\.us");
+
+  /** One session on the engine. */
+  public static final class Session {
+    final String name;
+    volatile String status = "STOPPED";
+    volatile ObjectNode config;
+    volatile String me; // the linked number's digits, once scanned
+    volatile String qr;
+
+    Session(String name, ObjectNode config) {
+      this.name = name;
+      this.config = config;
+    }
+
+    public String status() {
+      return status;
+    }
+
+    public String qr() {
+      return qr;
+    }
+
+    public ObjectNode config() {
+      return config;
+    }
+  }
+
+  /** A message the engine sent, as Kurir asked for it. */
+  public record Sent(String id, String path, JsonNode body) {}
+
+  private final Clock clock;
+  private final int port;
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+  private final List<Sent> sent = new CopyOnWriteArrayList<>();
+  private final List<String> violations = new CopyOnWriteArrayList<>();
+  private final List<String> calls = new CopyOnWriteArrayList<>();
+  private final Set<String> notOnWhatsApp = ConcurrentHashMap.newKeySet();
+  private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong(0xA000);
+  private final Map<String, byte[]> files = new ConcurrentHashMap<>();
+  private volatile HttpServer server;
+  private volatile String codeRequestedFor;
+
+  public FakeWaha(Clock clock) {
+    this.clock = clock;
+    this.server = listen(0);
+    this.port = server.getAddress().getPort();
+  }
+
+  private HttpServer listen(int onPort) {
+    try {
+      HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", onPort), 0);
+      s.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+      s.createContext("/", this::handle);
+      s.start();
+      return s;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The setting {@code drivers.waha.url}. */
+  public String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  /** The engine goes down: connections are refused until {@link #up}. */
+  public synchronized void down() {
+    server.stop(0);
+  }
+
+  /** The engine is back on the same port, with its sessions. */
+  public synchronized void up() {
+    server = listen(port);
+  }
+
+  public List<String> violations() {
+    return violations;
+  }
+
+  /** Every call, as {@code METHOD path}. */
+  public List<String> calls() {
+    return calls;
+  }
+
+  public List<Sent> sent() {
+    return sent;
+  }
+
+  public Session session(String name) {
+    return sessions.get(name);
+  }
+
+  /** A session made outside Kurir (by the engine's dashboard, say), already linked or not. */
+  public Session existingSession(String name, String linkedNumberDigits) {
+    Session s = new Session(name, JSON.createObjectNode());
+    s.me = linkedNumberDigits;
+    s.status = linkedNumberDigits == null ? "STOPPED" : "WORKING";
+    sessions.put(name, s);
+    return s;
+  }
+
+  /** The number the last pairing code was asked for. */
+  public String codeRequestedFor() {
+    return codeRequestedFor;
+  }
+
+  public void notOnWhatsApp(String digits) {
+    notOnWhatsApp.add(digits);
+  }
+
+  /** A group the linked numbers are in, with its members' digits. */
+  public void group(String id, String subject, String... memberDigits) {
+    groups.put(id, Map.of(subject, List.of(memberDigits)));
+  }
+
+  // --- the phone
+
+  /** The phone scans the current QR code: the session is linked and WORKING. */
+  public void scan(String session, String digits) {
+    Session s = sessions.get(session);
+    if (s == null || !s.status.equals("SCAN_QR_CODE")) {
+      throw new IllegalStateException("session " + session + " shows no QR code");
+    }
+    s.me = digits;
+    s.qr = null;
+    status(s, "WORKING");
+  }
+
+  /** The QR code rotates (about every 20 seconds on the real engine). */
+  public String rotateQr(String session) {
+    Session s = sessions.get(session);
+    s.qr = newQr();
+    status(s, "SCAN_QR_CODE");
+    return s.qr;
+  }
+
+  /** The session's status changes and the engine posts no webhook (a silent stall). */
+  public void silently(String session, String status) {
+    sessions.get(session).status = status;
+  }
+
+  /** The session fails (the phone removed the link, say). */
+  public void fail(String session) {
+    status(sessions.get(session), "FAILED");
+  }
+
+  /** An ack of a sent message; the HTTP status Kurir answered. */
+  public int ack(String messageId, int ack, String ackName) {
+    Sent m = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    Session s = sessions.get(m.body().path("session").asText());
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", messageId);
+    payload.put("from", s.me + "@c.us");
+    payload.put("to", m.body().path("chatId").asText());
+    payload.put("fromMe", true);
+    payload.put("ack", ack);
+    payload.put("ackName", ackName);
+    return post(s, "message.ack", payload, null);
+  }
+
+  /** A message to the session's number from {@code fromDigits}; the HTTP status Kurir answered. */
+  public int incoming(String session, String messageId, String fromDigits, String text) {
+    return incoming(session, messageId, fromDigits, text, null);
+  }
+
+  /** As {@link #incoming}, signed with {@code signature} instead ("" for none). */
+  public int incoming(
+      String session, String messageId, String fromDigits, String text, String signature) {
+    Session s = sessions.get(session);
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("timestamp", clock.instant().getEpochSecond());
+    payload.put("from", fromDigits + "@c.us");
+    payload.put("fromMe", false);
+    payload.put("to", s.me + "@c.us");
+    payload.put("body", text);
+    payload.put("hasMedia", false);
+    return post(s, "message", payload, signature);
+  }
+
+  /**
+   * An image (or file) with a caption to the session's number; the engine keeps the file and names
+   * it by a URL on its own idea of its address ({@code WAHA_BASE_URL}), here one Kurir cannot
+   * reach, so only its path may be used. The HTTP status Kurir answered.
+   */
+  public int incomingMedia(
+      String session,
+      String messageId,
+      String fromDigits,
+      String caption,
+      String mimetype,
+      String filename,
+      byte[] bytes) {
+    Session s = sessions.get(session);
+    String file = messageId + "-" + filename;
+    files.put("/api/files/" + session + "/" + file, bytes);
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("timestamp", clock.instant().getEpochSecond());
+    payload.put("from", fromDigits + "@c.us");
+    payload.put("fromMe", false);
+    payload.put("body", caption);
+    payload.put("hasMedia", true);
+    ObjectNode media = payload.putObject("media");
+    media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
+    media.put("mimetype", mimetype);
+    media.put("filename", filename);
+    return post(s, "message", payload, null);
+  }
+
+  // --- the HTTP API
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      String method = ex.getRequestMethod();
+      String path = ex.getRequestURI().getRawPath();
+      Map<String, String> query = query(ex.getRequestURI().getRawQuery());
+      calls.add(method + " " + path);
+      if (!API_KEY.equals(ex.getRequestHeaders().getFirst("X-Api-Key"))) {
+        violations.add(method + " " + path + " without the API key");
+        reply(ex, 401, Map.of("message", "Unauthorized", "statusCode", 401));
+        return;
+      }
+      JsonNode body = JSON.createObjectNode();
+      byte[] raw = ex.getRequestBody().readAllBytes();
+      if (raw.length > 0) {
+        try {
+          body = JSON.readTree(raw);
+        } catch (IOException e) {
+          violations.add(method + " " + path + ": body is not JSON");
+          reply(ex, 400, Map.of("message", "Bad JSON", "statusCode", 400));
+          return;
+        }
+      }
+      route(ex, method, path, query, body);
+    }
+  }
+
+  private void route(
+      HttpExchange ex, String method, String path, Map<String, String> query, JsonNode body)
+      throws IOException {
+    Matcher m;
+    if (method.equals("GET") && files.containsKey(path)) {
+      byte[] bytes = files.get(path);
+      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+      ex.sendResponseHeaders(200, bytes.length);
+      ex.getResponseBody().write(bytes);
+    } else if (method.equals("GET") && path.equals("/api/sessions")) {
+      ArrayNode all = JSON.createArrayNode();
+      sessions.values().forEach(s -> all.add(dto(s)));
+      reply(ex, 200, all);
+    } else if (method.equals("POST") && path.equals("/api/sessions")) {
+      createSession(ex, body);
+    } else if ((m = match("/api/sessions/([^/]+)", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+      } else if (method.equals("GET")) {
+        reply(ex, 200, dto(s));
+      } else if (method.equals("PUT")) {
+        if (!body.path("config").isObject()) {
+          violations.add("PUT " + path + " without config");
+        } else {
+          checkWebhooks(body.path("config"));
+          s.config = (ObjectNode) body.path("config");
+        }
+        reply(ex, 200, dto(s));
+      } else {
+        reply(ex, 405, Map.of("statusCode", 405));
+      }
+    } else if (method.equals("POST")
+        && (m = match("/api/sessions/([^/]+)/(start|stop|logout)", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+        return;
+      }
+      switch (m.group(2)) {
+        case "start" -> start(s);
+        case "stop" -> status(s, "STOPPED");
+        default -> {
+          s.me = null;
+          start(s);
+        }
+      }
+      reply(ex, 201, dto(s));
+    } else if (method.equals("GET") && (m = match("/api/([^/]+)/auth/qr", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+      } else if (!s.status.equals("SCAN_QR_CODE")) {
+        reply(ex, 422, notExpected(s, "SCAN_QR_CODE"));
+      } else if ("raw".equals(query.get("format"))) {
+        reply(ex, 200, Map.of("value", s.qr));
+      } else {
+        // format=image (the default): the PNG, or as JSON {mimetype, data} when asked for JSON.
+        String dataUrl = io.kurir.device.QrCodes.pngDataUrl(s.qr);
+        String base64 = dataUrl.substring(dataUrl.indexOf(',') + 1);
+        String accept = ex.getRequestHeaders().getFirst("Accept");
+        if (accept != null && accept.contains("application/json")) {
+          reply(ex, 200, Map.of("mimetype", "image/png", "data", base64));
+        } else {
+          byte[] png = java.util.Base64.getDecoder().decode(base64);
+          ex.getResponseHeaders().set("Content-Type", "image/png");
+          ex.sendResponseHeaders(200, png.length);
+          ex.getResponseBody().write(png);
+        }
+      }
+    } else if (method.equals("POST")
+        && (m = match("/api/([^/]+)/auth/request-code", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      String phone = body.path("phoneNumber").asText("");
+      if (s == null) {
+        reply(ex, 404, notFound());
+      } else if (!phone.matches("\\d{6,15}")) {
+        violations.add("request-code with phoneNumber " + phone);
+        reply(ex, 400, Map.of("statusCode", 400, "message", "phoneNumber"));
+      } else if (!s.status.equals("SCAN_QR_CODE")) {
+        reply(ex, 422, notExpected(s, "SCAN_QR_CODE"));
+      } else {
+        codeRequestedFor = phone;
+        reply(ex, 201, Map.of("code", "ABCD-EFGH"));
+      }
+    } else if (method.equals("POST")
+        && (m = match("/api/(sendText|sendImage|sendFile)", path)) != null) {
+      send(ex, path, m.group(1), body);
+    } else if (method.equals("GET") && path.equals("/api/contacts/check-exists")) {
+      Session s = sessions.get(query.getOrDefault("session", ""));
+      String phone = query.getOrDefault("phone", "");
+      if (s == null) {
+        reply(ex, 404, notFound());
+      } else if (!phone.matches("\\d{6,15}")) {
+        violations.add("check-exists with phone " + phone);
+        reply(ex, 400, Map.of("statusCode", 400, "message", "phone"));
+      } else if (!s.status.equals("WORKING")) {
+        reply(ex, 422, notExpected(s, "WORKING"));
+      } else {
+        boolean exists = !notOnWhatsApp.contains(phone);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("numberExists", exists);
+        if (exists) {
+          r.put("chatId", phone + "@c.us");
+        }
+        reply(ex, 200, r);
+      }
+    } else if (method.equals("GET")
+        && (m = match("/api/([^/]+)/groups/([^/]+)/participants/v2", path)) != null) {
+      var g = groups.get(decode(m.group(2)));
+      if (g == null) {
+        reply(ex, 404, Map.of("statusCode", 404, "message", "Group not found"));
+        return;
+      }
+      ArrayNode members = JSON.createArrayNode();
+      for (String digits : g.values().iterator().next()) {
+        ObjectNode p = members.addObject();
+        p.put("id", digits + "@c.us");
+        p.put("pn", digits + "@c.us");
+        p.put("role", "participant");
+      }
+      reply(ex, 200, members);
+    } else if (method.equals("GET") && (m = match("/api/([^/]+)/groups", path)) != null) {
+      ArrayNode all = JSON.createArrayNode();
+      groups.forEach(
+          (id, g) -> {
+            ObjectNode o = all.addObject();
+            o.put("id", id);
+            o.put("subject", g.keySet().iterator().next());
+          });
+      reply(ex, 200, all);
+    } else {
+      violations.add("unknown route " + method + " " + path);
+      reply(ex, 404, Map.of("statusCode", 404, "message", "Cannot " + method + " " + path));
+    }
+  }
+
+  private void createSession(HttpExchange ex, JsonNode body) throws IOException {
+    String name = body.path("name").asText("");
+    if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
+      violations.add("session name " + name);
+      reply(ex, 400, Map.of("statusCode", 400, "message", "name"));
+      return;
+    }
+    if (sessions.containsKey(name)) {
+      violations.add("session " + name + " created twice");
+      reply(ex, 422, Map.of("statusCode", 422, "message", "Session already exists"));
+      return;
+    }
+    JsonNode config = body.path("config");
+    checkWebhooks(config);
+    Session s =
+        new Session(name, config.isObject() ? (ObjectNode) config : JSON.createObjectNode());
+    sessions.put(name, s);
+    if (body.path("start").asBoolean(true)) {
+      start(s);
+    }
+    reply(ex, 201, dto(s));
+  }
+
+  private void checkWebhooks(JsonNode config) {
+    for (JsonNode h : config.path("webhooks")) {
+      if (!h.path("url").asText("").contains("/drivers/waha/")) {
+        continue; // another receiver's, set up by the engine's operator
+      }
+      if (!h.path("url").asText("").startsWith("http://127.0.0.1:")) {
+        violations.add("webhook url " + h.path("url") + " is not Kurir on loopback");
+      }
+      if (h.path("hmac").path("key").asText("").length() < 16) {
+        violations.add("webhook without an hmac key of 16 characters or more");
+      }
+      if (!h.path("events").isArray()) {
+        violations.add("webhook without events");
+      }
+    }
+  }
+
+  private void start(Session s) {
+    status(s, "STARTING");
+    if (s.me != null) {
+      status(s, "WORKING");
+    } else {
+      s.qr = newQr();
+      status(s, "SCAN_QR_CODE");
+    }
+  }
+
+  private void send(HttpExchange ex, String path, String kind, JsonNode body) throws IOException {
+    Session s = sessions.get(body.path("session").asText(""));
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return;
+    }
+    String chatId = body.path("chatId").asText("");
+    if (!CHAT.matcher(chatId).matches()) {
+      violations.add(path + " to chatId " + chatId);
+      reply(ex, 400, Map.of("statusCode", 400, "message", "chatId"));
+      return;
+    }
+    if (kind.equals("sendText") && !body.path("text").isTextual()) {
+      violations.add(path + " without text");
+    }
+    if (!kind.equals("sendText")) {
+      JsonNode file = body.path("file");
+      if (!file.path("mimetype").isTextual()
+          || !(file.path("data").isTextual() || file.path("url").isTextual())) {
+        violations.add(path + " without file.mimetype and file.data or file.url");
+      }
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();
+    sent.add(new Sent(id, path, body));
+    ObjectNode m = JSON.createObjectNode();
+    m.put("id", id);
+    m.put("timestamp", clock.instant().getEpochSecond());
+    m.put("from", s.me + "@c.us");
+    m.put("fromMe", true);
+    m.put("to", chatId);
+    m.put("body", body.path("text").asText(body.path("caption").asText("")));
+    m.put("hasMedia", !kind.equals("sendText"));
+    m.put("ack", 1);
+    m.put("ackName", "SERVER");
+    reply(ex, 201, m);
+  }
+
+  private ObjectNode dto(Session s) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("name", s.name);
+    o.put("status", s.status);
+    if (s.me != null && s.status.equals("WORKING")) {
+      o.putObject("me").put("id", s.me + "@c.us").put("pushName", "Phone " + s.me);
+    } else {
+      o.putNull("me");
+    }
+    o.set("config", s.config);
+    return o;
+  }
+
+  private static Map<String, Object> notFound() {
+    return Map.of("statusCode", 404, "message", "Session not found");
+  }
+
+  private static Map<String, Object> notExpected(Session s, String expected) {
+    return Map.of(
+        "error",
+        "Session status is not as expected. Try again later or restart the session",
+        "session",
+        s.name,
+        "status",
+        s.status,
+        "expected",
+        List.of(expected));
+  }
+
+  private String newQr() {
+    return "2@" + UUID.randomUUID() + "," + UUID.randomUUID() + ",fake==";
+  }
+
+  // --- webhooks
+
+  private void status(Session s, String status) {
+    s.status = status;
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("name", s.name);
+    payload.put("status", status);
+    post(s, "session.status", payload, null);
+  }
+
+  /** Posts an event to every webhook of the session that takes it; the last HTTP status. */
+  private int post(Session s, String event, ObjectNode payload, String signature) {
+    int last = 0;
+    for (JsonNode h : s.config.path("webhooks")) {
+      boolean wanted = false;
+      for (JsonNode e : h.path("events")) {
+        wanted |= e.asText().equals(event) || e.asText().equals("*");
+      }
+      if (!wanted) {
+        continue;
+      }
+      ObjectNode envelope = JSON.createObjectNode();
+      envelope.put("id", "evt_" + UUID.randomUUID().toString().replace("-", ""));
+      envelope.put("timestamp", clock.millis());
+      envelope.put("event", event);
+      envelope.put("session", s.name);
+      if (s.me != null) {
+        envelope.putObject("me").put("id", s.me + "@c.us");
+      }
+      envelope.put("engine", "GOWS");
+      envelope.set("payload", payload);
+      try {
+        byte[] bytes = JSON.writeValueAsBytes(envelope);
+        String key = h.path("hmac").path("key").asText("");
+        HttpRequest.Builder b =
+            HttpRequest.newBuilder(URI.create(h.path("url").asText()))
+                .header("Content-Type", "application/json")
+                .header("X-Webhook-Request-Id", UUID.randomUUID().toString())
+                .header("X-Webhook-Timestamp", Long.toString(clock.millis()))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+        String sig = signature != null ? signature : key.isEmpty() ? "" : hmac(key, bytes);
+        if (!sig.isEmpty()) {
+          b.header("X-Webhook-Hmac", sig).header("X-Webhook-Hmac-Algorithm", "sha512");
+        }
+        last = http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      } catch (IOException e) {
+        last = -1;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        last = -1;
+      }
+    }
+    return last;
+  }
+
+  static String hmac(String key, byte[] body) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA512");
+      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA512"));
+      return HexFormat.of().formatHex(mac.doFinal(body));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // --- plumbing
+
+  private static Matcher match(String regex, String path) {
+    Matcher m = Pattern.compile(regex).matcher(path);
+    return m.matches() ? m : null;
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> q = new LinkedHashMap<>();
+    if (raw == null) {
+      return q;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        q.put(decode(pair.substring(0, eq)), decode(pair.substring(eq + 1)));
+      }
+    }
+    return q;
+  }
+
+  private static void reply(HttpExchange ex, int status, Object body) throws IOException {
+    byte[] bytes = JSON.writeValueAsBytes(body);
+    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    ex.sendResponseHeaders(status, bytes.length);
+    ex.getResponseBody().write(bytes);
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    http.close();
+  }
+
+  /** Unused ids of the fake's own, for tests that need a fresh one. */
+  public List<String> sessionNames() {
+    return new ArrayList<>(sessions.keySet());
+  }
+}
