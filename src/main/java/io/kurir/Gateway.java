@@ -112,7 +112,7 @@ public final class Gateway implements AutoCloseable {
       SafeFetcher urlGuard = new SafeFetcher(settings.media(), clock);
       // One instance: its lock orders keeping a file against the sweep's removing it.
       MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
-      this.mediaSweep = new MediaSweep(mediaFiles, db, clock);
+      this.mediaSweep = new MediaSweep(mediaFiles, db, clock, settings.media().keepFor());
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
       this.drivers =
           Drivers.load(

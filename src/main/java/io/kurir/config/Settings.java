@@ -68,15 +68,30 @@ public record Settings(
    *     addresses (off: a caller must not make Kurir reach into the operator's network)
    * @param fetchTimeout one deadline over a whole fetch: lookup, connect, headers and body
    * @param uploadQuotaBytes most bytes the uploaded images of one license's devices hold together
+   * @param keepFor how long the image or file of a message that ended (or of an incoming message)
+   *     is kept; zero keeps them forever
    */
   public record Media(
-      long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout, long uploadQuotaBytes) {
+      long maxBytes,
+      boolean allowPrivateAddresses,
+      Duration fetchTimeout,
+      long uploadQuotaBytes,
+      Duration keepFor) {
     /** The default of {@code media.upload-quota}. */
     public static final long DEFAULT_UPLOAD_QUOTA = 200L * 1024 * 1024;
 
-    /** With the default upload quota (tests that do not upload). */
+    /** The default of {@code media.keep-for}. */
+    public static final Duration DEFAULT_KEEP_FOR = Duration.ofDays(30);
+
+    /** With the default upload quota and keeping (tests that do not upload). */
     public Media(long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout) {
       this(maxBytes, allowPrivateAddresses, fetchTimeout, DEFAULT_UPLOAD_QUOTA);
+    }
+
+    /** With the default keeping. */
+    public Media(
+        long maxBytes, boolean allowPrivateAddresses, Duration fetchTimeout, long uploadQuota) {
+      this(maxBytes, allowPrivateAddresses, fetchTimeout, uploadQuota, DEFAULT_KEEP_FOR);
     }
 
     /** The limit as the contract writes it, in KB. */

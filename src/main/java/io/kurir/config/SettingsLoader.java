@@ -61,6 +61,7 @@ public final class SettingsLoader {
           new Definition("media.allow-private-addresses", "false", "true"),
           new Definition("media.fetch-timeout", "15s", "15s"),
           new Definition("media.upload-quota", "200MB", "200MB"),
+          new Definition("media.keep-for", "30d", "30d"),
           new Definition("webhook.retry-for", "24h", "24h"),
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
@@ -104,7 +105,7 @@ public final class SettingsLoader {
     return Map.copyOf(aliases);
   }
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|MB|GB)?");
 
@@ -308,7 +309,8 @@ public final class SettingsLoader {
             r.size("media.max-size"),
             r.bool("media.allow-private-addresses"),
             r.duration("media.fetch-timeout"),
-            r.size("media.upload-quota"));
+            r.size("media.upload-quota"),
+            r.duration("media.keep-for"));
     List<String> trustedProxies = new ArrayList<>();
     for (String proxy : v.get("http.trusted-proxies").split(",")) {
       if (proxy.isBlank()) {
@@ -434,7 +436,7 @@ public final class SettingsLoader {
       String raw = values.get(key).trim();
       Matcher m = DURATION.matcher(raw);
       if (!m.matches()) {
-        problems.add(key + ": '" + raw + "' is not a duration such as 500ms, 2s, 5m or 1h");
+        problems.add(key + ": '" + raw + "' is not a duration such as 500ms, 2s, 5m, 1h or 30d");
         return Duration.ZERO;
       }
       try {
@@ -444,6 +446,7 @@ public final class SettingsLoader {
               case "ms" -> Duration.ofMillis(n);
               case "s" -> Duration.ofSeconds(n);
               case "m" -> Duration.ofMinutes(n);
+              case "d" -> Duration.ofDays(n);
               default -> Duration.ofHours(n);
             };
         if (d.compareTo(MAX_DURATION) > 0) {

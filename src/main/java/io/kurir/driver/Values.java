@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /** How settings and configuration values are written: one reading for every driver. */
 public final class Values {
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
   private static final Duration MAX_DURATION = Duration.ofDays(365);
 
   private Values() {}
@@ -33,6 +33,7 @@ public final class Values {
           case "ms" -> Duration.ofMillis(n);
           case "s" -> Duration.ofSeconds(n);
           case "m" -> Duration.ofMinutes(n);
+          case "d" -> Duration.ofDays(n);
           default -> Duration.ofHours(n);
         };
     return d.compareTo(MAX_DURATION) > 0 ? Optional.empty() : Optional.of(d);

@@ -41,10 +41,17 @@ public final class MediaSweep implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().daemon(true).name("media-sweep").unstarted(r));
 
-  public MediaSweep(MediaFiles files, Database db, Clock clock) {
+  private final java.time.Duration keepFor;
+
+  /**
+   * @param keepFor how long the file of a message that ended, or of an incoming message, is kept
+   *     ({@code media.keep-for}); zero keeps them forever
+   */
+  public MediaSweep(MediaFiles files, Database db, Clock clock, java.time.Duration keepFor) {
     this.files = files;
     this.references = new MediaReferences(db);
     this.clock = clock;
+    this.keepFor = keepFor;
   }
 
   /** Sweeps a minute after the start (not in the way of start-up), then every hour. */
@@ -68,6 +75,9 @@ public final class MediaSweep implements AutoCloseable {
     Path folder = files.folder();
     if (!Files.isDirectory(folder)) {
       return 0;
+    }
+    if (keepFor.isPositive()) {
+      references.releaseOlderThan(clock.instant().minus(keepFor));
     }
     Instant usedBefore = clock.instant().minus(GRACE);
     // The files first, then the rows: a file kept after this listing is not looked at, and one

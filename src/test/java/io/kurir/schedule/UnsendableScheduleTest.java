@@ -134,7 +134,7 @@ class UnsendableScheduleTest {
     List<Scheduled> good = goodSchedules(3);
     // Created when another driver was loaded; the API refuses an unknown driver, the database
     // does not.
-    write("UPDATE device SET driver = 'waha' WHERE id = ?", orphan.id());
+    write("UPDATE device SET driver = 'carrier-pigeon' WHERE id = ?", orphan.id());
 
     clock.set(DUE_INSTANT);
 

@@ -233,6 +233,59 @@ class UploadTest {
     }
   }
 
+  /**
+   * The file of a message that ended goes once it is older than {@code media.keep-for}; the file of
+   * a message still waiting stays, however old.
+   */
+  @Test
+  void theFileOfAMessageThatEndedGoesAfterTheKeepingTimeWhileAWaitingOnesStays(@TempDir Path dir)
+      throws Exception {
+    var clock = TestGateway.settableClock();
+    try (TestGateway g =
+        TestGateway.start(dir, clock, "--media.max-size=64KB", "--media.keep-for=30d")) {
+      Device online = g.newDevice();
+      Device away = g.newDevice("+6281100004243", false);
+      String onlinePath = "/api/upload/" + online.ecoKey();
+      String awayPath = "/api/upload/" + away.ecoKey();
+      assertThat(upload(g, onlinePath, null, "a.png", png(500, 1)).body()).isEqualTo("success");
+      assertThat(sendImage(g, online, "a.png").body()).isEqualTo("success");
+      assertThat(upload(g, awayPath, null, "b.png", png(500, 2)).body()).isEqualTo("success");
+      Reply waiting =
+          g.postJson(
+              "/api/send_image",
+              "{\"key\":\""
+                  + away.ecoKey()
+                  + "\",\"phone_no\":\""
+                  + Numbers.fresh()
+                  + "\",\"filename\":\"b.png\",\"flag_retry\":\"on\"}");
+      assertThat(waiting.body()).isEqualTo("phone_offline"); // told, and it stays queued
+      // Both names now hold other files: each first file is the message's alone.
+      assertThat(upload(g, onlinePath, null, "a.png", png(500, 3)).body()).isEqualTo("success");
+      assertThat(upload(g, awayPath, null, "b.png", png(500, 4)).body()).isEqualTo("success");
+      assertThat(keptFiles(g)).isEqualTo(4);
+
+      // Its last change (the read receipt) is where the keeping time counts from.
+      clock.advance(java.time.Duration.ofSeconds(5));
+      var db = g.gateway().database().jdbi();
+      String lastChange =
+          "SELECT MAX(status_at) FROM message WHERE device_id = " + online.id() + " AND state = ?";
+      io.kurir.testing.Eventually.until(
+          "read",
+          () ->
+              db.withHandle(h -> h.createQuery(lastChange).bind(0, "read").mapTo(Long.class).one())
+                  != null);
+      java.time.Instant sent =
+          java.time.Instant.ofEpochMilli(
+              db.withHandle(
+                  h -> h.createQuery(lastChange).bind(0, "read").mapTo(Long.class).one()));
+      clock.set(sent.plus(java.time.Duration.ofDays(29)));
+      assertThat(g.gateway().mediaSweep().sweepOnce()).as("within the keeping time").isZero();
+      clock.set(sent.plus(java.time.Duration.ofDays(31)));
+      assertThat(g.gateway().mediaSweep().sweepOnce()).as("the sent message's file").isEqualTo(1);
+      assertThat(keptFiles(g)).isEqualTo(3);
+    }
+  }
+
   /** A license's uploads share one quota; replacing a name counts the new size only. */
   @Test
   void uploadsPastTheLicensesQuotaAreRefusedInTheApisStyle(@TempDir Path dir) {
