@@ -34,12 +34,18 @@ class AttachDetachTest {
 
   @Test
   void atStartEveryDeviceSwitchedOnIsAttachedQueueOrNot() {
+    Device idle;
+    Device off;
+    // Made, and one switched off, by an earlier run: this start finds them so.
+    try (CoreNode before =
+        CoreNode.start(
+            dir.resolve("k.db"), 0, Clock.systemUTC(), new ScriptedDriver("scripted", false))) {
+      idle = before.newDevice("+6281100007111");
+      off = before.newDevice("+6281100007112");
+      before.tenants().setDeviceDisabled(off.id(), true);
+    }
     ScriptedDriver driver = new ScriptedDriver("scripted", false);
     try (CoreNode node = CoreNode.start(dir.resolve("k.db"), 0, Clock.systemUTC(), driver)) {
-      Device idle = node.newDevice("+6281100007111");
-      Device off = node.newDevice("+6281100007112");
-      node.tenants().setDeviceDisabled(off.id(), true);
-
       node.messages().resume();
 
       Eventually.until(
