@@ -96,6 +96,13 @@ final class DeviceSender {
   private boolean windowFromHandOvers; // loop-only
   // A sync caller may wait in the queue (an offline device refuses them); guarded by lock.
   private boolean syncCallersMayWait = true;
+  // A sync message may be queued in the database: most are handed over (express), so the look
+  // for sync messages before each window is skipped unless something may have queued one (an
+  // accept not handed over, a message given back, a retry) or a second has passed since the last
+  // look (a retry's backoff ending); guarded by lock.
+  private boolean syncMayBeQueued = true;
+  private long syncLookedNanos; // loop-only
+  private static final Duration SYNC_RECHECK = Duration.ofSeconds(1);
   private volatile boolean running = true;
   private Thread thread;
 
@@ -158,6 +165,7 @@ final class DeviceSender {
       queueEmpty = false;
       quiet = false;
       syncCallersMayWait |= syncMayWait;
+      syncMayBeQueued |= syncMayWait;
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -259,7 +267,8 @@ final class DeviceSender {
     if (!taken) {
       for (Message m : claimedNow) {
         expressOutstanding.remove(m.id());
-        store.unclaim(m.id(), m.notBefore());
+        // Looked for again once back in the queue: a look before this commit missed it.
+        store.unclaim(m.id(), m.notBefore()).thenRun(this::wake);
       }
     }
   }
@@ -455,6 +464,7 @@ final class DeviceSender {
     try {
       holdsLease = true;
       acceptingHandOvers = true;
+      syncMayBeQueued = true; // whatever an earlier holder left
     } finally {
       lock.unlock();
     }
@@ -484,7 +494,9 @@ final class DeviceSender {
       fill(); // also while sends are under way: the next window is ready when they end
       return;
     }
-    if (!claimed.peekFirst().sync() && takeWorkArrived()) {
+    // Not by "work arrived": that stays set for the next look at the whole queue, or the quiet
+    // rule would take an async message that arrived meanwhile for none.
+    if (!claimed.peekFirst().sync() && takeSyncLook()) {
       claimSyncAhead(); // a caller who waits goes ahead of the claimed campaign
     }
     if (inFlight >= pacing.inFlight()) {
@@ -671,6 +683,7 @@ final class DeviceSender {
       try {
         queueEmpty = false; // it goes back to the queue (a retry, the device away): look again
         quiet = false;
+        syncMayBeQueued |= m.sync();
       } finally {
         lock.unlock();
       }
@@ -769,12 +782,29 @@ final class DeviceSender {
     return System.nanoTime() - lastSendStartNanos;
   }
 
-  private boolean takeWorkArrived() {
+  /** Whether to look for sync messages in the database now (see syncMayBeQueued). */
+  private boolean takeSyncLook() {
+    boolean flagged;
     lock.lock();
     try {
-      boolean arrived = workArrived;
-      workArrived = false;
-      return arrived;
+      flagged = syncMayBeQueued;
+      syncMayBeQueued = false;
+    } finally {
+      lock.unlock();
+    }
+    long now = System.nanoTime();
+    if (flagged || now - syncLookedNanos > SYNC_RECHECK.toNanos()) {
+      syncLookedNanos = now;
+      return true;
+    }
+    return false;
+  }
+
+  /** A sync message may be queued again (given back, to be retried, or more than one look took). */
+  private void syncMayBeQueued() {
+    lock.lock();
+    try {
+      syncMayBeQueued = true;
     } finally {
       lock.unlock();
     }
@@ -784,7 +814,11 @@ final class DeviceSender {
   private void claimSyncAhead() throws InterruptedException {
     windowFromHandOvers = false;
     Instant now = clock.instant();
-    List<Message> sync = store.dueSync(device.id(), now, Math.min(SYNC_AHEAD, claimSize()));
+    int limit = Math.min(SYNC_AHEAD, claimSize());
+    List<Message> sync = store.dueSync(device.id(), now, limit);
+    if (sync.size() == limit) {
+      syncMayBeQueued(); // more may wait
+    }
     if (sync.isEmpty()) {
       return;
     }
@@ -847,7 +881,12 @@ final class DeviceSender {
     } finally {
       lock.unlock();
     }
-    List<Message> due = store.due(device.id(), now, claimSize());
+    int limit = claimSize();
+    boolean withSync = takeSyncLook();
+    List<Message> due = store.due(device.id(), now, limit, withSync);
+    if (withSync && due.stream().filter(Message::sync).count() == limit) {
+      syncMayBeQueued(); // more may wait
+    }
     if (due.isEmpty()) {
       Optional<Instant> held = store.nextNotBefore(device.id());
       lock.lock();
@@ -923,7 +962,11 @@ final class DeviceSender {
     } catch (TimeoutException e) {
       // Not committed in time: nothing goes to the driver now, and what the claim commits later
       // goes back to the queue (the loop tries again), not left "sending" with nobody on it.
-      commit.thenAccept(ids -> ids.forEach(id -> store.unclaim(id, now)));
+      commit.thenAccept(
+          ids -> {
+            ids.forEach(id -> store.unclaim(id, now));
+            syncMayBeQueued();
+          });
       throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
@@ -969,6 +1012,9 @@ final class DeviceSender {
   private void giveBackClaimed() {
     for (Message m; (m = claimed.pollFirst()) != null; ) {
       expressOutstanding.remove(m.id());
+      if (m.sync()) {
+        syncMayBeQueued();
+      }
       try {
         store.unclaim(m.id(), m.notBefore()).get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception e) {

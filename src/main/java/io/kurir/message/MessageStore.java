@@ -236,9 +236,15 @@ final class MessageStore {
    * waits) first, then by id.
    */
   List<Message> due(long deviceId, Instant now, int limit) {
+    return due(deviceId, now, limit, true);
+  }
+
+  /** {@link #due}; without looking for sync messages when {@code withSync} is false. */
+  List<Message> due(long deviceId, Instant now, int limit, boolean withSync) {
     return read(
         h -> {
-          List<Message> due = new ArrayList<>(dueOf(h, deviceId, true, now, limit));
+          List<Message> due =
+              withSync ? new ArrayList<>(dueOf(h, deviceId, true, now, limit)) : new ArrayList<>();
           if (due.size() < limit) {
             due.addAll(dueOf(h, deviceId, false, now, limit - due.size()));
           }

@@ -153,4 +153,43 @@ class QueueRacesTest {
           .isEqualTo(1);
     }
   }
+
+  /**
+   * Async messages accepted while a sender works through hand-overs are never left for its 30 s
+   * recheck: the look for sync callers ahead of a window once took the "work arrived" mark that the
+   * quiet rule (skip the database after a window of hand-overs) relies on, and a message that
+   * arrived then waited 30 s.
+   */
+  @Test
+  void asyncMessagesArrivingDuringHandOversAreNeverLeftForTheRecheck() throws Exception {
+    ScriptedDriver driver = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(dir.resolve("k.db"), 0, Clock.systemUTC(), driver)) {
+      java.util.List<Device> devices = new java.util.ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        devices.add(node.newDevice(String.format("+62811000072%02d", i)));
+      }
+      node.messages().resume();
+      java.util.List<Message> sent =
+          java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      try (var callers = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+        for (int round = 0; round < 40; round++) {
+          for (Device d : devices) {
+            int r = round;
+            callers.submit(() -> sent.add(node.send(d, "+62812345790" + (r % 10), "m" + r)));
+          }
+          Thread.sleep(5); // arrivals spread out, as a sender finishes its hand-overs
+        }
+      }
+      assertThat(sent).hasSize(800);
+      // Well inside the 30 s recheck: each sender looks at its queue whenever something arrives.
+      Eventually.until(
+          "every message went out",
+          java.time.Duration.ofSeconds(10),
+          () -> sent.stream().allMatch(m -> node.stateOf(deviceOf(devices, m), m.id()).wentOut()));
+    }
+  }
+
+  private static Device deviceOf(java.util.List<Device> devices, Message m) {
+    return devices.stream().filter(d -> d.id() == m.deviceId()).findFirst().orElseThrow();
+  }
 }
