@@ -232,38 +232,42 @@ public final class Messages implements AutoCloseable {
     java.util.concurrent.atomic.AtomicBoolean decided =
         new java.util.concurrent.atomic.AtomicBoolean();
     CompletableFuture<Set<Long>> commit = store.insertClaimed(messages, leases.owner(), now);
-    commit.whenComplete(
-        (claimedIds, error) -> {
-          boolean refused = !decided.compareAndSet(false, true);
-          List<Message> handed = new ArrayList<>();
-          for (Message m : messages) {
-            if (claimedIds != null && claimedIds.contains(m.id())) {
-              if (refused) { // the caller was told "busy": it must not go out
-                store.moveLater(
-                    m.id(),
-                    MessageState.FAILED,
-                    Set.of(MessageState.SENDING),
-                    clock.instant(),
-                    FailureReason.TIMEOUT,
-                    true);
-              } else {
-                handed.add(m.withAttempts(1));
+    // The caller waits for the hand-over itself, not only the commit: answered earlier, it could
+    // send its next message, which a sender could then read from the queue and send ahead of
+    // this one.
+    CompletableFuture<Set<Long>> handedOver =
+        commit.whenComplete(
+            (claimedIds, error) -> {
+              boolean refused = !decided.compareAndSet(false, true);
+              List<Message> handed = new ArrayList<>();
+              for (Message m : messages) {
+                if (claimedIds != null && claimedIds.contains(m.id())) {
+                  if (refused) { // the caller was told "busy": it must not go out
+                    store.moveLater(
+                        m.id(),
+                        MessageState.FAILED,
+                        Set.of(MessageState.SENDING),
+                        clock.instant(),
+                        FailureReason.TIMEOUT,
+                        true);
+                  } else {
+                    handed.add(m.withAttempts(1));
+                  }
+                }
               }
-            }
-          }
-          sender.handOver(handed);
-          if (handed.size() < messages.size()) {
-            Set<Long> handedIds = new java.util.HashSet<>();
-            handed.forEach(m -> handedIds.add(m.id()));
-            sender.handOverDropped(
-                messages.stream().filter(m -> !handedIds.contains(m.id())).toList());
-          }
-          if (claimedIds != null && handed.size() < messages.size()) {
-            sender.wake(); // stored, not claimed (the lease moved): they wait like any other
-          }
-        });
+              sender.handOver(handed);
+              if (handed.size() < messages.size()) {
+                Set<Long> handedIds = new java.util.HashSet<>();
+                handed.forEach(m -> handedIds.add(m.id()));
+                sender.handOverDropped(
+                    messages.stream().filter(m -> !handedIds.contains(m.id())).toList());
+              }
+              if (claimedIds != null && handed.size() < messages.size()) {
+                sender.wake(); // stored, not claimed (the lease moved): they wait like any other
+              }
+            });
     try {
-      commit.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      handedOver.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       if (!decided.compareAndSet(false, true)) {
         return messages; // committed and handed over just now: the caller learns the ids

@@ -24,7 +24,7 @@ class CloudRestartTest {
 
   @Test
   void aRestartInTheMiddleOfSendsLosesNothingAndPostsNothingTwice() {
-    try (CloudFixture f = new CloudFixture(dir, "--drivers.cloud.pacing.min-gap=40ms")) {
+    try (CloudFixture f = new CloudFixture(dir, "--drivers.cloud.pacing.rate=25")) {
       String to = Numbers.fresh();
       List<Long> ids = new ArrayList<>();
       for (int i = 0; i < 30; i++) {
