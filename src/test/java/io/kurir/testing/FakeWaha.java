@@ -248,15 +248,33 @@ public final class FakeWaha implements AutoCloseable {
   public int incoming(
       String session, String messageId, String fromDigits, String text, String signature) {
     Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", text);
+    return post(s, "message", payload, signature);
+  }
+
+  /**
+   * A message written in group {@code groupId} ({@code …@g.us}) by the member {@code
+   * participantDigits}: {@code from} is the group, {@code participant} the member, as the engine
+   * posts it. The HTTP status Kurir answered.
+   */
+  public int incomingInGroup(
+      String session, String messageId, String groupId, String participantDigits, String text) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, groupId, text);
+    payload.put("participant", participantDigits + "@c.us");
+    return post(s, "message", payload, null);
+  }
+
+  private ObjectNode textMessage(Session s, String messageId, String from, String text) {
     ObjectNode payload = JSON.createObjectNode();
-    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("id", "false_" + from + "_" + messageId);
     payload.put("timestamp", clock.instant().getEpochSecond());
-    payload.put("from", fromDigits + "@c.us");
+    payload.put("from", from);
     payload.put("fromMe", false);
     payload.put("to", s.me + "@c.us");
     payload.put("body", text);
     payload.put("hasMedia", false);
-    return post(s, "message", payload, signature);
+    return payload;
   }
 
   /**
