@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -129,8 +130,14 @@ class WahaWebhookTest {
       // Linked: the engine posts WORKING (and the device is online); then it delivers that event
       // again, as it does when its delivery's answer was lost, with a message event likewise.
       f.waha.scan(name, "6281100008121");
-      String events = "SELECT new_state FROM device_event WHERE device_id = ?";
-      Eventually.until("online recorded", () -> f.texts(events, device.id()).contains("online"));
+      String events = "SELECT new_state FROM device_event WHERE device_id = ? ORDER BY at, rowid";
+      Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+      Eventually.until(
+          "online recorded",
+          () ->
+              f.texts(events, device.id()).reversed().stream()
+                  .findFirst()
+                  .equals(Optional.of("online")));
       int recorded = f.texts(events, device.id()).size();
       String working =
           "{\"id\":\"evt_1\",\"event\":\"session.status\",\"session\":\""
