@@ -157,7 +157,15 @@ public final class Gateway implements AutoCloseable {
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
       IncomingMessages incoming =
-          new IncomingMessages(db, ids, clock, tenants, bots, messages, messageWebhooks);
+          new IncomingMessages(
+              db,
+              ids,
+              clock,
+              tenants,
+              bots,
+              messages,
+              messageWebhooks,
+              settings.bots().answerInGroups());
       drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);

@@ -51,6 +51,7 @@ public final class IncomingMessages {
   private final Bots bots;
   private final Messages messages;
   private final MessageWebhooks webhooks;
+  private final boolean answerInGroups;
   private final Map<String, Deque<Instant>> recentReplies = new ConcurrentHashMap<>();
 
   public IncomingMessages(
@@ -60,7 +61,8 @@ public final class IncomingMessages {
       Tenants tenants,
       Bots bots,
       Messages messages,
-      MessageWebhooks webhooks) {
+      MessageWebhooks webhooks,
+      boolean answerInGroups) {
     this.db = db;
     this.ids = ids;
     this.clock = clock;
@@ -68,6 +70,7 @@ public final class IncomingMessages {
     this.bots = bots;
     this.messages = messages;
     this.webhooks = webhooks;
+    this.answerInGroups = answerInGroups;
   }
 
   /**
@@ -84,23 +87,23 @@ public final class IncomingMessages {
     Optional<BotRule> matched = bots.match(tenants.device(deviceId).licenseId(), in.text());
     String keyword = matched.map(BotRule::keyword).orElse(NO_KEYWORD);
     // The keyword is reported whether or not a reply goes: an expired license, a sender who had
-    // enough replies this minute, or a group chat (unless a rule is written for groups) gets none.
+    // enough replies this minute, or a group chat (unless bots.answer-in-groups) gets none.
+    boolean mayAnswerHere = in.groupId().isEmpty() || answerInGroups;
     Optional<BotRule> rule =
-        sending.isPresent() && in.groupId().isEmpty()
+        sending.isPresent() && mayAnswerHere
             ? matched.filter(r -> mayReply(deviceId, in.senderE164()))
             : Optional.empty();
+    // In a group the reply goes into the group, where the message was written.
+    Recipient replyTo =
+        in.groupId()
+            .map(group -> new Recipient(group, true))
+            .orElse(Recipient.number(in.senderE164()));
     long inboundId = ids.next();
     boolean[] webhook = {false};
     if (rule.isPresent()) {
       SendRequest reply =
           new SendRequest(
-              List.of(Recipient.number(in.senderE164())),
-              "text",
-              rule.get().response(),
-              "bot",
-              false,
-              false,
-              Duration.ZERO);
+              List.of(replyTo), "text", rule.get().response(), "bot", false, false, Duration.ZERO);
       try {
         messages.acceptGuarded(
             List.of(
@@ -175,7 +178,14 @@ public final class IncomingMessages {
     return new Stored(
         true,
         webhooks.addIncoming(
-            h, in.deviceId(), in.senderE164(), in.contactName(), in.text(), keyword, in.at()));
+            h,
+            in.deviceId(),
+            in.senderE164(),
+            in.contactName(),
+            in.text(),
+            keyword,
+            in.groupId(),
+            in.at()));
   }
 
   private static boolean isQuiet(Deque<Instant> replies, Instant now) {

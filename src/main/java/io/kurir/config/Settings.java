@@ -33,6 +33,7 @@ import java.util.Optional;
  *     the spreadsheet scripts it generates; empty when not set
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
+ * @param bots how auto-replies answer
  */
 public record Settings(
     String host,
@@ -53,7 +54,14 @@ public record Settings(
     Webhooks webhooks,
     List<String> trustedProxies,
     String pushAppId,
-    String publicUrl) {
+    String publicUrl,
+    Bots bots) {
+
+  /**
+   * @param answerInGroups whether auto-replies answer messages written in a group (into that
+   *     group); off, a group message is stored and pushed to the incoming webhook but not answered
+   */
+  public record Bots(boolean answerInGroups) {}
 
   /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
@@ -130,7 +138,8 @@ public record Settings(
         webhooks,
         trustedProxies,
         pushAppId,
-        publicUrl);
+        publicUrl,
+        bots);
   }
 
   /**

@@ -67,7 +67,8 @@ public final class SettingsLoader {
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
           new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
-          new Definition("public.url", "", ""));
+          new Definition("public.url", "", ""),
+          new Definition("bots.answer-in-groups", "false", "false"));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -367,7 +368,8 @@ public final class SettingsLoader {
         webhooks,
         trustedProxies,
         pushAppId,
-        publicUrl.replaceAll("/+$", ""));
+        publicUrl.replaceAll("/+$", ""),
+        new Settings.Bots(r.bool("bots.answer-in-groups")));
   }
 
   /**

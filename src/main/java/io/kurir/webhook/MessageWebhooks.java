@@ -124,7 +124,8 @@ public final class MessageWebhooks implements StatusHook {
    * Stores the incoming-message event for the device's incoming URL, if it has one; call it in the
    * transaction that stores the message. True when an event was stored ({@link #committed} after
    * the commit). {@code contact_name} is the sender's name when the network sent one, else the
-   * number (digits).
+   * number (digits). A message written in a group adds {@code group_id} to the contract's five
+   * fields (receivers that do not know it ignore it); a direct one has exactly the five.
    */
   public boolean addIncoming(
       Handle h,
@@ -133,6 +134,7 @@ public final class MessageWebhooks implements StatusHook {
       Optional<String> contactName,
       String text,
       String keyword,
+      Optional<String> groupId,
       Instant at) {
     Optional<String> url =
         h.createQuery("SELECT incoming_webhook_url FROM device WHERE id = ?")
@@ -148,6 +150,7 @@ public final class MessageWebhooks implements StatusHook {
     body.put("message", text);
     body.put("keyword", keyword);
     body.put("port", port.getAsInt());
+    groupId.ifPresent(group -> body.put("group_id", group));
     WebhookOutbox.add(h, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
     return true;
   }

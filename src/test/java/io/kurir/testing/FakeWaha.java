@@ -37,10 +37,12 @@ import javax.crypto.spec.SecretKeySpec;
  * sessions ({@code /api/sessions…}: create, get, update, start, logout), the QR code ({@code
  * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
  * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
- * {@code participants/v2}. Every call must carry {@code X-Api-Key}; what Kurir sends wrong is
- * recorded in {@link #violations}. It posts each session's webhooks back as the engine does: {@code
- * X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the session's key, {@code
- * X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code X-Webhook-Timestamp}.
+ * {@code participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions
+ * that {@link #stall} (WORKING, but calls to them hang or fail until restarted). Every call must
+ * carry {@code X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each
+ * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
+ * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
+ * {@code X-Webhook-Timestamp}.
  */
 public final class FakeWaha implements AutoCloseable {
   public static final String API_KEY = "fake-waha-key-0123456789";
@@ -54,6 +56,8 @@ public final class FakeWaha implements AutoCloseable {
     volatile ObjectNode config;
     volatile String me; // the linked number's digits, once scanned
     volatile String qr;
+    volatile Stall stall;
+    final AtomicLong restarts = new AtomicLong();
 
     Session(String name, ObjectNode config) {
       this.name = name;
@@ -71,6 +75,14 @@ public final class FakeWaha implements AutoCloseable {
     public ObjectNode config() {
       return config;
     }
+  }
+
+  /** How a stalled session answers a call to itself while the engine still says WORKING. */
+  public enum Stall {
+    /** The call never answers (until the session is restarted or the stall ends). */
+    HANG,
+    /** The call answers 500. */
+    ERROR
   }
 
   /** A message the engine sent, as Kurir asked for it. */
@@ -189,6 +201,25 @@ public final class FakeWaha implements AutoCloseable {
     sessions.get(session).status = status;
   }
 
+  /**
+   * The session stalls: the engine still reports it WORKING (no webhook, nothing changes in the
+   * session list) but calls to the session itself ({@code GET /api/sessions/{name}/me}) hang or
+   * fail, until it is restarted ({@code POST /api/sessions/{name}/restart}) or stopped, or {@link
+   * #unstall}.
+   */
+  public void stall(String session, Stall how) {
+    sessions.get(session).stall = how;
+  }
+
+  public void unstall(String session) {
+    sessions.get(session).stall = null;
+  }
+
+  /** How many times Kurir restarted the session ({@code POST /api/sessions/{name}/restart}). */
+  public long restarts(String session) {
+    return sessions.get(session).restarts.get();
+  }
+
   /** The session fails (the phone removed the link, say). */
   public void fail(String session) {
     status(sessions.get(session), "FAILED");
@@ -217,15 +248,33 @@ public final class FakeWaha implements AutoCloseable {
   public int incoming(
       String session, String messageId, String fromDigits, String text, String signature) {
     Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", text);
+    return post(s, "message", payload, signature);
+  }
+
+  /**
+   * A message written in group {@code groupId} ({@code …@g.us}) by the member {@code
+   * participantDigits}: {@code from} is the group, {@code participant} the member, as the engine
+   * posts it. The HTTP status Kurir answered.
+   */
+  public int incomingInGroup(
+      String session, String messageId, String groupId, String participantDigits, String text) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, groupId, text);
+    payload.put("participant", participantDigits + "@c.us");
+    return post(s, "message", payload, null);
+  }
+
+  private ObjectNode textMessage(Session s, String messageId, String from, String text) {
     ObjectNode payload = JSON.createObjectNode();
-    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("id", "false_" + from + "_" + messageId);
     payload.put("timestamp", clock.instant().getEpochSecond());
-    payload.put("from", fromDigits + "@c.us");
+    payload.put("from", from);
     payload.put("fromMe", false);
     payload.put("to", s.me + "@c.us");
     payload.put("body", text);
     payload.put("hasMedia", false);
-    return post(s, "message", payload, signature);
+    return payload;
   }
 
   /**
@@ -318,8 +367,29 @@ public final class FakeWaha implements AutoCloseable {
       } else {
         reply(ex, 405, Map.of("statusCode", 405));
       }
+    } else if (method.equals("GET") && (m = match("/api/sessions/([^/]+)/me", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+        return;
+      }
+      Stall stall = s.stall;
+      if (stall == Stall.ERROR) {
+        reply(ex, 500, Map.of("statusCode", 500, "message", "context deadline exceeded"));
+        return;
+      }
+      long until = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+      while (s.stall == Stall.HANG && System.nanoTime() < until && !closed) {
+        sleep(20);
+      }
+      if (s.me != null && s.status.equals("WORKING")) {
+        reply(ex, 200, Map.of("id", s.me + "@c.us", "pushName", "Phone " + s.me));
+      } else {
+        // The engine answers no account for a session that is not linked.
+        ex.sendResponseHeaders(200, -1);
+      }
     } else if (method.equals("POST")
-        && (m = match("/api/sessions/([^/]+)/(start|stop|logout)", path)) != null) {
+        && (m = match("/api/sessions/([^/]+)/(start|stop|restart|logout)", path)) != null) {
       Session s = sessions.get(decode(m.group(1)));
       if (s == null) {
         reply(ex, 404, notFound());
@@ -327,7 +397,16 @@ public final class FakeWaha implements AutoCloseable {
       }
       switch (m.group(2)) {
         case "start" -> start(s);
-        case "stop" -> status(s, "STOPPED");
+        case "stop" -> {
+          s.stall = null; // a stopped session's stall ends with it
+          status(s, "STOPPED");
+        }
+        case "restart" -> {
+          s.restarts.incrementAndGet();
+          s.stall = null;
+          status(s, "STOPPED");
+          start(s);
+        }
         default -> {
           s.me = null;
           start(s);
@@ -644,8 +723,19 @@ public final class FakeWaha implements AutoCloseable {
     ex.getResponseBody().write(bytes);
   }
 
+  private volatile boolean closed;
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Override
   public void close() {
+    closed = true;
     server.stop(0);
     http.close();
   }

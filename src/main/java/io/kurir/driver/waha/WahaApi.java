@@ -63,6 +63,11 @@ final class WahaApi implements AutoCloseable {
     return send(request(path).GET().build());
   }
 
+  /** A GET that may take at most {@code within} (the health probe's cheap call). */
+  Reply get(String path, Duration within) throws IOException, InterruptedException {
+    return send(request(path).timeout(within).GET().build());
+  }
+
   Reply post(String path, Object body) throws IOException, InterruptedException {
     return send(
         request(path)

@@ -63,6 +63,15 @@ public final class WahaDriver implements Driver {
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
   private volatile DriverListener listener;
   private final Duration healthEvery;
+  private final Duration probeTimeout;
+
+  /**
+   * Devices whose session was found stalled (the engine said {@code WORKING} but the session did
+   * not answer) and not yet seen answering again: a {@code WORKING} for them counts only once the
+   * cheap call passes. By device, when its session was last restarted for it ({@code nanoTime}).
+   */
+  private final Map<Long, Long> stalled = new java.util.concurrent.ConcurrentHashMap<>();
+
   private volatile Thread health;
   private volatile boolean closed;
 
@@ -81,6 +90,11 @@ public final class WahaDriver implements Driver {
                 values.getOrDefault(
                     WahaDriverFactory.HEALTH_EVERY, WahaDriverFactory.HEALTH_DEFAULT))
             .orElse(Duration.ofSeconds(30));
+    this.probeTimeout =
+        io.kurir.driver.Values.duration(
+                values.getOrDefault(
+                    WahaDriverFactory.PROBE_TIMEOUT, WahaDriverFactory.PROBE_TIMEOUT_DEFAULT))
+            .orElse(Duration.ofSeconds(10));
   }
 
   @Override
@@ -115,7 +129,12 @@ public final class WahaDriver implements Driver {
     }
   }
 
-  /** One health probe: the engine's session list against the devices this node attached. */
+  /**
+   * One health probe: the engine's session list against the devices this node attached, and for
+   * each session the engine says is {@code WORKING}, a cheap call to the session itself ({@link
+   * #answers}): a session that is {@code WORKING} on the engine but does not answer is stalled (the
+   * engine has had such silent stalls), reported {@code failed} and restarted.
+   */
   void probe() {
     if (sessions.known().isEmpty()) {
       return; // no device of this driver here: the engine is not asked (it may not exist)
@@ -140,12 +159,94 @@ public final class WahaDriver implements Driver {
       statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
     }
     for (long deviceId : sessions.known()) {
-      sessions
-          .name(deviceId)
-          .ifPresent(
-              name ->
-                  statusChanged(
-                      deviceId, statusByName.getOrDefault(name, "STOPPED"), "health probe"));
+      Optional<String> name = sessions.name(deviceId);
+      if (name.isEmpty()) {
+        continue;
+      }
+      String status = statusByName.getOrDefault(name.get(), "STOPPED");
+      if (!status.equals("WORKING")) {
+        statusChanged(deviceId, status, PROBED);
+        continue;
+      }
+      Optional<String> problem = answers(name.get());
+      if (problem.isEmpty()) {
+        stalled.remove(deviceId);
+        statusChanged(deviceId, status, PROBED);
+      } else {
+        stalled(deviceId, name.get(), problem.get());
+      }
+    }
+  }
+
+  /** The reason of a status the health probe read (and checked with a cheap call). */
+  private static final String PROBED = "health probe";
+
+  /** The Kurir-side status of a session the engine says is WORKING but that does not answer. */
+  static final String STALLED = "STALLED";
+
+  /**
+   * Why the session does not answer a cheap call ({@code GET /api/sessions/{name}/me}, the linked
+   * account) within {@code drivers.waha.probe-timeout}; empty when it does. Not counted against the
+   * engine's reachability: the engine answered the session list.
+   */
+  private Optional<String> answers(String name) {
+    String path = "/api/sessions/" + WahaApi.enc(name) + "/me";
+    try {
+      WahaApi.Reply r = api.get(path, probeTimeout);
+      return r.ok() ? Optional.empty() : Optional.of("GET " + path + " answered " + r.describe());
+    } catch (java.net.http.HttpTimeoutException e) {
+      return Optional.of("GET " + path + " took more than " + probeTimeout.toMillis() + " ms");
+    } catch (IOException e) {
+      return Optional.of("GET " + path + " failed: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.of("interrupted");
+    }
+  }
+
+  /**
+   * A stalled session: reported {@code failed} once (device event, device-status webhook; its
+   * messages wait), and restarted on the engine ({@code POST /api/sessions/{name}/restart}, else
+   * stop and start) at once, then again while it stays stalled, at most every ten probes.
+   */
+  private void stalled(long deviceId, String name, String problem) {
+    long now = System.nanoTime();
+    Long restartedAt = stalled.get(deviceId);
+    if (sessions.setStatus(deviceId, STALLED)) {
+      log.warn(
+          "device {}: session {} is WORKING on the engine but stalled: {}",
+          deviceId,
+          name,
+          problem);
+      tell(
+          l ->
+              l.stateChanged(
+                  deviceId,
+                  DeviceState.FAILED,
+                  "engine: WORKING but the session does not answer ("
+                      + problem
+                      + "); restarting it"));
+      tell(l -> l.connectionChanged(deviceId, false));
+    }
+    if (restartedAt != null && now - restartedAt < healthEvery.multipliedBy(10).toNanos()) {
+      return;
+    }
+    stalled.put(deviceId, now);
+    restart(deviceId, name);
+  }
+
+  private void restart(long deviceId, String name) {
+    String at = "/api/sessions/" + WahaApi.enc(name);
+    try {
+      WahaApi.Reply r = call(() -> api.post(at + "/restart", Map0.EMPTY));
+      if (!r.ok()) {
+        // An engine without restart: stop, then start.
+        call(() -> api.post(at + "/stop", Map0.EMPTY));
+        r = call(() -> api.post(at + "/start", Map0.EMPTY));
+      }
+      log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+    } catch (IOException e) {
+      log.warn("device {}: could not restart session {}: {}", deviceId, name, e.toString());
     }
   }
 
@@ -317,13 +418,28 @@ public final class WahaDriver implements Driver {
   static DeviceState stateOf(String status) {
     return switch (status) {
       case "WORKING" -> DeviceState.ONLINE;
-      case "FAILED" -> DeviceState.FAILED;
+      case "FAILED", STALLED -> DeviceState.FAILED;
       default -> DeviceState.NONE; // STOPPED, STARTING, SCAN_QR_CODE, PASSKEY_*
     };
   }
 
-  /** Records a session status the engine reported, and tells the core when it changed. */
+  /**
+   * Records a session status the engine reported, and tells the core when it changed. A {@code
+   * WORKING} of a session found stalled (and restarted since) counts only once the session answers
+   * a cheap call: until then the device stays {@code failed}.
+   */
   void statusChanged(long deviceId, String status, String why) {
+    if (status.equals("WORKING")
+        && !why.equals(PROBED)
+        && (stalled.containsKey(deviceId)
+            || sessions.status(deviceId).filter(STALLED::equals).isPresent())) {
+      Optional<String> problem = sessions.name(deviceId).flatMap(this::answers);
+      if (problem.isPresent()) {
+        log.info("device {}: {} ({}) but still stalled: {}", deviceId, status, why, problem.get());
+        return;
+      }
+      stalled.remove(deviceId);
+    }
     if (!sessions.setStatus(deviceId, status)) {
       return;
     }

@@ -35,6 +35,8 @@ public final class WahaDriverFactory implements DriverFactory {
   static final String DEFAULT_URL = "http://127.0.0.1:3000";
   static final String HEALTH_EVERY = "health-every";
   static final String HEALTH_DEFAULT = "30s";
+  static final String PROBE_TIMEOUT = "probe-timeout";
+  static final String PROBE_TIMEOUT_DEFAULT = "10s";
 
   /**
    * A linked phone is paced like a person: at least a second between sends plus up to two seconds
@@ -55,6 +57,9 @@ public final class WahaDriverFactory implements DriverFactory {
     all.add(DriverSetting.of(API_KEY, Kind.TEXT, "", ""));
     all.add(DriverSetting.of(TIMEOUT, Kind.DURATION, "30s", "30s"));
     all.add(DriverSetting.of(HEALTH_EVERY, Kind.DURATION, HEALTH_DEFAULT, HEALTH_DEFAULT));
+    all.add(
+        DriverSetting.of(
+            PROBE_TIMEOUT, Kind.DURATION, PROBE_TIMEOUT_DEFAULT, PROBE_TIMEOUT_DEFAULT));
     all.addAll(Pacing.settings(DEFAULT_PACING, DEFAULT_PACING));
     return all;
   }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -116,6 +117,47 @@ class WahaWebhookTest {
         f.texts("SELECT " + expr + " FROM inbound_message WHERE device_id = ?", device.id());
     assertThat(rows).hasSize(1);
     return rows.getFirst();
+  }
+
+  @Test
+  void eventsTheEngineDeliversAgainChangeNothingMore() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = f.newDevice("+6281100008121", Map.of());
+      String path = "/drivers/waha/events/" + device.id();
+      String name = "kurir-" + device.id();
+      f.awaitSession(name, "SCAN_QR_CODE");
+      String key = keyOf(f, device);
+      // Linked: the engine posts WORKING (and the device is online); then it delivers that event
+      // again, as it does when its delivery's answer was lost, with a message event likewise.
+      f.waha.scan(name, "6281100008121");
+      String events = "SELECT new_state FROM device_event WHERE device_id = ? ORDER BY at, rowid";
+      Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+      Eventually.until(
+          "online recorded",
+          () ->
+              f.texts(events, device.id()).reversed().stream()
+                  .findFirst()
+                  .equals(Optional.of("online")));
+      int recorded = f.texts(events, device.id()).size();
+      String working =
+          "{\"id\":\"evt_1\",\"event\":\"session.status\",\"session\":\""
+              + name
+              + "\",\"payload\":{\"name\":\""
+              + name
+              + "\",\"status\":\"WORKING\"}}";
+      String message =
+          "{\"id\":\"evt_2\",\"event\":\"message\",\"payload\":{\"id\":\"false_6281100008129@c.us_R\","
+              + "\"from\":\"6281100008129@c.us\",\"fromMe\":false,\"body\":\"halo\"}}";
+      for (int i = 0; i < 3; i++) {
+        assertThat(signed(f, path, working, key).status()).isEqualTo(200);
+        assertThat(signed(f, path, message, key).status()).isEqualTo(200);
+      }
+      assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
+      assertThat(f.texts(events, device.id()))
+          .as("no state change from a redelivery")
+          .hasSize(recorded);
+      assertThat(f.storedIncoming(device)).isEqualTo(1);
+    }
   }
 
   /** Posts {@code body} to {@code path} signed with {@code key}, as the engine does. */
