@@ -481,6 +481,7 @@ public final class FakeGraphApi implements AutoCloseable {
     }
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(webhookUrl))
+            .timeout(java.time.Duration.ofSeconds(10)) // as Meta gives up on a slow receiver
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     if (signature != null) {
@@ -514,6 +515,6 @@ public final class FakeGraphApi implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    http.close();
+    http.shutdownNow(); // not close(): it would wait for a webhook post that never ends
   }
 }

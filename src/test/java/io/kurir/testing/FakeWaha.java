@@ -662,6 +662,7 @@ public final class FakeWaha implements AutoCloseable {
         String key = h.path("hmac").path("key").asText("");
         HttpRequest.Builder b =
             HttpRequest.newBuilder(URI.create(h.path("url").asText()))
+                .timeout(java.time.Duration.ofSeconds(10))
                 .header("Content-Type", "application/json")
                 .header("X-Webhook-Request-Id", UUID.randomUUID().toString())
                 .header("X-Webhook-Timestamp", Long.toString(clock.millis()))
@@ -737,7 +738,7 @@ public final class FakeWaha implements AutoCloseable {
   public void close() {
     closed = true;
     server.stop(0);
-    http.close();
+    http.shutdownNow(); // not close(): it would wait for a webhook post that never ends
   }
 
   /** Unused ids of the fake's own, for tests that need a fresh one. */
