@@ -120,7 +120,7 @@ final class AdminCommand {
     if (words.get(0).equals("device") && words.get(1).equals("qr")) {
       return PairingQr.show(words, options, settings, out, err);
     }
-    try (Database db = Database.open(settings.databaseUrl())) {
+    try (Database db = Database.open(settings.database())) {
       Clock clock = Clock.systemUTC();
       Tenants tenants =
           new Tenants(

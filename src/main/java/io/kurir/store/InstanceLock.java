@@ -12,7 +12,8 @@ import java.nio.file.StandardOpenOption;
  * One gateway per SQLite database: a second gateway on the same file would resume and send the
  * first one's queue again, and issue the same ids. The lock is an OS file lock next to the
  * database, released when the gateway stops or its process dies. {@code ./kurir admin} does not
- * take it: it never sends.
+ * take it: it never sends. On PostgreSQL, where nodes share the database, there is nothing to hold
+ * ({@link #none}).
  */
 public final class InstanceLock implements AutoCloseable {
   private final FileChannel channel;
@@ -23,7 +24,14 @@ public final class InstanceLock implements AutoCloseable {
     this.lock = lock;
   }
 
-  /** Locks the database of {@code jdbcUrl}, or says which gateway holds it. */
+  private static final InstanceLock NONE = new InstanceLock(null, null);
+
+  /** Holds nothing: the engine arbitrates between the gateways that share it. */
+  static InstanceLock none() {
+    return NONE;
+  }
+
+  /** Locks the SQLite database of {@code jdbcUrl}, or says which gateway holds it. */
   public static InstanceLock acquire(String jdbcUrl) {
     String file = jdbcUrl.substring("jdbc:sqlite:".length());
     if (file.startsWith("file:")) {
@@ -63,6 +71,9 @@ public final class InstanceLock implements AutoCloseable {
 
   @Override
   public void close() {
+    if (lock == null) {
+      return;
+    }
     try {
       lock.release();
       channel.close();
