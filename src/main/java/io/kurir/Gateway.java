@@ -92,7 +92,7 @@ public final class Gateway implements AutoCloseable {
     // folder (the lock file, the database).
     this.socket = ListeningSocket.bind(settings.host(), settings.port());
     try {
-      this.lock = Database.lockInstance(settings.database());
+      this.lock = Database.lockInstance(settings.database(), settings.nodeId());
     } catch (RuntimeException e) {
       socket.close();
       throw e;

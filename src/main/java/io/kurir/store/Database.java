@@ -64,11 +64,11 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * The lock that keeps a second gateway off the database at {@code location} (a file lock beside a
-   * SQLite file); nothing to hold on PostgreSQL, where nodes share the database.
+   * The lock that keeps a second gateway off the database at {@code location}: a file lock beside a
+   * SQLite file; on PostgreSQL, where nodes will share the database, an advisory lock per node id.
    */
-  public static InstanceLock lockInstance(DatabaseLocation location) {
-    return Dialect.forUrl(location.url()).lockInstance(location);
+  public static InstanceLock lockInstance(DatabaseLocation location, int nodeId) {
+    return Dialect.forUrl(location.url()).lockInstance(location, nodeId);
   }
 
   /** For reads; each call takes a pooled connection. */

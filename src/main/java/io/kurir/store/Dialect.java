@@ -35,10 +35,10 @@ public interface Dialect {
   boolean singleWriter();
 
   /**
-   * The lock that keeps a second gateway off this database, or {@link InstanceLock#none} where the
-   * engine itself arbitrates between nodes (PostgreSQL).
+   * The lock that keeps a second gateway off this database (SQLite: a file lock), or a second
+   * gateway with the same {@code nodeId} (PostgreSQL: an advisory lock).
    */
-  InstanceLock lockInstance(DatabaseLocation location);
+  InstanceLock lockInstance(DatabaseLocation location, int nodeId);
 
   /**
    * Whether {@code e} says that another connection holds a lock this write needs, so that trying

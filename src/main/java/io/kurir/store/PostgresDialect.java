@@ -57,8 +57,8 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public InstanceLock lockInstance(DatabaseLocation location) {
-    return InstanceLock.none();
+  public InstanceLock lockInstance(DatabaseLocation location, int nodeId) {
+    return InstanceLock.acquireNode(location, nodeId);
   }
 
   @Override

@@ -73,7 +73,7 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public InstanceLock lockInstance(DatabaseLocation location) {
+  public InstanceLock lockInstance(DatabaseLocation location, int nodeId) {
     return InstanceLock.acquire(location.url());
   }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -19,7 +20,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class TestDatabases {
   private static volatile boolean postgres;
   private static final Map<Path, DatabaseLocation> BY_DIR = new HashMap<>();
-  private static final List<DatabaseLocation> MADE = new ArrayList<>();
+  // Databases made during one test method, dropped after it; and those made outside one (a
+  // gateway that a @BeforeAll starts for the whole class), dropped after the class.
+  private static final List<DatabaseLocation> MADE_IN_TEST = new ArrayList<>();
+  private static final List<DatabaseLocation> MADE_FOR_CLASS = new ArrayList<>();
+  private static volatile boolean inTest;
 
   private TestDatabases() {}
 
@@ -40,7 +45,7 @@ public final class TestDatabases {
         sqliteFile.toAbsolutePath().normalize(),
         d -> {
           DatabaseLocation made = TestPostgres.freshDatabase();
-          MADE.add(made);
+          (inTest ? MADE_IN_TEST : MADE_FOR_CLASS).add(made);
           return made;
         });
   }
@@ -60,30 +65,37 @@ public final class TestDatabases {
         "--database.password=" + db.password());
   }
 
-  private static synchronized void dropAll() {
-    for (DatabaseLocation db : MADE) {
+  private static synchronized void drop(List<DatabaseLocation> made) {
+    for (DatabaseLocation db : made) {
       TestPostgres.drop(db);
+      BY_DIR.values().remove(db);
     }
-    MADE.clear();
-    BY_DIR.clear();
+    made.clear();
   }
 
   /** Turns PostgreSQL on for a class; drops each test's databases after it. */
   static final class PostgreSQLExtension
-      implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
+      implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) {
       postgres = true;
     }
 
     @Override
+    public void beforeEach(ExtensionContext context) {
+      inTest = true;
+    }
+
+    @Override
     public void afterEach(ExtensionContext context) {
-      dropAll();
+      inTest = false;
+      drop(MADE_IN_TEST);
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-      dropAll();
+      drop(MADE_IN_TEST);
+      drop(MADE_FOR_CLASS);
       postgres = false;
     }
   }
