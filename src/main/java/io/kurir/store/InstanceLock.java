@@ -28,11 +28,13 @@ public final class InstanceLock implements AutoCloseable {
   private final FileChannel channel;
   private final FileLock lock;
   private final Connection session;
+  private final int nodeId;
 
-  private InstanceLock(FileChannel channel, FileLock lock, Connection session) {
+  private InstanceLock(FileChannel channel, FileLock lock, Connection session, int nodeId) {
     this.channel = channel;
     this.lock = lock;
     this.session = session;
+    this.nodeId = nodeId;
   }
 
   /** Takes node {@code nodeId}'s advisory lock on the PostgreSQL database at {@code location}. */
@@ -49,7 +51,7 @@ public final class InstanceLock implements AutoCloseable {
       q.setInt(2, nodeId);
       try (ResultSet rs = q.executeQuery()) {
         if (rs.next() && rs.getBoolean(1)) {
-          return new InstanceLock(null, null, c);
+          return new InstanceLock(null, null, c, nodeId);
         }
       }
       throw new IllegalStateException(
@@ -104,7 +106,7 @@ public final class InstanceLock implements AutoCloseable {
                 + lockFile
                 + "); stop it, or give this one another data.dir");
       }
-      return new InstanceLock(channel, lock, null);
+      return new InstanceLock(channel, lock, null, 0);
     } catch (IOException e) {
       throw new IllegalStateException("cannot lock the database " + db + ": " + e.getMessage(), e);
     }
@@ -113,8 +115,13 @@ public final class InstanceLock implements AutoCloseable {
   @Override
   public void close() {
     if (session != null) {
-      try {
-        session.close(); // ends the session, and with it the advisory lock
+      // Unlocked before the session closes: a session's end reaches the server a moment later,
+      // and a gateway restarted at once would find its own node still locked.
+      try (session;
+          PreparedStatement q = session.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+        q.setInt(1, ADVISORY_KEY);
+        q.setInt(2, nodeId);
+        q.execute();
       } catch (SQLException e) {
         // the server is gone; so is the lock
       }
