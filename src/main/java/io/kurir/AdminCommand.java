@@ -125,7 +125,7 @@ final class AdminCommand {
     if (words.get(0).equals("device") && words.get(1).equals("link-code")) {
       return PairingQr.linkCode(words, options, settings, out, err);
     }
-    try (Database db = Database.open(settings.databaseUrl())) {
+    try (Database db = Database.open(settings.database())) {
       Clock clock = Clock.systemUTC();
       Tenants tenants =
           new Tenants(

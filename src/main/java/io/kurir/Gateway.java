@@ -92,13 +92,13 @@ public final class Gateway implements AutoCloseable {
     // folder (the lock file, the database).
     this.socket = ListeningSocket.bind(settings.host(), settings.port());
     try {
-      this.lock = InstanceLock.acquire(settings.databaseUrl());
+      this.lock = Database.lockInstance(settings.database(), settings.nodeId());
     } catch (RuntimeException e) {
       socket.close();
       throw e;
     }
     try {
-      this.db = Database.open(settings.databaseUrl());
+      this.db = Database.open(settings.database());
     } catch (RuntimeException e) {
       lock.close();
       socket.close();

@@ -1,6 +1,7 @@
 package io.kurir.config;
 
 import io.kurir.driver.DriverSettings;
+import io.kurir.store.DatabaseLocation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -15,7 +16,8 @@ import java.util.Optional;
  * @param host address the HTTP server binds to
  * @param port HTTP port; 0 picks a free one (tests)
  * @param dataDir folder for the database file and uploaded media
- * @param databaseUrl JDBC URL; SQLite under {@code dataDir} by default
+ * @param database JDBC URL (SQLite under {@code dataDir} by default, or PostgreSQL) and, for
+ *     PostgreSQL, its user and password
  * @param adminToken bearer token of the Admin API; empty turns the Admin API off
  * @param zone operator time zone for timestamps in replies and for {@code sch_date}
  * @param defaultRegion region used to read phone numbers written without a country code
@@ -39,7 +41,7 @@ public record Settings(
     String host,
     int port,
     Path dataDir,
-    String databaseUrl,
+    DatabaseLocation database,
     String adminToken,
     ZoneId zone,
     String defaultRegion,
@@ -113,6 +115,11 @@ public record Settings(
     return drivers.getOrDefault(name, new DriverSettings(name, Map.of()));
   }
 
+  /** The database's JDBC URL. */
+  public String databaseUrl() {
+    return database.url();
+  }
+
   public Optional<String> adminTokenIfSet() {
     return adminToken.isBlank() ? Optional.empty() : Optional.of(adminToken);
   }
@@ -123,7 +130,7 @@ public record Settings(
         host,
         newPort,
         dataDir,
-        databaseUrl,
+        database,
         adminToken,
         zone,
         defaultRegion,

@@ -2,6 +2,7 @@ package io.kurir.config;
 
 import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverSettings;
+import io.kurir.store.DatabaseLocation;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -48,6 +49,8 @@ public final class SettingsLoader {
           new Definition("server.port", "8080", "8080"),
           new Definition("data.dir", "data", "data/demo"),
           new Definition("database.url", "", ""),
+          new Definition("database.user", "", ""),
+          new Definition("database.password", "", ""),
           new Definition("admin.token", "", "demo-admin-token"),
           new Definition("time.zone", "Asia/Jakarta", "Asia/Jakarta"),
           new Definition("phone.default-region", "ID", "ID"),
@@ -280,12 +283,17 @@ public final class SettingsLoader {
     String databaseUrl = v.get("database.url").trim();
     if (databaseUrl.isEmpty()) {
       databaseUrl = "jdbc:sqlite:" + dataDir.resolve("kurir.db");
-    } else if (!databaseUrl.startsWith("jdbc:sqlite:")) {
+    } else if (!databaseUrl.startsWith("jdbc:sqlite:")
+        && !databaseUrl.startsWith("jdbc:postgresql://")) {
       problems.add(
           "database.url: '"
               + databaseUrl
-              + "' is not supported; this version stores data in SQLite (jdbc:sqlite:<file>)");
+              + "' is not supported; Kurir stores data in SQLite (jdbc:sqlite:<file>) or"
+              + " PostgreSQL (jdbc:postgresql://<host>[:<port>]/<database>)");
     }
+    DatabaseLocation database =
+        new DatabaseLocation(
+            databaseUrl, v.get("database.user").strip(), v.get("database.password"));
     String host = v.get("server.host").trim();
     if (host.isEmpty()) {
       problems.add("server.host: must not be empty (0.0.0.0 listens on every address)");
@@ -353,7 +361,7 @@ public final class SettingsLoader {
         host,
         port,
         dataDir,
-        databaseUrl,
+        database,
         adminToken,
         zone,
         region,

@@ -206,7 +206,8 @@ public final class DeviceStates {
             h ->
                 h.createQuery(
                         "SELECT old_state, new_state, reason, at FROM device_event"
-                            + " WHERE device_id = ? ORDER BY at, rowid")
+                            + " WHERE device_id = ? ORDER BY at, "
+                            + db.dialect().insertionOrder())
                     .bind(0, deviceId)
                     .map(
                         (rs, ctx) ->

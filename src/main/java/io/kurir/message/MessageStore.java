@@ -906,7 +906,8 @@ final class MessageStore {
             h ->
                 h.createQuery(
                         "SELECT state, reason, at FROM message_event WHERE message_id = ?"
-                            + " ORDER BY at, rowid")
+                            + " ORDER BY at, "
+                            + db.dialect().insertionOrder())
                     .bind(0, id)
                     .map(
                         (rs, ctx) ->

@@ -69,7 +69,7 @@ public final class Reports {
                                 + " WHERE device_id = :device AND created_at >= :from"
                                 + " AND created_at < :to"
                                 + (pattern.isPresent()
-                                    ? " AND LOWER(body) LIKE :pattern ESCAPE '!'"
+                                    ? " AND " + db.dialect().lowerLike("body", "pattern")
                                     : "")
                                 + " ORDER BY created_at DESC, id DESC LIMIT :limit")
                         .bind("device", device.id())

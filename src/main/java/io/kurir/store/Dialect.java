@@ -1,31 +1,89 @@
 package io.kurir.store;
 
+import com.zaxxer.hikari.HikariConfig;
+import java.sql.SQLException;
 import java.util.Map;
 
 /**
- * The one place where SQLite and PostgreSQL differ. Migrations and stores write portable SQL and
- * ask the dialect for the few pieces that cannot be portable.
+ * The one place where SQLite and PostgreSQL differ. Stores write portable SQL and ask the dialect
+ * for the few pieces that cannot be portable; each engine has its own migration folder, because the
+ * SQLite migrations are frozen by the checksums that installed databases hold.
+ *
+ * <p>Implementations are stateless and thread-safe.
  */
 public interface Dialect {
 
   String name();
 
+  /** Flyway's location of this engine's migrations. */
+  String migrationLocation();
+
   /** Flyway placeholders used by migrations, such as {@code ${id_pk}}. */
   Map<String, String> migrationPlaceholders();
 
-  /** Statements run on every new connection (pragmas, session settings). */
-  String connectionInitSql();
+  /**
+   * Checks made before the pool opens (a SQLite file that is empty or locked by another process)
+   * and the pool's connection set-up: the data source, its size and per-connection settings.
+   */
+  void configurePool(HikariConfig config, DatabaseLocation location);
 
   /**
-   * Whether several connections may write at once. SQLite allows one writer, so all writes go
-   * through the single {@link WriteQueue} connection.
+   * Whether only this process writes. SQLite allows one writer and the {@link InstanceLock} keeps
+   * other gateways out, so a gateway may trust what it remembers of its own writes; on PostgreSQL
+   * other nodes write too.
    */
   boolean singleWriter();
+
+  /**
+   * The lock that keeps a second gateway off this database (SQLite: a file lock), or a second
+   * gateway with the same {@code nodeId} (PostgreSQL: an advisory lock).
+   */
+  InstanceLock lockInstance(DatabaseLocation location, int nodeId);
+
+  /**
+   * Whether {@code e} says that another connection holds a lock this write needs, so that trying
+   * again later may succeed (SQLite's BUSY and LOCKED; PostgreSQL's serialization failure, deadlock
+   * and lock timeout).
+   */
+  boolean isBusy(SQLException e);
+
+  /** Whether {@code e} says that the connection itself is gone (the server restarted, a cut). */
+  boolean isConnectionLost(SQLException e);
+
+  /**
+   * The column that orders the rows of an event table ({@code message_event}, {@code device_event})
+   * in insertion order, for rows with the same time: SQLite's implicit {@code rowid}; PostgreSQL's
+   * identity column {@code id}.
+   */
+  String insertionOrder();
+
+  /**
+   * A condition that {@code column}, lower-cased the Unicode way, is {@code LIKE} the named
+   * parameter {@code :param} (a pattern already lower-cased with {@code Locale.ROOT}, escaped with
+   * {@code !}). SQLite's own {@code lower} folds ASCII only, so Kurir gives it a Java one.
+   */
+  String lowerLike(String column, String param);
 
   static Dialect forUrl(String jdbcUrl) {
     if (jdbcUrl.startsWith("jdbc:sqlite:")) {
       return new SqliteDialect();
     }
-    throw new IllegalArgumentException("no dialect for " + jdbcUrl);
+    if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+      return new PostgresDialect();
+    }
+    throw new IllegalArgumentException(
+        "no dialect for " + jdbcUrl + ": Kurir stores data in SQLite or PostgreSQL");
+  }
+
+  /**
+   * Whether {@code e} or one of its causes is an {@link SQLException} that {@code test} accepts.
+   */
+  static boolean anyCause(Throwable e, java.util.function.Predicate<SQLException> test) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && test.test(sql)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -7,23 +7,74 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 
 /**
- * One gateway per SQLite database: a second gateway on the same file would resume and send the
- * first one's queue again, and issue the same ids. The lock is an OS file lock next to the
- * database, released when the gateway stops or its process dies. {@code ./kurir admin} does not
- * take it: it never sends.
+ * One gateway per SQLite database, one per {@code node.id} on PostgreSQL: a second gateway in the
+ * same place would resume and send the first one's queue again, and issue the same ids. On SQLite
+ * the lock is an OS file lock next to the database, released when the gateway stops or its process
+ * dies. On PostgreSQL it is a session advisory lock keyed by the node id, held by a connection of
+ * its own and released when that connection ends (the process died, the server restarted). {@code
+ * ./kurir admin} does not take it: it never sends.
  */
 public final class InstanceLock implements AutoCloseable {
+  /** The first half of the advisory lock's key: "KURI", so that other programs' locks differ. */
+  private static final int ADVISORY_KEY = 0x4B555249;
+
   private final FileChannel channel;
   private final FileLock lock;
+  private final Connection session;
+  private final int nodeId;
 
-  private InstanceLock(FileChannel channel, FileLock lock) {
+  private InstanceLock(FileChannel channel, FileLock lock, Connection session, int nodeId) {
     this.channel = channel;
     this.lock = lock;
+    this.session = session;
+    this.nodeId = nodeId;
   }
 
-  /** Locks the database of {@code jdbcUrl}, or says which gateway holds it. */
+  /** Takes node {@code nodeId}'s advisory lock on the PostgreSQL database at {@code location}. */
+  static InstanceLock acquireNode(DatabaseLocation location, int nodeId) {
+    Connection c;
+    try {
+      c = DriverManager.getConnection(location.url(), location.user(), location.password());
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "cannot connect to the database " + location + ": " + e.getMessage(), e);
+    }
+    try (PreparedStatement q = c.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
+      q.setInt(1, ADVISORY_KEY);
+      q.setInt(2, nodeId);
+      try (ResultSet rs = q.executeQuery()) {
+        if (rs.next() && rs.getBoolean(1)) {
+          return new InstanceLock(null, null, c, nodeId);
+        }
+      }
+      throw new IllegalStateException(
+          "another Kurir gateway is running as node.id "
+              + nodeId
+              + " on "
+              + location
+              + "; stop it, or give this one another node.id");
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // the connection is being given up anyway
+      }
+      if (e instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(
+          "cannot lock the database " + location + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Locks the SQLite database of {@code jdbcUrl}, or says which gateway holds it. */
   public static InstanceLock acquire(String jdbcUrl) {
     String file = jdbcUrl.substring("jdbc:sqlite:".length());
     if (file.startsWith("file:")) {
@@ -55,7 +106,7 @@ public final class InstanceLock implements AutoCloseable {
                 + lockFile
                 + "); stop it, or give this one another data.dir");
       }
-      return new InstanceLock(channel, lock);
+      return new InstanceLock(channel, lock, null, 0);
     } catch (IOException e) {
       throw new IllegalStateException("cannot lock the database " + db + ": " + e.getMessage(), e);
     }
@@ -63,6 +114,19 @@ public final class InstanceLock implements AutoCloseable {
 
   @Override
   public void close() {
+    if (session != null) {
+      // Unlocked before the session closes: a session's end reaches the server a moment later,
+      // and a gateway restarted at once would find its own node still locked.
+      try (session;
+          PreparedStatement q = session.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+        q.setInt(1, ADVISORY_KEY);
+        q.setInt(2, nodeId);
+        q.execute();
+      } catch (SQLException e) {
+        // the server is gone; so is the lock
+      }
+      return;
+    }
     try {
       lock.release();
       channel.close();

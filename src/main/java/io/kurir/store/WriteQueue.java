@@ -1,6 +1,5 @@
 package io.kurir.store;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +34,7 @@ public final class WriteQueue implements AutoCloseable {
   private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
 
   private final Jdbi jdbi;
+  private final Dialect dialect;
   // Two lanes: what a caller is waiting for (accepting a message, a sync outcome) goes ahead of
   // bookkeeping nobody waits for (delivery receipts), so that an OTP is
   // not stuck behind the receipts of a campaign. `waiting` counts the tasks in both lanes.
@@ -64,8 +64,9 @@ public final class WriteQueue implements AutoCloseable {
 
   private static final Pending<Void> STOP = new Pending<>(h -> null);
 
-  WriteQueue(Jdbi jdbi) {
+  WriteQueue(Jdbi jdbi, Dialect dialect) {
     this.jdbi = jdbi;
+    this.dialect = dialect;
     this.writer = Thread.ofPlatform().name("kurir-writer").daemon(true).start(this::writeLoop);
   }
 
@@ -144,28 +145,93 @@ public final class WriteQueue implements AutoCloseable {
       refuseAll(e);
       return;
     }
-    try (handle) {
-      List<Pending<?>> batch = new ArrayList<>();
-      while (true) {
-        batch.clear();
-        try {
-          takeBatch(batch);
-        } catch (InterruptedException e) {
-          continue; // only close() stops the writer, and it does so with STOP
-        }
-        boolean stop = batch.remove(STOP);
-        try {
-          commitBatch(handle, batch, 0);
-        } catch (Throwable e) { // never leave callers waiting on a writer that is gone
-          log.error("the database writer failed a batch", e);
-          batch.forEach(p -> p.done.completeExceptionally(e));
-        }
-        if (stop) {
-          // Tasks that raced with close() are refused rather than silently dropped.
-          refuseAll(new IllegalStateException("database closed"));
-          return;
-        }
+    List<Pending<?>> batch = new ArrayList<>();
+    while (true) {
+      batch.clear();
+      try {
+        takeBatch(batch);
+      } catch (InterruptedException e) {
+        continue; // only close() stops the writer, and it does so with STOP
       }
+      boolean stop = batch.remove(STOP);
+      handle = commitOrReconnect(handle, batch);
+      if (stop) {
+        closeQuietly(handle);
+        // Tasks that raced with close() are refused rather than silently dropped.
+        refuseAll(new IllegalStateException("database closed"));
+        return;
+      }
+    }
+  }
+
+  /** Waits before each new connection after a lost one: the server may be restarting. */
+  private static final List<Duration> RECONNECT_WAITS =
+      List.of(Duration.ZERO, Duration.ofMillis(250), Duration.ofSeconds(1), Duration.ofSeconds(3));
+
+  /**
+   * Commits {@code batch} on {@code handle}; when the connection is lost (a PostgreSQL server that
+   * restarted, a network cut) opens a new one, and runs the batch again there if it had certainly
+   * not committed. Returns the handle to use next.
+   */
+  private Handle commitOrReconnect(Handle handle, List<Pending<?>> batch) {
+    if (handle == null && !batch.isEmpty()) {
+      handle = reopen();
+      if (handle == null) {
+        IllegalStateException down = new IllegalStateException("the database cannot be reached");
+        batch.forEach(p -> p.done.completeExceptionally(down));
+        return null;
+      }
+    }
+    for (int attempt = 0; ; attempt++) {
+      committing = false;
+      try {
+        commitBatch(handle, batch, 0);
+        return handle;
+      } catch (ConnectionLost lost) {
+        log.warn("the database writer lost its connection; opening a new one", lost.getCause());
+        closeQuietly(handle);
+        handle = reopen();
+        // Tasks committed before the cut (a batch split one per transaction) are done.
+        batch.removeIf(p -> p.done.isDone());
+        boolean retry = !lost.duringCommit && handle != null && attempt < 2;
+        if (!retry) {
+          // A commit cut off midway may or may not have happened: the callers hear of it rather
+          // than have their tasks run twice. Without a handle, the next batch connects again.
+          batch.forEach(p -> p.done.completeExceptionally(lost.getCause()));
+          return handle;
+        }
+      } catch (Throwable e) { // never leave callers waiting on a writer that is gone
+        log.error("the database writer failed a batch", e);
+        batch.forEach(p -> p.done.completeExceptionally(e));
+        return handle;
+      }
+    }
+  }
+
+  /** A new connection, or null when the database stays unreachable through every wait. */
+  private Handle reopen() {
+    for (Duration wait : RECONNECT_WAITS) {
+      try {
+        Thread.sleep(wait);
+        return jdbi.open();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      } catch (RuntimeException e) {
+        log.warn("the database writer cannot connect yet: {}", e.getMessage());
+      }
+    }
+    return null;
+  }
+
+  private static void closeQuietly(Handle handle) {
+    if (handle == null) {
+      return;
+    }
+    try {
+      handle.close();
+    } catch (RuntimeException e) {
+      // the connection is gone already
     }
   }
 
@@ -200,6 +266,19 @@ public final class WriteQueue implements AutoCloseable {
     }
   }
 
+  /** Set while {@code COMMIT} runs: a connection lost then leaves the outcome unknown. */
+  private boolean committing;
+
+  /** The connection went away under a batch; {@code duringCommit}: at its very commit. */
+  private static final class ConnectionLost extends RuntimeException {
+    final boolean duringCommit;
+
+    ConnectionLost(Throwable cause, boolean duringCommit) {
+      super(cause);
+      this.duringCommit = duringCommit;
+    }
+  }
+
   private void commitBatch(Handle handle, List<Pending<?>> batch, int busyRetries) {
     if (batch.isEmpty()) {
       return;
@@ -209,17 +288,23 @@ public final class WriteQueue implements AutoCloseable {
       for (Pending<?> p : batch) {
         p.run(handle);
       }
+      committing = true;
       handle.commit();
+      committing = false;
       batch.forEach(Pending::succeed);
     } catch (
         Throwable batchFailure) { // an Error too: the transaction must not leak into the next batch
+      if (Dialect.anyCause(batchFailure, dialect::isConnectionLost)) {
+        throw new ConnectionLost(batchFailure, committing);
+      }
       rollbackQuietly(handle);
-      if (isBusy(batchFailure) && busyRetries >= 3) {
+      boolean busy = Dialect.anyCause(batchFailure, dialect::isBusy);
+      if (busy && busyRetries >= 3) {
         // Still locked by another process: splitting would make every task wait it out again.
         batch.forEach(p -> p.done.completeExceptionally(batchFailure));
         return;
       }
-      if (isBusy(batchFailure)) {
+      if (busy) {
         // Another process holds the database (./kurir admin): the whole batch waits its turn,
         // rather than each task waiting out the busy timeout on its own.
         commitBatch(handle, batch, busyRetries + 1);
@@ -233,16 +318,6 @@ public final class WriteQueue implements AutoCloseable {
         commitBatch(handle, List.of(p), busyRetries);
       }
     }
-  }
-
-  /** SQLITE_BUSY or SQLITE_LOCKED anywhere in the cause chain. */
-  private static boolean isBusy(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql && (sql.getErrorCode() == 5 || sql.getErrorCode() == 6)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static void rollbackQuietly(Handle handle) {

@@ -511,15 +511,28 @@ class SettingsLoaderTest {
     assertServeFails("--http.max-body=99999999999999999999").hasMessageContaining("http.max-body");
   }
 
+  @Test
+  void postgresqlDatabaseWithItsUserAndPassword() {
+    Settings s =
+        serve(
+            Map.of("KURIR_DATABASE_PASSWORD", "s3cret"),
+            "--database.url=jdbc:postgresql://db.example:5432/kurir",
+            "--database.user=kurir");
+    assertThat(s.database().url()).isEqualTo("jdbc:postgresql://db.example:5432/kurir");
+    assertThat(s.database().user()).isEqualTo("kurir");
+    assertThat(s.database().password()).isEqualTo("s3cret");
+    assertThat(s.database().toString()).doesNotContain("s3cret");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "jdbc:postgresql://localhost/kurir",
+        "jdbc:postgresql:kurir",
         "jdbc:mysql://localhost/kurir",
         "sqlite:kurir.db",
         "kurir.db"
       })
-  void databaseOtherThanSqlite(String url) {
+  void databaseOtherThanSqliteOrPostgresql(String url) {
     assertServeFails("--database.url=" + url)
         .hasMessageContaining("database.url")
         .hasMessageContaining(url);
@@ -607,7 +620,7 @@ class SettingsLoaderTest {
     assertServeFails(
             Map.of("KURIR_TIME_ZONE", "Nowhere/City"),
             "--port=99999",
-            "--database.url=jdbc:postgresql://db/kurir",
+            "--database.url=jdbc:mysql://db/kurir",
             "--sandbox.api=on")
         .satisfies(
             e ->

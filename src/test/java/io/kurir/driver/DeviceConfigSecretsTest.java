@@ -15,6 +15,7 @@ import io.kurir.tenant.Tenants;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.TestDatabases;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import io.kurir.time.Timestamps;
@@ -45,7 +46,7 @@ class DeviceConfigSecretsTest {
   private record Core(Database db, Tenants tenants, Drivers drivers) implements AutoCloseable {
     static Core of(Path dir, DriverCatalog catalog) {
       Clock clock = Clock.systemUTC();
-      Database db = Database.open("jdbc:sqlite:" + dir.resolve("k.db"));
+      Database db = Database.open(TestDatabases.at(dir.resolve("k.db")));
       Tenants tenants =
           new Tenants(db, new IdGenerator(clock, 0), clock, ZONE, new PhoneNumbers("ID"), catalog);
       Drivers drivers =
@@ -151,7 +152,7 @@ class DeviceConfigSecretsTest {
               "+6281100007803", Map.of("access-token", "tok", "account-id", "acc-3", "label", "x"));
     }
     // Opened by a gateway that does not load the driver: only the sandbox is known.
-    try (Database db = Database.open("jdbc:sqlite:" + dir.resolve("k.db"))) {
+    try (Database db = Database.open(TestDatabases.at(dir.resolve("k.db")))) {
       Clock clock = Clock.systemUTC();
       Tenants without =
           new Tenants(

@@ -89,7 +89,7 @@ class DurabilityTest {
     // A crash between the driver's send and the commit of its outcome leaves the row "sending",
     // without the network id that commit would have stored with it, and the lease its sender
     // held, never given up.
-    try (Database db = Database.open(kurir.settings().databaseUrl())) {
+    try (Database db = Database.open(kurir.settings().database())) {
       db.writes()
           .write(
               h ->

@@ -19,6 +19,7 @@ import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.TestDatabases;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -127,7 +128,7 @@ class FaultySenderTest {
   void anErrorThrownByTheDriverFailsOneSendAndTheQueueGoesOn() {
     FaultyDriver driver = new FaultyDriver();
     Clock clock = Clock.systemUTC();
-    try (Database db = Database.open("jdbc:sqlite:" + dir.resolve("k.db"))) {
+    try (Database db = Database.open(TestDatabases.at(dir.resolve("k.db")))) {
       IdGenerator ids = new IdGenerator(clock, 0);
       Tenants tenants =
           new Tenants(

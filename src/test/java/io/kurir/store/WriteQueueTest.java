@@ -3,6 +3,7 @@ package io.kurir.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kurir.testing.TestDatabases;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,12 +11,12 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Group commit on a real SQLite file. */
+/** Group commit on a real SQLite file (and on PostgreSQL: {@link WriteQueuePostgresTest}). */
 class WriteQueueTest {
-  @TempDir Path dir;
+  @TempDir protected Path dir;
 
   private Database open() {
-    Database db = Database.open("jdbc:sqlite:" + dir.resolve("t.db"));
+    Database db = Database.open(TestDatabases.at(dir.resolve("t.db")));
     db.jdbi()
         .useHandle(
             h ->

@@ -27,7 +27,8 @@ import java.util.List;
  * The message core without HTTP, as one node of a gateway runs it: its own database handle (and
  * group-commit writer) on a SQLite file, tenants, the pipeline ({@link Messages}) and a {@link
  * ScriptedDriver} whose events go to the pipeline, wired as the gateway wires them. Two nodes on
- * one file share a database as two gateways would.
+ * one file share a database as two gateways would (on PostgreSQL in a class marked {@link
+ * OnPostgreSQL}: one database per file).
  */
 public final class CoreNode implements AutoCloseable {
   private static final ZoneId ZONE = ZoneId.of("Asia/Jakarta");
@@ -39,7 +40,7 @@ public final class CoreNode implements AutoCloseable {
 
   private CoreNode(Path file, int nodeId, Clock clock, ScriptedDriver driver) {
     this.driver = driver;
-    this.db = Database.open("jdbc:sqlite:" + file);
+    this.db = Database.open(TestDatabases.at(file));
     IdGenerator ids = new IdGenerator(clock, nodeId);
     this.tenants =
         new Tenants(

@@ -26,8 +26,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A real gateway on a free loopback port, on a SQLite file in a temporary folder, with the sandbox
- * driver, and a real HTTP client to talk to it. Pacing is off unless a test turns it on.
+ * A real gateway on a free loopback port, on a SQLite file in a temporary folder (or a PostgreSQL
+ * database in a class marked {@link OnPostgreSQL}), with the sandbox driver, and a real HTTP client
+ * to talk to it. Pacing is off unless a test turns it on.
  */
 public final class TestGateway implements AutoCloseable {
   public static final String ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -100,6 +101,7 @@ public final class TestGateway implements AutoCloseable {
                 "--send.retry-backoff=10s",
                 "--sandbox.delivery-after=1s",
                 "--sandbox.read-after=2s"));
+    all.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
     all.addAll(flags);
     return SettingsLoader.load(Profile.SERVE, all, Map.of(), dir);
   }

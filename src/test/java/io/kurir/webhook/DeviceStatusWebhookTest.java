@@ -92,7 +92,7 @@ class DeviceStatusWebhookTest {
 
   /** Whether a failed attempt of the delivery is recorded: counted, and its claim let go. */
   private boolean failedAttemptRecorded(String eventId) {
-    try (Database db = Database.open(kurir.settings().databaseUrl())) {
+    try (Database db = Database.open(kurir.settings().database())) {
       return db.jdbi()
           .withHandle(
               h ->
@@ -107,7 +107,7 @@ class DeviceStatusWebhookTest {
   }
 
   private String state(String eventId) {
-    try (Database db = Database.open(kurir.settings().databaseUrl())) {
+    try (Database db = Database.open(kurir.settings().database())) {
       return db.jdbi()
           .withHandle(
               h ->

@@ -12,6 +12,7 @@ import io.kurir.tenant.License;
 import io.kurir.tenant.Partner;
 import io.kurir.tenant.Tenants;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.TestDatabases;
 import io.kurir.testing.WebhookReceiver;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -51,7 +52,7 @@ class WebhookOutboxLoopTest {
 
   @BeforeEach
   void open() {
-    db = Database.open("jdbc:sqlite:" + dir.resolve("kurir.db"));
+    db = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
     ids = new IdGenerator(Clock.systemUTC(), 0);
     receiver = new WebhookReceiver();
   }
@@ -121,7 +122,7 @@ class WebhookOutboxLoopTest {
   @Test
   void twoOutboxesOnOneDatabaseNeverDeliverAnEventTwice() throws Exception {
     List<Device> devices = devices(40);
-    Database second = Database.open("jdbc:sqlite:" + dir.resolve("kurir.db"));
+    Database second = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
     extraDatabases.add(second);
     WebhookOutbox one = outbox(db, Clock.systemUTC(), 1);
     WebhookOutbox two = outbox(second, Clock.systemUTC(), 2);

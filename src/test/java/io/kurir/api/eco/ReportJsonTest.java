@@ -136,6 +136,24 @@ class ReportJsonTest {
   }
 
   @Test
+  void keywordCaseIsIgnoredBeyondAscii() throws Exception {
+    String greek = send("ΚΑΛΗΜΕΡΑ από την ομάδα");
+    String cyrillic = send("Счёт ОПЛАЧЕН, спасибо");
+    String accented = send("Café ÉTÉ promo");
+
+    assertThat(report("today", "καλημερα").get("data"))
+        .extracting(r -> r.get("message_id").asText())
+        .containsExactly(greek);
+    assertThat(report("today", "оплачен").get("data"))
+        .extracting(r -> r.get("message_id").asText())
+        .containsExactly(cyrillic);
+    assertThat(report("today", "été").get("data"))
+        .extracting(r -> r.get("message_id").asText())
+        .containsExactly(accented);
+    assertThat(report("today", "CAFÉ").get("data")).hasSize(1);
+  }
+
+  @Test
   void wrongPeriodsAndEmptyPeriodsAnswerTheContractsMessages() throws Exception {
     JsonNode wrong = report("week", null);
     assertThat(wrong.get("status").asText()).isEqualTo("failed");

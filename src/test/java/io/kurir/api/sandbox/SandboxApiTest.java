@@ -134,7 +134,7 @@ class SandboxApiTest {
             "{\"from\":\"081234599999\",\"message\":\"INFO jadwal\"}");
     assertThat(reply.status()).isEqualTo(200);
 
-    Database db = Database.open(kurir.settings().databaseUrl());
+    Database db = Database.open(kurir.settings().database());
     try (db) {
       Eventually.until(
           "stored",

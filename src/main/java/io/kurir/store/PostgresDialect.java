@@ -1,0 +1,87 @@
+package io.kurir.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * PostgreSQL: several connections and several nodes may write; the server keeps its own prepared
+ * statements (the driver switches a statement to a server-side one after a few uses), so no
+ * statement cache of Kurir's wraps the connections.
+ */
+final class PostgresDialect implements Dialect {
+  /**
+   * SQLSTATEs after which the same write may succeed when tried again: serialization failure,
+   * deadlock, lock not available (lock_timeout).
+   */
+  private static final Set<String> BUSY = Set.of("40001", "40P01", "55P03");
+
+  @Override
+  public String name() {
+    return "postgresql";
+  }
+
+  @Override
+  public String migrationLocation() {
+    return "classpath:db/postgresql";
+  }
+
+  @Override
+  public Map<String, String> migrationPlaceholders() {
+    return Map.of(
+        "id_pk", "BIGINT PRIMARY KEY",
+        "random_secret", "md5(random()::text) || substr(md5(random()::text), 1, 16)");
+  }
+
+  @Override
+  public void configurePool(HikariConfig config, DatabaseLocation location) {
+    config.setJdbcUrl(location.url());
+    if (!location.user().isEmpty()) {
+      config.setUsername(location.user());
+    }
+    if (!location.password().isEmpty()) {
+      config.setPassword(location.password());
+    }
+    // Readers and the writer of one node; several nodes share the server's max_connections (100
+    // by default), so each node stays modest.
+    config.setMaximumPoolSize(10);
+    // Hikari validates with isValid(); a connection the server dropped is replaced.
+    config.addDataSourceProperty("ApplicationName", "kurir");
+    config.addDataSourceProperty("tcpKeepAlive", "true");
+  }
+
+  @Override
+  public boolean singleWriter() {
+    return false;
+  }
+
+  @Override
+  public InstanceLock lockInstance(DatabaseLocation location, int nodeId) {
+    return InstanceLock.acquireNode(location, nodeId);
+  }
+
+  @Override
+  public boolean isBusy(SQLException e) {
+    return e.getSQLState() != null && BUSY.contains(e.getSQLState());
+  }
+
+  @Override
+  public boolean isConnectionLost(SQLException e) {
+    // Class 08: connection exception; 57P01..57P03: the server is shutting down or starting.
+    String state = e.getSQLState();
+    return state != null && (state.startsWith("08") || state.startsWith("57P0"));
+  }
+
+  @Override
+  public String insertionOrder() {
+    return "id";
+  }
+
+  @Override
+  public String lowerLike(String column, String param) {
+    // lower() follows the database's LC_CTYPE (a UTF-8 locale folds every script); the trigram
+    // index on lower(body) serves it.
+    return "lower(" + column + ") LIKE :" + param + " ESCAPE '!'";
+  }
+}

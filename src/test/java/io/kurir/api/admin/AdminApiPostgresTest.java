@@ -1,0 +1,7 @@
+package io.kurir.api.admin;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link AdminApiTest} on PostgreSQL. */
+@OnPostgreSQL
+class AdminApiPostgresTest extends AdminApiTest {}

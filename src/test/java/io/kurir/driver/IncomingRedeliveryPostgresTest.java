@@ -1,0 +1,7 @@
+package io.kurir.driver;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link IncomingRedeliveryTest} on PostgreSQL. */
+@OnPostgreSQL
+class IncomingRedeliveryPostgresTest extends IncomingRedeliveryTest {}

@@ -1,0 +1,7 @@
+package io.kurir.driver;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link SendOutcomesAndReceiptsTest} on PostgreSQL. */
+@OnPostgreSQL
+class SendOutcomesAndReceiptsPostgresTest extends SendOutcomesAndReceiptsTest {}

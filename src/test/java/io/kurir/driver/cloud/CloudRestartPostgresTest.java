@@ -1,0 +1,7 @@
+package io.kurir.driver.cloud;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link CloudRestartTest} on PostgreSQL. */
+@OnPostgreSQL
+class CloudRestartPostgresTest extends CloudRestartTest {}

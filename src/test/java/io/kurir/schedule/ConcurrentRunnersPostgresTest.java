@@ -1,0 +1,7 @@
+package io.kurir.schedule;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link ConcurrentRunnersTest} on PostgreSQL. */
+@OnPostgreSQL
+class ConcurrentRunnersPostgresTest extends ConcurrentRunnersTest {}

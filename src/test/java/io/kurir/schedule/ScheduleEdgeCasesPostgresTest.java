@@ -1,0 +1,7 @@
+package io.kurir.schedule;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link ScheduleEdgeCasesTest} on PostgreSQL. */
+@OnPostgreSQL
+class ScheduleEdgeCasesPostgresTest extends ScheduleEdgeCasesTest {}

@@ -1,0 +1,7 @@
+package io.kurir.schedule;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link SchedulerTest} on PostgreSQL. */
+@OnPostgreSQL
+class SchedulerPostgresTest extends SchedulerTest {}

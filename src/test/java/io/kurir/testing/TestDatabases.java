@@ -1,0 +1,102 @@
+package io.kurir.testing;
+
+import io.kurir.store.DatabaseLocation;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Which database the tests' gateways and nodes use: SQLite in their folder, or, in a class marked
+ * {@link OnPostgreSQL}, a fresh PostgreSQL database per folder. Tests run one at a time in the test
+ * JVM (JUnit's default), so the engine is a plain static setting of the class being run.
+ */
+public final class TestDatabases {
+  private static volatile boolean postgres;
+  private static final Map<Path, DatabaseLocation> BY_DIR = new HashMap<>();
+  // Databases made during one test method, dropped after it; and those made outside one (a
+  // gateway that a @BeforeAll starts for the whole class), dropped after the class.
+  private static final List<DatabaseLocation> MADE_IN_TEST = new ArrayList<>();
+  private static final List<DatabaseLocation> MADE_FOR_CLASS = new ArrayList<>();
+  private static volatile boolean inTest;
+
+  private TestDatabases() {}
+
+  /** Whether the class being run is on PostgreSQL. */
+  public static boolean onPostgres() {
+    return postgres;
+  }
+
+  /**
+   * The database that a test keeps in {@code sqliteFile}: that file on SQLite; on PostgreSQL, a
+   * fresh database, the same one every time it is asked for the same file.
+   */
+  public static synchronized DatabaseLocation at(Path sqliteFile) {
+    if (!postgres) {
+      return DatabaseLocation.of("jdbc:sqlite:" + sqliteFile);
+    }
+    return BY_DIR.computeIfAbsent(
+        sqliteFile.toAbsolutePath().normalize(),
+        d -> {
+          DatabaseLocation made = TestPostgres.freshDatabase();
+          (inTest ? MADE_IN_TEST : MADE_FOR_CLASS).add(made);
+          return made;
+        });
+  }
+
+  /**
+   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}; none on
+   * SQLite, where the gateway finds its file under {@code data.dir}.
+   */
+  public static List<String> flags(Path sqliteFile) {
+    if (!postgres) {
+      return List.of();
+    }
+    DatabaseLocation db = at(sqliteFile);
+    return List.of(
+        "--database.url=" + db.url(),
+        "--database.user=" + db.user(),
+        "--database.password=" + db.password());
+  }
+
+  private static synchronized void drop(List<DatabaseLocation> made) {
+    for (DatabaseLocation db : made) {
+      TestPostgres.drop(db);
+      BY_DIR.values().remove(db);
+    }
+    made.clear();
+  }
+
+  /** Turns PostgreSQL on for a class; drops each test's databases after it. */
+  static final class PostgreSQLExtension
+      implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+    @Override
+    public void beforeAll(ExtensionContext context) {
+      postgres = true;
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+      inTest = true;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+      inTest = false;
+      drop(MADE_IN_TEST);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+      drop(MADE_IN_TEST);
+      drop(MADE_FOR_CLASS);
+      postgres = false;
+    }
+  }
+}

@@ -1,0 +1,7 @@
+package io.kurir.webhook;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link DeviceStatusWebhookTest} on PostgreSQL. */
+@OnPostgreSQL
+class DeviceStatusWebhookPostgresTest extends DeviceStatusWebhookTest {}

@@ -1,0 +1,7 @@
+package io.kurir.webhook;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link WebhookOutboxTest} on PostgreSQL. */
+@OnPostgreSQL
+class WebhookOutboxPostgresTest extends WebhookOutboxTest {}
