@@ -30,7 +30,10 @@ final class MessageStore {
   MessageStore(Database db, StatusHook hook) {
     this.db = db;
     this.hook = hook;
+    this.claimSql = claimSql(db.dialect().skipLocked());
   }
+
+  private final String claimSql;
 
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
@@ -384,7 +387,7 @@ final class MessageStore {
    * withdrawn or cancelled in between is not).
    */
   CompletableFuture<Set<Long>> claim(long deviceId, String owner, List<Long> ids, Instant at) {
-    return db.writes().submit(h -> claimRows(h, deviceId, owner, ids, at));
+    return db.writes().submit(h -> claimRows(h, claimSql, deviceId, owner, ids, at));
   }
 
   /**
@@ -409,12 +412,13 @@ final class MessageStore {
   }
 
   private static Set<Long> claimRows(
-      Handle h, long deviceId, String owner, List<Long> ids, Instant at) throws SQLException {
+      Handle h, String claimSql, long deviceId, String owner, List<Long> ids, Instant at)
+      throws SQLException {
     Set<Long> claimed = new HashSet<>();
     if (!Leases.holds(h, deviceId, owner)) {
       return claimed;
     }
-    try (PreparedStatement claim = h.getConnection().prepareStatement(CLAIM);
+    try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql);
         PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
       for (long id : ids) {
         claim.setLong(1, at.toEpochMilli());
@@ -433,9 +437,17 @@ final class MessageStore {
     return claimed;
   }
 
-  private static final String CLAIM =
-      "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?"
-          + " WHERE id = ? AND device_id = ? AND state = 'pending'";
+  /**
+   * The claim of one message: guarded by its state; where rows are locked (PostgreSQL), a message
+   * another transaction holds (a cancel, a withdrawal under way) is passed over, not waited for.
+   */
+  private static String claimSql(String skipLocked) {
+    String set = "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?";
+    String which = " WHERE id = ? AND device_id = ? AND state = 'pending'";
+    return skipLocked.isEmpty()
+        ? set + which
+        : set + " WHERE id = (SELECT id FROM message" + which + skipLocked + ")";
+  }
 
   /**
    * Records a send the network took: {@code sending → sent}, with its network id, and any receipt

@@ -64,6 +64,13 @@ public interface Dialect {
    */
   String lowerLike(String column, String param);
 
+  /**
+   * What a subquery that picks rows to claim ends with, so that a row another transaction holds is
+   * passed over rather than waited for: PostgreSQL's {@code FOR UPDATE SKIP LOCKED}; nothing on
+   * SQLite, whose one writer holds no row locks.
+   */
+  String skipLocked();
+
   static Dialect forUrl(String jdbcUrl) {
     if (jdbcUrl.startsWith("jdbc:sqlite:")) {
       return new SqliteDialect();

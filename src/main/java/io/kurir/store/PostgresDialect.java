@@ -74,6 +74,11 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String skipLocked() {
+    return " FOR UPDATE SKIP LOCKED";
+  }
+
+  @Override
   public String insertionOrder() {
     return "id";
   }

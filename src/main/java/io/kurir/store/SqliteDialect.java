@@ -89,6 +89,11 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
+  public String skipLocked() {
+    return "";
+  }
+
+  @Override
   public String insertionOrder() {
     return "rowid";
   }

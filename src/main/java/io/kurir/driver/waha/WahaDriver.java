@@ -72,6 +72,10 @@ public final class WahaDriver implements Driver {
    */
   private final Map<Long, Long> stalled = new java.util.concurrent.ConcurrentHashMap<>();
 
+  // How many statuses each device was given: a status read before another was given (an attach's,
+  // overtaken by the engine's webhook) is older than it and is not applied.
+  private final Map<Long, Long> statusesGiven = new java.util.concurrent.ConcurrentHashMap<>();
+
   private volatile Thread health;
   private volatile boolean closed;
 
@@ -269,6 +273,7 @@ public final class WahaDriver implements Driver {
                             + device.id()));
     String name = sessionName(device);
     ObjectNode webhook = webhook(base, device.id());
+    long givenBefore = statusesGiven.getOrDefault(device.id(), 0L);
     try {
       WahaApi.Reply found = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       JsonNode session;
@@ -296,7 +301,12 @@ public final class WahaDriver implements Driver {
             call(() -> api.post("/api/sessions/" + WahaApi.enc(name) + "/start", Map0.EMPTY));
         status = started.body().path("status").asText("STARTING");
       }
-      statusChanged(device.id(), status, "attached");
+      if (statusesGiven.getOrDefault(device.id(), 0L) == givenBefore) {
+        statusChanged(device.id(), status, "attached");
+      } else {
+        log.debug(
+            "device {}: attach read {}, but a newer status came meanwhile", device.id(), status);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("WAHA engine not reachable: " + e.getMessage(), e);
     }
@@ -429,6 +439,7 @@ public final class WahaDriver implements Driver {
    * a cheap call: until then the device stays {@code failed}.
    */
   void statusChanged(long deviceId, String status, String why) {
+    statusesGiven.merge(deviceId, 1L, Long::sum);
     if (status.equals("WORKING")
         && !why.equals(PROBED)
         && (stalled.containsKey(deviceId)
