@@ -33,27 +33,8 @@ class ClaimSkipLockedPostgresTest {
       Device device = node.newDevice("+6281100007301");
       Message held = node.send(device, "+6281234573001", "held by another transaction");
       Message free = node.send(device, "+6281234573002", "free");
-      Eventually.until(
-          "the sender holds the lease",
-          () ->
-              node.db()
-                  .jdbi()
-                  .withHandle(
-                      h ->
-                          h.createQuery("SELECT owner FROM device_lease WHERE device_id = ?")
-                              .bind(0, device.id())
-                              .mapTo(String.class)
-                              .findOne()
-                              .isPresent()));
-      String holder =
-          node.db()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT owner FROM device_lease WHERE device_id = ?")
-                          .bind(0, device.id())
-                          .mapTo(String.class)
-                          .one());
+      Eventually.until("the sender holds the lease", () -> leaseHolder(node, device).isPresent());
+      String holder = leaseHolder(node, device).orElseThrow();
       MessageStore store = new MessageStore(node.db(), StatusHook.NONE);
       try (var other = node.db().jdbi().open()) {
         other.begin();
@@ -73,5 +54,16 @@ class ClaimSkipLockedPostgresTest {
       assertThat(node.stateOf(device, held.id())).isEqualTo(MessageState.PENDING);
       assertThat(node.stateOf(device, free.id())).isEqualTo(MessageState.SENDING);
     }
+  }
+
+  private static java.util.Optional<String> leaseHolder(CoreNode node, Device device) {
+    return node.db()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT owner FROM device_lease WHERE device_id = ?")
+                    .bind(0, device.id())
+                    .mapTo(String.class)
+                    .findOne());
   }
 }
