@@ -130,25 +130,7 @@ public final class AccountRoutes implements RouteTable {
     if (device.disabled()) {
       throw new ApiException(403, "device_disabled", "the sending device is switched off");
     }
-    Message m;
-    try {
-      m =
-          messages
-              .accept(
-                  device,
-                  new SendRequest(
-                          List.of(Recipient.number(to)),
-                          "text",
-                          text,
-                          "account.send",
-                          sync,
-                          false,
-                          Duration.ZERO)
-                      .withIdempotencyKey(f.idempotencyKey()))
-              .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "text");
-    }
+    Message m = acceptText(device, to, text, "account.send", sync, f, "text");
     Map<String, Object> body = new LinkedHashMap<>();
     if (!sync) {
       body.put("status", "success");
@@ -169,6 +151,28 @@ public final class AccountRoutes implements RouteTable {
     }
     body.put("msg_id", Long.toString(m.id()));
     ctx.json(body);
+  }
+
+  /** Accepts one text to {@code to}; a refusal answers in the API's style, naming {@code field}. */
+  private Message acceptText(
+      Device device,
+      String to,
+      String text,
+      String api,
+      boolean sync,
+      RequestFields f,
+      String field) {
+    try {
+      return messages
+          .accept(
+              device,
+              new SendRequest(
+                      List.of(Recipient.number(to)), "text", text, api, sync, false, Duration.ZERO)
+                  .withIdempotencyKey(f.idempotencyKey()))
+          .getFirst();
+    } catch (SendRefused e) {
+      throw ApiException.ofRefusal(e, field);
+    }
   }
 
   /** The device that sends for {@code license}: the one numbered {@code noWa}, or its only one. */
@@ -362,25 +366,7 @@ public final class AccountRoutes implements RouteTable {
     if (text.isBlank()) {
       throw ApiException.fieldEmpty("message");
     }
-    Message m;
-    try {
-      m =
-          messages
-              .accept(
-                  device,
-                  new SendRequest(
-                          List.of(Recipient.number(to)),
-                          "text",
-                          text,
-                          "account.demo",
-                          false,
-                          false,
-                          Duration.ZERO)
-                      .withIdempotencyKey(f.idempotencyKey()))
-              .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "message");
-    }
+    Message m = acceptText(device, to, text, "account.demo", false, f, "message");
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "success");
     body.put("message", "queued");
