@@ -8,16 +8,12 @@ import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.testing.Eventually;
-import java.io.BufferedReader;
+import io.kurir.testing.ServeProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -28,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -312,86 +307,39 @@ class CrashTest {
   private static final class GatewayProcess {
     final Process process;
     final String url;
+    private final ServeProcess serve;
 
-    private GatewayProcess(Process process, String url) {
-      this.process = process;
-      this.url = url;
+    private GatewayProcess(ServeProcess serve) {
+      this.serve = serve;
+      this.process = serve.process();
+      this.url = serve.url();
     }
 
     static GatewayProcess start(Path dir, Path data, boolean deduplicate, int round)
         throws Exception {
-      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      List<String> command =
-          List.of(
-              java.toString(),
-              "-Xmx256m",
-              "-XX:+UseSerialGC",
-              "-XX:TieredStopAtLevel=1", // starts sooner; the machine has two cores for all of us
-              "--enable-native-access=ALL-UNNAMED",
-              "-cp",
-              System.getProperty("java.class.path"),
-              Kurir.class.getName(),
-              "serve",
-              "--server.host=127.0.0.1",
-              "--server.port=0",
-              "--data.dir=" + data,
-              "--admin.token=" + ADMIN_TOKEN,
-              "--drivers.sandbox.api=true",
-              "--drivers.sandbox.deduplicate=" + deduplicate,
-              // drivers.sandbox.journal is left at its default (on): the network outlives us.
-              "--drivers.sandbox.delivery-after=300ms",
-              "--drivers.sandbox.read-after=600ms",
-              "--drivers.sandbox.pacing.min-gap=0ms",
-              "--drivers.sandbox.pacing.jitter=0ms");
-      ProcessBuilder b = new ProcessBuilder(command).directory(dir.toFile());
-      b.environment().keySet().removeIf(k -> k.startsWith("KURIR_")); // only the flags count
-      b.redirectErrorStream(true);
-      Process p = b.start();
-      CompletableFuture<String> url = new CompletableFuture<>();
-      Path log = dir.resolve("gateway-" + round + ".log");
-      Thread.ofPlatform()
-          .daemon()
-          .name("gateway-" + round + "-output")
-          .start(
-              () -> {
-                try (BufferedReader in =
-                        new BufferedReader(
-                            new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                    PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
-                  for (String line; (line = in.readLine()) != null; ) {
-                    out.println(line);
-                    out.flush();
-                    if (line.startsWith("Kurir is listening on ")) {
-                      url.complete(line.substring("Kurir is listening on ".length()).strip());
-                    }
-                  }
-                } catch (IOException e) {
-                  // the process is gone
-                } finally {
-                  url.completeExceptionally(new IllegalStateException("the gateway ended"));
-                }
-              });
-      try {
-        return new GatewayProcess(p, url.get(30, TimeUnit.SECONDS));
-      } catch (Exception e) {
-        p.destroyForcibly();
-        throw new AssertionError(
-            "the gateway did not start: " + e + "\n" + Files.readString(log), e);
-      }
+      return new GatewayProcess(
+          ServeProcess.start(
+              dir,
+              "gateway-" + round,
+              List.of(
+                  "--server.port=0",
+                  "--data.dir=" + data,
+                  "--admin.token=" + ADMIN_TOKEN,
+                  "--drivers.sandbox.api=true",
+                  "--drivers.sandbox.deduplicate=" + deduplicate,
+                  // drivers.sandbox.journal is left at its default (on): the network outlives us.
+                  "--drivers.sandbox.delivery-after=300ms",
+                  "--drivers.sandbox.read-after=600ms",
+                  "--drivers.sandbox.pacing.min-gap=0ms",
+                  "--drivers.sandbox.pacing.jitter=0ms")));
     }
 
-    /** {@code kill -9}: {@link Process#destroyForcibly} sends SIGKILL on Linux. */
     void kill() throws InterruptedException {
-      process.destroyForcibly();
-      assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
-      assertThat(process.exitValue()).as("killed by SIGKILL (128 + 9)").isEqualTo(137);
+      serve.kill();
     }
 
-    /** A clean stop: SIGTERM, and the gateway's shutdown hook closes it in order. */
     void stop() throws InterruptedException {
-      process.destroy();
-      assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s").isTrue();
-      assertThat(process.exitValue()).as("ended by SIGTERM (128 + 15)").isEqualTo(143);
+      serve.stop();
     }
   }
 

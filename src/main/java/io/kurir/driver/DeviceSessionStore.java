@@ -23,17 +23,17 @@ public final class DeviceSessionStore {
   }
 
   public Optional<String> get(long deviceId, String key) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT value FROM driver_state WHERE device_id = ? AND driver = ?"
-                            + " AND key = ?")
-                    .bind(0, deviceId)
-                    .bind(1, driver)
-                    .bind(2, key)
-                    .mapTo(String.class)
-                    .findOne());
+    return db.jdbi().withHandle(h -> valueIn(h, deviceId, key));
+  }
+
+  private Optional<String> valueIn(org.jdbi.v3.core.Handle h, long deviceId, String key) {
+    return h.createQuery(
+            "SELECT value FROM driver_state WHERE device_id = ? AND driver = ? AND key = ?")
+        .bind(0, deviceId)
+        .bind(1, driver)
+        .bind(2, key)
+        .mapTo(String.class)
+        .findOne();
   }
 
   public void put(long deviceId, String key, String value) {
@@ -50,6 +50,50 @@ public final class DeviceSessionStore {
                     .bind(2, key)
                     .bind(3, value)
                     .bind(4, clock.millis())
+                    .execute());
+  }
+
+  /**
+   * Whether several gateways share this store (PostgreSQL): what one node writes, the others read.
+   */
+  public boolean sharedBetweenNodes() {
+    return !db.dialect().singleWriter();
+  }
+
+  /**
+   * Stores {@code value} under {@code key} unless the key has a value already; returns the value
+   * kept (the earlier one, if any). Durable when it returns; one winner when nodes race.
+   */
+  public String putIfAbsent(long deviceId, String key, String value) {
+    return db.writes()
+        .write(
+            h -> {
+              h.createUpdate(
+                      "INSERT INTO driver_state (device_id, driver, key, value, updated_at)"
+                          + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (device_id, driver, key)"
+                          + " DO NOTHING")
+                  .bind(0, deviceId)
+                  .bind(1, driver)
+                  .bind(2, key)
+                  .bind(3, value)
+                  .bind(4, clock.millis())
+                  .execute();
+              return valueIn(h, deviceId, key).orElseThrow();
+            });
+  }
+
+  /**
+   * Removes this driver's keys that start with {@code prefix} and were written before {@code at}.
+   */
+  public void removeOlderThan(String prefix, java.time.Instant at) {
+    db.writes()
+        .submit(
+            h ->
+                h.createUpdate(
+                        "DELETE FROM driver_state WHERE driver = ? AND key LIKE ? AND updated_at < ?")
+                    .bind(0, driver)
+                    .bind(1, prefix.replace("%", "") + "%")
+                    .bind(2, at.toEpochMilli())
                     .execute());
   }
 

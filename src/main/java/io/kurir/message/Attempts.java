@@ -129,7 +129,11 @@ final class Attempts {
                 m.id(),
                 error.toString());
           }
-          outcomes.report(m.id(), result);
+          if (m.sync()) {
+            outcomes.reportSync(m.id(), result);
+          } else {
+            outcomes.report(m.id(), result);
+          }
         });
   }
 }

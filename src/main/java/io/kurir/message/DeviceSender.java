@@ -57,6 +57,11 @@ final class DeviceSender {
   private final Driver driver;
   private final MessageStore store;
   private final Leases leases;
+  private final DeviceOwnership ownership;
+  private volatile boolean triedLease; // later tries need the ownership's permit
+  private volatile boolean handOffAsked; // give the device to another node
+  private volatile boolean leaseLostSeen; // the table gives the lease to another node
+  private volatile CompletableFuture<?> released = CompletableFuture.completedFuture(null);
   private final Attempts attempts;
   private final Outcomes outcomes;
   private final MediaFetch media;
@@ -125,6 +130,7 @@ final class DeviceSender {
       Driver driver,
       MessageStore store,
       Leases leases,
+      DeviceOwnership ownership,
       Attempts attempts,
       Outcomes outcomes,
       MediaFetch media,
@@ -137,6 +143,7 @@ final class DeviceSender {
     this.driver = driver;
     this.store = store;
     this.leases = leases;
+    this.ownership = ownership;
     this.attempts = attempts;
     this.outcomes = outcomes;
     this.media = media;
@@ -147,6 +154,33 @@ final class DeviceSender {
 
   void start() {
     thread = Thread.ofVirtual().name("sender-" + device.id()).start(this::loop);
+  }
+
+  long deviceId() {
+    return device.id();
+  }
+
+  /** Whether this sender holds its device's lease (it may send). */
+  boolean holdsLease() {
+    return holdsLease;
+  }
+
+  /**
+   * Gives the device to another node: after the send under way, what it claimed goes back to the
+   * queue and the lease is released, so that another node takes it at once.
+   */
+  void handOff() {
+    handOffAsked = true;
+    wake();
+  }
+
+  /**
+   * The lease table gives this device to another node (this node's lease ran out while it was cut
+   * off): it stops sending at once.
+   */
+  void leaseLost() {
+    leaseLostSeen = true;
+    wake();
   }
 
   /** New messages were committed, a clock moved, or a held message may be due: look again. */
@@ -322,6 +356,7 @@ final class DeviceSender {
   /** The device was switched off or on in this process: look at it now. */
   void deviceChanged(Device changed) {
     device = changed;
+    triedLease = false; // switched on here: the lease is tried at once, not at the next look
     pacingReadNanos = 0; // its configuration may have changed too
     wake();
   }
@@ -356,6 +391,12 @@ final class DeviceSender {
             pauseWhileDisabled();
           } else if (!holdsLease) {
             takeLease();
+          } else if (leaseLostSeen || handOffAsked) {
+            letGo(leaseLostSeen);
+          } else if (!ownership.leasesFresh()) {
+            // Renewals are not committing: the lease may run out before a claim could be sent.
+            log.warn("device {}: leases not renewed lately; sending paused", device.id());
+            pause(ERROR_PAUSE);
           } else {
             step();
           }
@@ -372,11 +413,73 @@ final class DeviceSender {
       awaitSendsUnderWay();
       closeHandOvers();
       giveBackClaimed();
-      if (holdsLease) {
-        leases.release(device.id());
-      }
       detach();
+      if (holdsLease) {
+        // Not waited for here: a stop waits for every sender's release at once (Messages.close).
+        released = leases.release(device.id());
+      }
     }
+  }
+
+  /** The release of the lease at this sender's stop; done when there was none to release. */
+  CompletableFuture<?> released() {
+    return released;
+  }
+
+  /**
+   * Waits for the ownership to offer the lease (or a stop). The wake that started this sender (or
+   * any since) is spent here; left set, it would send the loop straight back, thousands of times a
+   * second.
+   */
+  private void awaitOffer() throws InterruptedException {
+    lock.lock();
+    try {
+      workArrived = false;
+    } finally {
+      lock.unlock();
+    }
+    awaitChange(MAX_IDLE_WAIT.toNanos());
+  }
+
+  /** Releases the lease and waits (briefly) for the commit, so that others may take it at once. */
+  private void awaitRelease() {
+    try {
+      leases.release(device.id()).get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      log.warn(
+          "device {}: lease not released ({}); it runs out instead", device.id(), e.toString());
+    }
+  }
+
+  /**
+   * Stops sending for this device: after the sends under way, what it claimed goes back to the
+   * queue (while this node is still the lease's owner in the table; otherwise the new owner applies
+   * the crash rule to it) and the driver lets the device go. A hand-over releases the lease too.
+   */
+  private void letGo(boolean lost) {
+    awaitSendsUnderWay();
+    closeHandOvers();
+    if (lost) {
+      log.warn("device {}: lease lost; another node sends for it now", device.id());
+      for (Message m; (m = claimed.pollFirst()) != null; ) {
+        expressOutstanding.remove(m.id());
+        store.unclaimAsOwner(m.id(), m.notBefore(), leases.owner());
+      }
+    } else {
+      giveBackClaimed();
+      awaitRelease();
+    }
+    detach();
+    lock.lock();
+    try {
+      holdsLease = false;
+      handOffAsked = false;
+      leaseLostSeen = false;
+      workArrived = false;
+    } finally {
+      lock.unlock();
+    }
+    ownership.letGo(device.id(), !lost, true);
   }
 
   /** Reads the device again every {@link #DEVICE_RECHECK}: another process may switch it off. */
@@ -406,6 +509,7 @@ final class DeviceSender {
     if (holdsLease) {
       leases.release(device.id());
       holdsLease = false;
+      ownership.letGo(device.id(), false, false);
     }
     lock.lock();
     try {
@@ -435,20 +539,21 @@ final class DeviceSender {
    * owner left {@code sending} follows the crash rule.
    */
   private void takeLease() throws InterruptedException {
-    Leases.Take take = leases.acquire(device.id(), clock.instant());
-    if (take == Leases.Take.REFUSED) {
-      // Another owner's, and alive: look again when it may have run out, or when woken. The wake
-      // that started this sender (or any before) is spent here; left set, it would send the loop
-      // straight back to the database, thousands of times a second, until the lease ran out.
-      lock.lock();
-      try {
-        workArrived = false;
-      } finally {
-        lock.unlock();
-      }
-      awaitChange(leases.ttl().dividedBy(2).toNanos());
+    if (triedLease && !ownership.mayTake(device.id())) {
+      // Not offered: the lease is another node's, or beyond this node's share. Woken when the
+      // ownership offers it; a send woken by costs no database write.
+      awaitOffer();
       return;
     }
+    triedLease = true;
+    Leases.Take take = leases.acquire(device.id(), clock.instant());
+    if (take == Leases.Take.REFUSED) {
+      // Another owner's, and alive: the ownership offers it again when it has run out or was
+      // given up.
+      awaitOffer();
+      return;
+    }
+    ownership.took(device.id());
     // Held for sending only once attached and recovered: a driver that cannot attach the device
     // now (its engine is unreachable) is asked again after the error pause, and what a crash left
     // "sending" is not skipped.
@@ -463,6 +568,8 @@ final class DeviceSender {
     lock.lock();
     try {
       holdsLease = true;
+      leaseLostSeen = false;
+      handOffAsked = false;
       acceptingHandOvers = true;
       syncMayBeQueued = true; // whatever an earlier holder left
     } finally {
@@ -919,8 +1026,7 @@ final class DeviceSender {
     }
     Set<Long> taken = claim(due, now);
     if (taken.isEmpty() && !leases.holds(device.id())) {
-      log.warn("device {}: lease lost; another sender took the device over", device.id());
-      holdsLease = false;
+      leaseLostSeen = true; // the loop lets the device go
       return;
     }
     windowFromHandOvers = false;

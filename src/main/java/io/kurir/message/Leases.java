@@ -78,14 +78,20 @@ final class Leases {
             });
   }
 
-  /** Extends every lease this owner holds; returns how many it holds. */
+  /**
+   * Extends every lease this owner holds that has not run out; returns how many. One that ran out
+   * stays run out, even if nobody took it yet: another node may be taking it now, so this owner
+   * takes it again like any other ({@link #acquire}).
+   */
   int renewAll(Instant now) {
     return db.writes()
         .write(
             h ->
-                h.createUpdate("UPDATE device_lease SET expires_at = ? WHERE owner = ?")
+                h.createUpdate(
+                        "UPDATE device_lease SET expires_at = ? WHERE owner = ? AND expires_at >= ?")
                     .bind(0, now.plus(ttl).toEpochMilli())
                     .bind(1, owner)
+                    .bind(2, now.toEpochMilli())
                     .execute());
   }
 
@@ -113,8 +119,8 @@ final class Leases {
   }
 
   /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */
-  void release(long deviceId) {
-    db.writes()
+  java.util.concurrent.CompletableFuture<Integer> release(long deviceId) {
+    return db.writes()
         .submit(
             h ->
                 h.createUpdate("DELETE FROM device_lease WHERE device_id = ? AND owner = ?")

@@ -715,6 +715,27 @@ final class MessageStore {
   }
 
   /**
+   * {@link #unclaim} by a sender that lost its lease: only while {@code owner} is still the lease's
+   * owner in the table. Once another node has taken the lease, the message is that node's to
+   * recover (the crash rule), and giving it back here could race its new sender.
+   */
+  CompletableFuture<Boolean> unclaimAsOwner(long id, Instant notBefore, String owner) {
+    return db.writes()
+        .submit(
+            h ->
+                h.createUpdate(
+                            "UPDATE message SET state = 'pending', attempts = attempts - 1,"
+                                + " not_before = ? WHERE id = ? AND state = 'sending'"
+                                + " AND EXISTS (SELECT 1 FROM device_lease l"
+                                + " WHERE l.device_id = message.device_id AND l.owner = ?)")
+                        .bind(0, notBefore.toEpochMilli())
+                        .bind(1, id)
+                        .bind(2, owner)
+                        .execute()
+                    > 0);
+  }
+
+  /**
    * Fails pending messages that were never handed to the driver, in one commit; returns those it
    * failed (a message already {@code sending} is in the driver's hands and is left alone).
    */

@@ -7,6 +7,7 @@ import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.NodeSignals;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import java.sql.SQLException;
@@ -60,6 +61,9 @@ public final class Messages implements AutoCloseable {
   /** How long an accept waits for its commit: past the 15 s every client gives up anyway. */
   private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(14);
 
+  /** How long a stop waits for its leases' release before it tells the other nodes anyway. */
+  private static final Duration RELEASE_GRACE = Duration.ofSeconds(5);
+
   /** How long a stop waits for sends in progress. */
   private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
@@ -74,11 +78,9 @@ public final class Messages implements AutoCloseable {
   private final Leases leases;
   private final IdempotentSends idempotent;
   private final Map<Long, DeviceSender> senders = new ConcurrentHashMap<>();
-  private final Thread leaseKeeper;
+  private final DeviceOwnership ownership;
+  private final NodeSignals signals;
   private volatile boolean closed;
-
-  /** How long a device's lease lasts without renewal: another node waits this long to take over. */
-  static final Duration LEASE_TTL = Duration.ofSeconds(30);
 
   /** Receipts for network ids no message took are kept this long. */
   private static final Duration KEEP_EARLY_RECEIPTS = Duration.ofDays(1);
@@ -104,11 +106,29 @@ public final class Messages implements AutoCloseable {
     this.tenants = tenants;
     this.attempts = new Attempts(store, outcomes, clock, retries);
     this.media = media;
-    this.leases = new Leases(db, nodeName, LEASE_TTL);
+    this.leases = new Leases(db, nodeName, DeviceOwnership.LEASE_TTL);
+    this.signals = db.signals();
+    this.ownership =
+        new DeviceOwnership(
+            db,
+            leases,
+            clock,
+            new DeviceOwnership.Senders() {
+              @Override
+              public Map<Long, DeviceSender> all() {
+                return senders;
+              }
+
+              @Override
+              public Optional<DeviceSender> start(long deviceId) {
+                return closed ? Optional.empty() : senderOf(deviceId);
+              }
+            },
+            () -> store.pruneEarlyReceipts(clock.instant().minus(KEEP_EARLY_RECEIPTS)));
+    outcomes.tellElsewhere(id -> signals.publish(NodeSignals.Topic.OUTCOME, id));
     ids.continueAfter(store.maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
-    this.leaseKeeper = Thread.ofVirtual().name("lease-keeper").unstarted(this::keepLeases);
   }
 
   /**
@@ -117,6 +137,7 @@ public final class Messages implements AutoCloseable {
    * that is switched on (its driver attaches it), and the loop that renews leases.
    */
   public void resume() {
+    startOwnership();
     List<Long> devices = store.devicesWithWork();
     for (long deviceId : devices) {
       senderOf(deviceId);
@@ -131,24 +152,65 @@ public final class Messages implements AutoCloseable {
         senderOf(d.id());
       }
     }
-    leaseKeeper.start();
+  }
+
+  private final java.util.concurrent.atomic.AtomicBoolean ownershipStarted =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Listens to the other nodes and starts the leases' upkeep: this node's own leases, and its share
+   * of free ones, are offered first.
+   */
+  private void startOwnership() {
+    if (ownershipStarted.compareAndSet(false, true)) {
+      listenToOtherNodes();
+    }
+    ownership.start();
   }
 
   /**
-   * Renews this node's leases until closed; a lease it could not renew is taken back by its sender.
+   * What other nodes on the database signal: work for a device this node sends for, the outcome of
+   * a sync message a caller here waits for, a device changed there.
    */
-  private void keepLeases() {
-    Duration every = LEASE_TTL.dividedBy(3);
-    while (!closed) {
-      try {
-        Thread.sleep(every);
-        leases.renewAll(clock.instant());
-        store.pruneEarlyReceipts(clock.instant().minus(KEEP_EARLY_RECEIPTS));
-      } catch (InterruptedException e) {
-        return;
-      } catch (Throwable e) { // the loop outlives any failure, or every lease would run out
-        log.error("lease renewal failed: {}", e.toString(), e);
-      }
+  private void listenToOtherNodes() {
+    signals.subscribe(
+        NodeSignals.Topic.WORK,
+        deviceId -> {
+          DeviceSender s = senders.get(deviceId);
+          if (s != null && s.holdsLease()) {
+            s.wake();
+          }
+        });
+    signals.subscribe(
+        NodeSignals.Topic.OUTCOME,
+        messageId -> {
+          if (outcomes.isExpected(messageId)) {
+            store
+                .find(messageId)
+                .flatMap(Messages::finalResult)
+                .ifPresent(r -> outcomes.report(messageId, r));
+          }
+        });
+    signals.subscribe(
+        NodeSignals.Topic.DEVICE,
+        deviceId -> {
+          try {
+            deviceChangedHere(tenants.device(deviceId));
+          } catch (RuntimeException e) { // deleted meanwhile: its sender finds out itself
+            log.debug("device {} changed elsewhere: {}", deviceId, e.toString());
+          }
+        });
+  }
+
+  /**
+   * Wakes the device's sender for messages just committed; when another node sends for the device,
+   * that node is told instead.
+   */
+  private void wakeSender(DeviceSender sender, boolean sync) {
+    if (sender.holdsLease() || !signals.shared()) {
+      sender.wake(sync);
+    } else {
+      signals.publish(NodeSignals.Topic.WORK, sender.deviceId());
     }
   }
 
@@ -202,7 +264,7 @@ public final class Messages implements AutoCloseable {
                   .thenApply(
                       done -> {
                         if (done) {
-                          sender.wake(request.sync());
+                          wakeSender(sender, request.sync());
                         }
                         return done;
                       }),
@@ -367,7 +429,7 @@ public final class Messages implements AutoCloseable {
                 .insertGuarded(messages, guards)
                 .thenApply(
                     done -> {
-                      sendersOf.values().forEach(DeviceSender::wake);
+                      sendersOf.values().forEach(s -> wakeSender(s, true));
                       return done;
                     }),
             messages,
@@ -585,6 +647,9 @@ public final class Messages implements AutoCloseable {
     if (existing != null) {
       return existing;
     }
+    if (!closed) {
+      startOwnership(); // on the first sender, if resume() has not started it yet
+    }
     synchronized (senders) { // no new sender once close() has begun
       if (closed) {
         throw new SendRefused(SendRefused.Reason.STOPPING, "the gateway is stopping");
@@ -604,6 +669,7 @@ public final class Messages implements AutoCloseable {
                     drivers.of(device),
                     store,
                     leases,
+                    ownership,
                     attempts,
                     outcomes,
                     media,
@@ -689,8 +755,16 @@ public final class Messages implements AutoCloseable {
                     "device {}: outcome of message {} ignored: not sending", deviceId, messageId));
   }
 
-  /** A device was switched off or on: its sender detaches it, or takes it up again. */
+  /**
+   * A device was switched off or on: its sender detaches it, or takes it up again; the other nodes
+   * are told.
+   */
   public void deviceChanged(Device device) {
+    deviceChangedHere(device);
+    signals.publish(NodeSignals.Topic.DEVICE, device.id());
+  }
+
+  private void deviceChangedHere(Device device) {
     DeviceSender s = senders.get(device.id());
     if (s != null) {
       s.deviceChanged(device);
@@ -718,9 +792,21 @@ public final class Messages implements AutoCloseable {
     synchronized (senders) {
       closed = true;
     }
-    leaseKeeper.interrupt();
     senders.values().forEach(DeviceSender::requestStop);
     Instant deadline = Instant.now().plus(SHUTDOWN_GRACE);
     senders.values().forEach(s -> s.awaitStop(deadline));
+    // The other nodes are told once the leases are released, so that they take them at once.
+    Instant releasedBy = Instant.now().plus(RELEASE_GRACE);
+    for (DeviceSender s : senders.values()) {
+      try {
+        s.released()
+            .get(
+                Math.max(1, Duration.between(Instant.now(), releasedBy).toMillis()),
+                TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        break; // the database is slow or gone: the leases run out instead
+      }
+    }
+    ownership.close(); // the leases are released: the other nodes are told to take them now
   }
 }

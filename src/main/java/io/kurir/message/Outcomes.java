@@ -11,6 +11,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Outcomes {
   private final Map<Long, CompletableFuture<SendResult>> waiting = new ConcurrentHashMap<>();
+  private volatile java.util.function.LongConsumer elsewhere = id -> {};
+
+  /** Who hears of a sync message's outcome that no caller here waits for (another node's). */
+  void tellElsewhere(java.util.function.LongConsumer elsewhere) {
+    this.elsewhere = elsewhere;
+  }
+
+  /** Whether a caller here waits for the message. */
+  boolean isExpected(long messageId) {
+    return waiting.containsKey(messageId);
+  }
 
   /** Registers a sync message before it can be sent. */
   void expect(long messageId) {
@@ -29,6 +40,19 @@ final class Outcomes {
     CompletableFuture<SendResult> f = waiting.get(messageId);
     if (f != null) {
       f.complete(result);
+    }
+  }
+
+  /**
+   * {@link #report} of a sync message's committed outcome; when no caller here waits for it, its
+   * caller may wait on another node, which is told.
+   */
+  void reportSync(long messageId, SendResult result) {
+    CompletableFuture<SendResult> f = waiting.get(messageId);
+    if (f != null) {
+      f.complete(result);
+    } else {
+      elsewhere.accept(messageId);
     }
   }
 

@@ -15,12 +15,14 @@ public final class Database implements AutoCloseable {
   private final Jdbi jdbi;
   private final Dialect dialect;
   private final WriteQueue writes;
+  private final NodeSignals signals;
 
-  private Database(HikariDataSource pool, Dialect dialect) {
+  private Database(HikariDataSource pool, Dialect dialect, DatabaseLocation location) {
     this.pool = pool;
     this.dialect = dialect;
     this.jdbi = Jdbi.create(pool);
     this.writes = new WriteQueue(jdbi, dialect);
+    this.signals = NodeSignals.forLocation(location, dialect);
   }
 
   /** Opens the database at {@code jdbcUrl}, creating a SQLite file and its folder when needed. */
@@ -52,7 +54,7 @@ public final class Database implements AutoCloseable {
       pool.close();
       throw e;
     }
-    return new Database(pool, dialect);
+    return new Database(pool, dialect, location);
   }
 
   private static String rootMessage(Throwable e) {
@@ -85,8 +87,25 @@ public final class Database implements AutoCloseable {
     return dialect;
   }
 
+  /** Hints to and from the other nodes on this database (none on SQLite). */
+  public NodeSignals signals() {
+    return signals;
+  }
+
+  /**
+   * How many gateways run on this database now: on PostgreSQL, the nodes holding their {@link
+   * InstanceLock} (a node that dies loses it with its connection); on SQLite, one. At least one.
+   */
+  public int liveNodes() {
+    if (dialect.singleWriter()) {
+      return 1;
+    }
+    return Math.max(1, jdbi.withHandle(InstanceLock::liveNodes));
+  }
+
   @Override
   public void close() {
+    signals.close();
     writes.close();
     pool.close();
   }

@@ -74,6 +74,20 @@ public final class InstanceLock implements AutoCloseable {
     }
   }
 
+  /**
+   * How many nodes hold their advisory lock on this PostgreSQL database: the gateways running on it
+   * now. A node killed loses its lock as soon as the server sees its connection end.
+   */
+  static int liveNodes(org.jdbi.v3.core.Handle h) {
+    return h.createQuery(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid = :key AND objsubid = 2"
+                + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+        .bind("key", ADVISORY_KEY)
+        .mapTo(Integer.class)
+        .one();
+  }
+
   /** Locks the SQLite database of {@code jdbcUrl}, or says which gateway holds it. */
   public static InstanceLock acquire(String jdbcUrl) {
     String file = jdbcUrl.substring("jdbc:sqlite:".length());

@@ -100,7 +100,37 @@ public final class SandboxDriverFactory implements DriverFactory {
                 s.duration("delivery-after"),
                 s.duration("read-after"),
                 s.bool("deduplicate"));
+    if (s.bool("deduplicate") && context.sessions().sharedBetweenNodes()) {
+      network.shareDeduplication(new SharedFirstSends(context.sessions(), context.clock()));
+    }
     return new SandboxDriver(network, true, s.bool("api"));
+  }
+
+  /**
+   * The sandbox's received message ids in the database that several gateways share, kept a day (a
+   * take-over comes within seconds); the old ones are removed every few thousand sends.
+   */
+  private static final class SharedFirstSends implements SandboxNetwork.FirstSends {
+    private static final String PREFIX = "received:";
+    private static final java.time.Duration KEEP = java.time.Duration.ofDays(1);
+    private static final int PRUNE_EVERY = 5_000;
+    private final io.kurir.driver.DeviceSessionStore store;
+    private final java.time.Clock clock;
+    private final java.util.concurrent.atomic.AtomicInteger sends =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    SharedFirstSends(io.kurir.driver.DeviceSessionStore store, java.time.Clock clock) {
+      this.store = store;
+      this.clock = clock;
+    }
+
+    @Override
+    public String firstNetworkId(long deviceId, long messageId, String networkId) {
+      if (sends.incrementAndGet() % PRUNE_EVERY == 0) {
+        store.removeOlderThan(PREFIX, clock.instant().minus(KEEP));
+      }
+      return store.putIfAbsent(deviceId, PREFIX + messageId, networkId);
+    }
   }
 
   @Override

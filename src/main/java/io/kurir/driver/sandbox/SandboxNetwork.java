@@ -581,6 +581,25 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   /** Whether this network takes a second send of the same Kurir message id as the first. */
+  /**
+   * Where the gateways that share a database record which message ids the network has received:
+   * with several nodes, a message sent again by the node that took a device over is still
+   * recognised.
+   */
+  public interface FirstSends {
+    /**
+     * Records {@code networkId} for {@code messageId} unless one is recorded; returns the one kept.
+     */
+    String firstNetworkId(long deviceId, long messageId, String networkId);
+  }
+
+  private volatile FirstSends firstSends; // null: this network's own memory only
+
+  /** De-duplicates across every gateway that records its sends in {@code firstSends}. */
+  public void shareDeduplication(FirstSends firstSends) {
+    this.firstSends = firstSends;
+  }
+
   boolean deduplicates() {
     return deduplicates;
   }
@@ -688,7 +707,23 @@ public final class SandboxNetwork implements AutoCloseable {
       mediaName = a.name();
       mediaType = a.mimeType();
     }
-    String networkId;
+    String networkId = null;
+    FirstSends shared = firstSends;
+    if (deduplicates && shared != null) {
+      // Several gateways, one network: the first node to send a message id decides its network
+      // id, in the database they share; a node taking over a device sends nothing twice.
+      String mine = "SBX" + run + "-m" + message.id();
+      String first;
+      try {
+        first = shared.firstNetworkId(deviceId, message.id(), mine);
+      } catch (RuntimeException e) {
+        return new SendOutcome.Failed("the sandbox network could not record the message: " + e);
+      }
+      if (!first.equals(mine)) {
+        return SendOutcome.Sent.of(first, now);
+      }
+      networkId = mine;
+    }
     changes.lock();
     try {
       // With de-duplication, Kurir's message id is the idempotency key: a resend after a crash is
@@ -696,7 +731,9 @@ public final class SandboxNetwork implements AutoCloseable {
       if (deduplicates && remembered.containsKey(message.id())) {
         return SendOutcome.Sent.of(remembered.get(message.id()), now);
       }
-      networkId = "SBX" + run + "-" + nextNetworkId();
+      if (networkId == null) {
+        networkId = "SBX" + run + "-" + nextNetworkId();
+      }
       List<ObjectNode> records = new ArrayList<>();
       for (int i = 0; i < recipients.size(); i++) {
         ObjectNode r =

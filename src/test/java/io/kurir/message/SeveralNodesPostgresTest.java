@@ -1,0 +1,148 @@
+package io.kurir.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.store.Database;
+import io.kurir.store.InstanceLock;
+import io.kurir.tenant.Device;
+import io.kurir.testing.CoreNode;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.OnPostgreSQL;
+import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.TestDatabases;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several nodes on one PostgreSQL database, in one JVM: each holds its node's instance lock (so
+ * that the others count it as live), and they share the devices through their leases.
+ */
+@OnPostgreSQL
+class SeveralNodesPostgresTest {
+  @TempDir Path dir;
+
+  private static Map<Long, String> owners(Database db) {
+    return db
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT device_id, owner FROM device_lease")
+                    .map((rs, ctx) -> Map.entry(rs.getLong(1), rs.getString(2)))
+                    .list())
+        .stream()
+        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+  }
+
+  private static long held(Database db, String owner, List<Device> devices) {
+    Map<Long, String> owners = owners(db);
+    return devices.stream().filter(d -> owner.equals(owners.get(d.id()))).count();
+  }
+
+  private InstanceLock lock(int node) {
+    return Database.lockInstance(TestDatabases.at(dir.resolve("k.db")), node);
+  }
+
+  @Test
+  void aJoiningNodeGetsItsShareAndAStoppingNodeHandsItsDevicesOverAtOnce() {
+    Path file = dir.resolve("k.db");
+    Clock clock = Clock.systemUTC();
+    try (InstanceLock lockA = lock(1);
+        CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
+      List<Device> devices = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        Device d = a.newDevice("+62811000090" + i);
+        devices.add(d);
+        a.send(d, "+6281234579000", "warm " + i); // starts its sender on A
+      }
+      Eventually.until("A holds all four", () -> held(a.db(), "node-1", devices) == 4);
+
+      InstanceLock lockB = lock(2);
+      CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true));
+      try {
+        b.messages().resume();
+        Eventually.until(
+            "B takes its share, A hands it over",
+            Duration.ofSeconds(10),
+            () -> held(a.db(), "node-1", devices) == 2 && held(a.db(), "node-2", devices) == 2);
+
+        // Every device sends, whichever node accepted the message and whichever holds it.
+        List<Message> viaA = new ArrayList<>();
+        List<Message> viaB = new ArrayList<>();
+        for (Device d : devices) {
+          viaA.add(a.send(d, "+6281234579001", "via A"));
+          viaB.add(b.send(d, "+6281234579002", "via B"));
+        }
+        Instant sentFrom = Instant.now();
+        Eventually.until(
+            "every message sent by its device's holder",
+            Duration.ofSeconds(5),
+            () ->
+                viaA.stream()
+                        .allMatch(
+                            m -> a.stateOf(a.tenants().device(m.deviceId()), m.id()).wentOut())
+                    && viaB.stream()
+                        .allMatch(
+                            m -> a.stateOf(a.tenants().device(m.deviceId()), m.id()).wentOut()));
+        assertThat(Duration.between(sentFrom, Instant.now()))
+            .as("a message accepted on the node that does not hold the device: the holder is told")
+            .isLessThan(Duration.ofSeconds(3));
+        assertThat(a.driver().sentIds().size() + b.driver().sentIds().size())
+            .as("each message sent once, by one node")
+            .isEqualTo(12);
+      } finally {
+        Instant stopped = Instant.now();
+        b.close();
+        lockB.close();
+        Eventually.until(
+            "A takes B's devices once B stopped",
+            Duration.ofSeconds(5),
+            () -> held(a.db(), "node-1", devices) == 4);
+        assertThat(Duration.between(stopped, Instant.now()))
+            .as("a clean stop hands over at once, not after the lease time")
+            .isLessThan(DeviceOwnership.LEASE_TTL.dividedBy(3));
+      }
+    }
+  }
+
+  @Test
+  void aSyncCallerOnOneNodeGetsTheOutcomeOfASendMadeByAnother() {
+    Path file = dir.resolve("k.db");
+    Clock clock = Clock.systemUTC();
+    try (InstanceLock lockA = lock(1);
+        CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
+      Device device = a.newDevice("+6281100009101");
+      Message warm = a.send(device, "+6281234579100", "warm");
+      Eventually.until("A sends", () -> a.stateOf(device, warm.id()).wentOut());
+      try (InstanceLock lockB = lock(2);
+          CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
+        Instant started = Instant.now();
+        Message sync =
+            b.messages()
+                .accept(
+                    device,
+                    new SendRequest(
+                        List.of(Recipient.number("+6281234579101")),
+                        "text",
+                        "wait for me",
+                        "test",
+                        true,
+                        false,
+                        Duration.ZERO))
+                .getFirst();
+        SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(10), started);
+        assertThat(result).isEqualTo(SendResult.SENT);
+        assertThat(a.driver().sentIds()).contains(sync.id());
+        assertThat(b.driver().sentIds()).doesNotContain(sync.id());
+        assertThat(Duration.between(started, Instant.now())).isLessThan(Duration.ofSeconds(3));
+      }
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.kurir.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.Kurir;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java … io.kurir.Kurir serve} on the test's class path, in a process of its own, its output
+ * kept in {@code <dir>/<name>.log}: for tests that kill a gateway with {@code kill -9} or run
+ * several. Started once it says where it listens.
+ */
+public final class ServeProcess {
+  private final Process process;
+  private final String url;
+
+  private ServeProcess(Process process, String url) {
+    this.process = process;
+    this.url = url;
+  }
+
+  /**
+   * Starts {@code serve} with {@code flags} (after {@code --server.host=127.0.0.1}) in {@code dir}.
+   */
+  public static ServeProcess start(Path dir, String name, List<String> flags) throws IOException {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java.toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", // starts sooner; the machine has two cores for all of us
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Kurir.class.getName(),
+                "serve",
+                "--server.host=127.0.0.1"));
+    command.addAll(flags);
+    ProcessBuilder b = new ProcessBuilder(command).directory(dir.toFile());
+    b.environment().keySet().removeIf(k -> k.startsWith("KURIR_")); // only the flags count
+    b.redirectErrorStream(true);
+    Process p = b.start();
+    CompletableFuture<String> url = new CompletableFuture<>();
+    Path log = dir.resolve(name + ".log");
+    Thread.ofPlatform()
+        .daemon()
+        .name(name + "-output")
+        .start(
+            () -> {
+              try (BufferedReader in =
+                      new BufferedReader(
+                          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                  PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                  out.println(line);
+                  out.flush();
+                  if (line.startsWith("Kurir is listening on ")) {
+                    url.complete(line.substring("Kurir is listening on ".length()).strip());
+                  }
+                }
+              } catch (IOException e) {
+                // the process is gone
+              } finally {
+                url.completeExceptionally(new IllegalStateException("the gateway ended"));
+              }
+            });
+    try {
+      return new ServeProcess(p, url.get(60, TimeUnit.SECONDS));
+    } catch (Exception e) {
+      p.destroyForcibly();
+      throw new AssertionError(name + " did not start: " + e + "\n" + Files.readString(log), e);
+    }
+  }
+
+  public Process process() {
+    return process;
+  }
+
+  /** Where it listens, {@code http://127.0.0.1:<port>}. */
+  public String url() {
+    return url;
+  }
+
+  /** {@code kill -9}: {@link Process#destroyForcibly} sends SIGKILL on Linux. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as("killed by SIGKILL (128 + 9)").isEqualTo(137);
+  }
+
+  /** A clean stop: SIGTERM, and the gateway's shutdown hook closes it in order. */
+  public void stop() throws InterruptedException {
+    process.destroy();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s").isTrue();
+    assertThat(process.exitValue()).as("ended by SIGTERM (128 + 15)").isEqualTo(143);
+  }
+}
