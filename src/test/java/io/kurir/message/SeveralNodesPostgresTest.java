@@ -145,4 +145,45 @@ class SeveralNodesPostgresTest {
       }
     }
   }
+
+  @Test
+  void aLeaseThatMovedIsLetGoAndARestartedNodeTakesItsOwnBackAtOnce() {
+    Path file = dir.resolve("k.db");
+    Clock clock = Clock.systemUTC();
+    ScriptedDriver driverA = new ScriptedDriver("scripted", true);
+    ScriptedDriver driverB = new ScriptedDriver("scripted", true);
+    try (InstanceLock lockB = lock(2);
+        CoreNode b = CoreNode.start(file, 2, clock, driverB)) {
+      Device device = b.newDevice("+6281100009201");
+      Message warm = b.send(device, "+6281234579200", "warm");
+      Eventually.until("B sends", () -> b.stateOf(device, warm.id()).wentOut());
+
+      // Node 1 held the device before it was cut off, and its lease has not run out: the table
+      // gives it to node 1, so B, which thought it held it, stops sending for it.
+      b.db()
+          .writes()
+          .write(
+              h ->
+                  h.execute(
+                      "UPDATE device_lease SET owner = 'node-1' WHERE device_id = ?", device.id()));
+      Eventually.until(
+          "B lets the device go", () -> driverB.events().contains("detach " + device.id()));
+
+      try (InstanceLock lockA = lock(1);
+          CoreNode a = CoreNode.start(file, 1, clock, driverA)) {
+        Instant restarted = Instant.now();
+        a.messages().resume();
+        Eventually.until(
+            "node 1 takes its own lease back",
+            Duration.ofSeconds(5),
+            () -> driverA.events().contains("attach " + device.id()));
+        assertThat(Duration.between(restarted, Instant.now()))
+            .as("at once, not after the lease time")
+            .isLessThan(Duration.ofSeconds(3));
+        Message after = b.send(device, "+6281234579201", "after");
+        Eventually.until("sent by node 1", () -> driverA.sentIds().contains(after.id()));
+        assertThat(driverB.sentIds()).doesNotContain(after.id());
+      }
+    }
+  }
 }
