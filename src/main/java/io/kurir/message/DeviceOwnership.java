@@ -96,6 +96,7 @@ final class DeviceOwnership implements AutoCloseable {
   // taken at the next look whatever the share.
   private volatile boolean nodeStopped;
   private long handOffPausedUntilNanos = System.nanoTime(); // watcher-only
+  private long lastReported = -1; // watcher-only
   private volatile boolean closed;
   private Thread renewer;
   private Thread watcher;
@@ -271,9 +272,27 @@ final class DeviceOwnership implements AutoCloseable {
         senders.start(deviceId).ifPresent(DeviceSender::wake);
       }
     }
+    reportShare(mine, rows.size(), live);
     boolean noneFree = takeable.isEmpty(); // a device given up earlier has been taken
     if (live > 1 && held.size() > share && noneFree && nowNanos - handOffPausedUntilNanos > 0) {
       handOverExcess(mine, held, held.size() - share);
+    }
+  }
+
+  /**
+   * Says in the log when the number of devices this node sends for changes: an operator (or the
+   * two-node demo) watches the nodes share the work and one take over.
+   */
+  private void reportShare(Map<Long, DeviceSender> mine, int devices, int live) {
+    long holding = mine.values().stream().filter(DeviceSender::holdsLease).count();
+    if (holding != lastReported) {
+      lastReported = holding;
+      log.info(
+          "{}: sends for {} of {} device(s); {} node(s) live on the database",
+          leases.owner(),
+          holding,
+          devices,
+          live);
     }
   }
 

@@ -554,6 +554,7 @@ final class DeviceSender {
       return;
     }
     ownership.took(device.id());
+    capDay = null; // the day's sends are counted again: another node may have sent some
     // Held for sending only once attached and recovered: a driver that cannot attach the device
     // now (its engine is unreachable) is asked again after the error pause, and what a crash left
     // "sending" is not skipped.
