@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
@@ -12,7 +13,9 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.OnPostgreSQL;
 import io.kurir.testing.ServeProcess;
 import io.kurir.testing.TestDatabases;
+import io.kurir.testing.TestFiles;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,8 +93,21 @@ class FailoverPostgresTest {
       nodes.add(node);
     }
     phases.add("started " + millisSince(began));
+    // Images by URL too (ANSWERS: media across nodes): fetched by the device's holder, kept where
+    // every node reads them.
+    HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    files.createContext(
+        "/logo.png",
+        exchange -> {
+          exchange.getResponseHeaders().add("Content-Type", "image/png");
+          exchange.sendResponseHeaders(200, TestFiles.PNG.length);
+          try (var out = exchange.getResponseBody()) {
+            out.write(TestFiles.PNG);
+          }
+        });
+    files.start();
     try (Connection sql = DriverManager.getConnection(db.url(), db.user(), db.password());
-        Load load = new Load()) {
+        Load load = new Load("http://127.0.0.1:" + files.getAddress().getPort() + "/logo.png")) {
       Node first = nodes.getFirst();
       String license = license(load, first);
       for (int i = 0; i < DEVICES; i++) {
@@ -180,7 +196,9 @@ class FailoverPostgresTest {
           }
         }
       }
+      files.stop(0);
       assertThat(load.accepted.keySet()).isNotEmpty();
+      assertThat(load.images.get()).as("images sent by URL").isPositive();
       load.accepted.forEach(
           (id, text) -> {
             assertThat(states.get(id))
@@ -189,9 +207,10 @@ class FailoverPostgresTest {
             assertThat(arrivals.getOrDefault(id, 0)).as("arrivals of message %d", id).isEqualTo(1);
           });
       System.out.printf(
-          "failover test: %d accepted, %d stored, %d requests cut off, sends resumed %d ms after"
+          "failover test: %d accepted (%d images), %d stored, %d requests cut off, sends resumed %d ms after"
               + " kill -9, %d ms after a clean stop; phases (ms) %s%n",
           load.accepted.size(),
+          load.images.get(),
           states.size(),
           load.cutOff.get(),
           resumedAfter,
@@ -296,6 +315,7 @@ class FailoverPostgresTest {
                   "--database.user=" + db.user(),
                   "--database.password=" + db.password(),
                   "--admin.token=" + ADMIN_TOKEN,
+                  "--media.allow-private-addresses=true", // the test's image server is on loopback
                   "--drivers.sandbox.api=true",
                   "--drivers.sandbox.deduplicate=true",
                   "--drivers.sandbox.delivery-after=300ms",
@@ -332,8 +352,14 @@ class FailoverPostgresTest {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();
+    final AtomicInteger images = new AtomicInteger();
+    private final String imageUrl;
     private final List<Thread> clients = new ArrayList<>();
     private volatile boolean running = true;
+
+    Load(String imageUrl) {
+      this.imageUrl = imageUrl;
+    }
 
     void start() {
       for (int i = 0; i < CLIENTS; i++) {
@@ -360,12 +386,21 @@ class FailoverPostgresTest {
         String key = keys.get((client * 5 + n) % keys.size());
         String text = "failover c" + client + " m" + n;
         String to = String.format("+628129900%04d", (client * 7 + n) % 40);
+        boolean image = n % 20 == 0;
         String body =
-            "{\"key\":\"" + key + "\",\"phone_no\":\"" + to + "\",\"message\":\"" + text + "\"}";
+            "{\"key\":\""
+                + key
+                + "\",\"phone_no\":\""
+                + to
+                + "\",\"message\":\""
+                + text
+                + (image ? "\",\"url\":\"" + imageUrl : "")
+                + "\"}";
+        String path = image ? "/api/async_send_image_url" : "/api/async_send_message";
         try {
           HttpResponse<String> r =
               http.send(
-                  HttpRequest.newBuilder(URI.create(base + "/api/async_send_message"))
+                  HttpRequest.newBuilder(URI.create(base + path))
                       .timeout(Duration.ofSeconds(15))
                       .header("Content-Type", "application/json")
                       .POST(HttpRequest.BodyPublishers.ofString(body))
@@ -373,6 +408,9 @@ class FailoverPostgresTest {
                   HttpResponse.BodyHandlers.ofString());
           if (r.statusCode() == 200 && r.body().matches("\\d+")) {
             accepted.put(Long.parseLong(r.body()), text);
+            if (image) {
+              images.incrementAndGet();
+            }
           }
         } catch (IOException e) {
           cutOff.incrementAndGet();
