@@ -119,7 +119,12 @@ final class DeviceOwnership implements AutoCloseable {
       return;
     }
     renewer = Thread.ofVirtual().name("lease-renewer").unstarted(this::renewLoop);
-    look();
+    renewedNanos = System.nanoTime(); // the leases are renewed from now on
+    try {
+      look();
+    } catch (RuntimeException e) { // the watcher looks again in a second
+      log.warn("lease watch failed: {}", e.toString());
+    }
     db.signals()
         .subscribe(
             NodeSignals.Topic.LEASES,
@@ -236,13 +241,15 @@ final class DeviceOwnership implements AutoCloseable {
       boolean expired = l.owner() == null || l.expiresAt() < now;
       DeviceSender s = mine.get(l.deviceId());
       boolean holding = s != null && s.holdsLease();
-      if (own && !expired) {
+      if (own && (!expired || holding)) {
+        // Held, also when it looks run out: this node's renewals say whether it may send
+        // (leasesFresh), and another node that takes it over changes its owner first.
         held.add(l.deviceId());
         if (!holding) {
           ownFromBefore.add(l.deviceId()); // this node's earlier run: taken back at once
         }
-      } else if (holdingBefore.contains(l.deviceId())) {
-        s.leaseLost(); // it expired or moved while this node was cut off: it must not send
+      } else if (!own && holdingBefore.contains(l.deviceId())) {
+        s.leaseLost(); // another node took it while this one was cut off: it must not send
       } else if (expired && !holding) {
         takeable.add(l.deviceId());
       }
