@@ -186,4 +186,22 @@ class SeveralNodesPostgresTest {
       }
     }
   }
+
+  @Test
+  void aSecondNodeWithALiveNodeIdIsRefusedAndTheIdIsFreeAgainOnceItsNodeStops() {
+    InstanceLock first = lock(3);
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> lock(3))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("another Kurir gateway is running as node.id 3");
+      try (InstanceLock other = lock(4)) {
+        assertThat(TestDatabases.onPostgres()).isTrue(); // another id shares the database
+      }
+    } finally {
+      first.close();
+    }
+    try (InstanceLock again = lock(3)) {
+      assertThat(again).isNotNull(); // a restarted node takes its id back at once
+    }
+  }
 }
