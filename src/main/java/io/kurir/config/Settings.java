@@ -83,9 +83,6 @@ public record Settings(
       Optional<Path> keystore,
       String keystorePassword,
       int redirectPort) {
-    public static final Tls OFF =
-        new Tls(Optional.empty(), Optional.empty(), Optional.empty(), "", 0);
-
     /** Whether the gateway serves {@code https://}. */
     public boolean isOn() {
       return cert.isPresent() || keystore.isPresent();

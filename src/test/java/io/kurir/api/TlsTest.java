@@ -12,6 +12,7 @@ import io.kurir.testing.TestGateway;
 import java.io.StringWriter;
 import java.math.BigInteger;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -176,11 +177,21 @@ class TlsTest {
     assertThat(sent.statusCode()).isEqualTo(200);
     assertThat(sent.body()).as("a real sync send, answered over TLS").contains("success");
 
+    // Plain HTTP is not served on the TLS port (no redirect port is configured): the answer to
+    // a plain request is a TLS alert, not HTTP.
+    try (Socket socket = new Socket("127.0.0.1", kurir.gateway().port())) {
+      socket.setSoTimeout(5_000);
+      socket
+          .getOutputStream()
+          .write("GET /api/info HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      byte[] first = socket.getInputStream().readNBytes(5);
+      assertThat(new String(first, StandardCharsets.ISO_8859_1)).doesNotStartWith("HTTP");
+    }
     // A client that does not trust it is refused in the handshake.
     assertThatThrownBy(
             () ->
                 post(
-                    trusting(identity("RSA").certificate()),
+                    trusting(identity("EC").certificate()),
                     kurir.url("/api/send_message"),
                     sendBody(device)))
         .isInstanceOf(SSLHandshakeException.class);
@@ -239,15 +250,15 @@ class TlsTest {
 
   @Test
   void filesKurirCannotUseStopStartUpNamingTheirSetting() throws Exception {
-    Identity rsa = identity("RSA");
-    Path cert = writeCertificate(dir.resolve("cert.pem"), rsa.certificate());
-    Path key = writePkcs8Key(dir.resolve("key.pem"), rsa.key());
-    Path otherKey = writePkcs8Key(dir.resolve("other.pem"), identity("RSA").key());
+    Identity ec = identity("EC");
+    Path cert = writeCertificate(dir.resolve("cert.pem"), ec.certificate());
+    Path key = writePkcs8Key(dir.resolve("key.pem"), ec.key());
+    Path otherKey = writePkcs8Key(dir.resolve("other.pem"), identity("EC").key());
     Path garbage = Files.writeString(dir.resolve("garbage.pem"), "not a key\n");
     Path keystore = dir.resolve("store.p12");
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
-    store.setKeyEntry("k", rsa.key(), "right".toCharArray(), new Certificate[] {rsa.certificate()});
+    store.setKeyEntry("k", ec.key(), "right".toCharArray(), new Certificate[] {ec.certificate()});
     try (var out = Files.newOutputStream(keystore)) {
       store.store(out, "right".toCharArray());
     }
