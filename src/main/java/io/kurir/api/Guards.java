@@ -38,6 +38,11 @@ public final class Guards {
     countKey(ctx, "device " + device.id());
   }
 
+  /** {@link #countKey} for a request carrying {@code license}'s code or push key. */
+  public static void countKey(Context ctx, io.kurir.tenant.License license) {
+    countKey(ctx, "license " + license.id());
+  }
+
   /** The user and secret of {@code Authorization: Basic <base64(user:secret)>}, if well formed. */
   public record BasicCredentials(String user, String secret) {}
 

@@ -63,7 +63,12 @@ public final class RequestLimits {
     if (exempt.isEmpty()) {
       return false;
     }
-    Optional<InetAddress> literal = AddressRange.literal(address);
+    // An IPv6 connection's address may come bracketed, as in a URL: [::1].
+    String bare =
+        address.startsWith("[") && address.endsWith("]")
+            ? address.substring(1, address.length() - 1)
+            : address;
+    Optional<InetAddress> literal = AddressRange.literal(bare);
     return literal.isPresent()
         && exempt.stream().anyMatch(range -> AddressRange.contains(range, literal.get()));
   }

@@ -122,6 +122,13 @@ class RequestLimitsHttpTest {
         "{}",
         "Authorization",
         basic(accountPartner));
+
+    // The Account API's legacy send names its device by the license code.
+    License account = licenseOf(kurir.newDevice("+6281100000008", true));
+    assertSecondCallRefused(
+        "{\"status\":\"failed\",\"message\":\"rate_limited\"}",
+        "/v2.0/send-message",
+        "{\"license\":\"" + account.code() + "\",\"wa_number\":\"081234567890\",\"text\":\"hi\"}");
   }
 
   @Test

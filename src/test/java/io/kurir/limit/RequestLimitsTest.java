@@ -75,6 +75,7 @@ class RequestLimitsTest {
 
     assertThat(limits.isExempt("127.0.0.1")).isTrue();
     assertThat(limits.isExempt("0:0:0:0:0:0:0:1")).isTrue();
+    assertThat(limits.isExempt("[::1]")).isTrue();
     assertThat(limits.isExempt("10.1.200.3")).isTrue();
     assertThat(limits.isExempt("10.2.0.1")).isFalse();
     assertThat(limits.isExempt("not an address")).isFalse();
