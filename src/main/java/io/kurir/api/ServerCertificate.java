@@ -48,7 +48,9 @@ final class ServerCertificate {
       PrivateKey key = privateKey(tls.key().orElseThrow());
       requireMatch(key, chain.get(0));
       // Jetty takes a keystore: one in memory, under a password nobody needs to know.
-      String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+      byte[] random = new byte[16];
+      new SecureRandom().nextBytes(random);
+      String password = HexFormat.of().formatHex(random);
       try {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);

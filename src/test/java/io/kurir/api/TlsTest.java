@@ -44,6 +44,7 @@ import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcePEMEncryptorBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -255,6 +256,15 @@ class TlsTest {
     Path key = writePkcs8Key(dir.resolve("key.pem"), ec.key());
     Path otherKey = writePkcs8Key(dir.resolve("other.pem"), identity("EC").key());
     Path garbage = Files.writeString(dir.resolve("garbage.pem"), "not a key\n");
+    StringWriter encryptedPem = new StringWriter();
+    try (JcaPEMWriter writer = new JcaPEMWriter(encryptedPem)) {
+      writer.writeObject(
+          ec.key(),
+          new JcePEMEncryptorBuilder("AES-128-CBC")
+              .setProvider(new org.bouncycastle.jce.provider.BouncyCastleProvider())
+              .build("secret".toCharArray()));
+    }
+    Path encrypted = Files.writeString(dir.resolve("encrypted.pem"), encryptedPem.toString());
     Path keystore = dir.resolve("store.p12");
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
@@ -275,6 +285,10 @@ class TlsTest {
         "server.tls.key: " + garbage + " holds no PEM private key",
         "--server.tls.cert=" + cert,
         "--server.tls.key=" + garbage);
+    assertRefused(
+        "server.tls.key: " + encrypted + " is encrypted",
+        "--server.tls.cert=" + cert,
+        "--server.tls.key=" + encrypted);
     assertRefused(
         "server.tls.key: is not the private key of the certificate in server.tls.cert",
         "--server.tls.cert=" + cert,
