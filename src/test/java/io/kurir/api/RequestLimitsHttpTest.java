@@ -2,6 +2,8 @@ package io.kurir.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.Partner;
@@ -181,7 +183,10 @@ class RequestLimitsHttpTest {
     HttpResponse<String> admin =
         post("/admin/devices", "{}", forwarded, "203.0.113.7", "Authorization", "Bearer x");
     assertThat(admin.statusCode()).isEqualTo(429);
-    assertThat(admin.body()).startsWith("{\"error\":\"rate_limited\",\"message\":");
+    JsonNode adminBody = new ObjectMapper().readTree(admin.body());
+    assertThat(adminBody.get("error").asText()).isEqualTo("rate_limited");
+    assertThat(adminBody.get("message").asText())
+        .isEqualTo("this client address is over its limit of 2/h, bursts of 2");
     assertThat(post("/nowhere", "{}", forwarded, "203.0.113.7").statusCode()).isEqualTo(429);
 
     // Another client behind the same proxy has its own allowance.
