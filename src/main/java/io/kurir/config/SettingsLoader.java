@@ -203,6 +203,25 @@ public final class SettingsLoader {
     }
   }
 
+  /**
+   * Whether {@code --key} on a command line gives a setting: a key, an old name of one, a shorthand
+   * ({@code port}, {@code host}, {@code data}) or {@code config}. The command line passes such
+   * flags here and rejects other unknown ones itself.
+   */
+  public static boolean isFlag(String key) {
+    String name = alias(key);
+    return name.equals("config")
+        || ALIASES.containsKey(name)
+        || ALL.stream().anyMatch(d -> d.key().equals(name));
+  }
+
+  /** Every name {@link #isFlag} accepts but old ones: to suggest the nearest to a mistyped flag. */
+  public static List<String> flagNames() {
+    List<String> names = new ArrayList<>(List.of("port", "host", "data", "config"));
+    ALL.forEach(d -> names.add(d.key()));
+    return List.copyOf(names);
+  }
+
   private static String knownKeys() {
     return String.join(", ", ALL.stream().map(Definition::key).toList());
   }

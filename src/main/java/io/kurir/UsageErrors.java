@@ -1,0 +1,113 @@
+package io.kurir;
+
+import io.kurir.config.SettingsException;
+import io.kurir.config.SettingsLoader;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import org.apache.commons.text.similarity.LevenshteinDistance;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * How the command line answers a mistake: one line that names it (an unknown option or command with
+ * the nearest one it may have meant, among the command's options and, for the commands that take
+ * settings, every setting), a pointer to the command's help, and exit status 2; a settings problem
+ * lists each bad setting, also with status 2.
+ */
+final class UsageErrors
+    implements CommandLine.IParameterExceptionHandler, CommandLine.IExecutionExceptionHandler {
+
+  /** The exit status of a usage error, which scripts can tell from a failed operation (1). */
+  static final int USAGE = 2;
+
+  /** The commands that read settings flags (every command under them too). */
+  static final Set<String> SETTINGS_COMMANDS = Set.of("serve", "demo", "admin");
+
+  private final Invocation invocation;
+
+  UsageErrors(Invocation invocation) {
+    this.invocation = invocation;
+  }
+
+  @Override
+  public int handleParseException(ParameterException e, String[] args) {
+    CommandSpec spec = e.getCommandLine().getCommandSpec();
+    invocation.err().println(spec.qualifiedName() + ": " + describe(e, spec));
+    invocation.err().println("See '" + spec.qualifiedName() + " --help'.");
+    return USAGE;
+  }
+
+  @Override
+  public int handleExecutionException(
+      Exception e, CommandLine command, CommandLine.ParseResult parsed) throws Exception {
+    if (e instanceof SettingsException) {
+      invocation.err().println("kurir: configuration problem:");
+      e.getMessage().lines().forEach(line -> invocation.err().println("  " + line));
+      return USAGE;
+    }
+    throw e;
+  }
+
+  private static String describe(ParameterException e, CommandSpec spec) {
+    // An unknown option is named first: a required one "missing" is often the one mistyped.
+    List<String> unmatched =
+        e instanceof UnmatchedArgumentException u
+            ? u.getUnmatched()
+            : e.getCommandLine().getUnmatchedArguments();
+    if (unmatched.isEmpty()) {
+      return e.getMessage();
+    }
+    String first = unmatched.getFirst();
+    if (first.startsWith("-")) {
+      String name = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
+      return "unknown option '" + name + "'" + didYouMean(name, optionsOf(spec));
+    }
+    if (!spec.subcommands().isEmpty()) {
+      return "unknown command '" + first + "'" + didYouMean(first, spec.subcommands().keySet());
+    }
+    return "unexpected argument '" + first + "'";
+  }
+
+  /** The option names a mistyped one may have meant: the command's own, then the settings. */
+  private static List<String> optionsOf(CommandSpec spec) {
+    List<String> names = new ArrayList<>();
+    for (OptionSpec option : spec.options()) {
+      if (!option.hidden()) {
+        names.addAll(List.of(option.names()));
+      }
+    }
+    if (takesSettings(spec)) {
+      SettingsLoader.flagNames().forEach(key -> names.add("--" + key));
+    }
+    return names;
+  }
+
+  private static boolean takesSettings(CommandSpec spec) {
+    CommandSpec top = spec;
+    while (top.parent() != null && top.parent().parent() != null) {
+      top = top.parent();
+    }
+    return top.parent() != null && SETTINGS_COMMANDS.contains(top.name());
+  }
+
+  /**
+   * "; did you mean X?" with the candidate fewest edits away from {@code typed}, when it is close
+   * enough to be a typing mistake (two edits, or a third of the name for long ones); else nothing.
+   */
+  static String didYouMean(String typed, Collection<String> candidates) {
+    LevenshteinDistance distance = LevenshteinDistance.getDefaultInstance();
+    String bare = typed.replaceFirst("^-+", "");
+    int allowed = Math.max(2, bare.length() / 3);
+    return candidates.stream()
+        .min(Comparator.comparingInt(c -> distance.apply(bare, c.replaceFirst("^-+", ""))))
+        .filter(best -> distance.apply(bare, best.replaceFirst("^-+", "")) <= allowed)
+        .map(best -> "; did you mean " + best + "?")
+        .orElse("");
+  }
+}
