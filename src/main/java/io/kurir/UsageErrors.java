@@ -1,13 +1,12 @@
 package io.kurir;
 
+import io.kurir.config.NearestName;
 import io.kurir.config.SettingsException;
 import io.kurir.config.SettingsLoader;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import org.apache.commons.text.similarity.LevenshteinDistance;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -96,18 +95,8 @@ final class UsageErrors
     return top.parent() != null && SETTINGS_COMMANDS.contains(top.name());
   }
 
-  /**
-   * "; did you mean X?" with the candidate fewest edits away from {@code typed}, when it is close
-   * enough to be a typing mistake (two edits, or a third of the name for long ones); else nothing.
-   */
+  /** "; did you mean X?" with the nearest candidate, or nothing when none is near. */
   static String didYouMean(String typed, Collection<String> candidates) {
-    LevenshteinDistance distance = LevenshteinDistance.getDefaultInstance();
-    String bare = typed.replaceFirst("^-+", "");
-    int allowed = Math.max(2, bare.length() / 3);
-    return candidates.stream()
-        .min(Comparator.comparingInt(c -> distance.apply(bare, c.replaceFirst("^-+", ""))))
-        .filter(best -> distance.apply(bare, best.replaceFirst("^-+", "")) <= allowed)
-        .map(best -> "; did you mean " + best + "?")
-        .orElse("");
+    return NearestName.to(typed, candidates).map(best -> "; did you mean " + best + "?").orElse("");
   }
 }

@@ -160,7 +160,11 @@ public final class SettingsLoader {
         String key = keyOfEnv(e.getKey());
         if (key == null) {
           problems.add(
-              e.getKey() + ": unknown setting in the environment; known: " + knownEnvNames());
+              e.getKey()
+                  + ": unknown setting in the environment"
+                  + nearest(e.getKey(), ALL.stream().map(d -> envName(d.key())).toList())
+                  + "; known: "
+                  + knownEnvNames());
         } else {
           (envName(key).equals(e.getKey()) ? fromEnv : fromEnvOldNames).put(key, e.getValue());
         }
@@ -199,8 +203,19 @@ public final class SettingsLoader {
     if (ALL.stream().anyMatch(d -> d.key().equals(name))) {
       merged.put(name, value);
     } else {
-      problems.add(key + ": unknown setting " + where + "; known: " + knownKeys());
+      problems.add(
+          key
+              + ": unknown setting "
+              + where
+              + nearest(key, ALL.stream().map(Definition::key).toList())
+              + "; known: "
+              + knownKeys());
     }
+  }
+
+  /** " (did you mean X?)" with the known name nearest to {@code typed}, or nothing. */
+  private static String nearest(String typed, List<String> known) {
+    return NearestName.to(typed, known).map(name -> " (did you mean " + name + "?)").orElse("");
   }
 
   /**
