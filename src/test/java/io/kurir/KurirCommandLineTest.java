@@ -100,6 +100,12 @@ class KurirCommandLineTest {
     assertThat(stderr()).contains("unknown command 'srve'; did you mean serve?");
     assertThat(kurir("admin", "partner", "list", "--zzzzzzzz")).isEqualTo(2);
     assertThat(stderr()).contains("unknown option '--zzzzzzzz'").doesNotContain("did you mean");
+    assertThat(kurir("serve", "-x")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown option '-x'").doesNotContain("did you mean");
+    assertThat(kurir("serve", "extra")).isEqualTo(2);
+    assertThat(stderr()).contains("kurir serve: unexpected argument 'extra'");
+    assertThat(kurir("admin", "partner", "list", "--name", "x")).isEqualTo(2);
+    assertThat(stderr()).as("options belong to their command").contains("unknown option '--name'");
     assertThat(kurir("admin", "partner", "disable", "abc")).isEqualTo(2);
     assertThat(stderr()).contains("'abc' is not an id (digits)");
     assertThat(kurir("admin", "webhook", "list", "--state", "lost")).isEqualTo(2);

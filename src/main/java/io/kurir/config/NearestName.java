@@ -14,12 +14,14 @@ public final class NearestName {
 
   /**
    * The candidate fewest edits away from {@code typed}, when it is close enough to be a typing
-   * mistake (two edits, or a third of the name for long ones); empty otherwise.
+   * mistake (two edits, or a third of the name for long ones); empty otherwise, and for names
+   * shorter than three letters.
    */
   public static Optional<String> to(String typed, Collection<String> candidates) {
     LevenshteinDistance distance = LevenshteinDistance.getDefaultInstance();
     String bare = bare(typed);
-    int allowed = Math.max(2, bare.length() / 3);
+    // Every one- or two-letter name is a couple of edits from every other: no guess for those.
+    int allowed = bare.length() < 3 ? 0 : Math.max(2, bare.length() / 3);
     return candidates.stream()
         .min(Comparator.comparingInt(c -> distance.apply(bare, bare(c))))
         .filter(best -> distance.apply(bare, bare(best)) <= allowed);
