@@ -1,7 +1,7 @@
 # Kurir's container image: the release jar on a Java runtime, run as an unprivileged user, its data
 # under /var/lib/kurir. Build the jar first, then the image (docs/operations.md, "Containers"):
 #
-#   mvn -Prelease package -DskipTests      # writes target/kurir-release.jar
+#   ./kurir release          # or: mvn -Prelease package -DskipTests; writes target/kurir-release.jar
 #   docker build -t kurir .
 #
 # Settings come as KURIR_* variables (docker run -e, or compose.yaml) or as flags after the image

@@ -48,6 +48,7 @@ public final class Kurir implements Callable<Integer> {
     LAUNCHER_COMMANDS.put("bench", "run the benchmarks under bench/ (./kurir script)");
     LAUNCHER_COMMANDS.put("format", "rewrite the sources in the enforced format (./kurir script)");
     LAUNCHER_COMMANDS.put("build", "build target/run/kurir.jar (./kurir script)");
+    LAUNCHER_COMMANDS.put("release", "build target/kurir-release.jar (./kurir script)");
   }
 
   @Spec CommandSpec spec;
