@@ -17,7 +17,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * How the command line answers a mistake: one line that names it (an unknown option or command with
  * the nearest one it may have meant, among the command's options and, for the commands that take
  * settings, every setting), a pointer to the command's help, and exit status 2; a settings problem
- * lists each bad setting, also with status 2.
+ * lists each bad setting, also with status 2. Any other failure of a command is one line with
+ * status 1, never a stack trace.
  */
 final class UsageErrors
     implements CommandLine.IParameterExceptionHandler, CommandLine.IExecutionExceptionHandler {
@@ -44,13 +45,16 @@ final class UsageErrors
 
   @Override
   public int handleExecutionException(
-      Exception e, CommandLine command, CommandLine.ParseResult parsed) throws Exception {
+      Exception e, CommandLine command, CommandLine.ParseResult parsed) {
     if (e instanceof SettingsException) {
       invocation.err().println("kurir: configuration problem:");
       e.getMessage().lines().forEach(line -> invocation.err().println("  " + line));
       return USAGE;
     }
-    throw e;
+    // Not a mistake in the command: one line that says what failed (the database that cannot be
+    // reached, a folder that cannot be written), as the gateway says why it cannot start.
+    invocation.err().println(command.getCommandSpec().qualifiedName() + ": " + Kurir.describe(e));
+    return 1;
   }
 
   private static String describe(ParameterException e, CommandSpec spec) {

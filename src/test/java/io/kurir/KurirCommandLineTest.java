@@ -166,6 +166,18 @@ class KurirCommandLineTest {
   }
 
   @Test
+  void aDatabaseThatCannotBeReachedIsOneLineNotAStackTrace() {
+    // Port 1 on loopback: nothing listens there.
+    assertThat(
+            kurir("admin", "partner", "list", "--database.url=jdbc:postgresql://127.0.0.1:1/kurir"))
+        .isEqualTo(1);
+    assertThat(stderr().strip())
+        .startsWith("kurir admin partner list: cannot connect to the database")
+        .doesNotContain("\tat ")
+        .hasLineCount(1);
+  }
+
+  @Test
   void theCompletionScriptCompletesCommandsAndOptionsInBash() throws Exception {
     assertThat(kurir("completion")).isZero();
     Path script = dir.resolve("kurir-completion.bash");
