@@ -171,7 +171,11 @@ public final class SettingsLoader {
         String key = keyOfEnv(e.getKey());
         if (key == null) {
           problems.add(
-              e.getKey() + ": unknown setting in the environment; known: " + knownEnvNames());
+              e.getKey()
+                  + ": unknown setting in the environment"
+                  + nearest(e.getKey(), ALL.stream().map(d -> envName(d.key())).toList())
+                  + "; known: "
+                  + knownEnvNames());
         } else {
           (envName(key).equals(e.getKey()) ? fromEnv : fromEnvOldNames).put(key, e.getValue());
         }
@@ -210,8 +214,38 @@ public final class SettingsLoader {
     if (ALL.stream().anyMatch(d -> d.key().equals(name))) {
       merged.put(name, value);
     } else {
-      problems.add(key + ": unknown setting " + where + "; known: " + knownKeys());
+      problems.add(
+          key
+              + ": unknown setting "
+              + where
+              + nearest(key, ALL.stream().map(Definition::key).toList())
+              + "; known: "
+              + knownKeys());
     }
+  }
+
+  /** " (did you mean X?)" with the known name nearest to {@code typed}, or nothing. */
+  private static String nearest(String typed, List<String> known) {
+    return NearestName.to(typed, known).map(name -> " (did you mean " + name + "?)").orElse("");
+  }
+
+  /**
+   * Whether {@code --key} on a command line gives a setting: a key, an old name of one, a shorthand
+   * ({@code port}, {@code host}, {@code data}) or {@code config}. The command line passes such
+   * flags here and rejects other unknown ones itself.
+   */
+  public static boolean isFlag(String key) {
+    String name = alias(key);
+    return name.equals("config")
+        || ALIASES.containsKey(name)
+        || ALL.stream().anyMatch(d -> d.key().equals(name));
+  }
+
+  /** Every name {@link #isFlag} accepts but old ones: to suggest the nearest to a mistyped flag. */
+  public static List<String> flagNames() {
+    List<String> names = new ArrayList<>(List.of("port", "host", "data", "config"));
+    ALL.forEach(d -> names.add(d.key()));
+    return List.copyOf(names);
   }
 
   private static String knownKeys() {
