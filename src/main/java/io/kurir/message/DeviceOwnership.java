@@ -96,7 +96,7 @@ final class DeviceOwnership implements AutoCloseable {
   // taken at the next look whatever the share.
   private volatile boolean nodeStopped;
   private long handOffPausedUntilNanos = System.nanoTime(); // watcher-only
-  private long lastReported = -1; // watcher-only
+  private long lastReported; // watcher-only: a node that sends for nothing says nothing
   private volatile boolean closed;
   private Thread renewer;
   private Thread watcher;
@@ -121,7 +121,7 @@ final class DeviceOwnership implements AutoCloseable {
     renewer = Thread.ofVirtual().name("lease-renewer").unstarted(this::renewLoop);
     renewedNanos = System.nanoTime(); // the leases are renewed from now on
     try {
-      look();
+      look(false); // quiet: the gateway's first line says where it listens
     } catch (RuntimeException e) { // the watcher looks again in a second
       log.warn("lease watch failed: {}", e.toString());
     }
@@ -192,7 +192,7 @@ final class DeviceOwnership implements AutoCloseable {
         lookNow.tryAcquire(WATCH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
         lookNow.drainPermits();
         if (!closed) {
-          look();
+          look(true);
         }
       } catch (InterruptedException e) {
         return;
@@ -205,7 +205,7 @@ final class DeviceOwnership implements AutoCloseable {
   private record Lease(long deviceId, String owner, long expiresAt) {}
 
   /** One look at every switched-on device's lease; see the class comment. */
-  private void look() {
+  private void look(boolean report) {
     // Who held a lease before the table was read: only they can be judged to have lost it (a lease
     // taken after the read would look free in it).
     Set<Long> holdingBefore = new HashSet<>();
@@ -279,7 +279,9 @@ final class DeviceOwnership implements AutoCloseable {
         senders.start(deviceId).ifPresent(DeviceSender::wake);
       }
     }
-    reportShare(mine, rows.size(), live);
+    if (report) {
+      reportShare(mine, rows.size(), live);
+    }
     boolean noneFree = takeable.isEmpty(); // a device given up earlier has been taken
     if (live > 1 && held.size() > share && noneFree && nowNanos - handOffPausedUntilNanos > 0) {
       handOverExcess(mine, held, held.size() - share);
