@@ -76,7 +76,7 @@ public final class Bench {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
                 + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
-                + "webhooks,webhook-retries]");
+                + "webhooks,webhook-retries,postgres]");
         System.exit(2);
       }
     }
@@ -128,6 +128,13 @@ public final class Bench {
       }
       if (wanted("webhook-retries")) {
         webhooks.retries();
+      }
+    }
+    if (wanted("postgres")) {
+      // PostgreSQL beside SQLite: one node, then two nodes on one database.
+      try (NodesBench nodes =
+          new NodesBench((name, flags) -> start(name, List.of(), flags), wrk, work, duration, rows)) {
+        nodes.run();
       }
     }
     if (!wantsMain()) {
@@ -704,13 +711,13 @@ public final class Bench {
     return String.format(Locale.ROOT, "%.0f MB", bytes / (1024.0 * 1024));
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (var s = new java.net.ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  private static void log(String what) {
+  static void log(String what) {
     System.out.println("kurir bench: " + what);
   }
 
