@@ -32,6 +32,8 @@ import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.health.Health;
+import io.kurir.health.HealthRoutes;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
@@ -39,6 +41,8 @@ import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
+import io.kurir.metrics.GatewayMetrics;
+import io.kurir.metrics.MetricsEndpoint;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
 import io.kurir.schedule.ScheduleRunner;
@@ -83,6 +87,8 @@ public final class Gateway implements AutoCloseable {
   private final ScheduleRunner scheduler;
   private final MediaSweep mediaSweep;
   private final Optional<Device> demoDevice;
+  private final GatewayMetrics metrics;
+  private volatile MetricsEndpoint metricsEndpoint;
   private volatile HttpApi http;
 
   private Gateway(
@@ -105,6 +111,8 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     try {
+      this.metrics = new GatewayMetrics(db, clock);
+      db.writes().observeCommits(metrics::committed);
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
@@ -131,6 +139,7 @@ public final class Gateway implements AutoCloseable {
               settings.webhooks().retryFor(),
               settings.webhooks().timeout(),
               settings.nodeId());
+      outbox.observeAttempts(metrics::webhookAttempt);
       outbox.start();
       MessageWebhooks messageWebhooks =
           new MessageWebhooks(
@@ -152,6 +161,7 @@ public final class Gateway implements AutoCloseable {
               messageWebhooks,
               new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
+      messages.observeWith(metrics); // before any device is used: every sender reports to it
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
@@ -185,6 +195,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.nodeId(),
               settings.media().maxKb());
+      scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
@@ -258,9 +269,15 @@ public final class Gateway implements AutoCloseable {
         drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
       tables.addAll(extraRoutes);
+      tables.add(new HealthRoutes(new Health(db, drivers)));
       try {
-        this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables);
+        this.metricsEndpoint = MetricsEndpoint.start(settings, metrics);
+        tables.add(metricsEndpoint.apiPortRoutes());
+        this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables, metrics);
       } catch (RuntimeException e) {
+        if (metricsEndpoint != null) {
+          metricsEndpoint.close();
+        }
         // Nothing may be sent by a gateway that could not start (its port is taken, say).
         stopCore();
         throw e;
@@ -384,9 +401,15 @@ public final class Gateway implements AutoCloseable {
     return demoDevice;
   }
 
+  /** The port of {@code /metrics}'s own listener ({@code metrics.access=port}). */
+  public java.util.OptionalInt metricsPort() {
+    return metricsEndpoint.ownPort();
+  }
+
   @Override
   public void close() {
     http.close(); // no new requests
+    metricsEndpoint.close();
     socket.close(); // the server closed it already; this is for a server that never started
     stopCore();
   }
@@ -398,6 +421,7 @@ public final class Gateway implements AutoCloseable {
     drivers.close(); // a driver that made its network (the sandbox's) closes it
     outbox.close(); // a delivery in progress is recorded; the rest wait in the database
     db.close(); // the writer commits what it holds before closing
+    metrics.close();
     lock.close();
   }
 }

@@ -48,6 +48,7 @@ public final class Kurir {
       return;
     }
     Settings settings = SettingsLoader.load(profile, flags, System.getenv(), workDir());
+    io.kurir.logging.Logging.configure(settings.logs());
     Gateway gateway;
     try {
       gateway = Gateway.start(settings, Clock.systemUTC());

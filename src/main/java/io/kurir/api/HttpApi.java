@@ -42,6 +42,19 @@ public final class HttpApi implements AutoCloseable {
    * else; the server takes it over and closes it when it stops.
    */
   public static HttpApi start(ListeningSocket socket, long maxBodyBytes, List<RouteTable> tables) {
+    return start(socket, maxBodyBytes, tables, RequestTimer.NONE);
+  }
+
+  /** {@link #start}, telling {@code requests} of every request answered. */
+  public static HttpApi start(
+      ListeningSocket socket, long maxBodyBytes, List<RouteTable> tables, RequestTimer requests) {
+    List<Map.Entry<String, String>> familyByPrefix =
+        tables.stream()
+            .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, familyOf(t))))
+            .sorted(
+                Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
+                    .reversed())
+            .toList();
     // The longest prefix first: /v4.0/wa_partner/ is the Partner API's, not /v4.0/'s.
     List<Map.Entry<String, ErrorStyle>> byPrefix =
         tables.stream()
@@ -75,6 +88,18 @@ public final class HttpApi implements AutoCloseable {
                   });
               config.jetty.modifyServer(
                   server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
+              config.requestLogger.http(
+                  (ctx, millis) -> {
+                    String family = "other";
+                    for (Map.Entry<String, String> prefix : familyByPrefix) {
+                      if (ctx.path().startsWith(prefix.getKey())) {
+                        family = prefix.getValue();
+                        break;
+                      }
+                    }
+                    requests.served(
+                        family, routeOf(ctx), ctx.method().name(), ctx.statusCode(), millis);
+                  });
               for (RouteTable table : tables) {
                 table.addTo(config.routes);
               }
@@ -94,7 +119,8 @@ public final class HttpApi implements AutoCloseable {
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
-                    log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    // The route's template, not the path: a path may hold a key or license.
+                    log.error("{} {} failed", ctx.method(), routeOf(ctx), e);
                     styleOf(byPrefix, ctx)
                         .render(ctx, new ApiException(500, "server_error", "internal error"));
                   });
@@ -121,6 +147,21 @@ public final class HttpApi implements AutoCloseable {
             });
     app.start();
     return new HttpApi(app, tables);
+  }
+
+  /** The matched route's template ({@code /api/upload/{key}}), or {@code unmatched}. */
+  private static String routeOf(Context ctx) {
+    var endpoint = ctx.endpoints().matchedHttpEndpoint();
+    return endpoint == null ? "unmatched" : endpoint.path;
+  }
+
+  /** The family's name for metrics: {@code EcoRoutes} → {@code eco}. */
+  private static String familyOf(RouteTable table) {
+    return table
+        .getClass()
+        .getSimpleName()
+        .replaceAll("Routes$", "")
+        .toLowerCase(java.util.Locale.ROOT);
   }
 
   private static ApiException fromJavalin(HttpResponseException e) {

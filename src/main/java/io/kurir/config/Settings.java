@@ -36,6 +36,8 @@ import java.util.Optional;
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
  * @param bots how auto-replies answer
+ * @param metrics who may read {@code /metrics}, and where
+ * @param logs how the log is written
  */
 public record Settings(
     String host,
@@ -57,7 +59,32 @@ public record Settings(
     List<String> trustedProxies,
     String pushAppId,
     String publicUrl,
-    Bots bots) {
+    Bots bots,
+    Metrics metrics,
+    Logs logs) {
+
+  /**
+   * @param access who may read {@code /metrics}: nobody, Admin API callers, or anyone who reaches
+   *     its own port
+   * @param port the port of {@link MetricsAccess#PORT}, on {@code server.host}
+   */
+  public record Metrics(MetricsAccess access, int port) {}
+
+  /** Who may read {@code /metrics}. */
+  public enum MetricsAccess {
+    /** Not served: {@code /metrics} answers 404. */
+    OFF,
+    /** On the API port, behind the admin token (off while {@code admin.token} is empty). */
+    ADMIN,
+    /** Open, on a listener of its own ({@code metrics.port}), and not on the API port. */
+    PORT
+  }
+
+  /**
+   * @param format {@code text} (one line a record) or {@code json} (one JSON object a line)
+   * @param level the least severe level of Kurir's own records that is written
+   */
+  public record Logs(String format, String level) {}
 
   /**
    * @param answerInGroups whether auto-replies answer messages written in a group (into that
@@ -146,7 +173,9 @@ public record Settings(
         trustedProxies,
         pushAppId,
         publicUrl,
-        bots);
+        bots,
+        metrics,
+        logs);
   }
 
   /**

@@ -71,7 +71,11 @@ public final class SettingsLoader {
           new Definition("http.trusted-proxies", "", ""),
           new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
           new Definition("public.url", "", ""),
-          new Definition("bots.answer-in-groups", "false", "false"));
+          new Definition("bots.answer-in-groups", "false", "false"),
+          new Definition("metrics.access", "admin", "admin"),
+          new Definition("metrics.port", "9464", "9464"),
+          new Definition("log.format", "text", "text"),
+          new Definition("log.level", "info", "info"));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -354,6 +358,17 @@ public final class SettingsLoader {
           "admin.token: must be at least 16 characters long (or empty to turn the Admin API off)");
     }
     Map<String, DriverSettings> drivers = driverSections(r, profile, !adminToken.isEmpty());
+    Settings.Metrics metrics =
+        new Settings.Metrics(
+            r.oneOf("metrics.access", Settings.MetricsAccess.class),
+            r.integer("metrics.port", 1, 65535));
+    if (metrics.access() == Settings.MetricsAccess.PORT && metrics.port() == port) {
+      problems.add("metrics.port: " + port + " is server.port; metrics need a port of their own");
+    }
+    Settings.Logs logs =
+        new Settings.Logs(
+            r.word("log.format", List.of("text", "json")),
+            r.word("log.level", List.of("trace", "debug", "info", "warn", "error", "off")));
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -377,7 +392,9 @@ public final class SettingsLoader {
         trustedProxies,
         pushAppId,
         publicUrl.replaceAll("/+$", ""),
-        new Settings.Bots(r.bool("bots.answer-in-groups")));
+        new Settings.Bots(r.bool("bots.answer-in-groups")),
+        metrics,
+        logs);
   }
 
   /**
@@ -428,6 +445,25 @@ public final class SettingsLoader {
         problems.add(key + ": '" + raw + "' is not a whole number");
         return min;
       }
+    }
+
+    /** One of {@code allowed}, lower-case. */
+    String word(String key, List<String> allowed) {
+      String raw = values.get(key).trim().toLowerCase(Locale.ROOT);
+      if (!allowed.contains(raw)) {
+        problems.add(key + ": '" + raw + "' is not one of " + String.join(", ", allowed));
+        return allowed.get(0);
+      }
+      return raw;
+    }
+
+    /** A constant of {@code type}, written in lower case ({@code off} for {@code OFF}). */
+    <E extends Enum<E>> E oneOf(String key, Class<E> type) {
+      List<String> names =
+          java.util.Arrays.stream(type.getEnumConstants())
+              .map(c -> c.name().toLowerCase(Locale.ROOT))
+              .toList();
+      return Enum.valueOf(type, word(key, names).toUpperCase(Locale.ROOT));
     }
 
     boolean bool(String key) {
