@@ -106,6 +106,12 @@ class LogsTest {
     try (WebhookReceiver receiver = new WebhookReceiver();
         GatewayProcess kurir =
             GatewayProcess.demo(dir, "--log.format=json", "--admin.token=" + ADMIN_TOKEN)) {
+      // A fresh demo answers the operations endpoints too (the "done when").
+      assertThat(kurir.call("GET", "/health/live", null).body()).contains("\"up\"");
+      assertThat(kurir.call("GET", "/health/ready", null).body()).contains("\"ready\"");
+      assertThat(
+              kurir.call("GET", "/metrics", null, "Authorization", "Bearer " + ADMIN_TOKEN).body())
+          .contains("kurir_queue_messages{state=\"pending\"}");
       webhookSecret = exercise(kurir, receiver);
       Eventually.until(
           "a retry and a refused webhook in the log",

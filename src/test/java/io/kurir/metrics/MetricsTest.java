@@ -161,6 +161,20 @@ class MetricsTest {
           Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_webhook_deliveries", "state", "pending") >= 1);
       assertThat(scrape(kurir).value("kurir_webhook_deliveries", "state", "dead")).isZero();
+
+      // The dashboard in docs/ draws what a gateway serves: every name it uses is scraped.
+      String scraped = scrape(kurir).text();
+      java.util.regex.Matcher names =
+          java.util.regex.Pattern.compile("\\b(?:kurir|hikaricp|jvm|process)_[a-z_]+")
+              .matcher(java.nio.file.Files.readString(Path.of("docs/grafana-dashboard.json")));
+      int checked = 0;
+      while (names.find()) {
+        assertThat(scraped)
+            .as("the dashboard's " + names.group())
+            .containsPattern("(?m)^" + names.group() + "[{ ]");
+        checked++;
+      }
+      assertThat(checked).isGreaterThan(15);
     }
   }
 
