@@ -10,9 +10,11 @@ import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.FakeGraphApi;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,9 +83,10 @@ class LogsTest {
     return webhookSecret;
   }
 
-  private static void assertNoSecretIn(List<String> log, String webhookSecret) {
+  private static void assertNoSecretIn(List<String> log, String... moreSecrets) {
     String all = String.join("\n", log);
-    for (String secret :
+    List<String> secrets = new ArrayList<>(List.of(moreSecrets));
+    secrets.addAll(
         List.of(
             ADMIN_TOKEN,
             DemoAccount.KEY,
@@ -91,8 +94,8 @@ class LogsTest {
             DemoAccount.DEVICE_KEY,
             DemoAccount.LICENSE,
             DemoAccount.PARTNER_SECRET,
-            webhookSecret,
-            URL_TOKEN)) {
+            URL_TOKEN));
+    for (String secret : secrets) {
       assertThat(all).as("the log holds a secret").doesNotContain(secret);
     }
   }
@@ -103,9 +106,16 @@ class LogsTest {
     String webhookSecret;
     List<String> stdout;
     List<String> stderr;
+    String pushKey;
     try (WebhookReceiver receiver = new WebhookReceiver();
+        FakeGraphApi graph = new FakeGraphApi(Clock.systemUTC());
         GatewayProcess kurir =
-            GatewayProcess.demo(dir, "--log.format=json", "--admin.token=" + ADMIN_TOKEN)) {
+            GatewayProcess.demo(
+                dir,
+                "--log.format=json",
+                "--admin.token=" + ADMIN_TOKEN,
+                "--drivers.cloud.graph-url=" + graph.graphUrl(),
+                "--drivers.cloud.pacing.min-gap=0ms")) {
       // A fresh demo answers the operations endpoints too (the issue's "done when").
       assertThat(kurir.call("GET", "/health/live", null).body()).contains("\"up\"");
       assertThat(kurir.call("GET", "/health/ready", null).body()).contains("\"ready\"");
@@ -113,12 +123,14 @@ class LogsTest {
               kurir.call("GET", "/metrics", null, "Authorization", "Bearer " + ADMIN_TOKEN).body())
           .contains("kurir_queue_messages{state=\"pending\"}");
       webhookSecret = exercise(kurir, receiver);
+      pushKey = exerciseACloudDeviceWhoseTokenIsRevoked(kurir, graph);
       Eventually.until(
-          "a retry and a refused webhook in the log",
+          "a retry, a refused webhook and a refused access token in the log",
           Duration.ofSeconds(30),
           () ->
               kurir.stderr().stream().anyMatch(l -> l.contains("retry 1"))
-                  && kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400")));
+                  && kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400"))
+                  && kurir.stderr().stream().anyMatch(l -> l.contains("refused its access")));
       kurir.close();
       stdout = kurir.stdout();
       stderr = kurir.stderr();
@@ -157,7 +169,50 @@ class LogsTest {
             .findFirst()
             .get();
     assertThat(paired.has("device_id")).isTrue();
-    assertNoSecretIn(stderr, webhookSecret);
+    assertNoSecretIn(stderr, webhookSecret, pushKey, FakeGraphApi.TOKEN, FakeGraphApi.APP_SECRET);
+  }
+
+  /**
+   * A device on the cloud driver (its credentials in the device's configuration), whose access
+   * token the network stops taking while a message goes out; the license's push key.
+   */
+  private static String exerciseACloudDeviceWhoseTokenIsRevoked(
+      GatewayProcess kurir, FakeGraphApi graph) throws Exception {
+    String[] admin = {"Authorization", "Bearer " + ADMIN_TOKEN, "Content-Type", "application/json"};
+    JsonNode license =
+        JSON.readTree(kurir.call("GET", "/admin/licenses", null, admin).body()).get(0);
+    JsonNode device =
+        JSON.readTree(
+            kurir
+                .call(
+                    "POST",
+                    "/admin/devices",
+                    "{\"license\":\""
+                        + license.get("id").asText()
+                        + "\",\"number\":\"+6281100007499\",\"driver\":\"cloud\",\"config\":{"
+                        + "\"phone-number-id\":\""
+                        + FakeGraphApi.PHONE_NUMBER_ID
+                        + "\",\"access-token\":\""
+                        + FakeGraphApi.TOKEN
+                        + "\",\"app-secret\":\""
+                        + FakeGraphApi.APP_SECRET
+                        + "\",\"verify-token\":\""
+                        + FakeGraphApi.VERIFY_TOKEN
+                        + "\"}}",
+                    admin)
+                .body());
+    graph.revokeTokens();
+    kurir.call(
+        "POST",
+        "/api/async_send_message",
+        "{\"key\":\""
+            + device.get("key").asText()
+            + "\",\"phone_no\":\""
+            + Numbers.fresh()
+            + "\",\"message\":\"hello\"}",
+        "Content-Type",
+        "application/json");
+    return license.get("pushKey").asText();
   }
 
   @Test
