@@ -20,6 +20,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -122,14 +124,32 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
 
   // --- the HTTP server
 
+  private record RequestKind(String family, String route, String method, int status) {}
+
+  // On every request: a map look-up instead of building and registering the meter's id each time.
+  private final Map<RequestKind, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> messageCounters = new ConcurrentHashMap<>();
+
   @Override
   public void served(String family, String route, String method, int status, double millis) {
-    Timer.builder("kurir.http.requests")
-        .description("Requests answered, by API family, route template, method and status")
-        .tags(
-            "family", family, "route", route, "method", method, "status", Integer.toString(status))
-        .serviceLevelObjectives(HTTP_BUCKETS)
-        .register(registry)
+    requestTimers
+        .computeIfAbsent(
+            new RequestKind(family, route, method, status),
+            kind ->
+                Timer.builder("kurir.http.requests")
+                    .description(
+                        "Requests answered, by API family, route template, method and status")
+                    .tags(
+                        "family",
+                        family,
+                        "route",
+                        route,
+                        "method",
+                        method,
+                        "status",
+                        Integer.toString(status))
+                    .serviceLevelObjectives(HTTP_BUCKETS)
+                    .register(registry))
         .record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
   }
 
@@ -174,12 +194,15 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
   }
 
   private Counter message(String driver, String event) {
-    return Counter.builder("kurir.messages")
-        .description(
-            "Messages accepted, sent (taken by the network), delivered, read and failed, by"
-                + " driver")
-        .tags("driver", driver, "event", event)
-        .register(registry);
+    return messageCounters.computeIfAbsent(
+        driver + " " + event,
+        key ->
+            Counter.builder("kurir.messages")
+                .description(
+                    "Messages accepted, sent (taken by the network), delivered, read and failed,"
+                        + " by driver")
+                .tags("driver", driver, "event", event)
+                .register(registry));
   }
 
   /** {@code NotFound} → {@code not_found}. */
