@@ -37,7 +37,14 @@ public final class MetricsEndpoint implements AutoCloseable {
           socket = ListeningSocket.bind(settings.host(), settings.metrics().port());
         } catch (IllegalStateException e) {
           throw new IllegalStateException(
-              "metrics.port: " + e.getMessage().replace("server.port", "metrics.port"), e);
+              "metrics.port: cannot listen on "
+                  + settings.host()
+                  + ":"
+                  + settings.metrics().port()
+                  + " ("
+                  + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage())
+                  + "): stop what uses it, or choose another with --metrics.port=<n>",
+              e);
         }
         try {
           HttpApi listener =

@@ -200,6 +200,22 @@ class MetricsTest {
   }
 
   @Test
+  void aTakenMetricsPortStopsStartUpNamingTheSetting() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  TestGateway.start(
+                      dir, "--metrics.access=port", "--metrics.port=" + taken.getLocalPort()))
+          .hasMessageContaining("metrics.port: cannot listen on 127.0.0.1:" + taken.getLocalPort())
+          .hasMessageContaining("--metrics.port=<n>");
+    }
+    // Nothing was left behind: a gateway starts on the same folder at once.
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      assertThat(kurir.get("/health/ready").status()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void portServesMetricsOnItsOwnListenerOnly() throws Exception {
     int port;
     try (ServerSocket free = new ServerSocket(0)) {
