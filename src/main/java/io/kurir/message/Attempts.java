@@ -50,7 +50,9 @@ final class Attempts {
           tell(
               m,
               retrying(
-                  () -> store.recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at()), 0),
+                  () ->
+                      store.recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at(), m.sync()),
+                  0),
               SendResult.SENT);
       // With the network now: marked (an empty network id when it gave none), so that the crash
       // rule does not take it for a send cut off before the network had it.

@@ -966,7 +966,12 @@ final class DeviceSender {
 
   private Set<Long> claim(List<Message> due, Instant now) throws InterruptedException {
     CompletableFuture<Set<Long>> commit =
-        store.claim(device.id(), leases.owner(), due.stream().map(Message::id).toList(), now);
+        store.claim(
+            device.id(),
+            leases.owner(),
+            due.stream().map(Message::id).toList(),
+            now,
+            due.getFirst().sync());
     try {
       return commit.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
