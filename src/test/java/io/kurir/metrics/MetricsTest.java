@@ -9,6 +9,7 @@ import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import io.kurir.testing.WebhookReceiver;
+import io.kurir.time.SettableClock;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -175,6 +176,33 @@ class MetricsTest {
         checked++;
       }
       assertThat(checked).isGreaterThan(15);
+    }
+  }
+
+  @Test
+  void aScheduleTakenUpLateIsMeasured() {
+    SettableClock clock = TestGateway.settableClock(); // 10:00 in the operator zone
+    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+      Device device = kurir.newDevice(Numbers.fresh(), true);
+      Reply scheduled =
+          kurir.postJson(
+              "/api/scheduler",
+              "{\"key\":\""
+                  + device.ecoKey()
+                  + "\",\"phone_no\":\""
+                  + Numbers.fresh()
+                  + "\",\"sch_date\":\"2026-03-10 10:05\",\"api_type\":\"text\","
+                  + "\"message\":\"later\"}");
+      assertThat(scheduled.body()).matches("\\d+");
+      assertThat(scrape(kurir).value("kurir_schedule_lateness_seconds_count")).isZero();
+      // The gateway was away: the clock jumps ten minutes past the schedule's time.
+      clock.advance(Duration.ofMinutes(15));
+      Eventually.until(
+          "the schedule taken up",
+          Duration.ofSeconds(15),
+          () -> scrape(kurir).value("kurir_schedule_lateness_seconds_count") == 1);
+      assertThat(scrape(kurir).value("kurir_schedule_lateness_seconds_sum"))
+          .isGreaterThanOrEqualTo(600);
     }
   }
 
