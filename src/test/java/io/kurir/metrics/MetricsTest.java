@@ -110,17 +110,7 @@ class MetricsTest {
         WebhookReceiver receiver = new WebhookReceiver()) {
       Device device = kurir.newDevice(Numbers.fresh(), true);
       String number = Numbers.fresh();
-      String licenseCode = kurir.gateway().tenants().license(device.licenseId()).code();
-      Reply set =
-          kurir.postForm(
-              "/v2.0/webhook",
-              "license="
-                  + licenseCode
-                  + "&no_wa="
-                  + device.number().substring(1)
-                  + "&action=set&url="
-                  + receiver.url("/in"));
-      assertThat(set.body()).contains(receiver.url("/in"));
+      setIncomingWebhook(kurir, device, receiver.url("/in"));
       // The sandbox refuses the next send: a failed attempt.
       assertThat(
               kurir
@@ -204,6 +194,50 @@ class MetricsTest {
       assertThat(scrape(kurir).value("kurir_schedule_lateness_seconds_sum"))
           .isGreaterThanOrEqualTo(600);
     }
+  }
+
+  @Test
+  void aReceiverDownPastTheRetryWindowLeavesADeadLetter() throws Exception {
+    SettableClock clock = TestGateway.settableClock();
+    try (TestGateway kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
+        WebhookReceiver receiver = new WebhookReceiver()) {
+      Device device = kurir.newDevice(Numbers.fresh(), true);
+      setIncomingWebhook(kurir, device, receiver.url("/in"));
+      receiver.answer(500);
+      kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "anyone?");
+      Eventually.until(
+          "a retry",
+          Duration.ofSeconds(15),
+          () -> scrape(kurir).value("kurir_webhook_attempts_total", "outcome", "retry") == 1);
+      clock.advance(Duration.ofHours(25)); // past webhook.retry-for (24h)
+      Eventually.until(
+          "a dead letter",
+          Duration.ofSeconds(20),
+          () -> scrape(kurir).value("kurir_webhook_attempts_total", "outcome", "dead") == 1);
+      Eventually.until(
+          "the dead letter in the gauge",
+          Duration.ofSeconds(15),
+          () -> scrape(kurir).value("kurir_webhook_deliveries", "state", "dead") == 1);
+      Scrape after = scrape(kurir);
+      assertThat(after.value("kurir_webhook_deliveries", "state", "pending")).isZero();
+      assertThat(after.value("kurir_webhook_oldest_age_seconds", "state", "dead"))
+          .isGreaterThanOrEqualTo(Duration.ofHours(25).toSeconds());
+      assertThat(after.value("kurir_webhook_attempts_total", "outcome", "delivered")).isZero();
+    }
+  }
+
+  static void setIncomingWebhook(TestGateway kurir, Device device, String url) {
+    String licenseCode = kurir.gateway().tenants().license(device.licenseId()).code();
+    Reply set =
+        kurir.postForm(
+            "/v2.0/webhook",
+            "license="
+                + licenseCode
+                + "&no_wa="
+                + device.number().substring(1)
+                + "&action=set&url="
+                + url);
+    assertThat(set.body()).contains(url);
   }
 
   @Test
