@@ -234,6 +234,7 @@ class LogsTest {
     // The retry and the pairing were logged at info: not written at warn.
     assertThat(stderr).noneMatch(l -> l.contains("retry 1") || l.contains("online (paired)"));
     assertThat(stderr).allMatch(l -> l.matches(ISO_WITH_OFFSET + " (WARN |ERROR) .*"));
+    assertThat(stderr).noneMatch(l -> l.endsWith(" []")); // no brackets without ids
     assertThat(stderr)
         .anyMatch(
             l ->
