@@ -34,6 +34,7 @@ import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.health.Health;
 import io.kurir.health.HealthRoutes;
+import io.kurir.limit.RequestLimits;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
@@ -96,7 +97,7 @@ public final class Gateway implements AutoCloseable {
     this.settings = settings;
     // The port first: a gateway that cannot listen says so before it writes anything to its data
     // folder (the lock file, the database).
-    this.socket = ListeningSocket.bind(settings.host(), settings.port());
+    this.socket = ListeningSocket.bind(settings.host(), settings.port(), settings.tls());
     try {
       this.lock = Database.lockInstance(settings.database(), settings.nodeId());
     } catch (RuntimeException e) {
@@ -273,7 +274,20 @@ public final class Gateway implements AutoCloseable {
       try {
         this.metricsEndpoint = MetricsEndpoint.start(settings, metrics);
         tables.add(metricsEndpoint.apiPortRoutes());
-        this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables, metrics);
+        RequestLimits limits =
+            new RequestLimits(
+                settings.limits().perKey(),
+                settings.limits().perAddress(),
+                settings.limits().exempt(),
+                clock);
+        this.http =
+            HttpApi.start(
+                socket,
+                settings.maxBodyBytes(),
+                limits,
+                settings.trustedProxies(),
+                tables,
+                metrics);
       } catch (RuntimeException e) {
         if (metricsEndpoint != null) {
           metricsEndpoint.close();
@@ -338,28 +352,41 @@ public final class Gateway implements AutoCloseable {
    * http://127.0.0.1:8080)}.
    */
   public String listeningOn() {
-    return listeningOn(settings.host(), port());
+    String redirect =
+        socket
+            .redirect()
+            .map(r -> "; port " + r.port() + " redirects plain http:// to it")
+            .orElse("");
+    return listeningOn(socket.scheme(), settings.host(), port()) + redirect;
   }
 
   /** {@link #listeningOn()} for {@code host} and {@code port}. */
   static String listeningOn(String host, int port) {
+    return listeningOn("http", host, port);
+  }
+
+  /** {@link #listeningOn()} for {@code scheme} ({@code http} or {@code https}). */
+  static String listeningOn(String scheme, String host, int port) {
     if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
       String any = host.equals("0.0.0.0") ? "0.0.0.0" : "[::]";
-      return "http://"
+      return scheme
+          + "://"
           + any
           + ":"
           + port
-          + " (every interface; from this machine http://127.0.0.1:"
+          + " (every interface; from this machine "
+          + scheme
+          + "://127.0.0.1:"
           + port
           + ")";
     }
-    return "http://" + host + ":" + port;
+    return scheme + "://" + host + ":" + port;
   }
 
-  /** The address clients use, e.g. {@code http://127.0.0.1:8080}. */
+  /** The address clients use, e.g. {@code http://127.0.0.1:8080} (https with TLS on). */
   public String baseUrl() {
     String host = socket.everyInterface() ? "127.0.0.1" : settings.host();
-    return "http://" + host + ":" + port();
+    return socket.scheme() + "://" + host + ":" + port();
   }
 
   public Settings settings() {

@@ -4,6 +4,9 @@ import io.kurir.api.HttpApi;
 import io.kurir.api.ListeningSocket;
 import io.kurir.api.RouteTable;
 import io.kurir.config.Settings;
+import io.kurir.limit.RateLimit;
+import io.kurir.limit.RequestLimits;
+import java.time.Clock;
 import java.util.List;
 import java.util.OptionalInt;
 
@@ -47,8 +50,14 @@ public final class MetricsEndpoint implements AutoCloseable {
               e);
         }
         try {
+          // Not limited: a scraper calls every few seconds, and the port is the operator's.
           HttpApi listener =
-              HttpApi.start(socket, MAX_BODY_BYTES, List.of(MetricsRoutes.open(metrics)));
+              HttpApi.start(
+                  socket,
+                  MAX_BODY_BYTES,
+                  new RequestLimits(RateLimit.OFF, RateLimit.OFF, List.of(), Clock.systemUTC()),
+                  List.of(),
+                  List.of(MetricsRoutes.open(metrics)));
           yield new MetricsEndpoint(MetricsRoutes.notServed(), listener);
         } catch (RuntimeException e) {
           socket.close();

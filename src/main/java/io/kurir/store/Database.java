@@ -2,6 +2,8 @@ package io.kurir.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.util.Optional;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 
@@ -26,6 +28,11 @@ public final class Database implements AutoCloseable {
   /** Opens the database at {@code jdbcUrl}, creating a SQLite file and its folder when needed. */
   public static Database open(String jdbcUrl) {
     return open(DatabaseLocation.of(jdbcUrl));
+  }
+
+  /** The file that {@link #open} would create at {@code location}; empty when it exists. */
+  public static Optional<Path> fileToCreate(DatabaseLocation location) {
+    return Dialect.forUrl(location.url()).fileToCreate(location);
   }
 
   /** Opens the database at {@code location} and brings its schema up to date. */
