@@ -69,6 +69,23 @@ class OpenApiExchangesTest {
   final Set<String> succeeded = new TreeSet<>();
   final Set<String> reached = new TreeSet<>();
 
+  // What the earlier steps made, for the later ones.
+  String partnerBasic;
+  String licenseId;
+  String code;
+  String pushKey;
+  String number;
+  String deviceId;
+  String spare;
+  String key;
+  String deviceKey;
+  String crmId;
+  String to;
+  String groupId;
+  String messageId;
+  String png;
+  String pdf;
+
   @BeforeEach
   void start() throws Exception {
     files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -97,8 +114,27 @@ class OpenApiExchangesTest {
   @Test
   void everyEndpointAnswersAsDocumented() throws Exception {
     assertThat(canonical("GET", "/openapi.json", null, null).status()).isEqualTo(200);
+    adminApi();
+    sandboxApi();
+    ecoApi();
+    accountApi();
+    partnerApi();
+    crmApi();
+    multiAgentApi();
+    pushApis();
+    driverWebhooks();
 
-    // --- Admin API: a partner, a license and two devices, made as an operator does.
+    // Every documented operation was called, and all but a few answered a success.
+    List<String> documented = document.documentedRoutes();
+    assertThat(problems).as("exchanges the API document does not describe").isEmpty();
+    assertThat(reached).as("documented operations this suite called").containsAll(documented);
+    assertThat(succeeded)
+        .as("documented operations that answered a success")
+        .containsAll(documented.stream().filter(r -> !REFUSALS_ONLY.contains(r)).toList());
+  }
+
+  /** Admin API: a partner, a license and two devices, made as an operator does. */
+  private void adminApi() throws Exception {
     JsonNode partner =
         json(
             canonical(
@@ -107,7 +143,7 @@ class OpenApiExchangesTest {
     canonical("GET", "/admin/partners", null, ADMIN);
     partner =
         json(canonical("POST", "/admin/partners/" + partnerId + "/rotate-secret", null, ADMIN));
-    String partnerBasic =
+    partnerBasic =
         "Basic "
             + Base64.getEncoder()
                 .encodeToString(
@@ -128,17 +164,17 @@ class OpenApiExchangesTest {
                     "expires",
                     "2099-01-01"),
                 ADMIN));
-    String licenseId = license.get("id").asText();
-    String code = license.get("code").asText();
+    licenseId = license.get("id").asText();
+    code = license.get("code").asText();
     canonical("GET", "/admin/licenses", null, ADMIN);
     canonical(
         "POST", "/admin/licenses/" + licenseId + "/expires", json("expires", "2099-12-31"), ADMIN);
     canonical("POST", "/admin/licenses/" + licenseId + "/rotate-webhook-secret", null, ADMIN);
-    String pushKey =
+    pushKey =
         json(canonical("POST", "/admin/licenses/" + licenseId + "/rotate-push-key", null, ADMIN))
             .get("pushKey")
             .asText();
-    String number = "+6281100007701";
+    number = "+6281100007701";
     JsonNode device =
         json(
             canonical(
@@ -146,7 +182,7 @@ class OpenApiExchangesTest {
                 "/admin/devices",
                 json("license", licenseId, "number", number, "driver", "sandbox"),
                 ADMIN));
-    String deviceId = device.get("id").asText();
+    deviceId = device.get("id").asText();
     canonical("GET", "/admin/devices", null, ADMIN);
     device =
         json(
@@ -155,9 +191,9 @@ class OpenApiExchangesTest {
                 "/admin/devices/" + deviceId + "/rotate",
                 json("credential", "device-key"),
                 ADMIN));
-    String key = device.get("key").asText();
-    String deviceKey = device.get("deviceKey").asText();
-    String crmId = device.get("crmDeviceId").asText();
+    key = device.get("key").asText();
+    deviceKey = device.get("deviceKey").asText();
+    crmId = device.get("crmDeviceId").asText();
     for (String what :
         List.of("partners/" + partnerId, "licenses/" + licenseId, "devices/" + deviceId)) {
       canonical("POST", "/admin/" + what + "/disable", null, ADMIN);
@@ -173,7 +209,7 @@ class OpenApiExchangesTest {
                 .get("paired")
                 .asBoolean())
         .isTrue();
-    String spare =
+    spare =
         json(canonical(
                 "POST",
                 "/admin/devices",
@@ -231,11 +267,13 @@ class OpenApiExchangesTest {
         null,
         ADMIN);
     refused("GET", "/admin/partners", null, "Bearer wrong"); // 401 in Kurir's own style
+  }
 
-    // --- Sandbox: phones, groups, sessions, failures.
-    String to = Numbers.fresh();
+  /** Sandbox: phones, groups, sessions, failures. */
+  private void sandboxApi() throws Exception {
+    to = Numbers.fresh();
     canonical("POST", "/sandbox/phones/" + to, json("registered", true, "online", true), ADMIN);
-    String groupId = "6281100007701-1700000000";
+    groupId = "6281100007701-1700000000";
     canonical(
         "POST",
         "/sandbox/groups",
@@ -258,10 +296,12 @@ class OpenApiExchangesTest {
     canonical(
         "POST", "/sandbox/failures", json("target", "*", "kind", "offline", "count", 1), ADMIN);
     canonical("DELETE", "/sandbox/failures", null, ADMIN);
+  }
 
-    // --- Eco API.
-    String png = filesUrl + "/promo.png";
-    String pdf = filesUrl + "/invoice.pdf";
+  /** Eco API. */
+  private void ecoApi() throws Exception {
+    png = filesUrl + "/promo.png";
+    pdf = filesUrl + "/invoice.pdf";
     canonical(
         "POST", "/api/send_message", json("key", key, "phone_no", to, "message", "Halo"), null);
     canonical(
@@ -269,7 +309,7 @@ class OpenApiExchangesTest {
         "/api/send_message",
         json("key", key, "phone_no", to, "message", "Halo", "deliveryFlag", true),
         null);
-    String id =
+    messageId =
         canonical(
                 "POST",
                 "/api/async_send_message",
@@ -370,9 +410,9 @@ class OpenApiExchangesTest {
     canonical("POST", "/api/sch_check", json("key", key, "msg_id", schedule), null);
     canonical("POST", "/api/sch_remove", json("key", key, "msg_id", schedule), null);
     canonical("POST", "/api/sch_check", json("key", key, "msg_id", "1"), null); // not_found
-    canonical("POST", "/api/status_msg_id", json("key", key, "msg_id", id), null);
+    canonical("POST", "/api/status_msg_id", json("key", key, "msg_id", messageId), null);
     canonical("POST", "/api/check_number", json("key", key, "phone_no", to), null);
-    canonical("POST", "/api/check_delivery_status", json("key", key, "messageId", id), null);
+    canonical("POST", "/api/check_delivery_status", json("key", key, "messageId", messageId), null);
     canonical("POST", "/api/check_delivery_status", json("key", key, "messageId", "1"), null);
     canonical("POST", "/api/report_json", json("key", key, "time_choose", "today"), null);
     canonical(
@@ -401,11 +441,13 @@ class OpenApiExchangesTest {
     refused("POST", "/api/send_message", json("key", key, "message", "x"), null); // phone_no_empty
     Eventually.until("the sends went out", () -> !kurir.sandbox().inbox(to).isEmpty());
     canonical("GET", "/sandbox/phones/" + to + "/inbox", null, ADMIN);
-    canonical("GET", "/admin/messages/" + id, null, ADMIN);
+    canonical("GET", "/admin/messages/" + messageId, null, ADMIN);
     canonical("GET", "/admin/webhooks?state=delivered", null, ADMIN);
     refused("POST", "/admin/webhooks/1/replay", null, ADMIN);
+  }
 
-    // --- Account API.
+  /** Account API. */
+  private void accountApi() throws Exception {
     canonical(
         "POST",
         "/v2.0/webhook",
@@ -428,8 +470,10 @@ class OpenApiExchangesTest {
         "/v2.0/send-message",
         form("license", code, "wa_number", to, "text", "legacy", "no_wa", number),
         null);
+  }
 
-    // --- Partner API.
+  /** Partner API. */
+  private void partnerApi() throws Exception {
     String bot =
         json(canonical(
                 "POST",
@@ -452,7 +496,7 @@ class OpenApiExchangesTest {
     canonical(
         "POST",
         "/v4.0/wa_partner/bulk_check_id",
-        form("license", code, "bulk_msg_id", id + ",1"),
+        form("license", code, "bulk_msg_id", messageId + ",1"),
         partnerBasic);
     canonical(
         "POST",
@@ -460,8 +504,10 @@ class OpenApiExchangesTest {
         form("license", code, "email", "toko@x.id", "no_wa", number),
         partnerBasic);
     refused("POST", "/v4.0/wa_partner/get_bot", form("license", code), "Basic bm9wZTpub3Bl");
+  }
 
-    // --- CRM API.
+  /** CRM API. */
+  private void crmApi() throws Exception {
     canonical(
         "POST",
         "/send/message-text",
@@ -474,8 +520,10 @@ class OpenApiExchangesTest {
         null);
     refused(
         "POST", "/send/message-text", json("deviceId", "nope", "number", to, "message", "x"), null);
+  }
 
-    // --- Multi-agent API.
+  /** Multi-agent API. */
+  private void multiAgentApi() throws Exception {
     String[] agent = {"device-key", deviceKey};
     canonical("POST", "/api/srv1/send-text", form("number", to, "message", "agent"), null, agent);
     canonical(
@@ -492,8 +540,10 @@ class OpenApiExchangesTest {
         agent);
     multipartMedia(deviceKey, to);
     refused("POST", "/api/srv1/send-text", form("number", to, "message", "x"), null);
+  }
 
-    // --- Push families.
+  /** Push families. */
+  private void pushApis() throws Exception {
     canonical(
         "POST",
         "/api/v1/notifications",
@@ -521,8 +571,10 @@ class OpenApiExchangesTest {
         json("key", key, "message", "p2 text", "phone_no", to, "whatsapp", "auto"),
         "Bearer " + pushKey);
     refused("POST", "/send", json("to", "x", "data", Map.of()), "Bearer wrong");
+  }
 
-    // --- Drivers' webhooks.
+  /** Drivers' webhooks. */
+  private void driverWebhooks() throws Exception {
     canonical(
         "GET",
         "/drivers/cloud/webhook?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token="
@@ -565,14 +617,6 @@ class OpenApiExchangesTest {
         null,
         "X-Webhook-Hmac",
         "00");
-
-    // Every documented operation was called, and all but a few answered a success.
-    List<String> documented = document.documentedRoutes();
-    assertThat(problems).as("exchanges the API document does not describe").isEmpty();
-    assertThat(reached).as("documented operations this suite called").containsAll(documented);
-    assertThat(succeeded)
-        .as("documented operations that answered a success")
-        .containsAll(documented.stream().filter(r -> !REFUSALS_ONLY.contains(r)).toList());
   }
 
   @Test
