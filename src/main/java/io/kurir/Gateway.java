@@ -258,7 +258,7 @@ public final class Gateway implements AutoCloseable {
       for (DriverFactory f : catalog.factories()) {
         drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
-      tables.add(new ApiDocsRoutes());
+      tables.add(new ApiDocsRoutes(VERSION));
       tables.addAll(extraRoutes);
       try {
         this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables);

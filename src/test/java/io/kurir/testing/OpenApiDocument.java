@@ -5,6 +5,7 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
+import io.kurir.Gateway;
 import io.kurir.api.docs.ApiDocsRoutes;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,8 @@ public final class OpenApiDocument {
       List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
   private static final OpenApiDocument SERVED =
-      new OpenApiDocument(new String(ApiDocsRoutes.documentAsJson(), StandardCharsets.UTF_8));
+      new OpenApiDocument(
+          new String(ApiDocsRoutes.documentAsJson(Gateway.VERSION), StandardCharsets.UTF_8));
 
   private final JsonNode root;
   private final SchemaRegistry schemas;

@@ -47,9 +47,13 @@ public final class ApiDocsRoutes implements RouteTable {
   private final byte[] initializer;
   private final String swaggerUiRoot;
 
-  /** Reads the document and the page once: a build without them does not start. */
-  public ApiDocsRoutes() {
-    this.document = documentAsJson();
+  /**
+   * Reads the document and the page once: a build without them does not start.
+   *
+   * @param version the running gateway's version, which the document states
+   */
+  public ApiDocsRoutes(String version) {
+    this.document = documentAsJson(version);
     this.page = resource(PAGE + "index.html");
     this.initializer = resource(PAGE + "kurir-docs.js");
     this.swaggerUiRoot =
@@ -100,14 +104,19 @@ public final class ApiDocsRoutes implements RouteTable {
         .result(body);
   }
 
-  /** The YAML document as JSON bytes, parsed with YAML's safe constructor (plain data only). */
-  public static byte[] documentAsJson() {
-    Object tree;
+  /**
+   * The YAML document as JSON bytes, parsed with YAML's safe constructor (plain data only), stating
+   * {@code version} as the API's version.
+   */
+  @SuppressWarnings("unchecked")
+  public static byte[] documentAsJson(String version) {
+    Map<String, Object> tree;
     try (InputStream in = open(DOCUMENT)) {
       tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + DOCUMENT, e);
     }
+    ((Map<String, Object>) tree.get("info")).put("version", version);
     try {
       return new ObjectMapper().writeValueAsBytes(tree);
     } catch (IOException e) {

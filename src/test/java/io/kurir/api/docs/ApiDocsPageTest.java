@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.Gateway;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import java.io.File;
@@ -53,6 +54,7 @@ class ApiDocsPageTest {
     assertThat(r.contentType()).startsWith("application/json");
     JsonNode doc = JSON.readTree(r.body());
     assertThat(doc.path("openapi").asText()).isEqualTo("3.1.0");
+    assertThat(doc.path("info").path("version").asText()).isEqualTo(Gateway.VERSION);
     assertThat(doc.path("paths").has("/api/send_message")).isTrue();
     assertThat(doc.path("paths").path("/api/check_number").toString()).contains("unknow");
   }
