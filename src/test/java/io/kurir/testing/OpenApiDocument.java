@@ -87,20 +87,28 @@ public final class OpenApiDocument {
    * names no documented operation (an unknown path, a method a path does not take).
    */
   public List<String> problems(Exchange e, boolean checkRequest) {
-    Optional<String> operation = operationOf(e.method(), e.path());
+    Optional<Operation> operation = find(e.method(), e.path());
     if (operation.isEmpty()) {
       return List.of();
     }
     List<String> problems = new ArrayList<>();
     if (checkRequest) {
-      problems.addAll(requestProblems(operation.get(), e));
+      problems.addAll(parameterProblems(operation.get(), e.path()));
+      problems.addAll(requestProblems(operation.get().pointer(), e));
     }
-    problems.addAll(replyProblems(operation.get(), e));
+    problems.addAll(replyProblems(operation.get().pointer(), e));
     return problems.stream().map(p -> e + ": " + p).toList();
   }
 
   /** The JSON pointer of the operation that serves {@code method} on {@code path}. */
   public Optional<String> operationOf(String method, String path) {
+    return find(method, path).map(Operation::pointer);
+  }
+
+  /** A documented operation: where it is in the document, and its path template. */
+  private record Operation(String pointer, String pathItemPointer, String template) {}
+
+  private Optional<Operation> find(String method, String path) {
     String m = method.toLowerCase(Locale.ROOT);
     String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
     for (Map.Entry<String, JsonNode> entry : root.path("paths").properties()) {
@@ -111,10 +119,59 @@ public final class OpenApiDocument {
       if (item.node().has(m)) {
         String pointer =
             item.pointer().isEmpty() ? "/paths/" + escape(entry.getKey()) : item.pointer();
-        return Optional.of(pointer + "/" + m);
+        return Optional.of(new Operation(pointer + "/" + m, pointer, entry.getKey()));
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The path and query parameters of a request against those documented (the path item's and the
+   * operation's): a required one missing, or a value its schema refuses.
+   */
+  private List<String> parameterProblems(Operation operation, String path) {
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    Map<String, String> query = new java.util.HashMap<>();
+    formFields(path.contains("?") ? path.substring(path.indexOf('?') + 1) : "")
+        .properties()
+        .forEach(f -> query.put(f.getKey(), f.getValue().asString()));
+    Map<String, String> segments = new java.util.HashMap<>();
+    String[] t = operation.template().split("/", -1);
+    String[] p = bare.split("/", -1);
+    for (int i = 0; i < t.length; i++) {
+      if (t[i].startsWith("{")) {
+        // A '+' in a path is itself (only a query string's '+' is a space).
+        String raw = p[i].replace("+", "%2B");
+        segments.put(
+            t[i].substring(1, t[i].length() - 1), URLDecoder.decode(raw, StandardCharsets.UTF_8));
+      }
+    }
+    List<String> problems = new ArrayList<>();
+    for (String owner : List.of(operation.pathItemPointer(), operation.pointer())) {
+      JsonNode parameters = at(owner).path("parameters");
+      for (int i = 0; i < parameters.size(); i++) {
+        Located parameter = resolved(parameters.get(i), owner + "/parameters/" + i);
+        String name = parameter.node().path("name").asString();
+        String in = parameter.node().path("in").asString();
+        Map<String, String> given =
+            in.equals("query") ? query : in.equals("path") ? segments : null;
+        if (given == null) {
+          continue; // headers are not recorded
+        }
+        if (!given.containsKey(name)) {
+          if (parameter.node().path("required").asBoolean(false)) {
+            problems.add("the required " + in + " parameter " + name + " is missing");
+          }
+          continue;
+        }
+        problems.addAll(
+            validate(
+                parameter.pointer() + "/schema",
+                StringNode.valueOf(given.get(name)),
+                in + " parameter " + name));
+      }
+    }
+    return problems;
   }
 
   private List<String> requestProblems(String operation, Exchange e) {

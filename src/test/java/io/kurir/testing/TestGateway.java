@@ -271,7 +271,9 @@ public final class TestGateway implements AutoCloseable {
     exchanges.add(
         new OpenApiDocument.Exchange(
             request.method(),
-            request.uri().getRawPath(),
+            request.uri().getRawQuery() == null
+                ? request.uri().getRawPath()
+                : request.uri().getRawPath() + "?" + request.uri().getRawQuery(),
             request.headers().firstValue("Content-Type").orElse(""),
             body == null ? "" : body,
             reply.status(),
