@@ -670,6 +670,30 @@ class OpenApiExchangesTest {
     assertThat(document.problems(badRequest, false)).isEmpty();
     assertThat(document.problems(badRequest, true))
         .isNotEmpty(); // no phone_no, message not a string
+
+    Exchange otherCredentialToken =
+        new Exchange(
+            "POST",
+            "/api/info",
+            "application/json",
+            "{\"key\":\"k\"}",
+            401,
+            "text/plain; charset=utf-8",
+            "bad_key");
+    assertThat(document.problems(otherCredentialToken, false)).isNotEmpty();
+    Exchange badParameters =
+        new Exchange(
+            "GET",
+            "/admin/devices/not-an-id/script?script=eco-async",
+            "",
+            "",
+            200,
+            "application/javascript",
+            "// a script");
+    assertThat(document.problems(badParameters, false)).isEmpty();
+    assertThat(document.problems(badParameters, true))
+        .anyMatch(p -> p.contains("path parameter id"))
+        .anyMatch(p -> p.contains("kolom_no_wa is missing"));
   }
 
   // --- helpers
