@@ -307,21 +307,18 @@ public final class TestGateway implements AutoCloseable {
    */
   @Override
   public void close() {
-    try {
-      if (gateway != null) {
-        gateway.close();
-      }
-      sandbox.close();
-    } finally {
-      List<String> problems = new ArrayList<>();
-      for (OpenApiDocument.Exchange e : exchanges()) {
-        problems.addAll(OpenApiDocument.served().problems(e, false));
-      }
-      if (!problems.isEmpty()) {
-        throw new AssertionError(
-            "replies that the API document (src/main/resources/openapi.yaml) does not describe:\n"
-                + String.join("\n", problems));
-      }
+    if (gateway != null) {
+      gateway.close();
+    }
+    sandbox.close();
+    List<String> problems = new ArrayList<>();
+    for (OpenApiDocument.Exchange e : exchanges()) {
+      problems.addAll(OpenApiDocument.served().problems(e, false));
+    }
+    if (!problems.isEmpty()) {
+      throw new AssertionError(
+          "replies that the API document (src/main/resources/openapi.yaml) does not describe:\n"
+              + String.join("\n", problems));
     }
   }
 

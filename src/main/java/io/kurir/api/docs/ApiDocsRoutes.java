@@ -92,7 +92,7 @@ public final class ApiDocsRoutes implements RouteTable {
     if (type == null) {
       throw new ApiException(404, "not_found", "no such file of the docs page");
     }
-    // Large and fixed for this build: streamed from the jar, cached by the browser.
+    // Large and fixed for this build: read from the jar, kept by the browser for a day.
     ctx.header("Cache-Control", "public, max-age=86400");
     page(ctx, type, resource(swaggerUiRoot + name));
   }
