@@ -5,19 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.Gateway;
+import io.kurir.testing.Chromium;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -97,10 +94,9 @@ class ApiDocsPageTest {
 
   @Test
   void aBrowserRendersTheDocumentFromTheGatewayAlone() throws Exception {
-    String chromium = onPath("chromium", "chromium-browser");
     // Deep link to the sandbox tag: its operations are path items shared by reference, which the
     // page must resolve from the document it fetched.
-    String dom = render(chromium, kurir.url("/docs#/Sandbox"));
+    String dom = Chromium.renderedDom(kurir.url("/docs#/Sandbox"), dir);
     assertThat(dom).contains("Kurir", "operations-tag-Eco_API", "operations-tag-Admin_API");
     assertThat(dom)
         .contains("data-path=\"/sandbox/devices/{device}/pair\"")
@@ -118,43 +114,5 @@ class ApiDocsPageTest {
     } catch (Exception e) {
       throw new AssertionError(e);
     }
-  }
-
-  /** The page's DOM after its scripts ran, in headless Chromium (Debian's package). */
-  private String render(String chromium, String url) throws Exception {
-    Path out = dir.resolve("dom.html");
-    Process p =
-        new ProcessBuilder(
-                chromium,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--user-data-dir=" + dir.resolve("chromium"),
-                "--virtual-time-budget=20000",
-                "--dump-dom",
-                url)
-            .redirectOutput(out.toFile())
-            .redirectError(dir.resolve("chromium.log").toFile())
-            .start();
-    if (!p.waitFor(90, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("chromium did not finish rendering " + url);
-    }
-    return Files.readString(out, StandardCharsets.UTF_8);
-  }
-
-  private static String onPath(String... names) {
-    for (String dirName : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      for (String name : names) {
-        File f = new File(dirName, name);
-        if (f.canExecute()) {
-          return f.getPath();
-        }
-      }
-    }
-    throw new AssertionError(
-        "the docs page is checked in Debian's Chromium, which is not installed:"
-            + " apt-get install -y chromium");
   }
 }
