@@ -7,6 +7,7 @@ import io.kurir.api.RouteTable;
 import io.kurir.api.account.AccountRoutes;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.api.crm.CrmRoutes;
+import io.kurir.api.docs.ApiDocsRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
@@ -269,6 +270,7 @@ public final class Gateway implements AutoCloseable {
       for (DriverFactory f : catalog.factories()) {
         drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
+      tables.add(new ApiDocsRoutes(VERSION));
       tables.addAll(extraRoutes);
       tables.add(new HealthRoutes(new Health(db, drivers)));
       try {
@@ -339,6 +341,11 @@ public final class Gateway implements AutoCloseable {
    */
   public static Gateway start(Settings settings, Clock clock, List<RouteTable> extraRoutes) {
     return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
+  }
+
+  /** Every route it serves, as {@code "METHOD /path"} ({@link HttpApi#servedRoutes}). */
+  public List<String> servedRoutes() {
+    return http.servedRoutes();
   }
 
   /** The port it serves on (bound before anything else started). */

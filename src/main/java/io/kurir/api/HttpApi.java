@@ -240,6 +240,18 @@ public final class HttpApi implements AutoCloseable {
     return app.port();
   }
 
+  /**
+   * Every route this server answers, as {@code "METHOD /path"} with Javalin's {@code {param}}
+   * segments, read from the router itself (the API document's test compares them).
+   */
+  public List<String> servedRoutes() {
+    return app.unsafe.internalRouter.allHttpHandlers().stream()
+        .filter(e -> e.endpoint.method.isHttpMethod()) // not before/after hooks
+        .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
+        .sorted()
+        .toList();
+  }
+
   @Override
   public void close() {
     app.stop();
