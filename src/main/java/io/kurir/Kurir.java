@@ -69,8 +69,11 @@ public final class Kurir {
       System.out.println(demoBanner(gateway));
     } else {
       System.out.println("Kurir is listening on " + gateway.listeningOn());
+      System.out.println("Web console: " + gateway.baseUrl() + "/console");
       if (settings.adminTokenIfSet().isEmpty()) {
-        System.out.println("The Admin API is off: set admin.token (KURIR_ADMIN_TOKEN) to use it.");
+        System.out.println(
+            "The Admin API and the operators' console are off: set admin.token"
+                + " (KURIR_ADMIN_TOKEN) to use them.");
       }
     }
     try {
@@ -110,6 +113,11 @@ public final class Kurir {
         "",
         "Kurir demo is running at " + url,
         "",
+        "  console       "
+            + url
+            + "/console   (sign in with the admin token below; a customer with "
+            + DemoAccount.LICENSE
+            + ")",
         "  demo key      " + key,
         "  demo device   " + DemoAccount.DEVICE_NUMBER + " (sandbox driver, paired)",
         "  admin token   " + gateway.settings().adminToken(),

@@ -1,0 +1,67 @@
+package io.kurir.api.console;
+
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import io.kurir.api.ApiException;
+import java.util.List;
+import java.util.Optional;
+
+/** What the console's pages share: the operators' navigation, ids from paths, form fields. */
+final class Pages {
+  private Pages() {}
+
+  static final List<Html.Link> OPERATOR_NAV =
+      List.of(
+          new Html.Link("Dashboard", "/console"),
+          new Html.Link("Partners", "/console/partners"),
+          new Html.Link("Licenses", "/console/licenses"),
+          new Html.Link("Devices", "/console/devices"),
+          new Html.Link("Messages", "/console/messages"),
+          new Html.Link("Webhooks", "/console/webhooks"),
+          new Html.Link("Schedules", "/console/schedules"));
+
+  static final List<Html.Link> CUSTOMER_NAV = List.of(new Html.Link("My devices", "/console/my"));
+
+  /** An operator's page. */
+  static void operator(Context ctx, ConsoleRoutes.Viewer viewer, String title, String body) {
+    ctx.html(Html.page(title, OPERATOR_NAV, viewer.csrf(), body));
+  }
+
+  /** The id in the path parameter {@code name}; a path that is not one is a page not found. */
+  static long id(Context ctx, String name) {
+    try {
+      return Long.parseLong(ctx.pathParam(name));
+    } catch (NumberFormatException e) {
+      throw new ApiException(404, "not_found", "No such page.");
+    }
+  }
+
+  static long id(Context ctx) {
+    return id(ctx, "id");
+  }
+
+  /** A form field, stripped; empty when missing or blank. */
+  static Optional<String> field(Context ctx, String name) {
+    return Optional.ofNullable(ctx.formParam(name)).map(String::strip).filter(s -> !s.isEmpty());
+  }
+
+  static String required(Context ctx, String name, String label) {
+    return field(ctx, name)
+        .orElseThrow(() -> new ApiException(400, name + "_empty", "Fill in " + label + "."));
+  }
+
+  /** A query parameter, stripped; empty when missing or blank. */
+  static Optional<String> query(Context ctx, String name) {
+    return Optional.ofNullable(ctx.queryParam(name)).map(String::strip).filter(s -> !s.isEmpty());
+  }
+
+  /** After a change: back to {@code path}, so that reloading the page does not repeat it. */
+  static void seeOther(Context ctx, String path) {
+    ctx.redirect(path, HttpStatus.SEE_OTHER);
+  }
+
+  /** Whether the script asks for the polled part of a page only. */
+  static boolean fragment(Context ctx) {
+    return ctx.header("X-Console-Fragment") != null;
+  }
+}
