@@ -108,6 +108,7 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/my", customer(customer::home));
     r.get("/console/my/devices/{id}", customer(customer::device));
     r.get("/console/my/devices/{id}/pairing", customer(customer::pairing));
+    r.post("/console/my/devices/{id}/logout", customer(customer::logout));
     r.post("/console/my/devices/{id}/webhooks", customer(customer::setWebhooks));
     r.post("/console/my/devices/{id}/script", customer(customer::script));
   }

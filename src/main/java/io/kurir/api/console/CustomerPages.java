@@ -72,6 +72,12 @@ final class CustomerPages {
     ctx.html(devices.pairing(d, "/console/my/devices/" + d.id(), v, false));
   }
 
+  void logout(Context ctx, ConsoleRoutes.Viewer v) {
+    Device d = own(ctx, v);
+    devices.logout(d);
+    Pages.seeOther(ctx, "/console/my/devices/" + d.id());
+  }
+
   void setWebhooks(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = own(ctx, v);
     devices.saveWebhooks(ctx, d);

@@ -94,10 +94,15 @@ final class DevicePages {
 
   void logout(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = deps.tenants().device(Pages.id(ctx));
+    logout(d);
+    Pages.seeOther(ctx, "/console/devices/" + d.id());
+  }
+
+  /** Unlinks the device from its phone (operators and the device's customer). */
+  void logout(Device d) {
     if (deps.sessions().logout(d) == Sessions.Logout.DRIVER_DOWN) {
       throw new ApiException(503, "driver_down", "The device's driver is not running.");
     }
-    Pages.seeOther(ctx, "/console/devices/" + d.id());
   }
 
   void setWebhooks(Context ctx, ConsoleRoutes.Viewer v) {
@@ -162,16 +167,11 @@ final class DevicePages {
    * (it changes as the driver rotates it), "linked" once it is.
    */
   String pairing(Device d, String base, ConsoleRoutes.Viewer v, boolean operator) {
-    DeviceState state = deps.sessions().states().current(d.id());
-    if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
-      return "<p data-final><span class=\"badge s-linked\" data-testid=\"linked\">linked</span> "
-          + Html.badge(state.wireName())
-          + "</p>"
-          + "<form method=\"post\" action=\""
-          + Html.esc(base + "/logout")
-          + "\" data-confirm=\"Log the device out? Its phone must scan a new QR code.\">"
-          + Html.csrfField(v.csrf())
-          + "<button type=\"submit\" class=\"danger\">Log out</button></form>";
+    // The driver's own state: the recorded one (device_event) may follow a moment later.
+    Optional<DeviceState> state = deps.sessions().state(d);
+    if (state.isPresent()
+        && (state.get() == DeviceState.ONLINE || state.get() == DeviceState.OFFLINE)) {
+      return linked(base, v, Optional.of(state.get().wireName()));
     }
     Optional<String> obstacle = deps.sessions().pairingObstacle(d);
     if (obstacle.isPresent()) {
@@ -188,8 +188,7 @@ final class DevicePages {
               + (operator && scannable(d)
                   ? Html.post(base + "/scan", v.csrf(), "Scan with the sandbox phone", "secondary")
                   : "");
-      case Sessions.Pairing.AlreadyPaired a ->
-          "<p data-final><span class=\"badge s-linked\" data-testid=\"linked\">linked</span></p>";
+      case Sessions.Pairing.AlreadyPaired a -> linked(base, v, Optional.empty());
       case Sessions.Pairing.DriverDown down ->
           "<p class=\"muted\">The device's driver ("
               + Html.esc(d.driver())
@@ -199,6 +198,18 @@ final class DevicePages {
               + Html.esc(d.driver())
               + " gives no QR code for this device.</p>";
     };
+  }
+
+  /** A linked device: says so, with its state when known, and offers to log it out. */
+  private static String linked(String base, ConsoleRoutes.Viewer v, Optional<String> state) {
+    return "<p data-final><span class=\"badge s-linked\" data-testid=\"linked\">linked</span> "
+        + state.map(Html::badge).orElse("")
+        + "</p>"
+        + "<form method=\"post\" action=\""
+        + Html.esc(base + "/logout")
+        + "\" data-confirm=\"Log the device out? Its phone must scan a new QR code.\">"
+        + Html.csrfField(v.csrf())
+        + "<button type=\"submit\" class=\"danger\">Log out</button></form>";
   }
 
   private boolean scannable(Device d) {

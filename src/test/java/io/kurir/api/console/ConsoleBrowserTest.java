@@ -227,6 +227,54 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void theSandboxPhoneScansFromTheDevicePageWhichThenLogsTheDeviceOut() {
+    Device device = kurir.newDevice(Numbers.fresh(), false);
+    signInAsOperator();
+    open("/console");
+    click(page.findElement(By.linkText(device.number())));
+    submit("Scan with the sandbox phone");
+    assertThat(find("[data-testid=linked]").getText()).isEqualTo("linked");
+
+    WebElement before = find("main");
+    page.findElement(By.xpath("//main//button[normalize-space()='Log out']")).click();
+    page.switchTo().alert().accept(); // "Log the device out?"
+    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
+    // The history shows the link and the logout (recorded a moment after they happen).
+    waitUpTo(10)
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return d.findElement(By.xpath("//section[h2='History']"))
+                  .getText()
+                  .contains("paired");
+            });
+  }
+
+  @Test
+  void aScheduledMessageIsListedAndCancelled() {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String reply =
+        kurir
+            .postJson(
+                "/api/scheduler",
+                "{\"key\":\""
+                    + device.ecoKey()
+                    + "\",\"phone_no\":\""
+                    + Numbers.fresh()
+                    + "\",\"sch_date\":\"2099-01-01 10:00\",\"api_type\":\"text\","
+                    + "\"message\":\"Selamat tahun baru\"}")
+            .body();
+    assertThat(reply).matches("\\d+");
+    signInAsOperator();
+    open("/console/schedules");
+    assertThat(find("main table").getText()).contains("Selamat tahun baru");
+    browser.screenshot("19-schedules");
+    submit("Cancel");
+    assertThat(find("main").getText()).doesNotContain("Selamat tahun baru");
+  }
+
+  @Test
   void aCustomerSeesOnlyTheirOwnDevices() {
     Device mine = kurir.newDevice(Numbers.fresh(), false);
     Device theirs = kurir.newDevice(Numbers.fresh(), true);
@@ -242,6 +290,7 @@ class ConsoleBrowserTest {
     browser.screenshot("16-customer-home");
 
     click(page.findElement(By.linkText(mine.number())));
+    String csrf = find("input[name=csrf]").getAttribute("value");
     assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
     fill("template", "Halo [kolom2]");
     submit("Get the script");
@@ -256,6 +305,18 @@ class ConsoleBrowserTest {
       assertThat(find("main").getText()).as(path).contains("No such device");
       assertThat(page.getPageSource()).doesNotContain(theirs.number());
     }
+    // Nor can a form of theirs act on it: the customer's own logout button, aimed at the other.
+    page.executeScript(
+        "var f = document.createElement('form'); f.method = 'post';"
+            + " f.action = '/console/my/devices/"
+            + theirs.id()
+            + "/logout';"
+            + " var c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';"
+            + " c.value = arguments[0]; f.appendChild(c); document.body.appendChild(f); f.submit();",
+        csrf);
+    waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/logout"));
+    assertThat(find("main").getText()).contains("No such device");
+    assertThat(kurir.sandbox().session(theirs.id())).isPresent(); // still linked
     // The operators' pages are not theirs either: they are sent back to their own.
     open("/console/devices/" + theirs.id());
     assertThat(page.getCurrentUrl()).endsWith("/console/my");
