@@ -32,7 +32,7 @@ final class CustomerPages {
       rows.add(
           List.of(
               Html.link("/console/my/devices/" + d.id(), d.number()),
-              Html.badge(new DashboardPage(deps).stateOf(d))));
+              Html.badge(Pages.stateOf(deps, d))));
     }
     String body =
         "<p>"

@@ -1,7 +1,6 @@
 package io.kurir.api.console;
 
 import io.javalin.http.Context;
-import io.kurir.device.DeviceState;
 import io.kurir.tenant.Device;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +22,7 @@ final class DashboardPage {
     List<Device> devices = deps.tenants().devices();
     Map<String, Long> byState = new TreeMap<>();
     for (Device d : devices) {
-      byState.merge(stateOf(d), 1L, Long::sum);
+      byState.merge(Pages.stateOf(deps, d), 1L, Long::sum);
     }
     Instant now = deps.clock().instant();
     Instant today =
@@ -63,13 +62,14 @@ final class DashboardPage {
         .append(Html.link("/console/schedules", "Every waiting schedule"))
         .append("</p></section></div>");
 
+    Map<Long, String> licenses = Pages.licenseNames(deps);
     List<List<String>> rows = new ArrayList<>();
-    for (Device d : devices) {
+    for (Device d : devices.stream().limit(Pages.MAX_ROWS).toList()) {
       rows.add(
           List.of(
               Html.link("/console/devices/" + d.id(), d.number()),
-              Html.badge(stateOf(d)),
-              Html.esc(deps.tenants().license(d.licenseId()).name()),
+              Html.badge(Pages.stateOf(deps, d)),
+              Html.esc(licenses.get(d.licenseId())),
               Html.esc(d.driver())));
     }
     b.append("<h2>Devices</h2>")
@@ -79,20 +79,6 @@ final class DashboardPage {
                 rows,
                 "No device yet: create a license, then a device."));
     Pages.operator(ctx, viewer, "Dashboard", b.toString());
-  }
-
-  /**
-   * A device's state as the console names it: the API's state names, but "not linked" for a device
-   * no phone has linked yet, and "disabled" for one switched off.
-   */
-  String stateOf(Device d) {
-    if (d.disabled()) {
-      return "disabled";
-    }
-    return deps.sessions()
-        .state(d)
-        .map(s -> s == DeviceState.NONE ? "not linked" : s.wireName())
-        .orElse("port_down");
   }
 
   private static String card(String title, long total, Map<String, Long> parts, String href) {

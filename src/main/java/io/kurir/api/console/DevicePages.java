@@ -142,7 +142,7 @@ final class DevicePages {
   // ---- parts, shared with the customers' page
 
   String summary(Device d) {
-    String state = new DashboardPage(deps).stateOf(d);
+    String state = Pages.stateOf(deps, d);
     return "<section><p>"
         + Html.badge(state)
         + " &nbsp; "

@@ -3,7 +3,11 @@ package io.kurir.api.console;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.kurir.api.ApiException;
+import io.kurir.device.DeviceState;
+import io.kurir.tenant.Device;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** What the console's pages share: the operators' navigation, ids from paths, form fields. */
@@ -21,6 +25,30 @@ final class Pages {
           new Html.Link("Schedules", "/console/schedules"));
 
   static final List<Html.Link> CUSTOMER_NAV = List.of(new Html.Link("My devices", "/console/my"));
+
+  /** Lists show at most this many rows; a search finds the others. */
+  static final int MAX_ROWS = 500;
+
+  /**
+   * A device's state as the console names it: the API's state names, but "not linked" for a device
+   * no phone has linked yet, and "disabled" for one switched off.
+   */
+  static String stateOf(ConsoleDeps deps, Device d) {
+    if (d.disabled()) {
+      return "disabled";
+    }
+    return deps.sessions()
+        .state(d)
+        .map(s -> s == DeviceState.NONE ? "not linked" : s.wireName())
+        .orElse("port_down");
+  }
+
+  /** Every license's name by id, read once for a list of devices. */
+  static Map<Long, String> licenseNames(ConsoleDeps deps) {
+    Map<Long, String> names = new HashMap<>();
+    deps.tenants().licenses().forEach(l -> names.put(l.id(), l.name()));
+    return names;
+  }
 
   /** An operator's page. */
   static void operator(Context ctx, ConsoleRoutes.Viewer viewer, String title, String body) {

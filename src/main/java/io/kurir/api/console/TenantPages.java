@@ -95,8 +95,13 @@ final class TenantPages {
 
   void licenses(Context ctx, ConsoleRoutes.Viewer v) {
     Optional<String> q = Pages.query(ctx, "q");
+    Map<Long, String> partnerNames = new java.util.HashMap<>();
+    tenants.partners().forEach(p -> partnerNames.put(p.id(), p.name()));
     List<List<String>> rows = new ArrayList<>();
     for (License l : tenants.licenses()) {
+      if (rows.size() == Pages.MAX_ROWS) {
+        break;
+      }
       if (q.isPresent() && !matches(q.get(), l.name(), l.email(), l.code(), "" + l.id())) {
         continue;
       }
@@ -106,7 +111,7 @@ final class TenantPages {
           List.of(
               Html.esc(l.id()),
               Html.esc(l.name()),
-              Html.esc(tenants.partner(l.partnerId()).name()),
+              Html.esc(partnerNames.get(l.partnerId())),
               Html.esc(l.expiresOn().map(Object::toString).orElse("never")),
               Html.badge(state),
               Html.link("/console/devices?license=" + l.id(), "Devices")
@@ -207,6 +212,7 @@ final class TenantPages {
   void devices(Context ctx, ConsoleRoutes.Viewer v) {
     Optional<String> q = Pages.query(ctx, "q");
     Optional<Long> license = Pages.query(ctx, "license").map(TenantPages::parseId);
+    Map<Long, String> licenseNames = Pages.licenseNames(deps);
     List<List<String>> rows = new ArrayList<>();
     for (Device d : tenants.devices()) {
       if (license.isPresent() && d.licenseId() != license.get()) {
@@ -215,13 +221,16 @@ final class TenantPages {
       if (q.isPresent() && !matches(q.get(), d.number(), "" + d.id(), d.driver())) {
         continue;
       }
+      if (rows.size() == Pages.MAX_ROWS) {
+        break;
+      }
       String base = "/console/devices/" + d.id() + "/";
       rows.add(
           List.of(
               Html.link("/console/devices/" + d.id(), d.number()),
-              Html.esc(tenants.license(d.licenseId()).name()),
+              Html.esc(licenseNames.get(d.licenseId())),
               Html.esc(d.driver()),
-              Html.badge(new DashboardPage(deps).stateOf(d)),
+              Html.badge(Pages.stateOf(deps, d)),
               Html.post(
                   base + (d.disabled() ? "enable" : "disable"),
                   v.csrf(),

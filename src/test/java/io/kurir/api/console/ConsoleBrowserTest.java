@@ -292,6 +292,14 @@ class ConsoleBrowserTest {
     click(page.findElement(By.linkText(mine.number())));
     String csrf = find("input[name=csrf]").getAttribute("value");
     assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
+    fill("incoming", receiver.url("/incoming"));
+    submit("Save webhooks");
+    assertThat(find("main form [name=incoming]").getAttribute("value"))
+        .isEqualTo(receiver.url("/incoming"));
+    fill("outgoing", "ftp://example.com/hook");
+    submit("Save webhooks");
+    assertThat(find("[data-testid=error]").getText()).contains("may not call");
+    page.navigate().back();
     fill("template", "Halo [kolom2]");
     submit("Get the script");
     assertThat(find("[data-testid=script]").getText()).contains(mine.ecoKey());
