@@ -47,7 +47,6 @@ public final class Browser implements AutoCloseable {
     Path chromedriver = find("KURIR_TEST_CHROMEDRIVER", DRIVERS).orElseThrow(Browser::missing);
     // Selenium looks for drivers and browsers on the internet unless told where they are.
     System.setProperty("webdriver.chrome.driver", chromedriver.toString());
-    System.setProperty("SE_OFFLINE", "true");
     ChromeDriverService service =
         new ChromeDriverService.Builder()
             .usingDriverExecutable(chromedriver.toFile())

@@ -50,6 +50,13 @@ final class Pages {
     return names;
   }
 
+  /** Every device's number by id, read once for a list that names devices. */
+  static Map<Long, String> deviceNumbers(ConsoleDeps deps) {
+    Map<Long, String> numbers = new HashMap<>();
+    deps.tenants().devices().forEach(d -> numbers.put(d.id(), d.number()));
+    return numbers;
+  }
+
   /** An operator's page. */
   static void operator(Context ctx, ConsoleRoutes.Viewer viewer, String title, String body) {
     ctx.html(Html.page(title, OPERATOR_NAV, viewer.csrf(), body));

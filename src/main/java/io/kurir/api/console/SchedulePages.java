@@ -7,6 +7,7 @@ import io.kurir.schedule.Schedules;
 import io.kurir.tenant.Device;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Scheduled messages still waiting, and cancelling one. */
 final class SchedulePages {
@@ -19,13 +20,14 @@ final class SchedulePages {
   }
 
   void list(Context ctx, ConsoleRoutes.Viewer v) {
+    Map<Long, String> numbers = Pages.deviceNumbers(deps);
     List<List<String>> rows = new ArrayList<>();
     for (Schedule s : deps.schedules().waiting(SHOWN)) {
       String text = s.body().length() > 80 ? s.body().substring(0, 80) + "…" : s.body();
       rows.add(
           List.of(
               Html.esc(s.id()),
-              Html.link("/console/devices/" + s.deviceId(), "device " + s.deviceId()),
+              Html.link("/console/devices/" + s.deviceId(), numbers.get(s.deviceId())),
               Html.esc(s.target()),
               Html.esc(s.apiType().wireName()),
               Html.esc(text),

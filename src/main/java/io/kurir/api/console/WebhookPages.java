@@ -45,13 +45,14 @@ final class WebhookPages {
 
   /** Deliveries with the receiver's last answer and, for failed and dead ones, a replay button. */
   static String table(List<Delivery> deliveries, ConsoleRoutes.Viewer v, ConsoleDeps deps) {
+    Map<Long, String> numbers = Pages.deviceNumbers(deps);
     List<List<String>> rows = new ArrayList<>();
     for (Delivery d : deliveries) {
       boolean replayable = d.state().equals("failed") || d.state().equals("dead");
       rows.add(
           List.of(
               Html.esc(d.id()),
-              Html.link("/console/devices/" + d.deviceId(), "device " + d.deviceId()),
+              Html.link("/console/devices/" + d.deviceId(), numbers.get(d.deviceId())),
               Html.esc(d.event()),
               Html.esc(d.url()),
               Html.badge(d.state()) + " " + d.attempts() + "×",

@@ -95,6 +95,7 @@ class ConsoleBrowserTest {
     WebElement before = find("main");
     button.click();
     waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    waitUpTo(10).until(d -> "complete".equals(page.executeScript("return document.readyState")));
   }
 
   private String secret(String label) {
@@ -171,7 +172,7 @@ class ConsoleBrowserTest {
   @Test
   void anOperatorReplaysADeadWebhookOnceItsReceiverIsBack() throws Exception {
     Device device = kurir.newDevice(Numbers.fresh(), true);
-    receiver.answer(500);
+    receiver.answer(500, "{\"error\": \"database is down\"}");
     signInAsOperator();
     open("/console/devices/" + device.id());
     fill("outgoing", receiver.url("/status"));
@@ -185,7 +186,8 @@ class ConsoleBrowserTest {
               d.navigate().refresh();
               return !d.findElements(By.cssSelector("[data-testid=answer]")).isEmpty();
             });
-    assertThat(find("[data-testid=answer]").getText()).contains("500");
+    assertThat(find("[data-testid=answer]").getText())
+        .isEqualTo("HTTP 500: {\"error\": \"database is down\"}");
     browser.screenshot("11-webhooks-dead");
 
     receiver.answer(200);
