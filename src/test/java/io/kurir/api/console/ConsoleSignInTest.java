@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -102,6 +103,16 @@ class ConsoleSignInTest {
     assertThat(dashboard.headers().firstValue("Content-Type"))
         .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
     assertThat(dashboard.headers().firstValue("Cache-Control")).contains("no-store");
+    for (String path :
+        List.of(
+            "/console/schedules",
+            "/console/webhooks?state=failed",
+            "/console/messages?text=x&state=read&date=2026-01-01",
+            "/console/devices?q=0812")) {
+      assertThat(get(path, "Cookie", cookieOf(setCookie)).statusCode()).as(path).isEqualTo(200);
+    }
+    assertThat(get("/console/messages?state=nonsense", "Cookie", cookieOf(setCookie)).statusCode())
+        .isEqualTo(400);
 
     // Behind a TLS-terminating proxy the cookie is Secure.
     assertThat(signIn("X-Forwarded-Proto", "https")).containsIgnoringCase("Secure");
