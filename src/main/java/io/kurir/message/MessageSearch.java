@@ -38,7 +38,51 @@ public final class MessageSearch {
       Optional<String> text,
       Optional<Instant> from,
       Optional<Instant> to,
-      int limit) {}
+      int limit) {
+
+    /** Every message (the newest {@link #MAX_ROWS}); narrow it with the {@code with…} methods. */
+    public static Criteria any() {
+      Optional<Instant> none = Optional.empty();
+      return new Criteria(
+          Set.of(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          none,
+          none,
+          MAX_ROWS);
+    }
+
+    public Criteria withDevices(Set<Long> ids) {
+      return new Criteria(ids, id, recipient, state, text, from, to, limit);
+    }
+
+    public Criteria withId(Optional<Long> messageId) {
+      return new Criteria(deviceIds, messageId, recipient, state, text, from, to, limit);
+    }
+
+    public Criteria withRecipient(Optional<String> address) {
+      return new Criteria(deviceIds, id, address, state, text, from, to, limit);
+    }
+
+    public Criteria withState(Optional<MessageState> s) {
+      return new Criteria(deviceIds, id, recipient, s, text, from, to, limit);
+    }
+
+    public Criteria withText(Optional<String> piece) {
+      return new Criteria(deviceIds, id, recipient, state, piece, from, to, limit);
+    }
+
+    /** Created at {@code start} or later and before {@code end}. */
+    public Criteria withPeriod(Optional<Instant> start, Optional<Instant> end) {
+      return new Criteria(deviceIds, id, recipient, state, text, start, end, limit);
+    }
+
+    public Criteria withLimit(int rows) {
+      return new Criteria(deviceIds, id, recipient, state, text, from, to, rows);
+    }
+  }
 
   private final Database db;
 

@@ -34,18 +34,10 @@ class MessageSearchTest {
     kurir.close();
   }
 
-  private static MessageSearch.Criteria criteria(
-      Set<Long> devices,
-      Optional<Long> id,
-      Optional<String> recipient,
-      Optional<MessageState> state,
-      Optional<String> text) {
-    return new MessageSearch.Criteria(
-        devices, id, recipient, state, text, Optional.empty(), Optional.empty(), 50);
-  }
+  private static final MessageSearch.Criteria ANY = MessageSearch.Criteria.any();
 
-  private static List<String> texts(List<Message> found) {
-    return found.stream().map(Message::body).toList();
+  private List<String> texts(MessageSearch.Criteria c) {
+    return search.find(c).stream().map(Message::body).toList();
   }
 
   @Test
@@ -61,109 +53,32 @@ class MessageSearchTest {
     Eventually.until(
         "all sent",
         () ->
-            search
-                .find(
-                    criteria(
-                        Set.of(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty()))
-                .stream()
+            search.find(ANY).stream()
                 .noneMatch(
                     m -> m.state() == MessageState.PENDING || m.state() == MessageState.SENDING));
 
-    assertThat(
-            texts(
-                search.find(
-                    criteria(
-                        Set.of(one.id()),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty()))))
+    assertThat(texts(ANY.withDevices(Set.of(one.id()))))
         .containsExactly("Jadwal besok", "Tagihan 100% LUNAS"); // newest first
-    assertThat(
-            texts(
-                search.find(
-                    criteria(
-                        Set.of(),
-                        Optional.empty(),
-                        Optional.of(alice),
-                        Optional.empty(),
-                        Optional.empty()))))
+    assertThat(texts(ANY.withRecipient(Optional.of(alice))))
         .containsExactly("Tagihan_bulan depan", "Tagihan 100% LUNAS");
-    assertThat(
-            texts(
-                search.find(
-                    criteria(
-                        Set.of(),
-                        Optional.of(first),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty()))))
-        .containsExactly("Tagihan 100% LUNAS");
+    assertThat(texts(ANY.withId(Optional.of(first)))).containsExactly("Tagihan 100% LUNAS");
     // A piece of the text in any case; % and _ are letters, not patterns ("h_n" is not "han").
+    assertThat(texts(ANY.withText(Optional.of("tagihan")))).hasSize(2);
+    assertThat(texts(ANY.withText(Optional.of("100% l")))).containsExactly("Tagihan 100% LUNAS");
+    assertThat(texts(ANY.withText(Optional.of("h_n")))).isEmpty();
     assertThat(
             texts(
-                search.find(
-                    criteria(
-                        Set.of(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.of("tagihan")))))
-        .hasSize(2);
-    assertThat(
-            texts(
-                search.find(
-                    criteria(
-                        Set.of(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.of("100% l")))))
-        .containsExactly("Tagihan 100% LUNAS");
-    assertThat(
-            search.find(
-                criteria(
-                    Set.of(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.of("h_n"))))
-        .isEmpty();
-    assertThat(
-            texts(
-                search.find(
-                    criteria(
-                        Set.of(one.id(), two.id()),
-                        Optional.empty(),
-                        Optional.of(alice),
-                        Optional.empty(),
-                        Optional.of("bulan")))))
+                ANY.withDevices(Set.of(one.id(), two.id()))
+                    .withRecipient(Optional.of(alice))
+                    .withText(Optional.of("bulan"))))
         .containsExactly("Tagihan_bulan depan");
+    assertThat(texts(ANY.withState(Optional.of(MessageState.FAILED)))).isEmpty();
+    assertThat(texts(ANY.withPeriod(Optional.of(before), Optional.empty()))).hasSize(3);
     assertThat(
-            search.find(
-                criteria(
-                    Set.of(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.of(MessageState.FAILED),
-                    Optional.empty())))
+            texts(ANY.withPeriod(Optional.of(before.plus(Duration.ofDays(1))), Optional.empty())))
         .isEmpty();
-    assertThat(
-            search.find(
-                new MessageSearch.Criteria(
-                    Set.of(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.of(before.plus(Duration.ofDays(1))),
-                    Optional.empty(),
-                    50)))
-        .isEmpty();
+    assertThat(texts(ANY.withPeriod(Optional.empty(), Optional.of(before)))).isEmpty();
+    assertThat(texts(ANY.withLimit(1))).containsExactly("Tagihan_bulan depan");
 
     long counted =
         search.countByStateSince(before).values().stream().mapToLong(Long::longValue).sum();

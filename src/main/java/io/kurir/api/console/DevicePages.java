@@ -222,16 +222,7 @@ final class DevicePages {
     List<List<String>> rows = new ArrayList<>();
     for (Message m :
         deps.search()
-            .find(
-                new MessageSearch.Criteria(
-                    Set.of(d.id()),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    20))) {
+            .find(MessageSearch.Criteria.any().withDevices(Set.of(d.id())).withLimit(20))) {
       rows.add(MessagePages.row(m, messageLink, deps));
     }
     return "<section><h2>Recent messages</h2>"

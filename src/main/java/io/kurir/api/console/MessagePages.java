@@ -55,15 +55,15 @@ final class MessagePages {
     List<Message> found =
         deps.search()
             .find(
-                new MessageSearch.Criteria(
-                    devices,
-                    id.map(MessagePages::messageId),
-                    recipient,
-                    state.map(MessagePages::state),
-                    text,
-                    day.map(x -> x.atStartOfDay(zone).toInstant()),
-                    day.map(x -> x.plusDays(1).atStartOfDay(zone).toInstant()),
-                    MessageSearch.MAX_ROWS));
+                MessageSearch.Criteria.any()
+                    .withDevices(devices)
+                    .withId(id.map(MessagePages::messageId))
+                    .withRecipient(recipient)
+                    .withState(state.map(MessagePages::state))
+                    .withText(text)
+                    .withPeriod(
+                        day.map(x -> x.atStartOfDay(zone).toInstant()),
+                        day.map(x -> x.plusDays(1).atStartOfDay(zone).toInstant())));
     Map<String, String> deviceChoices = new LinkedHashMap<>();
     deviceChoices.put("", "every device");
     for (Device d : deps.tenants().devices()) {
