@@ -27,12 +27,13 @@ final class CustomerPages {
 
   void home(Context ctx, ConsoleRoutes.Viewer v) {
     License l = deps.tenants().license(v.licenseId());
+    java.util.function.Function<Device, String> stateOf = Pages.listedStates(deps);
     List<List<String>> rows = new ArrayList<>();
     for (Device d : deps.tenants().devicesOf(l)) {
       rows.add(
           List.of(
               Html.link("/console/my/devices/" + d.id(), d.number()),
-              Html.badge(Pages.stateOf(deps, d))));
+              Html.badge(stateOf.apply(d))));
     }
     String body =
         "<p>"

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /** {@code /console}: devices by state, today's messages by state, webhooks and schedules due. */
 final class DashboardPage {
@@ -20,9 +21,10 @@ final class DashboardPage {
 
   void show(Context ctx, ConsoleRoutes.Viewer viewer) {
     List<Device> devices = deps.tenants().devices();
+    Function<Device, String> stateOf = Pages.listedStates(deps);
     Map<String, Long> byState = new TreeMap<>();
     for (Device d : devices) {
-      byState.merge(Pages.stateOf(deps, d), 1L, Long::sum);
+      byState.merge(stateOf.apply(d), 1L, Long::sum);
     }
     Instant now = deps.clock().instant();
     Instant today =
@@ -68,7 +70,7 @@ final class DashboardPage {
       rows.add(
           List.of(
               Html.link("/console/devices/" + d.id(), d.number()),
-              Html.badge(Pages.stateOf(deps, d)),
+              Html.badge(stateOf.apply(d)),
               Html.esc(licenses.get(d.licenseId())),
               Html.esc(d.driver())));
     }

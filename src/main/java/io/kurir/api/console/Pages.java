@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** What the console's pages share: the operators' navigation, ids from paths, form fields. */
 final class Pages {
@@ -31,16 +32,28 @@ final class Pages {
 
   /**
    * A device's state as the console names it: the API's state names, but "not linked" for a device
-   * no phone has linked yet, and "disabled" for one switched off.
+   * no phone has linked yet, "disabled" for one switched off, "port_down" when its driver is not
+   * running.
    */
-  static String stateOf(ConsoleDeps deps, Device d) {
+  static String stateName(Device d, Optional<DeviceState> state) {
     if (d.disabled()) {
       return "disabled";
     }
-    return deps.sessions()
-        .state(d)
-        .map(s -> s == DeviceState.NONE ? "not linked" : s.wireName())
-        .orElse("port_down");
+    return state.map(s -> s == DeviceState.NONE ? "not linked" : s.wireName()).orElse("port_down");
+  }
+
+  /** The state of one device as its driver sees it now (a device's own page). */
+  static String stateOf(ConsoleDeps deps, Device d) {
+    return stateName(d, deps.sessions().state(d));
+  }
+
+  /**
+   * The recorded states of every device, read at once, for lists: asking each driver (an engine's
+   * API, for WAHA) for hundreds of devices would make a list slow.
+   */
+  static Function<Device, String> listedStates(ConsoleDeps deps) {
+    Map<Long, DeviceState> recorded = deps.sessions().states().all();
+    return d -> stateName(d, Optional.ofNullable(recorded.get(d.id())));
   }
 
   /** Every license's name by id, read once for a list of devices. */

@@ -213,6 +213,7 @@ final class TenantPages {
     Optional<String> q = Pages.query(ctx, "q");
     Optional<Long> license = Pages.query(ctx, "license").map(TenantPages::parseId);
     Map<Long, String> licenseNames = Pages.licenseNames(deps);
+    java.util.function.Function<Device, String> stateOf = Pages.listedStates(deps);
     List<List<String>> rows = new ArrayList<>();
     for (Device d : tenants.devices()) {
       if (license.isPresent() && d.licenseId() != license.get()) {
@@ -230,7 +231,7 @@ final class TenantPages {
               Html.link("/console/devices/" + d.id(), d.number()),
               Html.esc(licenseNames.get(d.licenseId())),
               Html.esc(d.driver()),
-              Html.badge(Pages.stateOf(deps, d)),
+              Html.badge(stateOf.apply(d)),
               Html.post(
                   base + (d.disabled() ? "enable" : "disable"),
                   v.csrf(),
