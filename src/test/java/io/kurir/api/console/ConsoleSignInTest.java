@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The console's sign-in over plain HTTP: the cookie, the CSRF check, the limit on guessing. */
+/**
+ * The console over plain HTTP: the sign-in cookie, the CSRF check, the limit on guessing, and the
+ * operators' actions the browser test does not click (renew, switch off, rotate).
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleSignInTest {
   TestGateway kurir;
@@ -143,6 +146,54 @@ class ConsoleSignInTest {
     // Signed out, the same cookie opens nothing any more.
     post("/console/sign-out", form("csrf", csrf.group(1)), "Cookie", cookie);
     assertThat(get("/console", "Cookie", cookie).statusCode()).isEqualTo(303);
+  }
+
+  @Test
+  void anOperatorRenewsALicenseSwitchesADeviceOffAndRotatesItsKey() throws Exception {
+    String cookie = cookieOf(signIn());
+    Matcher csrf =
+        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(get("/console/licenses", "Cookie", cookie).body());
+    assertThat(csrf.find()).isTrue();
+    String token = csrf.group(1);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    long license = device.licenseId();
+
+    HttpResponse<String> renewed =
+        post(
+            "/console/licenses/" + license + "/expires",
+            form("csrf", token, "expires", "2031-12-31"),
+            "Cookie",
+            cookie);
+    assertThat(renewed.statusCode()).isEqualTo(303);
+    assertThat(kurir.gateway().tenants().license(license).expiresOn())
+        .contains(java.time.LocalDate.of(2031, 12, 31));
+    HttpResponse<String> badDate =
+        post(
+            "/console/licenses/" + license + "/expires",
+            form("csrf", token, "expires", "31/12/2031"),
+            "Cookie",
+            cookie);
+    assertThat(badDate.statusCode()).isEqualTo(400);
+    assertThat(badDate.body()).contains("YYYY-MM-DD");
+
+    post("/console/devices/" + device.id() + "/disable", form("csrf", token), "Cookie", cookie);
+    assertThat(kurir.gateway().tenants().device(device.id()).disabled()).isTrue();
+    post("/console/devices/" + device.id() + "/enable", form("csrf", token), "Cookie", cookie);
+    assertThat(kurir.gateway().tenants().device(device.id()).disabled()).isFalse();
+
+    HttpResponse<String> rotated =
+        post(
+            "/console/devices/" + device.id() + "/rotate",
+            form("csrf", token, "credential", "key"),
+            "Cookie",
+            cookie);
+    String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
+    assertThat(newKey).isNotEqualTo(device.ecoKey());
+    assertThat(rotated.body()).contains(newKey).contains("does not show them again");
+    assertThat(get("/console/devices/" + device.id(), "Cookie", cookie).body())
+        .doesNotContain(newKey);
+    assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
   }
 
   @Test
