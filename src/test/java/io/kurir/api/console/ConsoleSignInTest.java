@@ -159,21 +159,14 @@ class ConsoleSignInTest {
     io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
     long license = device.licenseId();
 
+    String renew = "/console/licenses/" + license + "/expires";
     HttpResponse<String> renewed =
-        post(
-            "/console/licenses/" + license + "/expires",
-            form("csrf", token, "expires", "2031-12-31"),
-            "Cookie",
-            cookie);
+        post(renew, form("csrf", token, "expires", "2031-12-31"), "Cookie", cookie);
     assertThat(renewed.statusCode()).isEqualTo(303);
     assertThat(kurir.gateway().tenants().license(license).expiresOn())
         .contains(java.time.LocalDate.of(2031, 12, 31));
     HttpResponse<String> badDate =
-        post(
-            "/console/licenses/" + license + "/expires",
-            form("csrf", token, "expires", "31/12/2031"),
-            "Cookie",
-            cookie);
+        post(renew, form("csrf", token, "expires", "31/12/2031"), "Cookie", cookie);
     assertThat(badDate.statusCode()).isEqualTo(400);
     assertThat(badDate.body()).contains("YYYY-MM-DD");
 
