@@ -226,6 +226,10 @@ class ConsoleBrowserTest {
               return d.findElement(By.cssSelector("main")).getText().contains("Rp 10.000");
             });
     browser.screenshot("15-auto-reply-sent");
+
+    open("/console/licenses/" + device.licenseId() + "/auto-replies");
+    submit("Delete");
+    assertThat(find("main").getText()).contains("No auto-reply yet.");
   }
 
   @Test
