@@ -3,8 +3,8 @@ package io.kurir;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.kurir.api.admin.AdminRoutes;
 import io.kurir.config.Settings;
-import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
@@ -23,107 +23,126 @@ import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code ./kurir admin}: the Admin API's operations from the command line, working on the
- * configured database directly, so it works whether or not the gateway is running. Prints JSON in
- * the Admin API's shapes.
+ * {@code kurir admin}: the Admin API's operations from the command line, working on the configured
+ * database directly, so it works whether or not the gateway is running. Prints JSON in the Admin
+ * API's shapes and exits 0; a refused operation prints {@code kurir admin: <problem>} and exits 1;
+ * a usage error exits 2. It never creates a database unasked ({@code --create}): a mistyped data
+ * folder would otherwise look like an empty installation.
  */
-final class AdminCommand {
-  private static final Set<String> OPTIONS =
-      Set.of(
-          "name", "email", "partner", "license", "number", "driver", "expires", "allow", "allowed",
-          "url", "token", "state");
+@Command(
+    description = "manage partners, licenses, devices and webhook deliveries (prints JSON)",
+    footer = {
+      "",
+      "  partner create --name N [--email E]     partner list",
+      "  partner disable|enable|rotate-secret <id>",
+      "  license create --partner ID --name N [--email E] [--expires YYYY-MM-DD]",
+      "                 [--allow 203.0.113.5,10.0.0.0/8]",
+      "  license list                             license disable|enable <id>",
+      "  license expires <id> YYYY-MM-DD|never    (renews or ends a license)",
+      "  license rotate-push-key <id>",
+      "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
+      "  device set <id> --set key=value [...]    (its driver configuration;",
+      "                                           an empty value removes a key)",
+      "  device list                              device disable|enable <id>",
+      "  device rotate <id> [key|device-key|crm-id]   (default: key)",
+      "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
+      "      the pairing QR code of a running gateway, until it is scanned",
+      "  device link-code <id> [--url …] [--token …]",
+      "      a code to type on the device's phone instead (drivers that have one)",
+      "  webhook list [--state failed|dead|pending|delivered]",
+      "  webhook replay <id>",
+      "",
+      "Settings flags choose the database, as for serve: --data.dir=data,",
+      "--config=kurir.yml, --database.url=…; --demo: the database of kurir demo.",
+      "The database must exist: the gateway creates it on its first start, and",
+      "--create creates it before that.",
+      "Each command's options: kurir admin <what> <action> --help"
+    })
+final class AdminCommand implements Callable<Integer> {
+  @Option(
+      names = "--demo",
+      scope = ScopeType.INHERIT,
+      description = "work on the database of kurir demo (data/demo)")
+  boolean demo;
 
-  private static final String HELP =
-      String.join(
-          "\n",
-          "usage: kurir admin <what> <action> [id] [options] [--setting=value ...]",
-          "",
-          "  partner create --name N [--email E]      partner list",
-          "  partner disable|enable|rotate-secret <id>",
-          "  license create --partner ID --name N [--email E] [--expires YYYY-MM-DD]"
-              + " [--allow 203.0.113.5,10.0.0.0/8]",
-          "  license list                              license disable|enable <id>",
-          "  license expires <id> YYYY-MM-DD|never     (renews or ends a license)",
-          "  license rotate-push-key <id>",
-          "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
-          "  device set <id> --set key=value [...]     (changes its driver configuration;",
-          "                                            an empty value removes a key)",
-          "  device list                               device disable|enable <id>",
-          "  device rotate <id> [key|device-key|crm-id]   (default: key)",
-          "  webhook list [--state failed|dead|pending|delivered]   webhook replay <id>",
-          "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
-          "      shows the pairing QR code of a running gateway and waits until it is scanned",
-          "  device link-code <id> [--url …] [--token …]",
-          "      a code to type on the device's phone instead of scanning (drivers that have one)",
-          "",
-          "Settings flags choose the database, as for serve (--data.dir=data, --config=kurir.yml);",
-          "--demo works on the database of ./kurir demo.");
+  @Option(
+      names = "--create",
+      scope = ScopeType.INHERIT,
+      description =
+          "create the database when it does not exist yet (the gateway creates it on its first"
+              + " start; without this flag a missing database is an error)")
+  boolean create;
 
-  private AdminCommand() {}
+  @Spec CommandSpec spec;
+  private final Invocation invocation;
 
-  static int run(List<String> args, Map<String, String> env, Path workDir) {
-    return run(args, env, workDir, System.out, System.err);
+  private AdminCommand(Invocation invocation) {
+    this.invocation = invocation;
   }
 
+  /** {@code kurir admin} and its commands. */
+  static CommandLine commandLine(Invocation invocation) {
+    AdminCommand admin = new AdminCommand(invocation);
+    CommandLine command = new CommandLine(admin);
+    command.addSubcommand("partner", new Partners(admin));
+    command.addSubcommand("license", new Licenses(admin));
+    command.addSubcommand("device", new Devices(admin));
+    command.addSubcommand("webhook", new Webhooks(admin));
+    return command;
+  }
+
+  /** {@code kurir admin <args>}, as the tests and {@link Kurir#run} call it. */
   static int run(
       List<String> args, Map<String, String> env, Path workDir, PrintStream out, PrintStream err) {
-    List<String> words = new ArrayList<>();
-    Map<String, String> options = new HashMap<>();
-    Map<String, String> config = new java.util.LinkedHashMap<>();
-    List<String> settingFlags = new ArrayList<>();
-    Profile profile = Profile.SERVE;
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (a.equals("--demo")) {
-        profile = Profile.DEMO;
-      } else if (a.startsWith("--")) {
-        String body = a.substring(2);
-        String key = body.contains("=") ? body.substring(0, body.indexOf('=')) : body;
-        String value;
-        if (body.contains("=")) {
-          value = body.substring(body.indexOf('=') + 1);
-        } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-          value = args.get(++i);
-        } else {
-          err.println("kurir admin: --" + key + " needs a value, as in --" + key + "=...");
-          return 2;
-        }
-        if (key.equals("set")) {
-          int eq = value.indexOf('=');
-          if (eq <= 0) {
-            err.println("kurir admin: --set needs key=value, as in --set access-token=...");
-            return 2;
-          }
-          config.put(value.substring(0, eq).strip(), value.substring(eq + 1));
-        } else if (OPTIONS.contains(key)) {
-          options.put(key, value);
-        } else {
-          settingFlags.add("--" + key + "=" + value);
-        }
-      } else {
-        words.add(a);
-      }
-    }
-    if (!words.isEmpty() && words.getFirst().equals("help")) {
-      out.println(HELP);
-      return 0;
-    }
-    if (words.size() < 2) {
-      err.println(HELP);
-      return 2;
-    }
-    Settings settings = SettingsLoader.load(profile, settingFlags, env, workDir);
-    if (words.get(0).equals("device") && words.get(1).equals("qr")) {
-      return PairingQr.show(words, options, settings, out, err);
-    }
-    if (words.get(0).equals("device") && words.get(1).equals("link-code")) {
-      return PairingQr.linkCode(words, options, settings, out, err);
+    List<String> line = new ArrayList<>(List.of("admin"));
+    line.addAll(args);
+    return Kurir.run(line, env, workDir, out, err);
+  }
+
+  /** {@code kurir admin} without a command: what it takes, as a usage error. */
+  @Override
+  public Integer call() {
+    return usage(spec);
+  }
+
+  private int usage(CommandSpec command) {
+    command.commandLine().usage(invocation.err());
+    return UsageErrors.USAGE;
+  }
+
+  private Settings settings() {
+    return invocation.settings(demo ? Profile.DEMO : Profile.SERVE);
+  }
+
+  /** The core services one command works with, on the configured database. */
+  private record Core(
+      Tenants tenants, TenantViews views, Timestamps timestamps, WebhookDeliveries webhooks) {}
+
+  /**
+   * Runs {@code action} on the database and prints what it answers as JSON (exit 0), or the refusal
+   * (exit 1). A database that does not exist yet is not created unless {@code --create}.
+   */
+  private int onDatabase(Function<Core, Object> action) {
+    Settings settings = settings();
+    Optional<Path> missing = Database.fileToCreate(settings.database());
+    if (missing.isPresent() && !create) {
+      invocation.err().println("kurir admin: " + noDatabase(missing.get()));
+      return 1;
     }
     try (Database db = Database.open(settings.database())) {
       Clock clock = Clock.systemUTC();
@@ -137,131 +156,36 @@ final class AdminCommand {
               DriverCatalog.standard());
       Timestamps timestamps = new Timestamps(settings.zone());
       Object result =
-          execute(
-              words,
-              options,
-              config,
-              tenants,
-              new TenantViews(timestamps),
-              timestamps,
-              new WebhookDeliveries(db, Clock.systemUTC()));
-      out.println(json(result));
+          action.apply(
+              new Core(
+                  tenants,
+                  new TenantViews(timestamps),
+                  timestamps,
+                  new WebhookDeliveries(db, clock)));
+      invocation.out().println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
-      err.println("kurir admin: " + e.getMessage());
+      invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }
   }
 
-  private static Object execute(
-      List<String> words,
-      Map<String, String> o,
-      Map<String, String> config,
-      Tenants tenants,
-      TenantViews views,
-      Timestamps timestamps,
-      WebhookDeliveries webhooks) {
-    String what = words.get(0);
-    String action = words.get(1);
-    return switch (what + " " + action) {
-      case "partner create" -> views.of(tenants.createPartner(need(o, "name"), o.get("email")));
-      case "partner list" -> tenants.partners().stream().map(views::of).toList();
-      case "partner disable" -> done(() -> tenants.setPartnerDisabled(id(words), true));
-      case "partner enable" -> done(() -> tenants.setPartnerDisabled(id(words), false));
-      case "partner rotate-secret" -> views.of(tenants.rotatePartnerSecret(id(words)));
-      case "license rotate-push-key" -> views.of(tenants.rotatePushKey(id(words)));
-      case "license create" ->
-          views.of(
-              tenants.createLicense(
-                  parseId(need(o, "partner")),
-                  need(o, "name"),
-                  o.get("email"),
-                  o.containsKey("expires") ? date(o.get("expires")) : null,
-                  allowed(o)));
-      case "license list" -> tenants.licenses().stream().map(views::of).toList();
-      case "license disable" -> done(() -> tenants.setLicenseDisabled(id(words), true));
-      case "license enable" -> done(() -> tenants.setLicenseDisabled(id(words), false));
-      case "license expires" -> {
-        if (words.size() < 4) {
-          throw new IllegalArgumentException("license expires <id> YYYY-MM-DD|never");
-        }
-        String day = words.get(3);
-        yield views.of(
-            tenants.setLicenseExpiry(id(words), day.equalsIgnoreCase("never") ? null : date(day)));
-      }
-      case "device create" ->
-          views.of(
-              tenants.createDevice(
-                  parseId(need(o, "license")), need(o, "number"), o.get("driver"), config),
-              tenants);
-      case "device set" -> {
-        if (config.isEmpty()) {
-          throw new IllegalArgumentException("device set <id> needs --set key=value");
-        }
-        yield views.of(tenants.configureDevice(id(words), config), tenants);
-      }
-      case "device list" -> tenants.devices().stream().map(d -> views.of(d, tenants)).toList();
-      case "webhook list" ->
-          webhooks.list(o.getOrDefault("state", "failed")).stream()
-              .map(d -> io.kurir.api.admin.AdminRoutes.view(d, timestamps))
-              .toList();
-      case "webhook replay" -> {
-        if (!webhooks.replay(id(words))) {
-          throw new IllegalArgumentException("no failed or dead delivery " + words.get(2));
-        }
-        yield Map.of("status", "ok");
-      }
-      case "device disable" -> done(() -> tenants.setDeviceDisabled(id(words), true));
-      case "device enable" -> done(() -> tenants.setDeviceDisabled(id(words), false));
-      case "device rotate" ->
-          views.of(
-              tenants.rotate(id(words), Credential.parse(words.size() > 3 ? words.get(3) : "key")));
-      default ->
-          throw new IllegalArgumentException(
-              "unknown command '" + what + " " + action + "'; see kurir admin help");
-    };
-  }
-
-  private static List<String> allowed(Map<String, String> options) {
-    String list = options.getOrDefault("allow", options.get("allowed"));
-    return list == null ? List.of() : Arrays.asList(list.split(","));
+  private String noDatabase(Path file) {
+    if (demo) {
+      return "there is no demo database at "
+          + file
+          + ": run kurir demo once (it creates it, with the demo account), or add --create";
+    }
+    return "there is no database at "
+        + file
+        + ". The gateway creates it when it first starts (kurir serve, with the same settings):"
+        + " start it once, or add --create to create it now. If it should be elsewhere, give"
+        + " --data.dir, --config or --database.url as the gateway has them.";
   }
 
   private static Map<String, String> done(Runnable action) {
     action.run();
     return Map.of("status", "ok");
-  }
-
-  private static String need(Map<String, String> options, String name) {
-    String v = options.get(name);
-    if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException("--" + name + " is required");
-    }
-    return v;
-  }
-
-  private static long id(List<String> words) {
-    if (words.size() < 3) {
-      throw new IllegalArgumentException(
-          "give the id, as in: kurir admin " + words.get(0) + " " + words.get(1) + " <id>");
-    }
-    return parseId(words.get(2));
-  }
-
-  private static long parseId(String raw) {
-    try {
-      return Long.parseLong(raw.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("'" + raw + "' is not an id (digits)");
-    }
-  }
-
-  private static LocalDate date(String raw) {
-    try {
-      return LocalDate.parse(raw.strip());
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("--expires must be a date YYYY-MM-DD");
-    }
   }
 
   private static String json(Object value) {
@@ -271,6 +195,367 @@ final class AdminCommand {
           .writeValueAsString(value);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** An id on the command line: digits. */
+  static final class Id implements CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String raw) {
+      try {
+        return Long.parseLong(raw.strip());
+      } catch (NumberFormatException e) {
+        throw new CommandLine.TypeConversionException("'" + raw + "' is not an id (digits)");
+      }
+    }
+  }
+
+  /** A day written {@code YYYY-MM-DD}. */
+  static final class Day implements CommandLine.ITypeConverter<LocalDate> {
+    @Override
+    public LocalDate convert(String raw) {
+      try {
+        return LocalDate.parse(raw.strip());
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException("'" + raw + "' is not a date YYYY-MM-DD");
+      }
+    }
+  }
+
+  /** The last day of a license, or {@code never}. */
+  record Expiry(LocalDate day) {
+    static final class Converter implements CommandLine.ITypeConverter<Expiry> {
+      @Override
+      public Expiry convert(String raw) {
+        return new Expiry(raw.strip().equalsIgnoreCase("never") ? null : new Day().convert(raw));
+      }
+    }
+  }
+
+  /** The states {@code webhook list --state} takes (the names the Admin API uses). */
+  enum DeliveryState {
+    failed,
+    dead,
+    pending,
+    delivered
+  }
+
+  /** A device's credentials that {@code device rotate} replaces. */
+  static final class Credentials extends ArrayList<String> {
+    Credentials() {
+      super(List.of("key", "device-key", "crm-id"));
+    }
+  }
+
+  /** A command of commands ({@code partner}, {@code device}…): alone, it shows what it takes. */
+  abstract static class Group implements Callable<Integer> {
+    final AdminCommand admin;
+    @Spec CommandSpec spec;
+
+    Group(AdminCommand admin) {
+      this.admin = admin;
+    }
+
+    @Override
+    public Integer call() {
+      return admin.usage(spec);
+    }
+  }
+
+  @Command(name = "partner", description = "resellers who own licenses (Partner API logins)")
+  static final class Partners extends Group {
+    Partners(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "create a partner (prints it with its Basic credentials)")
+    int create(
+        @Option(names = "--name", required = true, description = "its name", paramLabel = "NAME")
+            String name,
+        @Option(names = "--email", description = "its contact address", paramLabel = "EMAIL")
+            String email) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().createPartner(name, email)));
+    }
+
+    @Command(description = "list every partner")
+    int list() {
+      return admin.onDatabase(c -> c.tenants().partners().stream().map(c.views()::of).toList());
+    }
+
+    @Command(description = "stop a partner's Partner API login")
+    int disable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setPartnerDisabled(id, true)));
+    }
+
+    @Command(description = "let a partner sign in again")
+    int enable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setPartnerDisabled(id, false)));
+    }
+
+    @Command(name = "rotate-secret", description = "give a partner a new Basic secret")
+    int rotateSecret(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().rotatePartnerSecret(id)));
+    }
+  }
+
+  @Command(name = "license", description = "customers: their expiry, addresses and devices")
+  static final class Licenses extends Group {
+    Licenses(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "create a license for a partner's customer")
+    int create(
+        @Option(
+                names = "--partner",
+                required = true,
+                converter = Id.class,
+                description = "the partner's id",
+                paramLabel = "ID")
+            long partner,
+        @Option(
+                names = "--name",
+                required = true,
+                description = "the customer's name",
+                paramLabel = "NAME")
+            String name,
+        @Option(names = "--email", description = "the customer's address", paramLabel = "EMAIL")
+            String email,
+        @Option(
+                names = "--expires",
+                paramLabel = "YYYY-MM-DD",
+                converter = Day.class,
+                description = "its last day (default: never)")
+            LocalDate expires,
+        @Option(
+                names = {"--allow", "--allowed"},
+                paramLabel = "ADDRESSES",
+                description =
+                    "the only addresses or CIDR ranges (comma-separated) it may call from")
+            String allowed) {
+      List<String> addresses = allowed == null ? List.of() : Arrays.asList(allowed.split(","));
+      return admin.onDatabase(
+          c -> c.views().of(c.tenants().createLicense(partner, name, email, expires, addresses)));
+    }
+
+    @Command(description = "list every license")
+    int list() {
+      return admin.onDatabase(c -> c.tenants().licenses().stream().map(c.views()::of).toList());
+    }
+
+    @Command(description = "stop every device of a license")
+    int disable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setLicenseDisabled(id, true)));
+    }
+
+    @Command(description = "let a license's devices work again")
+    int enable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setLicenseDisabled(id, false)));
+    }
+
+    @Command(description = "renew or end a license: its last day, or never")
+    int expires(
+        @Parameters(index = "0", paramLabel = "<id>", converter = Id.class) long id,
+        @Parameters(
+                index = "1",
+                paramLabel = "YYYY-MM-DD|never",
+                converter = Expiry.Converter.class)
+            Expiry expiry) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().setLicenseExpiry(id, expiry.day())));
+    }
+
+    @Command(name = "rotate-push-key", description = "give a license a new push key")
+    int rotatePushKey(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().rotatePushKey(id)));
+    }
+  }
+
+  @Command(name = "device", description = "linked numbers: credentials, driver, pairing")
+  static final class Devices extends Group {
+    Devices(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "create a device of a license (prints it with its Eco key)")
+    int create(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license,
+        @Option(
+                names = "--number",
+                required = true,
+                description = "its phone number",
+                paramLabel = "NUMBER")
+            String number,
+        @Option(
+                names = "--driver",
+                description = "sandbox, cloud or waha (default: sandbox)",
+                paramLabel = "NAME")
+            String driver,
+        @Option(
+                names = "--set",
+                paramLabel = "key=value",
+                description = "a key of its driver configuration (repeatable)")
+            List<String> set) {
+      Map<String, String> config = configuration(set);
+      return admin.onDatabase(
+          c ->
+              c.views().of(c.tenants().createDevice(license, number, driver, config), c.tenants()));
+    }
+
+    @Command(description = "change a device's driver configuration (an empty value removes a key)")
+    int set(
+        @Parameters(paramLabel = "<id>", converter = Id.class) long id,
+        @Option(
+                names = "--set",
+                paramLabel = "key=value",
+                description = "a key of its driver configuration (repeatable)")
+            List<String> set) {
+      Map<String, String> config = configuration(set);
+      return admin.onDatabase(
+          c -> {
+            if (config.isEmpty()) {
+              throw new IllegalArgumentException("device set <id> needs --set key=value");
+            }
+            return c.views().of(c.tenants().configureDevice(id, config), c.tenants());
+          });
+    }
+
+    @Command(description = "list every device")
+    int list() {
+      return admin.onDatabase(
+          c -> c.tenants().devices().stream().map(d -> c.views().of(d, c.tenants())).toList());
+    }
+
+    @Command(description = "stop a device: its key answers key_disabled")
+    int disable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setDeviceDisabled(id, true)));
+    }
+
+    @Command(description = "let a device work again")
+    int enable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.tenants().setDeviceDisabled(id, false)));
+    }
+
+    @Command(description = "give a device a new credential; the old one stops working")
+    int rotate(
+        @Parameters(index = "0", paramLabel = "<id>", converter = Id.class) long id,
+        @Parameters(
+                index = "1",
+                arity = "0..1",
+                paramLabel = "key|device-key|crm-id",
+                completionCandidates = Credentials.class,
+                defaultValue = "key")
+            String credential) {
+      return admin.onDatabase(
+          c -> c.views().of(c.tenants().rotate(id, Credential.parse(credential))));
+    }
+
+    @Command(
+        description = "show the pairing QR code of a running gateway and wait until it is scanned")
+    int qr(
+        @Parameters(paramLabel = "<id>") String id,
+        @Option(
+                names = "--url",
+                description = "the gateway (default http://127.0.0.1:<server.port>)",
+                paramLabel = "URL")
+            String url,
+        @Option(
+                names = "--token",
+                description = "its admin token (default: admin.token)",
+                paramLabel = "TOKEN")
+            String token) {
+      return PairingQr.show(
+          List.of("device", "qr", id),
+          gateway(url, token),
+          admin.settings(),
+          admin.invocation.out(),
+          admin.invocation.err());
+    }
+
+    @Command(
+        name = "link-code",
+        description = "a code to type on the device's phone instead of scanning (waha)")
+    int linkCode(
+        @Parameters(paramLabel = "<id>") String id,
+        @Option(
+                names = "--url",
+                description = "the gateway (default http://127.0.0.1:<server.port>)",
+                paramLabel = "URL")
+            String url,
+        @Option(
+                names = "--token",
+                description = "its admin token (default: admin.token)",
+                paramLabel = "TOKEN")
+            String token) {
+      return PairingQr.linkCode(
+          List.of("device", "link-code", id),
+          gateway(url, token),
+          admin.settings(),
+          admin.invocation.out(),
+          admin.invocation.err());
+    }
+
+    private static Map<String, String> gateway(String url, String token) {
+      Map<String, String> options = new LinkedHashMap<>();
+      if (url != null) {
+        options.put("url", url);
+      }
+      if (token != null) {
+        options.put("token", token);
+      }
+      return options;
+    }
+
+    /** The {@code --set key=value} pairs, in order; a pair without a key is a usage error. */
+    private Map<String, String> configuration(List<String> pairs) {
+      Map<String, String> config = new LinkedHashMap<>();
+      for (String pair : pairs == null ? List.<String>of() : pairs) {
+        int eq = pair.indexOf('=');
+        if (eq <= 0 || pair.substring(0, eq).isBlank()) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--set needs key=value, as in --set access-token=...");
+        }
+        config.put(pair.substring(0, eq).strip(), pair.substring(eq + 1));
+      }
+      return config;
+    }
+  }
+
+  @Command(name = "webhook", description = "webhook deliveries: list, replay")
+  static final class Webhooks extends Group {
+    Webhooks(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "deliveries in one state, newest first (at most 500)")
+    int list(
+        @Option(
+                names = "--state",
+                defaultValue = "failed",
+                description = "failed, dead, pending or delivered (default: failed)",
+                paramLabel = "STATE")
+            DeliveryState state) {
+      return admin.onDatabase(
+          c ->
+              c.webhooks().list(state.name()).stream()
+                  .map(d -> AdminRoutes.view(d, c.timestamps()))
+                  .toList());
+    }
+
+    @Command(description = "send a failed or dead delivery again")
+    int replay(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(
+          c -> {
+            if (!c.webhooks().replay(id)) {
+              throw new IllegalArgumentException("no failed or dead delivery " + id);
+            }
+            return Map.of("status", "ok");
+          });
     }
   }
 }

@@ -9,6 +9,7 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.api.console.ConsoleDeps;
 import io.kurir.api.console.ConsoleRoutes;
 import io.kurir.api.crm.CrmRoutes;
+import io.kurir.api.docs.ApiDocsRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
@@ -36,6 +37,9 @@ import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.health.Health;
+import io.kurir.health.HealthRoutes;
+import io.kurir.limit.RequestLimits;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
@@ -44,6 +48,8 @@ import io.kurir.media.Uploads;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
+import io.kurir.metrics.GatewayMetrics;
+import io.kurir.metrics.MetricsEndpoint;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
 import io.kurir.schedule.ScheduleRunner;
@@ -89,6 +95,8 @@ public final class Gateway implements AutoCloseable {
   private final ScheduleRunner scheduler;
   private final MediaSweep mediaSweep;
   private final Optional<Device> demoDevice;
+  private final GatewayMetrics metrics;
+  private volatile MetricsEndpoint metricsEndpoint;
   private volatile HttpApi http;
 
   private Gateway(
@@ -96,7 +104,7 @@ public final class Gateway implements AutoCloseable {
     this.settings = settings;
     // The port first: a gateway that cannot listen says so before it writes anything to its data
     // folder (the lock file, the database).
-    this.socket = ListeningSocket.bind(settings.host(), settings.port());
+    this.socket = ListeningSocket.bind(settings.host(), settings.port(), settings.tls());
     try {
       this.lock = Database.lockInstance(settings.database(), settings.nodeId());
     } catch (RuntimeException e) {
@@ -111,6 +119,8 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     try {
+      this.metrics = new GatewayMetrics(db, clock);
+      db.writes().observeCommits(metrics::committed);
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
@@ -137,6 +147,7 @@ public final class Gateway implements AutoCloseable {
               settings.webhooks().retryFor(),
               settings.webhooks().timeout(),
               settings.nodeId());
+      outbox.observeAttempts(metrics::webhookAttempt);
       outbox.start();
       MessageWebhooks messageWebhooks =
           new MessageWebhooks(
@@ -158,6 +169,7 @@ public final class Gateway implements AutoCloseable {
               messageWebhooks,
               new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
+      messages.observeWith(metrics); // before any device is used: every sender reports to it
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
@@ -191,6 +203,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.nodeId(),
               settings.media().maxKb());
+      scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
@@ -286,10 +299,30 @@ public final class Gateway implements AutoCloseable {
       for (DriverFactory f : catalog.factories()) {
         drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
+      tables.add(new ApiDocsRoutes(VERSION));
       tables.addAll(extraRoutes);
+      tables.add(new HealthRoutes(new Health(db, drivers)));
       try {
-        this.http = HttpApi.start(socket, settings.maxBodyBytes(), tables);
+        this.metricsEndpoint = MetricsEndpoint.start(settings, metrics);
+        tables.add(metricsEndpoint.apiPortRoutes());
+        RequestLimits limits =
+            new RequestLimits(
+                settings.limits().perKey(),
+                settings.limits().perAddress(),
+                settings.limits().exempt(),
+                clock);
+        this.http =
+            HttpApi.start(
+                socket,
+                settings.maxBodyBytes(),
+                limits,
+                settings.trustedProxies(),
+                tables,
+                metrics);
       } catch (RuntimeException e) {
+        if (metricsEndpoint != null) {
+          metricsEndpoint.close();
+        }
         // Nothing may be sent by a gateway that could not start (its port is taken, say).
         stopCore();
         throw e;
@@ -339,6 +372,11 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
   }
 
+  /** Every route it serves, as {@code "METHOD /path"} ({@link HttpApi#servedRoutes}). */
+  public List<String> servedRoutes() {
+    return http.servedRoutes();
+  }
+
   /** The port it serves on (bound before anything else started). */
   public int port() {
     return socket.port();
@@ -350,28 +388,41 @@ public final class Gateway implements AutoCloseable {
    * http://127.0.0.1:8080)}.
    */
   public String listeningOn() {
-    return listeningOn(settings.host(), port());
+    String redirect =
+        socket
+            .redirect()
+            .map(r -> "; port " + r.port() + " redirects plain http:// to it")
+            .orElse("");
+    return listeningOn(socket.scheme(), settings.host(), port()) + redirect;
   }
 
   /** {@link #listeningOn()} for {@code host} and {@code port}. */
   static String listeningOn(String host, int port) {
+    return listeningOn("http", host, port);
+  }
+
+  /** {@link #listeningOn()} for {@code scheme} ({@code http} or {@code https}). */
+  static String listeningOn(String scheme, String host, int port) {
     if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
       String any = host.equals("0.0.0.0") ? "0.0.0.0" : "[::]";
-      return "http://"
+      return scheme
+          + "://"
           + any
           + ":"
           + port
-          + " (every interface; from this machine http://127.0.0.1:"
+          + " (every interface; from this machine "
+          + scheme
+          + "://127.0.0.1:"
           + port
           + ")";
     }
-    return "http://" + host + ":" + port;
+    return scheme + "://" + host + ":" + port;
   }
 
-  /** The address clients use, e.g. {@code http://127.0.0.1:8080}. */
+  /** The address clients use, e.g. {@code http://127.0.0.1:8080} (https with TLS on). */
   public String baseUrl() {
     String host = socket.everyInterface() ? "127.0.0.1" : settings.host();
-    return "http://" + host + ":" + port();
+    return socket.scheme() + "://" + host + ":" + port();
   }
 
   public Settings settings() {
@@ -417,9 +468,15 @@ public final class Gateway implements AutoCloseable {
     return demoDevice;
   }
 
+  /** The port of {@code /metrics}'s own listener ({@code metrics.access=port}). */
+  public java.util.OptionalInt metricsPort() {
+    return metricsEndpoint.ownPort();
+  }
+
   @Override
   public void close() {
     http.close(); // no new requests
+    metricsEndpoint.close();
     socket.close(); // the server closed it already; this is for a server that never started
     stopCore();
   }
@@ -431,6 +488,7 @@ public final class Gateway implements AutoCloseable {
     drivers.close(); // a driver that made its network (the sandbox's) closes it
     outbox.close(); // a delivery in progress is recorded; the rest wait in the database
     db.close(); // the writer commits what it holds before closing
+    metrics.close();
     lock.close();
   }
 }

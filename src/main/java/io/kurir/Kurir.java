@@ -1,85 +1,176 @@
 package io.kurir;
 
-import io.kurir.config.Settings;
-import io.kurir.config.SettingsException;
-import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.device.QrCodes;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
+import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
 
-/** The command line: {@code serve}, {@code demo} and {@code admin}. */
-public final class Kurir {
-  private Kurir() {}
+/**
+ * The command line: {@code kurir serve}, {@code demo}, {@code admin …} and {@code completion},
+ * parsed by picocli. Every command answers {@code --help}; a mistake (an unknown option or command,
+ * a missing value) is named with the nearest match and exits with status 2 ({@link UsageErrors}).
+ * Settings flags are not options of the parser but go to {@link io.kurir.config.SettingsLoader}
+ * (see {@link Invocation}).
+ */
+@Command(
+    name = "kurir",
+    description = "Kurir, a self-hosted messaging gateway.",
+    versionProvider = Kurir.Version.class,
+    footer = {
+      "",
+      "Settings are flags of serve, demo and admin: --<key>=<value> for any key of",
+      "kurir.example.yml, as in --server.port=9000.",
+      "Shell completion: source <(kurir completion)   (see docs/operations.md)"
+    })
+public final class Kurir implements Callable<Integer> {
+  /** Commands of the {@code ./kurir} script in the source folder, which this program cannot run. */
+  private static final Map<String, String> LAUNCHER_COMMANDS = new LinkedHashMap<>();
+
+  static {
+    LAUNCHER_COMMANDS.put("test", "run the full test suite (./kurir script, source folder)");
+    LAUNCHER_COMMANDS.put("bench", "run the benchmarks under bench/ (./kurir script)");
+    LAUNCHER_COMMANDS.put("format", "rewrite the sources in the enforced format (./kurir script)");
+    LAUNCHER_COMMANDS.put("build", "build target/run/kurir.jar (./kurir script)");
+    LAUNCHER_COMMANDS.put("release", "build target/kurir-release.jar (./kurir script)");
+  }
+
+  @Spec CommandSpec spec;
+  private final Invocation invocation;
+
+  private Kurir(Invocation invocation) {
+    this.invocation = invocation;
+  }
 
   public static void main(String[] args) {
-    if (args.length == 0) {
-      usage();
-      System.exit(2);
+    // A gateway stopped by a signal gets here while the shutdown hooks run: exit then only waits
+    // for them to finish.
+    System.exit(run(List.of(args), System.getenv(), workDir(), System.out, System.err));
+  }
+
+  /** Runs one command line and answers its exit status: 0 done, 1 failed, 2 a usage error. */
+  static int run(
+      List<String> args, Map<String, String> env, Path workDir, PrintStream out, PrintStream err) {
+    List<String> settingFlags = new ArrayList<>();
+    Invocation invocation = new Invocation(settingFlags, env, workDir, out, err);
+    CommandLine commandLine = commandLine(invocation);
+    List<String> parsed = Invocation.split(args, optionNames(commandLine), settingFlags);
+    return commandLine.execute(parsed.toArray(String[]::new));
+  }
+
+  /** The whole command tree, printing to the invocation's streams. */
+  static CommandLine commandLine(Invocation invocation) {
+    CommandLine kurir = new CommandLine(new Kurir(invocation));
+    kurir.getCommandSpec().mixinStandardHelpOptions(true);
+    for (Profile profile : Profile.values()) {
+      ServeCommand serve = new ServeCommand(profile, invocation);
+      CommandLine command = new CommandLine(serve);
+      command.getCommandSpec().usageMessage().description(serve.description());
+      kurir.addSubcommand(profile.name().toLowerCase(Locale.ROOT), command);
     }
-    List<String> rest = Arrays.asList(args).subList(1, args.length);
-    try {
-      switch (args[0]) {
-        case "serve" -> serve(Profile.SERVE, rest);
-        case "demo" -> serve(Profile.DEMO, rest);
-        case "admin" -> System.exit(AdminCommand.run(rest, System.getenv(), workDir()));
-        case "help", "--help", "-h" -> usage();
-        default -> {
-          System.err.println("kurir: unknown command '" + args[0] + "'");
-          usage();
-          System.exit(2);
-        }
-      }
-    } catch (SettingsException e) {
-      System.err.println("kurir: configuration problem:");
-      e.getMessage().lines().forEach(line -> System.err.println("  " + line));
-      System.exit(2);
+    kurir.addSubcommand("admin", AdminCommand.commandLine(invocation));
+    kurir.addSubcommand("completion", new CompletionCommand(invocation));
+    LAUNCHER_COMMANDS.forEach(
+        (name, description) -> kurir.addSubcommand(name, launcherCommand(name, description)));
+    configure(kurir);
+    kurir.setOut(new PrintWriter(invocation.out(), true));
+    kurir.setErr(new PrintWriter(invocation.err(), true));
+    UsageErrors errors = new UsageErrors(invocation);
+    kurir.setParameterExceptionHandler(errors);
+    kurir.setExecutionExceptionHandler(errors);
+    // Written twice, an option counts as its last value, as the settings flags do.
+    kurir.setOverwrittenOptionsAllowed(true);
+    return kurir;
+  }
+
+  /** Help on every command: {@code --help}, a {@code help} command where there are commands. */
+  private static void configure(CommandLine command) {
+    CommandSpec spec = command.getCommandSpec();
+    spec.usageMessage().synopsisHeading("usage: ");
+    if (spec.findOption("--help") == null) {
+      spec.addOption(
+          OptionSpec.builder("-h", "--help")
+              .usageHelp(true)
+              .description("Show this help.")
+              .build());
+    }
+    if (!command.getSubcommands().isEmpty() && !command.getSubcommands().containsKey("help")) {
+      command.addSubcommand("help", new CommandLine.HelpCommand());
+    }
+    command.getSubcommands().values().forEach(Kurir::configure);
+  }
+
+  /** Every option name in the tree, which {@link Invocation#split} leaves to the parser. */
+  private static Set<String> optionNames(CommandLine command) {
+    Set<String> names = new HashSet<>();
+    command.getCommandSpec().options().forEach(o -> names.addAll(List.of(o.names())));
+    command.getSubcommands().values().forEach(sub -> names.addAll(optionNames(sub)));
+    return names;
+  }
+
+  /**
+   * A command of the {@code ./kurir} script, listed so that help, completion and "did you mean"
+   * know every word {@code kurir} takes; this program only says where to run it.
+   */
+  private static CommandLine launcherCommand(String name, String description) {
+    CommandLine command = new CommandLine(new LauncherCommand(name));
+    command.getCommandSpec().usageMessage().description(description);
+    return command;
+  }
+
+  @Command
+  private static final class LauncherCommand implements Callable<Integer> {
+    private final String name;
+    @Spec CommandSpec spec;
+
+    /** Whatever follows is the script's to read. */
+    @Unmatched List<String> rest;
+
+    LauncherCommand(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public Integer call() {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          name
+              + " is a command of the ./kurir script in Kurir's source folder (it needs the"
+              + " sources and Maven): run ./kurir "
+              + name
+              + " there");
     }
   }
 
-  private static void serve(Profile profile, List<String> flags) {
-    if (flags.contains("--help") || flags.contains("-h")) {
-      usage();
-      return;
-    }
-    Settings settings = SettingsLoader.load(profile, flags, System.getenv(), workDir());
-    Gateway gateway;
-    try {
-      gateway = Gateway.start(settings, Clock.systemUTC());
-    } catch (RuntimeException e) {
-      System.err.println("kurir: could not start: " + describe(e));
-      System.exit(1);
-      return;
-    }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  gateway.close();
-                  stopped.countDown();
-                },
-                "kurir-shutdown"));
-    if (profile == Profile.DEMO) {
-      System.out.println(demoBanner(gateway));
-    } else {
-      System.out.println("Kurir is listening on " + gateway.listeningOn());
-      System.out.println("Web console: " + gateway.baseUrl() + "/console");
-      if (settings.adminTokenIfSet().isEmpty()) {
-        System.out.println(
-            "The Admin API and the operators' console are off: set admin.token"
-                + " (KURIR_ADMIN_TOKEN) to use them.");
-      }
-    }
-    try {
-      stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+  /** {@code kurir} alone: what it takes, on standard error, as a usage error. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(invocation.err());
+    return UsageErrors.USAGE;
+  }
+
+  /** The version in the jar's manifest; "development build" when run from the classes folder. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Kurir.class.getPackage().getImplementationVersion();
+      return new String[] {"kurir " + (version == null ? "(development build)" : version)};
     }
   }
 
@@ -113,6 +204,11 @@ public final class Kurir {
         "",
         "Kurir demo is running at " + url,
         "",
+        "  console       "
+            + url
+            + "/console   (sign in with the admin token below; a customer with "
+            + DemoAccount.LICENSE
+            + ")",
         "  console       "
             + url
             + "/console   (sign in with the admin token below; a customer with "
@@ -184,15 +280,5 @@ public final class Kurir {
 
   private static Path workDir() {
     return Path.of("").toAbsolutePath();
-  }
-
-  private static void usage() {
-    System.out.println(
-        String.join(
-            "\n",
-            "usage: kurir <command> [--setting=value ...]   (settings: see kurir.example.yml)",
-            "  serve   run the gateway",
-            "  demo    run the gateway on the demo defaults (sandbox, demo key)",
-            "  admin   manage partners, licenses and devices (kurir admin help)"));
   }
 }

@@ -86,6 +86,27 @@ class StartupFailuresTest {
   }
 
   @Test
+  void aTlsKeyFileItCannotReadIsNamedInOneLineAndNothingIsWritten() throws Exception {
+    Path data = dir.resolve("data");
+    Path cert = Files.writeString(dir.resolve("cert.pem"), "");
+    Path key = dir.resolve("missing-key.pem");
+
+    Run run =
+        serve(
+            "--server.port=0",
+            "--data.dir=" + data,
+            "--server.tls.cert=" + cert,
+            "--server.tls.key=" + key);
+
+    assertThat(run.exitCode).isEqualTo(1);
+    assertThat(run.stderr.strip())
+        .startsWith("kurir: could not start: server.tls.cert: " + cert)
+        .doesNotContain("\n")
+        .doesNotContain("Exception");
+    assertThat(data).as("nothing written to the data folder").doesNotExist();
+  }
+
+  @Test
   void serveSaysTheAddressItReallyListensOn() throws Exception {
     Process p =
         process("--server.port=0", "--data.dir=" + dir.resolve("data"))
@@ -109,6 +130,9 @@ class StartupFailuresTest {
         .isEqualTo(
             "http://0.0.0.0:8080 (every interface; from this machine http://127.0.0.1:8080)");
     assertThat(Gateway.listeningOn("127.0.0.1", 8080)).isEqualTo("http://127.0.0.1:8080");
+    assertThat(Gateway.listeningOn("https", "0.0.0.0", 8443))
+        .isEqualTo(
+            "https://0.0.0.0:8443 (every interface; from this machine https://127.0.0.1:8443)");
   }
 
   private static Duration seconds(int n) {

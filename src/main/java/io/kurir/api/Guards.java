@@ -21,6 +21,28 @@ public final class Guards {
     }
   }
 
+  /**
+   * Guard: one more request by {@code caller} (the device, push license or partner whose credential
+   * the request carries) is within the per-key limit; 429 {@code rate_limited} in the family's
+   * style otherwise. Requests from exempt addresses are not counted ({@link RequestGate}).
+   */
+  public static void countKey(Context ctx, String caller) {
+    io.kurir.limit.RequestLimits limits = ctx.attribute(RequestGate.LIMITS);
+    if (limits != null) {
+      limits.admitKey(caller);
+    }
+  }
+
+  /** {@link #countKey} for a request carrying one of {@code device}'s credentials. */
+  public static void countKey(Context ctx, io.kurir.tenant.Device device) {
+    countKey(ctx, "device " + device.id());
+  }
+
+  /** {@link #countKey} for a request carrying {@code license}'s code or push key. */
+  public static void countKey(Context ctx, io.kurir.tenant.License license) {
+    countKey(ctx, "license " + license.id());
+  }
+
   /** The user and secret of {@code Authorization: Basic <base64(user:secret)>}, if well formed. */
   public record BasicCredentials(String user, String secret) {}
 
@@ -55,7 +77,10 @@ public final class Guards {
             .orElseThrow(
                 () -> new ApiException(401, "invalid_credentials", "send Basic credentials"));
     try {
-      return tenants.authenticatePartner(credentials.user(), credentials.secret());
+      io.kurir.tenant.Partner partner =
+          tenants.authenticatePartner(credentials.user(), credentials.secret());
+      countKey(ctx, "partner " + partner.id());
+      return partner;
     } catch (io.kurir.tenant.TenantException e) {
       throw e.reason() == io.kurir.tenant.TenantException.Reason.DISABLED
           ? new ApiException(403, "partner_disabled", e.getMessage())

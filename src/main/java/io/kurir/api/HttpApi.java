@@ -4,6 +4,8 @@ import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.kurir.limit.RateLimited;
+import io.kurir.limit.RequestLimits;
 import io.kurir.message.IdempotencyKeyReused;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,10 +14,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
@@ -24,7 +30,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP server: one Javalin instance on virtual threads serving every family's route table.
  * Whatever goes wrong, the reply is a short token in the family's style: never a stack trace, never
- * an HTML page, never a redirect.
+ * an HTML page, never a redirect (but the operator's own from plain HTTP to {@code https://}).
  */
 public final class HttpApi implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
@@ -39,9 +45,33 @@ public final class HttpApi implements AutoCloseable {
 
   /**
    * Serves {@code tables} on {@code socket}, which was bound before the gateway started anything
-   * else; the server takes it over and closes it when it stops.
+   * else; the server takes it over and closes it when it stops. Every request first passes {@code
+   * limits} ({@link RequestGate}).
    */
-  public static HttpApi start(ListeningSocket socket, long maxBodyBytes, List<RouteTable> tables) {
+  public static HttpApi start(
+      ListeningSocket socket,
+      long maxBodyBytes,
+      RequestLimits limits,
+      List<String> trustedProxies,
+      List<RouteTable> tables) {
+    return start(socket, maxBodyBytes, limits, trustedProxies, tables, RequestTimer.NONE);
+  }
+
+  /** {@link #start}, telling {@code requests} of every request answered. */
+  public static HttpApi start(
+      ListeningSocket socket,
+      long maxBodyBytes,
+      RequestLimits limits,
+      List<String> trustedProxies,
+      List<RouteTable> tables,
+      RequestTimer requests) {
+    List<Map.Entry<String, String>> familyByPrefix =
+        tables.stream()
+            .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, familyOf(t))))
+            .sorted(
+                Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
+                    .reversed())
+            .toList();
     // The longest prefix first: /v4.0/wa_partner/ is the Partner API's, not /v4.0/'s.
     List<Map.Entry<String, ErrorStyle>> byPrefix =
         tables.stream()
@@ -63,21 +93,40 @@ public final class HttpApi implements AutoCloseable {
               config.router.ignoreTrailingSlashes = true;
               config.router.treatMultipleSlashesAsSingleSlash = true;
               config.jetty.addConnector(
-                  (server, httpConfig) -> {
-                    ServerConnector connector =
-                        new ServerConnector(server, new HttpConnectionFactory(httpConfig));
-                    try {
-                      connector.open(socket.channel());
-                    } catch (IOException e) {
-                      throw new UncheckedIOException(e);
-                    }
-                    return connector;
-                  });
+                  (server, httpConfig) -> connector(server, httpConfig, socket));
+              socket
+                  .redirect()
+                  .ifPresent(
+                      plain ->
+                          config.jetty.addConnector(
+                              (server, httpConfig) -> connector(server, httpConfig, plain)));
               config.jetty.modifyServer(
                   server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
+              config.requestLogger.http(
+                  (ctx, millis) -> {
+                    String family = "other";
+                    for (Map.Entry<String, String> prefix : familyByPrefix) {
+                      if (ctx.path().startsWith(prefix.getKey())) {
+                        family = prefix.getValue();
+                        break;
+                      }
+                    }
+                    requests.served(
+                        family, routeOf(ctx), ctx.method().name(), ctx.statusCode(), millis);
+                  });
+              RequestGate gate = new RequestGate(socket, limits, trustedProxies);
+              config.routes.before(gate::check);
               for (RouteTable table : tables) {
                 table.addTo(config.routes);
               }
+              // Every family answers a caller over its limit alike, in its own error style.
+              config.routes.exception(
+                  RateLimited.class,
+                  (e, ctx) -> {
+                    ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+                    styleOf(byPrefix, ctx)
+                        .render(ctx, new ApiException(429, "rate_limited", e.getMessage()));
+                  });
               config.routes.exception(
                   ApiException.class, (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, e));
               // Every family that sends answers a reused key alike, in its own error style.
@@ -94,7 +143,8 @@ public final class HttpApi implements AutoCloseable {
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
-                    log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    // The route's template, not the path: a path may hold a key or license.
+                    log.error("{} {} failed", ctx.method(), routeOf(ctx), e);
                     styleOf(byPrefix, ctx)
                         .render(ctx, new ApiException(500, "server_error", "internal error"));
                   });
@@ -123,6 +173,47 @@ public final class HttpApi implements AutoCloseable {
     return new HttpApi(app, tables);
   }
 
+  /** The matched route's template ({@code /api/upload/{key}}), or {@code unmatched}. */
+  private static String routeOf(Context ctx) {
+    var endpoint = ctx.endpoints().matchedHttpEndpoint();
+    return endpoint == null ? "unmatched" : endpoint.path;
+  }
+
+  /** The family's name for metrics: {@code EcoRoutes} → {@code eco}. */
+  private static String familyOf(RouteTable table) {
+    return table
+        .getClass()
+        .getSimpleName()
+        .replaceAll("Routes$", "")
+        .toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** A connector on {@code socket}'s channel: TLS when the socket has a certificate. */
+  private static ServerConnector connector(
+      Server server, HttpConfiguration httpConfig, ListeningSocket socket) {
+    ServerConnector connector =
+        socket
+            .tls()
+            .map(
+                certificate -> {
+                  HttpConfiguration https = new HttpConfiguration(httpConfig);
+                  // One certificate for whatever name clients use (an IP address, say): no SNI
+                  // checks, and no HSTS, which would bind browsers to https for the whole host.
+                  https.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
+                  return new ServerConnector(
+                      server,
+                      new SslConnectionFactory(certificate, "http/1.1"),
+                      new HttpConnectionFactory(https));
+                })
+            .orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
+    try {
+      connector.open(socket.channel());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return connector;
+  }
+
   private static ApiException fromJavalin(HttpResponseException e) {
     return switch (e.getStatus()) {
       case 413 -> new ApiException(413, "body_too_large", "the request body is too large");
@@ -147,6 +238,18 @@ public final class HttpApi implements AutoCloseable {
 
   public int port() {
     return app.port();
+  }
+
+  /**
+   * Every route this server answers, as {@code "METHOD /path"} with Javalin's {@code {param}}
+   * segments, read from the router itself (the API document's test compares them).
+   */
+  public List<String> servedRoutes() {
+    return app.unsafe.internalRouter.allHttpHandlers().stream()
+        .filter(e -> e.endpoint.method.isHttpMethod()) // not before/after hooks
+        .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
+        .sorted()
+        .toList();
   }
 
   @Override

@@ -36,6 +36,10 @@ import java.util.Optional;
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
  * @param bots how auto-replies answer
+ * @param limits request rate limits per caller key and per client address
+ * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
+ * @param metrics who may read {@code /metrics}, and where
+ * @param logs how the log is written
  */
 public record Settings(
     String host,
@@ -57,7 +61,60 @@ public record Settings(
     List<String> trustedProxies,
     String pushAppId,
     String publicUrl,
-    Bots bots) {
+    Bots bots,
+    Limits limits,
+    Tls tls,
+    Metrics metrics,
+    Logs logs) {
+
+  /**
+   * @param perKey requests one caller key (a device's key, a push license, a partner) may make
+   * @param perAddress requests one client address may make
+   * @param exempt addresses and CIDR ranges never limited
+   */
+  public record Limits(
+      io.kurir.limit.RateLimit perKey, io.kurir.limit.RateLimit perAddress, List<String> exempt) {}
+
+  /**
+   * The certificate of {@code https://}: PEM files ({@code cert} with its chain, {@code key}) or a
+   * PKCS#12/JKS keystore; none of them: plain HTTP.
+   *
+   * @param redirectPort a plain-HTTP port that redirects every request to {@code https://}; 0: none
+   */
+  public record Tls(
+      Optional<Path> cert,
+      Optional<Path> key,
+      Optional<Path> keystore,
+      String keystorePassword,
+      int redirectPort) {
+    /** Whether the gateway serves {@code https://}. */
+    public boolean isOn() {
+      return cert.isPresent() || keystore.isPresent();
+    }
+  }
+
+  /**
+   * @param access who may read {@code /metrics}: nobody, Admin API callers, or anyone who reaches
+   *     its own port
+   * @param port the port of {@link MetricsAccess#PORT}, on {@code server.host}
+   */
+  public record Metrics(MetricsAccess access, int port) {}
+
+  /** Who may read {@code /metrics}. */
+  public enum MetricsAccess {
+    /** Not served: {@code /metrics} answers 404. */
+    OFF,
+    /** On the API port, behind the admin token (off while {@code admin.token} is empty). */
+    ADMIN,
+    /** Open, on a listener of its own ({@code metrics.port}), and not on the API port. */
+    PORT
+  }
+
+  /**
+   * @param format {@code text} (one line a record) or {@code json} (one JSON object a line)
+   * @param level the least severe level of Kurir's own records that is written
+   */
+  public record Logs(String format, String level) {}
 
   /**
    * @param answerInGroups whether auto-replies answer messages written in a group (into that
@@ -146,7 +203,11 @@ public record Settings(
         trustedProxies,
         pushAppId,
         publicUrl,
-        bots);
+        bots,
+        limits,
+        tls,
+        metrics,
+        logs);
   }
 
   /**

@@ -71,7 +71,22 @@ public final class SettingsLoader {
           new Definition("http.trusted-proxies", "", ""),
           new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
           new Definition("public.url", "", ""),
-          new Definition("bots.answer-in-groups", "false", "false"));
+          new Definition("bots.answer-in-groups", "false", "false"),
+          // Generous: they stop floods, not customers; the gateway's own machine is exempt.
+          new Definition("limits.per-key", "100/s", "100/s"),
+          new Definition("limits.per-key-burst", "2000", "2000"),
+          new Definition("limits.per-address", "200/s", "200/s"),
+          new Definition("limits.per-address-burst", "4000", "4000"),
+          new Definition("limits.exempt", "127.0.0.0/8,::1", "127.0.0.0/8,::1"),
+          new Definition("server.tls.cert", "", ""),
+          new Definition("server.tls.key", "", ""),
+          new Definition("server.tls.keystore", "", ""),
+          new Definition("server.tls.keystore-password", "", ""),
+          new Definition("server.tls.redirect-port", "0", "0"),
+          new Definition("metrics.access", "admin", "admin"),
+          new Definition("metrics.port", "9464", "9464"),
+          new Definition("log.format", "text", "text"),
+          new Definition("log.level", "info", "info"));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -160,7 +175,11 @@ public final class SettingsLoader {
         String key = keyOfEnv(e.getKey());
         if (key == null) {
           problems.add(
-              e.getKey() + ": unknown setting in the environment; known: " + knownEnvNames());
+              e.getKey()
+                  + ": unknown setting in the environment"
+                  + nearest(e.getKey(), ALL.stream().map(d -> envName(d.key())).toList())
+                  + "; known: "
+                  + knownEnvNames());
         } else {
           (envName(key).equals(e.getKey()) ? fromEnv : fromEnvOldNames).put(key, e.getValue());
         }
@@ -199,8 +218,38 @@ public final class SettingsLoader {
     if (ALL.stream().anyMatch(d -> d.key().equals(name))) {
       merged.put(name, value);
     } else {
-      problems.add(key + ": unknown setting " + where + "; known: " + knownKeys());
+      problems.add(
+          key
+              + ": unknown setting "
+              + where
+              + nearest(key, ALL.stream().map(Definition::key).toList())
+              + "; known: "
+              + knownKeys());
     }
+  }
+
+  /** " (did you mean X?)" with the known name nearest to {@code typed}, or nothing. */
+  private static String nearest(String typed, List<String> known) {
+    return NearestName.to(typed, known).map(name -> " (did you mean " + name + "?)").orElse("");
+  }
+
+  /**
+   * Whether {@code --key} on a command line gives a setting: a key, an old name of one, a shorthand
+   * ({@code port}, {@code host}, {@code data}) or {@code config}. The command line passes such
+   * flags here and rejects other unknown ones itself.
+   */
+  public static boolean isFlag(String key) {
+    String name = alias(key);
+    return name.equals("config")
+        || ALIASES.containsKey(name)
+        || ALL.stream().anyMatch(d -> d.key().equals(name));
+  }
+
+  /** Every name {@link #isFlag} accepts but old ones: to suggest the nearest to a mistyped flag. */
+  public static List<String> flagNames() {
+    List<String> names = new ArrayList<>(List.of("port", "host", "data", "config"));
+    ALL.forEach(d -> names.add(d.key()));
+    return List.copyOf(names);
   }
 
   private static String knownKeys() {
@@ -320,18 +369,7 @@ public final class SettingsLoader {
             r.duration("media.fetch-timeout"),
             r.size("media.upload-quota"),
             r.duration("media.keep-for"));
-    List<String> trustedProxies = new ArrayList<>();
-    for (String proxy : v.get("http.trusted-proxies").split(",")) {
-      if (proxy.isBlank()) {
-        continue;
-      }
-      if (!io.kurir.tenant.AddressRange.isValid(proxy.strip())) {
-        problems.add(
-            "http.trusted-proxies: '" + proxy.strip() + "' is not an IP address or CIDR range");
-      } else {
-        trustedProxies.add(proxy.strip());
-      }
-    }
+    List<String> trustedProxies = r.addressRanges("http.trusted-proxies");
     Settings.Webhooks webhooks =
         new Settings.Webhooks(
             r.duration("webhook.retry-for"),
@@ -354,6 +392,23 @@ public final class SettingsLoader {
           "admin.token: must be at least 16 characters long (or empty to turn the Admin API off)");
     }
     Map<String, DriverSettings> drivers = driverSections(r, profile, !adminToken.isEmpty());
+    Settings.Limits limits =
+        new Settings.Limits(
+            r.rate("limits.per-key", "limits.per-key-burst"),
+            r.rate("limits.per-address", "limits.per-address-burst"),
+            r.addressRanges("limits.exempt"));
+    Settings.Tls tls = tls(r, workDir, port);
+    Settings.Metrics metrics =
+        new Settings.Metrics(
+            r.oneOf("metrics.access", Settings.MetricsAccess.class),
+            r.integer("metrics.port", 1, 65535));
+    if (metrics.access() == Settings.MetricsAccess.PORT && metrics.port() == port) {
+      problems.add("metrics.port: " + port + " is server.port; metrics need a port of their own");
+    }
+    Settings.Logs logs =
+        new Settings.Logs(
+            r.word("log.format", List.of("text", "json")),
+            r.word("log.level", List.of("trace", "debug", "info", "warn", "error", "off")));
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -377,7 +432,53 @@ public final class SettingsLoader {
         trustedProxies,
         pushAppId,
         publicUrl.replaceAll("/+$", ""),
-        new Settings.Bots(r.bool("bots.answer-in-groups")));
+        new Settings.Bots(r.bool("bots.answer-in-groups")),
+        limits,
+        tls,
+        metrics,
+        logs);
+  }
+
+  /**
+   * The HTTPS certificate settings, checked for consistency; the files themselves are read when the
+   * gateway starts, which names the setting of a file it cannot use.
+   */
+  private static Settings.Tls tls(Values r, Path workDir, int port) {
+    java.util.function.Function<String, java.util.Optional<Path>> file =
+        key -> {
+          String raw = r.values().get(key).strip();
+          return raw.isEmpty()
+              ? java.util.Optional.empty()
+              : java.util.Optional.of(workDir.resolve(raw).normalize());
+        };
+    var cert = file.apply("server.tls.cert");
+    var key = file.apply("server.tls.key");
+    var keystore = file.apply("server.tls.keystore");
+    if (cert.isPresent() != key.isPresent()) {
+      r.problems()
+          .add(
+              (cert.isPresent() ? "server.tls.key" : "server.tls.cert")
+                  + ": set server.tls.cert and server.tls.key together (PEM files)");
+    }
+    if (keystore.isPresent() && (cert.isPresent() || key.isPresent())) {
+      r.problems()
+          .add(
+              "server.tls.keystore: set either server.tls.cert and server.tls.key, or"
+                  + " server.tls.keystore, not both");
+    }
+    int redirectPort = r.integer("server.tls.redirect-port", 0, 65535);
+    Settings.Tls tls =
+        new Settings.Tls(
+            cert, key, keystore, r.values().get("server.tls.keystore-password"), redirectPort);
+    if (redirectPort != 0 && !tls.isOn()) {
+      r.problems()
+          .add(
+              "server.tls.redirect-port: redirects to https://, so it needs server.tls.cert and"
+                  + " server.tls.key (or server.tls.keystore)");
+    } else if (redirectPort != 0 && redirectPort == port) {
+      r.problems().add("server.tls.redirect-port: must differ from server.port (" + port + ")");
+    }
+    return tls;
   }
 
   /**
@@ -428,6 +529,25 @@ public final class SettingsLoader {
         problems.add(key + ": '" + raw + "' is not a whole number");
         return min;
       }
+    }
+
+    /** One of {@code allowed}, lower-case. */
+    String word(String key, List<String> allowed) {
+      String raw = values.get(key).trim().toLowerCase(Locale.ROOT);
+      if (!allowed.contains(raw)) {
+        problems.add(key + ": '" + raw + "' is not one of " + String.join(", ", allowed));
+        return allowed.get(0);
+      }
+      return raw;
+    }
+
+    /** A constant of {@code type}, written in lower case ({@code off} for {@code OFF}). */
+    <E extends Enum<E>> E oneOf(String key, Class<E> type) {
+      List<String> names =
+          java.util.Arrays.stream(type.getEnumConstants())
+              .map(c -> c.name().toLowerCase(Locale.ROOT))
+              .toList();
+      return Enum.valueOf(type, word(key, names).toUpperCase(Locale.ROOT));
     }
 
     boolean bool(String key) {
@@ -500,6 +620,38 @@ public final class SettingsLoader {
         problems.add(key + ": " + raw + " is too small; allow at least 1KB");
       }
       return bytes;
+    }
+
+    /** A rate such as {@code 100/s} ({@code 0}: off) with the burst of {@code burstKey}. */
+    io.kurir.limit.RateLimit rate(String key, String burstKey) {
+      int burst = integer(burstKey, 1, 1_000_000_000);
+      String raw = values.get(key).trim();
+      return io.kurir.limit.RateLimit.parse(raw, burst)
+          .orElseGet(
+              () -> {
+                problems.add(
+                    key
+                        + ": '"
+                        + raw
+                        + "' is not a rate such as 100/s, 600/min or 5000/h (0 turns it off)");
+                return io.kurir.limit.RateLimit.OFF;
+              });
+    }
+
+    /** A comma-separated list of IP addresses and CIDR ranges. */
+    List<String> addressRanges(String key) {
+      List<String> ranges = new ArrayList<>();
+      for (String range : values.get(key).split(",")) {
+        if (range.isBlank()) {
+          continue;
+        }
+        if (!io.kurir.tenant.AddressRange.isValid(range.strip())) {
+          problems.add(key + ": '" + range.strip() + "' is not an IP address or CIDR range");
+        } else {
+          ranges.add(range.strip());
+        }
+      }
+      return List.copyOf(ranges);
     }
 
     ZoneId zone(String key) {

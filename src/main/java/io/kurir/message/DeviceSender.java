@@ -62,6 +62,7 @@ final class DeviceSender {
   private final MediaFetch media;
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
+  private final SendObserver observer;
   private Pacing pacing; // read again now and then: a device's configuration may change
   private volatile long pacingReadNanos = System.nanoTime();
 
@@ -130,8 +131,10 @@ final class DeviceSender {
       MediaFetch media,
       Clock clock,
       java.time.ZoneId zone,
-      Supplier<Pacing> pacing) {
+      Supplier<Pacing> pacing,
+      SendObserver observer) {
     this.device = device;
+    this.observer = observer;
     this.zone = zone;
     this.deviceNow = deviceNow;
     this.driver = driver;
@@ -348,6 +351,13 @@ final class DeviceSender {
   }
 
   private void loop() {
+    // Every record of this thread is about the device: it carries its id.
+    try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+      loopWhileRunning();
+    }
+  }
+
+  private void loopWhileRunning() {
     try {
       while (running) {
         try {
@@ -956,7 +966,12 @@ final class DeviceSender {
 
   private Set<Long> claim(List<Message> due, Instant now) throws InterruptedException {
     CompletableFuture<Set<Long>> commit =
-        store.claim(device.id(), leases.owner(), due.stream().map(Message::id).toList(), now);
+        store.claim(
+            device.id(),
+            leases.owner(),
+            due.stream().map(Message::id).toList(),
+            now,
+            due.getFirst().sync());
     try {
       return commit.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
@@ -1045,7 +1060,21 @@ final class DeviceSender {
     }
   }
 
+  /** The name of the driver this device sends through. */
+  String driverName() {
+    return driver.name();
+  }
+
   private SendOutcome sendSafely(Message m) {
+    long started = System.nanoTime();
+    try (var ids = io.kurir.logging.LogIds.message(device.id(), m.id())) {
+      SendOutcome outcome = sendOrFailure(m);
+      observer.attempted(driver.name(), outcome, Duration.ofNanos(System.nanoTime() - started));
+      return outcome;
+    }
+  }
+
+  private SendOutcome sendOrFailure(Message m) {
     try {
       return driver.send(
           device,

@@ -387,7 +387,18 @@ final class MessageStore {
    * withdrawn or cancelled in between is not).
    */
   CompletableFuture<Set<Long>> claim(long deviceId, String owner, List<Long> ids, Instant at) {
-    return db.writes().submit(h -> claimRows(h, claimSql, deviceId, owner, ids, at));
+    return claim(deviceId, owner, ids, at, true);
+  }
+
+  /**
+   * {@link #claim}; {@code callerWaits} false for a window of async messages, which may then wait
+   * one short commit behind what callers wait for.
+   */
+  CompletableFuture<Set<Long>> claim(
+      long deviceId, String owner, List<Long> ids, Instant at, boolean callerWaits) {
+    HandleCallback<Set<Long>, Exception> claim =
+        h -> claimRows(h, claimSql, deviceId, owner, ids, at);
+    return callerWaits ? db.writes().submit(claim) : db.writes().submitForSender(claim);
   }
 
   /**
@@ -451,10 +462,11 @@ final class MessageStore {
 
   /**
    * Records a send the network took: {@code sending → sent}, with its network id, and any receipt
-   * that arrived for that network id before this commit. Not waited for by the sender.
+   * that arrived for that network id before this commit. Not waited for by the sender; {@code
+   * callerWaits}: a sync caller is told once it is committed.
    */
   CompletableFuture<Boolean> recordSent(
-      long id, long deviceId, Optional<String> networkId, Instant at) {
+      long id, long deviceId, Optional<String> networkId, Instant at, boolean callerWaits) {
     boolean[] hooked = {false};
     HandleCallback<Boolean, Exception> update =
         h -> {
@@ -488,7 +500,8 @@ final class MessageStore {
           }
           return true;
         };
-    return committed(db.writes().submit(update), hooked);
+    return committed(
+        callerWaits ? db.writes().submit(update) : db.writes().submitForSender(update), hooked);
   }
 
   private static final String RECORD_SENT =

@@ -76,6 +76,7 @@ public final class Messages implements AutoCloseable {
   private final Map<Long, DeviceSender> senders = new ConcurrentHashMap<>();
   private final Thread leaseKeeper;
   private volatile boolean closed;
+  private volatile SendObserver observer = SendObserver.NONE;
 
   /** How long a device's lease lasts without renewal: another node waits this long to take over. */
   static final Duration LEASE_TTL = Duration.ofSeconds(30);
@@ -109,6 +110,14 @@ public final class Messages implements AutoCloseable {
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
     this.leaseKeeper = Thread.ofVirtual().name("lease-keeper").unstarted(this::keepLeases);
+  }
+
+  /**
+   * Tells {@code observer} what the pipeline does from now on (the gateway's metrics); set before
+   * the first device is used, so that every sender reports to it.
+   */
+  public void observeWith(SendObserver observer) {
+    this.observer = observer;
   }
 
   /**
@@ -190,7 +199,9 @@ public final class Messages implements AutoCloseable {
       }
     }
     if (claim.isEmpty() && sender.reserveHandOver(messages)) {
-      return acceptHandedOver(sender, messages);
+      List<Message> handedOver = acceptHandedOver(sender, messages);
+      observer.accepted(device.driver(), handedOver.size());
+      return handedOver;
     }
     boolean stored;
     try {
@@ -218,6 +229,7 @@ public final class Messages implements AutoCloseable {
           .firstOf(claim.orElseThrow(), request)
           .orElseThrow(() -> new IllegalStateException("the idempotency key vanished"));
     }
+    observer.accepted(device.driver(), messages.size());
     return messages;
   }
 
@@ -375,6 +387,9 @@ public final class Messages implements AutoCloseable {
     List<Optional<Message>> accepted = new ArrayList<>(sends.size());
     for (int i = 0; i < messages.size(); i++) {
       accepted.add(stored[i] ? Optional.of(messages.get(i)) : Optional.empty());
+      if (stored[i]) {
+        observer.accepted(sends.get(i).device().driver(), 1);
+      }
     }
     return accepted;
   }
@@ -609,7 +624,8 @@ public final class Messages implements AutoCloseable {
                     media,
                     clock,
                     tenants.zone(),
-                    () -> drivers.pacingOf(device));
+                    () -> drivers.pacingOf(device),
+                    observer);
             s.start();
             return s;
           });
@@ -624,7 +640,9 @@ public final class Messages implements AutoCloseable {
     try {
       return Optional.of(senderFor(tenants.device(deviceId)));
     } catch (RuntimeException e) {
-      log.error("cannot start the sender of device {}: {}", deviceId, e.toString());
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.error("cannot start the sender of device {}: {}", deviceId, e.toString());
+      }
       return Optional.empty();
     }
   }
@@ -644,6 +662,10 @@ public final class Messages implements AutoCloseable {
         };
     String reason =
         state == MessageState.FAILED ? receipt.reason().orElse(FailureReason.DRIVER_ERROR) : null;
+    DeviceSender sender = senders.get(receipt.deviceId());
+    if (sender != null) { // every device that sent has one, on the node that holds it
+      observer.receipt(sender.driverName(), receipt.status());
+    }
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
     if (receipt.messageId().isPresent()) {
       store.moveLater(
@@ -684,9 +706,12 @@ public final class Messages implements AutoCloseable {
                             s.wake();
                           }
                         }),
-            () ->
+            () -> {
+              try (var ids = io.kurir.logging.LogIds.message(deviceId, messageId)) {
                 log.info(
-                    "device {}: outcome of message {} ignored: not sending", deviceId, messageId));
+                    "device {}: outcome of message {} ignored: not sending", deviceId, messageId);
+              }
+            });
   }
 
   /** A device was switched off or on: its sender detaches it, or takes it up again. */

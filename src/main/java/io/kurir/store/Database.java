@@ -2,6 +2,8 @@ package io.kurir.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.util.Optional;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 
@@ -26,6 +28,11 @@ public final class Database implements AutoCloseable {
   /** Opens the database at {@code jdbcUrl}, creating a SQLite file and its folder when needed. */
   public static Database open(String jdbcUrl) {
     return open(DatabaseLocation.of(jdbcUrl));
+  }
+
+  /** The file that {@link #open} would create at {@code location}; empty when it exists. */
+  public static Optional<Path> fileToCreate(DatabaseLocation location) {
+    return Dialect.forUrl(location.url()).fileToCreate(location);
   }
 
   /** Opens the database at {@code location} and brings its schema up to date. */
@@ -83,6 +90,50 @@ public final class Database implements AutoCloseable {
 
   public Dialect dialect() {
     return dialect;
+  }
+
+  /**
+   * Counts the pool's connections, waits and timeouts into {@code registry} ({@code hikaricp_…}),
+   * from now on; once per database.
+   */
+  public void measurePoolWith(io.micrometer.core.instrument.MeterRegistry registry) {
+    pool.setMetricsTrackerFactory(
+        new com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** Whether a pooled connection answers a trivial query within {@code seconds} (health). */
+  public boolean reachable(int seconds) {
+    try {
+      return jdbi.withHandle(
+          h ->
+              h.createQuery("SELECT 1")
+                  .setQueryTimeout(seconds)
+                  .mapTo(Integer.class)
+                  .findOne()
+                  .isPresent());
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the schema holds every migration of this version (health). Flyway applied them at open;
+   * this reads its history table again, so a database restored from an older backup shows.
+   */
+  public boolean migrated() {
+    try {
+      return Flyway.configure()
+              .dataSource(pool)
+              .locations(dialect.migrationLocation())
+              .placeholders(dialect.migrationPlaceholders())
+              .load()
+              .info()
+              .pending()
+              .length
+          == 0;
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   @Override

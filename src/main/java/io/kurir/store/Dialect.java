@@ -1,8 +1,10 @@
 package io.kurir.store;
 
 import com.zaxxer.hikari.HikariConfig;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The one place where SQLite and PostgreSQL differ. Stores write portable SQL and ask the dialect
@@ -80,6 +82,15 @@ public interface Dialect {
    * SQLite, whose one writer holds no row locks.
    */
   String skipLocked();
+
+  /**
+   * The file that opening {@code location} would create because it does not exist yet; empty when
+   * the database exists or Kurir never creates it (a PostgreSQL database is the operator's to
+   * create). {@code ./kurir admin} refuses to create one unasked.
+   */
+  default Optional<Path> fileToCreate(DatabaseLocation location) {
+    return Optional.empty();
+  }
 
   static Dialect forUrl(String jdbcUrl) {
     if (jdbcUrl.startsWith("jdbc:sqlite:")) {

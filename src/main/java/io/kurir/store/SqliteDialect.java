@@ -68,6 +68,12 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
+  public Optional<Path> fileToCreate(DatabaseLocation location) {
+    return plainFile(location.url().substring("jdbc:sqlite:".length()))
+        .filter(path -> !Files.exists(path));
+  }
+
+  @Override
   public boolean singleWriter() {
     return true;
   }

@@ -35,11 +35,17 @@ public final class WriteQueue implements AutoCloseable {
 
   private final Jdbi jdbi;
   private final Dialect dialect;
-  // Two lanes: what a caller is waiting for (accepting a message, a sync outcome) goes ahead of
-  // bookkeeping nobody waits for (delivery receipts), so that an OTP is
-  // not stuck behind the receipts of a campaign. `waiting` counts the tasks in both lanes.
+  // Three lanes: what a caller is waiting for (accepting a message, a sync outcome) goes ahead of a
+  // sender's bookkeeping (claims and outcomes of async sends), which goes ahead of what nobody
+  // waits for (delivery receipts), so that an OTP is not stuck behind a campaign. `waiting` counts
+  // the tasks in every lane.
   private final Queue<Pending<?>> urgent = new ConcurrentLinkedQueue<>();
+  private final Queue<Pending<?>> forSenders = new ConcurrentLinkedQueue<>();
   private final Queue<Pending<?>> background = new ConcurrentLinkedQueue<>();
+  // Whether the last batch carried work of the later lanes: the next batch then takes callers'
+  // tasks alone when there are any, so a caller waits for a short commit, not for one full of a
+  // campaign's bookkeeping; the batch after takes every lane again, so none is starved.
+  private boolean lastBatchMixed;
   private final Semaphore waiting = new Semaphore(0);
   private final Thread writer;
   private volatile boolean closed;
@@ -70,9 +76,38 @@ public final class WriteQueue implements AutoCloseable {
     this.writer = Thread.ofPlatform().name("kurir-writer").daemon(true).start(this::writeLoop);
   }
 
+  private volatile java.util.function.LongConsumer commitTimes = nanos -> {};
+
+  /**
+   * Tells {@code commitTimes} how many nanoseconds each batch took to run and commit, from now on
+   * (the gateway's metrics). On the writer's thread: it must be quick.
+   */
+  public void observeCommits(java.util.function.LongConsumer commitTimes) {
+    this.commitTimes = commitTimes;
+  }
+
+  /** Whether the writer takes writes: open, and its thread alive (health). */
+  public boolean running() {
+    return !closed && writer.isAlive();
+  }
+
+  private enum Lane {
+    CALLER,
+    SENDER,
+    BACKGROUND
+  }
+
   /** Runs {@code work} in a shared transaction; the future completes after its commit. */
   public <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work) {
-    return submit(work, true);
+    return submit(work, Lane.CALLER);
+  }
+
+  /**
+   * {@link #submit}, for a sender's bookkeeping no caller waits for (the claim of a window of async
+   * messages, the outcome of an async send): it may wait one short commit behind callers' tasks.
+   */
+  public <T> CompletableFuture<T> submitForSender(HandleCallback<T, Exception> work) {
+    return submit(work, Lane.SENDER);
   }
 
   /**
@@ -88,7 +123,7 @@ public final class WriteQueue implements AutoCloseable {
       Thread.currentThread().interrupt();
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<T> done = submit(work, false);
+    CompletableFuture<T> done = submit(work, Lane.BACKGROUND);
     done.whenComplete((r, e) -> backgroundRoom.release());
     return done;
   }
@@ -98,13 +133,13 @@ public final class WriteQueue implements AutoCloseable {
 
   private final Semaphore backgroundRoom = new Semaphore(MAX_BACKGROUND);
 
-  private <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work, boolean isUrgent) {
+  private <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work, Lane lane) {
     Pending<T> pending = new Pending<>(work);
     if (closed) {
       pending.done.completeExceptionally(new IllegalStateException("the database is closed"));
       return pending.done;
     }
-    enqueue(pending, isUrgent);
+    enqueue(pending, lane);
     if (closed && !writer.isAlive()) {
       refuseAll(new IllegalStateException("the database is closed"));
     }
@@ -185,7 +220,9 @@ public final class WriteQueue implements AutoCloseable {
     for (int attempt = 0; ; attempt++) {
       committing = false;
       try {
+        long started = System.nanoTime();
         commitBatch(handle, batch, 0);
+        commitTimes.accept(System.nanoTime() - started);
         return handle;
       } catch (ConnectionLost lost) {
         log.warn("the database writer lost its connection; opening a new one", lost.getCause());
@@ -235,26 +272,43 @@ public final class WriteQueue implements AutoCloseable {
     }
   }
 
-  private void enqueue(Pending<?> pending, boolean isUrgent) {
-    (isUrgent ? urgent : background).add(pending);
+  private void enqueue(Pending<?> pending, Lane lane) {
+    switch (lane) {
+      case CALLER -> urgent.add(pending);
+      case SENDER -> forSenders.add(pending);
+      case BACKGROUND -> background.add(pending);
+    }
     waiting.release();
   }
 
-  /** Waits for work, then takes up to MAX_BATCH tasks, urgent ones first. */
+  /**
+   * Waits for work, then takes up to MAX_BATCH tasks, callers' first; callers' alone right after a
+   * batch that carried other work (see lastBatchMixed).
+   */
   private void takeBatch(List<Pending<?>> batch) throws InterruptedException {
     waiting.acquire();
+    boolean callersOnly = lastBatchMixed && !urgent.isEmpty();
     int taken = 0;
     Pending<?> next;
-    while (taken < MAX_BATCH && (next = pollEither()) != null) {
+    while (taken < MAX_BATCH && (next = urgent.poll()) != null) {
       batch.add(next);
       taken++;
     }
+    int callers = taken;
+    while (!callersOnly && taken < MAX_BATCH && (next = pollEither()) != null) {
+      batch.add(next);
+      taken++;
+    }
+    lastBatchMixed = taken > callers;
     // One permit was taken above; each further task's permit is released right after its add.
     waiting.acquireUninterruptibly(Math.max(0, taken - 1));
   }
 
   private Pending<?> pollEither() {
     Pending<?> p = urgent.poll();
+    if (p == null) {
+      p = forSenders.poll();
+    }
     return p != null ? p : background.poll();
   }
 
@@ -334,7 +388,7 @@ public final class WriteQueue implements AutoCloseable {
       return;
     }
     closed = true;
-    enqueue(STOP, false); // after everything already submitted
+    enqueue(STOP, Lane.BACKGROUND); // after everything already submitted
     try {
       writer.join();
     } catch (InterruptedException e) {

@@ -433,6 +433,7 @@ class SettingsLoaderTest {
     assertServeFails()
         .hasMessageContaining("server.prot")
         .hasMessageContaining("kurir.yml")
+        .hasMessageContaining("(did you mean server.port?)")
         .hasMessageContaining("server.port"); // lists what is known
   }
 
@@ -449,7 +450,7 @@ class SettingsLoaderTest {
   void unknownEnvironmentVariable() {
     assertServeFails(Map.of("KURIR_SERVER_PROT", "9000"))
         .hasMessageContaining("KURIR_SERVER_PROT")
-        .hasMessageContaining("KURIR_SERVER_PORT");
+        .hasMessageContaining("(did you mean KURIR_SERVER_PORT?)");
   }
 
   @Test

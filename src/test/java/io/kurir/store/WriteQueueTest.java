@@ -101,4 +101,73 @@ class WriteQueueTest {
       assertThat(count(db)).isEqualTo(1);
     }
   }
+
+  @Test
+  void afterABatchOfSendersBookkeepingACallerCommitsAloneThenEveryLaneAgain() throws Exception {
+    try (Database db = open()) {
+      java.util.concurrent.CountDownLatch firstBatchHeld =
+          new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch releaseFirst = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicBoolean senderRan =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicBoolean lateSenderRan =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      // A batch of a sender's bookkeeping is being written...
+      db.writes()
+          .submitForSender(
+              h -> {
+                firstBatchHeld.countDown();
+                releaseFirst.await();
+                return null;
+              });
+      firstBatchHeld.await();
+      // ...while more bookkeeping and a caller's task arrive.
+      CompletableFuture<Object> sender =
+          db.writes().submitForSender(h -> senderRan.getAndSet(true));
+      CompletableFuture<Object> caller = db.writes().submit(h -> null);
+      boolean[] senderRanBeforeCaller = {true};
+      caller.thenRun(() -> senderRanBeforeCaller[0] = senderRan.get()); // on the writer, at once
+      releaseFirst.countDown();
+
+      assertThat(caller).succeedsWithin(java.time.Duration.ofSeconds(5));
+      assertThat(sender).succeedsWithin(java.time.Duration.ofSeconds(5));
+      assertThat(senderRanBeforeCaller[0])
+          .as("the caller's task was committed in a batch of its own")
+          .isFalse();
+
+      // A stream of callers does not starve the sender: the batch after a callers-only one takes
+      // every lane.
+      java.util.concurrent.CountDownLatch secondHeld = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch releaseSecond =
+          new java.util.concurrent.CountDownLatch(1);
+      db.writes()
+          .submitForSender(
+              h -> {
+                secondHeld.countDown();
+                releaseSecond.await();
+                return null;
+              });
+      secondHeld.await();
+      // The caller's task, committed alone, hands in another caller's task as it runs: callers are
+      // waiting again when the writer takes its next batch.
+      List<CompletableFuture<Object>> next = new ArrayList<>();
+      boolean[] lateRanWithNext = {false};
+      CompletableFuture<Object> held =
+          db.writes()
+              .submit(
+                  h -> {
+                    CompletableFuture<Object> again = db.writes().submit(h2 -> null);
+                    again.thenRun(() -> lateRanWithNext[0] = lateSenderRan.get());
+                    next.add(again);
+                    return null;
+                  });
+      CompletableFuture<Object> late =
+          db.writes().submitForSender(h -> lateSenderRan.getAndSet(true));
+      releaseSecond.countDown();
+      assertThat(held).succeedsWithin(java.time.Duration.ofSeconds(5));
+      assertThat(next.getFirst()).succeedsWithin(java.time.Duration.ofSeconds(5));
+      assertThat(late).succeedsWithin(java.time.Duration.ofSeconds(5));
+      assertThat(lateRanWithNext[0]).isTrue();
+    }
+  }
 }

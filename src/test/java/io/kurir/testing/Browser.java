@@ -15,17 +15,15 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * A headless Chromium for the console's browser tests: Debian's {@code chromium} driven through its
- * {@code chromedriver} (package {@code chromium-driver}), never a downloaded browser. When they are
- * missing the tests install both with apt-get as root ({@code ./kurir test} does it before them),
- * and otherwise fail saying what to install.
+ * A headless Chromium for the console's browser tests: Debian's {@code chromium} (found or
+ * installed by {@link Chromium}) driven through its {@code chromedriver} (package {@code
+ * chromium-driver}), never a downloaded browser. A missing driver is installed with apt-get as root
+ * ({@code ./kurir test} does it before the tests); otherwise the tests fail saying what to install.
  */
 public final class Browser implements AutoCloseable {
   /** Where the tests leave a screenshot of each page they visit. */
   public static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
 
-  private static final List<String> BROWSERS =
-      List.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome");
   private static final List<String> DRIVERS =
       List.of("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver");
 
@@ -39,12 +37,12 @@ public final class Browser implements AutoCloseable {
 
   /** Starts a headless browser with a desktop-sized window. */
   public static Browser start() {
-    if (find("KURIR_TEST_CHROMIUM", BROWSERS).isEmpty()
-        || find("KURIR_TEST_CHROMEDRIVER", DRIVERS).isEmpty()) {
-      install();
-    }
-    Path browser = find("KURIR_TEST_CHROMIUM", BROWSERS).orElseThrow(Browser::missing);
-    Path chromedriver = find("KURIR_TEST_CHROMEDRIVER", DRIVERS).orElseThrow(Browser::missing);
+    Path browser =
+        find("KURIR_TEST_CHROMIUM", List.of()).orElseGet(() -> Path.of(Chromium.executable()));
+    Path chromedriver =
+        find("KURIR_TEST_CHROMEDRIVER", DRIVERS)
+            .or(Browser::installDriver)
+            .orElseThrow(Browser::missing);
     // Selenium looks for drivers and browsers on the internet unless told where they are.
     System.setProperty("webdriver.chrome.driver", chromedriver.toString());
     ChromeDriverService service =
@@ -98,23 +96,24 @@ public final class Browser implements AutoCloseable {
     return candidates.stream().map(Path::of).filter(Files::isExecutable).findFirst();
   }
 
-  /** Installs Debian's chromium and chromium-driver when this runs as root with apt-get. */
-  private static void install() {
-    boolean root = "root".equals(System.getProperty("user.name"));
-    if (!root || !new File("/usr/bin/apt-get").canExecute()) {
-      throw missing();
+  /** Installs Debian's chromium-driver when this runs as root with apt-get. */
+  private static Optional<Path> installDriver() {
+    if (!"root".equals(System.getProperty("user.name"))
+        || !new File("/usr/bin/apt-get").canExecute()) {
+      return Optional.empty();
     }
     try {
-      if (run("apt-get", "install", "-y", "-qq", "chromium", "chromium-driver") != 0) {
-        run("apt-get", "update", "-qq");
-        run("apt-get", "install", "-y", "-qq", "chromium", "chromium-driver");
+      if (run("apt-get", "install", "-y", "-qq", "chromium-driver") != 0) {
+        run("apt-get", "update", "-qq"); // an old package list: refresh it once
+        run("apt-get", "install", "-y", "-qq", "chromium-driver");
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("apt-get could not install chromium", e);
+      throw new UncheckedIOException("apt-get could not install chromium-driver", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+    return find("KURIR_TEST_CHROMEDRIVER", DRIVERS);
   }
 
   private static int run(String... command) throws IOException, InterruptedException {
@@ -126,10 +125,10 @@ public final class Browser implements AutoCloseable {
 
   private static IllegalStateException missing() {
     return new IllegalStateException(
-        "the console's browser tests need Chromium and its chromedriver: run ./kurir test (as"
-            + " root it installs Debian's chromium and chromium-driver packages), or install them"
-            + " (Debian/Ubuntu: sudo apt-get install chromium chromium-driver), or name them with"
-            + " KURIR_TEST_CHROMIUM and KURIR_TEST_CHROMEDRIVER");
+        "the console's browser tests drive Chromium through its chromedriver, which is not"
+            + " installed and could not be installed here: run ./kurir test (as root it installs"
+            + " Debian's chromium-driver package), or install it (Debian/Ubuntu: sudo apt-get"
+            + " install chromium-driver), or name it with KURIR_TEST_CHROMEDRIVER");
   }
 
   @Override

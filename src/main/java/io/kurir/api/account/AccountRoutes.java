@@ -127,6 +127,7 @@ public final class AccountRoutes implements RouteTable {
     }
     boolean sync = f.text("mode").map(m -> m.strip().equalsIgnoreCase("sync")).orElse(false);
     Device device = senderOf(license, f.text("no_wa"));
+    Guards.countKey(ctx, device);
     if (device.disabled()) {
       throw new ApiException(403, "device_disabled", "the sending device is switched off");
     }
@@ -198,6 +199,7 @@ public final class AccountRoutes implements RouteTable {
     // An expired license may still look at and remove its webhooks, not set new ones.
     License license = knownLicense(f.required("license"));
     Device device = deviceOf(license, f.required("no_wa"));
+    Guards.countKey(ctx, device);
     String action = f.required("action").strip().toLowerCase(Locale.ROOT);
     switch (action) {
       case "set" -> set(ctx, f, device, Direction.INCOMING);
@@ -293,6 +295,7 @@ public final class AccountRoutes implements RouteTable {
       body.put("status", "failed");
     } else {
       License license = found.get();
+      Guards.countKey(ctx, license);
       boolean expired = tenants.isExpired(license);
       boolean off = license.disabled() || tenants.partner(license.partnerId()).disabled();
       String until = license.expiresOn().map(Object::toString).orElse(null);
@@ -316,6 +319,7 @@ public final class AccountRoutes implements RouteTable {
 
   private void mobileCsList(Context ctx) {
     License license = knownLicense(ctx.pathParam("license"));
+    Guards.countKey(ctx, license);
     List<Map<String, Object>> entries =
         mobileCs.of(license.id()).stream()
             .map(

@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
+import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
@@ -73,6 +74,7 @@ public final class CrmRoutes implements RouteTable {
     RequestFields f = RequestFields.of(ctx);
     String deviceId = f.required("deviceId").strip();
     Device device = device(deviceId);
+    Guards.countKey(ctx, device);
     String number =
         phones
             .normalize(f.required("number"))

@@ -6,6 +6,7 @@ import io.javalin.http.Handler;
 import io.kurir.api.ApiException;
 import io.kurir.api.ClientAddress;
 import io.kurir.api.ErrorStyle;
+import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.tenant.Device;
@@ -103,7 +104,9 @@ public final class EcoRoutes implements RouteTable {
   private Handler requireKey(EcoHandler handler) {
     return ctx -> {
       RequestFields fields = RequestFields.of(ctx);
-      handler.handle(ctx, new EcoRequest(fields, deviceOf(fields)));
+      Device device = deviceOf(fields);
+      Guards.countKey(ctx, device);
+      handler.handle(ctx, new EcoRequest(fields, device));
     };
   }
 
@@ -121,6 +124,7 @@ public final class EcoRoutes implements RouteTable {
       } catch (TenantException e) {
         throw refusal(e);
       }
+      Guards.countKey(ctx, device);
       handler.handle(ctx, new EcoRequest(fields, device));
     };
   }
@@ -144,6 +148,7 @@ public final class EcoRoutes implements RouteTable {
   private Handler requireKeyInPath(EcoHandler handler) {
     return ctx -> {
       Device device = deviceOfKey(ctx.pathParam("key").strip());
+      Guards.countKey(ctx, device);
       handler.handle(ctx, new EcoRequest(RequestFields.of(ctx), device));
     };
   }

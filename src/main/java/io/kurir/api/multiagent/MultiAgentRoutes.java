@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.javalin.http.UploadedFile;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
+import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
@@ -190,7 +191,9 @@ public final class MultiAgentRoutes implements RouteTable {
       throw new ApiException(401, "device_key_empty", "send the device-key header");
     }
     try {
-      return tenants.deviceFor(Tenants.Credential.DEVICE_KEY, key);
+      Device device = tenants.deviceFor(Tenants.Credential.DEVICE_KEY, key);
+      Guards.countKey(ctx, device);
+      return device;
     } catch (TenantException e) {
       throw switch (e.reason()) {
         case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());

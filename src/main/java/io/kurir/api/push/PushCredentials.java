@@ -43,6 +43,7 @@ final class PushCredentials {
     if (tenants.isExpired(license)) {
       throw new ApiException(403, "license_expired", "the license has expired");
     }
+    Guards.countKey(ctx, license);
     return license;
   }
 

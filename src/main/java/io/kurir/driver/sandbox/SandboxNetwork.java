@@ -1199,7 +1199,9 @@ public final class SandboxNetwork implements AutoCloseable {
             Receipt.ofNetworkId(
                 r.deviceId(), r.networkId(), r.receipt(), Optional.empty(), clock.instant()));
       } catch (RuntimeException e) {
-        log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
+        try (var ids = io.kurir.logging.LogIds.message(r.deviceId(), r.messageId())) {
+          log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
+        }
       }
     }
     if (!postponed.isEmpty()) {

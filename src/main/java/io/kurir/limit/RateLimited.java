@@ -1,0 +1,29 @@
+package io.kurir.limit;
+
+import java.time.Duration;
+
+/**
+ * A request over a caller's rate limit. Each API family answers it with HTTP 429 {@code
+ * rate_limited} in its own error style and a {@code Retry-After} header.
+ */
+public final class RateLimited extends RuntimeException {
+  private final Duration retryAfter;
+
+  public RateLimited(String detail, Duration retryAfter) {
+    super(detail);
+    this.retryAfter = retryAfter;
+  }
+
+  /** How long until the caller's next request would be admitted. */
+  public Duration retryAfter() {
+    return retryAfter;
+  }
+
+  /**
+   * {@link #retryAfter} in whole seconds, rounded up, at least 1: the {@code Retry-After} value.
+   */
+  public long retryAfterSeconds() {
+    long millis = retryAfter.toMillis();
+    return Math.max(1, Math.ceilDiv(millis, 1000));
+  }
+}

@@ -1,0 +1,218 @@
+package io.kurir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The command line as an operator meets it: help on every command, mistakes named with the nearest
+ * match and exit status 2, settings flags passed to the settings, {@code kurir admin} that does not
+ * create a database unasked, and the shell completion script, run in bash.
+ */
+class KurirCommandLineTest {
+  @TempDir Path dir;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int kurir(Map<String, String> env, String... args) {
+    out.reset();
+    err.reset();
+    return Kurir.run(
+        List.of(args),
+        env,
+        dir,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private int kurir(String... args) {
+    return kurir(Map.of(), args);
+  }
+
+  private String stdout() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String stderr() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void everyCommandAnswersHelpWithItsUsage() {
+    List<List<String>> commands = new ArrayList<>();
+    collect(
+        Kurir.commandLine(new Invocation(List.of(), Map.of(), dir, System.out, System.err)),
+        new ArrayList<>(),
+        commands);
+    assertThat(commands).as("the tree").hasSizeGreaterThan(30);
+    for (List<String> command : commands) {
+      List<String> args = new ArrayList<>(command);
+      args.add("--help");
+      assertThat(kurir(args.toArray(String[]::new))).as(String.join(" ", args)).isZero();
+      assertThat(stdout())
+          .as(String.join(" ", args))
+          .contains(("usage: kurir " + String.join(" ", command)).strip());
+    }
+    assertThat(kurir("admin", "help")).isZero();
+    assertThat(stdout()).contains("usage: kurir admin").contains("device rotate <id>");
+    assertThat(kurir("help", "serve")).isZero();
+    assertThat(stdout()).contains("usage: kurir serve").contains("--server.port=9000");
+    assertThat(kurir("admin", "device", "create", "--help")).isZero();
+    assertThat(stdout()).contains("--license=ID").contains("--set=key=value");
+  }
+
+  private static void collect(CommandLine command, List<String> path, List<List<String>> into) {
+    into.add(List.copyOf(path));
+    command
+        .getSubcommands()
+        .forEach(
+            (name, sub) -> {
+              path.add(name);
+              collect(sub, path, into);
+              path.removeLast();
+            });
+  }
+
+  @Test
+  void mistakesAreNamedWithTheNearestMatchAndExitTwo() {
+    assertThat(kurir("admin", "partner", "create", "--nmae", "Acme")).isEqualTo(2);
+    assertThat(stderr())
+        .contains("kurir admin partner create: unknown option '--nmae'; did you mean --name?")
+        .contains("See 'kurir admin partner create --help'.");
+    assertThat(kurir("serve", "--server.prot=9000")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown option '--server.prot'; did you mean --server.port?");
+    assertThat(kurir("demo", "--drivers.sandbox.pacing.min-gpa", "1s")).isEqualTo(2);
+    assertThat(stderr()).contains("did you mean --drivers.sandbox.pacing.min-gap?");
+    assertThat(kurir("admin", "devcie", "list")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown command 'devcie'; did you mean device?");
+    assertThat(kurir("srve")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown command 'srve'; did you mean serve?");
+    assertThat(kurir("admin", "partner", "list", "--zzzzzzzz")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown option '--zzzzzzzz'").doesNotContain("did you mean");
+    assertThat(kurir("serve", "-x")).isEqualTo(2);
+    assertThat(stderr()).contains("unknown option '-x'").doesNotContain("did you mean");
+    assertThat(kurir("serve", "extra")).isEqualTo(2);
+    assertThat(stderr()).contains("kurir serve: unexpected argument 'extra'");
+    assertThat(kurir("admin", "partner", "list", "--name", "x")).isEqualTo(2);
+    assertThat(stderr()).as("options belong to their command").contains("unknown option '--name'");
+    assertThat(kurir("admin", "partner", "disable", "abc")).isEqualTo(2);
+    assertThat(stderr()).contains("'abc' is not an id (digits)");
+    assertThat(kurir("admin", "webhook", "list", "--state", "lost")).isEqualTo(2);
+    assertThat(stderr()).contains("expected one of [failed, dead, pending, delivered]");
+    assertThat(kurir("admin", "license", "expires", "1", "soon")).isEqualTo(2);
+    assertThat(stderr()).contains("'soon' is not a date YYYY-MM-DD");
+    assertThat(kurir("test")).isEqualTo(2);
+    assertThat(stderr()).contains("a command of the ./kurir script");
+    assertThat(kurir()).isEqualTo(2);
+    assertThat(stderr()).contains("usage: kurir");
+    assertThat(dir.resolve("data")).as("no mistake touched a database").doesNotExist();
+  }
+
+  @Test
+  void settingsFlagsGoToTheSettingsInBothFormsWithTheirShorthands() throws Exception {
+    assertThat(kurir("admin", "partner", "list", "--create", "--data", "other")).isZero();
+    assertThat(dir.resolve("other/kurir.db")).exists();
+    assertThat(kurir("admin", "partner", "list", "--data.dir=third", "--create")).isZero();
+    assertThat(dir.resolve("third/kurir.db")).exists();
+    Files.writeString(dir.resolve("fourth.yml"), "data:\n  dir: fourth\n");
+    assertThat(kurir("admin", "--create", "partner", "list", "--config", "fourth.yml")).isZero();
+    assertThat(dir.resolve("fourth/kurir.db")).exists();
+    // Shorthand and a value after a space: device qr asks the gateway at that port.
+    assertThat(kurir("admin", "device", "qr", "1", "--port", "1", "--token", "x".repeat(16)))
+        .isEqualTo(1);
+    assertThat(stderr()).contains("cannot reach the gateway at http://127.0.0.1:1");
+    assertThat(kurir("admin", "device", "qr", "1", "--server.port", "2", "--token=t")).isEqualTo(1);
+    assertThat(stderr()).contains("http://127.0.0.1:2");
+
+    assertThat(kurir("admin", "partner", "list", "--server.port=abc")).isEqualTo(2);
+    assertThat(stderr())
+        .contains("kurir: configuration problem:")
+        .contains("server.port: 'abc' is not a whole number");
+    assertThat(kurir("serve", "--port")).isEqualTo(2);
+    assertThat(stderr()).contains("--port: needs a value");
+    assertThat(kurir("serve", "--config=missing.yml")).isEqualTo(2);
+    assertThat(stderr()).contains("config: file").contains("missing.yml does not exist");
+    assertThat(kurir(Map.of("KURIR_SERVER_PROT", "9000"), "serve")).isEqualTo(2);
+    assertThat(stderr()).contains("KURIR_SERVER_PROT: unknown setting in the environment");
+  }
+
+  @Test
+  void adminDoesNotCreateADatabaseUnasked() {
+    assertThat(kurir("admin", "partner", "list")).isEqualTo(1);
+    Path file = dir.resolve("data/kurir.db");
+    assertThat(stderr())
+        .contains("kurir admin: there is no database at " + file)
+        .contains("kurir serve")
+        .contains("--create");
+    assertThat(dir.resolve("data")).doesNotExist();
+    assertThat(kurir("admin", "device", "list", "--demo")).isEqualTo(1);
+    assertThat(stderr()).contains("no demo database").contains("run kurir demo once");
+
+    assertThat(kurir("admin", "partner", "create", "--name", "First", "--create")).isZero();
+    assertThat(file).exists();
+    assertThat(kurir("admin", "partner", "list")).as(stderr()).isZero();
+    assertThat(stdout()).contains("\"name\" : \"First\"");
+  }
+
+  @Test
+  void aDatabaseThatCannotBeReachedIsOneLineNotAStackTrace() {
+    // Port 1 on loopback: nothing listens there.
+    assertThat(
+            kurir("admin", "partner", "list", "--database.url=jdbc:postgresql://127.0.0.1:1/kurir"))
+        .isEqualTo(1);
+    assertThat(stderr().strip())
+        .startsWith("kurir admin partner list: cannot connect to the database")
+        .doesNotContain("\tat ")
+        .hasLineCount(1);
+  }
+
+  @Test
+  void theCompletionScriptCompletesCommandsAndOptionsInBash() throws Exception {
+    assertThat(kurir("completion")).isZero();
+    Path script = dir.resolve("kurir-completion.bash");
+    Files.writeString(script, stdout());
+    assertThat(stdout()).contains("complete -F _complete_kurir");
+    assertThat(complete(script, "kurir", "adm")).contains("admin");
+    assertThat(complete(script, "kurir", "admin", "device", ""))
+        .contains("qr", "link-code", "rotate", "set");
+    assertThat(complete(script, "kurir", "admin", "partner", "create", "--n")).contains("--name");
+    assertThat(complete(script, "kurir", "admin", "webhook", "list", "--state", ""))
+        .contains("failed", "dead", "pending", "delivered");
+    assertThat(complete(script, "kurir", "")).contains("serve", "demo", "completion", "test");
+  }
+
+  /** What bash offers after the words typed, the last one being completed. */
+  private static List<String> complete(Path script, String... words) throws Exception {
+    StringBuilder array = new StringBuilder();
+    for (String word : words) {
+      array.append('\'').append(word).append("' ");
+    }
+    String line = String.join(" ", words);
+    String program =
+        "source '"
+            + script
+            + "'\nCOMP_WORDS=("
+            + array
+            + ")\nCOMP_CWORD="
+            + (words.length - 1)
+            + "\nCOMP_LINE='"
+            + line
+            + "'\nCOMP_POINT=${#COMP_LINE}\n_complete_kurir 2>/dev/null\n"
+            + "printf '%s\\n' \"${COMPREPLY[@]}\"\n";
+    Process bash = new ProcessBuilder("bash", "-c", program).redirectErrorStream(true).start();
+    String output = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(bash.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return output.lines().map(String::strip).toList();
+  }
+}
