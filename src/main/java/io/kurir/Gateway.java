@@ -6,6 +6,8 @@ import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.api.account.AccountRoutes;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.console.ConsoleDeps;
+import io.kurir.api.console.ConsoleRoutes;
 import io.kurir.api.crm.CrmRoutes;
 import io.kurir.api.docs.ApiDocsRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
@@ -22,6 +24,8 @@ import io.kurir.api.push.PushV2Routes;
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
+import io.kurir.console.ConsoleSessions;
+import io.kurir.console.SignInLimiter;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.SessionEvents;
 import io.kurir.device.Sessions;
@@ -41,6 +45,7 @@ import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
+import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
 import io.kurir.metrics.GatewayMetrics;
@@ -65,6 +70,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One running gateway: the database, the core services, the drivers and the HTTP server, started in
@@ -238,6 +244,29 @@ public final class Gateway implements AutoCloseable {
               settings.pushAppId(),
               settings.publicUrlIfSet(),
               settings.adminTokenIfSet()));
+      tables.add(
+          new ConsoleRoutes(
+              new ConsoleDeps(
+                  tenants,
+                  messages,
+                  new MessageSearch(db),
+                  sessions,
+                  messageWebhooks,
+                  new WebhookDeliveries(db, clock),
+                  outbox::wake,
+                  urlGuard,
+                  bots,
+                  schedules,
+                  phones,
+                  timestamps,
+                  clock,
+                  new ConsoleSessions(db, clock),
+                  new SignInLimiter(clock),
+                  sandboxNetwork().<Predicate<Device>>map(n -> n::scanCurrentCode),
+                  settings.webhooks().secretOverlap(),
+                  settings.adminTokenIfSet(),
+                  settings.publicUrlIfSet(),
+                  settings.trustedProxies())));
       tables.add(
           new AccountRoutes(
               tenants,
@@ -420,11 +449,15 @@ public final class Gateway implements AutoCloseable {
 
   /** The simulated network of the sandbox driver (tests, the demo). */
   public SandboxNetwork sandbox() {
+    return sandboxNetwork()
+        .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
+  }
+
+  private Optional<SandboxNetwork> sandboxNetwork() {
     return drivers.all().stream()
         .filter(SandboxDriver.class::isInstance)
         .map(d -> ((SandboxDriver) d).network())
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
+        .findFirst();
   }
 
   public DeviceStates deviceStates() {

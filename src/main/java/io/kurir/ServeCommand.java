@@ -60,6 +60,7 @@ final class ServeCommand implements Callable<Integer> {
       invocation.out().println(Kurir.demoBanner(gateway));
     } else {
       invocation.out().println("Kurir is listening on " + gateway.listeningOn());
+      invocation.out().println("Web console: " + gateway.baseUrl() + "/console");
       if (settings.adminTokenIfSet().isEmpty()) {
         invocation
             .out()

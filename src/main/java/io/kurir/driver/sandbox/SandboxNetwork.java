@@ -454,6 +454,14 @@ public final class SandboxNetwork implements AutoCloseable {
         : Optional.of(pairingCode(device.id(), device.number()));
   }
 
+  /**
+   * The phone of an unpaired device scans the QR code shown for it now (the console's button): true
+   * when that paired it.
+   */
+  public boolean scanCurrentCode(io.kurir.tenant.Device device) {
+    return pairingCodeOf(device).flatMap(this::scan).isPresent();
+  }
+
   /** The device's session state now. */
   DeviceState state(long deviceId) {
     Session s = sessions.get(deviceId);
