@@ -133,7 +133,8 @@ public final class Bench {
     if (wanted("postgres")) {
       // PostgreSQL beside SQLite: one node, then two nodes on one database.
       try (NodesBench nodes =
-          new NodesBench((name, flags) -> start(name, List.of(), flags), wrk, work, duration, rows)) {
+          new NodesBench(
+              (name, flags) -> start(name, List.of(), flags), wrk, work, duration, rows)) {
         nodes.run();
       }
     }

@@ -96,8 +96,7 @@ final class NodesBench implements AutoCloseable {
     Gateway first = nodes.getFirst();
     List<Device> devices = new ArrayList<>();
     for (int i = 0; i < DEVICES; i++) {
-      devices.add(
-          device(first, license, String.format(Locale.ROOT, "+62815%07d", 4_000_000 + i)));
+      devices.add(device(first, license, String.format(Locale.ROOT, "+62815%07d", 4_000_000 + i)));
     }
     for (Gateway other : nodes.subList(1, nodes.size())) {
       devices.forEach(d -> other.sandbox().pair(d.id(), d.number()));

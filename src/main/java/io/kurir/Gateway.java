@@ -6,7 +6,10 @@ import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.api.account.AccountRoutes;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.console.ConsoleDeps;
+import io.kurir.api.console.ConsoleRoutes;
 import io.kurir.api.crm.CrmRoutes;
+import io.kurir.api.docs.ApiDocsRoutes;
 import io.kurir.api.eco.EcoDeviceHandlers;
 import io.kurir.api.eco.EcoMediaHandlers;
 import io.kurir.api.eco.EcoMessageHandlers;
@@ -21,6 +24,8 @@ import io.kurir.api.push.PushV2Routes;
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
+import io.kurir.console.ConsoleSessions;
+import io.kurir.console.SignInLimiter;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.SessionEvents;
 import io.kurir.device.Sessions;
@@ -32,14 +37,19 @@ import io.kurir.driver.Drivers;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.health.Health;
+import io.kurir.health.HealthRoutes;
 import io.kurir.limit.RequestLimits;
 import io.kurir.media.CallerMedia;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
 import io.kurir.media.SafeFetcher;
 import io.kurir.media.Uploads;
+import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
+import io.kurir.metrics.GatewayMetrics;
+import io.kurir.metrics.MetricsEndpoint;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
 import io.kurir.schedule.ScheduleRunner;
@@ -60,6 +70,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One running gateway: the database, the core services, the drivers and the HTTP server, started in
@@ -84,6 +95,8 @@ public final class Gateway implements AutoCloseable {
   private final ScheduleRunner scheduler;
   private final MediaSweep mediaSweep;
   private final Optional<Device> demoDevice;
+  private final GatewayMetrics metrics;
+  private volatile MetricsEndpoint metricsEndpoint;
   private volatile HttpApi http;
 
   private Gateway(
@@ -106,6 +119,8 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     try {
+      this.metrics = new GatewayMetrics(db, clock);
+      db.writes().observeCommits(metrics::committed);
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
       Timestamps timestamps = new Timestamps(settings.zone());
@@ -132,6 +147,7 @@ public final class Gateway implements AutoCloseable {
               settings.webhooks().retryFor(),
               settings.webhooks().timeout(),
               settings.nodeId());
+      outbox.observeAttempts(metrics::webhookAttempt);
       outbox.start();
       MessageWebhooks messageWebhooks =
           new MessageWebhooks(
@@ -153,6 +169,7 @@ public final class Gateway implements AutoCloseable {
               messageWebhooks,
               new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
+      messages.observeWith(metrics); // before any device is used: every sender reports to it
       tenants.onDeviceChanged(messages::deviceChanged);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
@@ -186,6 +203,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.nodeId(),
               settings.media().maxKb());
+      scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
@@ -227,6 +245,29 @@ public final class Gateway implements AutoCloseable {
               settings.publicUrlIfSet(),
               settings.adminTokenIfSet()));
       tables.add(
+          new ConsoleRoutes(
+              new ConsoleDeps(
+                  tenants,
+                  messages,
+                  new MessageSearch(db),
+                  sessions,
+                  messageWebhooks,
+                  new WebhookDeliveries(db, clock),
+                  outbox::wake,
+                  urlGuard,
+                  bots,
+                  schedules,
+                  phones,
+                  timestamps,
+                  clock,
+                  new ConsoleSessions(db, clock),
+                  new SignInLimiter(clock),
+                  sandboxNetwork().<Predicate<Device>>map(n -> n::scanCurrentCode),
+                  settings.webhooks().secretOverlap(),
+                  settings.adminTokenIfSet(),
+                  settings.publicUrlIfSet(),
+                  settings.trustedProxies())));
+      tables.add(
           new AccountRoutes(
               tenants,
               phones,
@@ -258,8 +299,12 @@ public final class Gateway implements AutoCloseable {
       for (DriverFactory f : catalog.factories()) {
         drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
       }
+      tables.add(new ApiDocsRoutes(VERSION));
       tables.addAll(extraRoutes);
+      tables.add(new HealthRoutes(new Health(db, drivers)));
       try {
+        this.metricsEndpoint = MetricsEndpoint.start(settings, metrics);
+        tables.add(metricsEndpoint.apiPortRoutes());
         RequestLimits limits =
             new RequestLimits(
                 settings.limits().perKey(),
@@ -268,8 +313,16 @@ public final class Gateway implements AutoCloseable {
                 clock);
         this.http =
             HttpApi.start(
-                socket, settings.maxBodyBytes(), limits, settings.trustedProxies(), tables);
+                socket,
+                settings.maxBodyBytes(),
+                limits,
+                settings.trustedProxies(),
+                tables,
+                metrics);
       } catch (RuntimeException e) {
+        if (metricsEndpoint != null) {
+          metricsEndpoint.close();
+        }
         // Nothing may be sent by a gateway that could not start (its port is taken, say).
         stopCore();
         throw e;
@@ -317,6 +370,11 @@ public final class Gateway implements AutoCloseable {
    */
   public static Gateway start(Settings settings, Clock clock, List<RouteTable> extraRoutes) {
     return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
+  }
+
+  /** Every route it serves, as {@code "METHOD /path"} ({@link HttpApi#servedRoutes}). */
+  public List<String> servedRoutes() {
+    return http.servedRoutes();
   }
 
   /** The port it serves on (bound before anything else started). */
@@ -391,11 +449,15 @@ public final class Gateway implements AutoCloseable {
 
   /** The simulated network of the sandbox driver (tests, the demo). */
   public SandboxNetwork sandbox() {
+    return sandboxNetwork()
+        .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
+  }
+
+  private Optional<SandboxNetwork> sandboxNetwork() {
     return drivers.all().stream()
         .filter(SandboxDriver.class::isInstance)
         .map(d -> ((SandboxDriver) d).network())
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
+        .findFirst();
   }
 
   public DeviceStates deviceStates() {
@@ -406,9 +468,15 @@ public final class Gateway implements AutoCloseable {
     return demoDevice;
   }
 
+  /** The port of {@code /metrics}'s own listener ({@code metrics.access=port}). */
+  public java.util.OptionalInt metricsPort() {
+    return metricsEndpoint.ownPort();
+  }
+
   @Override
   public void close() {
     http.close(); // no new requests
+    metricsEndpoint.close();
     socket.close(); // the server closed it already; this is for a server that never started
     stopCore();
   }
@@ -420,6 +488,7 @@ public final class Gateway implements AutoCloseable {
     drivers.close(); // a driver that made its network (the sandbox's) closes it
     outbox.close(); // a delivery in progress is recorded; the rest wait in the database
     db.close(); // the writer commits what it holds before closing
+    metrics.close();
     lock.close();
   }
 }

@@ -204,6 +204,16 @@ public final class Kurir implements Callable<Integer> {
         "",
         "Kurir demo is running at " + url,
         "",
+        "  console       "
+            + url
+            + "/console   (sign in with the admin token below; a customer with "
+            + DemoAccount.LICENSE
+            + ")",
+        "  console       "
+            + url
+            + "/console   (sign in with the admin token below; a customer with "
+            + DemoAccount.LICENSE
+            + ")",
         "  demo key      " + key,
         "  demo device   " + DemoAccount.DEVICE_NUMBER + " (sandbox driver, paired)",
         "  admin token   " + gateway.settings().adminToken(),

@@ -39,6 +39,7 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Settings settings = invocation.settings(profile);
+    io.kurir.logging.Logging.configure(settings.logs());
     Gateway gateway;
     try {
       gateway = Gateway.start(settings, Clock.systemUTC());
@@ -59,6 +60,7 @@ final class ServeCommand implements Callable<Integer> {
       invocation.out().println(Kurir.demoBanner(gateway));
     } else {
       invocation.out().println("Kurir is listening on " + gateway.listeningOn());
+      invocation.out().println("Web console: " + gateway.baseUrl() + "/console");
       if (settings.adminTokenIfSet().isEmpty()) {
         invocation
             .out()

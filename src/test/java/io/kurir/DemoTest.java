@@ -32,6 +32,8 @@ class DemoTest {
     try (Gateway demo = startDemo()) {
       String banner = Kurir.demoBanner(demo);
       assertThat(banner).contains(demo.baseUrl(), DemoAccount.KEY);
+      assertThat(banner).contains("console       " + demo.baseUrl() + "/console ");
+      assertThat(run("curl -s " + demo.baseUrl() + "/console/sign-in")).contains("Admin token");
 
       List<String> commands = curlCommands(banner);
       assertThat(commands).hasSizeGreaterThanOrEqualTo(3);

@@ -54,6 +54,24 @@ public final class HttpApi implements AutoCloseable {
       RequestLimits limits,
       List<String> trustedProxies,
       List<RouteTable> tables) {
+    return start(socket, maxBodyBytes, limits, trustedProxies, tables, RequestTimer.NONE);
+  }
+
+  /** {@link #start}, telling {@code requests} of every request answered. */
+  public static HttpApi start(
+      ListeningSocket socket,
+      long maxBodyBytes,
+      RequestLimits limits,
+      List<String> trustedProxies,
+      List<RouteTable> tables,
+      RequestTimer requests) {
+    List<Map.Entry<String, String>> familyByPrefix =
+        tables.stream()
+            .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, familyOf(t))))
+            .sorted(
+                Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
+                    .reversed())
+            .toList();
     // The longest prefix first: /v4.0/wa_partner/ is the Partner API's, not /v4.0/'s.
     List<Map.Entry<String, ErrorStyle>> byPrefix =
         tables.stream()
@@ -84,6 +102,18 @@ public final class HttpApi implements AutoCloseable {
                               (server, httpConfig) -> connector(server, httpConfig, plain)));
               config.jetty.modifyServer(
                   server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
+              config.requestLogger.http(
+                  (ctx, millis) -> {
+                    String family = "other";
+                    for (Map.Entry<String, String> prefix : familyByPrefix) {
+                      if (ctx.path().startsWith(prefix.getKey())) {
+                        family = prefix.getValue();
+                        break;
+                      }
+                    }
+                    requests.served(
+                        family, routeOf(ctx), ctx.method().name(), ctx.statusCode(), millis);
+                  });
               RequestGate gate = new RequestGate(socket, limits, trustedProxies);
               config.routes.before(gate::check);
               for (RouteTable table : tables) {
@@ -113,7 +143,8 @@ public final class HttpApi implements AutoCloseable {
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
-                    log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    // The route's template, not the path: a path may hold a key or license.
+                    log.error("{} {} failed", ctx.method(), routeOf(ctx), e);
                     styleOf(byPrefix, ctx)
                         .render(ctx, new ApiException(500, "server_error", "internal error"));
                   });
@@ -140,6 +171,21 @@ public final class HttpApi implements AutoCloseable {
             });
     app.start();
     return new HttpApi(app, tables);
+  }
+
+  /** The matched route's template ({@code /api/upload/{key}}), or {@code unmatched}. */
+  private static String routeOf(Context ctx) {
+    var endpoint = ctx.endpoints().matchedHttpEndpoint();
+    return endpoint == null ? "unmatched" : endpoint.path;
+  }
+
+  /** The family's name for metrics: {@code EcoRoutes} → {@code eco}. */
+  private static String familyOf(RouteTable table) {
+    return table
+        .getClass()
+        .getSimpleName()
+        .replaceAll("Routes$", "")
+        .toLowerCase(java.util.Locale.ROOT);
   }
 
   /** A connector on {@code socket}'s channel: TLS when the socket has a certificate. */
@@ -192,6 +238,18 @@ public final class HttpApi implements AutoCloseable {
 
   public int port() {
     return app.port();
+  }
+
+  /**
+   * Every route this server answers, as {@code "METHOD /path"} with Javalin's {@code {param}}
+   * segments, read from the router itself (the API document's test compares them).
+   */
+  public List<String> servedRoutes() {
+    return app.unsafe.internalRouter.allHttpHandlers().stream()
+        .filter(e -> e.endpoint.method.isHttpMethod()) // not before/after hooks
+        .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
+        .sorted()
+        .toList();
   }
 
   @Override

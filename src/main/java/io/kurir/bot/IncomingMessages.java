@@ -80,7 +80,9 @@ public final class IncomingMessages {
   public void received(IncomingMessage in) {
     long deviceId = in.deviceId();
     if (in.networkId().isPresent() && isKnown(deviceId, in.networkId().get())) {
-      log.info("device {}: incoming {} again; dropped", deviceId, in.networkId().get());
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.info("device {}: incoming {} again; dropped", deviceId, in.networkId().get());
+      }
       return;
     }
     Optional<Device> sending = usable(deviceId);
@@ -117,7 +119,9 @@ public final class IncomingMessages {
                     })));
       } catch (SendRefused e) {
         // Stopping: the message is still stored, without its reply.
-        log.info("device {}: no auto-reply while stopping", deviceId);
+        try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+          log.info("device {}: no auto-reply while stopping", deviceId);
+        }
         webhook[0] = db.writes().write(h -> store(h, inboundId, in, keyword, null)).webhook();
       }
     } else {
@@ -206,11 +210,13 @@ public final class IncomingMessages {
         recent.removeFirst();
       }
       if (recent.size() >= REPLIES_PER_MINUTE) {
-        log.warn(
-            "device {}: no auto-reply to {}: {} in the last minute already",
-            deviceId,
-            sender,
-            REPLIES_PER_MINUTE);
+        try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+          log.warn(
+              "device {}: no auto-reply to {}: {} in the last minute already",
+              deviceId,
+              sender,
+              REPLIES_PER_MINUTE);
+        }
         return false;
       }
       recent.addLast(now);

@@ -38,6 +38,8 @@ import java.util.Optional;
  * @param bots how auto-replies answer
  * @param limits request rate limits per caller key and per client address
  * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
+ * @param metrics who may read {@code /metrics}, and where
+ * @param logs how the log is written
  */
 public record Settings(
     String host,
@@ -61,7 +63,9 @@ public record Settings(
     String publicUrl,
     Bots bots,
     Limits limits,
-    Tls tls) {
+    Tls tls,
+    Metrics metrics,
+    Logs logs) {
 
   /**
    * @param perKey requests one caller key (a device's key, a push license, a partner) may make
@@ -88,6 +92,29 @@ public record Settings(
       return cert.isPresent() || keystore.isPresent();
     }
   }
+
+  /**
+   * @param access who may read {@code /metrics}: nobody, Admin API callers, or anyone who reaches
+   *     its own port
+   * @param port the port of {@link MetricsAccess#PORT}, on {@code server.host}
+   */
+  public record Metrics(MetricsAccess access, int port) {}
+
+  /** Who may read {@code /metrics}. */
+  public enum MetricsAccess {
+    /** Not served: {@code /metrics} answers 404. */
+    OFF,
+    /** On the API port, behind the admin token (off while {@code admin.token} is empty). */
+    ADMIN,
+    /** Open, on a listener of its own ({@code metrics.port}), and not on the API port. */
+    PORT
+  }
+
+  /**
+   * @param format {@code text} (one line a record) or {@code json} (one JSON object a line)
+   * @param level the least severe level of Kurir's own records that is written
+   */
+  public record Logs(String format, String level) {}
 
   /**
    * @param answerInGroups whether auto-replies answer messages written in a group (into that
@@ -178,7 +205,9 @@ public record Settings(
         publicUrl,
         bots,
         limits,
-        tls);
+        tls,
+        metrics,
+        logs);
   }
 
   /**

@@ -82,7 +82,11 @@ public final class SettingsLoader {
           new Definition("server.tls.key", "", ""),
           new Definition("server.tls.keystore", "", ""),
           new Definition("server.tls.keystore-password", "", ""),
-          new Definition("server.tls.redirect-port", "0", "0"));
+          new Definition("server.tls.redirect-port", "0", "0"),
+          new Definition("metrics.access", "admin", "admin"),
+          new Definition("metrics.port", "9464", "9464"),
+          new Definition("log.format", "text", "text"),
+          new Definition("log.level", "info", "info"));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -394,6 +398,17 @@ public final class SettingsLoader {
             r.rate("limits.per-address", "limits.per-address-burst"),
             r.addressRanges("limits.exempt"));
     Settings.Tls tls = tls(r, workDir, port);
+    Settings.Metrics metrics =
+        new Settings.Metrics(
+            r.oneOf("metrics.access", Settings.MetricsAccess.class),
+            r.integer("metrics.port", 1, 65535));
+    if (metrics.access() == Settings.MetricsAccess.PORT && metrics.port() == port) {
+      problems.add("metrics.port: " + port + " is server.port; metrics need a port of their own");
+    }
+    Settings.Logs logs =
+        new Settings.Logs(
+            r.word("log.format", List.of("text", "json")),
+            r.word("log.level", List.of("trace", "debug", "info", "warn", "error", "off")));
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -419,7 +434,9 @@ public final class SettingsLoader {
         publicUrl.replaceAll("/+$", ""),
         new Settings.Bots(r.bool("bots.answer-in-groups")),
         limits,
-        tls);
+        tls,
+        metrics,
+        logs);
   }
 
   /**
@@ -512,6 +529,25 @@ public final class SettingsLoader {
         problems.add(key + ": '" + raw + "' is not a whole number");
         return min;
       }
+    }
+
+    /** One of {@code allowed}, lower-case. */
+    String word(String key, List<String> allowed) {
+      String raw = values.get(key).trim().toLowerCase(Locale.ROOT);
+      if (!allowed.contains(raw)) {
+        problems.add(key + ": '" + raw + "' is not one of " + String.join(", ", allowed));
+        return allowed.get(0);
+      }
+      return raw;
+    }
+
+    /** A constant of {@code type}, written in lower case ({@code off} for {@code OFF}). */
+    <E extends Enum<E>> E oneOf(String key, Class<E> type) {
+      List<String> names =
+          java.util.Arrays.stream(type.getEnumConstants())
+              .map(c -> c.name().toLowerCase(Locale.ROOT))
+              .toList();
+      return Enum.valueOf(type, word(key, names).toUpperCase(Locale.ROOT));
     }
 
     boolean bool(String key) {

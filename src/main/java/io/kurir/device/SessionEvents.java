@@ -61,20 +61,25 @@ public final class SessionEvents implements DriverListener {
         .whenComplete(
             (change, error) -> {
               if (error != null) {
-                log.error(
-                    "device {}: cannot record state {}: {}",
-                    deviceId,
-                    state.wireName(),
-                    error.toString());
+                try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+                  log.error(
+                      "device {}: cannot record state {}: {}",
+                      deviceId,
+                      state.wireName(),
+                      error.toString());
+                }
               } else {
                 change.ifPresent(
-                    e ->
+                    e -> {
+                      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
                         log.info(
                             "device {}: {} → {} ({})",
                             deviceId,
                             e.from().wireName(),
                             state.wireName(),
-                            reason));
+                            reason);
+                      }
+                    });
               }
             });
   }

@@ -106,10 +106,19 @@ public final class Drivers implements AutoCloseable {
 
   public void start(DriverListener listener) {
     byName.values().forEach(d -> d.start(listener));
+    started = true;
+  }
+
+  private volatile boolean started;
+
+  /** Whether every driver was started and none closed yet (health). */
+  public boolean started() {
+    return started;
   }
 
   @Override
   public void close() {
+    started = false;
     byName.values().forEach(Driver::close);
   }
 }

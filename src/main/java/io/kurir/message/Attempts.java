@@ -37,6 +37,12 @@ final class Attempts {
    * committed. Nothing here waits for the commit: a sender goes on with its next message.
    */
   CompletableFuture<?> record(Message m, SendOutcome outcome) {
+    try (var ids = io.kurir.logging.LogIds.message(m.deviceId(), m.id())) {
+      return recordNow(m, outcome);
+    }
+  }
+
+  private CompletableFuture<?> recordNow(Message m, SendOutcome outcome) {
     Instant now = clock.instant();
     return switch (outcome) {
       case SendOutcome.Sent sent ->
@@ -125,11 +131,14 @@ final class Attempts {
         (done, error) -> {
           if (error != null) {
             // The message stays "sending": the next start finds it and applies the crash rule.
-            log.error(
-                "device {}: the outcome of message {} was not recorded: {}",
-                m.deviceId(),
-                m.id(),
-                error.toString());
+            // (On the writer's thread: the ids are put here.)
+            try (var ids = io.kurir.logging.LogIds.message(m.deviceId(), m.id())) {
+              log.error(
+                  "device {}: the outcome of message {} was not recorded: {}",
+                  m.deviceId(),
+                  m.id(),
+                  error.toString());
+            }
           }
           if (m.sync()) {
             outcomes.reportSync(m.id(), result);

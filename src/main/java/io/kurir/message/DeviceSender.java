@@ -67,6 +67,7 @@ final class DeviceSender {
   private final MediaFetch media;
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
+  private final SendObserver observer;
   private Pacing pacing; // read again now and then: a device's configuration may change
   private volatile long pacingReadNanos = System.nanoTime();
 
@@ -136,8 +137,10 @@ final class DeviceSender {
       MediaFetch media,
       Clock clock,
       java.time.ZoneId zone,
-      Supplier<Pacing> pacing) {
+      Supplier<Pacing> pacing,
+      SendObserver observer) {
     this.device = device;
+    this.observer = observer;
     this.zone = zone;
     this.deviceNow = deviceNow;
     this.driver = driver;
@@ -383,6 +386,13 @@ final class DeviceSender {
   }
 
   private void loop() {
+    // Every record of this thread is about the device: it carries its id.
+    try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+      loopWhileRunning();
+    }
+  }
+
+  private void loopWhileRunning() {
     try {
       while (running) {
         try {
@@ -1157,7 +1167,21 @@ final class DeviceSender {
     }
   }
 
+  /** The name of the driver this device sends through. */
+  String driverName() {
+    return driver.name();
+  }
+
   private SendOutcome sendSafely(Message m) {
+    long started = System.nanoTime();
+    try (var ids = io.kurir.logging.LogIds.message(device.id(), m.id())) {
+      SendOutcome outcome = sendOrFailure(m);
+      observer.attempted(driver.name(), outcome, Duration.ofNanos(System.nanoTime() - started));
+      return outcome;
+    }
+  }
+
+  private SendOutcome sendOrFailure(Message m) {
     try {
       return driver.send(
           device,

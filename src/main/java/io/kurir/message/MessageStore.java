@@ -1005,7 +1005,7 @@ final class MessageStore {
     return path == null ? Optional.empty() : Optional.of(new MediaRef(name, type, Path.of(path)));
   }
 
-  private static Message message(ResultSet rs, StatementContext ctx) throws SQLException {
+  static Message message(ResultSet rs, StatementContext ctx) throws SQLException {
     long sentAt = rs.getLong("sent_at");
     boolean sentAtNull = rs.wasNull();
     return new Message(

@@ -81,6 +81,7 @@ public final class Messages implements AutoCloseable {
   private final DeviceOwnership ownership;
   private final NodeSignals signals;
   private volatile boolean closed;
+  private volatile SendObserver observer = SendObserver.NONE;
 
   /** Receipts for network ids no message took are kept this long. */
   private static final Duration KEEP_EARLY_RECEIPTS = Duration.ofDays(1);
@@ -129,6 +130,14 @@ public final class Messages implements AutoCloseable {
     ids.continueAfter(store.maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
+  }
+
+  /**
+   * Tells {@code observer} what the pipeline does from now on (the gateway's metrics); set before
+   * the first device is used, so that every sender reports to it.
+   */
+  public void observeWith(SendObserver observer) {
+    this.observer = observer;
   }
 
   /**
@@ -252,7 +261,9 @@ public final class Messages implements AutoCloseable {
       }
     }
     if (claim.isEmpty() && sender.reserveHandOver(messages)) {
-      return acceptHandedOver(sender, messages);
+      List<Message> handedOver = acceptHandedOver(sender, messages);
+      observer.accepted(device.driver(), handedOver.size());
+      return handedOver;
     }
     boolean stored;
     try {
@@ -280,6 +291,7 @@ public final class Messages implements AutoCloseable {
           .firstOf(claim.orElseThrow(), request)
           .orElseThrow(() -> new IllegalStateException("the idempotency key vanished"));
     }
+    observer.accepted(device.driver(), messages.size());
     return messages;
   }
 
@@ -437,6 +449,9 @@ public final class Messages implements AutoCloseable {
     List<Optional<Message>> accepted = new ArrayList<>(sends.size());
     for (int i = 0; i < messages.size(); i++) {
       accepted.add(stored[i] ? Optional.of(messages.get(i)) : Optional.empty());
+      if (stored[i]) {
+        observer.accepted(sends.get(i).device().driver(), 1);
+      }
     }
     return accepted;
   }
@@ -675,7 +690,8 @@ public final class Messages implements AutoCloseable {
                     media,
                     clock,
                     tenants.zone(),
-                    () -> drivers.pacingOf(device));
+                    () -> drivers.pacingOf(device),
+                    observer);
             s.start();
             return s;
           });
@@ -690,7 +706,9 @@ public final class Messages implements AutoCloseable {
     try {
       return Optional.of(senderFor(tenants.device(deviceId)));
     } catch (RuntimeException e) {
-      log.error("cannot start the sender of device {}: {}", deviceId, e.toString());
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.error("cannot start the sender of device {}: {}", deviceId, e.toString());
+      }
       return Optional.empty();
     }
   }
@@ -710,6 +728,10 @@ public final class Messages implements AutoCloseable {
         };
     String reason =
         state == MessageState.FAILED ? receipt.reason().orElse(FailureReason.DRIVER_ERROR) : null;
+    DeviceSender sender = senders.get(receipt.deviceId());
+    if (sender != null) { // every device that sent has one, on the node that holds it
+      observer.receipt(sender.driverName(), receipt.status());
+    }
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
     if (receipt.messageId().isPresent()) {
       store.moveLater(
@@ -750,9 +772,12 @@ public final class Messages implements AutoCloseable {
                             s.wake();
                           }
                         }),
-            () ->
+            () -> {
+              try (var ids = io.kurir.logging.LogIds.message(deviceId, messageId)) {
                 log.info(
-                    "device {}: outcome of message {} ignored: not sending", deviceId, messageId));
+                    "device {}: outcome of message {} ignored: not sending", deviceId, messageId);
+              }
+            });
   }
 
   /**

@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -59,7 +58,10 @@ public final class Reports {
     long from = period.from(clock, zone).toEpochMilli();
     long to = period.to(clock, zone).toEpochMilli();
     Optional<String> pattern =
-        keyword.map(String::strip).filter(k -> !k.isEmpty()).map(Reports::likePattern);
+        keyword
+            .map(String::strip)
+            .filter(k -> !k.isEmpty())
+            .map(io.kurir.store.Dialect::containsPattern);
     List<Row> rows =
         db.jdbi()
             .withHandle(
@@ -127,12 +129,5 @@ public final class Reports {
                     .mapTo(Integer.class)
                     .findOne()
                     .isPresent());
-  }
-
-  /** A case-insensitive LIKE pattern that matches the keyword literally anywhere in the text. */
-  private static String likePattern(String keyword) {
-    String escaped =
-        keyword.toLowerCase(Locale.ROOT).replace("!", "!!").replace("%", "!%").replace("_", "!_");
-    return "%" + escaped + "%";
   }
 }

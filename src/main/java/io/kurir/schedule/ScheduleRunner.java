@@ -216,6 +216,8 @@ public final class ScheduleRunner implements AutoCloseable {
    * too long for the pipeline) fails with the reason, alone; the others go on.
    */
   private boolean handOverTexts(List<Schedule> due) {
+    Instant now = clock.instant();
+    due.forEach(s -> lateness.accept(Duration.between(s.dueAt(), now)));
     Map<Long, Usability> devices = new HashMap<>();
     Map<Long, List<GuardedSend>> sends = new LinkedHashMap<>(); // per device, in due order
     for (Schedule s : due) {
@@ -281,12 +283,14 @@ public final class ScheduleRunner implements AutoCloseable {
     int times = before == null ? 1 : before.times() + 1;
     Duration wait = min(FIRST_HOLD.multipliedBy(1L << Math.min(times - 1, 16)), LONGEST_HOLD);
     held.put(deviceId, new Hold(times, Instant.now().plus(wait)));
-    log.warn(
-        "the schedules of device {} could not be handed over ({} time(s) in a row); they wait {}",
-        deviceId,
-        times,
-        wait,
-        why);
+    try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+      log.warn(
+          "the schedules of device {} could not be handed over ({} time(s) in a row); they wait {}",
+          deviceId,
+          times,
+          wait,
+          why);
+    }
   }
 
   private boolean isHeld(long deviceId) {
@@ -329,6 +333,16 @@ public final class ScheduleRunner implements AutoCloseable {
         (h, messageId) -> ScheduleStore.hand(h, s.id(), claimToken, messageId, clock.instant()));
   }
 
+  private volatile java.util.function.Consumer<Duration> lateness = late -> {};
+
+  /**
+   * Tells {@code lateness} how long after its time each due schedule was taken up from now on (the
+   * gateway's metrics). On the runner's thread; must be quick.
+   */
+  public void observeLateness(java.util.function.Consumer<Duration> lateness) {
+    this.lateness = lateness;
+  }
+
   /** A device that may send today, or why it may not. */
   private record Usability(Optional<Device> device, String refusal) {}
 
@@ -363,6 +377,7 @@ public final class ScheduleRunner implements AutoCloseable {
       fetchSlots.release(); // removed, or another node took it
       return true;
     }
+    lateness.accept(Duration.between(s.dueAt(), now));
     fetching.add(s.deviceId());
     fetches.submit(
         () -> {
@@ -370,7 +385,9 @@ public final class ScheduleRunner implements AutoCloseable {
             fetchAndHandOver(s, token);
           } catch (RuntimeException e) {
             // The claim stays and expires: the schedule waits again and is retried.
-            log.error("schedule {} could not be handed over", s.id(), e);
+            try (var ids = io.kurir.logging.LogIds.schedule(s.deviceId(), s.id())) {
+              log.error("schedule {} could not be handed over", s.id(), e);
+            }
           } finally {
             fetching.remove(s.deviceId());
             fetchSlots.release();
@@ -396,7 +413,9 @@ public final class ScheduleRunner implements AutoCloseable {
               s.apiType().isImage() && !ok.file().isImage() ? "image_not_found" : null;
         };
     if (failure != null) {
-      log.info("schedule {} failed: {}", s.id(), failure);
+      try (var ids = io.kurir.logging.LogIds.schedule(s.deviceId(), s.id())) {
+        log.info("schedule {} failed: {}", s.id(), failure);
+      }
       store.fail(s.id(), claim, failure, clock.instant());
       return;
     }

@@ -107,6 +107,29 @@ final class ScheduleStore {
                     .findOne());
   }
 
+  /** Waiting schedules, earliest due first, at most {@code limit} (the console's list). */
+  List<Schedule> waiting(int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(SELECT + " WHERE s.state = 'waiting' ORDER BY s.due_at, s.id LIMIT ?")
+                    .bind(0, limit)
+                    .map(ScheduleStore::schedule)
+                    .list());
+  }
+
+  /** How many schedules wait with a due time before {@code before}. */
+  long countWaitingDueBefore(Instant before) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(*) FROM schedule WHERE state = 'waiting' AND due_at < ?")
+                    .bind(0, before.toEpochMilli())
+                    .mapTo(Long.class)
+                    .one());
+  }
+
   /**
    * Waiting schedules due by {@code now}, earliest first (by id within a time), leaving out the
    * devices in {@code skipped} (a handful: those with a fetch in progress).

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -181,6 +182,16 @@ public final class Schedules {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /** Schedules still waiting, earliest due first, at most {@code limit}. */
+  public List<Schedule> waiting(int limit) {
+    return store.waiting(limit);
+  }
+
+  /** How many schedules wait to go out before {@code before}. */
+  public long countWaitingDueBefore(Instant before) {
+    return store.countWaitingDueBefore(before);
   }
 
   /** The schedule with this id if it belongs to {@code device}. */

@@ -110,6 +110,50 @@ public final class Database implements AutoCloseable {
     return Math.max(1, jdbi.withHandle(InstanceLock::liveNodes));
   }
 
+  /**
+   * Counts the pool's connections, waits and timeouts into {@code registry} ({@code hikaricp_…}),
+   * from now on; once per database.
+   */
+  public void measurePoolWith(io.micrometer.core.instrument.MeterRegistry registry) {
+    pool.setMetricsTrackerFactory(
+        new com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** Whether a pooled connection answers a trivial query within {@code seconds} (health). */
+  public boolean reachable(int seconds) {
+    try {
+      return jdbi.withHandle(
+          h ->
+              h.createQuery("SELECT 1")
+                  .setQueryTimeout(seconds)
+                  .mapTo(Integer.class)
+                  .findOne()
+                  .isPresent());
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the schema holds every migration of this version (health). Flyway applied them at open;
+   * this reads its history table again, so a database restored from an older backup shows.
+   */
+  public boolean migrated() {
+    try {
+      return Flyway.configure()
+              .dataSource(pool)
+              .locations(dialect.migrationLocation())
+              .placeholders(dialect.migrationPlaceholders())
+              .load()
+              .info()
+              .pending()
+              .length
+          == 0;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   @Override
   public void close() {
     signals.close();

@@ -66,6 +66,16 @@ public interface Dialect {
    */
   String lowerLike(String column, String param);
 
+  /** A {@link #lowerLike} pattern that matches {@code text} literally anywhere, in any case. */
+  static String containsPattern(String text) {
+    String escaped =
+        text.toLowerCase(java.util.Locale.ROOT)
+            .replace("!", "!!")
+            .replace("%", "!%")
+            .replace("_", "!_");
+    return "%" + escaped + "%";
+  }
+
   /**
    * What a subquery that picks rows to claim ends with, so that a row another transaction holds is
    * passed over rather than waited for: PostgreSQL's {@code FOR UPDATE SKIP LOCKED}; nothing on

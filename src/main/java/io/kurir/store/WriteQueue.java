@@ -76,6 +76,21 @@ public final class WriteQueue implements AutoCloseable {
     this.writer = Thread.ofPlatform().name("kurir-writer").daemon(true).start(this::writeLoop);
   }
 
+  private volatile java.util.function.LongConsumer commitTimes = nanos -> {};
+
+  /**
+   * Tells {@code commitTimes} how many nanoseconds each batch took to run and commit, from now on
+   * (the gateway's metrics). On the writer's thread: it must be quick.
+   */
+  public void observeCommits(java.util.function.LongConsumer commitTimes) {
+    this.commitTimes = commitTimes;
+  }
+
+  /** Whether the writer takes writes: open, and its thread alive (health). */
+  public boolean running() {
+    return !closed && writer.isAlive();
+  }
+
   private enum Lane {
     CALLER,
     SENDER,
@@ -205,7 +220,9 @@ public final class WriteQueue implements AutoCloseable {
     for (int attempt = 0; ; attempt++) {
       committing = false;
       try {
+        long started = System.nanoTime();
         commitBatch(handle, batch, 0);
+        commitTimes.accept(System.nanoTime() - started);
         return handle;
       } catch (ConnectionLost lost) {
         log.warn("the database writer lost its connection; opening a new one", lost.getCause());

@@ -41,6 +41,11 @@ public final class WebhookDeliveries {
     return store.list(state);
   }
 
+  /** How many deliveries are in each state (pending, delivered, failed, dead), by state name. */
+  public java.util.Map<String, Long> countByState() {
+    return store.countByState();
+  }
+
   /**
    * Sends a failed or dead delivery again: pending, due now, with a new retry period, under its own
    * event id, sequence number and event time. False when there is no such delivery, or it is not

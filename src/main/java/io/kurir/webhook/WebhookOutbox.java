@@ -280,44 +280,69 @@ public final class WebhookOutbox implements AutoCloseable {
     } catch (InterruptedException e) {
       return Optional.empty(); // stopping: the claim is given back when this node starts again
     } catch (Throwable e) { // one bad delivery must not stop the others
-      log.error("webhook {}: the attempt failed ({}); it is tried again", d.id(), e, e);
+      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
+        log.error("webhook {}: the attempt failed ({}); it is tried again", d.id(), e, e);
+      }
       outcome = Outcome.failed(e.toString());
     }
     try {
       return record(d, outcome, claimNext);
     } catch (Throwable e) {
-      log.error(
-          "webhook {}: cannot record its attempt ({}); its claim expires and it is tried again",
-          d.id(),
-          e,
-          e);
+      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
+        log.error(
+            "webhook {}: cannot record its attempt ({}); its claim expires and it is tried again",
+            d.id(),
+            e,
+            e);
+      }
       return Optional.empty();
     }
   }
 
+  /**
+   * Tells {@code outcomes} how each attempt ended from now on (the gateway's metrics): {@code
+   * delivered}, {@code retry} (failed, tried again later), {@code failed} (refused for good) or
+   * {@code dead} (failed for {@code webhook.retry-for}). On the outbox's threads; must be quick.
+   */
+  public void observeAttempts(java.util.function.Consumer<String> outcomes) {
+    this.attemptOutcomes = outcomes;
+  }
+
+  private volatile java.util.function.Consumer<String> attemptOutcomes = outcome -> {};
+
   private Optional<Delivery> record(Delivery d, Outcome outcome, boolean claimNext) {
     Instant now = clock.instant();
+    boolean retry =
+        outcome.result() == WebhookSender.Result.FAILED && now.isBefore(d.created().plus(retryFor));
     WebhookStore.Finished finished =
         switch (outcome.result()) {
           case DELIVERED ->
               store.finish(d, "delivered", null, now, claimNext, node, now.plus(claimFor));
           case REFUSED -> finishUnsuccessful(d, "failed", outcome.error(), now, claimNext);
           case FAILED ->
-              now.isBefore(d.created().plus(retryFor))
+              retry
                   ? new WebhookStore.Finished(
                       store.retry(
                           d, now.plus(backoff(d.attempts() + 1)), now.plus(HOLD), outcome.error()),
                       Optional.empty())
                   : finishUnsuccessful(d, "dead", outcome.error(), now, claimNext);
         };
+    attemptOutcomes.accept(
+        switch (outcome.result()) {
+          case DELIVERED -> "delivered";
+          case REFUSED -> "failed";
+          case FAILED -> retry ? "retry" : "dead";
+        });
     if (!finished.ours()) {
       // Its claim expired during the attempt and another took it over (or the webhook was removed
       // meanwhile): that one records it. A claim outlives an attempt, so this means a database
       // that stalled for a minute or more.
-      log.warn(
-          "webhook {}: the claim was lost during the attempt ({}); not recorded",
-          d.id(),
-          outcome.result());
+      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
+        log.warn(
+            "webhook {}: the claim was lost during the attempt ({}); not recorded",
+            d.id(),
+            outcome.result());
+      }
     }
     return finished.next();
   }
@@ -327,9 +352,29 @@ public final class WebhookOutbox implements AutoCloseable {
     WebhookStore.Finished finished =
         store.finish(d, state, error, now, claimNext, node, now.plus(claimFor));
     if (finished.ours()) {
-      log.warn("webhook {} to {} {}: {}", d.id(), d.url(), state, error);
+      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
+        log.warn("webhook {} to {} {}: {}", d.id(), withoutCredentials(d.url()), state, error);
+      }
     }
     return finished;
+  }
+
+  /**
+   * {@code url} without what may be a credential: the user and password, the query and the fragment
+   * (receivers often take a token there). Logs name the receiver, never its secret.
+   */
+  static String withoutCredentials(String url) {
+    try {
+      java.net.URI u = java.net.URI.create(url);
+      String port = u.getPort() < 0 ? "" : ":" + u.getPort();
+      return u.getScheme()
+          + "://"
+          + u.getHost()
+          + port
+          + (u.getRawPath() == null ? "" : u.getRawPath());
+    } catch (RuntimeException e) {
+      return "(an address that does not parse)";
+    }
   }
 
   /**

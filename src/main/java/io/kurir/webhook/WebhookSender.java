@@ -3,6 +3,7 @@ package io.kurir.webhook;
 import io.kurir.media.GuardedHttp;
 import io.kurir.media.SafeFetcher;
 import io.kurir.webhook.WebhookStore.Delivery;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -85,33 +86,46 @@ final class WebhookSender implements AutoCloseable {
             .header("X-Kurir-Signature", signatures(d, timestamp))
             .post(RequestBody.create(d.payload().getBytes(StandardCharsets.UTF_8), JSON));
     d.sequence().ifPresent(s -> request.header("X-Kurir-Sequence", Long.toString(s)));
-    // The body is read to its end and dropped: the answer is complete only once all of it came.
-    GuardedHttp.Exchange<Integer> exchange =
+    // The body is read to its end (the answer is complete only once all of it came); its start is
+    // kept with a refusal, so that operators see what the receiver said (the console, the CLI).
+    GuardedHttp.Exchange<Answer> exchange =
         http.exchange(
             request.build(),
             deadline,
             response -> {
-              response.body().byteStream().transferTo(OutputStream.nullOutputStream());
-              return response.code();
+              InputStream body = response.body().byteStream();
+              byte[] start = body.readNBytes(ANSWER_KEPT_BYTES);
+              body.transferTo(OutputStream.nullOutputStream());
+              return new Answer(response.code(), new String(start, StandardCharsets.UTF_8));
             });
     return switch (exchange) {
-      case GuardedHttp.Exchange.Answered<Integer> answered -> outcomeOf(answered.value());
-      case GuardedHttp.Exchange.Refused<Integer> refused ->
+      case GuardedHttp.Exchange.Answered<Answer> answered -> outcomeOf(answered.value());
+      case GuardedHttp.Exchange.Refused<Answer> refused ->
           new Outcome(Result.REFUSED, "refused: " + refused.why());
-      case GuardedHttp.Exchange.Failed<Integer> failed -> Outcome.failed(failed.why());
-      case GuardedHttp.Exchange.TimedOut<Integer> timedOut ->
+      case GuardedHttp.Exchange.Failed<Answer> failed -> Outcome.failed(failed.why());
+      case GuardedHttp.Exchange.TimedOut<Answer> timedOut ->
           Outcome.failed("no complete answer within " + timeout.toMillis() + " ms");
     };
   }
 
-  private static Outcome outcomeOf(int status) {
+  /** How much of a receiver's answer is kept with a failed delivery. */
+  private static final int ANSWER_KEPT_BYTES = 300;
+
+  /** A receiver's status and the start of its body. */
+  private record Answer(int status, String bodyStart) {}
+
+  private static Outcome outcomeOf(Answer answer) {
+    int status = answer.status();
     if (status >= 200 && status < 300) {
       return new Outcome(Result.DELIVERED, null);
     }
     // The receiver refused it for good (4xx), or moved (3xx: redirects are not followed);
     // a timeout, throttling or a server error may pass.
     boolean retry = status >= 500 || status == 408 || status == 429;
-    return new Outcome(retry ? Result.FAILED : Result.REFUSED, "HTTP " + status);
+    String said = answer.bodyStart().replaceAll("\\s+", " ").strip();
+    return new Outcome(
+        retry ? Result.FAILED : Result.REFUSED,
+        "HTTP " + status + (said.isEmpty() ? "" : ": " + said));
   }
 
   /**

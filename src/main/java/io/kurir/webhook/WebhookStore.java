@@ -460,6 +460,18 @@ final class WebhookStore {
                     .execute());
   }
 
+  /** How many deliveries are in each state, by state name. */
+  java.util.Map<String, Long> countByState() {
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    db.jdbi()
+        .useHandle(
+            h ->
+                h.createQuery("SELECT state, COUNT(*) AS n FROM webhook_delivery GROUP BY state")
+                    .map((rs, ctx) -> java.util.Map.entry(rs.getString("state"), rs.getLong("n")))
+                    .forEach(e -> counts.put(e.getKey(), e.getValue())));
+    return counts;
+  }
+
   /** Deliveries in {@code state}, newest first, at most 500. */
   List<WebhookDeliveries.Delivery> list(String state) {
     return db.jdbi()

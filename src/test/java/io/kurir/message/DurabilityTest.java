@@ -211,17 +211,20 @@ class DurabilityTest {
       for (int i = 0; i < 30; i++) {
         kurir.postJson("/api/async_send_message", asyncBody(device, to, "bulk" + i));
       }
+      // Counted before the OTP is posted, as a loaded machine may take a while over the bulk's
+      // posts: what was sent by then went before the OTP by right.
+      int sentBeforeOtp = kurir.sandbox().inbox(to).size();
       Reply otp = kurir.postJson("/api/send_message", asyncBody(device, to, "OTP 123456"));
 
       assertThat(otp.body()).isEqualTo("success");
       List<String> received = kurir.sandbox().inbox(to).stream().map(InboxEntry::text).toList();
       assertThat(received).contains("OTP 123456");
       assertThat(received.indexOf("OTP 123456"))
-          .as("the OTP jumped the queue of 30 bulk messages")
-          .isLessThan(5);
-      assertThat(kurir.sandbox().inbox(to))
-          .as("most of the bulk is still to go when the OTP is answered")
-          .hasSizeLessThan(15);
+          .as(
+              "the OTP jumped the queue of 30 bulk messages (%d sent when it was posted)",
+              sentBeforeOtp)
+          .isLessThanOrEqualTo(sentBeforeOtp + 2); // at most the send under way and one more
+      assertThat(sentBeforeOtp).as("the bulk is still queued when the OTP comes").isLessThan(25);
     }
   }
 

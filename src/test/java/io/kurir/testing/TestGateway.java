@@ -44,6 +44,9 @@ public final class TestGateway implements AutoCloseable {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
   private Gateway gateway;
+  // Every exchange through this client: close() checks each reply against the API document.
+  private final List<OpenApiDocument.Exchange> exchanges =
+      java.util.Collections.synchronizedList(new ArrayList<>());
 
   private TestGateway(Path dir, Clock clock, DriverFactory extraDriver, List<String> flags) {
     this.dir = dir;
@@ -221,7 +224,7 @@ public final class TestGateway implements AutoCloseable {
     if (headers.length > 0) {
       b.headers(headers);
     }
-    return send(b.build());
+    return send(b.build(), body);
   }
 
   public Reply postMultipart(String path, Map<String, String> fields) {
@@ -249,16 +252,34 @@ public final class TestGateway implements AutoCloseable {
   }
 
   public Reply send(HttpRequest request) {
+    return send(request, null);
+  }
+
+  /** Sends {@code request}, whose body is {@code body} (null: not known to this client). */
+  public Reply send(HttpRequest request, String body) {
+    Reply reply;
     try {
-      return sendOnce(request);
+      reply = sendOnce(request);
     } catch (AssertionError e) {
       // A pooled keep-alive connection the server had just closed (after refusing a body it did
       // not read) fails before the request is read; a client then retries on a new connection.
-      if (String.valueOf(e.getCause()).contains("received no bytes")) {
-        return sendOnce(request);
+      if (!String.valueOf(e.getCause()).contains("received no bytes")) {
+        throw e;
       }
-      throw e;
+      reply = sendOnce(request);
     }
+    exchanges.add(
+        new OpenApiDocument.Exchange(
+            request.method(),
+            request.uri().getRawQuery() == null
+                ? request.uri().getRawPath()
+                : request.uri().getRawPath() + "?" + request.uri().getRawQuery(),
+            request.headers().firstValue("Content-Type").orElse(""),
+            body == null ? "" : body,
+            reply.status(),
+            reply.contentType(),
+            reply.body()));
+    return reply;
   }
 
   private Reply sendOnce(HttpRequest request) {
@@ -271,12 +292,34 @@ public final class TestGateway implements AutoCloseable {
     }
   }
 
+  /** Every request sent through this client so far, with its reply. */
+  public List<OpenApiDocument.Exchange> exchanges() {
+    synchronized (exchanges) {
+      return List.copyOf(exchanges);
+    }
+  }
+
+  /**
+   * Stops the gateway, then checks every reply this client got against the API document ({@code
+   * /openapi.json}): a reply of a documented endpoint that the document does not describe fails the
+   * test that made it. Requests are not checked here: suites send malformed ones on purpose ({@code
+   * OpenApiExchangesTest} checks the canonical request of each endpoint).
+   */
   @Override
   public void close() {
     if (gateway != null) {
       gateway.close();
     }
     sandbox.close();
+    List<String> problems = new ArrayList<>();
+    for (OpenApiDocument.Exchange e : exchanges()) {
+      problems.addAll(OpenApiDocument.served().problems(e, false));
+    }
+    if (!problems.isEmpty()) {
+      throw new AssertionError(
+          "replies that the API document (src/main/resources/openapi.yaml) does not describe:\n"
+              + String.join("\n", problems));
+    }
   }
 
   /** An HTTP reply. */

@@ -44,6 +44,7 @@ public final class WebhookReceiver implements AutoCloseable {
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final AtomicInteger answer = new AtomicInteger(200);
+  private volatile byte[] answerBody = new byte[0];
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private volatile Predicate<Received> refuse = r -> false;
 
@@ -74,7 +75,11 @@ public final class WebhookReceiver implements AutoCloseable {
               refuse.test(r)
                   ? 500
                   : failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? 503 : answer.get();
-          exchange.sendResponseHeaders(status, -1);
+          byte[] reply = answerBody;
+          exchange.sendResponseHeaders(status, reply.length == 0 ? -1 : reply.length);
+          if (reply.length > 0) {
+            exchange.getResponseBody().write(reply);
+          }
           exchange.close();
         });
     server.start();
@@ -97,6 +102,12 @@ public final class WebhookReceiver implements AutoCloseable {
 
   /** The status answered from now on. */
   public void answer(int status) {
+    answer(status, "");
+  }
+
+  /** The status and the body answered from now on. */
+  public void answer(int status, String body) {
+    answerBody = body.getBytes(StandardCharsets.UTF_8);
     answer.set(status);
   }
 

@@ -321,7 +321,8 @@ public final class AdminRoutes implements RouteTable {
     };
   }
 
-  static ApiException toApi(TenantException e) {
+  /** A refusal of the tenant core in the Admin API's (and the console's) tokens. */
+  public static ApiException toApi(TenantException e) {
     return switch (e.reason()) {
       case NOT_FOUND -> new ApiException(404, "not_found", e.getMessage());
       case INVALID -> new ApiException(400, "invalid", e.getMessage());

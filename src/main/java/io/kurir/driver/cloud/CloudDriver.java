@@ -256,7 +256,9 @@ public final class CloudDriver implements Driver {
     if (sessions.refusal(deviceId, token).isPresent()) {
       return;
     }
-    log.warn("device {}: the Cloud API refused its access token: {}", deviceId, detail);
+    try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+      log.warn("device {}: the Cloud API refused its access token: {}", deviceId, detail);
+    }
     sessions.refuseToken(deviceId, token, detail);
     tell(l -> l.stateChanged(deviceId, DeviceState.FAILED, "access token refused: " + detail));
     tell(l -> l.connectionChanged(deviceId, false));

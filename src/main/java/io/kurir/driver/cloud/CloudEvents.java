@@ -48,10 +48,12 @@ final class CloudEvents {
       status(device, config, status);
     }
     for (JsonNode error : value.path("errors")) {
-      log.warn(
-          "device {}: the Cloud API reports {}",
-          device.id(),
-          GraphError.ofWebhook(error).describe());
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn(
+            "device {}: the Cloud API reports {}",
+            device.id(),
+            GraphError.ofWebhook(error).describe());
+      }
     }
     for (JsonNode message : value.path("messages")) {
       incoming(device, config, message, contactName(value, message.path("from").asText("")));
@@ -82,7 +84,11 @@ final class CloudEvents {
         receipt(deviceId, networkId, Receipt.Status.READ, Optional.empty(), at);
       }
       case "failed" -> failed(device, config, status, networkId, kurirId, at);
-      default -> log.info("device {}: status '{}' ignored", deviceId, status.path("status"));
+      default -> {
+        try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+          log.info("device {}: status '{}' ignored", deviceId, status.path("status"));
+        }
+      }
     }
   }
 
@@ -149,7 +155,9 @@ final class CloudEvents {
     String networkId = message.path("id").asText("");
     String from = message.path("from").asText("");
     if (networkId.isBlank() || !from.matches("\\d{5,20}")) {
-      log.info("device {}: incoming message without id or sender ignored", device.id());
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.info("device {}: incoming message without id or sender ignored", device.id());
+      }
       return;
     }
     String e164 = "+" + from;
@@ -173,7 +181,9 @@ final class CloudEvents {
                   .asText(content.path("list_reply").path("title").asText(""));
       default -> {
         // Reactions, locations, contacts, unsupported types: not messages Kurir can answer.
-        log.info("device {}: incoming {} message ignored", device.id(), type);
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.info("device {}: incoming {} message ignored", device.id(), type);
+        }
         return;
       }
     }

@@ -454,6 +454,14 @@ public final class SandboxNetwork implements AutoCloseable {
         : Optional.of(pairingCode(device.id(), device.number()));
   }
 
+  /**
+   * The phone of an unpaired device scans the QR code shown for it now (the console's button): true
+   * when that paired it.
+   */
+  public boolean scanCurrentCode(io.kurir.tenant.Device device) {
+    return pairingCodeOf(device).flatMap(this::scan).isPresent();
+  }
+
   /** The device's session state now. */
   DeviceState state(long deviceId) {
     Session s = sessions.get(deviceId);
@@ -1228,7 +1236,9 @@ public final class SandboxNetwork implements AutoCloseable {
             Receipt.ofNetworkId(
                 r.deviceId(), r.networkId(), r.receipt(), Optional.empty(), clock.instant()));
       } catch (RuntimeException e) {
-        log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
+        try (var ids = io.kurir.logging.LogIds.message(r.deviceId(), r.messageId())) {
+          log.warn("receipt of message {} not taken: {}", r.messageId(), e.toString());
+        }
       }
     }
     if (!postponed.isEmpty()) {

@@ -217,11 +217,13 @@ public final class WahaDriver implements Driver {
     long now = System.nanoTime();
     Long restartedAt = stalled.get(deviceId);
     if (sessions.setStatus(deviceId, STALLED)) {
-      log.warn(
-          "device {}: session {} is WORKING on the engine but stalled: {}",
-          deviceId,
-          name,
-          problem);
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn(
+            "device {}: session {} is WORKING on the engine but stalled: {}",
+            deviceId,
+            name,
+            problem);
+      }
       tell(
           l ->
               l.stateChanged(
@@ -248,9 +250,13 @@ public final class WahaDriver implements Driver {
         call(() -> api.post(at + "/stop", Map0.EMPTY));
         r = call(() -> api.post(at + "/start", Map0.EMPTY));
       }
-      log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+      }
     } catch (IOException e) {
-      log.warn("device {}: could not restart session {}: {}", deviceId, name, e.toString());
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn("device {}: could not restart session {}: {}", deviceId, name, e.toString());
+      }
     }
   }
 
@@ -304,8 +310,10 @@ public final class WahaDriver implements Driver {
       if (statusesGiven.getOrDefault(device.id(), 0L) == givenBefore) {
         statusChanged(device.id(), status, "attached");
       } else {
-        log.debug(
-            "device {}: attach read {}, but a newer status came meanwhile", device.id(), status);
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.debug(
+              "device {}: attach read {}, but a newer status came meanwhile", device.id(), status);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("WAHA engine not reachable: " + e.getMessage(), e);
@@ -446,7 +454,10 @@ public final class WahaDriver implements Driver {
             || sessions.status(deviceId).filter(STALLED::equals).isPresent())) {
       Optional<String> problem = sessions.name(deviceId).flatMap(this::answers);
       if (problem.isPresent()) {
-        log.info("device {}: {} ({}) but still stalled: {}", deviceId, status, why, problem.get());
+        try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+          log.info(
+              "device {}: {} ({}) but still stalled: {}", deviceId, status, why, problem.get());
+        }
         return;
       }
       stalled.remove(deviceId);
@@ -605,7 +616,9 @@ public final class WahaDriver implements Driver {
       attach(device);
       return true;
     } catch (RuntimeException e) {
-      log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+      }
       return false;
     }
   }
@@ -621,7 +634,9 @@ public final class WahaDriver implements Driver {
       WahaApi.Reply r =
           call(() -> api.post("/api/sessions/" + WahaApi.enc(name) + "/logout", Map0.EMPTY));
       if (!r.ok()) {
-        log.warn("device {}: the engine did not log {} out: {}", device.id(), name, r.describe());
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.warn("device {}: the engine did not log {} out: {}", device.id(), name, r.describe());
+        }
         return false;
       }
       statusChanged(device.id(), "STOPPED", "logged out");

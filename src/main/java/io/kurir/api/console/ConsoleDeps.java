@@ -1,0 +1,53 @@
+package io.kurir.api.console;
+
+import io.kurir.bot.Bots;
+import io.kurir.console.ConsoleSessions;
+import io.kurir.console.SignInLimiter;
+import io.kurir.device.Sessions;
+import io.kurir.media.SafeFetcher;
+import io.kurir.message.MessageSearch;
+import io.kurir.message.Messages;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.schedule.Schedules;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Timestamps;
+import io.kurir.webhook.MessageWebhooks;
+import io.kurir.webhook.WebhookDeliveries;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * What the console's pages call: the core services it shows and changes, and its settings.
+ *
+ * @param sandboxScan scans a device's current QR code with the sandbox's simulated phone (true when
+ *     it paired), when the sandbox driver runs
+ * @param webhookTargets the guard of the URLs Kurir may call (webhooks set from the console)
+ * @param adminToken the operators' token; without one only customers can sign in
+ * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
+ * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
+ */
+public record ConsoleDeps(
+    Tenants tenants,
+    Messages messages,
+    MessageSearch search,
+    Sessions sessions,
+    MessageWebhooks messageWebhooks,
+    WebhookDeliveries deliveries,
+    Runnable outboxWake,
+    SafeFetcher webhookTargets,
+    Bots bots,
+    Schedules schedules,
+    PhoneNumbers phones,
+    Timestamps timestamps,
+    Clock clock,
+    ConsoleSessions consoleSessions,
+    SignInLimiter signInLimiter,
+    Optional<Predicate<Device>> sandboxScan,
+    Duration webhookSecretOverlap,
+    Optional<String> adminToken,
+    Optional<String> publicUrl,
+    List<String> trustedProxies) {}

@@ -1,0 +1,326 @@
+package io.kurir.api.console;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Cookie;
+import io.javalin.http.Handler;
+import io.javalin.http.HttpStatus;
+import io.javalin.http.SameSite;
+import io.kurir.api.ApiException;
+import io.kurir.api.ClientAddress;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.RouteTable;
+import io.kurir.api.admin.AdminRoutes;
+import io.kurir.console.ConsoleSessions;
+import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants.Credential;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The web console ({@code /console}, HTML): operators sign in with the admin token, customers with
+ * their license code or a device key. Every page, with its guard: {@code operator} pages need an
+ * operator's session, {@code customer} pages a customer's, and every POST the session's CSRF token.
+ */
+public final class ConsoleRoutes implements RouteTable {
+  static final String COOKIE = "kurir_console";
+
+  private final ConsoleDeps deps;
+  private final DashboardPage dashboard;
+  private final TenantPages tenants;
+  private final DevicePages devices;
+  private final MessagePages messages;
+  private final WebhookPages webhooks;
+  private final AutoReplyPages autoReplies;
+  private final SchedulePages schedules;
+  private final CustomerPages customer;
+
+  public ConsoleRoutes(ConsoleDeps deps) {
+    this.deps = deps;
+    this.dashboard = new DashboardPage(deps);
+    this.tenants = new TenantPages(deps);
+    this.devices = new DevicePages(deps);
+    this.messages = new MessagePages(deps);
+    this.webhooks = new WebhookPages(deps);
+    this.autoReplies = new AutoReplyPages(deps);
+    this.schedules = new SchedulePages(deps);
+    this.customer = new CustomerPages(deps, devices);
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/console";
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ConsoleRoutes::errorPage;
+  }
+
+  @Override
+  public void addTo(RoutesConfig r) {
+    r.get("/console/assets/{file}", this::asset);
+    r.get("/console/sign-in", ctx -> signInPage(ctx, Optional.empty(), 200));
+    r.post("/console/sign-in", this::signIn);
+    r.post("/console/sign-out", this::signOut);
+
+    r.get("/console", operator(dashboard::show));
+    r.get("/console/partners", operator(tenants::partners));
+    r.post("/console/partners", operator(tenants::createPartner));
+    r.post("/console/partners/{id}/{action}", operator(tenants::partnerAction));
+    r.get("/console/licenses", operator(tenants::licenses));
+    r.post("/console/licenses", operator(tenants::createLicense));
+    // Before the license actions, whose {action} would take "auto-replies" too.
+    r.post("/console/licenses/{id}/auto-replies", operator(autoReplies::add));
+    r.post("/console/licenses/{id}/{action}", operator(tenants::licenseAction));
+    r.get("/console/devices", operator(tenants::devices));
+    r.post("/console/devices", operator(tenants::createDevice));
+    r.post("/console/devices/{id}/rotate", operator(tenants::rotateDevice));
+    r.post("/console/devices/{id}/disable", operator((ctx, v) -> tenants.setDisabled(ctx, true)));
+    r.post("/console/devices/{id}/enable", operator((ctx, v) -> tenants.setDisabled(ctx, false)));
+
+    r.get("/console/devices/{id}", operator(devices::operatorPage));
+    r.get("/console/devices/{id}/pairing", operator(devices::operatorPairing));
+    r.post("/console/devices/{id}/scan", operator(devices::sandboxScan));
+    r.post("/console/devices/{id}/logout", operator(devices::logout));
+    r.post("/console/devices/{id}/webhooks", operator(devices::setWebhooks));
+    r.post("/console/devices/{id}/send", operator(devices::sendTest));
+
+    r.get("/console/messages", operator(messages::search));
+    r.get("/console/messages/{id}", operator(messages::show));
+    r.get("/console/messages/{id}/history", operator(messages::history));
+    r.get("/console/webhooks", operator(webhooks::list));
+    r.post("/console/webhooks/{id}/replay", operator(webhooks::replay));
+    r.get("/console/licenses/{id}/auto-replies", operator(autoReplies::list));
+    r.post("/console/licenses/{id}/auto-replies/{rule}/delete", operator(autoReplies::delete));
+    r.get("/console/schedules", operator(schedules::list));
+    r.post("/console/schedules/{id}/cancel", operator(schedules::cancel));
+
+    r.get("/console/my", customer(customer::home));
+    r.get("/console/my/devices/{id}", customer(customer::device));
+    r.get("/console/my/devices/{id}/pairing", customer(customer::pairing));
+    r.post("/console/my/devices/{id}/logout", customer(customer::logout));
+    r.post("/console/my/devices/{id}/webhooks", customer(customer::setWebhooks));
+    r.post("/console/my/devices/{id}/script", customer(customer::script));
+  }
+
+  /** A page's work, given who is signed in. */
+  @FunctionalInterface
+  interface Page {
+    void handle(Context ctx, Viewer viewer) throws Exception;
+  }
+
+  /** Who is looking: their session (the CSRF token of their forms, their license if a customer). */
+  record Viewer(Session session) {
+    String csrf() {
+      return session.csrf();
+    }
+
+    long licenseId() {
+      return session.licenseId().orElseThrow();
+    }
+  }
+
+  /** Guard: an operator is signed in; a POST carries the session's CSRF token. */
+  private Handler operator(Page page) {
+    return signedIn(true, page);
+  }
+
+  /** Guard: a customer is signed in (they see their own license only); POSTs carry the token. */
+  private Handler customer(Page page) {
+    return signedIn(false, page);
+  }
+
+  /** Someone is signed in, of the kind the page is for; the other kind goes to their own home. */
+  private Handler signedIn(boolean operatorPage, Page page) {
+    return ctx -> {
+      Optional<Viewer> viewer = viewer(ctx);
+      if (viewer.isEmpty()) {
+        toSignIn(ctx);
+      } else if (viewer.get().session().operator() != operatorPage) {
+        ctx.redirect(operatorPage ? "/console/my" : "/console", HttpStatus.SEE_OTHER);
+      } else {
+        run(ctx, viewer.get(), page);
+      }
+    };
+  }
+
+  private void run(Context ctx, Viewer viewer, Page page) throws Exception {
+    if (ctx.method().name().equals("POST")
+        && !viewer.session().csrfMatches(ctx.formParam("csrf"))) {
+      throw new ApiException(
+          403, "stale_form", "This form has expired: go back, reload the page and try again.");
+    }
+    // Pages show credentials: no cache may keep them, and no other site may frame them.
+    ctx.header("Cache-Control", "no-store");
+    ctx.header("X-Frame-Options", "DENY");
+    ctx.header(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'");
+    try {
+      page.handle(ctx, viewer);
+    } catch (TenantException e) {
+      throw AdminRoutes.toApi(e);
+    }
+  }
+
+  private Optional<Viewer> viewer(Context ctx) {
+    return deps.consoleSessions().find(ctx.cookie(COOKIE)).map(Viewer::new);
+  }
+
+  private static void toSignIn(Context ctx) {
+    if (ctx.header("X-Console-Fragment") != null || !ctx.method().name().equals("GET")) {
+      throw new ApiException(401, "signed_out", "You are signed out: sign in again.");
+    }
+    ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
+  }
+
+  private void signInPage(Context ctx, Optional<String> problem, int status) {
+    StringBuilder body = new StringBuilder();
+    problem.ifPresent(p -> body.append("<p class=\"error\">").append(Html.esc(p)).append("</p>"));
+    body.append("<div class=\"cards\"><section><h2>Operator</h2>")
+        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
+        .append("<input type=\"hidden\" name=\"as\" value=\"operator\">")
+        .append(
+            "<label>Admin token <input type=\"password\" name=\"secret\" autocomplete=\"off\""
+                + " required></label>")
+        .append("<button type=\"submit\" id=\"operator-sign-in\">Sign in</button></form>");
+    if (deps.adminToken().isEmpty()) {
+      body.append("<p class=\"muted\">Operators sign in once admin.token is set.</p>");
+    }
+    body.append("</section><section><h2>Customer</h2>")
+        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
+        .append("<input type=\"hidden\" name=\"as\" value=\"customer\">")
+        .append(
+            "<label>License code or device key <input type=\"password\" name=\"secret\""
+                + " autocomplete=\"off\" required></label>")
+        .append("<button type=\"submit\" id=\"customer-sign-in\">Sign in</button></form>")
+        .append("<p class=\"muted\">See your devices, link one by QR code, set its webhooks.</p>")
+        .append("</section></div>");
+    ctx.status(status).html(Html.page("Sign in", List.of(), "", body.toString()));
+  }
+
+  /**
+   * Signs in an operator (the admin token) or a customer (a license code, or the multi-agent device
+   * key of one of its devices). The secret travels in the form body, never in a URL; failures are
+   * limited per client address.
+   */
+  private void signIn(Context ctx) {
+    String address = ClientAddress.of(ctx, deps.trustedProxies());
+    if (!deps.signInLimiter().allowed(address)) {
+      signInPage(ctx, Optional.of("Too many failed sign-ins: wait a few minutes."), 429);
+      return;
+    }
+    String secret = Optional.ofNullable(ctx.formParam("secret")).orElse("").strip();
+    boolean asOperator = "operator".equals(ctx.formParam("as"));
+    Optional<Optional<Long>> who =
+        asOperator ? operatorFor(secret).map(ok -> Optional.empty()) : licenseFor(secret);
+    if (who.isEmpty()) {
+      deps.signInLimiter().failed(address);
+      signInPage(
+          ctx,
+          Optional.of(
+              asOperator ? "That is not the admin token." : "No license or device has that code."),
+          401);
+      return;
+    }
+    ConsoleSessions.Opened opened = deps.consoleSessions().open(who.get());
+    Cookie cookie = new Cookie(COOKIE, opened.cookieValue());
+    cookie.setPath("/console");
+    cookie.setHttpOnly(true);
+    cookie.setSameSite(SameSite.LAX);
+    cookie.setSecure(overHttps(ctx));
+    cookie.setMaxAge((int) ConsoleSessions.LIFETIME.toSeconds());
+    ctx.cookie(cookie);
+    ctx.redirect(asOperator ? "/console" : "/console/my", HttpStatus.SEE_OTHER);
+  }
+
+  private Optional<Boolean> operatorFor(String secret) {
+    return deps.adminToken()
+        .filter(
+            token ->
+                !secret.isEmpty()
+                    && MessageDigest.isEqual(
+                        token.getBytes(StandardCharsets.UTF_8),
+                        secret.getBytes(StandardCharsets.UTF_8)))
+        .map(token -> true);
+  }
+
+  /** The license a customer's secret opens: its code, or a device key of one of its devices. */
+  private Optional<Optional<Long>> licenseFor(String secret) {
+    if (secret.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<License> license = deps.tenants().licenseByCode(secret);
+    if (license.isEmpty()) {
+      try {
+        Device device = deps.tenants().deviceFor(Credential.DEVICE_KEY, secret);
+        license = Optional.of(deps.tenants().license(device.licenseId()));
+      } catch (TenantException e) {
+        return Optional.empty();
+      }
+    }
+    return license.filter(l -> !l.disabled()).map(l -> Optional.of(l.id()));
+  }
+
+  /** Whether the browser reached Kurir over HTTPS (itself, or a proxy before it). */
+  private boolean overHttps(Context ctx) {
+    return "https".equalsIgnoreCase(ctx.scheme())
+        || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"))
+        || deps.publicUrl().map(u -> u.startsWith("https://")).orElse(false);
+  }
+
+  private void signOut(Context ctx) {
+    Optional<Viewer> viewer = viewer(ctx);
+    if (viewer.isPresent() && viewer.get().session().csrfMatches(ctx.formParam("csrf"))) {
+      deps.consoleSessions().close(ctx.cookie(COOKIE));
+    }
+    ctx.removeCookie(COOKIE, "/console");
+    ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
+  }
+
+  private static final Map<String, String> ASSETS =
+      Map.of("console.css", "text/css; charset=utf-8", "console.js", "text/javascript");
+
+  /** The stylesheet and the script, from the jar: the console loads nothing from elsewhere. */
+  private void asset(Context ctx) {
+    String file = ctx.pathParam("file");
+    String type = ASSETS.get(file);
+    if (type == null) {
+      throw new ApiException(404, "not_found", "No such file.");
+    }
+    try (InputStream in = ConsoleRoutes.class.getResourceAsStream("/console/" + file)) {
+      if (in == null) {
+        throw new IllegalStateException("console asset missing from the build: " + file);
+      }
+      ctx.contentType(type).header("Cache-Control", "max-age=300").result(in.readAllBytes());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A refused request as a page that says what went wrong and leads back. */
+  private static void errorPage(Context ctx, ApiException e) {
+    String detail = Optional.ofNullable(e.getMessage()).orElse(e.token());
+    if (ctx.header("X-Console-Fragment") != null) {
+      ctx.status(e.status()).html("<p class=\"error\">" + Html.esc(detail) + "</p>");
+      return;
+    }
+    String body =
+        "<p class=\"error\" data-testid=\"error\">"
+            + Html.esc(detail)
+            + "</p><p>"
+            + "<a href=\"/console\">Console</a></p>";
+    String title = e.status() == 404 ? "Not found" : "Not done";
+    ctx.status(e.status()).html(Html.page(title, List.of(), "", body));
+  }
+}

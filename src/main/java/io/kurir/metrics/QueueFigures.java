@@ -1,0 +1,129 @@
+package io.kurir.metrics;
+
+import io.kurir.store.Database;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The gauges read from the database: messages waiting per state, webhook deliveries waiting or
+ * dead, and the age of the oldest of each. Read at scrape time, and at most once per {@link
+ * #FRESH_FOR} however many gauges and scrapers ask: no request path and no loop counts anything.
+ * The queries read the partial queue indexes, so a long history costs nothing here.
+ *
+ * <p>Thread-safe: scrapes may overlap.
+ */
+final class QueueFigures {
+  /** A scrape sees figures at most this old. */
+  static final Duration FRESH_FOR = Duration.ofSeconds(5);
+
+  /** Message states that are a queue: waiting for the sender, or in the driver's hands. */
+  static final String[] MESSAGE_STATES = {"pending", "sending"};
+
+  /**
+   * Webhook delivery states that are a backlog ({@code pending}) or need a person ({@code dead}).
+   */
+  static final String[] DELIVERY_STATES = {"pending", "dead"};
+
+  /** What the tables held at {@code readAt}. */
+  record Figures(
+      Map<String, Long> messages,
+      Map<String, Instant> oldestMessage,
+      Map<String, Long> deliveries,
+      Map<String, Instant> oldestDelivery) {}
+
+  private final Database db;
+  private final Clock clock;
+  private final LongSupplier nanoTime;
+  private Figures figures;
+  private long readAtNanos;
+
+  QueueFigures(Database db, Clock clock, LongSupplier nanoTime) {
+    this.db = db;
+    this.clock = clock;
+    this.nanoTime = nanoTime;
+  }
+
+  /** Messages in {@code state} now. */
+  double messages(String state) {
+    return current().messages().getOrDefault(state, 0L);
+  }
+
+  /** Seconds since the oldest message in {@code state} was accepted; 0 when there is none. */
+  double oldestMessageAge(String state) {
+    return ageOf(current().oldestMessage().get(state));
+  }
+
+  double deliveries(String state) {
+    return current().deliveries().getOrDefault(state, 0L);
+  }
+
+  double oldestDeliveryAge(String state) {
+    return ageOf(current().oldestDelivery().get(state));
+  }
+
+  private double ageOf(Instant oldest) {
+    if (oldest == null) {
+      return 0;
+    }
+    return Math.max(0, Duration.between(oldest, clock.instant()).toMillis() / 1000.0);
+  }
+
+  private synchronized Figures current() {
+    long now = nanoTime.getAsLong();
+    if (figures == null || now - readAtNanos >= FRESH_FOR.toNanos()) {
+      try {
+        figures = read();
+      } catch (RuntimeException e) {
+        // A database that does not answer: the last figures stand (health says it is down), and
+        // it is asked again at the next scrape.
+        if (figures == null) {
+          return new Figures(Map.of(), Map.of(), Map.of(), Map.of());
+        }
+        return figures;
+      }
+      readAtNanos = now;
+    }
+    return figures;
+  }
+
+  private Figures read() {
+    Map<String, Long> messages = new HashMap<>();
+    Map<String, Instant> oldestMessage = new HashMap<>();
+    Map<String, Long> deliveries = new HashMap<>();
+    Map<String, Instant> oldestDelivery = new HashMap<>();
+    db.jdbi()
+        .useHandle(
+            h -> {
+              countByState(h, "message", "'pending', 'sending'", messages, oldestMessage);
+              countByState(h, "webhook_delivery", "'pending', 'dead'", deliveries, oldestDelivery);
+            });
+    return new Figures(messages, oldestMessage, deliveries, oldestDelivery);
+  }
+
+  /** Rows of {@code table} in each of {@code states}, and the oldest one's creation. */
+  private static void countByState(
+      Handle h,
+      String table,
+      String states,
+      Map<String, Long> counts,
+      Map<String, Instant> oldest) {
+    h.createQuery(
+            "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM "
+                + table
+                + " WHERE state IN ("
+                + states
+                + ") GROUP BY state")
+        .map(
+            (rs, ctx) -> {
+              counts.put(rs.getString("state"), rs.getLong("n"));
+              oldest.put(rs.getString("state"), Instant.ofEpochMilli(rs.getLong("oldest")));
+              return rs.getString("state");
+            })
+        .list();
+  }
+}

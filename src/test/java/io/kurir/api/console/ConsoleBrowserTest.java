@@ -1,0 +1,357 @@
+package io.kurir.api.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
+import io.kurir.testing.Browser;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The console in a real browser (headless Chromium) against a real gateway on loopback: what an
+ * operator and a customer do, click by click. Each page visited is saved as a screenshot under
+ * {@code target/console-screenshots/}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleBrowserTest {
+  TestGateway kurir;
+  Browser browser;
+  ChromeDriver page;
+  WebhookReceiver receiver;
+
+  @BeforeAll
+  void start(@TempDir Path dir) {
+    kurir =
+        TestGateway.start(dir, "--media.allow-private-addresses=true", "--webhook.retry-for=1s");
+    receiver = new WebhookReceiver();
+    browser = Browser.start();
+    page = browser.driver();
+  }
+
+  @AfterAll
+  void stop() {
+    if (browser != null) {
+      browser.close();
+    }
+    receiver.close();
+    kurir.close();
+  }
+
+  @BeforeEach
+  void signedOut() {
+    open("/console/sign-in"); // cookies are removed for the page's site and path only
+    page.manage().deleteAllCookies();
+  }
+
+  private void open(String path) {
+    page.get(kurir.url(path));
+  }
+
+  private WebElement find(String css) {
+    return page.findElement(By.cssSelector(css));
+  }
+
+  private WebDriverWait waitUpTo(int seconds) {
+    return new WebDriverWait(page, Duration.ofSeconds(seconds));
+  }
+
+  private void signInAsOperator() {
+    open("/console");
+    assertThat(page.getCurrentUrl()).endsWith("/console/sign-in");
+    find("form input[value=operator] ~ label input[name=secret]").sendKeys(TestGateway.ADMIN_TOKEN);
+    click(find("#operator-sign-in"));
+    assertThat(page.getCurrentUrl()).endsWith("/console");
+  }
+
+  private void fill(String name, String value) {
+    WebElement field = find("main form [name=" + name + "]");
+    field.clear();
+    field.sendKeys(value);
+  }
+
+  /** Clicks a button of the page's forms and waits for the page that answers. */
+  private void submit(String buttonText) {
+    click(page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")));
+  }
+
+  private void click(WebElement button) {
+    WebElement before = find("main");
+    button.click();
+    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    waitUpTo(10).until(d -> "complete".equals(page.executeScript("return document.readyState")));
+  }
+
+  private String secret(String label) {
+    return find("[data-testid=secret-" + label + "]").getText();
+  }
+
+  @Test
+  void anOperatorCreatesALicenseAndADeviceLinksItByQrAndSendsFromItsPage() {
+    open("/console");
+    browser.screenshot("01-sign-in");
+    find("form input[value=operator] ~ label input[name=secret]").sendKeys("not-the-token");
+    click(find("#operator-sign-in"));
+    assertThat(find(".error").getText()).contains("not the admin token");
+    signInAsOperator();
+    browser.screenshot("02-dashboard-empty");
+
+    open("/console/partners");
+    fill("name", "Reseller One");
+    submit("Create partner");
+    assertThat(secret("basic-secret")).hasSizeGreaterThan(20);
+    browser.screenshot("03-partner-created");
+
+    open("/console/licenses");
+    fill("name", "Sekolah Harapan");
+    fill("expires", "12312099");
+    submit("Create license");
+    String code = secret("license-code");
+    assertThat(code).isNotBlank();
+    browser.screenshot("04-license-created");
+    License license = kurir.gateway().tenants().licenseByCode(code).orElseThrow();
+
+    open("/console/devices?license=" + license.id());
+    String number = Numbers.fresh();
+    fill("number", Numbers.national(number));
+    new Select(find("main form [name=driver]")).selectByValue("sandbox");
+    submit("Create device");
+    String key = secret("key");
+    assertThat(key).matches("[A-Za-z0-9]{32}");
+    browser.screenshot("05-device-created");
+    click(page.findElement(By.linkText("Open the device and link it by QR code")));
+
+    WebElement qr = find("[data-testid=qr]");
+    assertThat(qr.getAttribute("src")).startsWith("data:image/png;base64,");
+    browser.screenshot("06-device-qr");
+    Device device = kurir.gateway().tenants().deviceForEcoKey(key);
+    // The phone scans the code the page shows: the page turns to "linked" by itself.
+    assertThat(kurir.sandbox().scanCurrentCode(device)).isTrue();
+    waitUpTo(15)
+        .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-testid=linked]")));
+    browser.screenshot("07-device-linked");
+
+    String to = Numbers.fresh();
+    fill("to", Numbers.national(to));
+    fill("text", "Halo dari konsol");
+    submit("Send");
+    assertThat(page.getCurrentUrl()).contains("/console/messages/");
+    waitUpTo(20)
+        .until(
+            d -> {
+              String state = find("[data-testid=message-state]").getText();
+              return state.equals("delivery") || state.equals("read");
+            });
+    assertThat(kurir.sandbox().inbox(to)).anyMatch(m -> m.text().equals("Halo dari konsol"));
+    browser.screenshot("08-message-delivered");
+
+    open("/console/devices/" + device.id());
+    browser.screenshot("09-device-page");
+    assertThat(find("main").getText()).contains("Halo dari konsol");
+    open("/console");
+    browser.screenshot("10-dashboard");
+    assertThat(find("main").getText()).contains(device.number());
+  }
+
+  @Test
+  void anOperatorReplaysADeadWebhookOnceItsReceiverIsBack() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    receiver.answer(500, "{\"error\": \"database is down\"}");
+    signInAsOperator();
+    open("/console/devices/" + device.id());
+    fill("outgoing", receiver.url("/status"));
+    submit("Save webhooks");
+    kurir.sendAsync(device, Numbers.fresh(), "a status for a broken receiver");
+    // webhook.retry-for is 1 s: the first refusals make the delivery dead.
+    open("/console/webhooks?state=dead");
+    waitUpTo(30)
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return !d.findElements(By.cssSelector("[data-testid=answer]")).isEmpty();
+            });
+    assertThat(find("[data-testid=answer]").getText())
+        .isEqualTo("HTTP 500: {\"error\": \"database is down\"}");
+    browser.screenshot("11-webhooks-dead");
+
+    receiver.answer(200);
+    int before = receiver.received().size();
+    click(page.findElements(By.xpath("//main//button[normalize-space()='Replay']")).getFirst());
+    assertThat(page.getCurrentUrl()).contains("/console/webhooks");
+    waitUpTo(20).until(d -> receiver.received().size() > before);
+    open("/console/webhooks?state=delivered");
+    browser.screenshot("12-webhooks-replayed");
+    assertThat(find("main table").getText()).contains(receiver.url("/status"));
+  }
+
+  @Test
+  void anAutoReplyAddedInTheConsoleAnswersAnIncomingMessage() {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    signInAsOperator();
+    open("/console/licenses/" + device.licenseId() + "/auto-replies");
+    fill("keyword", "harga");
+    find("main form textarea[name=response]").sendKeys("Harga paket Rp 10.000");
+    submit("Add auto-reply");
+    browser.screenshot("13-auto-reply-added");
+    assertThat(find("main table").getText()).contains("harga").contains("Rp 10.000");
+
+    fill("test", "HARGA");
+    submit("Which rule answers?");
+    assertThat(find("[data-testid=test-result]").getText()).contains("Rp 10.000");
+    browser.screenshot("14-auto-reply-test");
+
+    String customer = Numbers.fresh();
+    assertThat(kurir.sandbox().injectIncoming(device.id(), customer, "harga")).isTrue();
+    open("/console/messages?number=" + Numbers.national(customer));
+    waitUpTo(20)
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return d.findElement(By.cssSelector("main")).getText().contains("Rp 10.000");
+            });
+    browser.screenshot("15-auto-reply-sent");
+
+    open("/console/licenses/" + device.licenseId() + "/auto-replies");
+    submit("Delete");
+    assertThat(find("main").getText()).contains("No auto-reply yet.");
+  }
+
+  @Test
+  void theSandboxPhoneScansFromTheDevicePageWhichThenLogsTheDeviceOut() {
+    Device device = kurir.newDevice(Numbers.fresh(), false);
+    signInAsOperator();
+    open("/console");
+    click(page.findElement(By.linkText(device.number())));
+    submit("Scan with the sandbox phone");
+    assertThat(find("[data-testid=linked]").getText()).isEqualTo("linked");
+
+    WebElement before = find("main");
+    page.findElement(By.xpath("//main//button[normalize-space()='Log out']")).click();
+    page.switchTo().alert().accept(); // "Log the device out?"
+    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
+    // The history shows the link and the logout (recorded a moment after they happen).
+    waitUpTo(10)
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return d.findElement(By.xpath("//section[h2='History']"))
+                  .getText()
+                  .contains("paired");
+            });
+  }
+
+  @Test
+  void aScheduledMessageIsListedAndCancelled() {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String reply =
+        kurir
+            .postJson(
+                "/api/scheduler",
+                "{\"key\":\""
+                    + device.ecoKey()
+                    + "\",\"phone_no\":\""
+                    + Numbers.fresh()
+                    + "\",\"sch_date\":\"2099-01-01 10:00\",\"api_type\":\"text\","
+                    + "\"message\":\"Selamat tahun baru\"}")
+            .body();
+    assertThat(reply).matches("\\d+");
+    signInAsOperator();
+    open("/console/schedules");
+    assertThat(find("main table").getText()).contains("Selamat tahun baru");
+    browser.screenshot("19-schedules");
+    submit("Cancel");
+    assertThat(find("main").getText()).doesNotContain("Selamat tahun baru");
+  }
+
+  @Test
+  void aCustomerSeesOnlyTheirOwnDevices() {
+    Device mine = kurir.newDevice(Numbers.fresh(), false);
+    Device theirs = kurir.newDevice(Numbers.fresh(), true);
+    String code = kurir.gateway().tenants().license(mine.licenseId()).code();
+
+    open("/console/sign-in");
+    find("form input[value=customer] ~ label input[name=secret]").sendKeys(code);
+    click(find("#customer-sign-in"));
+    assertThat(page.getCurrentUrl()).endsWith("/console/my");
+    assertThat(page.getCurrentUrl()).doesNotContain(code);
+    String home = find("main").getText();
+    assertThat(home).contains(mine.number()).doesNotContain(theirs.number());
+    browser.screenshot("16-customer-home");
+
+    click(page.findElement(By.linkText(mine.number())));
+    String csrf = find("input[name=csrf]").getAttribute("value");
+    assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
+    fill("incoming", receiver.url("/incoming"));
+    submit("Save webhooks");
+    assertThat(find("main form [name=incoming]").getAttribute("value"))
+        .isEqualTo(receiver.url("/incoming"));
+    fill("outgoing", "ftp://example.com/hook");
+    submit("Save webhooks");
+    assertThat(find("[data-testid=error]").getText()).contains("may not call");
+    page.navigate().back();
+    fill("template", "Halo [kolom2]");
+    submit("Get the script");
+    assertThat(find("[data-testid=script]").getText()).contains(mine.ecoKey());
+    browser.screenshot("17-customer-script");
+
+    for (String path :
+        List.of(
+            "/console/my/devices/" + theirs.id(),
+            "/console/my/devices/" + theirs.id() + "/pairing")) {
+      open(path);
+      assertThat(find("main").getText()).as(path).contains("No such device");
+      assertThat(page.getPageSource()).doesNotContain(theirs.number());
+    }
+    // Nor can a form of theirs act on it: the customer's own logout button, aimed at the other.
+    page.executeScript(
+        "var f = document.createElement('form'); f.method = 'post';"
+            + " f.action = '/console/my/devices/"
+            + theirs.id()
+            + "/logout';"
+            + " var c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';"
+            + " c.value = arguments[0]; f.appendChild(c); document.body.appendChild(f); f.submit();",
+        csrf);
+    waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/logout"));
+    assertThat(find("main").getText()).contains("No such device");
+    assertThat(kurir.sandbox().session(theirs.id())).isPresent(); // still linked
+    // The operators' pages are not theirs either: they are sent back to their own.
+    open("/console/devices/" + theirs.id());
+    assertThat(page.getCurrentUrl()).endsWith("/console/my");
+    open("/console/messages");
+    assertThat(page.getCurrentUrl()).endsWith("/console/my");
+  }
+
+  @Test
+  void theConsoleReadsOnAPhone() {
+    Device device = kurir.newDevice(Numbers.fresh(), false);
+    signInAsOperator();
+    try {
+      browser.resize(390, 844);
+      open("/console/devices/" + device.id());
+      // Nothing but wide tables (which scroll inside their box) makes the page wider than the
+      // phone.
+      Long width = (Long) page.executeScript("return document.documentElement.scrollWidth;");
+      assertThat(width).isLessThanOrEqualTo(390L);
+      browser.screenshot("18-device-on-a-phone");
+    } finally {
+      browser.resize(1280, 1000);
+    }
+  }
+}

@@ -1,0 +1,222 @@
+package io.kurir.api.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.console.SignInLimiter;
+import io.kurir.testing.TestGateway;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The console over plain HTTP: the sign-in cookie, the CSRF check, the limit on guessing, and the
+ * operators' actions the browser test does not click (renew, switch off, rotate).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleSignInTest {
+  TestGateway kurir;
+  final HttpClient http =
+      HttpClient.newBuilder()
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  @BeforeAll
+  void start(@TempDir Path dir) {
+    kurir = TestGateway.start(dir, "--http.trusted-proxies=127.0.0.1");
+  }
+
+  @AfterAll
+  void stop() {
+    kurir.close();
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(kurir.url(path))).GET();
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path, String form, String... headers) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(kurir.url(path)))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form));
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String form(String... pairs) {
+    StringBuilder s = new StringBuilder();
+    for (int i = 0; i < pairs.length; i += 2) {
+      s.append(s.isEmpty() ? "" : "&")
+          .append(pairs[i])
+          .append('=')
+          .append(URLEncoder.encode(pairs[i + 1], StandardCharsets.UTF_8));
+    }
+    return s.toString();
+  }
+
+  private String signIn(String... headers) throws Exception {
+    HttpResponse<String> r =
+        post(
+            "/console/sign-in", form("as", "operator", "secret", TestGateway.ADMIN_TOKEN), headers);
+    assertThat(r.statusCode()).isEqualTo(303);
+    return r.headers().firstValue("Set-Cookie").orElseThrow();
+  }
+
+  private static String cookieOf(String setCookie) {
+    return setCookie.substring(0, setCookie.indexOf(';'));
+  }
+
+  @Test
+  void pagesAskForASignInAndTheCookieIsHttpOnlySameSiteAndExpires() throws Exception {
+    HttpResponse<String> page = get("/console/devices");
+    assertThat(page.statusCode()).isEqualTo(303);
+    assertThat(page.headers().firstValue("Location")).contains("/console/sign-in");
+
+    String setCookie = signIn();
+    assertThat(setCookie)
+        .startsWith(ConsoleRoutes.COOKIE + "=")
+        .containsIgnoringCase("HttpOnly")
+        .containsIgnoringCase("SameSite=Lax")
+        .containsIgnoringCase("Max-Age=43200")
+        .containsIgnoringCase("Path=/console")
+        .doesNotContainIgnoringCase("Secure");
+    assertThat(setCookie).doesNotContain(TestGateway.ADMIN_TOKEN);
+    HttpResponse<String> dashboard = get("/console", "Cookie", cookieOf(setCookie));
+    assertThat(dashboard.statusCode()).isEqualTo(200);
+    assertThat(dashboard.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+    assertThat(dashboard.headers().firstValue("Cache-Control")).contains("no-store");
+    for (String path :
+        List.of(
+            "/console/schedules",
+            "/console/webhooks?state=failed",
+            "/console/messages?text=x&state=read&date=2026-01-01",
+            "/console/devices?q=0812")) {
+      assertThat(get(path, "Cookie", cookieOf(setCookie)).statusCode()).as(path).isEqualTo(200);
+    }
+    assertThat(get("/console/messages?state=nonsense", "Cookie", cookieOf(setCookie)).statusCode())
+        .isEqualTo(400);
+
+    // Behind a TLS-terminating proxy the cookie is Secure.
+    assertThat(signIn("X-Forwarded-Proto", "https")).containsIgnoringCase("Secure");
+  }
+
+  @Test
+  void aPostWithoutTheSessionsCsrfTokenChangesNothing() throws Exception {
+    String cookie = cookieOf(signIn());
+    int before = kurir.gateway().tenants().partners().size();
+    HttpResponse<String> forged =
+        post("/console/partners", form("name", "Forged"), "Cookie", cookie);
+    assertThat(forged.statusCode()).isEqualTo(403);
+    assertThat(forged.body()).contains("expired");
+    HttpResponse<String> wrong =
+        post("/console/partners", form("name", "Forged", "csrf", "guess"), "Cookie", cookie);
+    assertThat(wrong.statusCode()).isEqualTo(403);
+    assertThat(kurir.gateway().tenants().partners()).hasSize(before);
+
+    Matcher csrf =
+        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(get("/console/partners", "Cookie", cookie).body());
+    assertThat(csrf.find()).isTrue();
+    HttpResponse<String> real =
+        post("/console/partners", form("name", "Real", "csrf", csrf.group(1)), "Cookie", cookie);
+    assertThat(real.statusCode()).isEqualTo(200);
+    assertThat(kurir.gateway().tenants().partners()).hasSize(before + 1);
+
+    // Signed out, the same cookie opens nothing any more.
+    post("/console/sign-out", form("csrf", csrf.group(1)), "Cookie", cookie);
+    assertThat(get("/console", "Cookie", cookie).statusCode()).isEqualTo(303);
+  }
+
+  @Test
+  void anOperatorRenewsALicenseSwitchesADeviceOffAndRotatesItsKey() throws Exception {
+    String cookie = cookieOf(signIn());
+    Matcher csrf =
+        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(get("/console/licenses", "Cookie", cookie).body());
+    assertThat(csrf.find()).isTrue();
+    String token = csrf.group(1);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    long license = device.licenseId();
+
+    String renew = "/console/licenses/" + license + "/expires";
+    HttpResponse<String> renewed =
+        post(renew, form("csrf", token, "expires", "2031-12-31"), "Cookie", cookie);
+    assertThat(renewed.statusCode()).isEqualTo(303);
+    assertThat(kurir.gateway().tenants().license(license).expiresOn())
+        .contains(java.time.LocalDate.of(2031, 12, 31));
+    HttpResponse<String> badDate =
+        post(renew, form("csrf", token, "expires", "31/12/2031"), "Cookie", cookie);
+    assertThat(badDate.statusCode()).isEqualTo(400);
+    assertThat(badDate.body()).contains("YYYY-MM-DD");
+
+    post("/console/devices/" + device.id() + "/disable", form("csrf", token), "Cookie", cookie);
+    assertThat(kurir.gateway().tenants().device(device.id()).disabled()).isTrue();
+    post("/console/devices/" + device.id() + "/enable", form("csrf", token), "Cookie", cookie);
+    assertThat(kurir.gateway().tenants().device(device.id()).disabled()).isFalse();
+
+    HttpResponse<String> rotated =
+        post(
+            "/console/devices/" + device.id() + "/rotate",
+            form("csrf", token, "credential", "key"),
+            "Cookie",
+            cookie);
+    String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
+    assertThat(newKey).isNotEqualTo(device.ecoKey());
+    assertThat(rotated.body()).contains(newKey).contains("does not show them again");
+    assertThat(get("/console/devices/" + device.id(), "Cookie", cookie).body())
+        .doesNotContain(newKey);
+    assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void guessingIsCutShortAndTheRightTokenWaitsToo() throws Exception {
+    // The guesser comes through the trusted proxy on loopback, from an address of its own.
+    String[] guesser = {"X-Forwarded-For", "203.0.113.9"};
+    for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
+      HttpResponse<String> r =
+          post("/console/sign-in", form("as", "customer", "secret", "guess-" + i), guesser);
+      assertThat(r.statusCode()).isEqualTo(401);
+      assertThat(r.body()).contains("No license or device has that code");
+    }
+    HttpResponse<String> limited =
+        post(
+            "/console/sign-in", form("as", "operator", "secret", TestGateway.ADMIN_TOKEN), guesser);
+    assertThat(limited.statusCode()).isEqualTo(429);
+    assertThat(limited.headers().firstValue("Set-Cookie")).isEmpty();
+    // Another address still signs in.
+    assertThat(signIn("X-Forwarded-For", "203.0.113.10")).contains(ConsoleRoutes.COOKIE);
+  }
+
+  @Test
+  void theConsoleServesItsOwnAssetsAndAnswersUnknownPagesWithAPage() throws Exception {
+    HttpResponse<String> css = get("/console/assets/console.css");
+    assertThat(css.statusCode()).isEqualTo(200);
+    assertThat(css.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/css");
+    assertThat(get("/console/assets/console.js").body()).contains("data-poll");
+    HttpResponse<String> missing = get("/console/assets/../../etc/passwd");
+    assertThat(missing.statusCode()).isEqualTo(404);
+    HttpResponse<String> unknown = get("/console/no-such-page");
+    assertThat(unknown.statusCode()).isIn(303, 404);
+  }
+}
