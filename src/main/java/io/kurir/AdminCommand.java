@@ -176,11 +176,22 @@ final class AdminCommand implements Callable<Integer> {
           + file
           + ": run kurir demo once (it creates it, with the demo account), or add --create";
     }
+    String demoHint = demoDatabaseExists() ? " (The demo's database is there: add --demo.)" : "";
     return "there is no database at "
         + file
         + ". The gateway creates it when it first starts (kurir serve, with the same settings):"
         + " start it once, or add --create to create it now. If it should be elsewhere, give"
-        + " --data.dir, --config or --database.url as the gateway has them.";
+        + " --data.dir, --config or --database.url as the gateway has them."
+        + demoHint;
+  }
+
+  /** Whether {@code kurir demo} has run here: a newcomer's first admin command often means it. */
+  private boolean demoDatabaseExists() {
+    try {
+      return Database.fileToCreate(invocation.settings(Profile.DEMO).database()).isEmpty();
+    } catch (RuntimeException e) { // settings that only the demo refuses: no hint, not a failure
+      return false;
+    }
   }
 
   private static Map<String, String> done(Runnable action) {

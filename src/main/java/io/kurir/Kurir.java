@@ -189,8 +189,11 @@ public final class Kurir implements Callable<Integer> {
 
   static String demoBanner(Gateway gateway) {
     String url = gateway.baseUrl();
-    String key = DemoAccount.KEY;
+    // The keys as they are now: an operator may have rotated the fixed ones of the first start.
+    String key = DemoAccount.first(gateway.tenants()).ecoKey();
     Device secondDevice = DemoAccount.second(gateway.tenants());
+    String secondKey = secondDevice.ecoKey();
+    String partnerSecret = DemoAccount.partner(gateway.tenants()).basicSecret();
     long second = secondDevice.id();
     String secondQr =
         gateway
@@ -209,11 +212,6 @@ public final class Kurir implements Callable<Integer> {
             + "/console   (sign in with the admin token below; a customer with "
             + DemoAccount.LICENSE
             + ")",
-        "  console       "
-            + url
-            + "/console   (sign in with the admin token below; a customer with "
-            + DemoAccount.LICENSE
-            + ")",
         "  demo key      " + key,
         "  demo device   " + DemoAccount.DEVICE_NUMBER + " (sandbox driver, paired)",
         "  admin token   " + gateway.settings().adminToken(),
@@ -222,7 +220,7 @@ public final class Kurir implements Callable<Integer> {
             + "   (Account API; partner login "
             + DemoAccount.PARTNER_USER
             + ":"
-            + DemoAccount.PARTNER_SECRET
+            + partnerSecret
             + " for the Partner API)",
         "  data          " + gateway.settings().dataDir(),
         "",
@@ -254,12 +252,12 @@ public final class Kurir implements Callable<Integer> {
         "Watch a second device pair by QR code ("
             + DemoAccount.SECOND_NUMBER
             + ", key "
-            + DemoAccount.SECOND_KEY
+            + secondKey
             + "):",
         "  register a webhook first to receive every state change, e.g. to a listener of yours:",
         "  curl -s -X POST " + url + "/api/webhook_status -H 'Content-Type: application/json' \\",
         "    -d '{\"key\":\""
-            + DemoAccount.SECOND_KEY
+            + secondKey
             + "\",\"action\":\"add\",\"url\":\"http://127.0.0.1:9999/hook\"}'",
         "  ./kurir admin device qr "
             + second

@@ -6,6 +6,8 @@ import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.DemoAccount;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.Tenants;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,6 +68,30 @@ class DemoTest {
           .extracting(d -> d.ecoKey())
           .containsExactlyInAnyOrder(DemoAccount.KEY, DemoAccount.SECOND_KEY);
       assertThat(second.sandbox().session(second.demoDevice().get().id())).isPresent();
+    }
+  }
+
+  @Test
+  void aDemoWhoseKeysWereRotatedStartsAgainAndPrintsTheKeysThatWorkNow() throws Exception {
+    String rotatedKey;
+    String rotatedSecret;
+    try (Gateway first = startDemo()) {
+      Device demoDevice = DemoAccount.first(first.tenants());
+      rotatedKey = first.tenants().rotate(demoDevice.id(), Tenants.Credential.KEY).ecoKey();
+      first.tenants().rotate(DemoAccount.second(first.tenants()).id(), Tenants.Credential.KEY);
+      rotatedSecret =
+          first
+              .tenants()
+              .rotatePartnerSecret(DemoAccount.partner(first.tenants()).id())
+              .basicSecret();
+    }
+    try (Gateway again = startDemo()) {
+      assertThat(again.tenants().devices()).hasSize(2);
+      String banner = Kurir.demoBanner(again);
+      assertThat(banner)
+          .contains("demo key      " + rotatedKey, rotatedSecret)
+          .doesNotContain(DemoAccount.KEY, DemoAccount.SECOND_KEY, DemoAccount.PARTNER_SECRET);
+      assertThat(run(curlCommands(banner).get(0))).isEqualTo("success");
     }
   }
 

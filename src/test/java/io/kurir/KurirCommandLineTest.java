@@ -156,8 +156,13 @@ class KurirCommandLineTest {
         .contains("kurir serve")
         .contains("--create");
     assertThat(dir.resolve("data")).doesNotExist();
+    assertThat(stderr()).doesNotContain("--demo");
     assertThat(kurir("admin", "device", "list", "--demo")).isEqualTo(1);
     assertThat(stderr()).contains("no demo database").contains("run kurir demo once");
+    // Once the demo has run here, the first admin command without --demo is pointed at it.
+    assertThat(kurir("admin", "device", "list", "--demo", "--create")).isZero();
+    assertThat(kurir("admin", "device", "list")).isEqualTo(1);
+    assertThat(stderr()).contains("there is no database at " + file).contains("add --demo");
 
     assertThat(kurir("admin", "partner", "create", "--name", "First", "--create")).isZero();
     assertThat(file).exists();

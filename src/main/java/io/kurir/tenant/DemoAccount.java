@@ -45,10 +45,9 @@ public final class DemoAccount {
                         List.of(),
                         LICENSE));
     // The demo device first: "the license's first device" (get_key, scripts) is the paired one.
+    // Found by number, not key: an operator trying the console may have rotated its key.
     Device demo =
-        tenants.devices().stream()
-            .filter(d -> d.ecoKey().equals(KEY))
-            .findFirst()
+        byNumber(tenants, DEVICE_NUMBER)
             .orElseGet(
                 () ->
                     tenants.createDevice(
@@ -59,7 +58,7 @@ public final class DemoAccount {
                         KEY,
                         DEVICE_KEY,
                         CRM_DEVICE_ID));
-    if (tenants.devices().stream().noneMatch(d -> d.ecoKey().equals(SECOND_KEY))) {
+    if (byNumber(tenants, SECOND_NUMBER).isEmpty()) {
       tenants.createDevice(
           license.id(),
           SECOND_NUMBER,
@@ -72,11 +71,25 @@ public final class DemoAccount {
     return demo;
   }
 
-  /** The second demo device, once seeded. */
+  /** The paired demo device, once seeded, with its keys as they are now. */
+  public static Device first(Tenants tenants) {
+    return byNumber(tenants, DEVICE_NUMBER).orElseThrow();
+  }
+
+  /** The second demo device, once seeded, with its keys as they are now. */
   public static Device second(Tenants tenants) {
-    return tenants.devices().stream()
-        .filter(d -> d.ecoKey().equals(SECOND_KEY))
+    return byNumber(tenants, SECOND_NUMBER).orElseThrow();
+  }
+
+  /** The demo partner, once seeded, with its secret as it is now. */
+  public static Partner partner(Tenants tenants) {
+    return tenants.partners().stream()
+        .filter(p -> p.basicUser().equals(PARTNER_USER))
         .findFirst()
         .orElseThrow();
+  }
+
+  private static java.util.Optional<Device> byNumber(Tenants tenants, String number) {
+    return tenants.devices().stream().filter(d -> d.number().equals(number)).findFirst();
   }
 }
