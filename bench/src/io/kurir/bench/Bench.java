@@ -76,7 +76,7 @@ public final class Bench {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
                 + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
-                + "webhooks,webhook-retries,postgres]");
+                + "webhooks,webhook-retries,postgres,failover]");
         System.exit(2);
       }
     }
@@ -130,12 +130,17 @@ public final class Bench {
         webhooks.retries();
       }
     }
-    if (wanted("postgres")) {
-      // PostgreSQL beside SQLite: one node, then two nodes on one database.
+    if (wanted("postgres") || wanted("failover")) {
+      // PostgreSQL beside SQLite: one node, then two nodes on one database; then kill -9 of a node.
       try (NodesBench nodes =
           new NodesBench(
               (name, flags) -> start(name, List.of(), flags), wrk, work, duration, rows)) {
-        nodes.run();
+        if (wanted("postgres")) {
+          nodes.run();
+        }
+        if (wanted("failover")) {
+          new FailoverBench(nodes, work, rows).run();
+        }
       }
     }
     if (!wantsMain()) {

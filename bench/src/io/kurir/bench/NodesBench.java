@@ -217,7 +217,11 @@ final class NodesBench implements AutoCloseable {
 
   // --- the server
 
-  private void server() throws Exception {
+  /** Finds or starts the server, once: the failover row may share it with the rows above. */
+  void server() throws Exception {
+    if (adminUrl != null) {
+      return;
+    }
     String given = System.getenv("KURIR_BENCH_POSTGRES_URL");
     if (given != null && !given.isBlank()) {
       adminUrl = given;
@@ -263,7 +267,16 @@ final class NodesBench implements AutoCloseable {
     password = "";
   }
 
-  private String freshDatabase() throws SQLException {
+  String user() {
+    return user;
+  }
+
+  String password() {
+    return password;
+  }
+
+  /** A new empty database on the server, as a JDBC URL. */
+  String freshDatabase() throws SQLException {
     String name = "kurir_bench_" + ProcessHandle.current().pid() + "_" + (++databases);
     try (Connection c = DriverManager.getConnection(adminUrl, user, password);
         Statement s = c.createStatement()) {
