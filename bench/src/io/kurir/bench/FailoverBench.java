@@ -134,7 +134,7 @@ final class FailoverBench {
             String.format(
                 Locale.ROOT,
                 "round %d: node %d killed holding %d devices; first send elsewhere after %,d ms;"
-                    + " they went to %s",
+                    + " now held by %s (a restarted node takes back those not yet taken over)",
                 round,
                 victim.id,
                 itsDevices.size(),
