@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.console.SignInLimiter;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -23,11 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The console over plain HTTP: the sign-in cookie, the CSRF check, the limit on guessing, and the
- * operators' actions the browser test does not click (renew, switch off, rotate).
+ * operators' actions the browser test does not click (renew, switch off, rotate), and what keeps
+ * them safe: a reload repeats nothing, destructive buttons ask, a refused form keeps what was
+ * typed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleSignInTest {
   TestGateway kurir;
+  WebhookReceiver receiver;
   final HttpClient http =
       HttpClient.newBuilder()
           .followRedirects(HttpClient.Redirect.NEVER)
@@ -36,11 +40,15 @@ class ConsoleSignInTest {
 
   @BeforeAll
   void start(@TempDir Path dir) {
-    kurir = TestGateway.start(dir, "--http.trusted-proxies=127.0.0.1");
+    kurir =
+        TestGateway.start(
+            dir, "--http.trusted-proxies=127.0.0.1", "--media.allow-private-addresses=true");
+    receiver = new WebhookReceiver();
   }
 
   @AfterAll
   void stop() {
+    receiver.close();
     kurir.close();
   }
 
@@ -140,7 +148,7 @@ class ConsoleSignInTest {
     assertThat(csrf.find()).isTrue();
     HttpResponse<String> real =
         post("/console/partners", form("name", "Real", "csrf", csrf.group(1)), "Cookie", cookie);
-    assertThat(real.statusCode()).isEqualTo(200);
+    assertThat(real.statusCode()).isEqualTo(303);
     assertThat(kurir.gateway().tenants().partners()).hasSize(before + 1);
 
     // Signed out, the same cookie opens nothing any more.
@@ -183,10 +191,200 @@ class ConsoleSignInTest {
             cookie);
     String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
     assertThat(newKey).isNotEqualTo(device.ecoKey());
-    assertThat(rotated.body()).contains(newKey).contains("does not show them again");
+    assertThat(shownAfter(rotated, cookie).body())
+        .contains(newKey)
+        .contains("does not show them again");
     assertThat(get("/console/devices/" + device.id(), "Cookie", cookie).body())
         .doesNotContain(newKey);
     assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
+  }
+
+  /** The session's CSRF token, read from a page's form. */
+  private String csrfOf(String cookie) throws Exception {
+    Matcher csrf =
+        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(get("/console/licenses", "Cookie", cookie).body());
+    assertThat(csrf.find()).isTrue();
+    return csrf.group(1);
+  }
+
+  /** The once-shown cookie a POST set: its "name=value". */
+  private static String onceCookie(HttpResponse<String> posted) {
+    return cookieOf(
+        posted.headers().allValues("Set-Cookie").stream()
+            .filter(c -> c.startsWith(OnceShown.COOKIE + "="))
+            .findFirst()
+            .orElseThrow());
+  }
+
+  /** Follows a POST's redirect to the page that shows new credentials, as a browser would. */
+  private HttpResponse<String> shownAfter(HttpResponse<String> posted, String cookie)
+      throws Exception {
+    assertThat(posted.statusCode()).isEqualTo(303);
+    assertThat(posted.headers().firstValue("Location")).contains(OnceShown.PATH);
+    HttpResponse<String> shown = get(OnceShown.PATH, "Cookie", cookie + "; " + onceCookie(posted));
+    assertThat(shown.statusCode()).isEqualTo(200);
+    return shown;
+  }
+
+  @Test
+  void reloadingThePageOfANewCredentialShowsItNoMoreAndRotatesNothing() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    HttpResponse<String> rotated =
+        post(
+            "/console/devices/" + device.id() + "/rotate",
+            form("csrf", token, "credential", "key"),
+            "Cookie",
+            cookie);
+    String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
+    // Neither the address nor the cookie carries the key itself.
+    assertThat(rotated.headers().firstValue("Location").orElseThrow()).doesNotContain(newKey);
+    assertThat(onceCookie(rotated)).doesNotContain(newKey);
+    // Another session cannot read what was kept for this one.
+    String other = cookieOf(signIn());
+    assertThat(get(OnceShown.PATH, "Cookie", other + "; " + onceCookie(rotated)).body())
+        .doesNotContain(newKey)
+        .contains("shown-already");
+
+    HttpResponse<String> shown = shownAfter(rotated, cookie);
+    assertThat(shown.body()).contains(newKey).contains("Back to the device");
+    assertThat(shown.headers().allValues("Set-Cookie"))
+        .anySatisfy(
+            c ->
+                assertThat(c)
+                    .startsWith(OnceShown.COOKIE + "=;")
+                    .contains("Expires=Thu, 01 Jan 1970"));
+    // The reload: the browser has dropped the cookie; nothing is rotated again, nor shown.
+    HttpResponse<String> reload = get(OnceShown.PATH, "Cookie", cookie);
+    assertThat(reload.statusCode()).isEqualTo(200);
+    assertThat(reload.body()).contains("shown-already").doesNotContain(newKey);
+    assertThat(kurir.gateway().tenants().device(device.id()).ecoKey()).isEqualTo(newKey);
+
+    // The partner's and the license's new secrets take the same way.
+    long license = device.licenseId();
+    long partner = kurir.gateway().tenants().license(license).partnerId();
+    HttpResponse<String> partnerSecret =
+        post(
+            "/console/partners/" + partner + "/rotate-secret",
+            form("csrf", token),
+            "Cookie",
+            cookie);
+    assertThat(shownAfter(partnerSecret, cookie).body())
+        .contains(kurir.gateway().tenants().partner(partner).basicSecret());
+    HttpResponse<String> webhookSecret =
+        post(
+            "/console/licenses/" + license + "/rotate-webhook-secret",
+            form("csrf", token),
+            "Cookie",
+            cookie);
+    assertThat(shownAfter(webhookSecret, cookie).body())
+        .contains(kurir.gateway().tenants().license(license).webhookSecret());
+  }
+
+  @Test
+  void actionsThatCannotBeUndoneAskFirstAndSwitchOffLooksTheSameEverywhere() throws Exception {
+    String cookie = cookieOf(signIn());
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    Pattern switchOff =
+        Pattern.compile(
+            "<form[^>]*action=\"/console/devices/"
+                + device.id()
+                + "/disable\" data-confirm=\"[^\"]+\">.*?<button type=\"submit\""
+                + " class=\"danger\">Switch off</button>");
+    assertThat(get("/console/devices", "Cookie", cookie).body()).containsPattern(switchOff);
+    String page = get("/console/devices/" + device.id(), "Cookie", cookie).body();
+    assertThat(page).containsPattern(switchOff);
+    assertThat(page).containsPattern("action=\"[^\"]*/rotate\" data-confirm=");
+    String partners = get("/console/partners", "Cookie", cookie).body();
+    assertThat(partners).containsPattern("/rotate-secret\" data-confirm=");
+    assertThat(partners).containsPattern("/disable\" data-confirm=");
+    String licenses = get("/console/licenses", "Cookie", cookie).body();
+    assertThat(licenses).containsPattern("/rotate-webhook-secret\" data-confirm=");
+    assertThat(licenses).containsPattern("/disable\" data-confirm=");
+  }
+
+  @Test
+  void aRefusedFormComesBackOnItsOwnPageWithWhatWasTyped() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    HttpResponse<String> refused =
+        post(
+            "/console/devices/" + device.id() + "/send",
+            form("csrf", token, "to", "abc", "text", "Halo <Budi>"),
+            "Cookie",
+            cookie);
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body())
+        .contains("data-testid=\"error\">That is not a phone number.")
+        .contains("<title>Device " + device.number())
+        .contains("href=\"/console/partners\"") // the navigation
+        .contains("name=\"to\" value=\"abc\"")
+        .contains(">Halo &lt;Budi&gt;</textarea>");
+
+    // Renewing without a date says what is missing, on the licenses page.
+    HttpResponse<String> noDate =
+        post(
+            "/console/licenses/" + device.licenseId() + "/expires",
+            form("csrf", token, "expires", ""),
+            "Cookie",
+            cookie);
+    assertThat(noDate.statusCode()).isEqualTo(400);
+    assertThat(noDate.body()).contains("Choose the new expiry date").contains("<title>Licenses");
+  }
+
+  @Test
+  void pagesWithTimesNameTheirZoneAndStatesHaveOneName() throws Exception {
+    String cookie = cookieOf(signIn());
+    String zone = kurir.gateway().settings().zone().getId();
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), false);
+    kurir.sandbox().pair(device.id(), device.number());
+    for (String path :
+        List.of(
+            "/console",
+            "/console/devices/" + device.id(),
+            "/console/messages",
+            "/console/webhooks")) {
+      assertThat(get(path, "Cookie", cookie).body())
+          .as(path)
+          .contains("Times in " + zone + " (UTC");
+    }
+    // The device's history names the state before linking as the lists do: "not linked".
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+    String history = "";
+    while (System.nanoTime() < deadline && !history.contains("→")) {
+      String page = get("/console/devices/" + device.id(), "Cookie", cookie).body();
+      history = page.substring(page.indexOf("<h2>History</h2>"));
+      Thread.sleep(100);
+    }
+    assertThat(history).contains(">not linked</span> →").doesNotContain(">none<");
+  }
+
+  @Test
+  void theWebhooksPageOpensOnEveryRecentDelivery() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    String url = receiver.url("/states-" + device.id());
+    assertThat(
+            post(
+                    "/console/devices/" + device.id() + "/webhooks",
+                    form("csrf", token, "outgoing", url),
+                    "Cookie",
+                    cookie)
+                .statusCode())
+        .isEqualTo(303);
+    kurir.sendAsync(device, io.kurir.testing.Numbers.fresh(), "did my webhook fire?");
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+    String page = "";
+    while (System.nanoTime() < deadline && !page.contains(url)) {
+      page = get("/console/webhooks", "Cookie", cookie).body();
+      Thread.sleep(100);
+    }
+    assertThat(page).contains(url).contains("data-testid=\"delivery-counts\"");
+    assertThat(page).containsPattern("<option value=\"all\" selected>");
   }
 
   @Test
