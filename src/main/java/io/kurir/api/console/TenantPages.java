@@ -133,6 +133,14 @@ final class TenantPages {
                   + "<input type=\"date\" name=\"expires\" aria-label=\"New expiry\" value=\""
                   + Html.esc(l.expiresOn().map(Object::toString).orElse(""))
                   + "\"><button type=\"submit\" class=\"secondary\">Renew</button></form>"
+                  + (l.expiresOn().isPresent()
+                      ? Html.post(
+                          base + "no-expiry",
+                          v.csrf(),
+                          "Never expires",
+                          "secondary",
+                          "Let " + l.name() + " run without an expiry date?")
+                      : "")
                   + Html.post(
                       base + "rotate-webhook-secret",
                       v.csrf(),
@@ -210,6 +218,7 @@ final class TenantPages {
                                   400,
                                   "expires_empty",
                                   "Choose the new expiry date, then press Renew."))));
+      case "no-expiry" -> tenants.setLicenseExpiry(id, null);
       case "rotate-webhook-secret" -> {
         License l = tenants.rotateWebhookSecret(id, deps.webhookSecretOverlap());
         shownOnce(

@@ -3,6 +3,8 @@ package io.kurir.api.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.console.SignInLimiter;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.WebhookReceiver;
 import java.net.URI;
@@ -199,6 +201,23 @@ class ConsoleSignInTest {
     assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
   }
 
+  /** A form sent by the signed-in browser of {@code cookie}: the form's fields in pairs. */
+  private HttpResponse<String> signedInPost(String cookie, String path, String... pairs)
+      throws Exception {
+    return post(path, form(pairs), "Cookie", cookie);
+  }
+
+  /** The page at {@code path}, asked for again until it holds {@code wanted} (or 20 s pass). */
+  private String eventuallyContaining(String cookie, String path, String wanted) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    String page = get(path, "Cookie", cookie).body();
+    while (!page.contains(wanted) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      page = get(path, "Cookie", cookie).body();
+    }
+    return page;
+  }
+
   /** The session's CSRF token, read from a page's form. */
   private String csrfOf(String cookie) throws Exception {
     Matcher csrf =
@@ -231,13 +250,15 @@ class ConsoleSignInTest {
   void reloadingThePageOfANewCredentialShowsItNoMoreAndRotatesNothing() throws Exception {
     String cookie = cookieOf(signIn());
     String token = csrfOf(cookie);
-    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
     HttpResponse<String> rotated =
-        post(
+        signedInPost(
+            cookie,
             "/console/devices/" + device.id() + "/rotate",
-            form("csrf", token, "credential", "key"),
-            "Cookie",
-            cookie);
+            "csrf",
+            token,
+            "credential",
+            "key");
     String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
     // Neither the address nor the cookie carries the key itself.
     assertThat(rotated.headers().firstValue("Location").orElseThrow()).doesNotContain(newKey);
@@ -266,19 +287,12 @@ class ConsoleSignInTest {
     long license = device.licenseId();
     long partner = kurir.gateway().tenants().license(license).partnerId();
     HttpResponse<String> partnerSecret =
-        post(
-            "/console/partners/" + partner + "/rotate-secret",
-            form("csrf", token),
-            "Cookie",
-            cookie);
+        signedInPost(cookie, "/console/partners/" + partner + "/rotate-secret", "csrf", token);
     assertThat(shownAfter(partnerSecret, cookie).body())
         .contains(kurir.gateway().tenants().partner(partner).basicSecret());
     HttpResponse<String> webhookSecret =
-        post(
-            "/console/licenses/" + license + "/rotate-webhook-secret",
-            form("csrf", token),
-            "Cookie",
-            cookie);
+        signedInPost(
+            cookie, "/console/licenses/" + license + "/rotate-webhook-secret", "csrf", token);
     assertThat(shownAfter(webhookSecret, cookie).body())
         .contains(kurir.gateway().tenants().license(license).webhookSecret());
   }
@@ -286,7 +300,7 @@ class ConsoleSignInTest {
   @Test
   void actionsThatCannotBeUndoneAskFirstAndSwitchOffLooksTheSameEverywhere() throws Exception {
     String cookie = cookieOf(signIn());
-    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
     Pattern switchOff =
         Pattern.compile(
             "<form[^>]*action=\"/console/devices/"
@@ -309,13 +323,17 @@ class ConsoleSignInTest {
   void aRefusedFormComesBackOnItsOwnPageWithWhatWasTyped() throws Exception {
     String cookie = cookieOf(signIn());
     String token = csrfOf(cookie);
-    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
     HttpResponse<String> refused =
-        post(
+        signedInPost(
+            cookie,
             "/console/devices/" + device.id() + "/send",
-            form("csrf", token, "to", "abc", "text", "Halo <Budi>"),
-            "Cookie",
-            cookie);
+            "csrf",
+            token,
+            "to",
+            "abc",
+            "text",
+            "Halo <Budi>");
     assertThat(refused.statusCode()).isEqualTo(400);
     assertThat(refused.body())
         .contains("data-testid=\"error\">That is not a phone number.")
@@ -326,20 +344,37 @@ class ConsoleSignInTest {
 
     // Renewing without a date says what is missing, on the licenses page.
     HttpResponse<String> noDate =
-        post(
+        signedInPost(
+            cookie,
             "/console/licenses/" + device.licenseId() + "/expires",
-            form("csrf", token, "expires", ""),
-            "Cookie",
-            cookie);
+            "csrf",
+            token,
+            "expires",
+            "");
     assertThat(noDate.statusCode()).isEqualTo(400);
     assertThat(noDate.body()).contains("Choose the new expiry date").contains("<title>Licenses");
+    // Running without an expiry is a button of its own.
+    signedInPost(
+        cookie,
+        "/console/licenses/" + device.licenseId() + "/expires",
+        "csrf",
+        token,
+        "expires",
+        "2030-01-31");
+    assertThat(get("/console/licenses", "Cookie", cookie).body()).contains("Never expires");
+    assertThat(
+            signedInPost(
+                    cookie, "/console/licenses/" + device.licenseId() + "/no-expiry", "csrf", token)
+                .statusCode())
+        .isEqualTo(303);
+    assertThat(kurir.gateway().tenants().license(device.licenseId()).expiresOn()).isEmpty();
   }
 
   @Test
   void pagesWithTimesNameTheirZoneAndStatesHaveOneName() throws Exception {
     String cookie = cookieOf(signIn());
     String zone = kurir.gateway().settings().zone().getId();
-    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), false);
+    Device device = kurir.newDevice(Numbers.fresh(), false);
     kurir.sandbox().pair(device.id(), device.number());
     for (String path :
         List.of(
@@ -352,13 +387,9 @@ class ConsoleSignInTest {
           .contains("Times in " + zone + " (UTC");
     }
     // The device's history names the state before linking as the lists do: "not linked".
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
-    String history = "";
-    while (System.nanoTime() < deadline && !history.contains("→")) {
-      String page = get("/console/devices/" + device.id(), "Cookie", cookie).body();
-      history = page.substring(page.indexOf("<h2>History</h2>"));
-      Thread.sleep(100);
-    }
+    String page =
+        eventuallyContaining(cookie, "/console/devices/" + device.id(), "</span> → <span");
+    String history = page.substring(page.indexOf("<h2>History</h2>"));
     assertThat(history).contains(">not linked</span> →").doesNotContain(">none<");
   }
 
@@ -366,23 +397,20 @@ class ConsoleSignInTest {
   void theWebhooksPageOpensOnEveryRecentDelivery() throws Exception {
     String cookie = cookieOf(signIn());
     String token = csrfOf(cookie);
-    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
     String url = receiver.url("/states-" + device.id());
     assertThat(
-            post(
+            signedInPost(
+                    cookie,
                     "/console/devices/" + device.id() + "/webhooks",
-                    form("csrf", token, "outgoing", url),
-                    "Cookie",
-                    cookie)
+                    "csrf",
+                    token,
+                    "outgoing",
+                    url)
                 .statusCode())
         .isEqualTo(303);
-    kurir.sendAsync(device, io.kurir.testing.Numbers.fresh(), "did my webhook fire?");
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-    String page = "";
-    while (System.nanoTime() < deadline && !page.contains(url)) {
-      page = get("/console/webhooks", "Cookie", cookie).body();
-      Thread.sleep(100);
-    }
+    kurir.sendAsync(device, Numbers.fresh(), "did my webhook fire?");
+    String page = eventuallyContaining(cookie, "/console/webhooks", url);
     assertThat(page).contains(url).contains("data-testid=\"delivery-counts\"");
     assertThat(page).containsPattern("<option value=\"all\" selected>");
   }
