@@ -63,7 +63,7 @@ public final class ConsoleRoutes implements RouteTable {
 
   @Override
   public ErrorStyle errorStyle() {
-    return ConsoleRoutes::errorPage;
+    return this::errorPage;
   }
 
   @Override
@@ -350,8 +350,11 @@ public final class ConsoleRoutes implements RouteTable {
     }
   }
 
-  /** A refused request as a page that says what went wrong and leads back. */
-  private static void errorPage(Context ctx, ApiException e) {
+  /**
+   * A refused request as a page that says what went wrong and leads back: with the navigation of
+   * whoever is signed in, so that no error is a dead end.
+   */
+  private void errorPage(Context ctx, ApiException e) {
     String detail = Optional.ofNullable(e.getMessage()).orElse(e.token());
     if (ctx.header("X-Console-Fragment") != null) {
       ctx.status(e.status()).html("<p class=\"error\">" + Html.esc(detail) + "</p>");
@@ -364,6 +367,12 @@ public final class ConsoleRoutes implements RouteTable {
             + "<a href=\"/console\" data-back>Back</a> · "
             + "<a href=\"/console\">Console</a></p>";
     String title = e.status() == 404 ? "Not found" : "Not done";
-    ctx.status(e.status()).html(Html.page(title, List.of(), "", body));
+    Optional<Viewer> viewer = viewer(ctx);
+    List<Html.Link> nav =
+        viewer
+            .map(v -> v.session().operator() ? Pages.OPERATOR_NAV : Pages.CUSTOMER_NAV)
+            .orElse(List.of());
+    String csrf = viewer.map(Viewer::csrf).orElse("");
+    ctx.status(e.status()).html(Html.page(title, nav, csrf, body));
   }
 }

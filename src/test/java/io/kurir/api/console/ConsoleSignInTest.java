@@ -198,7 +198,9 @@ class ConsoleSignInTest {
         .contains("does not show them again");
     assertThat(get("/console/devices/" + device.id(), "Cookie", cookie).body())
         .doesNotContain(newKey);
-    assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
+    HttpResponse<String> missing = get("/console/devices/999", "Cookie", cookie);
+    assertThat(missing.statusCode()).isEqualTo(404);
+    assertThat(missing.body()).contains("href=\"/console/partners\""); // the navigation, still
   }
 
   /** A form sent by the signed-in browser of {@code cookie}: the form's fields in pairs. */
