@@ -32,7 +32,12 @@ final class AutoReplyPages {
               Html.esc(r.keyword()),
               Html.esc(r.matchType().wireName()),
               Html.esc(r.response()),
-              Html.post(base + "/" + r.id() + "/delete", v.csrf(), "Delete", "danger")));
+              Html.post(
+                  base + "/" + r.id() + "/delete",
+                  v.csrf(),
+                  "Delete",
+                  "danger",
+                  "Delete the auto-reply to “" + r.keyword() + "”?")));
     }
     Optional<String> test = Pages.query(ctx, "test");
     String tested =
@@ -63,9 +68,11 @@ final class AutoReplyPages {
             + base
             + "\" class=\"stack\">"
             + Html.csrfField(v.csrf())
-            + Html.input("Keyword", "keyword", "", "required")
-            + Html.select("Matches", "type", types, "match")
-            + "<label>Answer <textarea name=\"response\" required></textarea></label>"
+            + Html.input("Keyword", "keyword", Pages.typed(ctx, base, "keyword", ""), "required")
+            + Html.select("Matches", "type", types, Pages.typed(ctx, base, "type", "match"))
+            + "<label>Answer <textarea name=\"response\" required>"
+            + Html.esc(Pages.typed(ctx, base, "response", ""))
+            + "</textarea></label>"
             + "<button type=\"submit\">Add auto-reply</button></form>"
             + "<h2>Test a text</h2><form method=\"get\" action=\""
             + base

@@ -63,7 +63,7 @@ public final class ConsoleRoutes implements RouteTable {
 
   @Override
   public ErrorStyle errorStyle() {
-    return ConsoleRoutes::errorPage;
+    return this::errorPage;
   }
 
   @Override
@@ -74,43 +74,85 @@ public final class ConsoleRoutes implements RouteTable {
     r.post("/console/sign-out", this::signOut);
 
     r.get("/console", operator(dashboard::show));
+    r.get(OnceShown.PATH, operator(tenants::shown));
     r.get("/console/partners", operator(tenants::partners));
-    r.post("/console/partners", operator(tenants::createPartner));
-    r.post("/console/partners/{id}/{action}", operator(tenants::partnerAction));
+    r.post("/console/partners", operator(form(tenants::createPartner, tenants::partners)));
+    r.post(
+        "/console/partners/{id}/{action}",
+        operator(form(tenants::partnerAction, tenants::partners)));
     r.get("/console/licenses", operator(tenants::licenses));
-    r.post("/console/licenses", operator(tenants::createLicense));
+    r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" too.
-    r.post("/console/licenses/{id}/auto-replies", operator(autoReplies::add));
-    r.post("/console/licenses/{id}/{action}", operator(tenants::licenseAction));
+    r.post(
+        "/console/licenses/{id}/auto-replies", operator(form(autoReplies::add, autoReplies::list)));
+    r.post(
+        "/console/licenses/{id}/{action}",
+        operator(form(tenants::licenseAction, tenants::licenses)));
     r.get("/console/devices", operator(tenants::devices));
-    r.post("/console/devices", operator(tenants::createDevice));
-    r.post("/console/devices/{id}/rotate", operator(tenants::rotateDevice));
-    r.post("/console/devices/{id}/disable", operator((ctx, v) -> tenants.setDisabled(ctx, true)));
-    r.post("/console/devices/{id}/enable", operator((ctx, v) -> tenants.setDisabled(ctx, false)));
+    r.post("/console/devices", operator(form(tenants::createDevice, tenants::devices)));
+    r.post(
+        "/console/devices/{id}/rotate",
+        operator(form(tenants::rotateDevice, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/disable",
+        operator(form((ctx, v) -> tenants.setDisabled(ctx, true), devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/enable",
+        operator(form((ctx, v) -> tenants.setDisabled(ctx, false), devices::operatorPage)));
 
     r.get("/console/devices/{id}", operator(devices::operatorPage));
     r.get("/console/devices/{id}/pairing", operator(devices::operatorPairing));
-    r.post("/console/devices/{id}/scan", operator(devices::sandboxScan));
-    r.post("/console/devices/{id}/logout", operator(devices::logout));
-    r.post("/console/devices/{id}/webhooks", operator(devices::setWebhooks));
-    r.post("/console/devices/{id}/send", operator(devices::sendTest));
+    r.post(
+        "/console/devices/{id}/scan", operator(form(devices::sandboxScan, devices::operatorPage)));
+    r.post("/console/devices/{id}/logout", operator(form(devices::logout, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/webhooks",
+        operator(form(devices::setWebhooks, devices::operatorPage)));
+    r.post("/console/devices/{id}/send", operator(form(devices::sendTest, devices::operatorPage)));
 
     r.get("/console/messages", operator(messages::search));
     r.get("/console/messages/{id}", operator(messages::show));
     r.get("/console/messages/{id}/history", operator(messages::history));
     r.get("/console/webhooks", operator(webhooks::list));
-    r.post("/console/webhooks/{id}/replay", operator(webhooks::replay));
+    r.post("/console/webhooks/{id}/replay", operator(form(webhooks::replay, webhooks::list)));
     r.get("/console/licenses/{id}/auto-replies", operator(autoReplies::list));
-    r.post("/console/licenses/{id}/auto-replies/{rule}/delete", operator(autoReplies::delete));
+    r.post(
+        "/console/licenses/{id}/auto-replies/{rule}/delete",
+        operator(form(autoReplies::delete, autoReplies::list)));
     r.get("/console/schedules", operator(schedules::list));
-    r.post("/console/schedules/{id}/cancel", operator(schedules::cancel));
+    r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 
     r.get("/console/my", customer(customer::home));
     r.get("/console/my/devices/{id}", customer(customer::device));
     r.get("/console/my/devices/{id}/pairing", customer(customer::pairing));
-    r.post("/console/my/devices/{id}/logout", customer(customer::logout));
-    r.post("/console/my/devices/{id}/webhooks", customer(customer::setWebhooks));
-    r.post("/console/my/devices/{id}/script", customer(customer::script));
+    r.post("/console/my/devices/{id}/logout", customer(form(customer::logout, customer::device)));
+    r.post(
+        "/console/my/devices/{id}/webhooks",
+        customer(form(customer::setWebhooks, customer::device)));
+    r.post("/console/my/devices/{id}/script", customer(form(customer::script, customer::device)));
+  }
+
+  /**
+   * A form's POST: {@code action} does the work and redirects (Post/Redirect/Get, so a reload never
+   * repeats it). When it refuses, the form's own page ({@code page}) answers instead, with the
+   * navigation, the problem above it and what was typed still in the fields.
+   */
+  private static Page form(Page action, Page page) {
+    return (ctx, v) -> {
+      ApiException refused;
+      try {
+        action.handle(ctx, v);
+        return;
+      } catch (ApiException e) {
+        refused = e;
+      } catch (TenantException e) {
+        refused = AdminRoutes.toApi(e);
+      }
+      ctx.attribute(
+          Pages.PROBLEM, Optional.ofNullable(refused.getMessage()).orElse(refused.token()));
+      ctx.status(refused.status());
+      page.handle(ctx, v);
+    };
   }
 
   /** A page's work, given who is signed in. */
@@ -238,7 +280,7 @@ public final class ConsoleRoutes implements RouteTable {
     cookie.setPath("/console");
     cookie.setHttpOnly(true);
     cookie.setSameSite(SameSite.LAX);
-    cookie.setSecure(overHttps(ctx));
+    cookie.setSecure(overHttps(ctx, deps));
     cookie.setMaxAge((int) ConsoleSessions.LIFETIME.toSeconds());
     ctx.cookie(cookie);
     ctx.redirect(asOperator ? "/console" : "/console/my", HttpStatus.SEE_OTHER);
@@ -273,7 +315,7 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   /** Whether the browser reached Kurir over HTTPS (itself, or a proxy before it). */
-  private boolean overHttps(Context ctx) {
+  static boolean overHttps(Context ctx, ConsoleDeps deps) {
     return "https".equalsIgnoreCase(ctx.scheme())
         || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"))
         || deps.publicUrl().map(u -> u.startsWith("https://")).orElse(false);
@@ -308,8 +350,11 @@ public final class ConsoleRoutes implements RouteTable {
     }
   }
 
-  /** A refused request as a page that says what went wrong and leads back. */
-  private static void errorPage(Context ctx, ApiException e) {
+  /**
+   * A refused request as a page that says what went wrong and leads back: with the navigation of
+   * whoever is signed in, so that no error is a dead end.
+   */
+  private void errorPage(Context ctx, ApiException e) {
     String detail = Optional.ofNullable(e.getMessage()).orElse(e.token());
     if (ctx.header("X-Console-Fragment") != null) {
       ctx.status(e.status()).html("<p class=\"error\">" + Html.esc(detail) + "</p>");
@@ -319,8 +364,15 @@ public final class ConsoleRoutes implements RouteTable {
         "<p class=\"error\" data-testid=\"error\">"
             + Html.esc(detail)
             + "</p><p>"
+            + "<a href=\"/console\" data-back>Back</a> · "
             + "<a href=\"/console\">Console</a></p>";
     String title = e.status() == 404 ? "Not found" : "Not done";
-    ctx.status(e.status()).html(Html.page(title, List.of(), "", body));
+    Optional<Viewer> viewer = viewer(ctx);
+    List<Html.Link> nav =
+        viewer
+            .map(v -> v.session().operator() ? Pages.OPERATOR_NAV : Pages.CUSTOMER_NAV)
+            .orElse(List.of());
+    String csrf = viewer.map(Viewer::csrf).orElse("");
+    ctx.status(e.status()).html(Html.page(title, nav, csrf, body));
   }
 }

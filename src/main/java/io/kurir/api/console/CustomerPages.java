@@ -53,7 +53,7 @@ final class CustomerPages {
         devices.summary(d)
             + devices.pairingSection(d, base, v, false)
             + devices.recentMessages(d, "#m")
-            + devices.webhooksSection(d, base, v)
+            + devices.webhooksSection(ctx, d, base, v)
             + "<section><h2>Spreadsheet script</h2>"
             + "<p class=\"muted\">A Google Sheets script that sends a message for each new row of"
             + " a form's answers.</p><form method=\"post\" action=\""
@@ -61,11 +61,17 @@ final class CustomerPages {
             + "/script\" class=\"stack\">"
             + Html.csrfField(v.csrf())
             + Html.input(
-                "Column of the phone number (1 = A)", "column", "2", "inputmode=\"numeric\"")
+                "Column of the phone number (1 = A)",
+                "column",
+                Pages.typed(ctx, base + "/script", "column", "2"),
+                "inputmode=\"numeric\"")
             + "<label>Message ([kolom2] is column B's answer, [kolom1] the time of the answer)"
-            + " <textarea name=\"template\">Halo [kolom2], terima kasih!</textarea></label>"
+            + " <textarea name=\"template\">"
+            + Html.esc(
+                Pages.typed(ctx, base + "/script", "template", "Halo [kolom2], terima kasih!"))
+            + "</textarea></label>"
             + "<button type=\"submit\">Get the script</button></form></section>";
-    page(ctx, v, "Device " + d.number(), body);
+    page(ctx, v, "Device " + d.number(), body + Pages.zoneNote(deps));
   }
 
   void pairing(Context ctx, ConsoleRoutes.Viewer v) {
@@ -126,6 +132,6 @@ final class CustomerPages {
   }
 
   private static void page(Context ctx, ConsoleRoutes.Viewer v, String title, String body) {
-    ctx.html(Html.page(title, Pages.CUSTOMER_NAV, v.csrf(), body));
+    ctx.html(Html.page(title, Pages.CUSTOMER_NAV, v.csrf(), Pages.problem(ctx) + body));
   }
 }

@@ -53,7 +53,7 @@ final class DashboardPage {
         .append(" ")
         .append(hooks.getOrDefault("dead", 0L))
         .append("</p><p>")
-        .append(Html.link("/console/webhooks", "Failed and dead deliveries"))
+        .append(Html.link("/console/webhooks", "Recent deliveries"))
         .append("</p></section>");
     b.append("<section class=\"card\" data-testid=\"schedules\"><h2>Scheduled messages</h2>")
         .append("<div class=\"big\">")
@@ -80,6 +80,7 @@ final class DashboardPage {
                 List.of("Number", "State", "License", "Driver"),
                 rows,
                 "No device yet: create a license, then a device."));
+    b.append(Pages.zoneNote(deps));
     Pages.operator(ctx, viewer, "Dashboard", b.toString());
   }
 

@@ -49,23 +49,29 @@ final class DevicePages {
         .append(base)
         .append("/send\" class=\"stack\">")
         .append(Html.csrfField(v.csrf()))
-        .append(Html.input("To", "to", "", "required placeholder=\"0812…\""))
-        .append("<label>Text <textarea name=\"text\" required>Hello from Kurir</textarea></label>")
+        .append(
+            Html.input(
+                "To",
+                "to",
+                Pages.typed(ctx, base + "/send", "to", ""),
+                "required placeholder=\"0812…\""))
+        .append("<label>Text <textarea name=\"text\" required>")
+        .append(Html.esc(Pages.typed(ctx, base + "/send", "text", "Hello from Kurir")))
+        .append("</textarea></label>")
         .append("<button type=\"submit\">Send</button></form></section>");
     b.append(recentMessages(d, "/console/messages/"));
-    b.append(webhooksSection(d, base, v));
+    b.append(webhooksSection(ctx, d, base, v));
     b.append(failedDeliveries(d, v));
     b.append(history(d));
     b.append("<section><h2>Switches</h2>")
-        .append(
-            Html.post(
-                base + (d.disabled() ? "/enable" : "/disable"),
-                v.csrf(),
-                d.disabled() ? "Switch on" : "Switch off",
-                "danger"))
+        .append(Html.onOff(base + "/", v.csrf(), d.disabled(), "device " + d.number()))
         .append("<form method=\"post\" class=\"inline\" action=\"")
         .append(base)
-        .append("/rotate\">")
+        .append("/rotate\"")
+        .append(
+            Html.confirm(
+                "Make a new credential for this device? The current one stops working at once."))
+        .append(">")
         .append(Html.csrfField(v.csrf()))
         .append(
             Html.select(
@@ -75,6 +81,7 @@ final class DevicePages {
                 "key"))
         .append("<button type=\"submit\" class=\"secondary\">Rotate</button></form>")
         .append("</section>");
+    b.append(Pages.zoneNote(deps));
     Pages.operator(ctx, v, "Device " + d.number(), b.toString());
   }
 
@@ -230,9 +237,10 @@ final class DevicePages {
         + "</section>";
   }
 
-  String webhooksSection(Device d, String base, ConsoleRoutes.Viewer v) {
+  String webhooksSection(Context ctx, Device d, String base, ConsoleRoutes.Viewer v) {
     Urls urls = deps.messageWebhooks().urls(d.id());
     Optional<String> status = deps.sessions().states().statusWebhook(d.id());
+    String action = base + "/webhooks";
     return "<section><h2>Webhooks</h2><form method=\"post\" action=\""
         + Html.esc(base + "/webhooks")
         + "\" class=\"stack\">"
@@ -240,11 +248,18 @@ final class DevicePages {
         + Html.input(
             "Incoming messages",
             "incoming",
-            urls.incoming().orElse(""),
+            Pages.typed(ctx, action, "incoming", urls.incoming().orElse("")),
             "placeholder=\"https://…\"")
         + Html.input(
-            "Message states", "outgoing", urls.outgoing().orElse(""), "placeholder=\"https://…\"")
-        + Html.input("Device state", "status", status.orElse(""), "placeholder=\"https://…\"")
+            "Message states",
+            "outgoing",
+            Pages.typed(ctx, action, "outgoing", urls.outgoing().orElse("")),
+            "placeholder=\"https://…\"")
+        + Html.input(
+            "Device state",
+            "status",
+            Pages.typed(ctx, action, "status", status.orElse("")),
+            "placeholder=\"https://…\"")
         + "<p class=\"muted\">Leave a field empty to stop that webhook. Calls are signed with the"
         + " license's webhook secret (X-Kurir-Signature).</p>"
         + "<button type=\"submit\">Save webhooks</button></form></section>";
@@ -294,7 +309,7 @@ final class DevicePages {
       rows.add(
           List.of(
               Html.esc(deps.timestamps().reply(e.at())),
-              Html.badge(e.from().wireName()) + " → " + Html.badge(e.to().wireName()),
+              Html.badge(Pages.stateLabel(e.from())) + " → " + Html.badge(Pages.stateLabel(e.to())),
               Html.esc(e.reason().orElse(""))));
     }
     return "<section><h2>History</h2>"

@@ -62,15 +62,45 @@ final class Html {
 
   /** A one-button form that POSTs to {@code action} (an action on a row, say). */
   static String post(String action, String csrf, String label, String cssClass) {
+    return post(action, csrf, label, cssClass, "");
+  }
+
+  /**
+   * A one-button form whose action cannot be undone: the browser asks {@code confirm} first (empty:
+   * it does not ask).
+   */
+  static String post(String action, String csrf, String label, String cssClass, String confirm) {
     return "<form method=\"post\" class=\"inline\" action=\""
         + esc(action)
-        + "\">"
+        + "\""
+        + confirm(confirm)
+        + ">"
         + csrfField(csrf)
         + "<button type=\"submit\" class=\""
         + esc(cssClass)
         + "\">"
         + esc(label)
         + "</button></form>";
+  }
+
+  /** The attribute that makes the script ask before the form is sent; empty for no question. */
+  static String confirm(String question) {
+    return question.isEmpty() ? "" : " data-confirm=\"" + esc(question) + "\"";
+  }
+
+  /**
+   * The button that switches something off or on: off is a red button that asks first, on a plain
+   * one; the same everywhere.
+   */
+  static String onOff(String base, String csrf, boolean disabled, String what) {
+    return disabled
+        ? post(base + "enable", csrf, "Switch on", "secondary")
+        : post(
+            base + "disable",
+            csrf,
+            "Switch off",
+            "danger",
+            "Switch off " + what + "? It stops working until it is switched on again.");
   }
 
   static String csrfField(String csrf) {
@@ -104,17 +134,25 @@ final class Html {
     return h.append("</select></label>").toString();
   }
 
-  /** A table: its header cells, then rows of cells that are HTML already (escape them first). */
+  /**
+   * A table: its header cells, then rows of cells that are HTML already (escape them first). Wide
+   * screens see a table; narrow ones a card per row (see console.css).
+   */
   static String table(List<String> headers, List<List<String>> rows, String empty) {
     if (rows.isEmpty()) {
       return "<p class=\"muted\">" + esc(empty) + "</p>";
     }
-    StringBuilder h = new StringBuilder("<div class=\"scroll\"><table><thead><tr>");
+    StringBuilder h = new StringBuilder("<div class=\"scroll\"><table class=\"cells\"><thead><tr>");
     headers.forEach(c -> h.append("<th>").append(esc(c)).append("</th>"));
     h.append("</tr></thead><tbody>");
     for (List<String> row : rows) {
       h.append("<tr>");
-      row.forEach(c -> h.append("<td>").append(c).append("</td>"));
+      // Each cell names its column: on a phone the stylesheet stacks a row's cells, label first.
+      for (int i = 0; i < row.size(); i++) {
+        String header = i < headers.size() ? headers.get(i) : "";
+        h.append("<td data-label=\"").append(esc(header)).append("\">");
+        h.append(row.get(i)).append("</td>");
+      }
       h.append("</tr>");
     }
     return h.append("</tbody></table></div>").toString();

@@ -91,7 +91,7 @@ final class MessagePages {
             + (found.size() == MessageSearch.MAX_ROWS
                 ? "<p class=\"muted\">The newest " + MessageSearch.MAX_ROWS + " are shown.</p>"
                 : "");
-    Pages.operator(ctx, v, "Messages", body);
+    Pages.operator(ctx, v, "Messages", body + Pages.zoneNote(deps));
   }
 
   void show(Context ctx, ConsoleRoutes.Viewer v) {
@@ -110,7 +110,7 @@ final class MessagePages {
             + "/history\">"
             + historyPart(h)
             + "</div></section>";
-    Pages.operator(ctx, v, "Message " + m.id(), body);
+    Pages.operator(ctx, v, "Message " + m.id(), body + Pages.zoneNote(deps));
   }
 
   void history(Context ctx, ConsoleRoutes.Viewer v) {

@@ -39,7 +39,48 @@ final class Pages {
     if (d.disabled()) {
       return "disabled";
     }
-    return state.map(s -> s == DeviceState.NONE ? "not linked" : s.wireName()).orElse("port_down");
+    return state.map(Pages::stateLabel).orElse("port_down");
+  }
+
+  /**
+   * A stored state by the console's name for it, the same in lists, on badges and in a device's
+   * history: the API's name, but "not linked" for {@code none}.
+   */
+  static String stateLabel(DeviceState state) {
+    return state == DeviceState.NONE ? "not linked" : state.wireName();
+  }
+
+  /** The request attribute that holds why a form was refused (see {@code ConsoleRoutes.form}). */
+  static final String PROBLEM = "console.problem";
+
+  /** Why the form just sent was refused, as a box above the page; empty when it was not. */
+  static String problem(Context ctx) {
+    String problem = ctx.attribute(PROBLEM);
+    return problem == null
+        ? ""
+        : "<p class=\"error\" data-testid=\"error\">" + Html.esc(problem) + "</p>";
+  }
+
+  /**
+   * The value a field of the form posting to {@code action} shows: what was typed when that form
+   * was just refused (so nothing typed is lost), else {@code fallback}.
+   */
+  static String typed(Context ctx, String action, String name, String fallback) {
+    if (ctx.attribute(PROBLEM) == null || !ctx.path().equals(action)) {
+      return fallback;
+    }
+    return Optional.ofNullable(ctx.formParam(name)).orElse(fallback);
+  }
+
+  /** Under a page that shows times: the zone they are in (time.zone), with its offset now. */
+  static String zoneNote(ConsoleDeps deps) {
+    java.time.ZoneId zone = deps.timestamps().zone();
+    String offset = zone.getRules().getOffset(deps.clock().instant()).getId();
+    return "<p class=\"muted zone\" data-testid=\"zone\">Times in "
+        + Html.esc(zone.getId())
+        + " (UTC"
+        + Html.esc(offset.equals("Z") ? "+00:00" : offset)
+        + ").</p>";
   }
 
   /** The state of one device as its driver sees it now (a device's own page). */
@@ -72,7 +113,7 @@ final class Pages {
 
   /** An operator's page. */
   static void operator(Context ctx, ConsoleRoutes.Viewer viewer, String title, String body) {
-    ctx.html(Html.page(title, OPERATOR_NAV, viewer.csrf(), body));
+    ctx.html(Html.page(title, OPERATOR_NAV, viewer.csrf(), problem(ctx) + body));
   }
 
   /** The id in the path parameter {@code name}; a path that is not one is a page not found. */

@@ -36,16 +36,18 @@ final class SchedulePages {
                   "/console/schedules/" + s.id() + "/cancel?device=" + s.deviceId(),
                   v.csrf(),
                   "Cancel",
-                  "danger")));
+                  "danger",
+                  "Cancel this scheduled message? It will not be sent.")));
     }
     Pages.operator(
         ctx,
         v,
         "Scheduled messages",
         Html.table(
-            List.of("Id", "Device", "To", "Type", "Text", "Due", ""),
-            rows,
-            "No message waits for its time."));
+                List.of("Id", "Device", "To", "Type", "Text", "Due", ""),
+                rows,
+                "No message waits for its time.")
+            + Pages.zoneNote(deps));
   }
 
   void cancel(Context ctx, ConsoleRoutes.Viewer v) {

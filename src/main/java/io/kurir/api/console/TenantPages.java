@@ -48,12 +48,15 @@ final class TenantPages {
               Html.esc(p.email()),
               Html.esc(p.basicUser()),
               Html.badge(p.disabled() ? "disabled" : "on"),
-              Html.post(
-                      base + (p.disabled() ? "enable" : "disable"),
+              Html.onOff(base, v.csrf(), p.disabled(), "partner " + p.name())
+                  + Html.post(
+                      base + "rotate-secret",
                       v.csrf(),
-                      onOff(p.disabled()),
-                      "secondary")
-                  + Html.post(base + "rotate-secret", v.csrf(), "New secret", "secondary")));
+                      "New secret",
+                      "secondary",
+                      "Make a new Basic secret for "
+                          + p.name()
+                          + "? The current one stops working at once.")));
     }
     String body =
         search("/console/partners", q)
@@ -63,8 +66,13 @@ final class TenantPages {
                 "No partner" + (q.isPresent() ? " matches." : " yet."))
             + "<h2>New partner</h2><form method=\"post\" action=\"/console/partners\" class=\"row\">"
             + Html.csrfField(v.csrf())
-            + Html.input("Name", "name", "", "required")
-            + Html.input("Email", "email", "", "type=\"email\"")
+            + Html.input(
+                "Name", "name", Pages.typed(ctx, "/console/partners", "name", ""), "required")
+            + Html.input(
+                "Email",
+                "email",
+                Pages.typed(ctx, "/console/partners", "email", ""),
+                "type=\"email\"")
             + "<button type=\"submit\">Create partner</button></form>";
     Pages.operator(ctx, v, "Partners", body);
   }
@@ -73,7 +81,7 @@ final class TenantPages {
     Partner p =
         tenants.createPartner(
             Pages.required(ctx, "name", "the name"), Pages.field(ctx, "email").orElse(""));
-    shownOnce(ctx, v, "Partner created", credentials(p), "/console/partners");
+    shownOnce(ctx, v, "Partner created", credentials(p), "", "", "", "/console/partners");
   }
 
   void partnerAction(Context ctx, ConsoleRoutes.Viewer v) {
@@ -83,7 +91,7 @@ final class TenantPages {
       case "enable" -> tenants.setPartnerDisabled(id, false);
       case "rotate-secret" -> {
         Partner p = tenants.rotatePartnerSecret(id);
-        shownOnce(ctx, v, "New partner secret", credentials(p), "/console/partners");
+        shownOnce(ctx, v, "New partner secret", credentials(p), "", "", "", "/console/partners");
         return;
       }
       default -> throw new ApiException(404, "not_found", "No such action.");
@@ -117,11 +125,7 @@ final class TenantPages {
               Html.link("/console/devices?license=" + l.id(), "Devices")
                   + " · "
                   + Html.link(base + "auto-replies", "Auto-replies"),
-              Html.post(
-                      base + (l.disabled() ? "enable" : "disable"),
-                      v.csrf(),
-                      onOff(l.disabled()),
-                      "secondary")
+              Html.onOff(base, v.csrf(), l.disabled(), "license " + l.name())
                   + "<form method=\"post\" class=\"inline\" action=\""
                   + base
                   + "expires\">"
@@ -129,11 +133,22 @@ final class TenantPages {
                   + "<input type=\"date\" name=\"expires\" aria-label=\"New expiry\" value=\""
                   + Html.esc(l.expiresOn().map(Object::toString).orElse(""))
                   + "\"><button type=\"submit\" class=\"secondary\">Renew</button></form>"
+                  + (l.expiresOn().isPresent()
+                      ? Html.post(
+                          base + "no-expiry",
+                          v.csrf(),
+                          "Never expires",
+                          "secondary",
+                          "Let " + l.name() + " run without an expiry date?")
+                      : "")
                   + Html.post(
                       base + "rotate-webhook-secret",
                       v.csrf(),
                       "New webhook secret",
-                      "secondary")));
+                      "secondary",
+                      "Make a new webhook secret for "
+                          + l.name()
+                          + "? Receivers must switch to it before the old one stops signing.")));
     }
     Map<String, String> partners = new LinkedHashMap<>();
     tenants.partners().forEach(p -> partners.put(Long.toString(p.id()), p.name()));
@@ -148,11 +163,16 @@ final class TenantPages {
                 ? "<p>Create a " + Html.link("/console/partners", "partner") + " first.</p>"
                 : "<form method=\"post\" action=\"/console/licenses\" class=\"row\">"
                     + Html.csrfField(v.csrf())
-                    + Html.select("Partner", "partner", partners, "")
-                    + Html.input("Name", "name", "", "required")
-                    + Html.input("Email", "email", "", "type=\"email\"")
-                    + Html.input("Expires", "expires", "", "type=\"date\"")
-                    + Html.input("Allowed addresses", "allowed", "", "placeholder=\"any\"")
+                    + Html.select("Partner", "partner", partners, typedLicense(ctx, "partner", ""))
+                    + Html.input("Name", "name", typedLicense(ctx, "name", ""), "required")
+                    + Html.input("Email", "email", typedLicense(ctx, "email", ""), "type=\"email\"")
+                    + Html.input(
+                        "Expires", "expires", typedLicense(ctx, "expires", ""), "type=\"date\"")
+                    + Html.input(
+                        "Allowed addresses",
+                        "allowed",
+                        typedLicense(ctx, "allowed", ""),
+                        "placeholder=\"any\"")
                     + "<button type=\"submit\">Create license</button></form>");
     Pages.operator(ctx, v, "Licenses", body);
   }
@@ -172,12 +192,13 @@ final class TenantPages {
         ctx,
         v,
         "License created",
-        Html.secret("License code", l.code())
-            + Html.secret("Webhook secret", l.webhookSecret())
-            + Html.secret("Push key", l.pushKey())
-            + "<p>"
-            + Html.link("/console/devices?license=" + l.id(), "Add a device to it")
-            + "</p>",
+        List.of(
+            new OnceShown.Secret("License code", l.code()),
+            new OnceShown.Secret("Webhook secret", l.webhookSecret()),
+            new OnceShown.Secret("Push key", l.pushKey())),
+        "",
+        "/console/devices?license=" + l.id(),
+        "Add a device to it",
         "/console/licenses");
   }
 
@@ -188,17 +209,28 @@ final class TenantPages {
       case "enable" -> tenants.setLicenseDisabled(id, false);
       case "expires" ->
           tenants.setLicenseExpiry(
-              id, Pages.field(ctx, "expires").map(TenantPages::date).orElse(null));
+              id,
+              date(
+                  Pages.field(ctx, "expires")
+                      .orElseThrow(
+                          () ->
+                              new ApiException(
+                                  400,
+                                  "expires_empty",
+                                  "Choose the new expiry date, then press Renew."))));
+      case "no-expiry" -> tenants.setLicenseExpiry(id, null);
       case "rotate-webhook-secret" -> {
         License l = tenants.rotateWebhookSecret(id, deps.webhookSecretOverlap());
         shownOnce(
             ctx,
             v,
             "New webhook secret",
-            Html.secret("Webhook secret", l.webhookSecret())
-                + "<p class=\"muted\">The old secret still signs for "
+            List.of(new OnceShown.Secret("Webhook secret", l.webhookSecret())),
+            "The old secret still signs for "
                 + deps.webhookSecretOverlap().toHours()
-                + " h, so receivers can switch.</p>",
+                + " h, so receivers can switch.",
+            "",
+            "",
             "/console/licenses");
         return;
       }
@@ -232,11 +264,7 @@ final class TenantPages {
               Html.esc(licenseNames.get(d.licenseId())),
               Html.esc(d.driver()),
               Html.badge(stateOf.apply(d)),
-              Html.post(
-                  base + (d.disabled() ? "enable" : "disable"),
-                  v.csrf(),
-                  onOff(d.disabled()),
-                  "secondary")));
+              Html.onOff(base, v.csrf(), d.disabled(), "device " + d.number())));
     }
     Map<String, String> licenses = new LinkedHashMap<>();
     tenants
@@ -259,9 +287,24 @@ final class TenantPages {
                 : "<form method=\"post\" action=\"/console/devices\" class=\"row\">"
                     + Html.csrfField(v.csrf())
                     + Html.select(
-                        "License", "license", licenses, license.map(String::valueOf).orElse(""))
-                    + Html.input("Number", "number", "", "required placeholder=\"0812…\"")
-                    + Html.select("Driver", "driver", drivers, "")
+                        "License",
+                        "license",
+                        licenses,
+                        Pages.typed(
+                            ctx,
+                            "/console/devices",
+                            "license",
+                            license.map(String::valueOf).orElse("")))
+                    + Html.input(
+                        "Number",
+                        "number",
+                        Pages.typed(ctx, "/console/devices", "number", ""),
+                        "required placeholder=\"0812…\"")
+                    + Html.select(
+                        "Driver",
+                        "driver",
+                        drivers,
+                        Pages.typed(ctx, "/console/devices", "driver", ""))
                     + "<button type=\"submit\">Create device</button></form>");
     Pages.operator(ctx, v, "Devices", body);
   }
@@ -276,10 +319,10 @@ final class TenantPages {
         ctx,
         v,
         "Device created",
-        credentials(d)
-            + "<p>"
-            + Html.link("/console/devices/" + d.id(), "Open the device and link it by QR code")
-            + "</p>",
+        credentials(d),
+        "",
+        "/console/devices/" + d.id(),
+        "Open the device and link it by QR code",
         "/console/devices");
   }
 
@@ -290,10 +333,10 @@ final class TenantPages {
         ctx,
         v,
         "New device credential",
-        credentials(d)
-            + "<p>"
-            + Html.link("/console/devices/" + d.id(), "Back to the device")
-            + "</p>",
+        credentials(d),
+        "",
+        "/console/devices/" + d.id(),
+        "Back to the device",
         "/console/devices");
   }
 
@@ -303,28 +346,71 @@ final class TenantPages {
     Pages.seeOther(ctx, "/console/devices/" + id);
   }
 
-  private static String credentials(Partner p) {
-    return Html.secret("Basic user", p.basicUser()) + Html.secret("Basic secret", p.basicSecret());
+  private static List<OnceShown.Secret> credentials(Partner p) {
+    return List.of(
+        new OnceShown.Secret("Basic user", p.basicUser()),
+        new OnceShown.Secret("Basic secret", p.basicSecret()));
   }
 
-  private static String credentials(Device d) {
-    return Html.secret("Key", d.ecoKey())
-        + Html.secret("Device key", d.deviceKey())
-        + Html.secret("CRM device id", d.crmDeviceId());
+  private static List<OnceShown.Secret> credentials(Device d) {
+    return List.of(
+        new OnceShown.Secret("Key", d.ecoKey()),
+        new OnceShown.Secret("Device key", d.deviceKey()),
+        new OnceShown.Secret("CRM device id", d.crmDeviceId()));
   }
 
-  /** The page that answers a creation or a rotation: the only time its secrets are shown. */
-  private static void shownOnce(
-      Context ctx, ConsoleRoutes.Viewer v, String title, String secrets, String back) {
-    Pages.operator(
+  /**
+   * After a creation or a rotation: its secrets are kept for the page the browser is sent to, the
+   * only time they are shown (a reload of that page repeats nothing).
+   */
+  private void shownOnce(
+      Context ctx,
+      ConsoleRoutes.Viewer v,
+      String title,
+      List<OnceShown.Secret> secrets,
+      String note,
+      String nextHref,
+      String nextText,
+      String back) {
+    OnceShown.keep(
         ctx,
         v,
-        title,
-        "<p class=\"notice\">Copy these now: the console does not show them again.</p>"
-            + secrets
-            + "<p>"
-            + Html.link(back, "Done")
-            + "</p>");
+        new OnceShown.Shown(title, secrets, note, nextHref, nextText, back),
+        ConsoleRoutes.overHttps(ctx, deps));
+  }
+
+  /** The page the browser is sent to after a creation or a rotation: its secrets, once. */
+  void shown(Context ctx, ConsoleRoutes.Viewer v) {
+    java.util.Optional<OnceShown.Shown> shown = OnceShown.take(ctx, v);
+    if (shown.isEmpty()) {
+      Pages.operator(
+          ctx,
+          v,
+          "Nothing to show",
+          "<p class=\"notice\" data-testid=\"shown-already\">New credentials are shown once,"
+              + " on the page that follows their creation; this one has been shown already."
+              + " Nothing was changed again.</p><p>"
+              + Html.link("/console", "Dashboard")
+              + "</p>");
+      return;
+    }
+    OnceShown.Shown s = shown.get();
+    StringBuilder b =
+        new StringBuilder(
+            "<p class=\"notice\">Copy these now: the console does not show them again.</p>");
+    s.secrets().forEach(x -> b.append(Html.secret(x.label(), x.value())));
+    if (!s.note().isEmpty()) {
+      b.append("<p class=\"muted\">").append(Html.esc(s.note())).append("</p>");
+    }
+    if (!s.nextHref().isEmpty()) {
+      b.append("<p>").append(Html.link(s.nextHref(), s.nextText())).append("</p>");
+    }
+    b.append("<p>").append(Html.link(s.back(), "Done")).append("</p>");
+    Pages.operator(ctx, v, s.title(), b.toString());
+  }
+
+  private static String typedLicense(Context ctx, String name, String fallback) {
+    return Pages.typed(ctx, "/console/licenses", name, fallback);
   }
 
   private static String search(String action, Optional<String> q) {
@@ -343,10 +429,6 @@ final class TenantPages {
       }
     }
     return false;
-  }
-
-  private static String onOff(boolean disabled) {
-    return disabled ? "Switch on" : "Switch off";
   }
 
   static long parseId(String raw) {

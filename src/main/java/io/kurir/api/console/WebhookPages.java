@@ -4,11 +4,12 @@ import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.webhook.WebhookDeliveries.Delivery;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Webhook deliveries that failed or died, with the receiver's answer, and replaying one. */
+/** Webhook deliveries with the receiver's answer, and replaying one that failed or died. */
 final class WebhookPages {
   private final ConsoleDeps deps;
 
@@ -16,21 +17,54 @@ final class WebhookPages {
     this.deps = deps;
   }
 
+  /** The states a delivery can be in, with the filter's label for each. */
+  private static final Map<String, String> STATES = new LinkedHashMap<>();
+
+  static {
+    STATES.put("all", "all recent");
+    STATES.put("dead", "dead (gave up)");
+    STATES.put("failed", "failed (being retried)");
+    STATES.put("pending", "pending");
+    STATES.put("delivered", "delivered");
+  }
+
+  /**
+   * Recent deliveries in every state by default, so that whoever checks whether their webhook fired
+   * sees it; the counts above lead to one state.
+   */
   void list(Context ctx, ConsoleRoutes.Viewer v) {
-    String state = Pages.query(ctx, "state").orElse("dead");
-    if (!List.of("failed", "dead", "pending", "delivered").contains(state)) {
+    String state = Pages.query(ctx, "state").orElse("all");
+    if (!STATES.containsKey(state)) {
       throw new ApiException(400, "state_not_valid", "Choose a state from the list.");
     }
-    Map<String, String> states = new LinkedHashMap<>();
-    states.put("dead", "dead (gave up)");
-    states.put("failed", "failed (being retried)");
-    states.put("pending", "pending");
-    states.put("delivered", "delivered");
+    List<Delivery> shown =
+        state.equals("all")
+            ? STATES.keySet().stream()
+                .filter(s -> !s.equals("all"))
+                .flatMap(s -> deps.deliveries().list(s).stream())
+                .sorted(Comparator.comparingLong(Delivery::id).reversed())
+                .limit(Pages.MAX_ROWS)
+                .toList()
+            : deps.deliveries().list(state);
+    Map<String, Long> counts = deps.deliveries().countByState();
+    StringBuilder summary = new StringBuilder("<p data-testid=\"delivery-counts\">");
+    STATES.keySet().stream()
+        .filter(s -> !s.equals("all"))
+        .forEach(
+            s ->
+                summary
+                    .append(Html.link("/console/webhooks?state=" + s, s))
+                    .append(' ')
+                    .append(counts.getOrDefault(s, 0L))
+                    .append(" &nbsp; "));
+    summary.append("</p>");
     String body =
-        "<form method=\"get\" action=\"/console/webhooks\" class=\"row\">"
-            + Html.select("State", "state", states, state)
+        summary
+            + "<form method=\"get\" action=\"/console/webhooks\" class=\"row\">"
+            + Html.select("State", "state", STATES, state)
             + "<button type=\"submit\" class=\"secondary\">Show</button></form>"
-            + table(deps.deliveries().list(state), v, deps);
+            + table(shown, v, deps)
+            + Pages.zoneNote(deps);
     Pages.operator(ctx, v, "Webhook deliveries", body);
   }
 

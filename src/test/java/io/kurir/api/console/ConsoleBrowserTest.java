@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -89,6 +90,14 @@ class ConsoleBrowserTest {
   /** Clicks a button of the page's forms and waits for the page that answers. */
   private void submit(String buttonText) {
     click(page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")));
+  }
+
+  /** Clicks a button that asks first, says yes, and waits for the page that answers. */
+  private void submitConfirmed(String buttonText) {
+    WebElement before = find("main");
+    page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")).click();
+    page.switchTo().alert().accept();
+    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
   }
 
   private void click(WebElement button) {
@@ -175,29 +184,53 @@ class ConsoleBrowserTest {
     receiver.answer(500, "{\"error\": \"database is down\"}");
     signInAsOperator();
     open("/console/devices/" + device.id());
-    fill("outgoing", receiver.url("/status"));
+    // A URL of this test's own: other deliveries (other tests, this message's other states) are
+    // in the same lists, and may be retried or die at their own pace.
+    String url = receiver.url("/status-" + device.id());
+    fill("outgoing", url);
     submit("Save webhooks");
     kurir.sendAsync(device, Numbers.fresh(), "a status for a broken receiver");
     // webhook.retry-for is 1 s: the first refusals make the delivery dead.
     open("/console/webhooks?state=dead");
-    waitUpTo(30)
-        .until(
-            d -> {
-              d.navigate().refresh();
-              return !d.findElements(By.cssSelector("[data-testid=answer]")).isEmpty();
-            });
-    assertThat(find("[data-testid=answer]").getText())
+    WebElement dead = eventuallyARow(url, 30);
+    assertThat(dead.findElement(By.cssSelector("[data-testid=answer]")).getText())
         .isEqualTo("HTTP 500: {\"error\": \"database is down\"}");
+    String id = dead.findElement(By.cssSelector("td[data-label=Id]")).getText();
     browser.screenshot("11-webhooks-dead");
 
     receiver.answer(200);
-    int before = receiver.received().size();
-    click(page.findElements(By.xpath("//main//button[normalize-space()='Replay']")).getFirst());
+    click(dead.findElement(By.xpath(".//button[normalize-space()='Replay']")));
     assertThat(page.getCurrentUrl()).contains("/console/webhooks");
-    waitUpTo(20).until(d -> receiver.received().size() > before);
+    // The replayed delivery itself (same id) ends delivered.
     open("/console/webhooks?state=delivered");
+    WebElement delivered = eventuallyARow(url, 20, id);
     browser.screenshot("12-webhooks-replayed");
-    assertThat(find("main table").getText()).contains(receiver.url("/status"));
+    assertThat(delivered.getText()).contains(url);
+  }
+
+  /**
+   * The row of the deliveries list for {@code url} (and id {@code id}), reloading until it shows.
+   */
+  private WebElement eventuallyARow(String url, int seconds, String... id) {
+    String idTest =
+        id.length == 0 ? "" : " and td[@data-label='Id' and normalize-space()='" + id[0] + "']";
+    return waitUpTo(seconds)
+        .ignoring(StaleElementReferenceException.class)
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return d
+                  .findElements(
+                      By.xpath(
+                          "//main//tr[td[@data-label='URL' and normalize-space()='"
+                              + url
+                              + "']"
+                              + idTest
+                              + "]"))
+                  .stream()
+                  .findFirst()
+                  .orElse(null);
+            });
   }
 
   @Test
@@ -228,7 +261,7 @@ class ConsoleBrowserTest {
     browser.screenshot("15-auto-reply-sent");
 
     open("/console/licenses/" + device.licenseId() + "/auto-replies");
-    submit("Delete");
+    submitConfirmed("Delete");
     assertThat(find("main").getText()).contains("No auto-reply yet.");
   }
 
@@ -241,10 +274,7 @@ class ConsoleBrowserTest {
     submit("Scan with the sandbox phone");
     assertThat(find("[data-testid=linked]").getText()).isEqualTo("linked");
 
-    WebElement before = find("main");
-    page.findElement(By.xpath("//main//button[normalize-space()='Log out']")).click();
-    page.switchTo().alert().accept(); // "Log the device out?"
-    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    submitConfirmed("Log out"); // "Log the device out?"
     assertThat(find("[data-testid=qr]").getAttribute("src")).startsWith("data:image/png");
     // The history shows the link and the logout (recorded a moment after they happen).
     waitUpTo(10)
@@ -276,7 +306,7 @@ class ConsoleBrowserTest {
     open("/console/schedules");
     assertThat(find("main table").getText()).contains("Selamat tahun baru");
     browser.screenshot("19-schedules");
-    submit("Cancel");
+    submitConfirmed("Cancel");
     assertThat(find("main").getText()).doesNotContain("Selamat tahun baru");
   }
 
@@ -341,15 +371,28 @@ class ConsoleBrowserTest {
   @Test
   void theConsoleReadsOnAPhone() {
     Device device = kurir.newDevice(Numbers.fresh(), false);
+    Device sender = kurir.newDevice(Numbers.fresh(), true);
+    kurir.sendAsync(sender, Numbers.fresh(), "Pesan yang panjang untuk dibaca di ponsel");
     signInAsOperator();
     try {
       browser.resize(390, 844);
       open("/console/devices/" + device.id());
-      // Nothing but wide tables (which scroll inside their box) makes the page wider than the
-      // phone.
+      // Nothing makes the page wider than the phone.
       Long width = (Long) page.executeScript("return document.documentElement.scrollWidth;");
       assertThat(width).isLessThanOrEqualTo(390L);
       browser.screenshot("18-device-on-a-phone");
+      // A list's rows are cards: every cell, the last column too, is in view without scrolling.
+      open("/console/messages?device=" + sender.id());
+      browser.screenshot("20-messages-on-a-phone");
+      for (String column : List.of("Text", "Created")) {
+        WebElement cell = find("main td[data-label=" + column + "]");
+        Long right =
+            (Long)
+                page.executeScript(
+                    "return Math.ceil(arguments[0].getBoundingClientRect().right);", cell);
+        assertThat(right).as(column).isLessThanOrEqualTo(390L);
+        assertThat(cell.isDisplayed()).isTrue();
+      }
     } finally {
       browser.resize(1280, 1000);
     }

@@ -3,7 +3,10 @@ package io.kurir.api.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.console.SignInLimiter;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -23,11 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The console over plain HTTP: the sign-in cookie, the CSRF check, the limit on guessing, and the
- * operators' actions the browser test does not click (renew, switch off, rotate).
+ * operators' actions the browser test does not click (renew, switch off, rotate), and what keeps
+ * them safe: a reload repeats nothing, destructive buttons ask, a refused form keeps what was
+ * typed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleSignInTest {
   TestGateway kurir;
+  WebhookReceiver receiver;
   final HttpClient http =
       HttpClient.newBuilder()
           .followRedirects(HttpClient.Redirect.NEVER)
@@ -36,11 +42,15 @@ class ConsoleSignInTest {
 
   @BeforeAll
   void start(@TempDir Path dir) {
-    kurir = TestGateway.start(dir, "--http.trusted-proxies=127.0.0.1");
+    kurir =
+        TestGateway.start(
+            dir, "--http.trusted-proxies=127.0.0.1", "--media.allow-private-addresses=true");
+    receiver = new WebhookReceiver();
   }
 
   @AfterAll
   void stop() {
+    receiver.close();
     kurir.close();
   }
 
@@ -140,7 +150,7 @@ class ConsoleSignInTest {
     assertThat(csrf.find()).isTrue();
     HttpResponse<String> real =
         post("/console/partners", form("name", "Real", "csrf", csrf.group(1)), "Cookie", cookie);
-    assertThat(real.statusCode()).isEqualTo(200);
+    assertThat(real.statusCode()).isEqualTo(303);
     assertThat(kurir.gateway().tenants().partners()).hasSize(before + 1);
 
     // Signed out, the same cookie opens nothing any more.
@@ -183,10 +193,228 @@ class ConsoleSignInTest {
             cookie);
     String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
     assertThat(newKey).isNotEqualTo(device.ecoKey());
-    assertThat(rotated.body()).contains(newKey).contains("does not show them again");
+    assertThat(shownAfter(rotated, cookie).body())
+        .contains(newKey)
+        .contains("does not show them again");
     assertThat(get("/console/devices/" + device.id(), "Cookie", cookie).body())
         .doesNotContain(newKey);
-    assertThat(get("/console/devices/999", "Cookie", cookie).statusCode()).isEqualTo(404);
+    HttpResponse<String> missing = get("/console/devices/999", "Cookie", cookie);
+    assertThat(missing.statusCode()).isEqualTo(404);
+    assertThat(missing.body()).contains("href=\"/console/partners\""); // the navigation, still
+  }
+
+  /** A form sent by the signed-in browser of {@code cookie}: the form's fields in pairs. */
+  private HttpResponse<String> signedInPost(String cookie, String path, String... pairs)
+      throws Exception {
+    return post(path, form(pairs), "Cookie", cookie);
+  }
+
+  /** The page at {@code path}, asked for again until it holds {@code wanted} (or 20 s pass). */
+  private String eventuallyContaining(String cookie, String path, String wanted) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    String page = get(path, "Cookie", cookie).body();
+    while (!page.contains(wanted) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      page = get(path, "Cookie", cookie).body();
+    }
+    return page;
+  }
+
+  /** The session's CSRF token, read from a page's form. */
+  private String csrfOf(String cookie) throws Exception {
+    Matcher csrf =
+        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(get("/console/licenses", "Cookie", cookie).body());
+    assertThat(csrf.find()).isTrue();
+    return csrf.group(1);
+  }
+
+  /** The once-shown cookie a POST set: its "name=value". */
+  private static String onceCookie(HttpResponse<String> posted) {
+    return cookieOf(
+        posted.headers().allValues("Set-Cookie").stream()
+            .filter(c -> c.startsWith(OnceShown.COOKIE + "="))
+            .findFirst()
+            .orElseThrow());
+  }
+
+  /** Follows a POST's redirect to the page that shows new credentials, as a browser would. */
+  private HttpResponse<String> shownAfter(HttpResponse<String> posted, String cookie)
+      throws Exception {
+    assertThat(posted.statusCode()).isEqualTo(303);
+    assertThat(posted.headers().firstValue("Location")).contains(OnceShown.PATH);
+    HttpResponse<String> shown = get(OnceShown.PATH, "Cookie", cookie + "; " + onceCookie(posted));
+    assertThat(shown.statusCode()).isEqualTo(200);
+    return shown;
+  }
+
+  @Test
+  void reloadingThePageOfANewCredentialShowsItNoMoreAndRotatesNothing() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    HttpResponse<String> rotated =
+        signedInPost(
+            cookie,
+            "/console/devices/" + device.id() + "/rotate",
+            "csrf",
+            token,
+            "credential",
+            "key");
+    String newKey = kurir.gateway().tenants().device(device.id()).ecoKey();
+    // Neither the address nor the cookie carries the key itself.
+    assertThat(rotated.headers().firstValue("Location").orElseThrow()).doesNotContain(newKey);
+    assertThat(onceCookie(rotated)).doesNotContain(newKey);
+    // Another session cannot read what was kept for this one.
+    String other = cookieOf(signIn());
+    assertThat(get(OnceShown.PATH, "Cookie", other + "; " + onceCookie(rotated)).body())
+        .doesNotContain(newKey)
+        .contains("shown-already");
+
+    HttpResponse<String> shown = shownAfter(rotated, cookie);
+    assertThat(shown.body()).contains(newKey).contains("Back to the device");
+    assertThat(shown.headers().allValues("Set-Cookie"))
+        .anySatisfy(
+            c ->
+                assertThat(c)
+                    .startsWith(OnceShown.COOKIE + "=;")
+                    .contains("Expires=Thu, 01 Jan 1970"));
+    // The reload: the browser has dropped the cookie; nothing is rotated again, nor shown.
+    HttpResponse<String> reload = get(OnceShown.PATH, "Cookie", cookie);
+    assertThat(reload.statusCode()).isEqualTo(200);
+    assertThat(reload.body()).contains("shown-already").doesNotContain(newKey);
+    assertThat(kurir.gateway().tenants().device(device.id()).ecoKey()).isEqualTo(newKey);
+
+    // The partner's and the license's new secrets take the same way.
+    long license = device.licenseId();
+    long partner = kurir.gateway().tenants().license(license).partnerId();
+    HttpResponse<String> partnerSecret =
+        signedInPost(cookie, "/console/partners/" + partner + "/rotate-secret", "csrf", token);
+    assertThat(shownAfter(partnerSecret, cookie).body())
+        .contains(kurir.gateway().tenants().partner(partner).basicSecret());
+    HttpResponse<String> webhookSecret =
+        signedInPost(
+            cookie, "/console/licenses/" + license + "/rotate-webhook-secret", "csrf", token);
+    assertThat(shownAfter(webhookSecret, cookie).body())
+        .contains(kurir.gateway().tenants().license(license).webhookSecret());
+  }
+
+  @Test
+  void actionsThatCannotBeUndoneAskFirstAndSwitchOffLooksTheSameEverywhere() throws Exception {
+    String cookie = cookieOf(signIn());
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    Pattern switchOff =
+        Pattern.compile(
+            "<form[^>]*action=\"/console/devices/"
+                + device.id()
+                + "/disable\" data-confirm=\"[^\"]+\">.*?<button type=\"submit\""
+                + " class=\"danger\">Switch off</button>");
+    assertThat(get("/console/devices", "Cookie", cookie).body()).containsPattern(switchOff);
+    String page = get("/console/devices/" + device.id(), "Cookie", cookie).body();
+    assertThat(page).containsPattern(switchOff);
+    assertThat(page).containsPattern("action=\"[^\"]*/rotate\" data-confirm=");
+    String partners = get("/console/partners", "Cookie", cookie).body();
+    assertThat(partners).containsPattern("/rotate-secret\" data-confirm=");
+    assertThat(partners).containsPattern("/disable\" data-confirm=");
+    String licenses = get("/console/licenses", "Cookie", cookie).body();
+    assertThat(licenses).containsPattern("/rotate-webhook-secret\" data-confirm=");
+    assertThat(licenses).containsPattern("/disable\" data-confirm=");
+  }
+
+  @Test
+  void aRefusedFormComesBackOnItsOwnPageWithWhatWasTyped() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    HttpResponse<String> refused =
+        signedInPost(
+            cookie,
+            "/console/devices/" + device.id() + "/send",
+            "csrf",
+            token,
+            "to",
+            "abc",
+            "text",
+            "Halo <Budi>");
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body())
+        .contains("data-testid=\"error\">That is not a phone number.")
+        .contains("<title>Device " + device.number())
+        .contains("href=\"/console/partners\"") // the navigation
+        .contains("name=\"to\" value=\"abc\"")
+        .contains(">Halo &lt;Budi&gt;</textarea>");
+
+    // Renewing without a date says what is missing, on the licenses page.
+    HttpResponse<String> noDate =
+        signedInPost(
+            cookie,
+            "/console/licenses/" + device.licenseId() + "/expires",
+            "csrf",
+            token,
+            "expires",
+            "");
+    assertThat(noDate.statusCode()).isEqualTo(400);
+    assertThat(noDate.body()).contains("Choose the new expiry date").contains("<title>Licenses");
+    // Running without an expiry is a button of its own.
+    signedInPost(
+        cookie,
+        "/console/licenses/" + device.licenseId() + "/expires",
+        "csrf",
+        token,
+        "expires",
+        "2030-01-31");
+    assertThat(get("/console/licenses", "Cookie", cookie).body()).contains("Never expires");
+    assertThat(
+            signedInPost(
+                    cookie, "/console/licenses/" + device.licenseId() + "/no-expiry", "csrf", token)
+                .statusCode())
+        .isEqualTo(303);
+    assertThat(kurir.gateway().tenants().license(device.licenseId()).expiresOn()).isEmpty();
+  }
+
+  @Test
+  void pagesWithTimesNameTheirZoneAndStatesHaveOneName() throws Exception {
+    String cookie = cookieOf(signIn());
+    String zone = kurir.gateway().settings().zone().getId();
+    Device device = kurir.newDevice(Numbers.fresh(), false);
+    kurir.sandbox().pair(device.id(), device.number());
+    for (String path :
+        List.of(
+            "/console",
+            "/console/devices/" + device.id(),
+            "/console/messages",
+            "/console/webhooks")) {
+      assertThat(get(path, "Cookie", cookie).body())
+          .as(path)
+          .contains("Times in " + zone + " (UTC");
+    }
+    // The device's history names the state before linking as the lists do: "not linked".
+    String page =
+        eventuallyContaining(cookie, "/console/devices/" + device.id(), "</span> → <span");
+    String history = page.substring(page.indexOf("<h2>History</h2>"));
+    assertThat(history).contains(">not linked</span> →").doesNotContain(">none<");
+  }
+
+  @Test
+  void theWebhooksPageOpensOnEveryRecentDelivery() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String url = receiver.url("/states-" + device.id());
+    assertThat(
+            signedInPost(
+                    cookie,
+                    "/console/devices/" + device.id() + "/webhooks",
+                    "csrf",
+                    token,
+                    "outgoing",
+                    url)
+                .statusCode())
+        .isEqualTo(303);
+    kurir.sendAsync(device, Numbers.fresh(), "did my webhook fire?");
+    String page = eventuallyContaining(cookie, "/console/webhooks", url);
+    assertThat(page).contains(url).contains("data-testid=\"delivery-counts\"");
+    assertThat(page).containsPattern("<option value=\"all\" selected>");
   }
 
   @Test
