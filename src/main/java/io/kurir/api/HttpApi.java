@@ -80,6 +80,9 @@ public final class HttpApi implements AutoCloseable {
                 Comparator.comparingInt((Map.Entry<String, ErrorStyle> e) -> e.getKey().length())
                     .reversed())
             .toList();
+    // The server itself, for the routes a 405 names in its Allow header; set once it is made.
+    java.util.concurrent.atomic.AtomicReference<Javalin> served =
+        new java.util.concurrent.atomic.AtomicReference<>();
     Javalin app =
         Javalin.create(
             config -> {
@@ -160,17 +163,44 @@ public final class HttpApi implements AutoCloseable {
               config.routes.error(
                   405,
                   "*",
-                  ctx ->
-                      styleOf(byPrefix, ctx)
-                          .render(
-                              ctx,
-                              new ApiException(
-                                  405,
-                                  "method_not_allowed",
-                                  ctx.method() + " is not allowed here")));
+                  ctx -> {
+                    // RFC 9110: a 405 names the methods the resource has.
+                    String allowed = allowedMethods(served.get(), ctx.path());
+                    if (!allowed.isEmpty()) {
+                      ctx.header("Allow", allowed);
+                    }
+                    styleOf(byPrefix, ctx)
+                        .render(
+                            ctx,
+                            new ApiException(
+                                405, "method_not_allowed", ctx.method() + " is not allowed here"));
+                  });
             });
+    served.set(app);
     app.start();
     return new HttpApi(app, tables);
+  }
+
+  private static final List<io.javalin.http.HandlerType> METHODS =
+      List.of(
+          io.javalin.http.HandlerType.GET,
+          io.javalin.http.HandlerType.HEAD,
+          io.javalin.http.HandlerType.POST,
+          io.javalin.http.HandlerType.PUT,
+          io.javalin.http.HandlerType.PATCH,
+          io.javalin.http.HandlerType.DELETE);
+
+  /** The methods routed for {@code path}, comma-separated: what a 405's Allow header says. */
+  private static String allowedMethods(Javalin app, String path) {
+    if (app == null) {
+      return "";
+    }
+    return String.join(
+        ", ",
+        METHODS.stream()
+            .filter(m -> app.unsafe.internalRouter.hasHttpHandlerEntry(m, path))
+            .map(io.javalin.http.HandlerType::name)
+            .toList());
   }
 
   /** The matched route's template ({@code /api/upload/{key}}), or {@code unmatched}. */

@@ -228,10 +228,20 @@ class RequestToleranceTest {
   }
 
   @Test
-  void wrongMethodsAndPathsGetPlainTokens() {
+  void wrongMethodsAndPathsGetPlainTokens() throws Exception {
     assertThat(kurir.get("/api/send_message"))
         .isEqualTo(new Reply(405, "method_not_allowed", "text/plain;charset=utf-8"));
     assertThat(kurir.get("/api/nothing_here").body()).isIn("not_found", "method_not_allowed");
+    java.net.http.HttpResponse<String> wrongMethod =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(kurir.gateway().baseUrl() + "/api/send_message"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(wrongMethod.headers().firstValue("Allow"))
+        .as("a 405 names the methods the resource has")
+        .hasValue("POST");
     Reply unknown = kurir.postJson("/api/nothing_here", "{}");
     assertThat(unknown.status()).isEqualTo(404);
     assertThat(unknown.body()).isEqualTo("not_found");
