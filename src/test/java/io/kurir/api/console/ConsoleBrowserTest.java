@@ -97,13 +97,32 @@ class ConsoleBrowserTest {
     WebElement before = find("main");
     page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")).click();
     page.switchTo().alert().accept();
-    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    waitUpTo(10).until(d -> replaced(before));
+  }
+
+  /**
+   * Whether {@code before} belongs to a page that has gone. Chromium answers a look at an element
+   * of a page it is leaving either as stale or with an inspector error ("does not belong to the
+   * document"), depending on when the look lands: both mean the page was replaced.
+   */
+  private static boolean replaced(WebElement before) {
+    try {
+      before.isEnabled();
+      return false;
+    } catch (StaleElementReferenceException e) {
+      return true;
+    } catch (org.openqa.selenium.WebDriverException e) {
+      if (String.valueOf(e.getMessage()).contains("does not belong to the document")) {
+        return true;
+      }
+      throw e;
+    }
   }
 
   private void click(WebElement button) {
     WebElement before = find("main");
     button.click();
-    waitUpTo(10).until(ExpectedConditions.stalenessOf(before));
+    waitUpTo(10).until(d -> replaced(before));
     waitUpTo(10).until(d -> "complete".equals(page.executeScript("return document.readyState")));
   }
 
