@@ -70,7 +70,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * One running gateway: the database, the core services, the drivers and the HTTP server, started in
@@ -262,7 +261,11 @@ public final class Gateway implements AutoCloseable {
                   clock,
                   new ConsoleSessions(db, clock),
                   new SignInLimiter(clock),
-                  sandboxNetwork().<Predicate<Device>>map(n -> n::scanCurrentCode),
+                  sandboxNetwork()
+                      .map(
+                          n ->
+                              new ConsoleDeps.SimulatedPhone(
+                                  SandboxDriverFactory.NAME, n::scanCurrentCode)),
                   settings.webhooks().secretOverlap(),
                   settings.adminTokenIfSet(),
                   settings.publicUrlIfSet(),

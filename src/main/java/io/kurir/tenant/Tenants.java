@@ -428,6 +428,11 @@ public final class Tenants {
     return device;
   }
 
+  /** The drivers a device may name, the default first (the console's choice of driver). */
+  public java.util.Set<String> driverNames() {
+    return drivers.names();
+  }
+
   /**
    * Whether this gateway has the device's driver loaded. A device created under another
    * configuration (a driver since switched off) names one it has not, and cannot send.

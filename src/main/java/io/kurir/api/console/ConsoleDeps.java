@@ -23,8 +23,8 @@ import java.util.function.Predicate;
 /**
  * What the console's pages call: the core services it shows and changes, and its settings.
  *
- * @param sandboxScan scans a device's current QR code with the sandbox's simulated phone (true when
- *     it paired), when the sandbox driver runs
+ * @param simulatedPhone the phone of a simulated network that can scan a device's QR code, when a
+ *     driver with one runs (the sandbox: the demo, tests)
  * @param webhookTargets the guard of the URLs Kurir may call (webhooks set from the console)
  * @param adminToken the operators' token; without one only customers can sign in
  * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
@@ -46,8 +46,19 @@ public record ConsoleDeps(
     Clock clock,
     ConsoleSessions consoleSessions,
     SignInLimiter signInLimiter,
-    Optional<Predicate<Device>> sandboxScan,
+    Optional<SimulatedPhone> simulatedPhone,
     Duration webhookSecretOverlap,
     Optional<String> adminToken,
     Optional<String> publicUrl,
-    List<String> trustedProxies) {}
+    List<String> trustedProxies) {
+
+  /**
+   * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:
+   * {@code scan} answers true when that linked the device.
+   */
+  public record SimulatedPhone(String driver, Predicate<Device> scan) {
+    boolean covers(Device device) {
+      return device.driver().equals(driver);
+    }
+  }
+}

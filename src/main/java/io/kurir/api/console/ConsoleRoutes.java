@@ -103,7 +103,8 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/devices/{id}", operator(devices::operatorPage));
     r.get("/console/devices/{id}/pairing", operator(devices::operatorPairing));
     r.post(
-        "/console/devices/{id}/scan", operator(form(devices::sandboxScan, devices::operatorPage)));
+        "/console/devices/{id}/scan",
+        operator(form(devices::simulatedScan, devices::operatorPage)));
     r.post("/console/devices/{id}/logout", operator(form(devices::logout, devices::operatorPage)));
     r.post(
         "/console/devices/{id}/webhooks",

@@ -90,10 +90,10 @@ final class DevicePages {
     ctx.html(pairing(d, "/console/devices/" + d.id(), v, true));
   }
 
-  /** The sandbox's simulated phone scans the device's current QR code (demo, tests). */
-  void sandboxScan(Context ctx, ConsoleRoutes.Viewer v) {
+  /** A simulated network's phone scans the device's current QR code (demo, tests). */
+  void simulatedScan(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = deps.tenants().device(Pages.id(ctx));
-    if (!scannable(d) || !deps.sandboxScan().get().test(d)) {
+    if (!scannable(d) || !deps.simulatedPhone().orElseThrow().scan().test(d)) {
       throw new ApiException(409, "not_scanned", "There is no QR code of this device to scan now.");
     }
     Pages.seeOther(ctx, "/console/devices/" + d.id());
@@ -220,8 +220,7 @@ final class DevicePages {
   }
 
   private boolean scannable(Device d) {
-    return deps.sandboxScan().isPresent()
-        && d.driver().equals("sandbox")
+    return deps.simulatedPhone().filter(phone -> phone.covers(d)).isPresent()
         && deps.sessions().pairingObstacle(d).isEmpty();
   }
 

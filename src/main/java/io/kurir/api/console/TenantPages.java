@@ -272,7 +272,7 @@ final class TenantPages {
         .forEach(l -> licenses.put(Long.toString(l.id()), l.name() + " (" + l.id() + ")"));
     Map<String, String> drivers = new LinkedHashMap<>();
     drivers.put("", "default");
-    for (String name : List.of("sandbox", "cloud", "waha")) {
+    for (String name : tenants.driverNames()) {
       drivers.put(name, name);
     }
     String body =
