@@ -588,7 +588,6 @@ public final class SandboxNetwork implements AutoCloseable {
     return true;
   }
 
-  /** Whether this network takes a second send of the same Kurir message id as the first. */
   /**
    * Where the gateways that share a database record which message ids the network has received:
    * with several nodes, a message sent again by the node that took a device over is still
@@ -608,6 +607,7 @@ public final class SandboxNetwork implements AutoCloseable {
     this.firstSends = firstSends;
   }
 
+  /** Whether this network takes a second send of the same Kurir message id as the first. */
   boolean deduplicates() {
     return deduplicates;
   }
