@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.store.Database;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.testing.Eventually;
@@ -14,7 +15,9 @@ import io.kurir.testing.WebhookReceiver.Received;
 import io.kurir.time.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -225,29 +228,40 @@ class MessageWebhookTest {
 
   /**
    * No attempt is under way, and none may start at this clock time: both seen in one snapshot of
-   * the database, so that an attempt claimed between two looks cannot pass for none.
+   * the database, so that an attempt claimed between two looks cannot pass for none. One snapshot
+   * needs REPEATABLE READ on PostgreSQL: at its READ COMMITTED each statement sees the commits made
+   * before it began, and an attempt claimed between the two looks passed for none (it is not in the
+   * first, and its line is not eligible in the second), so the clock was moved while it was under
+   * way ({@link WebhookOutboxLoopTest#aWaitForAQuietOutboxSeesAnAttemptClaimedBetweenItsLooks}). A
+   * SQLite transaction reads one snapshot at any level.
    */
   boolean quiet() {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
+    return quiet(kurir.gateway().database(), clock.instant(), () -> {});
+  }
+
+  /**
+   * {@link #quiet()} on {@code db} at {@code now}; {@code betweenLooks} runs between its look at
+   * the claims and its look at what is eligible (a test of this helper makes a claim there).
+   */
+  static boolean quiet(Database db, Instant now, Runnable betweenLooks) {
+    return db.jdbi()
         .inTransaction(
-            h ->
-                h.createQuery(
-                                "SELECT COUNT(*) FROM webhook_delivery WHERE state = 'pending'"
-                                    + " AND claim_until IS NOT NULL")
-                            .mapTo(Long.class)
-                            .one()
-                        == 0
-                    && WebhookStore.eligible(
-                            h,
-                            clock.instant(),
-                            WebhookStore.Line.START,
-                            WebhookStore.Line.END,
-                            1000)
-                        .candidates()
-                        .isEmpty());
+            TransactionIsolationLevel.REPEATABLE_READ,
+            h -> {
+              boolean noClaim =
+                  h.createQuery(
+                              "SELECT COUNT(*) FROM webhook_delivery WHERE state = 'pending'"
+                                  + " AND claim_until IS NOT NULL")
+                          .mapTo(Long.class)
+                          .one()
+                      == 0;
+              betweenLooks.run();
+              return noClaim
+                  && WebhookStore.eligible(
+                          h, now, WebhookStore.Line.START, WebhookStore.Line.END, 1000)
+                      .candidates()
+                      .isEmpty();
+            });
   }
 
   long stored() {

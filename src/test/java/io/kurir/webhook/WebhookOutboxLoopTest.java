@@ -181,6 +181,64 @@ class WebhookOutboxLoopTest {
     assertThat(receiver.received()).hasSize(2);
   }
 
+  /**
+   * How {@code MessageWebhookPostgresTest.aReceiverThatFailsTwiceGetsEveryEventInOrderOnce...} once
+   * got "pesan 2, pesan 3, pesan 1", step by step. Its wait for a quiet outbox looked at the claims
+   * (none), the outbox claimed the second attempt of the first event, then the wait looked at what
+   * was eligible (nothing: that line had an attempt under way). Called quiet, the test set the
+   * clock to the next change, which with the attempt under way was the end of the first event's
+   * hold; the attempt failed at that time, after the hold, so the events behind it went first, as
+   * the ordering rule says. The wait must see both in one snapshot: an attempt claimed between its
+   * looks is not quiet.
+   */
+  @Test
+  void aWaitForAQuietOutboxSeesAnAttemptClaimedBetweenItsLooks() {
+    Device d = devices(1).getFirst();
+    String url = receiver.url("/in");
+    Instant start = Instant.parse("2026-03-10T03:00:00Z");
+    List<Long> events = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      long id = ids.next();
+      String payload = "{\"message\":\"pesan " + i + "\"}";
+      db.writes()
+          .write(
+              h -> {
+                WebhookOutbox.add(h, id, d.id(), url, "message.incoming", payload, start);
+                return null;
+              });
+      events.add(id);
+    }
+    WebhookStore store = new WebhookStore(db);
+    WebhookStore.Delivery first = claimFirst(store, start).orElseThrow();
+    assertThat(first.id()).isEqualTo(events.getFirst());
+    Instant due = start.plusSeconds(10);
+    assertThat(store.retry(first, due, start.plus(WebhookOutbox.HOLD), "HTTP 503")).isTrue();
+
+    AtomicReference<WebhookStore.Delivery> second = new AtomicReference<>();
+    boolean quiet =
+        MessageWebhookTest.quiet(db, due, () -> second.set(claimFirst(store, due).orElseThrow()));
+    assertThat(second.get().id()).as("the second attempt").isEqualTo(first.id());
+    assertThat(quiet).as("quiet, with the second attempt under way").isFalse();
+
+    // What the test did when it was told quiet: the next change is the end of the hold (the
+    // claim expires later), and the attempt under way fails after it: the hold is over.
+    Instant next = store.nextChange(due).orElseThrow();
+    assertThat(next).isEqualTo(start.plus(WebhookOutbox.HOLD));
+    assertThat(store.retry(second.get(), next.plusSeconds(20), next.plus(WebhookOutbox.HOLD), "x"))
+        .isTrue();
+    assertThat(claimFirst(store, next))
+        .map(WebhookStore.Delivery::id)
+        .as("the second event goes before the first, as the ordering rule says")
+        .contains(events.get(1));
+  }
+
+  /** Claims, at {@code now}, the first delivery that may be attempted, as the outbox loop does. */
+  static java.util.Optional<WebhookStore.Delivery> claimFirst(WebhookStore store, Instant now) {
+    List<WebhookStore.Delivery> candidates =
+        store.eligible(now, WebhookStore.Line.START, WebhookStore.Line.END, 10).candidates();
+    return store.claim(candidates, 1, now.plus(Duration.ofMinutes(1)), now).stream().findFirst();
+  }
+
   /** A clock that throws what it is given, once, at its next reading. */
   static final class BreakingClock extends Clock {
     final AtomicReference<Throwable> next = new AtomicReference<>();
