@@ -283,9 +283,10 @@ final class WebhookStore {
   }
 
   /**
-   * Claims each candidate for {@code node} until {@code until}, if it is still pending, due and
-   * unclaimed, and no other attempt to its line is under way; the claimed ones, with their tokens.
-   * One transaction for all of them.
+   * Claims each candidate for {@code node} until {@code until}, if it is still the first of its
+   * line that may be attempted now ({@link #firstEligibleIn}: pending, due, unclaimed, behind none
+   * that holds its place) and no other attempt to its line is under way; the claimed ones, with
+   * their tokens. One transaction for all of them.
    */
   List<Delivery> claim(List<Delivery> candidates, int node, Instant until, Instant now) {
     if (candidates.isEmpty()) {
@@ -310,9 +311,16 @@ final class WebhookStore {
         h.createUpdate(
                 "UPDATE webhook_delivery SET claim_token = :token, claimed_by = :node,"
                     + " claim_until = :until WHERE id = :id AND state = 'pending'"
+                    // On the row itself, not only in the subqueries below: PostgreSQL checks a
+                    // row's own columns again once a concurrent claim of it commits, a subquery
+                    // not, and these keep two nodes from claiming one delivery.
                     + " AND next_attempt_at <= :now"
                     + " AND (claim_until IS NULL OR claim_until < :now) AND"
-                    + noAttemptUnderWay("webhook_delivery.device_id", "webhook_delivery.url"))
+                    + noAttemptUnderWay("webhook_delivery.device_id", "webhook_delivery.url")
+                    // Still the line's first that may go: a replay, or an event pointed at this
+                    // URL, committed since the look may have put an earlier one ahead of it.
+                    + " AND id ="
+                    + firstEligibleIn("webhook_delivery.device_id", "webhook_delivery.url"))
             .bind("token", token)
             .bind("node", node)
             .bind("until", until.toEpochMilli())

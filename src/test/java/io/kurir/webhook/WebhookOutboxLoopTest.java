@@ -232,6 +232,42 @@ class WebhookOutboxLoopTest {
         .contains(events.get(1));
   }
 
+  @Test
+  void aReplayBetweenTheLoopsLookAndItsClaimGoesFirst() {
+    Device d = devices(1).getFirst();
+    String url = receiver.url("/in");
+    Instant start = Instant.parse("2026-03-10T03:00:00Z");
+    List<Long> events = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      long id = ids.next();
+      db.writes()
+          .write(
+              h -> {
+                WebhookOutbox.add(h, id, d.id(), url, "test.event", "{}", start);
+                return null;
+              });
+      events.add(id);
+    }
+    WebhookStore store = new WebhookStore(db);
+    WebhookStore.Delivery first = claimFirst(store, start).orElseThrow();
+    assertThat(store.finish(first, "dead", "HTTP 500", start, false, 1, start).ours()).isTrue();
+
+    // The loop looks (the second event is the line's first now), then an operator replays the
+    // first before the loop's claim commits.
+    List<WebhookStore.Delivery> looked =
+        store.eligible(start, WebhookStore.Line.START, WebhookStore.Line.END, 10).candidates();
+    assertThat(looked).extracting(WebhookStore.Delivery::id).containsExactly(events.get(1));
+    assertThat(store.replay(first.id(), start)).isTrue();
+
+    assertThat(store.claim(looked, 1, start.plus(Duration.ofMinutes(1)), start))
+        .as("a claim made from a look that a replay overtook")
+        .isEmpty();
+    assertThat(claimFirst(store, start))
+        .map(WebhookStore.Delivery::id)
+        .as("the replayed event is first in its line again")
+        .contains(first.id());
+  }
+
   /** Claims, at {@code now}, the first delivery that may be attempted, as the outbox loop does. */
   static java.util.Optional<WebhookStore.Delivery> claimFirst(WebhookStore store, Instant now) {
     List<WebhookStore.Delivery> candidates =
