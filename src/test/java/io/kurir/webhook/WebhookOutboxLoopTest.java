@@ -193,21 +193,8 @@ class WebhookOutboxLoopTest {
    */
   @Test
   void aWaitForAQuietOutboxSeesAnAttemptClaimedBetweenItsLooks() {
-    Device d = devices(1).getFirst();
-    String url = receiver.url("/in");
     Instant start = Instant.parse("2026-03-10T03:00:00Z");
-    List<Long> events = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      long id = ids.next();
-      String payload = "{\"message\":\"pesan " + i + "\"}";
-      db.writes()
-          .write(
-              h -> {
-                WebhookOutbox.add(h, id, d.id(), url, "message.incoming", payload, start);
-                return null;
-              });
-      events.add(id);
-    }
+    List<Long> events = addLine(devices(1).getFirst(), receiver.url("/in"), start, 3);
     WebhookStore store = new WebhookStore(db);
     WebhookStore.Delivery first = claimFirst(store, start).orElseThrow();
     assertThat(first.id()).isEqualTo(events.getFirst());
@@ -234,20 +221,8 @@ class WebhookOutboxLoopTest {
 
   @Test
   void aReplayBetweenTheLoopsLookAndItsClaimGoesFirst() {
-    Device d = devices(1).getFirst();
-    String url = receiver.url("/in");
     Instant start = Instant.parse("2026-03-10T03:00:00Z");
-    List<Long> events = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      long id = ids.next();
-      db.writes()
-          .write(
-              h -> {
-                WebhookOutbox.add(h, id, d.id(), url, "test.event", "{}", start);
-                return null;
-              });
-      events.add(id);
-    }
+    List<Long> events = addLine(devices(1).getFirst(), receiver.url("/in"), start, 3);
     WebhookStore store = new WebhookStore(db);
     WebhookStore.Delivery first = claimFirst(store, start).orElseThrow();
     assertThat(store.finish(first, "dead", "HTTP 500", start, false, 1, start).ours()).isTrue();
@@ -266,6 +241,25 @@ class WebhookOutboxLoopTest {
         .map(WebhookStore.Delivery::id)
         .as("the replayed event is first in its line again")
         .contains(first.id());
+  }
+
+  /**
+   * Adds {@code count} incoming-message events ("pesan 1", …) to one line, in order, at {@code at}.
+   */
+  List<Long> addLine(Device d, String url, Instant at, int count) {
+    List<Long> events = new ArrayList<>();
+    for (int i = 1; i <= count; i++) {
+      long id = ids.next();
+      String payload = "{\"message\":\"pesan " + i + "\"}";
+      db.writes()
+          .write(
+              h -> {
+                WebhookOutbox.add(h, id, d.id(), url, "message.incoming", payload, at);
+                return null;
+              });
+      events.add(id);
+    }
+    return events;
   }
 
   /** Claims, at {@code now}, the first delivery that may be attempted, as the outbox loop does. */
