@@ -68,16 +68,17 @@ import picocli.CommandLine.Spec;
       "  webhook replay <id>",
       "",
       "Settings flags choose the database, as for serve: --data.dir=data,",
-      "--config=kurir.yml, --database.url=…; --demo: the database of kurir demo.",
+      "--config=kurir.yml, --database.url=…; --demo: the demo's database.",
       "The database must exist: the gateway creates it on its first start, and",
       "--create creates it before that.",
-      "Each command's options: kurir admin <what> <action> --help"
+      "Each command's options:",
+      "  ${ROOT-COMMAND-NAME} admin <what> <action> --help"
     })
 final class AdminCommand implements Callable<Integer> {
   @Option(
       names = "--demo",
       scope = ScopeType.INHERIT,
-      description = "work on the database of kurir demo (data/demo)")
+      description = "work on the demo's database (data/demo)")
   boolean demo;
 
   @Option(
@@ -174,12 +175,16 @@ final class AdminCommand implements Callable<Integer> {
     if (demo) {
       return "there is no demo database at "
           + file
-          + ": run kurir demo once (it creates it, with the demo account), or add --create";
+          + ": run "
+          + spec.root().name()
+          + " demo once (it creates it, with the demo account), or add --create";
     }
     String demoHint = demoDatabaseExists() ? " (The demo's database is there: add --demo.)" : "";
     return "there is no database at "
         + file
-        + ". The gateway creates it when it first starts (kurir serve, with the same settings):"
+        + ". The gateway creates it when it first starts ("
+        + spec.root().name()
+        + " serve, with the same settings):"
         + " start it once, or add --create to create it now. If it should be elsewhere, give"
         + " --data.dir, --config or --database.url as the gateway has them."
         + demoHint;

@@ -14,10 +14,14 @@ import picocli.CommandLine.Command;
     description = "print the shell completion script (bash, zsh)",
     footer = {
       "",
-      "This shell only:      source <(kurir completion)",
-      "Every shell (root):   kurir completion > /etc/bash_completion.d/kurir",
-      "zsh: put 'autoload -U +X compinit && compinit; autoload -U +X bashcompinit && bashcompinit'",
-      "before the source line in ~/.zshrc."
+      "This shell only:",
+      "  source <(${ROOT-COMMAND-NAME} completion)",
+      "Every shell of this machine (root):",
+      "  ${ROOT-COMMAND-NAME} completion > /etc/bash_completion.d/kurir",
+      "zsh: in ~/.zshrc, before the source line:",
+      "  autoload -U +X compinit && compinit",
+      "  autoload -U +X bashcompinit && bashcompinit",
+      "It completes kurir and ./kurir."
     })
 final class CompletionCommand implements Callable<Integer> {
   private final Invocation invocation;

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -35,9 +36,14 @@ import picocli.CommandLine.Unmatched;
     versionProvider = Kurir.Version.class,
     footer = {
       "",
-      "Settings are flags of serve, demo and admin: --<key>=<value> for any key of",
-      "kurir.example.yml, as in --server.port=9000.",
-      "Shell completion: source <(kurir completion)   (see docs/operations.md)"
+      "Settings are flags of serve, demo and admin: --<key>=<value> for any key",
+      "of kurir.example.yml, as in --server.port=9000.",
+      "Examples:",
+      "  ${ROOT-COMMAND-NAME} demo",
+      "  ${ROOT-COMMAND-NAME} serve --port=9000",
+      "  ${ROOT-COMMAND-NAME} admin license list",
+      "Shell completion (see docs/operations.md):",
+      "  source <(${ROOT-COMMAND-NAME} completion)"
     })
 public final class Kurir implements Callable<Integer> {
   /** Commands of the {@code ./kurir} script in the source folder, which this program cannot run. */
@@ -67,11 +73,52 @@ public final class Kurir implements Callable<Integer> {
   /** Runs one command line and answers its exit status: 0 done, 1 failed, 2 a usage error. */
   static int run(
       List<String> args, Map<String, String> env, Path workDir, PrintStream out, PrintStream err) {
+    String program = programName(System.getProperty(PROGRAM_PROPERTY), jarFile());
+    return run(program, args, env, workDir, out, err);
+  }
+
+  /** {@link #run} with the program named {@code program} in its help and messages. */
+  static int run(
+      String program,
+      List<String> args,
+      Map<String, String> env,
+      Path workDir,
+      PrintStream out,
+      PrintStream err) {
     List<String> settingFlags = new ArrayList<>();
     Invocation invocation = new Invocation(settingFlags, env, workDir, out, err);
     CommandLine commandLine = commandLine(invocation);
+    commandLine.setCommandName(program);
     List<String> parsed = Invocation.split(args, optionNames(commandLine), settingFlags);
     return commandLine.execute(parsed.toArray(String[]::new));
+  }
+
+  /** The system property in which the {@code ./kurir} script passes the name it was run by. */
+  static final String PROGRAM_PROPERTY = "kurir.program";
+
+  /**
+   * What a user types to run this program, as help and messages name it: the name the {@code
+   * ./kurir} script was run by ({@code ./kurir} in a checkout), else {@code java -jar <the jar's
+   * file>} (the release jar, the container), else {@code kurir} (the classes folder: the tests).
+   */
+  static String programName(String launcherName, Optional<Path> jar) {
+    if (launcherName != null && !launcherName.isBlank()) {
+      return launcherName.strip();
+    }
+    return jar.map(file -> "java -jar " + file.getFileName()).orElse("kurir");
+  }
+
+  /** The jar this class was loaded from, if it was loaded from one. */
+  private static Optional<Path> jarFile() {
+    try {
+      var source = Kurir.class.getProtectionDomain().getCodeSource();
+      Path path = source == null ? null : Path.of(source.getLocation().toURI());
+      return path != null && path.toString().endsWith(".jar")
+          ? Optional.of(path)
+          : Optional.empty();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /** The whole command tree, printing to the invocation's streams. */
@@ -82,6 +129,7 @@ public final class Kurir implements Callable<Integer> {
       ServeCommand serve = new ServeCommand(profile, invocation);
       CommandLine command = new CommandLine(serve);
       command.getCommandSpec().usageMessage().description(serve.description());
+      command.getCommandSpec().usageMessage().footer(serve.footer());
       kurir.addSubcommand(profile.name().toLowerCase(Locale.ROOT), command);
     }
     kurir.addSubcommand("admin", AdminCommand.commandLine(invocation));

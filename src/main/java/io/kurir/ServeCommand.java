@@ -3,6 +3,9 @@ package io.kurir;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader.Profile;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -11,15 +14,7 @@ import picocli.CommandLine.Command;
  * {@code kurir serve} and {@code kurir demo}: the gateway, on the production defaults or the
  * demo's, until Ctrl+C or SIGTERM. Settings come as flags ({@link Invocation}).
  */
-@Command(
-    description = "run the gateway",
-    footer = {
-      "",
-      "Settings: --<key>=<value> (or --<key> <value>) for any setting of kurir.example.yml, over",
-      "KURIR_* variables, over kurir.yml (or --config=<file>), over the defaults:",
-      "  kurir serve --server.port=9000 --database.url=jdbc:postgresql://db:5432/kurir",
-      "Shorthands: --port, --host, --data (data.dir), --config=<file>."
-    })
+@Command(description = "run the gateway")
 final class ServeCommand implements Callable<Integer> {
   private final Profile profile;
   private final Invocation invocation;
@@ -34,6 +29,39 @@ final class ServeCommand implements Callable<Integer> {
     return profile == Profile.DEMO
         ? "run the gateway on the demo defaults (sandbox network, demo key, data/demo)"
         : "run the gateway";
+  }
+
+  /**
+   * The end of this command's help: how settings are given, and examples of this command. Lines are
+   * short and every path starts or ends a line, so that no path breaks at 80 columns however long
+   * the program's name ({@link Kurir#programName}).
+   */
+  String[] footer() {
+    String run = "  ${ROOT-COMMAND-NAME} " + profile.name().toLowerCase(Locale.ROOT);
+    List<String> lines = new ArrayList<>();
+    lines.add("");
+    lines.add("Settings: --<key>=<value> (or --<key> <value>) for any setting of");
+    if (profile == Profile.DEMO) {
+      // The demo reads no kurir.yml unasked: a production one must not point it elsewhere.
+      lines.add("kurir.example.yml, over KURIR_* variables, over the file named by");
+      lines.add("--config=<file> (a kurir.yml is not read unnamed), over the demo defaults.");
+    } else {
+      lines.add("kurir.example.yml, over KURIR_* variables, over kurir.yml (or");
+      lines.add("--config=<file>), over the defaults.");
+    }
+    lines.add("Shorthands: --port, --host, --data (data.dir), --config=<file>.");
+    lines.add("Examples:");
+    if (profile == Profile.DEMO) {
+      lines.add(run);
+      lines.add(run + " --port=9000");
+      lines.add(run + " --data=/tmp/kurir-demo");
+    } else {
+      lines.add(run + " --server.port=9000");
+      lines.add(run + " --config=/etc/kurir/kurir.yml");
+      lines.add(run + " --data=/var/lib/kurir \\");
+      lines.add("      --database.url=jdbc:postgresql://db:5432/kurir");
+    }
+    return lines.toArray(String[]::new);
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,9 +27,15 @@ class KurirCommandLineTest {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int kurir(Map<String, String> env, String... args) {
+    return run("kurir", env, args);
+  }
+
+  /** Runs as the program named {@code program}: {@code ./kurir}, {@code java -jar kurir.jar}. */
+  private int run(String program, Map<String, String> env, String... args) {
     out.reset();
     err.reset();
     return Kurir.run(
+        program,
         List.of(args),
         env,
         dir,
@@ -50,11 +57,7 @@ class KurirCommandLineTest {
 
   @Test
   void everyCommandAnswersHelpWithItsUsage() {
-    List<List<String>> commands = new ArrayList<>();
-    collect(
-        Kurir.commandLine(new Invocation(List.of(), Map.of(), dir, System.out, System.err)),
-        new ArrayList<>(),
-        commands);
+    List<List<String>> commands = everyCommand();
     assertThat(commands).as("the tree").hasSizeGreaterThan(30);
     for (List<String> command : commands) {
       List<String> args = new ArrayList<>(command);
@@ -70,6 +73,109 @@ class KurirCommandLineTest {
     assertThat(stdout()).contains("usage: kurir serve").contains("--server.port=9000");
     assertThat(kurir("admin", "device", "create", "--help")).isZero();
     assertThat(stdout()).contains("--license=ID").contains("--set=key=value");
+  }
+
+  @Test
+  void helpAndMessagesNameTheProgramAsTheUserRunsIt() {
+    assertThat(Kurir.programName("./kurir", Optional.empty())).isEqualTo("./kurir");
+    assertThat(Kurir.programName(null, Optional.of(Path.of("/opt/kurir/kurir.jar"))))
+        .isEqualTo("java -jar kurir.jar");
+    assertThat(Kurir.programName(" ", Optional.of(Path.of("target/kurir-release.jar"))))
+        .isEqualTo("java -jar kurir-release.jar");
+    assertThat(Kurir.programName(null, Optional.empty())).isEqualTo("kurir");
+
+    assertThat(run("./kurir", Map.of(), "demo", "--help")).isZero();
+    assertThat(stdout())
+        .contains("usage: ./kurir demo")
+        .contains("  ./kurir demo --port=9000")
+        .doesNotContain(" kurir ");
+    assertThat(run("./kurir", Map.of(), "--help")).isZero();
+    assertThat(stdout())
+        .contains("usage: ./kurir [")
+        .contains("  ./kurir serve --port=9000")
+        .contains("source <(./kurir completion)")
+        .doesNotContain(" kurir ");
+    assertThat(run("./kurir", Map.of(), "admin", "--help")).isZero();
+    assertThat(stdout()).contains("  ./kurir admin <what> <action> --help");
+    assertThat(run("java -jar kurir.jar", Map.of(), "serve", "--prot=1")).isEqualTo(2);
+    assertThat(stderr())
+        .contains("java -jar kurir.jar serve: unknown option '--prot'")
+        .contains("See 'java -jar kurir.jar serve --help'.");
+    assertThat(run("./kurir", Map.of(), "admin", "--demo", "partner", "list")).isEqualTo(1);
+    assertThat(stderr()).contains("run ./kurir demo once");
+  }
+
+  @Test
+  void eachCommandsHelpShowsExamplesOfThatCommand() {
+    assertThat(kurir("demo", "--help")).isZero();
+    assertThat(stdout()).contains("  kurir demo --port=9000").doesNotContain("kurir serve");
+    assertThat(kurir("serve", "--help")).isZero();
+    assertThat(stdout())
+        .contains("  kurir serve --server.port=9000")
+        .contains("--database.url=jdbc:postgresql://db:5432/kurir")
+        .doesNotContain("kurir demo");
+    assertThat(kurir("completion", "--help")).isZero();
+    assertThat(stdout()).contains("source <(kurir completion)");
+  }
+
+  /**
+   * At 80 columns, with the longest name the program is run by, no help breaks a file name, a path
+   * or an option inside it: picocli wraps a long line after a dot, a slash or a hyphen too.
+   */
+  @Test
+  void helpNeverBreaksAPathAcrossLinesAtEightyColumns() {
+    List<List<String>> commands = everyCommand();
+    for (String program : List.of("java -jar kurir-release.jar", "./kurir", "kurir")) {
+      for (List<String> command : commands) {
+        List<String> args = new ArrayList<>(command);
+        args.add("--help");
+        String what = program + " " + String.join(" ", args);
+        assertThat(run(program, Map.of("COLUMNS", "80"), args.toArray(String[]::new)))
+            .as(what)
+            .isZero();
+        List<String> lines = stdout().lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+          assertThat(lines.get(i).length())
+              .as(what + ", line " + lines.get(i))
+              .isLessThanOrEqualTo(80);
+          if (i > 0) {
+            assertThat(brokenInsideAWord(lines.get(i - 1), lines.get(i)))
+                .as(what + ":\n" + lines.get(i - 1) + "\n" + lines.get(i))
+                .isFalse();
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether {@code next} goes on with the word that {@code line} ends in: a line that ends after a
+   * slash, a hyphen, an equals sign or an underscore, or after a dot inside a word (not a
+   * sentence's end), followed by a line that starts the rest of it.
+   */
+  private static boolean brokenInsideAWord(String line, String next) {
+    String end = line.stripTrailing();
+    String start = next.strip();
+    if (end.isEmpty() || start.isEmpty() || end.endsWith(" \\")) {
+      return false;
+    }
+    String lastWord = end.substring(end.lastIndexOf(' ') + 1);
+    char last = lastWord.charAt(lastWord.length() - 1);
+    boolean inWord =
+        "/-=_".indexOf(last) >= 0 && lastWord.length() > 1
+            || last == '.' && lastWord.matches(".*\\w[./]\\w+\\.");
+    char first = start.charAt(0);
+    return inWord && (Character.isLowerCase(first) || Character.isDigit(first));
+  }
+
+  /** Every command of the tree, as the words that name it ({@code []}: the program itself). */
+  private List<List<String>> everyCommand() {
+    List<List<String>> commands = new ArrayList<>();
+    collect(
+        Kurir.commandLine(new Invocation(List.of(), Map.of(), dir, System.out, System.err)),
+        new ArrayList<>(),
+        commands);
+    return commands;
   }
 
   private static void collect(CommandLine command, List<String> path, List<List<String>> into) {
