@@ -3,6 +3,7 @@ package io.kurir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.store.Database;
+import io.kurir.store.InstanceLock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -37,8 +38,14 @@ class StartupFailuresTest {
 
       assertThat(run.exitCode).isEqualTo(1);
       assertThat(run.stderr)
-          .contains("kurir: could not start: port " + port + " on 127.0.0.1 is in use")
-          .doesNotContain("Exception");
+          .contains(
+              "kurir: could not start: port "
+                  + port
+                  + " is taken: another program listens on 127.0.0.1:"
+                  + port)
+          .contains("choose another port with --port=<n> (server.port)")
+          .doesNotContain("Exception")
+          .doesNotContain("\tat ");
       assertThat(data).as("nothing written to the data folder").doesNotExist();
     }
   }
@@ -108,10 +115,7 @@ class StartupFailuresTest {
 
   @Test
   void serveSaysTheAddressItReallyListensOn() throws Exception {
-    Process p =
-        process("--server.port=0", "--data.dir=" + dir.resolve("data"))
-            .redirectErrorStream(true)
-            .start();
+    Process p = serveOnAFreePort();
     try {
       var out = p.inputReader(StandardCharsets.UTF_8);
       String line = out.readLine();
@@ -133,6 +137,41 @@ class StartupFailuresTest {
     assertThat(Gateway.listeningOn("https", "0.0.0.0", 8443))
         .isEqualTo(
             "https://0.0.0.0:8443 (every interface; from this machine https://127.0.0.1:8443)");
+  }
+
+  @Test
+  void aSecondGatewayOnTheSameDataFolderSaysSoAndHowToChooseAnother() throws Exception {
+    Path data = dir.resolve("data");
+    Path db = data.resolve("kurir.db");
+    Database.open("jdbc:sqlite:" + db).close();
+    // This test's process holds the instance lock, as a first gateway (a first demo) does.
+    try (InstanceLock first = InstanceLock.acquire("jdbc:sqlite:" + db)) {
+      Run run = serve("--server.port=0", "--data.dir=" + data);
+
+      assertThat(run.exitCode).isEqualTo(1);
+      assertThat(run.stderr)
+          .contains("kurir: could not start: another Kurir gateway is running on the database")
+          .contains("give this one a data folder of its own with --data=<folder> (data.dir)")
+          .doesNotContain("Exception")
+          .doesNotContain("\tat ");
+      assertThat(run.stdout).doesNotContain("listening");
+    }
+  }
+
+  @Test
+  void aCleanStopIsLoggedWhenItBeginsAndWhenItHasEnded() throws Exception {
+    Process p = serveOnAFreePort();
+    var out = p.inputReader(StandardCharsets.UTF_8);
+    assertThat(out.readLine()).startsWith("Kurir is listening on");
+    // SIGTERM, as Ctrl+C or systemctl stop; through its handle, which (unlike Process.destroy)
+    // leaves the pipe open to read the last lines.
+    p.toHandle().destroy();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("stops").isTrue();
+    String log = out.lines().collect(java.util.stream.Collectors.joining("\n"));
+    assertThat(log)
+        .containsPattern("INFO  Gateway: stopping \\(Ctrl\\+C or SIGTERM\\)")
+        .containsPattern("INFO  Gateway: stopped in \\d+ ms");
+    assertThat(log.indexOf("stopping")).isLessThan(log.indexOf("stopped in"));
   }
 
   private static Duration seconds(int n) {
@@ -158,6 +197,13 @@ class StartupFailuresTest {
         p.exitValue(),
         new String(out, StandardCharsets.UTF_8),
         new String(err, StandardCharsets.UTF_8));
+  }
+
+  /** A gateway started on a free port, its log and its output in one stream. */
+  private Process serveOnAFreePort() throws IOException {
+    return process("--server.port=0", "--data.dir=" + dir.resolve("data"))
+        .redirectErrorStream(true)
+        .start();
   }
 
   private ProcessBuilder process(String... flags) throws IOException {

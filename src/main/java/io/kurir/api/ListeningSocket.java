@@ -78,13 +78,25 @@ public final class ListeningSocket implements AutoCloseable {
           Optional.empty());
     } catch (BindException e) {
       closeQuietly(channel);
+      String why = String.valueOf(e.getMessage());
+      if (why.contains("assign")) { // EADDRNOTAVAIL: no interface of this machine has the address
+        throw new IllegalStateException(
+            "cannot listen on "
+                + host
+                + ": it is not an address of this machine; give one of its addresses with"
+                + " --host=<address> (server.host), or 0.0.0.0 for all of them",
+            e);
+      }
+      // Most often a second ./kurir demo (or serve) while the first still runs: say so plainly.
       throw new IllegalStateException(
           "port "
               + port
-              + " on "
+              + " is taken: another program listens on "
               + host
-              + " is in use by another program (or the address is not this machine's): stop it,"
-              + " or choose another port with --port=<n> (server.port)",
+              + ":"
+              + port
+              + " (perhaps another Kurir gateway still running). Stop it, or choose another port"
+              + " with --port=<n> (server.port)",
           e);
     } catch (UnresolvedAddressException e) {
       closeQuietly(channel);

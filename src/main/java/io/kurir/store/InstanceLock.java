@@ -114,11 +114,12 @@ public final class InstanceLock implements AutoCloseable {
       if (lock == null) {
         channel.close();
         throw new IllegalStateException(
-            "another Kurir gateway is running on "
+            "another Kurir gateway is running on the database "
                 + file
                 + " (it holds the lock "
                 + lockFile
-                + "); stop it, or give this one another data.dir");
+                + "). Stop it, or give this one a data folder of its own with --data=<folder>"
+                + " (data.dir)");
       }
       return new InstanceLock(channel, lock, null, 0);
     } catch (IOException e) {
