@@ -263,6 +263,13 @@ final class AdminCommand implements Callable<Integer> {
     }
   }
 
+  /** The drivers a device may name, from the catalog (help text, shell completion). */
+  static final class DriverNames extends ArrayList<String> {
+    DriverNames() {
+      super(DriverCatalog.standard().names());
+    }
+  }
+
   /** A command of commands ({@code partner}, {@code device}…): alone, it shows what it takes. */
   abstract static class Group implements Callable<Integer> {
     final AdminCommand admin;
@@ -409,7 +416,8 @@ final class AdminCommand implements Callable<Integer> {
             String number,
         @Option(
                 names = "--driver",
-                description = "sandbox, cloud or waha (default: sandbox)",
+                completionCandidates = DriverNames.class,
+                description = "one of ${COMPLETION-CANDIDATES} (default: the first)",
                 paramLabel = "NAME")
             String driver,
         @Option(

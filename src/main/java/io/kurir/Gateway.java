@@ -34,6 +34,7 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverFactory;
 import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.Drivers;
+import io.kurir.driver.SimulatedPhones;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
@@ -261,11 +262,7 @@ public final class Gateway implements AutoCloseable {
                   clock,
                   new ConsoleSessions(db, clock),
                   new SignInLimiter(clock),
-                  sandboxNetwork()
-                      .map(
-                          n ->
-                              new ConsoleDeps.SimulatedPhone(
-                                  SandboxDriverFactory.NAME, n::scanCurrentCode)),
+                  simulatedPhone(),
                   settings.webhooks().secretOverlap(),
                   settings.adminTokenIfSet(),
                   settings.publicUrlIfSet(),
@@ -454,6 +451,14 @@ public final class Gateway implements AutoCloseable {
   public SandboxNetwork sandbox() {
     return sandboxNetwork()
         .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
+  }
+
+  /** The phone of the first loaded driver over a simulated network, for the console's button. */
+  private Optional<ConsoleDeps.SimulatedPhone> simulatedPhone() {
+    return drivers.all().stream()
+        .filter(SimulatedPhones.class::isInstance)
+        .findFirst()
+        .map(d -> new ConsoleDeps.SimulatedPhone(d.name(), ((SimulatedPhones) d)::scanCurrentCode));
   }
 
   private Optional<SandboxNetwork> sandboxNetwork() {

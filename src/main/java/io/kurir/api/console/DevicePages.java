@@ -193,7 +193,11 @@ final class DevicePages {
               + code.pngDataUrl()
               + "\">"
               + (operator && scannable(d)
-                  ? Html.post(base + "/scan", v.csrf(), "Scan with the sandbox phone", "secondary")
+                  ? Html.post(
+                      base + "/scan",
+                      v.csrf(),
+                      "Scan with the " + d.driver() + " phone",
+                      "secondary")
                   : "");
       case Sessions.Pairing.AlreadyPaired a -> linked(base, v, Optional.empty());
       case Sessions.Pairing.DriverDown down ->

@@ -7,11 +7,12 @@ import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
+import io.kurir.driver.SimulatedPhones;
 import io.kurir.tenant.Device;
 import java.util.Optional;
 
 /** The driver of devices on the {@link SandboxNetwork}. Thread-safe. */
-public final class SandboxDriver implements Driver {
+public final class SandboxDriver implements Driver, SimulatedPhones {
   private final SandboxNetwork network;
   private final boolean ownsNetwork;
   private final boolean controlApi;
@@ -33,6 +34,11 @@ public final class SandboxDriver implements Driver {
 
   public SandboxNetwork network() {
     return network;
+  }
+
+  @Override
+  public boolean scanCurrentCode(Device device) {
+    return network.scanCurrentCode(device);
   }
 
   @Override
