@@ -147,6 +147,53 @@ class SeveralNodesPostgresTest {
   }
 
   @Test
+  void aSyncSendWithdrawnByOneNodeIsNeverSentByTheNodeThatHoldsItsDevice() {
+    Path file = dir.resolve("k.db");
+    Clock clock = Clock.systemUTC();
+    try (InstanceLock lockA = lock(1);
+        CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
+      Device device = a.newDevice("+6281100009201");
+      Message warm = a.send(device, "+6281234579200", "warm");
+      Eventually.until("A sends", () -> a.stateOf(device, warm.id()).wentOut());
+      a.driver().holdSends(); // A's sender is inside its driver with the next message
+      Message stuck = a.send(device, "+6281234579201", "stuck in the network");
+      Eventually.until(
+          "A's driver has it", () -> a.driver().sends().size() == 2); // warm, then stuck
+      try (InstanceLock lockB = lock(2);
+          CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
+        Instant started = Instant.now();
+        Message sync =
+            b.messages()
+                .accept(
+                    device,
+                    new SendRequest(
+                        List.of(Recipient.number("+6281234579202")),
+                        "text",
+                        "too late",
+                        "test",
+                        true,
+                        false,
+                        Duration.ZERO))
+                .getFirst();
+        SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(1), started);
+        assertThat(result).as("told on B: it did not go out").isNotEqualTo(SendResult.SENT);
+        Message withdrawn = b.find(device, sync.id());
+        assertThat(withdrawn.state()).isEqualTo(MessageState.FAILED);
+        assertThat(withdrawn.reason()).contains(FailureReason.TIMEOUT);
+
+        a.driver().release();
+        Message after = a.send(device, "+6281234579203", "after");
+        Eventually.until("A sends on", () -> a.stateOf(device, after.id()).wentOut());
+        assertThat(a.stateOf(device, stuck.id()).wentOut()).isTrue();
+        assertThat(a.driver().sentIds())
+            .as("withdrawn on B while A held the device: A never sends it")
+            .doesNotContain(sync.id());
+        assertThat(b.driver().sentIds()).isEmpty();
+      }
+    }
+  }
+
+  @Test
   void aLeaseThatMovedIsLetGoAndARestartedNodeTakesItsOwnBackAtOnce() {
     Path file = dir.resolve("k.db");
     Clock clock = Clock.systemUTC();
