@@ -50,6 +50,24 @@ class SeveralNodesPostgresTest {
     return Database.lockInstance(TestDatabases.at(dir.resolve("k.db")), node);
   }
 
+  /** A new device that {@code node} sent one message for: its sender runs there, holding it. */
+  private static Device sentOnce(CoreNode node, String number, String to) {
+    Device device = node.newDevice(number);
+    Message warm = node.send(device, to, "warm");
+    Eventually.until("the node sends", () -> node.stateOf(device, warm.id()).wentOut());
+    return device;
+  }
+
+  /** Accepts a sync send of {@code text} to {@code to} on {@code node}: its caller then waits. */
+  private static Message syncSend(CoreNode node, Device device, String to, String text) {
+    return node.messages()
+        .accept(
+            device,
+            new SendRequest(
+                List.of(Recipient.number(to)), "text", text, "test", true, false, Duration.ZERO))
+        .getFirst();
+  }
+
   @Test
   void aJoiningNodeGetsItsShareAndAStoppingNodeHandsItsDevicesOverAtOnce() {
     Path file = dir.resolve("k.db");
@@ -118,25 +136,11 @@ class SeveralNodesPostgresTest {
     Clock clock = Clock.systemUTC();
     try (InstanceLock lockA = lock(1);
         CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
-      Device device = a.newDevice("+6281100009101");
-      Message warm = a.send(device, "+6281234579100", "warm");
-      Eventually.until("A sends", () -> a.stateOf(device, warm.id()).wentOut());
+      Device device = sentOnce(a, "+6281100009101", "+6281234579100");
       try (InstanceLock lockB = lock(2);
           CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
         Instant started = Instant.now();
-        Message sync =
-            b.messages()
-                .accept(
-                    device,
-                    new SendRequest(
-                        List.of(Recipient.number("+6281234579101")),
-                        "text",
-                        "wait for me",
-                        "test",
-                        true,
-                        false,
-                        Duration.ZERO))
-                .getFirst();
+        Message sync = syncSend(b, device, "+6281234579101", "wait for me");
         SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(10), started);
         assertThat(result).isEqualTo(SendResult.SENT);
         assertThat(a.driver().sentIds()).contains(sync.id());
@@ -152,9 +156,7 @@ class SeveralNodesPostgresTest {
     Clock clock = Clock.systemUTC();
     try (InstanceLock lockA = lock(1);
         CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
-      Device device = a.newDevice("+6281100009201");
-      Message warm = a.send(device, "+6281234579200", "warm");
-      Eventually.until("A sends", () -> a.stateOf(device, warm.id()).wentOut());
+      Device device = sentOnce(a, "+6281100009201", "+6281234579200");
       a.driver().holdSends(); // A's sender is inside its driver with the next message
       Message stuck = a.send(device, "+6281234579201", "stuck in the network");
       Eventually.until(
@@ -162,19 +164,7 @@ class SeveralNodesPostgresTest {
       try (InstanceLock lockB = lock(2);
           CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
         Instant started = Instant.now();
-        Message sync =
-            b.messages()
-                .accept(
-                    device,
-                    new SendRequest(
-                        List.of(Recipient.number("+6281234579202")),
-                        "text",
-                        "too late",
-                        "test",
-                        true,
-                        false,
-                        Duration.ZERO))
-                .getFirst();
+        Message sync = syncSend(b, device, "+6281234579202", "too late");
         SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(1), started);
         assertThat(result).as("told on B: it did not go out").isNotEqualTo(SendResult.SENT);
         Message withdrawn = b.find(device, sync.id());
