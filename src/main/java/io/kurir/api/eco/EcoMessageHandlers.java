@@ -293,7 +293,10 @@ public final class EcoMessageHandlers {
 
   // --- replies
 
-  /** The delivery record; reloaded so that it shows the state after the outcome. */
+  /**
+   * The delivery record, and {@code reason} when its status is {@code failed} (a field the contract
+   * does not list; JSON clients ignore it); reloaded so that it shows the state after the outcome.
+   */
   private Map<String, Object> deliveryRecord(EcoRequest req, Message m, boolean withContent) {
     Message now = messages.find(req.device(), m.id()).orElse(m);
     Map<String, Object> record = new LinkedHashMap<>();
@@ -304,6 +307,7 @@ public final class EcoMessageHandlers {
     if (withContent) {
       record.put("content", now.body());
     }
+    now.failureReason().ifPresent(reason -> record.put("reason", reason)); // only when failed
     return record;
   }
 
