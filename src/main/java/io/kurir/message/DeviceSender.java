@@ -68,7 +68,8 @@ final class DeviceSender {
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
   private final SendObserver observer;
-  private Pacing pacing; // read again now and then: a device's configuration may change
+  // Read again now and then (a device's configuration may change); read by accepts too.
+  private volatile Pacing pacing;
   private volatile long pacingReadNanos = System.nanoTime();
 
   /** How often a sender reads its device's pacing again. */
@@ -91,6 +92,16 @@ final class DeviceSender {
   // Sync messages claimed by express hand-over and not yet sent: bounded, as the claim window is,
   // since they too may be cut off by a crash.
   private final Set<Long> expressOutstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Express hand-overs whose caller's wait ended before this loop started them: never sent, the
+  // caller was told so (Messages.expire). Moved here from expressOutstanding under lock, so that
+  // the loop and the caller cannot both take one; guarded by lock.
+  private final Set<Long> withdrawnHandOvers = new java.util.HashSet<>();
+  // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
+  private volatile long recentSendNanos;
+
+  /** The least time a sync send is counted for in that estimate, before any send was measured. */
+  private static final Duration SYNC_SEND_FLOOR = Duration.ofMillis(100);
+
   private final java.util.Queue<Message> handedOver =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   // Whether hand-overs are taken; off while pausing or stopping, so that none is left behind in
@@ -316,6 +327,61 @@ final class DeviceSender {
    */
   void handOverDropped(List<Message> messages) {
     messages.forEach(m -> expressOutstanding.remove(m.id()));
+  }
+
+  /**
+   * Whether this loop may send sync message {@code m} now: false when its caller's wait ended first
+   * and withdrew it ({@link #withdrawUnsent}).
+   */
+  private boolean takeTurn(Message m) {
+    lock.lock();
+    try {
+      if (withdrawnHandOvers.remove(m.id())) {
+        return false;
+      }
+      expressOutstanding.remove(m.id());
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Withdraws express hand-over {@code messageId} if this loop has not started sending it: true
+   * when it never goes out (the caller then records it failed). The claim in the database says only
+   * "sending", so this sender's memory decides.
+   */
+  boolean withdrawUnsent(long messageId) {
+    lock.lock();
+    try {
+      if (!expressOutstanding.remove(messageId)) {
+        return false;
+      }
+      withdrawnHandOvers.add(messageId);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Sync hand-overs this sender holds and has not sent yet. */
+  int syncHandOversOutstanding() {
+    return expressOutstanding.size();
+  }
+
+  /**
+   * How long one sync send takes on this device, for the estimate of a sync caller's wait: the sync
+   * gap ({@link Pacing#syncGapNanos}) or the driver's recent send time, whichever is longer, and
+   * never less than {@link #SYNC_SEND_FLOOR}.
+   */
+  long syncSendNanos() {
+    long send = Math.max(recentSendNanos, SYNC_SEND_FLOOR.toNanos());
+    return Math.max(pacing.syncGapNanos(), send);
+  }
+
+  /** Whether the device's driver says it is connected now. */
+  boolean deviceConnected() {
+    return driver.isConnected(device);
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -632,6 +698,9 @@ final class DeviceSender {
       return;
     }
     claimed.remove(m);
+    if (m.sync() && !takeTurn(m)) {
+      return; // its caller's wait ended first: withdrawn, never sent
+    }
     lastSendStartNanos = System.nanoTime();
     if (pacing.inFlight() == 1 && inFlight == 0) {
       SendOutcome outcome = sendSafely(m);
@@ -1133,7 +1202,9 @@ final class DeviceSender {
   /** Claimed messages not sent (a stop, a lost device) go back to the queue, not counted. */
   private void giveBackClaimed() {
     for (Message m; (m = claimed.pollFirst()) != null; ) {
-      expressOutstanding.remove(m.id());
+      if (!takeTurn(m)) {
+        continue; // withdrawn by its caller: it stays failed
+      }
       if (m.sync()) {
         syncMayBeQueued();
       }
@@ -1176,6 +1247,8 @@ final class DeviceSender {
     long started = System.nanoTime();
     try (var ids = io.kurir.logging.LogIds.message(device.id(), m.id())) {
       SendOutcome outcome = sendOrFailure(m);
+      long took = System.nanoTime() - started;
+      recentSendNanos = recentSendNanos == 0 ? took : (recentSendNanos * 3 + took) / 4;
       observer.attempted(driver.name(), outcome, Duration.ofNanos(System.nanoTime() - started));
       return outcome;
     }
