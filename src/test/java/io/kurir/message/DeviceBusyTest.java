@@ -156,6 +156,59 @@ class DeviceBusyTest {
     }
   }
 
+  @Test
+  void everyFamilyThatSendsSyncRefusesABusyOnlineDeviceInItsOwnStyleAndSendsNothing() {
+    ScriptedDriver driver = new ScriptedDriver("scripted", false, Clock.systemUTC());
+    try (TestGateway kurir =
+        TestGateway.start(
+            dir, Clock.systemUTC(), new ScriptedDriver.Factory(driver), "--send.sync-timeout=1s")) {
+      Device device =
+          kurir.newDevice(
+              "+6281100007904",
+              "scripted",
+              Map.of("pacing.min-gap", "500ms", "pacing.jitter", "0ms"));
+      Messages messages = kurir.gateway().messages();
+      driver.holdSends();
+      messages.accept(device, syncText(Numbers.fresh()));
+      Eventually.until("the first send is in the driver", () -> driver.sends().size() == 1);
+      // Two sync sends wait behind it: with this one, 3 × 500 ms is past the 1 s timeout.
+      messages.accept(device, syncText(Numbers.fresh()));
+      messages.accept(device, syncText(Numbers.fresh()));
+      String to = Numbers.fresh();
+      String license = kurir.gateway().tenants().license(device.licenseId()).code();
+
+      TestGateway.Reply eco =
+          kurir.postJson(
+              "/api/send_message",
+              "{\"key\":\""
+                  + device.ecoKey()
+                  + "\",\"phone_no\":\""
+                  + to
+                  + "\",\"message\":\"x\"}");
+      TestGateway.Reply crm =
+          kurir.postJson(
+              "/send/message-text",
+              "{\"deviceId\":\""
+                  + device.crmDeviceId()
+                  + "\",\"number\":\""
+                  + to
+                  + "\",\"message\":\"x\"}");
+      TestGateway.Reply account =
+          kurir.postForm(
+              "/v2.0/send-message",
+              "license=" + license + "&wa_number=" + to + "&text=x&mode=sync");
+      driver.release();
+
+      assertThat(List.of(eco.status(), crm.status(), account.status())).containsOnly(429);
+      assertThat(eco.body()).isEqualTo("device_busy");
+      assertThat(crm.body()).isEqualTo("{\"status\":false,\"message\":\"device_busy\"}");
+      assertThat(account.body()).isEqualTo("{\"status\":\"failed\",\"message\":\"device_busy\"}");
+      Eventually.until("the sender is idle", () -> messages.senderIdle(device.id()));
+      assertThat(driver.sends()).as("the three accepted, none refused").hasSize(3);
+      assertThat(driver.sends()).noneMatch(c -> c.message().recipient().equals(to));
+    }
+  }
+
   private static SendRequest syncText(String to) {
     return new SendRequest(
         List.of(Recipient.number(to)), "text", "hi", "test", true, false, Duration.ZERO);
