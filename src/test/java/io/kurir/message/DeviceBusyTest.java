@@ -37,12 +37,10 @@ class DeviceBusyTest {
 
   private static HttpResponse<String> syncSend(TestGateway kurir, Device d, String to)
       throws Exception {
-    String body =
-        "{\"key\":\"" + d.ecoKey() + "\",\"phone_no\":\"" + to + "\",\"message\":\"otp\"}";
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(kurir.url("/api/send_message")))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .POST(HttpRequest.BodyPublishers.ofString(ecoText(d, to)))
             .build();
     return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
@@ -106,15 +104,11 @@ class DeviceBusyTest {
 
   @Test
   void aSyncSendStillWaitingWhenADriverSlowerThanTheEstimateRunsOutIsDeviceBusyAndNeverSent() {
-    ScriptedDriver driver = new ScriptedDriver("scripted", false, Clock.systemUTC());
-    try (TestGateway kurir =
-        TestGateway.start(
-            dir, Clock.systemUTC(), new ScriptedDriver.Factory(driver), "--send.sync-timeout=1s")) {
+    try (TestGateway kurir = startScripted()) {
       Device device = kurir.newDevice("+6281100007902", "scripted", Map.of());
       Messages messages = kurir.gateway().messages();
-      driver.holdSends(); // the driver takes far longer than the 100 ms a send is counted for
-      Message first = messages.accept(device, syncText(Numbers.fresh())).getFirst();
-      Eventually.until("the first send is in the driver", () -> driver.sends().size() == 1);
+      // The driver takes far longer than the 100 ms a send is counted for.
+      Message first = holdFirstSend(messages, device);
 
       Message second = messages.accept(device, syncText(Numbers.fresh())).getFirst();
       SendResult result =
@@ -135,14 +129,9 @@ class DeviceBusyTest {
 
   @Test
   void theLatePathAnswersDeviceBusyOverHttpToo() throws Exception {
-    ScriptedDriver driver = new ScriptedDriver("scripted", false, Clock.systemUTC());
-    try (TestGateway kurir =
-        TestGateway.start(
-            dir, Clock.systemUTC(), new ScriptedDriver.Factory(driver), "--send.sync-timeout=1s")) {
+    try (TestGateway kurir = startScripted()) {
       Device device = kurir.newDevice("+6281100007903", "scripted", Map.of());
-      driver.holdSends();
-      kurir.gateway().messages().accept(device, syncText(Numbers.fresh()));
-      Eventually.until("the first send is in the driver", () -> driver.sends().size() == 1);
+      holdFirstSend(kurir.gateway().messages(), device);
 
       HttpResponse<String> reply = syncSend(kurir, device, Numbers.fresh());
       driver.release();
@@ -158,33 +147,21 @@ class DeviceBusyTest {
 
   @Test
   void everyFamilyThatSendsSyncRefusesABusyOnlineDeviceInItsOwnStyleAndSendsNothing() {
-    ScriptedDriver driver = new ScriptedDriver("scripted", false, Clock.systemUTC());
-    try (TestGateway kurir =
-        TestGateway.start(
-            dir, Clock.systemUTC(), new ScriptedDriver.Factory(driver), "--send.sync-timeout=1s")) {
+    try (TestGateway kurir = startScripted()) {
       Device device =
           kurir.newDevice(
               "+6281100007904",
               "scripted",
               Map.of("pacing.min-gap", "500ms", "pacing.jitter", "0ms"));
       Messages messages = kurir.gateway().messages();
-      driver.holdSends();
-      messages.accept(device, syncText(Numbers.fresh()));
-      Eventually.until("the first send is in the driver", () -> driver.sends().size() == 1);
+      holdFirstSend(messages, device);
       // Two sync sends wait behind it: with this one, 3 × 500 ms is past the 1 s timeout.
       messages.accept(device, syncText(Numbers.fresh()));
       messages.accept(device, syncText(Numbers.fresh()));
       String to = Numbers.fresh();
       String license = kurir.gateway().tenants().license(device.licenseId()).code();
 
-      TestGateway.Reply eco =
-          kurir.postJson(
-              "/api/send_message",
-              "{\"key\":\""
-                  + device.ecoKey()
-                  + "\",\"phone_no\":\""
-                  + to
-                  + "\",\"message\":\"x\"}");
+      TestGateway.Reply eco = kurir.postJson("/api/send_message", ecoText(device, to));
       TestGateway.Reply crm =
           kurir.postJson(
               "/send/message-text",
@@ -207,6 +184,26 @@ class DeviceBusyTest {
       assertThat(driver.sends()).as("the three accepted, none refused").hasSize(3);
       assertThat(driver.sends()).noneMatch(c -> c.message().recipient().equals(to));
     }
+  }
+
+  private static String ecoText(Device d, String to) {
+    return "{\"key\":\"" + d.ecoKey() + "\",\"phone_no\":\"" + to + "\",\"message\":\"x\"}";
+  }
+
+  private final ScriptedDriver driver = new ScriptedDriver("scripted", false, Clock.systemUTC());
+
+  /** A gateway with the scripted driver, whose sync callers wait 1 s. */
+  private TestGateway startScripted() {
+    return TestGateway.start(
+        dir, Clock.systemUTC(), new ScriptedDriver.Factory(driver), "--send.sync-timeout=1s");
+  }
+
+  /** A sync send the driver holds until {@link ScriptedDriver#release}. */
+  private Message holdFirstSend(Messages messages, Device device) {
+    driver.holdSends();
+    Message first = messages.accept(device, syncText(Numbers.fresh())).getFirst();
+    Eventually.until("the first send is in the driver", () -> driver.sends().size() == 1);
+    return first;
   }
 
   private static SendRequest syncText(String to) {
