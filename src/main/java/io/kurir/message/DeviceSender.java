@@ -96,6 +96,9 @@ final class DeviceSender {
   // caller was told so (Messages.expire). Moved here from expressOutstanding under lock, so that
   // the loop and the caller cannot both take one; guarded by lock.
   private final Set<Long> withdrawnHandOvers = new java.util.HashSet<>();
+  // Express hand-overs this loop has started sending (still outstanding until their outcome, for
+  // the crash bound); added under lock, removed with their outstanding mark.
+  private final Set<Long> startedHandOvers = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
   private volatile long recentSendNanos;
 
@@ -339,7 +342,9 @@ final class DeviceSender {
       if (withdrawnHandOvers.remove(m.id())) {
         return false;
       }
-      expressOutstanding.remove(m.id());
+      if (expressOutstanding.contains(m.id())) {
+        startedHandOvers.add(m.id());
+      }
       return true;
     } finally {
       lock.unlock();
@@ -354,7 +359,7 @@ final class DeviceSender {
   boolean withdrawUnsent(long messageId) {
     lock.lock();
     try {
-      if (!expressOutstanding.remove(messageId)) {
+      if (startedHandOvers.contains(messageId) || !expressOutstanding.remove(messageId)) {
         return false;
       }
       withdrawnHandOvers.add(messageId);
@@ -364,9 +369,9 @@ final class DeviceSender {
     }
   }
 
-  /** Sync hand-overs this sender holds and has not sent yet. */
+  /** Sync hand-overs this sender holds and has not started sending yet. */
   int syncHandOversOutstanding() {
-    return expressOutstanding.size();
+    return Math.max(0, expressOutstanding.size() - startedHandOvers.size());
   }
 
   /**
@@ -852,6 +857,7 @@ final class DeviceSender {
   private void afterSend(Message m, SendOutcome outcome, boolean paceFromEnd) {
     underWay.remove(m.recipient());
     expressOutstanding.remove(m.id());
+    startedHandOvers.remove(m.id());
     long now = System.nanoTime();
     if (pacing.recipientGap().isPositive()) {
       lastSendTo.put(m.recipient(), now);
@@ -1205,6 +1211,8 @@ final class DeviceSender {
       if (!takeTurn(m)) {
         continue; // withdrawn by its caller: it stays failed
       }
+      expressOutstanding.remove(m.id());
+      startedHandOvers.remove(m.id());
       if (m.sync()) {
         syncMayBeQueued();
       }
