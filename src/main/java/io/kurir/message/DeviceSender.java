@@ -99,6 +99,9 @@ final class DeviceSender {
   // Express hand-overs this loop has started sending (still outstanding until their outcome, for
   // the crash bound); added under lock, removed with their outstanding mark.
   private final Set<Long> startedHandOvers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Sync messages this loop claimed from the database (not handed over) and has not started: a
+  // caller's timeout may withdraw them as it does hand-overs; changed under lock.
+  private final Set<Long> claimedSync = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
   private volatile long recentSendNanos;
 
@@ -342,6 +345,7 @@ final class DeviceSender {
       if (withdrawnHandOvers.remove(m.id())) {
         return false;
       }
+      claimedSync.remove(m.id());
       if (expressOutstanding.contains(m.id())) {
         startedHandOvers.add(m.id());
       }
@@ -359,7 +363,8 @@ final class DeviceSender {
   boolean withdrawUnsent(long messageId) {
     lock.lock();
     try {
-      if (startedHandOvers.contains(messageId) || !expressOutstanding.remove(messageId)) {
+      if (startedHandOvers.contains(messageId)
+          || !(expressOutstanding.remove(messageId) || claimedSync.remove(messageId))) {
         return false;
       }
       withdrawnHandOvers.add(messageId);
@@ -369,9 +374,21 @@ final class DeviceSender {
     }
   }
 
-  /** Sync hand-overs this sender holds and has not started sending yet. */
+  /** A sync message this loop claimed from the database, until it starts or goes back. */
+  private void noteClaimedSync(Message m) {
+    if (m.sync()) {
+      lock.lock();
+      try {
+        claimedSync.add(m.id());
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Sync messages this sender holds claimed (handed over or taken) and has not started yet. */
   int syncHandOversOutstanding() {
-    return Math.max(0, expressOutstanding.size() - startedHandOvers.size());
+    return Math.max(0, expressOutstanding.size() - startedHandOvers.size()) + claimedSync.size();
   }
 
   /**
@@ -544,6 +561,7 @@ final class DeviceSender {
       log.warn("device {}: lease lost; another node sends for it now", device.id());
       for (Message m; (m = claimed.pollFirst()) != null; ) {
         expressOutstanding.remove(m.id());
+        claimedSync.remove(m.id());
         store.unclaimAsOwner(m.id(), m.notBefore(), leases.owner());
       }
     } else {
@@ -1020,6 +1038,7 @@ final class DeviceSender {
       Message m = sync.get(i);
       if (taken.contains(m.id())) {
         claimed.addFirst(m.withAttempts(m.attempts() + 1));
+        noteClaimedSync(m);
       }
     }
   }
@@ -1119,6 +1138,7 @@ final class DeviceSender {
     for (Message m : due) {
       if (taken.contains(m.id())) {
         claimed.addLast(m.withAttempts(m.attempts() + 1));
+        noteClaimedSync(m);
       }
     }
   }
