@@ -286,12 +286,14 @@ final class DeviceSender {
         expressTaken = true;
         quiet = false;
         messages.forEach(m -> expressOutstanding.add(m.id()));
+      } else {
+        messages.stream().filter(Message::sync).forEach(m -> claimedSync.add(m.id()));
       }
     } finally {
       lock.unlock();
     }
     if (!driver.isConnected(device)) { // sync callers are refused by the usual path
-      messages.forEach(m -> expressOutstanding.remove(m.id()));
+      forgetHeld(messages);
       handOver(List.of());
       wake();
       return false;
@@ -319,8 +321,8 @@ final class DeviceSender {
       lock.unlock();
     }
     if (!taken) {
+      forgetHeld(claimedNow);
       for (Message m : claimedNow) {
-        expressOutstanding.remove(m.id());
         // Looked for again once back in the queue: a look before this commit missed it.
         store.unclaim(m.id(), m.notBefore()).thenRun(this::wake);
       }
@@ -332,7 +334,15 @@ final class DeviceSender {
    * caller was refused, or the lease moved): they no longer count as outstanding.
    */
   void handOverDropped(List<Message> messages) {
-    messages.forEach(m -> expressOutstanding.remove(m.id()));
+    forgetHeld(messages);
+  }
+
+  /** {@code messages} are no longer held by this sender unsent (their hand-over did not happen). */
+  private void forgetHeld(List<Message> messages) {
+    for (Message m : messages) {
+      expressOutstanding.remove(m.id());
+      claimedSync.remove(m.id());
+    }
   }
 
   /**

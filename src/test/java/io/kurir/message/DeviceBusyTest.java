@@ -2,6 +2,7 @@ package io.kurir.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
@@ -142,6 +143,38 @@ class DeviceBusyTest {
       Eventually.until(
           "the sender is idle", () -> kurir.gateway().messages().senderIdle(device.id()));
       assertThat(driver.sends()).hasSize(1);
+    }
+  }
+
+  @Test
+  void aSeveralNumberSendWhoseFirstNumberWentOutAnswersTheFailureStringNotAnHttpError() {
+    try (TestGateway kurir = startScripted()) {
+      Device device = kurir.newDevice("+6281100007905", "scripted", Map.of());
+      String first = Numbers.fresh();
+      String second = Numbers.fresh();
+      // The first send takes longer than the 1 s wait (and than the 100 ms it is counted for), so
+      // the second is still waiting its turn when the wait ends.
+      driver.then(
+          first,
+          m -> {
+            try {
+              Thread.sleep(1_500);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return SendOutcome.Sent.of(ScriptedDriver.networkIdOf(m.id()), Instant.now());
+          });
+
+      TestGateway.Reply reply =
+          kurir.postJson(
+              "/api/send_message",
+              ecoText(device, Numbers.national(first) + "," + Numbers.national(second)));
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.body()).as("the first went out: not hidden").isEqualTo("Other error");
+      Eventually.until(
+          "the sender is idle", () -> kurir.gateway().messages().senderIdle(device.id()));
+      assertThat(driver.sends()).extracting(c -> c.message().recipient()).containsExactly(first);
     }
   }
 
