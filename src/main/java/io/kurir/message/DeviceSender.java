@@ -92,15 +92,16 @@ final class DeviceSender {
   // Sync messages claimed by express hand-over and not yet sent: bounded, as the claim window is,
   // since they too may be cut off by a crash.
   private final Set<Long> expressOutstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  // Express hand-overs whose caller's wait ended before this loop started them: never sent, the
-  // caller was told so (Messages.expire). Moved here from expressOutstanding under lock, so that
-  // the loop and the caller cannot both take one; guarded by lock.
+  // Sync messages held claimed whose caller's wait ended before this loop started them: never
+  // sent, the caller was told so (Messages.expire). Moved here from expressOutstanding or
+  // claimedSync under lock, so that the loop and the caller cannot both take one; guarded by lock.
   private final Set<Long> withdrawnHandOvers = new java.util.HashSet<>();
   // Express hand-overs this loop has started sending (still outstanding until their outcome, for
   // the crash bound); added under lock, removed with their outstanding mark.
   private final Set<Long> startedHandOvers = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  // Sync messages this loop claimed from the database (not handed over) and has not started: a
-  // caller's timeout may withdraw them as it does hand-overs; changed under lock.
+  // Sync messages this sender holds claimed that are not express hand-overs (taken from the queue,
+  // or handed over while it was idle) and has not started: a caller's timeout may withdraw them as
+  // it does express hand-overs; changed under lock.
   private final Set<Long> claimedSync = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
   private volatile long recentSendNanos;
@@ -366,9 +367,10 @@ final class DeviceSender {
   }
 
   /**
-   * Withdraws express hand-over {@code messageId} if this loop has not started sending it: true
-   * when it never goes out (the caller then records it failed). The claim in the database says only
-   * "sending", so this sender's memory decides.
+   * Withdraws sync message {@code messageId}, held claimed by this sender (handed over or taken
+   * from the queue), if this loop has not started sending it: true when it never goes out (the
+   * caller then records it failed). The claim in the database says only "sending", so this sender's
+   * memory decides.
    */
   boolean withdrawUnsent(long messageId) {
     lock.lock();

@@ -378,10 +378,10 @@ public final class Messages implements AutoCloseable {
   }
 
   /**
-   * Refuses a sync send to an online device when the sync messages already waiting on it (this
-   * node's hand-overs not yet sent, and those queued in the database) could not all go out, with
-   * this request's, before the caller's timeout at the device's sync pace. Nothing is stored, so a
-   * caller told to retry never finds this request sent as well.
+   * Refuses a sync send to an online device when the sync messages already waiting on it (those
+   * this node's sender holds claimed and has not started, and those queued in the database) could
+   * not all go out, with this request's, before the caller's timeout at the device's sync pace.
+   * Nothing is stored, so a caller told to retry never finds this request sent as well.
    */
   private void refuseIfBusy(Device device, DeviceSender sender, int adding) {
     if (!sender.deviceConnected()) {
@@ -650,7 +650,7 @@ public final class Messages implements AutoCloseable {
     DeviceSender sender = late.isEmpty() ? null : senders.get(late.getFirst().deviceId());
     if (sender != null) {
       for (long id : withdrawable) {
-        // A hand-over this node's sender holds but has not started: its memory decides, then the
+        // One this node's sender holds claimed but has not started: its memory decides, then the
         // database says so (it was claimed, "sending", without ever reaching the driver).
         if (!withdrawn.contains(id) && sender.withdrawUnsent(id)) {
           store.moveTo(
