@@ -101,7 +101,7 @@ final class DeviceSender {
   private final Set<Long> startedHandOvers = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // Sync messages this sender holds claimed that are not express hand-overs (taken from the queue,
   // or handed over while it was idle) and has not started: a caller's timeout may withdraw them as
-  // it does express hand-overs; changed under lock.
+  // it does express hand-overs; taken (by either) under lock.
   private final Set<Long> claimedSync = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
   private volatile long recentSendNanos;
