@@ -147,6 +147,9 @@ public final class EcoMessageHandlers {
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
             : accepted.stream().map(m -> SendResult.SENT).toList();
+    if (SendResult.busyWithNothingSent(outcomes)) {
+      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(req.device()));
+    }
     for (int i = 0; i < accepted.size(); i++) {
       String result = results.ofSend(outcomes.get(i), clock.instant());
       if (!result.equals(EcoResults.SUCCESS)) {
