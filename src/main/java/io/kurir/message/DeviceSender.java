@@ -405,12 +405,14 @@ final class DeviceSender {
 
   /**
    * How long one sync send takes on this device, for the estimate of a sync caller's wait: the sync
-   * gap ({@link Pacing#syncGapNanos}) or the driver's recent send time, whichever is longer, and
-   * never less than {@link #SYNC_SEND_FLOOR}.
+   * gap ({@link Pacing#syncGapNanos}) or the driver's recent send time shared by the sends it may
+   * have under way at once, whichever is longer; {@link #SYNC_SEND_FLOOR} stands for the send time
+   * until one was measured. A measured time is used as it is: an unpaced device that sends in a
+   * millisecond is not refused at 100 callers.
    */
   long syncSendNanos() {
-    long send = Math.max(recentSendNanos, SYNC_SEND_FLOOR.toNanos());
-    return Math.max(pacing.syncGapNanos(), send);
+    long send = recentSendNanos > 0 ? recentSendNanos : SYNC_SEND_FLOOR.toNanos();
+    return Math.max(pacing.syncGapNanos(), send / Math.max(1, pacing.inFlight()));
   }
 
   /** Whether the device's driver says it is connected now. */
