@@ -171,6 +171,7 @@ public final class Gateway implements AutoCloseable {
               "node-" + settings.nodeId());
       messages.observeWith(metrics); // before any device is used: every sender reports to it
       tenants.onDeviceChanged(messages::deviceChanged);
+      tenants.onDeviceDeleted(messages::deviceDeleted);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
@@ -205,6 +206,7 @@ public final class Gateway implements AutoCloseable {
               settings.media().maxKb());
       scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
+      tenants.onDeviceDeleted(schedules::deviceDeleted);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();

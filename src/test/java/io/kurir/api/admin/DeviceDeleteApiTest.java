@@ -1,0 +1,99 @@
+package io.kurir.api.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestGateway.Reply;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code DELETE /admin/devices/{id}} on a gateway with the sandbox: the device's key answers {@code
+ * invalid_key} at once, its queue ends {@code failed} ({@code device_deleted}) and nothing of it is
+ * sent afterwards, its history stays readable by the operator, and it is gone from the Admin API.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DeviceDeleteApiTest {
+  private static final String[] AUTH = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
+
+  TestGateway kurir;
+
+  @BeforeAll
+  void start(@TempDir Path dir) {
+    kurir = TestGateway.start(dir);
+  }
+
+  @AfterAll
+  void stop() {
+    kurir.close();
+  }
+
+  private Reply delete(String id) {
+    return kurir.send(
+        HttpRequest.newBuilder(URI.create(kurir.url("/admin/devices/" + id)))
+            .header(AUTH[0], AUTH[1])
+            .DELETE()
+            .build());
+  }
+
+  @Test
+  void aDeletedDeviceEndsItsQueueAndItsKeyAnswersInvalidKey() throws Exception {
+    Device device = kurir.newDevice("+6281100007301", true);
+    String delivered = Numbers.fresh();
+    assertThat(kurir.sendAsync(device, delivered, "before").body()).matches("\\d+");
+    Eventually.until("the first delivered", () -> kurir.sandbox().inbox(delivered).size() == 1);
+    kurir.sandbox().setDeviceOnline(device.id(), false); // what follows waits in the queue
+    String waiting = Numbers.fresh();
+    String queued = kurir.sendAsync(device, waiting, "queued").body();
+    assertThat(queued).matches("\\d+");
+
+    Reply deleted = delete(Long.toString(device.id()));
+    assertThat(deleted.status()).as(deleted.body()).isEqualTo(204);
+
+    assertThat(kurir.sendAsync(device, Numbers.fresh(), "after").body()).isEqualTo("invalid_key");
+    Reply status =
+        kurir.postJson(
+            "/api/status_msg_id",
+            "{\"key\":\"" + device.ecoKey() + "\",\"msg_id\":\"" + queued + "\"}");
+    assertThat(status.body()).isEqualTo("invalid_key");
+    Reply history = kurir.get("/admin/messages/" + queued, AUTH);
+    assertThat(history.status()).as("the operator still reads its history").isEqualTo(200);
+    assertThat(history.body()).contains("\"state\":\"failed\"").contains("device_deleted");
+
+    kurir.sandbox().setDeviceOnline(device.id(), true);
+    kurir.gateway().messages().connectionChanged(device.id(), true);
+    assertThat(kurir.get("/admin/devices", AUTH).body()).doesNotContain(device.ecoKey());
+    Thread.sleep(300); // time enough for a sender that was still there to send
+    assertThat(kurir.sandbox().inbox(waiting)).as("nothing sent after the delete").isEmpty();
+
+    Reply again = delete(Long.toString(device.id()));
+    assertThat(again.status()).isEqualTo(404);
+    assertThat(again.body()).contains("\"error\":\"not_found\"");
+    Reply disable =
+        kurir.post("/admin/devices/" + device.id() + "/disable", "", "application/json", AUTH);
+    assertThat(disable.status()).as("gone for every operation").isEqualTo(404);
+  }
+
+  @Test
+  void deletingAnUnknownOrMalformedIdAnswersAJsonError() {
+    Reply unknown = delete("999999");
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(unknown.body()).contains("\"error\":\"not_found\"");
+    Reply malformed = delete("abc");
+    assertThat(malformed.status()).isEqualTo(400);
+    assertThat(malformed.contentType()).startsWith("application/json");
+    Reply noToken =
+        kurir.send(
+            HttpRequest.newBuilder(URI.create(kurir.url("/admin/devices/1"))).DELETE().build());
+    assertThat(noToken.status()).isEqualTo(401);
+  }
+}
