@@ -84,6 +84,41 @@ class DeviceDeleteApiTest {
   }
 
   @Test
+  void aDeletedDevicesWaitingSchedulesEndFailedAtOnce() {
+    Device device = kurir.newDevice("+6281100007302", true);
+    String tomorrow =
+        java.time.LocalDateTime.now(java.time.ZoneId.of("Asia/Jakarta"))
+            .plusDays(1)
+            .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"));
+    Reply scheduled =
+        kurir.postJson(
+            "/api/scheduler",
+            "{\"key\":\""
+                + device.ecoKey()
+                + "\",\"phone_no\":\""
+                + Numbers.fresh()
+                + "\",\"sch_date\":\""
+                + tomorrow
+                + "\",\"api_type\":\"text\",\"message\":\"Halo\"}");
+    assertThat(scheduled.body()).matches("\\d+");
+
+    assertThat(delete(Long.toString(device.id())).status()).isEqualTo(204);
+
+    var stored =
+        kurir
+            .gateway()
+            .database()
+            .jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery("SELECT state, reason FROM schedule WHERE id = ?")
+                        .bind(0, Long.parseLong(scheduled.body()))
+                        .mapToMap()
+                        .one());
+    assertThat(stored).containsEntry("state", "failed").containsEntry("reason", "device_deleted");
+  }
+
+  @Test
   void deletingAnUnknownOrMalformedIdAnswersAJsonError() {
     Reply unknown = delete("999999");
     assertThat(unknown.status()).isEqualTo(404);
