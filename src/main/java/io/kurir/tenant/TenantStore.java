@@ -218,6 +218,17 @@ final class TenantStore {
                     .list());
   }
 
+  /** The ids of a license's devices, deleted ones included. */
+  java.util.Set<Long> deviceIdsOfLicense(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT id FROM device WHERE license_id = ?")
+                    .bind(0, licenseId)
+                    .mapTo(Long.class)
+                    .set());
+  }
+
   Optional<Device> device(long id) {
     return deviceWhere("id", id);
   }
@@ -251,8 +262,8 @@ final class TenantStore {
   /**
    * Deletes a device, in one commit: its row stays as a tombstone (switched off, new credentials,
    * no webhook URLs, {@code deleted_at} set) that keeps its history's foreign keys; its driver
-   * configuration and session state and its idempotency keys go. False when there is no live device
-   * {@code id}.
+   * configuration and session state, its idempotency keys and its mobile CS entries go. False when
+   * there is no live device {@code id}.
    */
   boolean delete(long id, Instant at, List<String> newCredentials) {
     return db.writes()
@@ -275,8 +286,10 @@ final class TenantStore {
                 return false;
               }
               // The driver's secrets and session state must not outlive the device; a repeated
-              // request with an old idempotency key is refused by the key check anyway.
-              for (String table : List.of("device_config", "driver_state", "idempotency_key")) {
+              // request with an old idempotency key is refused by the key check anyway; a mobile
+              // CS handset relays for this device only.
+              for (String table :
+                  List.of("device_config", "driver_state", "idempotency_key", "mobile_cs")) {
                 h.createUpdate("DELETE FROM " + table + " WHERE device_id = ?")
                     .bind(0, id)
                     .execute();

@@ -400,6 +400,14 @@ public final class Tenants {
     return license;
   }
 
+  /**
+   * The ids of every device a license ever had, deleted ones included: for reading its history (how
+   * a message ended stays readable after its device was deleted).
+   */
+  public java.util.Set<Long> deviceIdsEverOf(License license) {
+    return store.deviceIdsOfLicense(license.id());
+  }
+
   /** A license's devices, oldest first. */
   public List<Device> devicesOf(License license) {
     return store.devicesOfLicense(license.id());

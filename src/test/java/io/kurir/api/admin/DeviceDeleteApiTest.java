@@ -84,7 +84,7 @@ class DeviceDeleteApiTest {
   }
 
   @Test
-  void aDeletedDevicesWaitingSchedulesEndFailedAtOnce() {
+  void aDeletedDevicesWaitingSchedulesEndFailedAndItsMobileCsEntriesGo() {
     Device device = kurir.newDevice("+6281100007302", true);
     String tomorrow =
         java.time.LocalDateTime.now(java.time.ZoneId.of("Asia/Jakarta"))
@@ -102,8 +102,22 @@ class DeviceDeleteApiTest {
                 + "\",\"api_type\":\"text\",\"message\":\"Halo\"}");
     assertThat(scheduled.body()).matches("\\d+");
 
+    String mobileCs = "/admin/licenses/" + device.licenseId() + "/mobile-cs";
+    Reply added =
+        kurir.post(
+            mobileCs,
+            "{\"device\":\""
+                + device.id()
+                + "\",\"name\":\"CS\",\"playerId\":\"p-7302\",\"handsetId\":\"h-7302\"}",
+            "application/json",
+            AUTH);
+    assertThat(added.status()).as(added.body()).isEqualTo(201);
+
     assertThat(delete(Long.toString(device.id())).status()).isEqualTo(204);
 
+    assertThat(kurir.get(mobileCs, AUTH).body())
+        .as("its mobile CS entries go with it")
+        .isEqualTo("[]");
     var stored =
         kurir
             .gateway()
@@ -116,6 +130,34 @@ class DeviceDeleteApiTest {
                         .mapToMap()
                         .one());
     assertThat(stored).containsEntry("state", "failed").containsEntry("reason", "device_deleted");
+  }
+
+  @Test
+  void theLicensesPartnerStillLearnsHowTheDeletedDevicesMessagesEnded() {
+    var tenants = kurir.gateway().tenants();
+    var partner = tenants.createPartner("Reseller", "", "reseller-7303", "secret-7303-abcdefgh");
+    var license = tenants.createLicense(partner.id(), "Shop", "", null, java.util.List.of());
+    Device device = tenants.createDevice(license.id(), "+6281100007303", "sandbox");
+    kurir.sandbox().pair(device.id(), device.number()); // paired, but its phone is away
+    kurir.sandbox().setDeviceOnline(device.id(), false);
+    String queued = kurir.sendAsync(device, Numbers.fresh(), "queued").body();
+    assertThat(queued).matches("\\d+");
+
+    assertThat(delete(Long.toString(device.id())).status()).isEqualTo(204);
+
+    Reply check =
+        kurir.post(
+            "/v4.0/wa_partner/bulk_check_id",
+            "license=" + license.code() + "&bulk_msg_id=" + queued,
+            "application/x-www-form-urlencoded",
+            "Authorization",
+            "Basic "
+                + java.util.Base64.getEncoder()
+                    .encodeToString(
+                        "reseller-7303:secret-7303-abcdefgh"
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThat(check.status()).as(check.body()).isEqualTo(200);
+    assertThat(check.body()).contains("\"status\":\"failed\"").doesNotContain("not_found");
   }
 
   @Test
