@@ -170,6 +170,7 @@ public final class Gateway implements AutoCloseable {
               new CallerMedia(urlGuard, mediaFiles),
               "node-" + settings.nodeId());
       messages.observeWith(metrics); // before any device is used: every sender reports to it
+      messages.answerSyncWithin(settings.syncTimeout());
       tenants.onDeviceChanged(messages::deviceChanged);
       tenants.onDeviceDeleted(messages::deviceDeleted);
       Bots bots = new Bots(db, ids, clock);

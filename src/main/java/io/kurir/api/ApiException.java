@@ -9,6 +9,7 @@ package io.kurir.api;
 public final class ApiException extends RuntimeException {
   private final int status;
   private final String token;
+  private final long retryAfterSeconds;
 
   /**
    * @param status HTTP status
@@ -16,9 +17,37 @@ public final class ApiException extends RuntimeException {
    * @param detail a sentence for people (logs, JSON families), never shown by plain-token families
    */
   public ApiException(int status, String token, String detail) {
+    this(status, token, detail, 0);
+  }
+
+  /** A refusal whose reply carries {@code Retry-After: retryAfterSeconds} (when above 0). */
+  public ApiException(int status, String token, String detail, long retryAfterSeconds) {
     super(detail);
     this.status = status;
     this.token = token;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** When a retry may succeed, in whole seconds, for the {@code Retry-After} header; 0: none. */
+  public long retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
+  /**
+   * 429 {@code device_busy}: a sync send's device is online but has more sync sends waiting than it
+   * can send in time, and nothing of this request went out (so a retry cannot send twice).
+   */
+  public static ApiException deviceBusy(String detail, long retryAfterSeconds) {
+    return new ApiException(429, "device_busy", detail, retryAfterSeconds);
+  }
+
+  /** {@link #deviceBusy} for a sync send whose wait ended while its device was busy. */
+  public static ApiException deviceBusyAfterWait(long retryAfterSeconds) {
+    return deviceBusy(
+        "the device is online but busy with other sync sends; nothing was sent, retry after "
+            + retryAfterSeconds
+            + " s",
+        retryAfterSeconds);
   }
 
   public int status() {
@@ -31,7 +60,8 @@ public final class ApiException extends RuntimeException {
 
   /**
    * A send the core refused, for the families whose only text field is {@code textField}: 400
-   * {@code <textField>_too_long}, or 503 {@code stopping}.
+   * {@code <textField>_too_long}, 429 {@code device_busy} (with Retry-After), or 503 {@code
+   * stopping}.
    */
   public static ApiException ofRefusal(io.kurir.message.SendRefused e, String textField) {
     return switch (e.reason()) {
@@ -40,6 +70,7 @@ public final class ApiException extends RuntimeException {
       case STOPPING -> new ApiException(503, "stopping", e.getMessage());
       case BUSY -> new ApiException(503, "busy", e.getMessage());
       case DRIVER_NOT_LOADED -> new ApiException(503, "driver_not_loaded", e.getMessage());
+      case DEVICE_BUSY -> deviceBusy(e.getMessage(), e.retryAfterSeconds());
     };
   }
 

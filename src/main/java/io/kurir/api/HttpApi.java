@@ -131,7 +131,13 @@ public final class HttpApi implements AutoCloseable {
                         .render(ctx, new ApiException(429, "rate_limited", e.getMessage()));
                   });
               config.routes.exception(
-                  ApiException.class, (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, e));
+                  ApiException.class,
+                  (e, ctx) -> {
+                    if (e.retryAfterSeconds() > 0) {
+                      ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+                    }
+                    styleOf(byPrefix, ctx).render(ctx, e);
+                  });
               // Every family that sends answers a reused key alike, in its own error style.
               config.routes.exception(
                   IdempotencyKeyReused.class,

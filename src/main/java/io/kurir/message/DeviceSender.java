@@ -70,7 +70,8 @@ final class DeviceSender {
   private final Clock clock;
   private final Supplier<Pacing> pacingNow;
   private final SendObserver observer;
-  private Pacing pacing; // read again now and then: a device's configuration may change
+  // Read again now and then (a device's configuration may change); read by accepts too.
+  private volatile Pacing pacing;
   private volatile long pacingReadNanos = System.nanoTime();
 
   /** How often a sender reads its device's pacing again. */
@@ -93,6 +94,23 @@ final class DeviceSender {
   // Sync messages claimed by express hand-over and not yet sent: bounded, as the claim window is,
   // since they too may be cut off by a crash.
   private final Set<Long> expressOutstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Sync messages held claimed whose caller's wait ended before this loop started them: never
+  // sent, the caller was told so (Messages.expire). Moved here from expressOutstanding or
+  // claimedSync under lock, so that the loop and the caller cannot both take one; guarded by lock.
+  private final Set<Long> withdrawnHandOvers = new java.util.HashSet<>();
+  // Express hand-overs this loop has started sending (still outstanding until their outcome, for
+  // the crash bound); added under lock, removed with their outstanding mark.
+  private final Set<Long> startedHandOvers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Sync messages this sender holds claimed that are not express hand-overs (taken from the queue,
+  // or handed over while it was idle) and has not started: a caller's timeout may withdraw them as
+  // it does express hand-overs; taken (by either) under lock.
+  private final Set<Long> claimedSync = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // How long the driver's recent sends took (a moving average), for the estimate of a sync wait.
+  private volatile long recentSendNanos;
+
+  /** The least time a sync send is counted for in that estimate, before any send was measured. */
+  private static final Duration SYNC_SEND_FLOOR = Duration.ofMillis(100);
+
   private final java.util.Queue<Message> handedOver =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   // Whether hand-overs are taken; off while pausing or stopping, so that none is left behind in
@@ -273,12 +291,14 @@ final class DeviceSender {
         expressTaken = true;
         quiet = false;
         messages.forEach(m -> expressOutstanding.add(m.id()));
+      } else {
+        messages.stream().filter(Message::sync).forEach(m -> claimedSync.add(m.id()));
       }
     } finally {
       lock.unlock();
     }
     if (!driver.isConnected(device)) { // sync callers are refused by the usual path
-      messages.forEach(m -> expressOutstanding.remove(m.id()));
+      forgetHeld(messages);
       handOver(List.of());
       wake();
       return false;
@@ -306,8 +326,8 @@ final class DeviceSender {
       lock.unlock();
     }
     if (!taken) {
+      forgetHeld(claimedNow);
       for (Message m : claimedNow) {
-        expressOutstanding.remove(m.id());
         // Looked for again once back in the queue: a look before this commit missed it.
         store.unclaim(m.id(), m.notBefore()).thenRun(this::wake);
       }
@@ -319,7 +339,87 @@ final class DeviceSender {
    * caller was refused, or the lease moved): they no longer count as outstanding.
    */
   void handOverDropped(List<Message> messages) {
-    messages.forEach(m -> expressOutstanding.remove(m.id()));
+    forgetHeld(messages);
+  }
+
+  /** {@code messages} are no longer held by this sender unsent (their hand-over did not happen). */
+  private void forgetHeld(List<Message> messages) {
+    for (Message m : messages) {
+      expressOutstanding.remove(m.id());
+      claimedSync.remove(m.id());
+    }
+  }
+
+  /**
+   * Whether this loop may send sync message {@code m} now: false when its caller's wait ended first
+   * and withdrew it ({@link #withdrawUnsent}).
+   */
+  private boolean takeTurn(Message m) {
+    lock.lock();
+    try {
+      if (withdrawnHandOvers.remove(m.id())) {
+        return false;
+      }
+      claimedSync.remove(m.id());
+      if (expressOutstanding.contains(m.id())) {
+        startedHandOvers.add(m.id());
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Withdraws sync message {@code messageId}, held claimed by this sender (handed over or taken
+   * from the queue), if this loop has not started sending it: true when it never goes out (the
+   * caller then records it failed). The claim in the database says only "sending", so this sender's
+   * memory decides.
+   */
+  boolean withdrawUnsent(long messageId) {
+    lock.lock();
+    try {
+      if (startedHandOvers.contains(messageId)
+          || !(expressOutstanding.remove(messageId) || claimedSync.remove(messageId))) {
+        return false;
+      }
+      withdrawnHandOvers.add(messageId);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A sync message this loop claimed from the database, until it starts or goes back. */
+  private void noteClaimedSync(Message m) {
+    if (m.sync()) {
+      lock.lock();
+      try {
+        claimedSync.add(m.id());
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Sync messages this sender holds claimed (handed over or taken) and has not started yet. */
+  int syncHandOversOutstanding() {
+    return Math.max(0, expressOutstanding.size() - startedHandOvers.size()) + claimedSync.size();
+  }
+
+  /**
+   * How long one sync send takes on this device, for the estimate of a sync caller's wait: the sync
+   * gap ({@link Pacing#syncGapNanos}) or the driver's recent send time, whichever is longer, and
+   * never less than {@link #SYNC_SEND_FLOOR}.
+   */
+  long syncSendNanos() {
+    long send = Math.max(recentSendNanos, SYNC_SEND_FLOOR.toNanos());
+    return Math.max(pacing.syncGapNanos(), send);
+  }
+
+  /** Whether the device's driver says it is connected now. */
+  boolean deviceConnected() {
+    return driver.isConnected(device);
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -497,6 +597,7 @@ final class DeviceSender {
       log.warn("device {}: lease lost; another node sends for it now", device.id());
       for (Message m; (m = claimed.pollFirst()) != null; ) {
         expressOutstanding.remove(m.id());
+        claimedSync.remove(m.id());
         store.unclaimAsOwner(m.id(), m.notBefore(), leases.owner());
       }
     } else {
@@ -664,6 +765,9 @@ final class DeviceSender {
       return;
     }
     claimed.remove(m);
+    if (m.sync() && !takeTurn(m)) {
+      return; // its caller's wait ended first: withdrawn, never sent
+    }
     lastSendStartNanos = System.nanoTime();
     if (pacing.inFlight() == 1 && inFlight == 0) {
       SendOutcome outcome = sendSafely(m);
@@ -815,6 +919,7 @@ final class DeviceSender {
   private void afterSend(Message m, SendOutcome outcome, boolean paceFromEnd) {
     underWay.remove(m.recipient());
     expressOutstanding.remove(m.id());
+    startedHandOvers.remove(m.id());
     long now = System.nanoTime();
     if (pacing.recipientGap().isPositive()) {
       lastSendTo.put(m.recipient(), now);
@@ -977,6 +1082,7 @@ final class DeviceSender {
       Message m = sync.get(i);
       if (taken.contains(m.id())) {
         claimed.addFirst(m.withAttempts(m.attempts() + 1));
+        noteClaimedSync(m);
       }
     }
   }
@@ -1076,6 +1182,7 @@ final class DeviceSender {
     for (Message m : due) {
       if (taken.contains(m.id())) {
         claimed.addLast(m.withAttempts(m.attempts() + 1));
+        noteClaimedSync(m);
       }
     }
   }
@@ -1165,7 +1272,11 @@ final class DeviceSender {
   /** Claimed messages not sent (a stop, a lost device) go back to the queue, not counted. */
   private void giveBackClaimed() {
     for (Message m; (m = claimed.pollFirst()) != null; ) {
+      if (!takeTurn(m)) {
+        continue; // withdrawn by its caller: it stays failed
+      }
       expressOutstanding.remove(m.id());
+      startedHandOvers.remove(m.id());
       if (m.sync()) {
         syncMayBeQueued();
       }
@@ -1208,6 +1319,8 @@ final class DeviceSender {
     long started = System.nanoTime();
     try (var ids = io.kurir.logging.LogIds.message(device.id(), m.id())) {
       SendOutcome outcome = sendOrFailure(m);
+      long took = System.nanoTime() - started;
+      recentSendNanos = recentSendNanos == 0 ? took : (recentSendNanos * 3 + took) / 4;
       observer.attempted(driver.name(), outcome, Duration.ofNanos(System.nanoTime() - started));
       return outcome;
     }

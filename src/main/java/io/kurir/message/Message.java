@@ -42,6 +42,15 @@ public record Message(
     Optional<String> mediaUrl,
     boolean linkPreview) {
 
+  /**
+   * Why it failed, while it is {@code failed}; empty in every other state, also while a retried
+   * message keeps its last failure in {@link #reason}. What the replies that show a message's state
+   * add as {@code reason}.
+   */
+  public Optional<String> failureReason() {
+    return state == MessageState.FAILED ? reason : Optional.empty();
+  }
+
   /** Whether its image or file must be fetched before it can go out. */
   boolean needsFetch() {
     return media.isEmpty() && mediaUrl.isPresent();

@@ -392,6 +392,19 @@ final class MessageStore {
                     .one());
   }
 
+  /** Sync messages of a device waiting in its queue (pending): callers wait for each of them. */
+  int pendingSyncCount(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COUNT(*) FROM message WHERE device_id = ? AND state = 'pending'"
+                            + " AND sync = 1")
+                    .bind(0, deviceId)
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
   /**
    * Commits a sending attempt for each message that is still pending, while {@code owner} holds the
    * device's lease; the future completes after the commit with the ids that were claimed (a message

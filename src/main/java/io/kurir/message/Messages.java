@@ -82,6 +82,7 @@ public final class Messages implements AutoCloseable {
   private final NodeSignals signals;
   private volatile boolean closed;
   private volatile SendObserver observer = SendObserver.NONE;
+  private volatile Duration syncTimeout = Duration.ofSeconds(10);
 
   /** Receipts for network ids no message took are kept this long. */
   private static final Duration KEEP_EARLY_RECEIPTS = Duration.ofDays(1);
@@ -228,6 +229,15 @@ public final class Messages implements AutoCloseable {
   }
 
   /**
+   * The sync timeout ({@code send.sync-timeout}) the families give their callers: a sync send that
+   * could not go out within it on an online device is refused at once ({@link
+   * SendRefused.Reason#DEVICE_BUSY}).
+   */
+  public void answerSyncWithin(Duration timeout) {
+    this.syncTimeout = timeout;
+  }
+
+  /**
    * Stores one message per recipient in one commit and queues them; returns them in recipient order
    * once committed. Nothing is queued unless everything was stored.
    *
@@ -259,6 +269,9 @@ public final class Messages implements AutoCloseable {
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
     DeviceSender sender = senderFor(device);
+    if (request.sync() && request.delay().isZero()) {
+      refuseIfBusy(device, sender, messages.size());
+    }
     for (Message m : messages) {
       if (m.sync()) {
         outcomes.expect(m.id()); // before the sender can report it
@@ -366,6 +379,52 @@ public final class Messages implements AutoCloseable {
       throw new IllegalStateException("interrupted while accepting", e);
     }
     return messages;
+  }
+
+  /**
+   * Refuses a sync send to an online device when the sync messages already waiting on it (those
+   * this node's sender holds claimed and has not started, and those queued in the database) could
+   * not all go out, with this request's, before the caller's timeout at the device's sync pace.
+   * Nothing is stored, so a caller told to retry never finds this request sent as well.
+   */
+  private void refuseIfBusy(Device device, DeviceSender sender, int adding) {
+    if (!sender.deviceConnected()) {
+      return; // an offline device answers phone_offline, as before
+    }
+    long perSend = sender.syncSendNanos();
+    int ahead = sender.syncHandOversOutstanding();
+    if ((long) (ahead + adding) * perSend <= syncTimeout.toNanos()) {
+      ahead += store.pendingSyncCount(device.id()); // only when the hand-overs alone fit
+    }
+    if ((long) (ahead + adding) * perSend > syncTimeout.toNanos()) {
+      long seconds = retryAfterSeconds(ahead, perSend);
+      throw new SendRefused(
+          SendRefused.Reason.DEVICE_BUSY,
+          ahead
+              + " sync sends are waiting on this device, more than it can send within "
+              + syncTimeout.toMillis()
+              + " ms; nothing was sent, retry after "
+              + seconds
+              + " s",
+          seconds);
+    }
+  }
+
+  private static long retryAfterSeconds(int ahead, long perSendNanos) {
+    return Math.max(1, (long) Math.ceil(ahead * (double) perSendNanos / 1_000_000_000d));
+  }
+
+  /**
+   * When a sync send to {@code device} may find room again, in whole seconds (at least 1): what a
+   * caller told {@link SendResult#DEVICE_BUSY} is given as {@code Retry-After}.
+   */
+  public long busyForSeconds(Device device) {
+    DeviceSender sender = senders.get(device.id());
+    if (sender == null) {
+      return 1;
+    }
+    int ahead = sender.syncHandOversOutstanding() + store.pendingSyncCount(device.id());
+    return retryAfterSeconds(ahead, sender.syncSendNanos());
   }
 
   private List<Message> build(Device device, SendRequest request, Instant now) {
@@ -589,15 +648,37 @@ public final class Messages implements AutoCloseable {
       }
     }
     // Guarded: only what no sender has claimed is withdrawn; a claimed one is in a driver's hands.
+    Instant now = clock.instant();
     java.util.Set<Long> withdrawn =
-        store.withdraw(withdrawable, FailureReason.TIMEOUT, clock.instant());
+        new java.util.HashSet<>(store.withdraw(withdrawable, FailureReason.TIMEOUT, now));
+    DeviceSender sender = late.isEmpty() ? null : senders.get(late.getFirst().deviceId());
+    if (sender != null) {
+      for (long id : withdrawable) {
+        // One this node's sender holds claimed but has not started: its memory decides, then the
+        // database says so (it was claimed, "sending", without ever reaching the driver).
+        if (!withdrawn.contains(id) && sender.withdrawUnsent(id)) {
+          store.moveTo(
+              id,
+              MessageState.FAILED,
+              Set.of(MessageState.SENDING, MessageState.PENDING),
+              now,
+              FailureReason.TIMEOUT);
+          withdrawn.add(id);
+        }
+      }
+    }
+    // Withdrawn while its turn had come on a device that is online: the device is busy, not
+    // offline (a caller told phone_offline would look for a phone problem that is not there).
+    boolean online = sender != null && !withdrawn.isEmpty() && sender.deviceConnected();
     Instant graceEnd = Instant.now().plus(IN_FLIGHT_GRACE);
     Instant patienceEnd = callerStarted.plus(CALLER_PATIENCE);
     Instant until = graceEnd.isBefore(patienceEnd) ? graceEnd : patienceEnd;
     for (int i = 0; i < late.size(); i++) {
       Message m = late.get(i);
       SendResult r;
-      if (withdrawn.contains(m.id()) || m.retry()) {
+      if (withdrawn.contains(m.id())) {
+        r = online && !m.notBefore().isAfter(now) ? SendResult.DEVICE_BUSY : SendResult.TIMEOUT;
+      } else if (m.retry()) {
         r = outcomes.of(m.id()).getNow(SendResult.TIMEOUT); // flag_retry: it stays queued
       } else {
         r = poll(m, until); // in the driver's hands: its outcome is near

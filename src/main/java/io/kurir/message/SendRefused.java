@@ -22,14 +22,32 @@ public final class SendRefused extends RuntimeException {
      * The device's driver is not loaded by this gateway (a driver since switched off): nothing can
      * be sent through it.
      */
-    DRIVER_NOT_LOADED
+    DRIVER_NOT_LOADED,
+    /**
+     * A sync send to an online device that already has more sync sends waiting than it can send
+     * before this caller's timeout: nothing was stored, so retrying after {@link
+     * #retryAfterSeconds} is safe.
+     */
+    DEVICE_BUSY
   }
 
   private final Reason reason;
+  private final long retryAfterSeconds;
 
   public SendRefused(Reason reason, String message) {
+    this(reason, message, 0);
+  }
+
+  /** A refusal that says when a retry may succeed ({@code retryAfterSeconds} above 0). */
+  public SendRefused(Reason reason, String message, long retryAfterSeconds) {
     super(message);
     this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** When a retry may succeed, in whole seconds; 0 when the refusal does not say. */
+  public long retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public Reason reason() {

@@ -1,5 +1,6 @@
 package io.kurir.report;
 
+import io.kurir.message.MessageState;
 import io.kurir.store.Database;
 import io.kurir.tenant.Device;
 import java.time.Clock;
@@ -23,13 +24,18 @@ public final class Reports {
   /** Characters of text in one report at most (long texts count in full): the newest are kept. */
   public static final long MAX_TEXT_CHARS = 20_000_000;
 
-  /** One message in a report. */
+  /**
+   * One message in a report.
+   *
+   * @param failureReason why it failed, only while {@code state} is {@code failed}
+   */
   public record Row(
       long messageId,
       String text,
       String kind,
       String recipient,
       String state,
+      Optional<String> failureReason,
       Instant createdAt) {}
 
   /** What a report found. */
@@ -67,7 +73,7 @@ public final class Reports {
             .withHandle(
                 h ->
                     h.createQuery(
-                            "SELECT id, body, kind, recipient, state, created_at FROM message"
+                            "SELECT id, body, kind, recipient, state, reason, created_at FROM message"
                                 + " WHERE device_id = :device AND created_at >= :from"
                                 + " AND created_at < :to"
                                 + (pattern.isPresent()
@@ -87,6 +93,7 @@ public final class Reports {
                                     rs.getString("kind"),
                                     rs.getString("recipient"),
                                     rs.getString("state"),
+                                    failureReason(rs.getString("state"), rs.getString("reason")),
                                     Instant.ofEpochMilli(rs.getLong("created_at"))))
                         .withStream(Reports::withinTextBudget));
     if (!rows.isEmpty()) {
@@ -96,6 +103,13 @@ public final class Reports {
       return new Result.NoMatch();
     }
     return new Result.NoData();
+  }
+
+  /** The stored reason of a failed message; a retried one's last failure is not shown. */
+  private static Optional<String> failureReason(String state, String reason) {
+    return MessageState.FAILED.wireName().equals(state)
+        ? Optional.ofNullable(reason)
+        : Optional.empty();
   }
 
   /**

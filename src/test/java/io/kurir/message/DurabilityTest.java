@@ -3,6 +3,8 @@ package io.kurir.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.store.Database;
 import io.kurir.tenant.Device;
@@ -10,6 +12,8 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.WebhookReceiver;
+import io.kurir.testing.WebhookReceiver.Received;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * without its de-duplication here, as most real networks do: nothing below leans on it.
  */
 class DurabilityTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   @TempDir Path dir;
 
   /** A sandbox that delivers a second send of the same message id again. */
@@ -106,9 +112,24 @@ class DurabilityTest {
   }
 
   @Test
-  void aSendCutOffByACrashIsNotSentAgainThroughANetworkThatDoesNotDeduplicate() {
-    try (TestGateway kurir = TestGateway.start(dir, NO_DEDUP)) {
+  void aSendCutOffByACrashIsNotSentAgainThroughANetworkThatDoesNotDeduplicate() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver();
+        TestGateway kurir =
+            TestGateway.start(dir, NO_DEDUP, "--media.allow-private-addresses=true")) {
       Device device = kurir.newDevice();
+      String license = kurir.gateway().tenants().license(device.licenseId()).code();
+      assertThat(
+              kurir
+                  .postForm(
+                      "/v2.0/webhook",
+                      "license="
+                          + license
+                          + "&no_wa="
+                          + device.number().substring(1)
+                          + "&action=set_outgoing&url="
+                          + receiver.url("/out"))
+                  .body())
+          .contains("success");
       String to = Numbers.fresh();
       long id = sentThenCutOff(kurir, device, to, asyncBody(device, to, "once"));
       kurir.startAgain();
@@ -129,7 +150,49 @@ class DurabilityTest {
       Reply admin =
           kurir.get("/admin/messages/" + id, "Authorization", "Bearer " + TestGateway.ADMIN_TOKEN);
       assertThat(admin.body()).contains("\"reason\":\"interrupted\"");
+
+      JsonNode delivery =
+          JSON.readTree(
+                  kurir
+                      .postJson(
+                          "/api/check_delivery_status",
+                          "{\"key\":\"" + device.ecoKey() + "\",\"messageId\":\"" + id + "\"}")
+                      .body())
+              .get("message");
+      assertThat(delivery.get("status").asText()).isEqualTo("failed");
+      assertThat(delivery.get("reason").asText()).isEqualTo("interrupted");
+      JsonNode report =
+          JSON.readTree(
+              kurir
+                  .postJson(
+                      "/api/report_json",
+                      "{\"key\":\"" + device.ecoKey() + "\",\"time_choose\":\"today\"}")
+                  .body());
+      assertThat(report.get("data"))
+          .singleElement()
+          .satisfies(
+              row -> {
+                assertThat(row.get("message_id").asText()).isEqualTo(Long.toString(id));
+                assertThat(row.get("status").asText()).isEqualTo("failed");
+                assertThat(row.get("reason").asText()).isEqualTo("interrupted");
+              });
+      Eventually.until(
+          "the outgoing webhook told",
+          () -> receiver.received().stream().anyMatch(r -> "failed".equals(status(r))));
+      assertThat(receiver.received())
+          .filteredOn(r -> "failed".equals(status(r)))
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.json().get("messageId").asText()).isEqualTo(Long.toString(id));
+                assertThat(r.json().get("reason").asText()).isEqualTo("interrupted");
+              });
     }
+  }
+
+  private static String status(Received r) {
+    JsonNode status = r.json().get("status");
+    return status == null ? null : status.asText();
   }
 
   @Test

@@ -50,6 +50,24 @@ class SeveralNodesPostgresTest {
     return Database.lockInstance(TestDatabases.at(dir.resolve("k.db")), node);
   }
 
+  /** A new device that {@code node} sent one message for: its sender runs there, holding it. */
+  private static Device sentOnce(CoreNode node, String number, String to) {
+    Device device = node.newDevice(number);
+    Message warm = node.send(device, to, "warm");
+    Eventually.until("the node sends", () -> node.stateOf(device, warm.id()).wentOut());
+    return device;
+  }
+
+  /** Accepts a sync send of {@code text} to {@code to} on {@code node}: its caller then waits. */
+  private static Message syncSend(CoreNode node, Device device, String to, String text) {
+    return node.messages()
+        .accept(
+            device,
+            new SendRequest(
+                List.of(Recipient.number(to)), "text", text, "test", true, false, Duration.ZERO))
+        .getFirst();
+  }
+
   @Test
   void aJoiningNodeGetsItsShareAndAStoppingNodeHandsItsDevicesOverAtOnce() {
     Path file = dir.resolve("k.db");
@@ -118,30 +136,49 @@ class SeveralNodesPostgresTest {
     Clock clock = Clock.systemUTC();
     try (InstanceLock lockA = lock(1);
         CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
-      Device device = a.newDevice("+6281100009101");
-      Message warm = a.send(device, "+6281234579100", "warm");
-      Eventually.until("A sends", () -> a.stateOf(device, warm.id()).wentOut());
+      Device device = sentOnce(a, "+6281100009101", "+6281234579100");
       try (InstanceLock lockB = lock(2);
           CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
         Instant started = Instant.now();
-        Message sync =
-            b.messages()
-                .accept(
-                    device,
-                    new SendRequest(
-                        List.of(Recipient.number("+6281234579101")),
-                        "text",
-                        "wait for me",
-                        "test",
-                        true,
-                        false,
-                        Duration.ZERO))
-                .getFirst();
+        Message sync = syncSend(b, device, "+6281234579101", "wait for me");
         SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(10), started);
         assertThat(result).isEqualTo(SendResult.SENT);
         assertThat(a.driver().sentIds()).contains(sync.id());
         assertThat(b.driver().sentIds()).doesNotContain(sync.id());
         assertThat(Duration.between(started, Instant.now())).isLessThan(Duration.ofSeconds(3));
+      }
+    }
+  }
+
+  @Test
+  void aSyncSendWithdrawnByOneNodeIsNeverSentByTheNodeThatHoldsItsDevice() {
+    Path file = dir.resolve("k.db");
+    Clock clock = Clock.systemUTC();
+    try (InstanceLock lockA = lock(1);
+        CoreNode a = CoreNode.start(file, 1, clock, new ScriptedDriver("scripted", true))) {
+      Device device = sentOnce(a, "+6281100009201", "+6281234579200");
+      a.driver().holdSends(); // A's sender is inside its driver with the next message
+      Message stuck = a.send(device, "+6281234579201", "stuck in the network");
+      Eventually.until(
+          "A's driver has it", () -> a.driver().sends().size() == 2); // warm, then stuck
+      try (InstanceLock lockB = lock(2);
+          CoreNode b = CoreNode.start(file, 2, clock, new ScriptedDriver("scripted", true))) {
+        Instant started = Instant.now();
+        Message sync = syncSend(b, device, "+6281234579202", "too late");
+        SendResult result = b.messages().awaitFirstOutcome(sync, started.plusSeconds(1), started);
+        assertThat(result).as("told on B: it did not go out").isNotEqualTo(SendResult.SENT);
+        Message withdrawn = b.find(device, sync.id());
+        assertThat(withdrawn.state()).isEqualTo(MessageState.FAILED);
+        assertThat(withdrawn.reason()).contains(FailureReason.TIMEOUT);
+
+        a.driver().release();
+        Message after = a.send(device, "+6281234579203", "after");
+        Eventually.until("A sends on", () -> a.stateOf(device, after.id()).wentOut());
+        assertThat(a.stateOf(device, stuck.id()).wentOut()).isTrue();
+        assertThat(a.driver().sentIds())
+            .as("withdrawn on B while A held the device: A never sends it")
+            .doesNotContain(sync.id());
+        assertThat(b.driver().sentIds()).isEmpty();
       }
     }
   }

@@ -138,6 +138,9 @@ public final class AccountRoutes implements RouteTable {
       body.put("message", "queued");
     } else {
       SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
+      if (result == SendResult.DEVICE_BUSY) {
+        throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(device));
+      }
       body.put("status", result == SendResult.SENT ? "success" : "failed");
       body.put(
           "message",
@@ -147,7 +150,7 @@ public final class AccountRoutes implements RouteTable {
             // No outcome in time: the message was withdrawn; to the caller the phone did not
             // answer.
             case PHONE_OFFLINE, TIMEOUT -> "phone_offline";
-            case FAILED -> "other_error";
+            case FAILED, DEVICE_BUSY -> "other_error";
           });
     }
     body.put("msg_id", Long.toString(m.id()));

@@ -115,6 +115,9 @@ public final class CrmRoutes implements RouteTable {
       throw ApiException.ofRefusal(e, "message");
     }
     SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
+    if (result == SendResult.DEVICE_BUSY) {
+      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(device));
+    }
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("number", number.substring(1));
     data.put("message", text);
@@ -128,7 +131,7 @@ public final class CrmRoutes implements RouteTable {
           case SENT -> "Message sent";
           case NUMBER_NOT_FOUND -> "Number not found";
           case PHONE_OFFLINE, TIMEOUT -> "phone_offline";
-          case FAILED -> "Message failed";
+          case FAILED, DEVICE_BUSY -> "Message failed";
         });
     body.put("data", data);
     ctx.json(body);

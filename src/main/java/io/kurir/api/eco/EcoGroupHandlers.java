@@ -3,6 +3,7 @@ package io.kurir.api.eco;
 import static io.kurir.api.eco.EcoMessageHandlers.plain;
 
 import io.javalin.http.Context;
+import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.GroupMembers;
@@ -12,6 +13,7 @@ import io.kurir.message.Message;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
 import io.kurir.message.SendRequest;
+import io.kurir.message.SendResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -104,9 +106,11 @@ public final class EcoGroupHandlers {
     }
     RequestFields f = req.fields();
     Message m = accept(req, group.get(), kind, text, media, true, f).getFirst();
-    plain(
-        ctx,
-        results.ofGroupSend(messages.awaitFirstOutcome(m, started.plus(syncTimeout), started)));
+    SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
+    if (result == SendResult.DEVICE_BUSY) {
+      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(req.device()));
+    }
+    plain(ctx, results.ofGroupSend(result));
   }
 
   /** Queues one message to a group and answers its id. */

@@ -147,6 +147,9 @@ public final class EcoMessageHandlers {
         waits
             ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
             : accepted.stream().map(m -> SendResult.SENT).toList();
+    if (SendResult.busyWithNothingSent(outcomes)) {
+      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(req.device()));
+    }
     for (int i = 0; i < accepted.size(); i++) {
       String result = results.ofSend(outcomes.get(i), clock.instant());
       if (!result.equals(EcoResults.SUCCESS)) {
@@ -293,7 +296,10 @@ public final class EcoMessageHandlers {
 
   // --- replies
 
-  /** The delivery record; reloaded so that it shows the state after the outcome. */
+  /**
+   * The delivery record, and {@code reason} when its status is {@code failed} (a field the contract
+   * does not list; JSON clients ignore it); reloaded so that it shows the state after the outcome.
+   */
   private Map<String, Object> deliveryRecord(EcoRequest req, Message m, boolean withContent) {
     Message now = messages.find(req.device(), m.id()).orElse(m);
     Map<String, Object> record = new LinkedHashMap<>();
@@ -304,6 +310,7 @@ public final class EcoMessageHandlers {
     if (withContent) {
       record.put("content", now.body());
     }
+    now.failureReason().ifPresent(reason -> record.put("reason", reason)); // only when failed
     return record;
   }
 

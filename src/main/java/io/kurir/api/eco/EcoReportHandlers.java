@@ -11,7 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@code /api/report_json}: a device's messages over a period, in the contract's row shape. */
+/**
+ * {@code /api/report_json}: a device's messages over a period, in the contract's row shape, and
+ * {@code reason} on a {@code failed} row (a field the contract does not list; JSON clients ignore
+ * it).
+ */
 public final class EcoReportHandlers {
   private final Reports reports;
   private final Timestamps timestamps;
@@ -40,6 +44,7 @@ public final class EcoReportHandlers {
           r.put("penerima", row.recipient());
           r.put("status", row.state());
           r.put("tanggal", timestamps.reply(row.createdAt()));
+          row.failureReason().ifPresent(reason -> r.put("reason", reason)); // only when failed
           data.add(r);
         }
         Map<String, Object> reply = new LinkedHashMap<>();

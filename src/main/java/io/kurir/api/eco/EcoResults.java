@@ -70,7 +70,7 @@ final class EcoResults {
       case SENT -> SUCCESS;
       case NUMBER_NOT_FOUND -> GROUP_NOT_FOUND;
       case PHONE_OFFLINE, TIMEOUT -> PHONE_OFFLINE;
-      case FAILED -> GROUP_OTHER_ERROR;
+      case FAILED, DEVICE_BUSY -> GROUP_OTHER_ERROR;
     };
   }
 
@@ -82,7 +82,9 @@ final class EcoResults {
       // A sync call that got no outcome in time was withdrawn: to the caller the phone did not
       // answer, which is what phone_offline means.
       case PHONE_OFFLINE, TIMEOUT -> PHONE_OFFLINE;
-      case FAILED -> OTHER_ERROR;
+      // Only when an earlier number of the request went out (else 429 device_busy): the caller
+      // must learn that something was sent, which an HTTP error would hide.
+      case FAILED, DEVICE_BUSY -> OTHER_ERROR;
     };
   }
 }

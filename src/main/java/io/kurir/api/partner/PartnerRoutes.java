@@ -193,7 +193,10 @@ public final class PartnerRoutes implements RouteTable {
     ctx.json(body);
   }
 
-  /** Per id of {@code bulk_msg_id}: {@code {msg_id, status}} with the message's outcome. */
+  /**
+   * Per id of {@code bulk_msg_id}: {@code {msg_id, status}} with the message's outcome, and {@code
+   * reason} when it failed (a field the contract does not list; JSON clients ignore it).
+   */
   private void bulkCheckId(Context ctx, PartnerRequest req) {
     String raw = req.fields().required("bulk_msg_id");
     if (ListedValues.moreThan(raw, ",", MAX_BULK_IDS)) { // before the list is split
@@ -222,6 +225,9 @@ public final class PartnerRoutes implements RouteTable {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("msg_id", id);
       row.put("status", m == null ? "not_found" : statusOf(m));
+      if (m != null) {
+        m.failureReason().ifPresent(reason -> row.put("reason", reason)); // only when failed
+      }
       data.add(row);
     }
     Map<String, Object> body = success(data.size() + " message(s)");

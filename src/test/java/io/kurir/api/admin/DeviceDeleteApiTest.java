@@ -157,7 +157,10 @@ class DeviceDeleteApiTest {
                         "reseller-7303:secret-7303-abcdefgh"
                             .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     assertThat(check.status()).as(check.body()).isEqualTo(200);
-    assertThat(check.body()).contains("\"status\":\"failed\"").doesNotContain("not_found");
+    assertThat(check.body())
+        .contains("\"status\":\"failed\"")
+        .contains("\"reason\":\"device_deleted\"")
+        .doesNotContain("not_found");
   }
 
   @Test

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and {@code pendingTime} move only when the test moves time.
  */
 class AsyncAndLookupTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   @TempDir Path dir;
   SettableClock clock = TestGateway.settableClock();
   TestGateway kurir;
@@ -149,6 +151,59 @@ class AsyncAndLookupTest {
 
   private String deliveryStatus(String id) {
     return post("/api/check_delivery_status", "\"messageId\":\"" + id + "\"").body();
+  }
+
+  @Test
+  void aFailedMessageSaysWhyInDeliveryStatusAndReportAndNoOtherDoes() throws Exception {
+    String gone = Numbers.fresh();
+    kurir.sandbox().setRegistered(gone, false);
+    String failed = asyncSend(gone, "to nobody");
+    String reached = Numbers.fresh();
+    String sent = asyncSend(reached, "to someone");
+    // Failed once, queued again under flag_retry: pending, its last failure kept for operators.
+    String flaky = Numbers.fresh();
+    kurir
+        .sandbox()
+        .injectFailure(flaky, io.kurir.driver.sandbox.SandboxNetwork.FailureKind.FAIL, 1);
+    String retried =
+        post(
+                "/api/async_send_message",
+                "\"phone_no\":\"" + flaky + "\",\"message\":\"again\",\"flag_retry\":\"on\"")
+            .body();
+    Eventually.until("failed", () -> deliveryStatus(failed).contains("\"status\":\"failed\""));
+    Eventually.until("sent", () -> deliveryStatus(sent).contains("\"status\":\"sent\""));
+    Eventually.until(
+        "failed once, to be retried",
+        () ->
+            kurir
+                .gateway()
+                .messages()
+                .find(device, Long.parseLong(retried))
+                .orElseThrow()
+                .reason()
+                .isPresent());
+
+    JsonNode failedRecord = JSON.readTree(deliveryStatus(failed)).get("message");
+    assertThat(failedRecord.get("status").asText()).isEqualTo("failed");
+    assertThat(failedRecord.get("reason").asText()).isEqualTo("number_not_found");
+    assertThat(JSON.readTree(deliveryStatus(sent)).get("message").has("reason")).isFalse();
+    JsonNode retriedRecord = JSON.readTree(deliveryStatus(retried)).get("message");
+    assertThat(retriedRecord.get("status").asText()).isEqualTo("pending");
+    assertThat(retriedRecord.has("reason")).as("not failed: no reason").isFalse();
+
+    JsonNode report =
+        JSON.readTree(post("/api/report_json", "\"time_choose\":\"today\"").body()).get("data");
+    assertThat(report).hasSize(3);
+    for (JsonNode row : report) {
+      String id = row.get("message_id").asText();
+      if (id.equals(failed)) {
+        assertThat(row.get("status").asText()).isEqualTo("failed");
+        assertThat(row.get("reason").asText()).isEqualTo("number_not_found");
+      } else {
+        assertThat(row.get("status").asText()).isIn("sent", "pending");
+        assertThat(row.has("reason")).as("message %s is not failed: no reason", id).isFalse();
+      }
+    }
   }
 
   @Test

@@ -90,6 +90,7 @@ class RepliesClientsTripOverTest {
     assertThat(body.get("status").asText()).matches("\\[\\d{14}] Number not found");
     assertThat(body.get("message").get("messageId").asText()).matches("\\d+");
     assertThat(body.get("message").get("status").asText()).isEqualTo("failed");
+    assertThat(body.get("message").get("reason").asText()).isEqualTo("number_not_found");
   }
 
   @Test

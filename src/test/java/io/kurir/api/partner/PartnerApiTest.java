@@ -245,7 +245,7 @@ class PartnerApiTest {
     assertThat(rows)
         .containsExactly(
             Map.of("msg_id", sent, "status", "success"),
-            Map.of("msg_id", notFound, "status", "number_not_found"),
+            Map.of("msg_id", notFound, "status", "number_not_found", "reason", "number_not_found"),
             Map.of("msg_id", "42", "status", "not_found"),
             Map.of("msg_id", "abc", "status", "not_found"));
   }
