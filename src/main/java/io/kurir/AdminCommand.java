@@ -58,7 +58,7 @@ import picocli.CommandLine.Spec;
       "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
       "  device set <id> --set key=value [...]    (its driver configuration;",
       "                                           an empty value removes a key)",
-      "  device list                              device disable|enable <id>",
+      "  device list                              device disable|enable|delete <id>",
       "  device rotate <id> [key|device-key|crm-id]   (default: key)",
       "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
       "      the pairing QR code of a running gateway, until it is scanned",
@@ -458,6 +458,14 @@ final class AdminCommand implements Callable<Integer> {
     @Command(description = "stop a device: its key answers key_disabled")
     int disable(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
       return admin.onDatabase(c -> done(() -> c.tenants().setDeviceDisabled(id, true)));
+    }
+
+    @Command(
+        description =
+            "delete a device: its keys stop working, its queue ends failed (device_deleted),"
+                + " its history stays; prints the device as it was")
+    int delete(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().deleteDevice(id), c.tenants()));
     }
 
     @Command(description = "let a device work again")

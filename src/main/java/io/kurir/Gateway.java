@@ -172,6 +172,7 @@ public final class Gateway implements AutoCloseable {
       messages.observeWith(metrics); // before any device is used: every sender reports to it
       messages.answerSyncWithin(settings.syncTimeout());
       tenants.onDeviceChanged(messages::deviceChanged);
+      tenants.onDeviceDeleted(messages::deviceDeleted);
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
@@ -206,6 +207,7 @@ public final class Gateway implements AutoCloseable {
               settings.media().maxKb());
       scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
+      tenants.onDeviceDeleted(schedules::deviceDeleted);
       Sessions sessions = new Sessions(drivers, deviceStates);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();

@@ -91,6 +91,27 @@ class AdminCommandTest {
   }
 
   @Test
+  void deletesADeviceWhoseNumberMayThenBeLinkedAgain() throws Exception {
+    assertThat(admin("partner", "create", "--name", "P")).isZero();
+    String partner = output().get("id").asText();
+    assertThat(admin("license", "create", "--partner", partner, "--name", "L")).isZero();
+    String license = output().get("id").asText();
+    assertThat(admin("device", "create", "--license", license, "--number", "08110000401")).isZero();
+    JsonNode device = output();
+
+    assertThat(admin("device", "delete", device.get("id").asText())).isZero();
+    assertThat(output().get("number").asText()).isEqualTo("+628110000401");
+    assertThat(admin("device", "list")).isZero();
+    assertThat(output()).isEmpty();
+    assertThat(admin("device", "delete", device.get("id").asText())).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no device");
+    assertThat(admin("device", "delete", "42x")).isEqualTo(2);
+    assertThat(admin("device", "create", "--license", license, "--number", "08110000401"))
+        .as("the number may be linked again")
+        .isZero();
+  }
+
+  @Test
   void theGatewaySeesWhatTheCommandCreated() {
     assertThat(admin("partner", "create", "--name", "P")).isZero();
     try (Gateway gateway =

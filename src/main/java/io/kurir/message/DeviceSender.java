@@ -53,6 +53,8 @@ final class DeviceSender {
   private volatile Device device; // looked at again now and then: it may be switched off
   private final java.util.function.LongFunction<Device> deviceNow;
   private long deviceCheckedNanos = System.nanoTime();
+  private final java.util.function.LongConsumer whenDeleted; // told once this sender has stopped
+  private volatile boolean deleted;
   private boolean attached;
   private final Driver driver;
   private final MessageStore store;
@@ -156,8 +158,10 @@ final class DeviceSender {
       Clock clock,
       java.time.ZoneId zone,
       Supplier<Pacing> pacing,
-      SendObserver observer) {
+      SendObserver observer,
+      java.util.function.LongConsumer whenDeleted) {
     this.device = device;
+    this.whenDeleted = whenDeleted;
     this.observer = observer;
     this.zone = zone;
     this.deviceNow = deviceNow;
@@ -499,6 +503,9 @@ final class DeviceSender {
       while (running) {
         try {
           refreshDevice();
+          if (!running) {
+            break; // found deleted: nothing more is sent
+          }
           if (device.disabled()) {
             pauseWhileDisabled();
           } else if (!holdsLease) {
@@ -530,7 +537,24 @@ final class DeviceSender {
         // Not waited for here: a stop waits for every sender's release at once (Messages.close).
         released = leases.release(device.id());
       }
+      if (deleted) {
+        whenDeleted.accept(device.id());
+      }
     }
+  }
+
+  /**
+   * The device was deleted: the loop stops after the send in progress, gives back what it claimed
+   * and detaches the device from its driver (its queue is ended by whoever is told).
+   */
+  void deviceDeleted() {
+    deleted = true;
+    requestStop();
+  }
+
+  /** Whether this sender stops (or stopped) because its device was deleted. */
+  boolean deleted() {
+    return deleted;
   }
 
   /** The release of the lease at this sender's stop; done when there was none to release. */
@@ -603,6 +627,14 @@ final class DeviceSender {
     deviceCheckedNanos = System.nanoTime();
     try {
       device = deviceNow.apply(device.id());
+    } catch (io.kurir.tenant.TenantException e) {
+      if (e.reason() == io.kurir.tenant.TenantException.Reason.NOT_FOUND) {
+        // Deleted by another process (./kurir admin on the same file, another node's signal lost).
+        log.info("device {}: deleted; its sender stops", device.id());
+        deviceDeleted();
+      } else {
+        log.warn("device {}: cannot read it again: {}", device.id(), e.toString());
+      }
     } catch (RuntimeException e) {
       log.warn("device {}: cannot read it again: {}", device.id(), e.toString());
     }

@@ -28,5 +28,8 @@ public final class FailureReason {
   /** Taken back before it went out (a removed schedule). */
   public static final String CANCELLED = "cancelled";
 
+  /** Still queued when its device was deleted: it never went to the network. */
+  public static final String DEVICE_DELETED = "device_deleted";
+
   private FailureReason() {}
 }

@@ -328,15 +328,26 @@ final class MessageStore {
         });
   }
 
+  /** Up to {@code limit} messages of a device still waiting in its queue, oldest first. */
+  List<Long> pendingIds(long deviceId, int limit) {
+    return pendingIds(deviceId, "", limit);
+  }
+
   /** Sync messages of a device still waiting in its queue (not {@code flag_retry}). */
   List<Long> waitingSyncCallers(long deviceId) {
+    return pendingIds(deviceId, " AND sync = 1", 512);
+  }
+
+  private List<Long> pendingIds(long deviceId, String also, int limit) {
     return db.jdbi()
         .withHandle(
             h ->
                 h.createQuery(
                         "SELECT id FROM message WHERE device_id = ? AND state = 'pending'"
-                            + " AND sync = 1 ORDER BY id LIMIT 512")
+                            + also
+                            + " ORDER BY id LIMIT ?")
                     .bind(0, deviceId)
+                    .bind(1, limit)
                     .mapTo(Long.class)
                     .list());
   }

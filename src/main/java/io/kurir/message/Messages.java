@@ -206,8 +206,12 @@ public final class Messages implements AutoCloseable {
         deviceId -> {
           try {
             deviceChangedHere(tenants.device(deviceId));
-          } catch (RuntimeException e) { // deleted meanwhile: its sender finds out itself
-            log.debug("device {} changed elsewhere: {}", deviceId, e.toString());
+          } catch (io.kurir.tenant.TenantException e) {
+            if (e.reason() == io.kurir.tenant.TenantException.Reason.NOT_FOUND) {
+              deviceDeletedHere(deviceId); // deleted through another node
+            } else {
+              log.debug("device {} changed elsewhere: {}", deviceId, e.toString());
+            }
           }
         });
   }
@@ -772,7 +776,8 @@ public final class Messages implements AutoCloseable {
                     clock,
                     tenants.zone(),
                     () -> drivers.pacingOf(device),
-                    observer);
+                    observer,
+                    this::endQueueOfDeleted);
             s.start();
             return s;
           });
@@ -786,6 +791,10 @@ public final class Messages implements AutoCloseable {
     }
     try {
       return Optional.of(senderFor(tenants.device(deviceId)));
+    } catch (io.kurir.tenant.TenantException e) {
+      // Deleted while this gateway was stopped (./kurir admin device delete): its queue ends now.
+      endQueueOfDeleted(deviceId);
+      return Optional.empty();
     } catch (RuntimeException e) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
         log.error("cannot start the sender of device {}: {}", deviceId, e.toString());
@@ -878,6 +887,51 @@ public final class Messages implements AutoCloseable {
       senderOf(device.id()); // its queue may hold what waited while it was off
     }
   }
+
+  /**
+   * A device was deleted: its sender here stops at once (after the send in progress) and detaches
+   * it from its driver, its queue ends, and the other nodes are told to do the same.
+   */
+  public void deviceDeleted(Device device) {
+    deviceDeletedHere(device.id());
+    signals.publish(NodeSignals.Topic.DEVICE, device.id());
+  }
+
+  private void deviceDeletedHere(long deviceId) {
+    DeviceSender s = senders.get(deviceId);
+    if (s != null) {
+      s.deviceDeleted();
+      s.awaitStop(Instant.now().plus(SHUTDOWN_GRACE));
+    }
+    endQueueOfDeleted(deviceId); // no sender here: what waits in the queue ends all the same
+  }
+
+  /**
+   * Fails what a deleted device still has queued ({@code pending}, never handed to its driver) with
+   * {@link FailureReason#DEVICE_DELETED}, and tells the sync callers waiting on it. Called by the
+   * device's sender once it stopped, and by whoever deleted it; the second finds nothing left.
+   */
+  private void endQueueOfDeleted(long deviceId) {
+    senders.computeIfPresent(deviceId, (id, s) -> s.deleted() ? null : s);
+    int ended = 0;
+    while (true) {
+      List<Long> queued = store.pendingIds(deviceId, DELETE_BATCH);
+      java.util.Set<Long> failed =
+          store.withdraw(queued, FailureReason.DEVICE_DELETED, clock.instant());
+      failed.forEach(id -> outcomes.report(id, SendResult.FAILED));
+      ended += failed.size();
+      if (failed.isEmpty()) {
+        break;
+      }
+    }
+    if (ended > 0) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.info("device {} deleted: {} queued message(s) failed", deviceId, ended);
+      }
+    }
+  }
+
+  private static final int DELETE_BATCH = 500;
 
   /** A device became able, or unable, to send. */
   public void connectionChanged(long deviceId, boolean connected) {

@@ -269,6 +269,24 @@ final class ScheduleStore {
         == 1;
   }
 
+  /**
+   * Fails every schedule of a device that has not been handed over yet (waiting, or claimed while
+   * its file is fetched: that claim's hand-over then finds it gone); returns how many.
+   */
+  int failAllOf(long deviceId, String reason, Instant at) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "UPDATE schedule SET state = 'failed', reason = ?, status_at = ?,"
+                            + " claim_token = NULL, claim_expires = NULL"
+                            + " WHERE device_id = ? AND state IN ('waiting', 'claimed')")
+                    .bind(0, reason)
+                    .bind(1, at.toEpochMilli())
+                    .bind(2, deviceId)
+                    .execute());
+  }
+
   /** Removes a schedule that has not been handed over yet; true when it was removed now. */
   boolean remove(long id, Instant at) {
     return db.writes()

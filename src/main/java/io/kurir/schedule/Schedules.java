@@ -34,6 +34,7 @@ public final class Schedules {
   /** Longest file name kept from a URL. */
   private static final int MAX_FILENAME = 255;
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Schedules.class);
   private final ScheduleStore store;
   private final IdGenerator ids;
   private final Clock clock;
@@ -185,6 +186,17 @@ public final class Schedules {
   }
 
   /** Schedules still waiting, earliest due first, at most {@code limit}. */
+  /**
+   * The device was deleted: its schedules not handed over yet end {@code failed} with reason {@code
+   * device_deleted}, at once rather than when each falls due.
+   */
+  public void deviceDeleted(Device device) {
+    int failed = store.failAllOf(device.id(), FailureReason.DEVICE_DELETED, clock.instant());
+    if (failed > 0) {
+      log.info("device {} deleted: {} schedule(s) failed", device.id(), failed);
+    }
+  }
+
   public List<Schedule> waiting(int limit) {
     return store.waiting(limit);
   }

@@ -190,7 +190,10 @@ final class TenantStore {
   List<Device> devices() {
     return db.jdbi()
         .withHandle(
-            h -> h.createQuery("SELECT * FROM device ORDER BY id").map(TenantStore::device).list());
+            h ->
+                h.createQuery("SELECT * FROM device WHERE " + LIVE + " ORDER BY id")
+                    .map(TenantStore::device)
+                    .list());
   }
 
   Optional<License> licenseByPushKey(String key) {
@@ -208,10 +211,22 @@ final class TenantStore {
     return db.jdbi()
         .withHandle(
             h ->
-                h.createQuery("SELECT * FROM device WHERE license_id = ? ORDER BY id")
+                h.createQuery(
+                        "SELECT * FROM device WHERE license_id = ? AND " + LIVE + " ORDER BY id")
                     .bind(0, licenseId)
                     .map(TenantStore::device)
                     .list());
+  }
+
+  /** The ids of a license's devices, deleted ones included. */
+  java.util.Set<Long> deviceIdsOfLicense(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT id FROM device WHERE license_id = ?")
+                    .bind(0, licenseId)
+                    .mapTo(Long.class)
+                    .set());
   }
 
   Optional<Device> device(long id) {
@@ -238,18 +253,64 @@ final class TenantStore {
     return db.jdbi()
         .withHandle(
             h ->
-                h.createQuery("SELECT * FROM device WHERE " + column + " = ?")
+                h.createQuery("SELECT * FROM device WHERE " + column + " = ? AND " + LIVE)
                     .bind(0, value)
                     .map(TenantStore::device)
                     .findOne());
   }
+
+  /**
+   * Deletes a device, in one commit: its row stays as a tombstone (switched off, new credentials,
+   * no webhook URLs, {@code deleted_at} set) that keeps its history's foreign keys; its driver
+   * configuration and session state, its idempotency keys and its mobile CS entries go. False when
+   * there is no live device {@code id}.
+   */
+  boolean delete(long id, Instant at, List<String> newCredentials) {
+    return db.writes()
+        .write(
+            h -> {
+              int rows =
+                  h.createUpdate(
+                          "UPDATE device SET deleted_at = ?, disabled = 1, eco_key = ?,"
+                              + " device_key = ?, crm_device_id = ?, incoming_webhook_url = NULL,"
+                              + " outgoing_webhook_url = NULL, status_webhook_url = NULL"
+                              + " WHERE id = ? AND "
+                              + LIVE)
+                      .bind(0, at.toEpochMilli())
+                      .bind(1, newCredentials.get(0))
+                      .bind(2, newCredentials.get(1))
+                      .bind(3, newCredentials.get(2))
+                      .bind(4, id)
+                      .execute();
+              if (rows == 0) {
+                return false;
+              }
+              // The driver's secrets and session state must not outlive the device; a repeated
+              // request with an old idempotency key is refused by the key check anyway; a mobile
+              // CS handset relays for this device only.
+              for (String table :
+                  List.of("device_config", "driver_state", "idempotency_key", "mobile_cs")) {
+                h.createUpdate("DELETE FROM " + table + " WHERE device_id = ?")
+                    .bind(0, id)
+                    .execute();
+              }
+              return true;
+            });
+  }
+
+  /** Devices that were not deleted: every lookup of a device reads only these. */
+  private static final String LIVE = "deleted_at IS NULL";
 
   /** Sets {@code disabled} of one row of {@code table}; true when the row exists. */
   boolean setDisabled(String table, long id, boolean disabled) {
     return db.writes()
             .write(
                 h ->
-                    h.createUpdate("UPDATE " + table + " SET disabled = ? WHERE id = ?")
+                    h.createUpdate(
+                            "UPDATE "
+                                + table
+                                + " SET disabled = ? WHERE id = ?"
+                                + (table.equals("device") ? " AND " + LIVE : ""))
                         .bind(0, disabled ? 1 : 0)
                         .bind(1, id)
                         .execute())

@@ -297,6 +297,34 @@ public final class Tenants {
     deviceListeners.forEach(l -> l.accept(changed));
   }
 
+  /**
+   * Deletes a device (a number given back, a customer gone): its credentials stop working at once
+   * on this node and within {@link #ACCESS_CACHE_TTL} on the others, its webhook URLs, driver
+   * configuration, secrets and session state go, and its number may be linked again. Its history
+   * stays (a tombstone row keeps it; see docs/decisions.md). Then the listeners of {@link
+   * #onDeviceDeleted} stop its sender, which detaches it from its driver, and end its queue.
+   */
+  public Device deleteDevice(long id) {
+    Device device = device(id);
+    List<String> newCredentials =
+        List.of(Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH));
+    requireFound(store.delete(id, clock.instant(), newCredentials), "device", id);
+    ecoKeys.clear();
+    deletedListeners.forEach(l -> l.accept(device));
+    return device;
+  }
+
+  private final List<java.util.function.Consumer<Device>> deletedListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Calls {@code listener} after a device was deleted in this process, with the device as it was. A
+   * delete made by another process is seen by the device's sender when it reads its device again.
+   */
+  public void onDeviceDeleted(java.util.function.Consumer<Device> listener) {
+    deletedListeners.add(listener);
+  }
+
   private final List<java.util.function.Consumer<Device>> deviceListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -370,6 +398,14 @@ public final class Tenants {
       throw new TenantException(Reason.DISABLED, "the license is switched off");
     }
     return license;
+  }
+
+  /**
+   * The ids of every device a license ever had, deleted ones included: for reading its history (how
+   * a message ended stays readable after its device was deleted).
+   */
+  public java.util.Set<Long> deviceIdsEverOf(License license) {
+    return store.deviceIdsOfLicense(license.id());
   }
 
   /** A license's devices, oldest first. */

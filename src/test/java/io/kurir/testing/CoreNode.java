@@ -62,6 +62,7 @@ public final class CoreNode implements AutoCloseable {
             io.kurir.message.MediaFetch.NONE,
             "node-" + nodeId);
     tenants.onDeviceChanged(messages::deviceChanged);
+    tenants.onDeviceDeleted(messages::deviceDeleted);
     driver.start(
         new SessionEvents(
             messages, new DeviceStates(db, clock, ids, new Timestamps(ZONE), () -> {}), in -> {}));

@@ -115,6 +115,7 @@ public final class AdminRoutes implements RouteTable {
         admin(ctx -> ctx.json(tenants.devices().stream().map(d -> views.of(d, tenants)).toList())));
     r.post("/admin/devices", admin(this::createDevice));
     r.patch("/admin/devices/{id}", admin(this::configureDevice));
+    r.delete("/admin/devices/{id}", admin(this::deleteDevice));
     r.post("/admin/devices/{id}/disable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), true)));
     r.post("/admin/devices/{id}/enable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), false)));
     r.post("/admin/devices/{id}/rotate", admin(this::rotate));
@@ -130,6 +131,12 @@ public final class AdminRoutes implements RouteTable {
 
     r.get("/admin/webhooks", admin(this::webhooks));
     r.post("/admin/webhooks/{id}/replay", admin(this::replay));
+  }
+
+  /** Deletes a device; its history stays (docs/decisions.md, "Deleting a device"). */
+  private void deleteDevice(Context ctx) {
+    tenants.deleteDevice(id(ctx));
+    ctx.status(204);
   }
 
   private void createPartner(Context ctx) {

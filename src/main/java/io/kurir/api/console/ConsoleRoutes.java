@@ -100,6 +100,7 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/devices/{id}/enable",
         operator(form((ctx, v) -> tenants.setDisabled(ctx, false), devices::operatorPage)));
 
+    r.post("/console/devices/{id}/delete", operator(form(devices::delete, devices::operatorPage)));
     r.get("/console/devices/{id}", operator(devices::operatorPage));
     r.get("/console/devices/{id}/pairing", operator(devices::operatorPairing));
     r.post(

@@ -80,9 +80,27 @@ final class DevicePages {
                 Map.of("key", "key", "device-key", "device key", "crm-id", "CRM device id"),
                 "key"))
         .append("<button type=\"submit\" class=\"secondary\">Rotate</button></form>")
+        .append("<form method=\"post\" class=\"inline\" action=\"")
+        .append(base)
+        .append("/delete\"")
+        .append(
+            Html.confirm(
+                "Delete device "
+                    + d.number()
+                    + "? Its keys stop working at once and what it still has queued fails."
+                    + " Its history stays. There is no undo."))
+        .append(">")
+        .append(Html.csrfField(v.csrf()))
+        .append("<button type=\"submit\" class=\"danger\">Delete</button></form>")
         .append("</section>");
     b.append(Pages.zoneNote(deps));
     Pages.operator(ctx, v, "Device " + d.number(), b.toString());
+  }
+
+  /** Deletes the device (docs/decisions.md, "Deleting a device") and goes back to the list. */
+  void delete(Context ctx, ConsoleRoutes.Viewer v) {
+    deps.tenants().deleteDevice(Pages.id(ctx));
+    Pages.seeOther(ctx, "/console/devices");
   }
 
   void operatorPairing(Context ctx, ConsoleRoutes.Viewer v) {

@@ -215,8 +215,8 @@ public final class PartnerRoutes implements RouteTable {
         ids.add(Long.parseLong(id));
       }
     }
-    Set<Long> devices =
-        tenants.devicesOf(req.license()).stream().map(Device::id).collect(Collectors.toSet());
+    // Deleted devices too: the license's caller still learns how their messages ended.
+    Set<Long> devices = tenants.deviceIdsEverOf(req.license());
     Map<Long, Message> found =
         messages.findAll(ids, devices).stream().collect(Collectors.toMap(Message::id, m -> m));
     List<Map<String, Object>> data = new ArrayList<>();

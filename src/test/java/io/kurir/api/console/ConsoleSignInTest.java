@@ -203,6 +203,29 @@ class ConsoleSignInTest {
     assertThat(missing.body()).contains("href=\"/console/partners\""); // the navigation, still
   }
 
+  @Test
+  void anOperatorDeletesADeviceFromItsPageAfterBeingAsked() throws Exception {
+    String cookie = cookieOf(signIn());
+    String token = csrfOf(cookie);
+    io.kurir.tenant.Device device = kurir.newDevice(io.kurir.testing.Numbers.fresh(), true);
+    String page = "/console/devices/" + device.id();
+    assertThat(get(page, "Cookie", cookie).body())
+        .containsPattern("action=\"" + page + "/delete\" data-confirm=\"Delete device [^\"]+\"");
+
+    HttpResponse<String> forged = signedInPost(cookie, page + "/delete", "csrf", "guess");
+    assertThat(forged.statusCode()).isEqualTo(403);
+    assertThat(kurir.gateway().tenants().devices()).extracting(d -> d.id()).contains(device.id());
+
+    HttpResponse<String> deleted = signedInPost(cookie, page + "/delete", "csrf", token);
+    assertThat(deleted.statusCode()).isEqualTo(303);
+    assertThat(deleted.headers().firstValue("Location")).contains("/console/devices");
+    assertThat(kurir.gateway().tenants().devices())
+        .extracting(d -> d.id())
+        .doesNotContain(device.id());
+    assertThat(get(page, "Cookie", cookie).statusCode()).isEqualTo(404);
+    assertThat(signedInPost(cookie, page + "/delete", "csrf", token).statusCode()).isEqualTo(404);
+  }
+
   /** A form sent by the signed-in browser of {@code cookie}: the form's fields in pairs. */
   private HttpResponse<String> signedInPost(String cookie, String path, String... pairs)
       throws Exception {

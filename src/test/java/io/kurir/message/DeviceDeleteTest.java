@@ -1,0 +1,122 @@
+package io.kurir.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantException;
+import io.kurir.testing.CoreNode;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.ScriptedDriver;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Deleting a device: its sender stops at once and its driver detaches it, what it had queued ends
+ * {@code failed} ({@code device_deleted}) and a sync caller waiting on it is answered, the message
+ * in the driver's hands keeps its outcome, nothing more is sent, its credentials stop working and
+ * its number may be linked again; its history stays.
+ */
+class DeviceDeleteTest {
+  @TempDir Path dir;
+
+  @Test
+  void aDeletedDeviceIsDetachedAtOnceAndItsQueueEndsFailed() throws Exception {
+    ScriptedDriver driver = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(dir.resolve("k.db"), 0, Clock.systemUTC(), driver)) {
+      Device device = node.newDevice("+6281100007201");
+      driver.holdSends(); // the first message stays in the driver's hands while the rest queue up
+      Message inHand = node.send(device, "+6281234572001", "in the driver's hands");
+      Eventually.until("handed to the driver", () -> driver.sentIds().contains(inHand.id()));
+      List<Message> queued =
+          List.of(
+              node.send(device, "+6281234572002", "queued"),
+              node.send(device, "+6281234572003", "queued, flag_retry", true));
+      Message sync = syncMessage(node, device, "+6281234572004");
+      CompletableFuture<SendResult> syncCaller =
+          CompletableFuture.supplyAsync(
+              () ->
+                  node.messages()
+                      .awaitFirstOutcome(sync, Instant.now().plusSeconds(20), Instant.now()));
+
+      // The send under way ends shortly after the delete began: the delete waits for it.
+      CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS).execute(driver::release);
+      long began = System.nanoTime();
+      node.tenants().deleteDevice(device.id());
+      long tookMillis = (System.nanoTime() - began) / 1_000_000;
+
+      assertThat(driver.events()).contains("detach " + device.id());
+      assertThat(tookMillis).as("detached within a second of the held send's end").isLessThan(1300);
+      assertThat(syncCaller.get(2, TimeUnit.SECONDS)).isEqualTo(SendResult.FAILED);
+      assertThat(node.stateOf(device, inHand.id()).wentOut())
+          .as("what the driver had keeps its outcome")
+          .isTrue();
+      for (Message m : List.of(queued.get(0), queued.get(1), sync)) {
+        Message stored = node.find(device, m.id());
+        assertThat(stored.state()).as("message %s", m.id()).isEqualTo(MessageState.FAILED);
+        assertThat(stored.reason()).contains(FailureReason.DEVICE_DELETED);
+      }
+      assertThat(node.messages().queued(device.id())).isZero();
+
+      // Nothing more goes out, even when the network comes back.
+      node.messages().connectionChanged(device.id(), true);
+      Thread.sleep(300);
+      assertThat(driver.sentIds()).containsExactly(inHand.id());
+
+      assertThatThrownBy(() -> node.tenants().deviceForEcoKey(device.ecoKey()))
+          .isInstanceOfSatisfying(
+              TenantException.class,
+              e -> assertThat(e.reason()).isEqualTo(TenantException.Reason.NOT_FOUND));
+      assertThatThrownBy(() -> node.tenants().deleteDevice(device.id()))
+          .as("a second delete finds nothing")
+          .isInstanceOfSatisfying(
+              TenantException.class,
+              e -> assertThat(e.reason()).isEqualTo(TenantException.Reason.NOT_FOUND));
+      assertThat(node.tenants().devices()).extracting(Device::id).doesNotContain(device.id());
+      Device again = node.newDevice("+6281100007201");
+      assertThat(again.id()).as("the number may be linked again").isNotEqualTo(device.id());
+    }
+  }
+
+  @Test
+  void aDeviceDeletedWhileTheGatewayWasStoppedHasItsQueueEndedAtTheNextStart() {
+    Path file = dir.resolve("k.db");
+    Device device;
+    Message queued;
+    ScriptedDriver before = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(file, 0, Clock.systemUTC(), before)) {
+      device = node.newDevice("+6281100007202");
+      before.setConnected(false);
+      queued = node.send(device, "+6281234572011", "queued");
+    }
+    // ./kurir admin device delete works on the database while the gateway is stopped.
+    try (CoreNode admin = CoreNode.start(file, 0, Clock.systemUTC(), before)) {
+      admin.tenants().deleteDevice(device.id());
+    }
+    ScriptedDriver driver = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(file, 0, Clock.systemUTC(), driver)) {
+      node.messages().resume();
+      Eventually.until(
+          "the queue ended", () -> node.stateOf(device, queued.id()) == MessageState.FAILED);
+      assertThat(node.find(device, queued.id()).reason()).contains(FailureReason.DEVICE_DELETED);
+      assertThat(driver.events()).doesNotContain("attach " + device.id());
+      assertThat(driver.sentIds()).isEmpty();
+    }
+  }
+
+  static Message syncMessage(CoreNode node, Device device, String to) {
+    return node.messages()
+        .accept(
+            device,
+            new SendRequest(
+                List.of(Recipient.number(to)), "text", "sync", "test", true, false, Duration.ZERO))
+        .getFirst();
+  }
+}
