@@ -246,6 +246,18 @@ class OpenApiExchangesTest {
         json("config", Map.of("verify-token", FakeGraphApi.VERIFY_TOKEN)),
         ADMIN);
 
+    // A device created to be deleted: 204, then 404 for it.
+    String gone =
+        json(canonical(
+                "POST",
+                "/admin/devices",
+                json("license", licenseId, "number", "+6281100007704"),
+                ADMIN))
+            .get("id")
+            .asText();
+    canonical("DELETE", "/admin/devices/" + gone, null, ADMIN);
+    refused("DELETE", "/admin/devices/" + gone, null, ADMIN); // not_found
+
     // Mobile CS entries, for the push families and the spreadsheet script.
     Map<String, Object> handset =
         json(
