@@ -419,6 +419,25 @@ final class DeviceSender {
     return Math.max(pacing.syncGapNanos(), send / Math.max(1, pacing.inFlight()));
   }
 
+  /**
+   * The device's sync messages waiting in the database, read through {@code read} at most every
+   * {@link #PENDING_SYNC_RECHECK}: the estimate of a sync caller's wait does not need it exact, and
+   * a read per sync send cost the sync row a sixth of its rate (and scanned a queued campaign's
+   * pending rows each time).
+   */
+  int pendingSyncCount(java.util.function.IntSupplier read) {
+    long now = System.nanoTime();
+    if (now - pendingSyncReadNanos > PENDING_SYNC_RECHECK.toNanos()) {
+      pendingSyncSeen = read.getAsInt();
+      pendingSyncReadNanos = now;
+    }
+    return pendingSyncSeen;
+  }
+
+  private static final Duration PENDING_SYNC_RECHECK = Duration.ofMillis(200);
+  private volatile long pendingSyncReadNanos = System.nanoTime() - Duration.ofDays(1).toNanos();
+  private volatile int pendingSyncSeen;
+
   /** Whether the device's driver says it is connected now. */
   boolean deviceConnected() {
     return driver.isConnected(device);

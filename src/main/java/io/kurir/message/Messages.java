@@ -394,7 +394,8 @@ public final class Messages implements AutoCloseable {
     long perSend = sender.syncSendNanos();
     int ahead = sender.syncHandOversOutstanding();
     if ((long) (ahead + adding) * perSend <= syncTimeout.toNanos()) {
-      ahead += store.pendingSyncCount(device.id()); // only when the hand-overs alone fit
+      // Only when the hand-overs alone fit; a count at most PENDING_SYNC_RECHECK old will do.
+      ahead += sender.pendingSyncCount(() -> store.pendingSyncCount(device.id()));
     }
     if ((long) (ahead + adding) * perSend > syncTimeout.toNanos()) {
       long seconds = retryAfterSeconds(ahead, perSend);
@@ -423,7 +424,9 @@ public final class Messages implements AutoCloseable {
     if (sender == null) {
       return 1;
     }
-    int ahead = sender.syncHandOversOutstanding() + store.pendingSyncCount(device.id());
+    int ahead =
+        sender.syncHandOversOutstanding()
+            + sender.pendingSyncCount(() -> store.pendingSyncCount(device.id()));
     return retryAfterSeconds(ahead, sender.syncSendNanos());
   }
 
