@@ -119,16 +119,7 @@ class IdempotencyTest {
   }
 
   static long stored(TestGateway gateway, Device d) {
-    return gateway
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM message WHERE device_id = ?")
-                    .bind(0, d.id())
-                    .mapTo(Long.class)
-                    .one());
+    return gateway.storedMessages(d.id());
   }
 
   long stored(Device d) {

@@ -172,6 +172,19 @@ public final class TestGateway implements AutoCloseable {
                     .findOne());
   }
 
+  /** Messages stored for {@code deviceId}, in any state. */
+  public long storedMessages(long deviceId) {
+    return gateway
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM message WHERE device_id = ?")
+                    .bind(0, deviceId)
+                    .mapTo(Long.class)
+                    .one());
+  }
+
   /** Incoming messages stored for {@code deviceId} (a redelivery is not stored again). */
   public int storedIncoming(long deviceId) {
     return gateway

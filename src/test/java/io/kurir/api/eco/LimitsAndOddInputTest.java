@@ -199,17 +199,7 @@ class LimitsAndOddInputTest {
       assertThat(reply.body()).isEqualTo("device_busy");
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
       assertThat(paced.gateway().messages().queued(d.id())).as("nothing was queued").isZero();
-      long stored =
-          paced
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT COUNT(*) FROM message WHERE device_id = ?")
-                          .bind(0, d.id())
-                          .mapTo(Long.class)
-                          .one());
+      long stored = paced.storedMessages(d.id());
       assertThat(stored).as("nothing was stored").isZero();
     }
   }
