@@ -85,8 +85,23 @@ class DeviceBusyTest {
       // The queue drains; a refused send never arrives, a sent one arrives once.
       Eventually.until(
           "the device's queue is empty", () -> kurir.gateway().messages().queued(device.id()) == 0);
-      Thread.sleep(1_000); // a refused send that slipped through would arrive within two gaps
+      // A refused send is either not stored or stored failed, which is final: none can go later.
+      long unfinished =
+          kurir
+              .gateway()
+              .database()
+              .jdbi()
+              .withHandle(
+                  h ->
+                      h.createQuery(
+                              "SELECT COUNT(*) FROM message WHERE device_id = ?"
+                                  + " AND state <> 'failed'")
+                          .bind(0, device.id())
+                          .mapTo(Long.class)
+                          .one());
+      assertThat(unfinished).as("only the sent ones are not failed").isEqualTo(sent.size());
       for (String number : sent) {
+        Eventually.until(number + " received", () -> !kurir.sandbox().inbox(number).isEmpty());
         assertThat(kurir.sandbox().inbox(number)).as(number).hasSize(1);
       }
       for (String number : refused) {
