@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.device.DeviceStates;
 import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
@@ -132,7 +133,11 @@ final class AdminCommand implements Callable<Integer> {
 
   /** The core services one command works with, on the configured database. */
   private record Core(
-      Tenants tenants, TenantViews views, Timestamps timestamps, WebhookDeliveries webhooks) {}
+      Tenants tenants,
+      TenantViews views,
+      Timestamps timestamps,
+      WebhookDeliveries webhooks,
+      DeviceStates states) {}
 
   /**
    * Runs {@code action} on the database and prints what it answers as JSON (exit 0), or the refusal
@@ -147,10 +152,11 @@ final class AdminCommand implements Callable<Integer> {
     }
     try (Database db = Database.open(settings.database())) {
       Clock clock = Clock.systemUTC();
+      IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       Tenants tenants =
           new Tenants(
               db,
-              new IdGenerator(clock, settings.nodeId()),
+              ids,
               clock,
               settings.zone(),
               new PhoneNumbers(settings.defaultRegion()),
@@ -162,7 +168,9 @@ final class AdminCommand implements Callable<Integer> {
                   tenants,
                   new TenantViews(timestamps),
                   timestamps,
-                  new WebhookDeliveries(db, clock)));
+                  new WebhookDeliveries(db, clock),
+                  // Read only here (recorded states); nothing to wake.
+                  new DeviceStates(db, clock, ids, timestamps, () -> {})));
       invocation.out().println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
@@ -449,10 +457,10 @@ final class AdminCommand implements Callable<Integer> {
           });
     }
 
-    @Command(description = "list every device")
+    @Command(description = "list every device with its recorded state")
     int list() {
       return admin.onDatabase(
-          c -> c.tenants().devices().stream().map(d -> c.views().of(d, c.tenants())).toList());
+          c -> AdminRoutes.devices(c.tenants(), c.views(), c.states().all()));
     }
 
     @Command(description = "stop a device: its key answers key_disabled")

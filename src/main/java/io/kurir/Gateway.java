@@ -239,6 +239,7 @@ public final class Gateway implements AutoCloseable {
               new TenantViews(timestamps),
               messages,
               sessions,
+              messageWebhooks,
               new WebhookDeliveries(db, clock),
               outbox::wake,
               settings.webhooks().secretOverlap(),

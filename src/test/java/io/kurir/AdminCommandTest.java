@@ -80,6 +80,9 @@ class AdminCommandTest {
 
     assertThat(admin("device", "list")).isZero();
     assertThat(output()).hasSize(1);
+    assertThat(output().get(0).get("state").asText())
+        .as("each device with its state, as the Cloud guide promises")
+        .isEqualTo("none");
     assertThat(admin("partner", "list")).isZero();
     assertThat(output().get(0).get("name").asText()).isEqualTo("Reseller One");
 

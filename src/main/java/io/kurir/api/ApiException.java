@@ -10,6 +10,7 @@ public final class ApiException extends RuntimeException {
   private final int status;
   private final String token;
   private final long retryAfterSeconds;
+  private final java.util.Map<String, String> details;
 
   /**
    * @param status HTTP status
@@ -22,10 +23,36 @@ public final class ApiException extends RuntimeException {
 
   /** A refusal whose reply carries {@code Retry-After: retryAfterSeconds} (when above 0). */
   public ApiException(int status, String token, String detail, long retryAfterSeconds) {
+    this(status, token, detail, retryAfterSeconds, java.util.Map.of());
+  }
+
+  private ApiException(
+      int status,
+      String token,
+      String detail,
+      long retryAfterSeconds,
+      java.util.Map<String, String> details) {
     super(detail);
     this.status = status;
     this.token = token;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.details = details;
+  }
+
+  /**
+   * Fields a JSON family that has room for them adds to its error body after the token and the
+   * sentence, such as the {@code field} of an {@code unknown_field}; plain-token families drop them.
+   */
+  public java.util.Map<String, String> details() {
+    return details;
+  }
+
+  /**
+   * 400 {@code unknown_field}: the request carries a field the endpoint does not take (a typo such
+   * as {@code partnerId} for {@code partner} must not be ignored), named in {@code field}.
+   */
+  public static ApiException unknownField(String field, String detail) {
+    return new ApiException(400, "unknown_field", detail, 0, java.util.Map.of("field", field));
   }
 
   /** When a retry may succeed, in whole seconds, for the {@code Retry-After} header; 0: none. */

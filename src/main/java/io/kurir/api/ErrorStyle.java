@@ -45,12 +45,18 @@ public interface ErrorStyle {
   ErrorStyle ERROR_JSON =
       (ctx, e) -> ctx.status(e.status()).json(java.util.Map.of("error", e.token()));
 
-  /** Kurir's own JSON APIs (Admin, sandbox): {@code {"error": token, "message": detail}}. */
+  /**
+   * Kurir's own JSON APIs (Admin, sandbox): {@code {"error": token, "message": detail}}, then the
+   * error's {@link ApiException#details} (an unknown field's {@code field}).
+   */
   ErrorStyle KURIR_JSON =
-      (ctx, e) ->
-          ctx.status(e.status())
-              .json(
-                  java.util.Map.of("error", e.token(), "message", String.valueOf(e.getMessage())));
+      (ctx, e) -> {
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("error", e.token());
+        body.put("message", String.valueOf(e.getMessage()));
+        body.putAll(e.details());
+        ctx.status(e.status()).json(body);
+      };
 
   /** {@code {"status": "failed", "message": message}}, in that order. */
   static java.util.Map<String, Object> statusFailed(String message) {

@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * The fields of a request, however the client sent them. Real clients (PHP curl, Laravel, axios,
  * Apps Script, Python requests) send JSON with or without a {@code Content-Type}, form-encoded
  * bodies and multipart forms for the same call; all of them read the same here. Query-string
- * parameters fill in fields the body lacks. Unknown fields are ignored.
+ * parameters fill in fields the body lacks. Unknown fields are ignored unless the endpoint asks
+ * {@link #refuseUnknown}.
  */
 public final class RequestFields {
   private static final ObjectMapper JSON =
@@ -332,6 +333,34 @@ public final class RequestFields {
                         "an idempotency key is 1 to "
                             + IdempotencyKeys.MAX_LENGTH
                             + " printable ASCII characters")));
+  }
+
+  /**
+   * 400 {@code unknown_field} naming the first field of the request (body or query string) that is
+   * not one of {@code known}, with the nearest known name when one is close: for APIs whose callers
+   * are people and scripts of this project (the Admin API), where a misspelt field that is ignored
+   * does the wrong thing silently. The contract's families keep ignoring unknown fields: their
+   * clients send extras.
+   */
+  public RequestFields refuseUnknown(java.util.Collection<String> known) {
+    for (String name : fields.keySet()) {
+      if (!known.contains(name)) {
+        String takes =
+            known.isEmpty()
+                ? "this call takes no fields"
+                : "this call takes " + String.join(", ", known);
+        throw ApiException.unknownField(
+            name,
+            "unknown field "
+                + name
+                + io.kurir.config.NearestName.to(name, known)
+                    .map(n -> " (did you mean " + n + "?)")
+                    .orElse("")
+                + "; "
+                + takes);
+      }
+    }
+    return this;
   }
 
   /** The field as text, or 400 {@code <name>_empty}. */

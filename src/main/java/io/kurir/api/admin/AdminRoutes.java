@@ -8,17 +8,20 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.device.DeviceState;
 import io.kurir.device.Sessions;
 import io.kurir.message.Message;
 import io.kurir.message.MessageEvent;
 import io.kurir.message.MessageHistory;
 import io.kurir.message.Messages;
+import io.kurir.tenant.Device;
 import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookDeliveries;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
@@ -34,12 +37,16 @@ import java.util.Optional;
  * partners, licenses and devices. {@code ./kurir admin} does the same from the command line.
  */
 public final class AdminRoutes implements RouteTable {
+  /** The methods whose requests carry fields the guard checks. */
+  private static final List<String> BODY_METHODS = List.of("POST", "PUT", "PATCH");
+
   private final Tenants tenants;
   private final TenantViews views;
   private final Optional<String> adminToken;
 
   private final Messages messages;
   private final Sessions sessions;
+  private final MessageWebhooks messageWebhooks;
   private final WebhookDeliveries deliveries;
   private final Runnable outboxWake;
   private final java.time.Duration webhookSecretOverlap;
@@ -52,6 +59,7 @@ public final class AdminRoutes implements RouteTable {
       TenantViews views,
       Messages messages,
       Sessions sessions,
+      MessageWebhooks messageWebhooks,
       WebhookDeliveries deliveries,
       Runnable outboxWake,
       java.time.Duration webhookSecretOverlap,
@@ -69,6 +77,7 @@ public final class AdminRoutes implements RouteTable {
     this.views = views;
     this.messages = messages;
     this.sessions = sessions;
+    this.messageWebhooks = messageWebhooks;
     this.timestamps = timestamps;
     this.adminToken = adminToken;
   }
@@ -88,7 +97,7 @@ public final class AdminRoutes implements RouteTable {
     r.get(
         "/admin/partners",
         admin(ctx -> ctx.json(tenants.partners().stream().map(views::of).toList())));
-    r.post("/admin/partners", admin(this::createPartner));
+    r.post("/admin/partners", admin(List.of("name", "email"), this::createPartner));
     r.post("/admin/partners/{id}/disable", admin(ctx -> tenants.setPartnerDisabled(id(ctx), true)));
     r.post("/admin/partners/{id}/enable", admin(ctx -> tenants.setPartnerDisabled(id(ctx), false)));
     r.post(
@@ -98,10 +107,12 @@ public final class AdminRoutes implements RouteTable {
     r.get(
         "/admin/licenses",
         admin(ctx -> ctx.json(tenants.licenses().stream().map(views::of).toList())));
-    r.post("/admin/licenses", admin(this::createLicense));
+    r.post(
+        "/admin/licenses",
+        admin(List.of("partner", "name", "email", "expires", "allowed", "allow"), this::createLicense));
     r.post("/admin/licenses/{id}/disable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), true)));
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
-    r.post("/admin/licenses/{id}/expires", admin(this::setExpiry));
+    r.post("/admin/licenses/{id}/expires", admin(List.of("expires"), this::setExpiry));
     r.post(
         "/admin/licenses/{id}/rotate-push-key",
         admin(ctx -> ctx.json(views.of(tenants.rotatePushKey(id(ctx))))));
@@ -112,25 +123,83 @@ public final class AdminRoutes implements RouteTable {
 
     r.get(
         "/admin/devices",
-        admin(ctx -> ctx.json(tenants.devices().stream().map(d -> views.of(d, tenants)).toList())));
-    r.post("/admin/devices", admin(this::createDevice));
-    r.patch("/admin/devices/{id}", admin(this::configureDevice));
+        admin(ctx -> ctx.json(devices(tenants, views, sessions.states().all()))));
+    r.post(
+        "/admin/devices",
+        admin(List.of("license", "number", "driver", "config"), this::createDevice));
+    r.get("/admin/devices/{id}", admin(this::device));
+    r.patch("/admin/devices/{id}", admin(List.of("config"), this::configureDevice));
     r.delete("/admin/devices/{id}", admin(this::deleteDevice));
     r.post("/admin/devices/{id}/disable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), true)));
     r.post("/admin/devices/{id}/enable", admin(ctx -> tenants.setDeviceDisabled(id(ctx), false)));
-    r.post("/admin/devices/{id}/rotate", admin(this::rotate));
+    r.post("/admin/devices/{id}/rotate", admin(List.of("credential"), this::rotate));
 
     r.get("/admin/messages/{id}", admin(this::message));
     r.post("/admin/devices/{id}/pairing", admin(this::pairing));
     r.post("/admin/devices/{id}/link-code", admin(this::linkCode));
 
     r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
-    r.post("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.add(ctx, id(ctx))));
+    r.post(
+        "/admin/licenses/{id}/mobile-cs",
+        admin(
+            List.of("device", "name", "playerId", "handsetId"), ctx -> mobileCs.add(ctx, id(ctx))));
     r.delete("/admin/mobile-cs/{id}", admin(ctx -> mobileCs.remove(ctx, id(ctx))));
     r.get("/admin/devices/{id}/script", admin(ctx -> scripts.script(ctx, id(ctx))));
 
     r.get("/admin/webhooks", admin(this::webhooks));
     r.post("/admin/webhooks/{id}/replay", admin(this::replay));
+  }
+
+  /**
+   * Every device as the Admin API and {@code ./kurir admin device list} list it: with its
+   * configuration and its recorded session {@code state} ({@code none}, {@code online}, {@code
+   * offline}, {@code refresh_it}, {@code failed}), read for all devices at once as the console's
+   * lists do: asking each driver (an engine's API) for hundreds of devices would make a list slow.
+   */
+  public static List<Map<String, Object>> devices(
+      Tenants tenants, TenantViews views, Map<Long, DeviceState> recorded) {
+    return tenants.devices().stream()
+        .map(
+            d ->
+                withState(
+                    views.of(d, tenants),
+                    recorded.getOrDefault(d.id(), DeviceState.NONE).wireName()))
+        .toList();
+  }
+
+  /** The device's view with {@code state} after {@code driver}, where a reader looks for it. */
+  private static Map<String, Object> withState(Map<String, Object> device, String state) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    device.forEach(
+        (k, value) -> {
+          v.put(k, value);
+          if (k.equals("driver")) {
+            v.put("state", state);
+          }
+        });
+    return v;
+  }
+
+  /**
+   * One device: its configuration, its session state as its driver sees it now ({@code port_down}
+   * when the driver is not running), as the console's device page shows it, and where its events
+   * go: its three webhook URLs and the secret that signs them (its license's), which a receiver
+   * needs to check {@code X-Kurir-Signature}.
+   */
+  private void device(Context ctx) {
+    Device device = tenants.device(id(ctx));
+    Map<String, Object> v =
+        withState(
+            views.of(device, tenants),
+            sessions.state(device).map(DeviceState::wireName).orElse("port_down"));
+    MessageWebhooks.Urls urls = messageWebhooks.urls(device.id());
+    Map<String, Object> webhooks = new LinkedHashMap<>();
+    webhooks.put("incoming", urls.incoming().orElse(null));
+    webhooks.put("outgoing", urls.outgoing().orElse(null));
+    webhooks.put("status", sessions.states().statusWebhook(device.id()).orElse(null));
+    webhooks.put("secret", tenants.license(device.licenseId()).webhookSecret());
+    v.put("webhooks", webhooks);
+    ctx.json(v);
   }
 
   /** Deletes a device; its history stays (docs/decisions.md, "Deleting a device"). */
@@ -310,13 +379,25 @@ public final class AdminRoutes implements RouteTable {
     ctx.json(reply);
   }
 
-  /** Guard: the bearer token is the configured admin token. */
+  /** {@link #admin(List, Handler)} for a call that takes no fields. */
   private Handler admin(Handler handler) {
+    return admin(List.of(), handler);
+  }
+
+  /**
+   * Guard: the bearer token is the configured admin token, and a POST, PUT or PATCH carries no
+   * field but {@code fields} (400 {@code unknown_field} naming it: a misspelt field such as {@code
+   * partnerId} must not be ignored while the call succeeds).
+   */
+  private Handler admin(List<String> fields, Handler handler) {
     return ctx -> {
       if (adminToken.isEmpty()) {
         throw new ApiException(403, "admin_disabled", "set admin.token to use the Admin API");
       }
       Guards.requireBearer(ctx, adminToken.get());
+      if (BODY_METHODS.contains(ctx.method().name())) {
+        RequestFields.of(ctx).refuseUnknown(fields);
+      }
       try {
         handler.handle(ctx);
         if (ctx.result() == null && ctx.resultInputStream() == null) {

@@ -184,6 +184,8 @@ class OpenApiExchangesTest {
                 ADMIN));
     deviceId = device.get("id").asText();
     canonical("GET", "/admin/devices", null, ADMIN);
+    canonical("GET", "/admin/devices/" + deviceId, null, ADMIN);
+    refused("POST", "/admin/partners", json("name", "R", "nmae", "R"), ADMIN); // unknown_field
     device =
         json(
             canonical(
