@@ -459,8 +459,7 @@ final class AdminCommand implements Callable<Integer> {
 
     @Command(description = "list every device with its recorded state")
     int list() {
-      return admin.onDatabase(
-          c -> AdminRoutes.devices(c.tenants(), c.views(), c.states().all()));
+      return admin.onDatabase(c -> AdminRoutes.devices(c.tenants(), c.views(), c.states().all()));
     }
 
     @Command(description = "stop a device: its key answers key_disabled")

@@ -41,7 +41,8 @@ public final class ApiException extends RuntimeException {
 
   /**
    * Fields a JSON family that has room for them adds to its error body after the token and the
-   * sentence, such as the {@code field} of an {@code unknown_field}; plain-token families drop them.
+   * sentence, such as the {@code field} of an {@code unknown_field}; plain-token families drop
+   * them.
    */
   public java.util.Map<String, String> details() {
     return details;

@@ -109,7 +109,9 @@ public final class AdminRoutes implements RouteTable {
         admin(ctx -> ctx.json(tenants.licenses().stream().map(views::of).toList())));
     r.post(
         "/admin/licenses",
-        admin(List.of("partner", "name", "email", "expires", "allowed", "allow"), this::createLicense));
+        admin(
+            List.of("partner", "name", "email", "expires", "allowed", "allow"),
+            this::createLicense));
     r.post("/admin/licenses/{id}/disable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), true)));
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
     r.post("/admin/licenses/{id}/expires", admin(List.of("expires"), this::setExpiry));
@@ -122,8 +124,7 @@ public final class AdminRoutes implements RouteTable {
             ctx -> ctx.json(views.of(tenants.rotateWebhookSecret(id(ctx), webhookSecretOverlap)))));
 
     r.get(
-        "/admin/devices",
-        admin(ctx -> ctx.json(devices(tenants, views, sessions.states().all()))));
+        "/admin/devices", admin(ctx -> ctx.json(devices(tenants, views, sessions.states().all()))));
     r.post(
         "/admin/devices",
         admin(List.of("license", "number", "driver", "config"), this::createDevice));

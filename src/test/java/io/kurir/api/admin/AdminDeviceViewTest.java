@@ -75,7 +75,11 @@ class AdminDeviceViewTest {
             kurir
                 .postJson(
                     "/api/webhook_status",
-                    "{\"key\":\"" + device.ecoKey() + "\",\"action\":\"add\",\"url\":\"" + url + "\"}")
+                    "{\"key\":\""
+                        + device.ecoKey()
+                        + "\",\"action\":\"add\",\"url\":\""
+                        + url
+                        + "\"}")
                 .body())
         .contains("\"status\":\"success\"");
     kurir.postForm(

@@ -40,7 +40,9 @@ class AdminUnknownFieldsTest {
 
   private JsonNode post(String path, String json, int expectedStatus) throws Exception {
     Reply reply = kurir.post(path, json, "application/json", AUTH);
-    assertThat(reply.status()).as(path + " " + json + " → " + reply.body()).isEqualTo(expectedStatus);
+    assertThat(reply.status())
+        .as(path + " " + json + " → " + reply.body())
+        .isEqualTo(expectedStatus);
     return JSON.readTree(reply.body());
   }
 
@@ -71,12 +73,14 @@ class AdminUnknownFieldsTest {
   @Test
   void formFieldsAndQueryParametersAreCheckedLikeJsonOnes() throws Exception {
     Reply form =
-        kurir.post("/admin/partners", "name=R&emial=r@x.id", "application/x-www-form-urlencoded", AUTH);
+        kurir.post(
+            "/admin/partners", "name=R&emial=r@x.id", "application/x-www-form-urlencoded", AUTH);
     assertThat(form.status()).isEqualTo(400);
     assertThat(JSON.readTree(form.body()).get("field").asText()).isEqualTo("emial");
     assertThat(JSON.readTree(form.body()).get("message").asText()).contains("did you mean email?");
 
-    Reply query = kurir.post("/admin/partners?nama=R", "{\"name\":\"R\"}", "application/json", AUTH);
+    Reply query =
+        kurir.post("/admin/partners?nama=R", "{\"name\":\"R\"}", "application/json", AUTH);
     assertThat(query.status()).isEqualTo(400);
     assertThat(JSON.readTree(query.body()).get("field").asText()).isEqualTo("nama");
     assertThat(kurir.gateway().tenants().partners()).isEmpty();
