@@ -303,6 +303,29 @@ class KurirCommandLineTest {
     assertThat(complete(script, "kurir", "")).contains("serve", "demo", "completion", "test");
   }
 
+  /**
+   * {@code serve --<TAB>} and {@code demo --<TAB>} offer every settings flag, taken from the
+   * settings' own list: a setting added later is completed without an edit here or there.
+   */
+  @Test
+  void theCompletionScriptCompletesEverySettingsFlagOfServeAndDemo() throws Exception {
+    assertThat(kurir("completion")).isZero();
+    Path script = dir.resolve("kurir-completion.bash");
+    Files.writeString(script, stdout());
+    List<String> flags =
+        io.kurir.config.SettingsLoader.flagNames().stream().map(k -> "--" + k).toList();
+    assertThat(flags).contains("--server.port", "--admin.token", "--port", "--config");
+    assertThat(flags).anyMatch(f -> f.startsWith("--drivers."));
+    for (String command : List.of("serve", "demo")) {
+      assertThat(complete(script, "kurir", command, "--")).as(command).containsAll(flags);
+    }
+    assertThat(complete(script, "kurir", "serve", "--server.po")).containsExactly("--server.port");
+    assertThat(complete(script, "kurir", "serve", "--webhook."))
+        .contains("--webhook.secret-overlap");
+    assertThat(complete(script, "kurir", "serve", "--server.port=9000", "--log.l"))
+        .containsExactly("--log.level");
+  }
+
   /** What bash offers after the words typed, the last one being completed. */
   private static List<String> complete(Path script, String... words) throws Exception {
     StringBuilder array = new StringBuilder();
