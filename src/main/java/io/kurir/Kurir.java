@@ -243,6 +243,8 @@ public final class Kurir implements Callable<Integer> {
     String secondKey = secondDevice.ecoKey();
     String partnerSecret = DemoAccount.partner(gateway.tenants()).basicSecret();
     long second = secondDevice.id();
+    // The secret as it is now (rotated or not): a receiver needs it to check each call.
+    String webhookSecret = gateway.tenants().license(secondDevice.licenseId()).webhookSecret();
     String secondQr =
         gateway
             .sandbox()
@@ -307,6 +309,16 @@ public final class Kurir implements Callable<Integer> {
         "    -d '{\"key\":\""
             + secondKey
             + "\",\"action\":\"add\",\"url\":\"http://127.0.0.1:9999/hook\"}'",
+        "  each call carries X-Kurir-Signature: sha256= HMAC-SHA256 of <X-Kurir-Timestamp>.<body>",
+        "  with the license's webhook secret " + webhookSecret + " (docs/webhooks.md);",
+        "  the device's webhooks and that secret:",
+        "  curl -s "
+            + url
+            + "/admin/devices/"
+            + second
+            + " -H 'Authorization: Bearer "
+            + gateway.settings().adminToken()
+            + "'",
         "  ./kurir admin device qr "
             + second
             + " --demo --url "

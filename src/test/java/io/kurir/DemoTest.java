@@ -95,6 +95,30 @@ class DemoTest {
     }
   }
 
+  /**
+   * Where the banner shows how to register a webhook, it shows the secret that signs its calls (as
+   * it is now, after a rotation too) and a command that prints the device's webhooks with it.
+   */
+  @Test
+  void theBannerShowsTheWebhookSigningSecretWhereItRegistersAWebhook() throws Exception {
+    try (Gateway demo = startDemo()) {
+      Device second = DemoAccount.second(demo.tenants());
+      String secret =
+          demo.tenants()
+              .rotateWebhookSecret(second.licenseId(), java.time.Duration.ZERO)
+              .webhookSecret();
+      String banner = Kurir.demoBanner(demo);
+      assertThat(banner).contains("webhook secret " + secret);
+      assertThat(banner.indexOf("webhook secret")).isGreaterThan(banner.indexOf("webhook_status"));
+      String show =
+          curlCommands(banner).stream()
+              .filter(c -> c.contains("/admin/devices/" + second.id()))
+              .findFirst()
+              .orElseThrow();
+      assertThat(run(show)).contains("\"secret\":\"" + secret + "\"");
+    }
+  }
+
   /** Each curl command of the banner, with its continuation lines joined. */
   private static List<String> curlCommands(String banner) {
     String joined = banner.replace("\\\n", " ");
