@@ -16,6 +16,7 @@ import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookDeliveries;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -60,6 +61,7 @@ import picocli.CommandLine.Spec;
       "  device set <id> --set key=value [...]    (its driver configuration;",
       "                                           an empty value removes a key)",
       "  device list                              device disable|enable|delete <id>",
+      "  device show <id>     (its state, webhook URLs and their signing secret)",
       "  device rotate <id> [key|device-key|crm-id]   (default: key)",
       "  device qr <id> [--url http://127.0.0.1:8080] [--token <admin.token>]",
       "      the pairing QR code of a running gateway, until it is scanned",
@@ -137,7 +139,8 @@ final class AdminCommand implements Callable<Integer> {
       TenantViews views,
       Timestamps timestamps,
       WebhookDeliveries webhooks,
-      DeviceStates states) {}
+      DeviceStates states,
+      MessageWebhooks messageWebhooks) {}
 
   /**
    * Runs {@code action} on the database and prints what it answers as JSON (exit 0), or the refusal
@@ -170,7 +173,9 @@ final class AdminCommand implements Callable<Integer> {
                   timestamps,
                   new WebhookDeliveries(db, clock),
                   // Read only here (recorded states); nothing to wake.
-                  new DeviceStates(db, clock, ids, timestamps, () -> {})));
+                  new DeviceStates(db, clock, ids, timestamps, () -> {}),
+                  // Read only here (the URLs): no events, so no address or port to give them.
+                  new MessageWebhooks(db, ids, clock, timestamps, () -> {}, "", () -> 0)));
       invocation.out().println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {
@@ -460,6 +465,21 @@ final class AdminCommand implements Callable<Integer> {
     @Command(description = "list every device with its recorded state")
     int list() {
       return admin.onDatabase(c -> AdminRoutes.devices(c.tenants(), c.views(), c.states().all()));
+    }
+
+    @Command(
+        description =
+            "show a device with its recorded state, its webhook URLs and their signing secret")
+    int show(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(
+          c ->
+              AdminRoutes.device(
+                  c.tenants(),
+                  c.views(),
+                  c.tenants().device(id),
+                  c.states().current(id).wireName(),
+                  c.messageWebhooks().urls(id),
+                  c.states().statusWebhook(id)));
     }
 
     @Command(description = "stop a device: its key answers key_disabled")

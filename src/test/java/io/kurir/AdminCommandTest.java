@@ -83,6 +83,13 @@ class AdminCommandTest {
     assertThat(output().get(0).get("state").asText())
         .as("each device with its state, as the Cloud guide promises")
         .isEqualTo("none");
+    assertThat(admin("device", "show", device.get("id").asText())).isZero();
+    JsonNode shown = output();
+    assertThat(shown.get("state").asText()).isEqualTo("none");
+    assertThat(shown.get("webhooks").get("status").isNull()).isTrue();
+    assertThat(shown.get("webhooks").get("secret").asText())
+        .isEqualTo(license.get("webhookSecret").asText());
+    assertThat(admin("device", "show", "999")).isEqualTo(1);
     assertThat(admin("partner", "list")).isZero();
     assertThat(output().get(0).get("name").asText()).isEqualTo("Reseller One");
 

@@ -184,23 +184,40 @@ public final class AdminRoutes implements RouteTable {
   /**
    * One device: its configuration, its session state as its driver sees it now ({@code port_down}
    * when the driver is not running), as the console's device page shows it, and where its events
-   * go: its three webhook URLs and the secret that signs them (its license's), which a receiver
-   * needs to check {@code X-Kurir-Signature}.
+   * go.
    */
   private void device(Context ctx) {
     Device device = tenants.device(id(ctx));
-    Map<String, Object> v =
-        withState(
-            views.of(device, tenants),
-            sessions.state(device).map(DeviceState::wireName).orElse("port_down"));
-    MessageWebhooks.Urls urls = messageWebhooks.urls(device.id());
+    ctx.json(
+        device(
+            tenants,
+            views,
+            device,
+            sessions.state(device).map(DeviceState::wireName).orElse("port_down"),
+            messageWebhooks.urls(device.id()),
+            sessions.states().statusWebhook(device.id())));
+  }
+
+  /**
+   * A device as {@code GET /admin/devices/{id}} and {@code ./kurir admin device show} show it: with
+   * its {@code state}, and its three webhook URLs with the secret that signs their calls (its
+   * license's), which a receiver needs to check {@code X-Kurir-Signature}.
+   */
+  public static Map<String, Object> device(
+      Tenants tenants,
+      TenantViews views,
+      Device device,
+      String state,
+      MessageWebhooks.Urls urls,
+      Optional<String> statusWebhook) {
+    Map<String, Object> v = withState(views.of(device, tenants), state);
     Map<String, Object> webhooks = new LinkedHashMap<>();
     webhooks.put("incoming", urls.incoming().orElse(null));
     webhooks.put("outgoing", urls.outgoing().orElse(null));
-    webhooks.put("status", sessions.states().statusWebhook(device.id()).orElse(null));
+    webhooks.put("status", statusWebhook.orElse(null));
     webhooks.put("secret", tenants.license(device.licenseId()).webhookSecret());
     v.put("webhooks", webhooks);
-    ctx.json(v);
+    return v;
   }
 
   /** Deletes a device; its history stays (docs/decisions.md, "Deleting a device"). */
