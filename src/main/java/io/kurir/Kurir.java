@@ -309,9 +309,9 @@ public final class Kurir implements Callable<Integer> {
         "    -d '{\"key\":\""
             + secondKey
             + "\",\"action\":\"add\",\"url\":\"http://127.0.0.1:9999/hook\"}'",
-        "  each call carries X-Kurir-Signature: sha256= HMAC-SHA256 of <X-Kurir-Timestamp>.<body>",
-        "  with the license's webhook secret " + webhookSecret + " (docs/webhooks.md);",
-        "  the device's webhooks and that secret:",
+        "  its calls are signed with the license's webhook secret " + webhookSecret,
+        "  (X-Kurir-Signature: sha256=HMAC-SHA256 of <X-Kurir-Timestamp>.<body>; docs/webhooks.md);",
+        "  the device's webhook URLs and that secret again:",
         "  curl -s "
             + url
             + "/admin/devices/"
