@@ -67,7 +67,7 @@ class ContainerFilesTest {
     List<String[]> instructions = dockerfile();
     List<String> copy = List.of(argument(instructions, "COPY").getFirst().split("\\s+"));
     assertThat(copy.getFirst()).isEqualTo(releaseJar());
-    assertThat(shadeMainClass()).isEqualTo(Kurir.class.getName());
+    assertThat(shadeMainClass()).isEqualTo(io.kurir.launcher.Launcher.class.getName());
 
     List<String> entrypoint = execForm(argument(instructions, "ENTRYPOINT").getFirst());
     List<String> command = execForm(argument(instructions, "CMD").getFirst());
