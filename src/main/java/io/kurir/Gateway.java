@@ -140,7 +140,7 @@ public final class Gateway implements AutoCloseable {
               db,
               clock,
               settings.dataDir(),
-              settings.publicUrlIfSet());
+              settings.callbackUrlIfSet());
       this.outbox =
           new WebhookOutbox(
               db,

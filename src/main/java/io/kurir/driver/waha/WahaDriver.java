@@ -270,11 +270,12 @@ public final class WahaDriver implements Driver {
   public void attach(Device device) {
     String base =
         context
-            .publicUrl()
+            .callbackUrl()
             .orElseThrow(
                 () ->
                     new IllegalStateException(
-                        "public.url is not set: the WAHA engine could not call the gateway back"
+                        "neither public.callback-url nor public.url is set: the WAHA engine could not call"
+                            + " the gateway back"
                             + " for device "
                             + device.id()));
     String name = sessionName(device);
