@@ -231,6 +231,65 @@ class ContainerFilesTest {
     assertThat(node(here, key)).as("nothing answers").isEqualTo(1);
   }
 
+  /**
+   * docs/drivers/waha.md, "Kurir on the host, the engine in a container", read as a newcomer does:
+   * Kurir reaches the engine where {@code docker run} publishes it, and the engine reaches Kurir by
+   * a name its container has for the host (its own 127.0.0.1 is itself), where Kurir listens.
+   */
+  @Test
+  void theWahaGuidesContainerNetworkingWorksAsWritten() throws Exception {
+    String guide = Files.readString(Path.of("docs/drivers/waha.md"));
+    String hostCase =
+        guide.substring(
+            guide.indexOf("### Kurir on the host, the engine in a container"),
+            guide.indexOf("### Both in containers"));
+    List<String> blocks = codeBlocks(hostCase);
+    String run = blocks.stream().filter(b -> b.contains("docker run")).findFirst().orElseThrow();
+    Matcher publish = Pattern.compile("-p (127\\.0\\.0\\.1):(\\d+):3000\\b").matcher(run);
+    assertThat(publish.find()).as("the engine's port, published on the host's loopback").isTrue();
+    Matcher hostName = Pattern.compile("--add-host=([\\w.-]+):host-gateway").matcher(run);
+    assertThat(hostName.find()).as("the container's name for the host").isTrue();
+
+    String yaml = blocks.stream().filter(b -> b.contains("callback-url")).findFirst().orElseThrow();
+    Files.writeString(dir.resolve("kurir.yml"), yaml);
+    Settings settings = settings(Map.of());
+    URI engine = URI.create(settings.driver("waha").text("url"));
+    assertThat(engine.getHost()).isEqualTo(publish.group(1));
+    assertThat(engine.getPort()).isEqualTo(Integer.parseInt(publish.group(2)));
+    URI callback = URI.create(settings.callbackUrlIfSet().orElseThrow());
+    assertThat(callback.getHost())
+        .as("the engine's container reaches the host by the name --add-host gives it")
+        .isEqualTo(hostName.group(1));
+    assertThat(callback.getPort()).as("where Kurir listens").isEqualTo(settings.port());
+    assertThat(settings.host()).as("on every address, the bridge's included").isEqualTo("0.0.0.0");
+    assertThat(settings.publicUrlIfSet())
+        .hasValueSatisfying(u -> assertThat(u).startsWith("https"));
+
+    String checks =
+        blocks.stream().filter(b -> b.contains("docker exec")).findFirst().orElseThrow();
+    assertThat(checks)
+        .contains(engine + "/api/sessions")
+        .contains("docker exec waha node -e")
+        .contains(callback + "/health/live");
+    assertThat(run).contains("--name waha");
+
+    // Section 2's example is the same setup.
+    String connect = guide.substring(guide.indexOf("## 2. Connect Kurir"));
+    Files.writeString(dir.resolve("kurir.yml"), codeBlocks(connect).getFirst());
+    assertThat(settings(Map.of()).callbackUrlIfSet()).isEqualTo(settings.callbackUrlIfSet());
+    assertThat(settings(Map.of()).driver("waha").text("url")).isEqualTo(engine.toString());
+  }
+
+  /** The fenced code blocks of a Markdown text, without their fences. */
+  private static List<String> codeBlocks(String markdown) {
+    Matcher m = Pattern.compile("(?ms)^```\\w*\\n(.*?)^```").matcher(markdown);
+    List<String> blocks = new ArrayList<>();
+    while (m.find()) {
+      blocks.add(m.group(1));
+    }
+    return blocks;
+  }
+
   /** Runs a health check's script with Node.js as compose would, the engine's key in its env. */
   private int node(String script, String key) throws Exception {
     // Node.js from KURIR_NODE (./kurir test sets it) or the PATH, as the scripts' tests find it.

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
+import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeWaha;
 import io.kurir.testing.TestGateway;
 import java.nio.file.Path;
@@ -45,6 +46,39 @@ class WahaCallbackAddressTest {
       assertThat(script.body())
           .contains("base_url: 'https://wa.toko.example'")
           .doesNotContain("127.0.0.1:");
+    }
+  }
+
+  @Test
+  void aWebhookLeftAtAnEarlierCallbackAddressIsReplacedNotKept() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      var device = f.newDevice("+6281100008111", Map.of());
+      String name = "kurir-" + device.id();
+      FakeWaha.Session session = f.awaitSession(name, "SCAN_QR_CODE");
+      // As a gateway whose callback address was http://127.0.0.1:8080 left it: an address the
+      // engine's container never reached.
+      String current = f.kurir.url("/drivers/waha/events/" + device.id());
+      var hook =
+          (com.fasterxml.jackson.databind.node.ObjectNode)
+              session.config().path("webhooks").path(0);
+      hook.put("url", "http://127.0.0.1:8080/drivers/waha/events/" + device.id());
+
+      f.kurir.restart();
+
+      Eventually.until(
+          "the webhook moved",
+          () ->
+              f.waha
+                  .session(name)
+                  .config()
+                  .path("webhooks")
+                  .path(0)
+                  .path("url")
+                  .asText()
+                  .equals(current));
+      assertThat(f.waha.session(name).config().path("webhooks"))
+          .as("only the current one")
+          .hasSize(1);
     }
   }
 
