@@ -53,16 +53,15 @@ public final class DataFolder {
         || why.contains("permission denied")
         || why.contains("operation not permitted")
         || why.contains("read-only file system")) {
-      String detail =
-          why.contains("read-only file system")
-              ? "a read-only file system"
-              : "user " + user() + " may not write there";
+      boolean readOnly = why.contains("read-only file system");
       return "permission denied: "
           + refused
           + " ("
-          + detail
+          + (readOnly ? "a read-only file system" : "user " + user() + " may not write there")
           + (refused.equals(target) ? "" : ", making " + target)
-          + "); give that user write access to it, or "
+          + "); "
+          + (readOnly ? "mount it writable" : "give that user write access to it")
+          + ", or "
           + CHOOSE_ANOTHER;
     }
     Path file = firstFileAbove(target);

@@ -53,7 +53,8 @@ class DataFolderTest {
     assertThat(
             DataFolder.problem(
                 new FileSystemException("/sys/kurir", null, "Read-only file system"), data))
-        .startsWith("permission denied: /sys/kurir (a read-only file system, making");
+        .startsWith("permission denied: /sys/kurir (a read-only file system, making")
+        .contains("mount it writable, or choose another data folder");
   }
 
   @Test
