@@ -55,6 +55,7 @@ import io.kurir.phone.PhoneNumbers;
 import io.kurir.report.Reports;
 import io.kurir.schedule.ScheduleRunner;
 import io.kurir.schedule.Schedules;
+import io.kurir.store.DataFolder;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.InstanceLock;
@@ -106,6 +107,7 @@ public final class Gateway implements AutoCloseable {
     // folder (the lock file, the database).
     this.socket = ListeningSocket.bind(settings.host(), settings.port(), settings.tls());
     try {
+      DataFolder.prepare(settings.dataDir());
       this.lock = Database.lockInstance(settings.database(), settings.nodeId());
     } catch (RuntimeException e) {
       socket.close();
@@ -138,7 +140,7 @@ public final class Gateway implements AutoCloseable {
               db,
               clock,
               settings.dataDir(),
-              settings.publicUrlIfSet());
+              settings.callbackUrlIfSet());
       this.outbox =
           new WebhookOutbox(
               db,

@@ -134,6 +134,7 @@ public final class Kurir implements Callable<Integer> {
     }
     kurir.addSubcommand("admin", AdminCommand.commandLine(invocation));
     kurir.addSubcommand("completion", new CompletionCommand(invocation));
+    kurir.addSubcommand("health", new HealthCommand(invocation));
     LAUNCHER_COMMANDS.forEach(
         (name, description) -> kurir.addSubcommand(name, launcherCommand(name, description)));
     configure(kurir);

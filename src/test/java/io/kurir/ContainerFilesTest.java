@@ -43,7 +43,7 @@ class ContainerFilesTest {
   @TempDir Path dir;
 
   /** The Dockerfile's instructions, continuation lines joined, comments left out. */
-  private static List<String[]> dockerfile() throws Exception {
+  private static List<String[]> allInstructions() throws Exception {
     List<String[]> instructions = new ArrayList<>();
     String joined = Files.readString(Path.of("Dockerfile")).replaceAll("\\\\\n", " ");
     for (String line : joined.lines().toList()) {
@@ -52,6 +52,28 @@ class ContainerFilesTest {
       }
     }
     return instructions;
+  }
+
+  /** One stage of the Dockerfile: {@code FROM <image> [AS <name>]} and its instructions. */
+  private record Stage(String image, String name, List<String[]> instructions) {}
+
+  private static List<Stage> stages() throws Exception {
+    List<Stage> stages = new ArrayList<>();
+    for (String[] instruction : allInstructions()) {
+      if (instruction[0].equals("FROM")) {
+        String[] from = instruction[1].split("\\s+");
+        stages.add(new Stage(from[0], from.length == 3 ? from[2] : "", new ArrayList<>()));
+      } else {
+        assertThat(stages).as("an instruction before the first FROM").isNotEmpty();
+        stages.getLast().instructions().add(instruction);
+      }
+    }
+    return stages;
+  }
+
+  /** The instructions of the image's stage, the last one. */
+  private static List<String[]> dockerfile() throws Exception {
+    return stages().getLast().instructions();
   }
 
   private static List<String> argument(List<String[]> instructions, String name) {
@@ -66,8 +88,12 @@ class ContainerFilesTest {
   void theImageCopiesTheReleaseJarAndRunsTheCommandTheDocsName() throws Exception {
     List<String[]> instructions = dockerfile();
     List<String> copy = List.of(argument(instructions, "COPY").getFirst().split("\\s+"));
-    assertThat(copy.getFirst()).isEqualTo(releaseJar());
-    assertThat(shadeMainClass()).isEqualTo(Kurir.class.getName());
+    Stage build = stages().getFirst();
+    assertThat(copy)
+        .as("the image takes the release jar from the build stage")
+        .startsWith("--from=" + build.name(), workdir(build) + "/" + releaseJar());
+    copy = copy.subList(1, copy.size());
+    assertThat(shadeMainClass()).isEqualTo(io.kurir.launcher.Launcher.class.getName());
 
     List<String> entrypoint = execForm(argument(instructions, "ENTRYPOINT").getFirst());
     List<String> command = execForm(argument(instructions, "CMD").getFirst());
@@ -86,7 +112,7 @@ class ContainerFilesTest {
     assertThat(containers)
         .as("docs/operations.md, Containers, names the command the image runs")
         .contains("`" + String.join(" ", whole) + "`")
-        .contains("mvn -Prelease package -DskipTests")
+        .contains("docker build -t kurir .")
         .contains("not built here");
     for (String secret : DOT_ENV.keySet()) {
       assertThat(containers).as("the docs name the .env secret " + secret).contains(secret);
@@ -94,6 +120,186 @@ class ContainerFilesTest {
 
     String port = argument(instructions, "EXPOSE").getFirst();
     assertThat(Integer.parseInt(port)).isEqualTo(settings(Map.of()).port());
+  }
+
+  @Test
+  void theImageIsBuiltFromACleanCheckoutByTheReleaseBuild() throws Exception {
+    List<Stage> stages = stages();
+    assertThat(stages).as("a build stage and the image's").hasSize(2);
+    Stage build = stages.getFirst();
+    assertThat(build.name()).isNotEmpty();
+    assertThat(javaFeature(build.image())).as(build.image()).isGreaterThanOrEqualTo(21);
+    assertThat(build.image()).startsWith("maven:");
+    assertThat(javaFeature(stages.getLast().image())).isGreaterThanOrEqualTo(21);
+    assertThat(stages.getLast().image()).as("a runtime, not a JDK").endsWith("-jre");
+
+    // The same Maven command as ./kurir release.
+    List<String> release = releaseBuildOfTheScript();
+    assertThat(release).contains("package", "-Prelease");
+    List<List<String>> runs =
+        argument(build.instructions(), "RUN").stream()
+            .map(run -> List.of(run.split("\\s+")))
+            .filter(run -> run.getFirst().equals("mvn") && run.contains("package"))
+            .toList();
+    assertThat(runs).as("one RUN builds the release jar").hasSize(1);
+    assertThat(runs.getFirst()).containsAll(release);
+
+    // What it copies into the build is in the checkout; what the build reads is copied.
+    List<String> copied = new ArrayList<>();
+    for (String copy : argument(build.instructions(), "COPY")) {
+      List<String> words = List.of(copy.split("\\s+"));
+      for (String source : words.subList(0, words.size() - 1)) {
+        assertThat(Path.of(source)).as("COPY " + source + ": in the checkout").exists();
+        assertThat(source).as("nothing built outside the image").doesNotStartWith("target");
+        copied.add(source.replaceAll("/$", ""));
+      }
+    }
+    List<String> read = new ArrayList<>(List.of("pom.xml", "src"));
+    read.addAll(resourceDirectories());
+    for (String path : read) {
+      assertThat(copied)
+          .as(path + " is copied into the build stage")
+          .anyMatch(c -> path.equals(c) || path.startsWith(c + "/"));
+    }
+    assertThat(Files.readAllLines(Path.of(".dockerignore")))
+        .as("a jar built outside cannot slip into the build context")
+        .contains("target/");
+  }
+
+  @Test
+  void everyServiceHasAHealthCheckAndKurirStartsOnceTheOthersAreHealthy() throws Exception {
+    // The image's check: `kurir health` with the jar the image runs.
+    String healthcheck = argument(dockerfile(), "HEALTHCHECK").getFirst();
+    List<String> check = execForm(healthcheck.substring(healthcheck.indexOf("CMD ") + 4));
+    String jar = execForm(argument(dockerfile(), "ENTRYPOINT").getFirst()).getLast();
+    assertThat(check.getFirst()).isEqualTo("java");
+    assertThat(check).containsSubsequence("-jar", jar);
+    List<String> args = check.subList(check.indexOf(jar) + 1, check.size());
+    picocli.CommandLine tree =
+        Kurir.commandLine(new Invocation(new ArrayList<>(), Map.of(), dir, System.out, System.err));
+    assertThat(tree.parseArgs(args.toArray(String[]::new)).subcommand().commandSpec().name())
+        .isEqualTo("health");
+
+    for (String name : List.of("kurir", "postgres", "waha")) {
+      assertThat(service(name).healthcheck()).as(name + "'s healthcheck").isNotEmpty();
+    }
+    List<String> kurirCheck = new ArrayList<>(List.of("CMD"));
+    kurirCheck.addAll(check);
+    assertThat(service("kurir").healthcheck()).as("the image's").isEqualTo(kurirCheck);
+    assertThat(service("kurir").dependsOn())
+        .containsOnlyKeys("postgres", "waha")
+        .allSatisfy(
+            (name, condition) ->
+                assertThat(condition).as(name).isEqualTo(Map.of("condition", "service_healthy")));
+  }
+
+  @Test
+  void theEnginesHealthCheckAsksItsApiWithItsKey() throws Exception {
+    Service waha = service("waha");
+    List<String> check = waha.healthcheck();
+    assertThat(check.subList(0, 3)).containsExactly("CMD", "node", "-e");
+    String script = check.get(3);
+    int enginePort =
+        URI.create(service("kurir").environment().get("KURIR_DRIVERS_WAHA_URL")).getPort();
+    String address = "http://127.0.0.1:" + enginePort;
+    assertThat(script).as("the engine in its own container, on its own port").contains(address);
+    String key = waha.environment().get("WAHA_API_KEY");
+
+    // Run as written (on a stand-in engine on a free loopback port): healthy only when the
+    // engine answers its ping to the key.
+    com.sun.net.httpserver.HttpServer engine =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    engine.createContext(
+        "/ping",
+        exchange -> {
+          boolean keyed = key.equals(exchange.getRequestHeaders().getFirst("X-Api-Key"));
+          byte[] body =
+              (keyed ? "{\"message\":\"pong\"}" : "{\"message\":\"Unauthorized\"}").getBytes();
+          exchange.sendResponseHeaders(keyed ? 200 : 401, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
+    engine.start();
+    String here = script.replace(address, "http://127.0.0.1:" + engine.getAddress().getPort());
+    try {
+      assertThat(node(here, key)).as("the engine answers").isZero();
+      assertThat(node(here, "a-wrong-key")).as("the engine refuses the key").isEqualTo(1);
+    } finally {
+      engine.stop(0);
+    }
+    assertThat(node(here, key)).as("nothing answers").isEqualTo(1);
+  }
+
+  /**
+   * docs/drivers/waha.md, "Kurir on the host, the engine in a container", read as a newcomer does:
+   * Kurir reaches the engine where {@code docker run} publishes it, and the engine reaches Kurir by
+   * a name its container has for the host (its own 127.0.0.1 is itself), where Kurir listens.
+   */
+  @Test
+  void theWahaGuidesContainerNetworkingWorksAsWritten() throws Exception {
+    String guide = Files.readString(Path.of("docs/drivers/waha.md"));
+    String hostCase =
+        guide.substring(
+            guide.indexOf("### Kurir on the host, the engine in a container"),
+            guide.indexOf("### Both in containers"));
+    List<String> blocks = codeBlocks(hostCase);
+    String run = blocks.stream().filter(b -> b.contains("docker run")).findFirst().orElseThrow();
+    Matcher publish = Pattern.compile("-p (127\\.0\\.0\\.1):(\\d+):3000\\b").matcher(run);
+    assertThat(publish.find()).as("the engine's port, published on the host's loopback").isTrue();
+    Matcher hostName = Pattern.compile("--add-host=([\\w.-]+):host-gateway").matcher(run);
+    assertThat(hostName.find()).as("the container's name for the host").isTrue();
+
+    String yaml = blocks.stream().filter(b -> b.contains("callback-url")).findFirst().orElseThrow();
+    Files.writeString(dir.resolve("kurir.yml"), yaml);
+    Settings settings = settings(Map.of());
+    URI engine = URI.create(settings.driver("waha").text("url"));
+    assertThat(engine.getHost()).isEqualTo(publish.group(1));
+    assertThat(engine.getPort()).isEqualTo(Integer.parseInt(publish.group(2)));
+    URI callback = URI.create(settings.callbackUrlIfSet().orElseThrow());
+    assertThat(callback.getHost())
+        .as("the engine's container reaches the host by the name --add-host gives it")
+        .isEqualTo(hostName.group(1));
+    assertThat(callback.getPort()).as("where Kurir listens").isEqualTo(settings.port());
+    assertThat(settings.host()).as("on every address, the bridge's included").isEqualTo("0.0.0.0");
+    assertThat(settings.publicUrlIfSet())
+        .hasValueSatisfying(u -> assertThat(u).startsWith("https"));
+
+    String checks =
+        blocks.stream().filter(b -> b.contains("docker exec")).findFirst().orElseThrow();
+    assertThat(checks)
+        .contains(engine + "/api/sessions")
+        .contains("docker exec waha node -e")
+        .contains(callback + "/health/live");
+    assertThat(run).contains("--name waha");
+
+    // Section 2's example is the same setup.
+    String connect = guide.substring(guide.indexOf("## 2. Connect Kurir"));
+    Files.writeString(dir.resolve("kurir.yml"), codeBlocks(connect).getFirst());
+    assertThat(settings(Map.of()).callbackUrlIfSet()).isEqualTo(settings.callbackUrlIfSet());
+    assertThat(settings(Map.of()).driver("waha").text("url")).isEqualTo(engine.toString());
+  }
+
+  /** The fenced code blocks of a Markdown text, without their fences. */
+  private static List<String> codeBlocks(String markdown) {
+    Matcher m = Pattern.compile("(?ms)^```\\w*\\n(.*?)^```").matcher(markdown);
+    List<String> blocks = new ArrayList<>();
+    while (m.find()) {
+      blocks.add(m.group(1));
+    }
+    return blocks;
+  }
+
+  /** Runs a health check's script with Node.js as compose would, the engine's key in its env. */
+  private int node(String script, String key) throws Exception {
+    // Node.js from KURIR_NODE (./kurir test sets it) or the PATH, as the scripts' tests find it.
+    String node = System.getenv().getOrDefault("KURIR_NODE", "node");
+    ProcessBuilder b = new ProcessBuilder(node, "-e", script).redirectErrorStream(true);
+    b.environment().put("WAHA_API_KEY", key);
+    b.redirectOutput(dir.resolve("node.log").toFile());
+    Process p = b.start();
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+    return p.exitValue();
   }
 
   @Test
@@ -134,9 +340,14 @@ class ContainerFilesTest {
         .as("the image docs/drivers/waha.md runs")
         .isEqualTo("devlikeapro/waha:gows")
         .isIn(wahaImagesInTheDriverDocs());
-    assertThat(URI.create(kurir.environment().get("KURIR_PUBLIC_URL")).getHost())
-        .as("the engine calls Kurir back on the stack's network")
+    URI callback = URI.create(kurir.environment().get("KURIR_PUBLIC_CALLBACK_URL"));
+    assertThat(callback.getHost())
+        .as("the engine calls Kurir back on the stack's network, by its service name")
         .isEqualTo("kurir");
+    assertThat(callback.getPort()).isEqualTo(settings(kurir.environment()).port());
+    assertThat(kurir.environment().get("KURIR_PUBLIC_URL"))
+        .as("scripts get the public address, not the stack's")
+        .doesNotContain("kurir:");
     assertThat(kurir.ports()).containsExactly("8080:8080");
     assertThat(postgres.ports()).as("the database is not published").isEmpty();
     assertThat(waha.ports()).as("the engine is not published").isEmpty();
@@ -156,7 +367,12 @@ class ContainerFilesTest {
     return env;
   }
 
-  private record Service(String image, Map<String, String> environment, List<String> ports) {}
+  private record Service(
+      String image,
+      Map<String, String> environment,
+      List<String> ports,
+      List<String> healthcheck,
+      Map<String, Object> dependsOn) {}
 
   /** One service of compose.yaml, its variables interpolated as compose does from {@code .env}. */
   @SuppressWarnings("unchecked")
@@ -168,10 +384,14 @@ class ContainerFilesTest {
     Map<String, String> environment = new LinkedHashMap<>();
     ((Map<String, Object>) service.getOrDefault("environment", Map.of()))
         .forEach((key, value) -> environment.put(key, interpolate(String.valueOf(value))));
+    Map<String, Object> health =
+        (Map<String, Object>) service.getOrDefault("healthcheck", Map.of());
     return new Service(
         (String) service.get("image"),
         environment,
-        (List<String>) service.getOrDefault("ports", List.of()));
+        (List<String>) service.getOrDefault("ports", List.of()),
+        (List<String>) health.getOrDefault("test", List.of()),
+        (Map<String, Object>) service.getOrDefault("depends_on", Map.of()));
   }
 
   private static String interpolate(String value) {
@@ -191,6 +411,46 @@ class ContainerFilesTest {
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  /** The folder a stage's last {@code WORKDIR} names. */
+  private static String workdir(Stage stage) {
+    return argument(stage.instructions(), "WORKDIR").getLast();
+  }
+
+  /** The Java feature version an image's tag names: maven:3.9-eclipse-temurin-25 is 25. */
+  private static int javaFeature(String image) {
+    Matcher m = Pattern.compile("temurin-(\\d+)|temurin:(\\d+)").matcher(image);
+    assertThat(m.find()).as(image + " names its Java").isTrue();
+    return Integer.parseInt(m.group(1) != null ? m.group(1) : m.group(2));
+  }
+
+  /** The Maven arguments of {@code ./kurir release}, from the script. */
+  private static List<String> releaseBuildOfTheScript() throws Exception {
+    Matcher m =
+        Pattern.compile("(?m)^\\s*release\\)\\s*\\n\\s*mvn_progress \\w+ (.+)$")
+            .matcher(Files.readString(Path.of("kurir")));
+    assertThat(m.find()).as("the kurir script's release command").isTrue();
+    return List.of(m.group(1).strip().split("\\s+"));
+  }
+
+  /** The pom's resource folders, which the build reads besides src. */
+  private static List<String> resourceDirectories() throws Exception {
+    Document pom =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(Path.of("pom.xml").toFile());
+    NodeList resources = pom.getElementsByTagName("resource");
+    List<String> folders = new ArrayList<>();
+    for (int i = 0; i < resources.getLength(); i++) {
+      folders.add(
+          ((Element) resources.item(i))
+              .getElementsByTagName("directory")
+              .item(0)
+              .getTextContent()
+              .strip());
+    }
+    return folders;
   }
 
   /** The file the release profile's shade plugin writes, relative to the project folder. */

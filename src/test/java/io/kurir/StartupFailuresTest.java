@@ -93,6 +93,45 @@ class StartupFailuresTest {
   }
 
   @Test
+  void aDataFolderItMayNotMakeSaysPermissionDeniedAndWhere() throws Exception {
+    // A folder no user may make, root included, so that the test does not depend on who runs it:
+    // sysfs refuses new entries (root gets EPERM, another user EACCES, a container EROFS), all
+    // of them a permission denied to the operator.
+    Path parent = Path.of("/sys/kurir-test-" + ProcessHandle.current().pid());
+    Path data = parent.resolve("data");
+
+    Run run = serve("--server.port=0", "--data.dir=" + data);
+
+    assertThat(run.exitCode).isEqualTo(1);
+    assertThat(run.stderr.strip())
+        .startsWith("kurir: could not start: permission denied: " + parent + " (")
+        .contains("making " + data)
+        .endsWith("choose another data folder with --data=<folder> (data.dir)")
+        .doesNotContain("cannot lock")
+        .doesNotContain("\n")
+        .doesNotContain("Exception");
+    assertThat(run.stdout).doesNotContain("listening");
+  }
+
+  @Test
+  void aDataFolderUnderAFileNamesTheFile() throws Exception {
+    Path file = Files.writeString(dir.resolve("not-a-folder"), "");
+    Path data = file.resolve("data");
+
+    Run run = serve("--server.port=0", "--data.dir=" + data);
+
+    assertThat(run.exitCode).isEqualTo(1);
+    assertThat(run.stderr.strip())
+        .isEqualTo(
+            "kurir: could not start: cannot make "
+                + data
+                + ": "
+                + file
+                + " is a file, not a folder; choose another data folder with --data=<folder>"
+                + " (data.dir)");
+  }
+
+  @Test
   void aTlsKeyFileItCannotReadIsNamedInOneLineAndNothingIsWritten() throws Exception {
     Path data = dir.resolve("data");
     Path cert = Files.writeString(dir.resolve("cert.pem"), "");

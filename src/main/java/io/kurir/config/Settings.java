@@ -61,6 +61,7 @@ public record Settings(
     List<String> trustedProxies,
     String pushAppId,
     String publicUrl,
+    String callbackUrl,
     Bots bots,
     Limits limits,
     Tls tls,
@@ -203,6 +204,7 @@ public record Settings(
         trustedProxies,
         pushAppId,
         publicUrl,
+        callbackUrl,
         bots,
         limits,
         tls,
@@ -216,5 +218,14 @@ public record Settings(
    */
   public Optional<String> publicUrlIfSet() {
     return publicUrl.isBlank() ? Optional.empty() : Optional.of(publicUrl);
+  }
+
+  /**
+   * The address an engine calls the gateway back at ({@code public.callback-url}, else {@code
+   * public.url}): the drivers' webhooks, set on the engine by the gateway. Empty when neither is
+   * set.
+   */
+  public Optional<String> callbackUrlIfSet() {
+    return callbackUrl.isBlank() ? publicUrlIfSet() : Optional.of(callbackUrl);
   }
 }

@@ -71,6 +71,7 @@ public final class SettingsLoader {
           new Definition("http.trusted-proxies", "", ""),
           new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
           new Definition("public.url", "", ""),
+          new Definition("public.callback-url", "", ""),
           new Definition("bots.answer-in-groups", "false", "false"),
           // Generous: they stop floods, not customers; the gateway's own machine is exempt.
           new Definition("limits.per-key", "100/s", "100/s"),
@@ -386,6 +387,15 @@ public final class SettingsLoader {
               + publicUrl
               + "' is not an http(s) address such as https://kurir.example.com");
     }
+    // Where an engine in another container calls the gateway back is seldom its public address
+    // (http://kurir:8080 on a compose network), so it has a setting of its own; empty: public.url.
+    String callbackUrl = v.get("public.callback-url").strip();
+    if (!callbackUrl.isEmpty() && !callbackUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
+      problems.add(
+          "public.callback-url: '"
+              + callbackUrl
+              + "' is not an http(s) address such as http://kurir:8080");
+    }
     String adminToken = v.get("admin.token").trim();
     if (!adminToken.isEmpty() && adminToken.length() < 16) {
       problems.add(
@@ -432,6 +442,7 @@ public final class SettingsLoader {
         trustedProxies,
         pushAppId,
         publicUrl.replaceAll("/+$", ""),
+        callbackUrl.replaceAll("/+$", ""),
         new Settings.Bots(r.bool("bots.answer-in-groups")),
         limits,
         tls,

@@ -15,8 +15,9 @@ import java.util.function.LongFunction;
  * @param sessions per-device state that outlives the process
  * @param clock the gateway's clock
  * @param dataDir {@code <data.dir>/drivers/<name>}, created on first use
- * @param publicUrl the gateway's address as others reach it ({@code public.url}, no trailing
- *     slash), for a driver whose network calls the gateway back; empty when not set
+ * @param callbackUrl the gateway's address as a network's engine reaches it ({@code
+ *     public.callback-url}, else {@code public.url}; no trailing slash), for a driver whose network
+ *     calls the gateway back; empty when neither is set
  */
 public record DriverContext(
     DriverSettings settings,
@@ -24,9 +25,9 @@ public record DriverContext(
     DeviceSessionStore sessions,
     Clock clock,
     Path dataDir,
-    Optional<String> publicUrl) {
+    Optional<String> callbackUrl) {
 
-  /** A context with no public address (drivers that are never called back, tests). */
+  /** A context with no callback address (drivers that are never called back, tests). */
   public DriverContext(
       DriverSettings settings,
       LongFunction<DeviceConfig> configOf,

@@ -123,7 +123,9 @@ public final class InstanceLock implements AutoCloseable {
       }
       return new InstanceLock(channel, lock, null, 0);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot lock the database " + db + ": " + e.getMessage(), e);
+      // Mostly a folder or lock file this user may not write: said as such, with its path.
+      throw new IllegalStateException(
+          DataFolder.problem(e, db.resolveSibling(db.getFileName() + ".lock")), e);
     }
   }
 

@@ -270,11 +270,12 @@ public final class WahaDriver implements Driver {
   public void attach(Device device) {
     String base =
         context
-            .publicUrl()
+            .callbackUrl()
             .orElseThrow(
                 () ->
                     new IllegalStateException(
-                        "public.url is not set: the WAHA engine could not call the gateway back"
+                        "neither public.callback-url nor public.url is set: the WAHA engine could not call"
+                            + " the gateway back"
                             + " for device "
                             + device.id()));
     String name = sessionName(device);
@@ -327,7 +328,8 @@ public final class WahaDriver implements Driver {
 
   /**
    * An existing session, with this gateway's webhook put in (in place of an older one to this
-   * gateway) and its other configuration kept. Only changed when the webhook is not there yet.
+   * gateway, or to this device at an earlier callback address) and its other configuration kept.
+   * Only changed when the webhook is not there yet.
    */
   private JsonNode adopt(String name, JsonNode session, ObjectNode webhook, String base)
       throws IOException {
@@ -336,13 +338,18 @@ public final class WahaDriver implements Driver {
         config.isObject() ? ((ObjectNode) config).deepCopy() : WahaApi.JSON.createObjectNode();
     ArrayNode hooks = WahaApi.JSON.createArrayNode();
     boolean present = false;
+    // A hook to this device's events path at another address is this gateway's from before
+    // public.callback-url changed (say, from a 127.0.0.1 the engine's container never reached):
+    // replaced, not left for the engine to retry forever.
+    String ours = webhook.path("url").asText().substring(base.length());
     for (JsonNode h : config.path("webhooks")) {
       if (h.path("url").asText("").equals(webhook.path("url").asText())
           && h.path("hmac").path("key").asText("").equals(webhook.path("hmac").path("key").asText())
           && h.path("events").equals(webhook.path("events"))) {
         present = true;
       }
-      if (!h.path("url").asText("").startsWith(base + EVENTS_PATH)) {
+      String url = h.path("url").asText("");
+      if (!url.startsWith(base + EVENTS_PATH) && !url.endsWith(ours)) {
         hooks.add(h);
       }
     }

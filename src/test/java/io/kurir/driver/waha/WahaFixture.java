@@ -24,7 +24,7 @@ import java.util.Optional;
 
 /**
  * A gateway whose waha driver talks to a {@link FakeWaha}, on a port known before it starts (the
- * engine must be told {@code public.url}), and helpers to drive one waha device.
+ * engine must be told {@code public.callback-url}), and helpers to drive one waha device.
  */
 final class WahaFixture implements AutoCloseable {
   static final String RESELLER_SECRET = "reseller-secret-0123456789abcdef";
@@ -39,7 +39,7 @@ final class WahaFixture implements AutoCloseable {
     int port = freePort();
     List<String> all = new ArrayList<>();
     all.add("--server.port=" + port);
-    all.add("--public.url=http://127.0.0.1:" + port);
+    all.add("--public.callback-url=http://127.0.0.1:" + port);
     all.add("--drivers.waha.url=" + waha.url());
     all.add("--drivers.waha.api-key=" + FakeWaha.API_KEY);
     all.add("--drivers.waha.timeout=5s");
