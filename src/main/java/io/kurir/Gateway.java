@@ -284,7 +284,7 @@ public final class Gateway implements AutoCloseable {
               sessions,
               remoteMedia));
       tables.add(new PartnerRoutes(tenants, bots, messages));
-      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppId()));
+      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppIds()));
       tables.add(
           new PushV2Routes(
               tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
