@@ -38,12 +38,12 @@ public final class Sessions {
 
   /**
    * Whether the device is linked: paired with an account, whether or not its phone is reachable now
-   * ({@code online} or {@code offline}). A device whose driver is not running is not.
+   * ({@code online} or {@code offline}), as last recorded. The recorded state, not the driver's:
+   * asking an engine's driver is an HTTP call, and a send must not make one per device.
    */
   public boolean linked(Device device) {
-    return state(device)
-        .map(s -> s == DeviceState.ONLINE || s == DeviceState.OFFLINE)
-        .orElse(false);
+    DeviceState recorded = states.current(device.id());
+    return recorded == DeviceState.ONLINE || recorded == DeviceState.OFFLINE;
   }
 
   /**

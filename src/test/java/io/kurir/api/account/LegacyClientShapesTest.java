@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import io.kurir.device.DeviceState;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
@@ -100,10 +101,18 @@ class LegacyClientShapesTest {
     for (int i = 0; i < numbers.length; i++) {
       Device d = kurir.gateway().tenants().createDevice(l.id(), numbers[i], "sandbox");
       if (paired[i]) {
-        kurir.sandbox().pair(d.id(), d.number());
+        pairAndWaitUntilRecorded(d);
       }
     }
     return l;
+  }
+
+  /** Pairs {@code d}; the primary device rule reads the recorded state, written after the event. */
+  private static void pairAndWaitUntilRecorded(Device d) {
+    kurir.sandbox().pair(d.id(), d.number());
+    Eventually.until(
+        "recorded online",
+        () -> kurir.gateway().deviceStates().current(d.id()) == DeviceState.ONLINE);
   }
 
   @Test
@@ -261,6 +270,25 @@ class LegacyClientShapesTest {
     assertThat(inbox(to))
         .extracting(InboxEntry::from)
         .containsExactly("+6281100008412", "+6281100008413");
+  }
+
+  @Test
+  void aLinkedDeviceWhosePhoneIsUnreachableStaysPrimary() throws Exception {
+    License l =
+        licenseWith(new String[] {"+6281100008441", "+6281100008442"}, new boolean[] {true, true});
+    Device first = kurir.gateway().tenants().devicesOf(l).getFirst();
+    // Offline is still linked: the message waits for that phone rather than changing sender.
+    kurir.gateway().deviceStates().record(first.id(), DeviceState.OFFLINE, "phone unreachable");
+    String to = Numbers.fresh();
+
+    JsonNode r =
+        json(
+            kurir.postForm(
+                "/v2.0/send-message",
+                "license=" + l.code() + "&wa_number=" + to + "&text=x&mode=sync"));
+
+    assertThat(r.get("message").asText()).isEqualTo("sent");
+    assertThat(inbox(to)).extracting(InboxEntry::from).containsExactly("+6281100008441");
   }
 
   @Test
