@@ -75,13 +75,37 @@ class AccountApiExamplesOnTheDemoTest {
     }
   }
 
+  @Test
+  void theReadmesLegacySendAnswersSentOnTheDemo() throws Exception {
+    List<String> sends =
+        curlCommands(Files.readString(Path.of("README.md"))).stream()
+            .filter(c -> c.contains("/v2.0/send-message"))
+            .toList();
+    assertThat(sends).as("the README shows the legacy send").isNotEmpty();
+
+    try (Gateway demo =
+        Gateway.start(
+            SettingsLoader.load(Profile.DEMO, List.of("--port=0"), Map.of(), dir),
+            Clock.systemUTC())) {
+      for (String send : sends) {
+        String reply = run(send.replace(DOCS_ADDRESS, demo.baseUrl()));
+        assertThat(reply)
+            .matches("\\{\"status\":\"success\",\"message\":\"sent\",\"msg_id\":\"\\d+\"}");
+      }
+    }
+  }
+
   /** The curl commands of the Account API section's example block, continuation lines joined. */
   private static List<String> accountApiCommands() throws IOException {
     String doc = Files.readString(Path.of("docs/account-partner-api.md"));
     String section = doc.substring(doc.indexOf("## Account API"), doc.indexOf("## Partner API"));
     String block = section.substring(section.indexOf("```sh") + 5);
-    block = block.substring(0, block.indexOf("```")).replace("\\\n", " ");
-    Matcher m = Pattern.compile("(?m)^\\s*(curl .*)$").matcher(block);
+    return curlCommands(block.substring(0, block.indexOf("```")));
+  }
+
+  /** Each curl command of {@code text}, with its continuation lines joined. */
+  private static List<String> curlCommands(String text) {
+    Matcher m = Pattern.compile("(?m)^\\s*(curl .*)$").matcher(text.replace("\\\n", " "));
     List<String> out = new ArrayList<>();
     while (m.find()) {
       out.add(m.group(1));
