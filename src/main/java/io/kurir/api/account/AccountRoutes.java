@@ -50,7 +50,10 @@ public final class AccountRoutes implements RouteTable {
   private final Tenants tenants;
   private final PhoneNumbers phones;
   private final MessageWebhooks webhooks;
-  private final SafeFetcher webhookTargets;
+
+  /** Which caller-given URLs Kurir may fetch: webhook targets and media URLs alike. */
+  private final SafeFetcher urlGuard;
+
   private final MobileCs mobileCs;
   private final Messages messages;
   private final Timestamps timestamps;
@@ -81,7 +84,7 @@ public final class AccountRoutes implements RouteTable {
       Tenants tenants,
       PhoneNumbers phones,
       MessageWebhooks webhooks,
-      SafeFetcher webhookTargets,
+      SafeFetcher urlGuard,
       MobileCs mobileCs,
       Messages messages,
       Timestamps timestamps,
@@ -94,7 +97,7 @@ public final class AccountRoutes implements RouteTable {
     this.tenants = tenants;
     this.phones = phones;
     this.webhooks = webhooks;
-    this.webhookTargets = webhookTargets;
+    this.urlGuard = urlGuard;
     this.mobileCs = mobileCs;
     this.messages = messages;
     this.timestamps = timestamps;
@@ -243,7 +246,7 @@ public final class AccountRoutes implements RouteTable {
               Optional.of(file),
               key);
     } else {
-      Optional<String> refusal = webhookTargets.refusalOf(attached.url());
+      Optional<String> refusal = urlGuard.refusalOf(attached.url());
       if (refusal.isPresent()) {
         throw ApiException.fieldNotValid(
             attached.field(), "Kurir may not fetch this URL: " + refusal.get());
@@ -338,7 +341,7 @@ public final class AccountRoutes implements RouteTable {
     if (url.length() > MAX_URL) {
       throw ApiException.fieldNotValid("url", "at most " + MAX_URL + " characters");
     }
-    Optional<String> refusal = webhookTargets.refusalOf(url);
+    Optional<String> refusal = urlGuard.refusalOf(url);
     if (refusal.isPresent()) {
       throw ApiException.fieldNotValid("url", "Kurir may not call this URL: " + refusal.get());
     }

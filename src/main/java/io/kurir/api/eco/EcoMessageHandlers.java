@@ -321,9 +321,9 @@ public final class EcoMessageHandlers {
    * files these records filters on that word. Any other failure stays {@code failed}.
    */
   private static String deliveryStatus(Message m) {
+    // A reason is there only while the message is failed: a retried one waiting is pending.
     boolean notOnTheNetwork =
-        m.state() == MessageState.FAILED
-            && m.failureReason().filter(FailureReason.NUMBER_NOT_FOUND::equals).isPresent();
+        m.failureReason().filter(FailureReason.NUMBER_NOT_FOUND::equals).isPresent();
     return notOnTheNetwork ? EcoResults.NOT_EXISTS : m.state().wireName();
   }
 
