@@ -273,6 +273,7 @@ public final class Gateway implements AutoCloseable {
                   settings.adminTokenIfSet(),
                   settings.publicUrlIfSet(),
                   settings.trustedProxies())));
+      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
       tables.add(
           new AccountRoutes(
               tenants,
@@ -282,10 +283,11 @@ public final class Gateway implements AutoCloseable {
               mobileCs,
               messages,
               timestamps,
-              settings.syncTimeout()));
+              settings.syncTimeout(),
+              sessions,
+              remoteMedia));
       tables.add(new PartnerRoutes(tenants, bots, messages));
-      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
-      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppId()));
+      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppIds()));
       tables.add(
           new PushV2Routes(
               tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));

@@ -30,7 +30,8 @@ import java.util.Optional;
  * @param demo whether this is {@code ./kurir demo}: seeds and pairs the demo device
  * @param media limits of the images and files Kurir fetches and sends
  * @param webhooks how webhook deliveries are retried
- * @param pushAppId the fixed {@code app_id} push v1 callers send
+ * @param pushAppIds the {@code app_id}s push v1 callers may send, at least one; the first is the
+ *     one Kurir writes into the scripts it generates
  * @param publicUrl the gateway's public address ({@code https://…}, no trailing slash) written into
  *     the spreadsheet scripts it generates; empty when not set
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
@@ -59,7 +60,7 @@ public record Settings(
     Media media,
     Webhooks webhooks,
     List<String> trustedProxies,
-    String pushAppId,
+    List<String> pushAppIds,
     String publicUrl,
     String callbackUrl,
     Bots bots,
@@ -202,7 +203,7 @@ public record Settings(
         media,
         webhooks,
         trustedProxies,
-        pushAppId,
+        pushAppIds,
         publicUrl,
         callbackUrl,
         bots,
@@ -210,6 +211,11 @@ public record Settings(
         tls,
         metrics,
         logs);
+  }
+
+  /** The push v1 {@code app_id} Kurir hands out (spreadsheet scripts): the first accepted one. */
+  public String pushAppId() {
+    return pushAppIds.getFirst();
   }
 
   /**

@@ -43,6 +43,14 @@ public final class SettingsLoader {
   /** The push v1 application id of an installation that does not choose its own. */
   static final String PUSH_APP_ID = "6b757269-7200-4000-8000-707573680001";
 
+  /**
+   * The app id that every OneSignal-shaped sender in public code hard-codes ("don't change"), so
+   * that those senders work unchanged when pointed at Kurir.
+   */
+  static final String PUBLIC_CLIENTS_PUSH_APP_ID = "429d3472-da0f-4b2b-a63e-4644050caf8f";
+
+  private static final String PUSH_APP_IDS = PUSH_APP_ID + "," + PUBLIC_CLIENTS_PUSH_APP_ID;
+
   private static final List<Definition> DEFINITIONS =
       List.of(
           new Definition("server.host", "0.0.0.0", "127.0.0.1"),
@@ -69,7 +77,7 @@ public final class SettingsLoader {
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
-          new Definition("push.app-id", PUSH_APP_ID, PUSH_APP_ID),
+          new Definition("push.app-ids", PUSH_APP_IDS, PUSH_APP_IDS),
           new Definition("public.url", "", ""),
           new Definition("public.callback-url", "", ""),
           new Definition("bots.answer-in-groups", "false", "false"),
@@ -119,6 +127,8 @@ public final class SettingsLoader {
 
   private static Map<String, String> aliases() {
     Map<String, String> aliases = new LinkedHashMap<>();
+    // The single id came first; as an alias it sets the whole list (only that id is accepted).
+    aliases.put("push.app-id", "push.app-ids");
     for (var q : CATALOG.settings()) {
       q.setting().aliases().forEach(a -> aliases.put(a, q.fullKey()));
     }
@@ -320,6 +330,9 @@ public final class SettingsLoader {
       String key = prefix + e.getKey();
       if (e.getValue() instanceof Map<?, ?> nested) {
         flatten(key + ".", nested, out);
+      } else if (e.getValue() instanceof List<?> list) {
+        // A YAML list is the comma-separated value a flag or the environment gives.
+        out.put(key, String.join(",", list.stream().map(String::valueOf).toList()));
       } else {
         out.put(key, e.getValue() == null ? "" : String.valueOf(e.getValue()));
       }
@@ -376,9 +389,14 @@ public final class SettingsLoader {
             r.duration("webhook.retry-for"),
             r.duration("webhook.timeout"),
             r.duration("webhook.secret-overlap"));
-    String pushAppId = v.get("push.app-id").strip();
-    if (pushAppId.isEmpty()) {
-      problems.add("push.app-id: must not be empty");
+    List<String> pushAppIds = new ArrayList<>();
+    for (String id : v.get("push.app-ids").split(",")) {
+      if (!id.isBlank() && !pushAppIds.contains(id.strip())) {
+        pushAppIds.add(id.strip());
+      }
+    }
+    if (pushAppIds.isEmpty()) {
+      problems.add("push.app-ids: must name at least one app id");
     }
     String publicUrl = v.get("public.url").strip();
     if (!publicUrl.isEmpty() && !publicUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
@@ -440,7 +458,7 @@ public final class SettingsLoader {
         media,
         webhooks,
         trustedProxies,
-        pushAppId,
+        List.copyOf(pushAppIds),
         publicUrl.replaceAll("/+$", ""),
         callbackUrl.replaceAll("/+$", ""),
         new Settings.Bots(r.bool("bots.answer-in-groups")),

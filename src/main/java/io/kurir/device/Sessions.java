@@ -3,6 +3,7 @@ package io.kurir.device;
 import io.kurir.driver.Driver;
 import io.kurir.driver.Drivers;
 import io.kurir.tenant.Device;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +34,32 @@ public final class Sessions {
   public Optional<DeviceState> state(Device device) {
     Driver driver = drivers.of(device);
     return driver.isRunning() ? Optional.of(driver.state(device)) : Optional.empty();
+  }
+
+  /**
+   * Whether the device is linked: paired with an account, whether or not its phone is reachable now
+   * ({@code online} or {@code offline}), as last recorded. The recorded state, not the driver's:
+   * asking an engine's driver is an HTTP call, and a send must not make one per device.
+   */
+  public boolean linked(Device device) {
+    DeviceState recorded = states.current(device.id());
+    return recorded == DeviceState.ONLINE || recorded == DeviceState.OFFLINE;
+  }
+
+  /**
+   * The primary device of a license, for callers that name no device (the legacy {@code
+   * /v2.0/send-message}): the first created of {@code devices} that is enabled and linked; when
+   * none is linked, the first created enabled one, whose queue keeps the message until it is
+   * linked. Empty when every device is switched off. Creation order, not the order given, decides:
+   * a linked device created later must not take over because a list was sorted otherwise.
+   */
+  public Optional<Device> primaryOf(List<Device> devices) {
+    List<Device> enabled =
+        devices.stream()
+            .filter(d -> !d.disabled())
+            .sorted(Comparator.comparing(Device::createdAt).thenComparingLong(Device::id))
+            .toList();
+    return enabled.stream().filter(this::linked).findFirst().or(() -> enabled.stream().findFirst());
   }
 
   /**

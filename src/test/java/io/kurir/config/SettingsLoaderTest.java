@@ -603,6 +603,7 @@ class SettingsLoaderTest {
 
     assertThat(s.driver("sandbox").bool("journal")).isTrue();
     assertThat(s.driver("sandbox").duration("pacing.min-gap")).isEqualTo(Duration.ofSeconds(1));
+    assertThat(s.pushAppIds()).as("a YAML list").isEqualTo(serve().pushAppIds());
   }
 
   @Test
@@ -667,5 +668,41 @@ class SettingsLoaderTest {
     writeYaml("kurir.yml", "server:\n  port: [9000\n");
 
     assertServeFails().hasMessageStartingWith("config:");
+  }
+
+  // --- push.app-ids (issue 25, item 4)
+
+  @Test
+  void pushAppIdsDefaultToKurirsOwnAndThePublicClientsId() {
+    assertThat(serve().pushAppIds())
+        .containsExactly(
+            "6b757269-7200-4000-8000-707573680001", "429d3472-da0f-4b2b-a63e-4644050caf8f");
+    assertThat(serve().pushAppId()).isEqualTo("6b757269-7200-4000-8000-707573680001");
+  }
+
+  @Test
+  void pushAppIdsAreAListInEveryLayer() throws IOException {
+    assertThat(serve("--push.app-ids=a, b,,a").pushAppIds()).containsExactly("a", "b");
+    assertThat(serve(Map.of("KURIR_PUSH_APP_IDS", "c,d")).pushAppIds()).containsExactly("c", "d");
+    writeYaml("kurir.yml", "push:\n  app-ids:\n    - e\n    - f\n");
+    assertThat(serve().pushAppIds()).containsExactly("e", "f");
+    writeYaml("kurir.yml", "push:\n  app-ids: [g, h]\n");
+    assertThat(serve().pushAppIds()).containsExactly("g", "h");
+  }
+
+  @Test
+  void theOldSinglePushAppIdIsAnAliasThatSetsTheList() throws IOException {
+    assertThat(serve("--push.app-id=mine").pushAppIds()).containsExactly("mine");
+    assertThat(serve(Map.of("KURIR_PUSH_APP_ID", "mine")).pushAppIds()).containsExactly("mine");
+    assertThat(serve(Map.of("KURIR_PUSH_APP_ID", "old", "KURIR_PUSH_APP_IDS", "new")).pushAppIds())
+        .as("the name wins over the old name")
+        .containsExactly("new");
+    writeYaml("kurir.yml", "push:\n  app-id: mine\n");
+    assertThat(serve().pushAppIds()).containsExactly("mine");
+  }
+
+  @Test
+  void noPushAppIdAtAllIsRefused() {
+    assertServeFails("--push.app-ids= , ").hasMessageContaining("push.app-ids");
   }
 }

@@ -5,9 +5,12 @@ import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
+import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.device.Sessions;
 import io.kurir.media.SafeFetcher;
+import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageText;
 import io.kurir.message.Messages;
@@ -47,30 +50,54 @@ public final class AccountRoutes implements RouteTable {
   private final Tenants tenants;
   private final PhoneNumbers phones;
   private final MessageWebhooks webhooks;
-  private final SafeFetcher webhookTargets;
+
+  /** Which caller-given URLs Kurir may fetch: webhook targets and media URLs alike. */
+  private final SafeFetcher urlGuard;
+
   private final MobileCs mobileCs;
   private final Messages messages;
   private final Timestamps timestamps;
   private final Duration syncTimeout;
+  private final Sessions sessions;
+  private final RemoteMedia media;
 
-  /** The fields of {@code /v2.0/send-message}: an {@code &} before any other name is text. */
+  /**
+   * The fields of {@code /v2.0/send-message}, every one its public clients send (PHP, C#, WordPress
+   * plugins): an {@code &} before any other name is text. {@code domain} (the site the old
+   * service's license was bought for) is read and not needed: the license names the caller. {@code
+   * gambar} is an image URL, {@code file} a file URL, {@code caption} their caption.
+   */
   private static final Set<String> SEND_FIELDS =
-      Set.of("license", "wa_number", "text", "mode", "no_wa", RequestFields.IDEMPOTENCY_KEY_FIELD);
+      Set.of(
+          "license",
+          "domain",
+          "wa_number",
+          "text",
+          "mode",
+          "no_wa",
+          "gambar",
+          "file",
+          "caption",
+          RequestFields.IDEMPOTENCY_KEY_FIELD);
 
   public AccountRoutes(
       Tenants tenants,
       PhoneNumbers phones,
       MessageWebhooks webhooks,
-      SafeFetcher webhookTargets,
+      SafeFetcher urlGuard,
       MobileCs mobileCs,
       Messages messages,
       Timestamps timestamps,
-      Duration syncTimeout) {
+      Duration syncTimeout,
+      Sessions sessions,
+      RemoteMedia media) {
     this.syncTimeout = syncTimeout;
+    this.sessions = sessions;
+    this.media = media;
     this.tenants = tenants;
     this.phones = phones;
     this.webhooks = webhooks;
-    this.webhookTargets = webhookTargets;
+    this.urlGuard = urlGuard;
     this.mobileCs = mobileCs;
     this.messages = messages;
     this.timestamps = timestamps;
@@ -106,9 +133,11 @@ public final class AccountRoutes implements RouteTable {
   /**
    * The legacy send that public clients still call: {@code license}, {@code wa_number} (the
    * recipient), {@code text}, optional {@code mode} ({@code sync} waits for the outcome as {@code
-   * send_message} does; anything else queues) and {@code no_wa} (the sending device's number,
-   * needed only when the license has several). Form bodies built by hand are read as they are meant
-   * ({@link #SEND_FIELDS}). It goes through the same pipeline as every send. Answers {@code
+   * send_message} does; anything else queues), {@code no_wa} (the sending device's number; without
+   * it the license's primary device sends, {@link Sessions#primaryOf}), {@code gambar} or {@code
+   * file} (an image or file URL, sent with the text as its caption) with {@code caption}, and
+   * {@code domain} (read, not needed). Form bodies built by hand are read as they are meant ({@link
+   * #SEND_FIELDS}). It goes through the same pipeline as every send. Answers {@code
    * {"status":"success","message":"queued"|"sent","msg_id":"<id>"}}, or {@code "failed"} with the
    * outcome ({@code number_not_found}, {@code phone_offline}, {@code other_error}).
    */
@@ -121,17 +150,18 @@ public final class AccountRoutes implements RouteTable {
             .normalize(f.required("wa_number"))
             .orElseThrow(
                 () -> ApiException.fieldNotValid("wa_number", "wa_number is not a phone number"));
-    String text = MessageText.normalize(f.required("text"));
-    if (text.isBlank()) {
-      throw ApiException.fieldEmpty("text");
-    }
+    Optional<LegacyMedia> attached = LegacyMedia.of(f);
+    String text = legacyText(f, attached.isPresent());
     boolean sync = f.text("mode").map(m -> m.strip().equalsIgnoreCase("sync")).orElse(false);
     Device device = senderOf(license, f.text("no_wa"));
     Guards.countKey(ctx, device);
     if (device.disabled()) {
       throw new ApiException(403, "device_disabled", "the sending device is switched off");
     }
-    Message m = acceptText(device, to, text, "account.send", sync, f, "text");
+    Message m =
+        attached.isEmpty()
+            ? acceptText(device, to, text, "account.send", sync, f, "text")
+            : acceptMedia(device, to, text, attached.get(), sync, f, started);
     Map<String, Object> body = new LinkedHashMap<>();
     if (!sync) {
       body.put("status", "success");
@@ -157,6 +187,90 @@ public final class AccountRoutes implements RouteTable {
     ctx.json(body);
   }
 
+  /** The image ({@code gambar}) or file ({@code file}) URL of a legacy send; the image wins. */
+  private record LegacyMedia(String field, String kind, String url) {
+    static Optional<LegacyMedia> of(RequestFields f) {
+      return f.text("gambar")
+          .map(u -> new LegacyMedia("gambar", "image", u.strip()))
+          .or(() -> f.text("file").map(u -> new LegacyMedia("file", "file", u.strip())));
+    }
+  }
+
+  /**
+   * The text, or with an image or file its caption: {@code text}, after {@code caption} when both
+   * are given (the clients that send both mean both to be read); an image or file may go without.
+   */
+  private static String legacyText(RequestFields f, boolean withMedia) {
+    String text = MessageText.normalize(f.text("text").orElse(""));
+    if (!withMedia) {
+      if (text.isBlank()) {
+        throw ApiException.fieldEmpty("text");
+      }
+      return text;
+    }
+    String caption = MessageText.normalize(f.text("caption").orElse(""));
+    if (caption.isBlank()) {
+      return text;
+    }
+    return text.isBlank() ? caption : caption + "\n" + text;
+  }
+
+  /**
+   * Accepts an image or file send: queued, it is fetched when its turn comes (the URL is checked
+   * now, and again then); sync, it is fetched first, in half the call's time.
+   */
+  private Message acceptMedia(
+      Device device,
+      String to,
+      String caption,
+      LegacyMedia attached,
+      boolean sync,
+      RequestFields f,
+      Instant started) {
+    Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
+    SendRequest request;
+    if (sync) {
+      MediaRef file =
+          media.fetch(attached.field(), attached.url(), started.plus(syncTimeout.dividedBy(2)));
+      // What came back decides, as in the CRM's image send: a PDF given as gambar goes as a file.
+      String kind = file.mimeType().startsWith("image/") ? "image" : "file";
+      request =
+          new SendRequest(
+              List.of(Recipient.number(to)),
+              kind,
+              caption,
+              "account.send",
+              true,
+              false,
+              Duration.ZERO,
+              Optional.of(file),
+              key);
+    } else {
+      Optional<String> refusal = urlGuard.refusalOf(attached.url());
+      if (refusal.isPresent()) {
+        throw ApiException.fieldNotValid(
+            attached.field(), "Kurir may not fetch this URL: " + refusal.get());
+      }
+      request =
+          new SendRequest(
+                  List.of(Recipient.number(to)),
+                  attached.kind(),
+                  caption,
+                  "account.send",
+                  false,
+                  false,
+                  Duration.ZERO,
+                  Optional.empty(),
+                  key)
+              .withMediaUrl(Optional.of(attached.url()));
+    }
+    try {
+      return messages.accept(device, request).getFirst();
+    } catch (SendRefused e) {
+      throw ApiException.ofRefusal(e, "text");
+    }
+  }
+
   /** Accepts one text to {@code to}; a refusal answers in the API's style, naming {@code field}. */
   private Message acceptText(
       Device device,
@@ -179,20 +293,18 @@ public final class AccountRoutes implements RouteTable {
     }
   }
 
-  /** The device that sends for {@code license}: the one numbered {@code noWa}, or its only one. */
+  /**
+   * The device that sends for {@code license}: the one numbered {@code noWa}, or the license's
+   * primary device ({@link Sessions#primaryOf}): the legacy clients never send {@code no_wa}.
+   */
   private Device senderOf(License license, Optional<String> noWa) {
     if (noWa.isPresent()) {
       return deviceOf(license, noWa.get());
     }
-    List<Device> devices = tenants.devicesOf(license).stream().filter(d -> !d.disabled()).toList();
-    if (devices.isEmpty()) {
-      throw new ApiException(404, "no_device", "the license has no device to send from");
-    }
-    if (devices.size() > 1) {
-      throw new ApiException(
-          400, "no_wa_empty", "the license has several devices: name the sender with no_wa");
-    }
-    return devices.getFirst();
+    return sessions
+        .primaryOf(tenants.devicesOf(license))
+        .orElseThrow(
+            () -> new ApiException(404, "no_device", "the license has no device to send from"));
   }
 
   // --- /v2.0/webhook
@@ -229,7 +341,7 @@ public final class AccountRoutes implements RouteTable {
     if (url.length() > MAX_URL) {
       throw ApiException.fieldNotValid("url", "at most " + MAX_URL + " characters");
     }
-    Optional<String> refusal = webhookTargets.refusalOf(url);
+    Optional<String> refusal = urlGuard.refusalOf(url);
     if (refusal.isPresent()) {
       throw ApiException.fieldNotValid("url", "Kurir may not call this URL: " + refusal.get());
     }

@@ -6,6 +6,7 @@ import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.NumberCheck;
+import io.kurir.message.FailureReason;
 import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageState;
@@ -305,13 +306,25 @@ public final class EcoMessageHandlers {
     Map<String, Object> record = new LinkedHashMap<>();
     record.put("messageId", Long.toString(now.id()));
     record.put("sentDate", now.sentAt().map(timestamps::reply).orElse(null));
-    record.put("status", now.state().wireName());
+    record.put("status", deliveryStatus(now));
     record.put("statusDate", timestamps.reply(now.statusAt()));
     if (withContent) {
       record.put("content", now.body());
     }
     now.failureReason().ifPresent(reason -> record.put("reason", reason)); // only when failed
     return record;
+  }
+
+  /**
+   * The record's {@code status}: the message's state, except that a number the network says does
+   * not exist reads {@code not_exists}, as {@code check_number} says it: the public client that
+   * files these records filters on that word. Any other failure stays {@code failed}.
+   */
+  private static String deliveryStatus(Message m) {
+    // A reason is there only while the message is failed: a retried one waiting is pending.
+    boolean notOnTheNetwork =
+        m.failureReason().filter(FailureReason.NUMBER_NOT_FOUND::equals).isPresent();
+    return notOnTheNetwork ? EcoResults.NOT_EXISTS : m.state().wireName();
   }
 
   /** The delivery record of a send that stored no message. */

@@ -40,15 +40,21 @@ public final class PushV1Routes implements RouteTable {
   private final MobileCs mobileCs;
   private final PhoneNumbers phones;
   private final Messages messages;
-  private final String appId;
+
+  /** The accepted {@code app_id}s ({@code push.app-ids}). */
+  private final List<String> appIds;
 
   public PushV1Routes(
-      Tenants tenants, MobileCs mobileCs, PhoneNumbers phones, Messages messages, String appId) {
+      Tenants tenants,
+      MobileCs mobileCs,
+      PhoneNumbers phones,
+      Messages messages,
+      List<String> appIds) {
     this.credentials = new PushCredentials(tenants);
     this.mobileCs = mobileCs;
     this.phones = phones;
     this.messages = messages;
-    this.appId = appId;
+    this.appIds = List.copyOf(appIds);
   }
 
   @Override
@@ -69,8 +75,8 @@ public final class PushV1Routes implements RouteTable {
   private void notify(Context ctx) {
     License license = credentials.license(ctx);
     RequestFields f = RequestFields.of(ctx);
-    if (!f.required("app_id").strip().equals(appId)) {
-      throw ApiException.fieldNotValid("app_id", "not this installation's app_id");
+    if (!appIds.contains(f.required("app_id").strip())) {
+      throw ApiException.fieldNotValid("app_id", "not an app_id this installation accepts");
     }
     String rawTargets = f.required("include_player_ids");
     if (ListedValues.moreThan(rawTargets, ",", MAX_IDS)) { // before the list is split

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.driver.sandbox.SandboxNetwork.FailureKind;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Numbers;
@@ -81,7 +82,7 @@ class RepliesClientsTripOverTest {
   }
 
   @Test
-  void deliveryFlagToANumberNotOnTheNetworkAnswersTheFailedMessage() throws Exception {
+  void deliveryFlagToANumberNotOnTheNetworkAnswersNotExistsWithTheReason() throws Exception {
     String to = Numbers.fresh();
     kurir.sandbox().setRegistered(to, false);
 
@@ -89,8 +90,33 @@ class RepliesClientsTripOverTest {
 
     assertThat(body.get("status").asText()).matches("\\[\\d{14}] Number not found");
     assertThat(body.get("message").get("messageId").asText()).matches("\\d+");
-    assertThat(body.get("message").get("status").asText()).isEqualTo("failed");
+    // The public client that files these answers filters on not_exists (issue 25, item 5).
+    assertThat(body.get("message").get("status").asText()).isEqualTo("not_exists");
     assertThat(body.get("message").get("reason").asText()).isEqualTo("number_not_found");
+    String id = body.get("message").get("messageId").asText();
+    JsonNode check = checkDeliveryStatus(id).get("message");
+    assertThat(check.get("status").asText()).isEqualTo("not_exists");
+    assertThat(check.get("reason").asText()).isEqualTo("number_not_found");
+    // status_msg_id keeps its three strings.
+    Reply status =
+        kurir.postJson(
+            "/api/status_msg_id",
+            "{\"key\":\"" + device.ecoKey() + "\",\"msg_id\":\"" + id + "\"}");
+    assertThat(status.body()).isEqualTo("phone_offline");
+  }
+
+  @Test
+  void aFailureThatIsNotAMissingNumberStaysFailed() throws Exception {
+    String to = Numbers.fresh();
+    kurir.sandbox().injectFailure(to, FailureKind.FAIL, 1);
+
+    JsonNode body = JSON.readTree(send(to, "\"x\"", true).body());
+
+    JsonNode message = body.get("message");
+    assertThat(message.get("status").asText()).isEqualTo("failed");
+    assertThat(message.get("reason").asText()).isNotEqualTo("number_not_found");
+    JsonNode check = checkDeliveryStatus(message.get("messageId").asText()).get("message");
+    assertThat(check.get("status").asText()).isEqualTo("failed");
   }
 
   @Test
