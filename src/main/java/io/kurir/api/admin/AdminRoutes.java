@@ -207,9 +207,14 @@ public final class AdminRoutes implements RouteTable {
             why -> {
               throw new ApiException(409, "pairing_not_scannable", why);
             });
+    var state = sessions.state(device);
+    if (state.isEmpty()) {
+      // Not "paired, no code": nothing can be asked of an engine that cannot be reached.
+      throw new ApiException(503, "driver_down", sessions.downReason(device));
+    }
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
-    reply.put("state", sessions.state(device).map(s -> s.wireName()).orElse("port_down"));
+    reply.put("state", state.get().wireName());
     reply.put(
         "payload",
         sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
@@ -228,7 +233,7 @@ public final class AdminRoutes implements RouteTable {
       case Sessions.LinkCode.AlreadyPaired a ->
           throw new ApiException(409, "already_paired", "the device is paired: log it out first");
       case Sessions.LinkCode.DriverDown d ->
-          throw new ApiException(503, "driver_down", "the device's driver is not running");
+          throw new ApiException(503, "driver_down", sessions.downReason(device));
       case Sessions.LinkCode.Unavailable u ->
           throw new ApiException(
               409,
