@@ -347,6 +347,12 @@ public final class WahaDriver implements Driver {
       // hear phone_offline at once), and the engine watch attaches it once the engine answers.
       toAttach.put(device.id(), device);
       statusChanged(device.id(), UNREACHABLE, unreachable());
+      synchronized (outage) {
+        if (engineUp) { // back meanwhile, and its recovery may have run before this was put
+          recoverPending = true;
+          outage.notifyAll();
+        }
+      }
     }
   }
 
@@ -1003,14 +1009,18 @@ public final class WahaDriver implements Driver {
             .resolve(
                 ReceivedFiles.safeName(networkId)
                     + ReceivedFiles.extension(mime, media.path("filename").asText("")));
+    if (!engineUp) {
+      throw new java.net.ConnectException(unreachable());
+    }
+    // Not through call(): a file the engine no longer has (404), one too large or a full disk says
+    // nothing of whether the engine can be reached, and must not take every device port_down.
     try {
-      call(
-          () -> {
-            api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
-            return new WahaApi.Reply(200, WahaApi.JSON.createObjectNode());
-          });
+      api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
     } catch (IllegalArgumentException e) {
       throw new IOException("media url not valid: " + url, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while fetching the media", e);
     }
     String kind = mime.startsWith("image/") ? "image" : "file";
     return Optional.of(new IncomingMessage.Media(kind, mime, file));

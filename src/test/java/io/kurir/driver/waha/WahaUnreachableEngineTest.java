@@ -7,6 +7,14 @@ import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.LogCapture;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,19 +52,62 @@ class WahaUnreachableEngineTest {
     return device;
   }
 
+  /** A console page as the operator sees it, signed in with the admin token. */
+  private static String consolePage(WahaFixture f, String path) {
+    HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    try {
+      HttpResponse<String> signIn =
+          http.send(
+              HttpRequest.newBuilder(URI.create(f.kurir.url("/console/sign-in")))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "as=operator&secret=" + TestGateway.ADMIN_TOKEN))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      String cookie = signIn.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
+      HttpResponse<String> page =
+          http.send(
+              HttpRequest.newBuilder(URI.create(f.kurir.url(path)))
+                  .header("Cookie", cookie)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      return page.body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      http.close();
+    }
+  }
+
   private static long lines(LogCapture logs, String containing) {
     return logs.lines(l -> l.message().contains(containing)).size();
   }
 
   @Test
   void anEngineThatGoesIsOneLineBackOffOnTheClockAndPortDownUntilItIsBack() {
-    try (WahaFixture f = new WahaFixture(dir)) {
+    try (WebhookReceiver receiver = new WebhookReceiver();
+        WahaFixture f = new WahaFixture(dir, "--media.allow-private-addresses=true")) {
       Device device = linked(f, "6281100008501");
+      f.kurir.gateway().deviceStates().setStatusWebhook(device.id(), receiver.url("/status"));
       try (LogCapture logs = LogCapture.of(WahaDriver.class)) {
         f.waha.down();
         Eventually.until("seen down", () -> f.eco(device, "/api/qr_status").equals("port_down"));
         Eventually.until("port_down recorded", () -> lastState(f, device).equals("port_down"));
         assertThat(events(f, device).getLast()).contains("cannot be reached", f.waha.url());
+        Eventually.until(
+            "the device-status webhook says port_down",
+            () ->
+                receiver.ofEvent("device.status").stream()
+                    .map(r -> r.json())
+                    .anyMatch(
+                        j ->
+                            j.path("newState").asText().equals("port_down")
+                                && j.path("reason").asText().contains("cannot be reached")));
 
         // Everything that would call the engine, again and again: none of it reaches it, or logs.
         long id = f.sendAsync(device, "6281100008509", "menunggu mesin");
@@ -109,6 +160,8 @@ class WahaUnreachableEngineTest {
           f.clock.advance(WahaDriver.RETRY_MAX);
         }
         assertThat(f.eco(device, "/api/qr_status")).isEqualTo("port_down");
+        String page = consolePage(f, "/console/devices/" + device.id());
+        assertThat(page).contains("port_down").contains("the WAHA engine at " + f.waha.url());
         assertThat(logs.atLeast(Level.ERROR)).as(logs.lines().toString()).isEmpty();
         assertThat(logs.lines(LogCapture.Line::stackTrace)).isEmpty();
         assertThat(logs.atLeast(Level.WARN)).as(logs.lines().toString()).hasSize(1);
