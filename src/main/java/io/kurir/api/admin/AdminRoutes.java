@@ -110,9 +110,7 @@ public final class AdminRoutes implements RouteTable {
         admin(
             ctx -> ctx.json(views.of(tenants.rotateWebhookSecret(id(ctx), webhookSecretOverlap)))));
 
-    r.get(
-        "/admin/devices",
-        admin(ctx -> ctx.json(tenants.devices().stream().map(d -> views.of(d, tenants)).toList())));
+    r.get("/admin/devices", admin(this::devices));
     r.post("/admin/devices", admin(this::createDevice));
     r.patch("/admin/devices/{id}", admin(this::configureDevice));
     r.delete("/admin/devices/{id}", admin(this::deleteDevice));
@@ -176,6 +174,21 @@ public final class AdminRoutes implements RouteTable {
                     f.text("driver").orElse(null),
                     f.stringMap("config")),
                 tenants));
+  }
+
+  /**
+   * Every device with its configuration and its recorded session state ({@code port_down} while its
+   * engine cannot be reached), read at once: asking each driver would make a long list slow.
+   */
+  private void devices(Context ctx) {
+    Map<Long, io.kurir.device.DeviceState> recorded = sessions.states().all();
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (var d : tenants.devices()) {
+      Map<String, Object> v = views.of(d, tenants);
+      v.put("state", recorded.getOrDefault(d.id(), io.kurir.device.DeviceState.NONE).wireName());
+      list.add(v);
+    }
+    ctx.json(list);
   }
 
   /** {@code {"config": {"key": "value", "other": null}}}: null or "" removes a key. */

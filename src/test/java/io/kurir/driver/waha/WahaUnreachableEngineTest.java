@@ -162,6 +162,13 @@ class WahaUnreachableEngineTest {
         assertThat(f.eco(device, "/api/qr_status")).isEqualTo("port_down");
         String page = consolePage(f, "/console/devices/" + device.id());
         assertThat(page).contains("port_down").contains("the WAHA engine at " + f.waha.url());
+        String listed =
+            f.kurir
+                .get("/admin/devices", "Authorization", "Bearer " + TestGateway.ADMIN_TOKEN)
+                .body();
+        assertThat(listed)
+            .contains("\"id\":\"" + device.id() + "\"")
+            .contains("\"state\":\"port_down\"");
         assertThat(logs.atLeast(Level.ERROR)).as(logs.lines().toString()).isEmpty();
         assertThat(logs.lines(LogCapture.Line::stackTrace)).isEmpty();
         assertThat(logs.atLeast(Level.WARN)).as(logs.lines().toString()).hasSize(1);
