@@ -58,8 +58,17 @@ final class PairingQr {
         String state = pairing.get("state").asText();
         JsonNode payload = pairing.get("payload");
         if (payload == null || payload.isNull()) {
-          out.println("device " + words.get(2) + " is paired (" + state + ")");
-          return 0;
+          if (state.equals("online") || state.equals("offline")) {
+            out.println("device " + words.get(2) + " is paired (" + state + ")");
+            return 0;
+          }
+          err.println(
+              "kurir admin: device "
+                  + words.get(2)
+                  + " is not paired ("
+                  + state
+                  + "), and its driver gives no pairing code now");
+          return 1;
         }
         if (!payload.asText().equals(shown)) { // the first code, or the next one after 20 s
           out.println(shown == null ? "" : "The code changed; scan this one:");
@@ -186,7 +195,7 @@ final class PairingQr {
               + base
               + " runs without admin.token, so its Admin API is off: restart it with admin.token"
               + " set (KURIR_ADMIN_TOKEN)";
-      case "pairing_not_scannable" -> message;
+      case "pairing_not_scannable", "driver_down" -> message;
       default -> "the gateway answered " + reply.statusCode() + " " + message;
     };
   }

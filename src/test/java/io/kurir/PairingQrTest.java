@@ -117,6 +117,47 @@ class PairingQrTest {
   }
 
   @Test
+  void aDeviceWhoseEngineCannotBeReachedIsNotCalledPairedAndNeitherCommandBlamesTheDriver()
+      throws Exception {
+    int deadPort;
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
+      deadPort = s.getLocalPort(); // closed: nobody listens there
+    }
+    String engine = "http://127.0.0.1:" + deadPort;
+    try (TestGateway kurir =
+        TestGateway.start(
+            dir,
+            "--public.url=http://127.0.0.1:9",
+            "--drivers.waha.url=" + engine,
+            "--drivers.waha.api-key=waha-key-0123456789")) {
+      Device device = kurir.newDevice("+6281100007004", "waha", Map.of());
+
+      int code = qrOf(kurir, device, TestGateway.ADMIN_TOKEN).get(10, TimeUnit.SECONDS);
+      assertThat(code).isEqualTo(1);
+      assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("paired");
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("the WAHA engine at " + engine + " cannot be reached")
+          .contains("drivers.waha.url");
+
+      err.reset();
+      int linkCode =
+          qr(
+              "device",
+              "link-code",
+              Long.toString(device.id()),
+              "--url",
+              kurir.gateway().baseUrl(),
+              "--token",
+              TestGateway.ADMIN_TOKEN);
+      assertThat(linkCode).isEqualTo(1);
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("the WAHA engine at " + engine + " cannot be reached")
+          .doesNotContain("driver is not running");
+    }
+  }
+
+  @Test
   void withoutAGatewayItSaysSo() {
     int code = qr("device", "qr", "1", "--url", "http://127.0.0.1:9", "--token", "x".repeat(20));
     assertThat(code).isEqualTo(1);

@@ -5,16 +5,18 @@ import java.util.Locale;
 /**
  * The session state of a device, with the contract's {@code qr_status} values as names: never
  * paired or logged out ({@code none}), paired and reachable ({@code online}), paired but the phone
- * unreachable ({@code offline}), taken over by another session ({@code refresh_it}), or broken
- * ({@code failed}). {@code port_down} is not a state of the device but of its driver, and is
- * answered when the driver is not running.
+ * unreachable ({@code offline}), taken over by another session ({@code refresh_it}), broken ({@code
+ * failed}), or out of reach because the engine that holds its session cannot be reached ({@code
+ * port_down}: the contract's answer for a driver that is not running, recorded on each of its
+ * devices so that operators and status webhooks see it; docs/decisions.md, "Unreachable engines").
  */
 public enum DeviceState {
   NONE,
   ONLINE,
   OFFLINE,
   REFRESH_IT,
-  FAILED;
+  FAILED,
+  PORT_DOWN;
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);

@@ -63,6 +63,14 @@ public final class Sessions {
   }
 
   /**
+   * Why the device's driver cannot be asked now (see {@link Driver#downReason}), for operators:
+   * what cannot be reached, and what to do.
+   */
+  public String downReason(Device device) {
+    return drivers.of(device).downReason();
+  }
+
+  /**
    * Brings every stored state in line with what the drivers report now, as a gateway starts: a
    * session that did not survive the restart (the sandbox keeps its sessions in memory) is recorded
    * as ended, with that reason, instead of being shown as online.

@@ -26,6 +26,11 @@ public interface Driver extends AutoCloseable {
    * This gateway sends for {@code device} from now on: at start, when it takes the device's lease
    * over from another node, when the device is enabled again. A driver that keeps a session per
    * device (an engine's session, a webhook subscription) makes sure it exists; idempotent.
+   *
+   * <p>A driver whose network or engine cannot be reached now does not throw: it reports the device
+   * {@link DeviceState#PORT_DOWN} and not connected (so that sync callers are answered {@code
+   * phone_offline} at once, and the device's messages wait), and sets the session up itself once it
+   * can reach it again, trying with back-off in the meantime.
    */
   default void attach(Device device) {}
 
@@ -90,6 +95,15 @@ public interface Driver extends AutoCloseable {
   /** Whether the driver is running and can be asked at all ({@code port_down} when not). */
   default boolean isRunning() {
     return true;
+  }
+
+  /**
+   * Why the driver cannot be asked now, when {@link #isRunning} is false: a sentence for the
+   * operator that names what cannot be reached (an engine's address), shown by {@code ./kurir admin
+   * device qr|link-code} and the Admin API instead of a pairing code.
+   */
+  default String downReason() {
+    return "the " + name() + " driver is not running";
   }
 
   /** The id of the group named {@code name} that {@code device} is in, if any. */

@@ -154,8 +154,9 @@ public final class AdminRoutes implements RouteTable {
   /**
    * Every device as the Admin API and {@code ./kurir admin device list} list it: with its
    * configuration and its recorded session {@code state} ({@code none}, {@code online}, {@code
-   * offline}, {@code refresh_it}, {@code failed}), read for all devices at once as the console's
-   * lists do: asking each driver (an engine's API) for hundreds of devices would make a list slow.
+   * offline}, {@code refresh_it}, {@code failed}, {@code port_down}), read for all devices at once
+   * as the console's lists do: asking each driver (an engine's API) for hundreds of devices would
+   * make a list slow.
    */
   public static List<Map<String, Object>> devices(
       Tenants tenants, TenantViews views, Map<Long, DeviceState> recorded) {
@@ -294,9 +295,14 @@ public final class AdminRoutes implements RouteTable {
             why -> {
               throw new ApiException(409, "pairing_not_scannable", why);
             });
+    var state = sessions.state(device);
+    if (state.isEmpty()) {
+      // Not "paired, no code": nothing can be asked of an engine that cannot be reached.
+      throw new ApiException(503, "driver_down", sessions.downReason(device));
+    }
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
-    reply.put("state", sessions.state(device).map(s -> s.wireName()).orElse("port_down"));
+    reply.put("state", state.get().wireName());
     reply.put(
         "payload",
         sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
@@ -315,7 +321,7 @@ public final class AdminRoutes implements RouteTable {
       case Sessions.LinkCode.AlreadyPaired a ->
           throw new ApiException(409, "already_paired", "the device is paired: log it out first");
       case Sessions.LinkCode.DriverDown d ->
-          throw new ApiException(503, "driver_down", "the device's driver is not running");
+          throw new ApiException(503, "driver_down", sessions.downReason(device));
       case Sessions.LinkCode.Unavailable u ->
           throw new ApiException(
               409,

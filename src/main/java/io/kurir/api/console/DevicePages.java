@@ -126,7 +126,7 @@ final class DevicePages {
   /** Unlinks the device from its phone (operators and the device's customer). */
   void logout(Device d) {
     if (deps.sessions().logout(d) == Sessions.Logout.DRIVER_DOWN) {
-      throw new ApiException(503, "driver_down", "The device's driver is not running.");
+      throw new ApiException(503, "driver_down", deps.sessions().downReason(d) + ".");
     }
   }
 
@@ -219,9 +219,7 @@ final class DevicePages {
                   : "");
       case Sessions.Pairing.AlreadyPaired a -> linked(base, v, Optional.empty());
       case Sessions.Pairing.DriverDown down ->
-          "<p class=\"muted\">The device's driver ("
-              + Html.esc(d.driver())
-              + ") is not running.</p>";
+          "<p class=\"muted\">" + Html.esc(deps.sessions().downReason(d)) + ".</p>";
       case Sessions.Pairing.Unavailable u ->
           "<p class=\"muted\">Driver "
               + Html.esc(d.driver())

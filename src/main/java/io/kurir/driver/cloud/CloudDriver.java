@@ -51,11 +51,17 @@ public final class CloudDriver implements Driver {
   private final Map<Long, Integer> rateHits = new ConcurrentHashMap<>();
   private final Map<String, Integer> pairHits = new ConcurrentHashMap<>();
   private volatile DriverListener listener;
+  private final String graphUrl;
+  // Whether the last call reached the Graph API: an outage is logged when it begins and ends, not
+  // per message (a campaign would be a line per send).
+  private final java.util.concurrent.atomic.AtomicBoolean graphReached =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
 
   CloudDriver(DriverContext context) {
     this.context = context;
     this.configOf = context.configOf();
     this.sessions = new CloudSessions(context.sessions());
+    this.graphUrl = context.settings().text("graph-url");
     this.graph =
         new GraphApi(
             context.settings().text("graph-url"),
@@ -154,6 +160,7 @@ public final class CloudDriver implements Driver {
         OutgoingMessage.Attachment a = message.media().get();
         GraphApi.Reply upload =
             graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
+        graphAnswered();
         if (!upload.ok()) {
           return outcomeOf(upload.error(), upload.retryAfter(), device.id(), e164, token);
         }
@@ -168,6 +175,7 @@ public final class CloudDriver implements Driver {
       // Echoed in every status of the message: the webhook names Kurir's id with it.
       body.put("biz_opaque_callback_data", Long.toString(message.id()));
       GraphApi.Reply reply = graph.postJson(phoneNumberId + "/messages", token, body);
+      graphAnswered();
       if (!reply.ok()) {
         return outcomeOf(reply.error(), reply.retryAfter(), device.id(), e164, token);
       }
@@ -176,10 +184,42 @@ public final class CloudDriver implements Driver {
       String networkId = reply.body().path("messages").path(0).path("id").asText("");
       return new SendOutcome.Accepted(Optional.of(networkId).filter(id -> !id.isBlank()));
     } catch (IOException e) {
+      graphNotReached(device.id(), message.id(), e);
       return new SendOutcome.Failed("Graph API not reachable: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new SendOutcome.Failed("interrupted while calling the Graph API");
+    }
+  }
+
+  /**
+   * A send that did not reach the Graph API (refused, timed out, no route): the message's history
+   * has the reason; the log says it once per outage, with where Kurir tried, since that is the
+   * operator's to fix (a firewall, a proxy, {@code drivers.cloud.graph-url}).
+   */
+  private void graphNotReached(long deviceId, long messageId, IOException e) {
+    try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+      if (graphReached.compareAndSet(true, false)) {
+        log.warn(
+            "the Graph API at {} cannot be reached ({}): Cloud API sends fail (flag_retry ones are"
+                + " tried again) until it answers; first seen sending message {} of device {}",
+            graphUrl,
+            e.toString(),
+            messageId,
+            deviceId);
+      } else {
+        log.debug(
+            "device {}: message {} not sent, the Graph API still cannot be reached ({})",
+            deviceId,
+            messageId,
+            e.toString());
+      }
+    }
+  }
+
+  private void graphAnswered() {
+    if (!graphReached.get() && graphReached.compareAndSet(false, true)) {
+      log.info("the Graph API at {} answers again", graphUrl);
     }
   }
 

@@ -16,10 +16,10 @@ import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
 import io.kurir.tenant.Device;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -37,7 +37,10 @@ import org.slf4j.LoggerFactory;
  * incoming messages.
  *
  * <p>Thread-safe: what must outlive a call is in the database ({@link WahaSessions}); the engine's
- * reachability is a volatile flag that every call refreshes.
+ * reachability is a volatile flag that every call refreshes. An engine that cannot be reached is
+ * not called again by anyone but the engine watch ({@link #watchLoop}), which tries it with
+ * back-off on the injected clock: one log line when it goes, one when it is back, its devices
+ * {@code port_down} in between.
  */
 public final class WahaDriver implements Driver {
   private static final Logger log = LoggerFactory.getLogger(WahaDriver.class);
@@ -60,6 +63,33 @@ public final class WahaDriver implements Driver {
   private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile boolean engineUp = true;
+
+  /**
+   * The Kurir-side status of a session whose engine cannot be reached ({@code port_down}); the
+   * engine's own status is read again once it answers.
+   */
+  static final String UNREACHABLE = "UNREACHABLE";
+
+  /** The wait before an unreachable engine is tried again; doubled after each failed try. */
+  static final Duration RETRY_FIRST = Duration.ofSeconds(1);
+
+  /** The longest wait between two tries of an unreachable engine. */
+  static final Duration RETRY_MAX = Duration.ofSeconds(30);
+
+  private final String url;
+  // The engine's outage, guarded by itself; the watch thread waits on it.
+  private final Object outage = new Object();
+  private Instant downSince = Instant.EPOCH;
+  private String downWhy = "";
+  private Duration retryIn = RETRY_FIRST;
+  private Instant nextTry = Instant.EPOCH;
+  private boolean markPending; // the devices are still to be told that the engine went
+  private boolean recoverPending; // the sessions are still to be read again now that it is back
+
+  /** Devices this node attached while the engine could not be reached: attached once it answers. */
+  private final Map<Long, Device> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private volatile Thread watch;
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
   private volatile DriverListener listener;
   private final Duration healthEvery;
@@ -83,9 +113,10 @@ public final class WahaDriver implements Driver {
     this.context = context;
     this.sessions = new WahaSessions(context.sessions());
     var values = context.settings().values();
+    this.url = values.getOrDefault(WahaDriverFactory.URL, WahaDriverFactory.DEFAULT_URL);
     this.api =
         new WahaApi(
-            values.getOrDefault(WahaDriverFactory.URL, WahaDriverFactory.DEFAULT_URL),
+            url,
             values.getOrDefault(WahaDriverFactory.API_KEY, "").strip(),
             io.kurir.driver.Values.duration(values.getOrDefault(WahaDriverFactory.TIMEOUT, "30s"))
                 .orElse(Duration.ofSeconds(30)));
@@ -109,6 +140,8 @@ public final class WahaDriver implements Driver {
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
+    io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), this::wakeWatch);
+    watch = Thread.ofVirtual().name("waha-engine-watch").start(this::watchLoop);
     if (!healthEvery.isZero()) {
       health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
     }
@@ -143,17 +176,11 @@ public final class WahaDriver implements Driver {
     if (sessions.known().isEmpty()) {
       return; // no device of this driver here: the engine is not asked (it may not exist)
     }
-    boolean wasUp = engineUp;
     WahaApi.Reply r;
     try {
       r = call(() -> api.get("/api/sessions?all=true"));
     } catch (IOException e) {
-      if (wasUp) {
-        for (long id : sessions.working()) {
-          tell(l -> l.connectionChanged(id, false));
-        }
-      }
-      return;
+      return; // the engine watch takes it from here (call tells it)
     }
     if (!r.ok() || !r.body().isArray()) {
       return;
@@ -317,8 +344,22 @@ public final class WahaDriver implements Driver {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("WAHA engine not reachable: " + e.getMessage(), e);
+      // Not thrown: the device waits for its engine (port_down, not connected, so sync callers
+      // hear phone_offline at once), and the engine watch attaches it once the engine answers.
+      toAttach.put(device.id(), device);
+      statusChanged(device.id(), UNREACHABLE, unreachable());
+      synchronized (outage) {
+        if (engineUp) { // back meanwhile, and its recovery may have run before this was put
+          recoverPending = true;
+          outage.notifyAll();
+        }
+      }
     }
+  }
+
+  @Override
+  public void detach(Device device) {
+    toAttach.remove(device.id());
   }
 
   /** An empty JSON body. */
@@ -391,6 +432,27 @@ public final class WahaDriver implements Driver {
         .orElse(WahaSessions.defaultName(device.id()));
   }
 
+  /** Why the engine cannot be reached, as a device event's reason. */
+  private String unreachable() {
+    synchronized (outage) {
+      return "the WAHA engine at " + url + " cannot be reached (" + downWhy + ")";
+    }
+  }
+
+  @Override
+  public String downReason() {
+    synchronized (outage) {
+      return "the WAHA engine at "
+          + url
+          + " cannot be reached ("
+          + downWhy
+          + "): start it, or set drivers.waha.url to where it runs; Kurir tries it again on its"
+          + " own, at most every "
+          + RETRY_MAX.toSeconds()
+          + " s";
+    }
+  }
+
   @Override
   public boolean isConnected(Device device) {
     return engineUp && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
@@ -430,7 +492,7 @@ public final class WahaDriver implements Driver {
         statusChanged(device.id(), "STOPPED", "no session on the engine");
       }
     } catch (IOException e) {
-      // The last status known stands; the core answers port_down from isRunning.
+      return DeviceState.PORT_DOWN; // the last status known is read again once it answers
     }
     return stateOf(sessions.status(device.id()).orElse("STOPPED"));
   }
@@ -444,6 +506,7 @@ public final class WahaDriver implements Driver {
     return switch (status) {
       case "WORKING" -> DeviceState.ONLINE;
       case "FAILED", STALLED -> DeviceState.FAILED;
+      case UNREACHABLE -> DeviceState.PORT_DOWN;
       default -> DeviceState.NONE; // STOPPED, STARTING, SCAN_QR_CODE, PASSKEY_*
     };
   }
@@ -473,7 +536,8 @@ public final class WahaDriver implements Driver {
       return;
     }
     DeviceState state = stateOf(status);
-    tell(l -> l.stateChanged(deviceId, state, "engine: " + status + " (" + why + ")"));
+    String reason = status.equals(UNREACHABLE) ? why : "engine: " + status + " (" + why + ")";
+    tell(l -> l.stateChanged(deviceId, state, reason));
     tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
   }
 
@@ -741,39 +805,188 @@ public final class WahaDriver implements Driver {
   @Override
   public void close() {
     closed = true;
-    Thread t = health;
-    if (t != null) {
-      t.interrupt();
+    for (Thread t : new Thread[] {health, watch}) {
+      if (t != null) {
+        t.interrupt();
+      }
     }
     api.close();
   }
 
-  /** One call to the engine; its reachability follows the outcome. */
+  /**
+   * One call to the engine; its reachability follows the outcome. While the engine cannot be
+   * reached nothing is sent to it: the call fails at once, and only the engine watch tries it, with
+   * back-off (an outage would otherwise be a connection attempt, and a log line, per send, per
+   * sender's loop and per status request).
+   */
   private WahaApi.Reply call(Call call) throws IOException {
+    if (!engineUp) {
+      throw new java.net.ConnectException(unreachable() + "; it is tried again with back-off");
+    }
+    return reach(call);
+  }
+
+  /** A call to the engine whether or not it is known to be down (the watch's tries). */
+  private WahaApi.Reply reach(Call call) throws IOException {
     try {
       WahaApi.Reply r = call.run();
-      boolean wasUp = engineUp;
-      engineUp = true;
       lastCallNanos = System.nanoTime();
-      if (!wasUp) {
-        // The engine is back: devices whose sessions work can send again.
-        log.info("the WAHA engine answers again");
-        for (long id : sessions.working()) {
-          tell(l -> l.connectionChanged(id, true));
-        }
+      if (!engineUp) {
+        engineBack();
       }
       return r;
     } catch (IOException e) {
-      if (engineUp) {
-        log.warn("the WAHA engine does not answer: {}", e.toString());
-      }
-      engineUp = false;
       lastCallNanos = System.nanoTime();
+      engineLost(e);
       throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while calling the engine", e);
     }
+  }
+
+  /** The engine did not answer a call: the outage begins, told once. */
+  private void engineLost(IOException e) {
+    synchronized (outage) {
+      if (!engineUp) {
+        return;
+      }
+      engineUp = false;
+      downSince = context.clock().instant();
+      downWhy = e.toString();
+      retryIn = RETRY_FIRST;
+      nextTry = downSince.plus(retryIn);
+      markPending = true;
+      outage.notifyAll();
+    }
+    log.warn(
+        "the WAHA engine at {} cannot be reached ({}): its devices are port_down and their"
+            + " messages wait; tried again with back-off, at most every {} s",
+        url,
+        e.toString(),
+        RETRY_MAX.toSeconds());
+  }
+
+  /** The engine answered again: the outage ends, told once; the watch reads the sessions again. */
+  private void engineBack() {
+    Duration down;
+    synchronized (outage) {
+      if (engineUp) {
+        return;
+      }
+      engineUp = true;
+      recoverPending = true;
+      down = Duration.between(downSince, context.clock().instant());
+      outage.notifyAll();
+    }
+    log.info(
+        "the WAHA engine at {} answers again (unreachable for {} s); its sessions are read again",
+        url,
+        down.toSeconds());
+  }
+
+  private void wakeWatch() {
+    synchronized (outage) {
+      outage.notifyAll();
+    }
+  }
+
+  /** What the engine watch does next. */
+  private enum WatchStep {
+    MARK,
+    TRY,
+    RECOVER
+  }
+
+  /**
+   * The engine watch: tells the devices when their engine goes ({@code port_down}, not connected),
+   * tries the engine again after {@link #RETRY_FIRST}, doubling the wait up to {@link #RETRY_MAX}
+   * (on the injected clock, so a test moves it), and once it answers attaches the devices that
+   * waited for it and reads every session's status again. Survives any exception.
+   */
+  private void watchLoop() {
+    while (!closed) {
+      try {
+        switch (nextWatchStep()) {
+          case MARK -> {
+            String why = unreachable();
+            for (long id : sessions.known()) {
+              statusChanged(id, UNREACHABLE, why);
+            }
+          }
+          case TRY -> tryEngine();
+          case RECOVER -> recover();
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("waha engine watch: {}", e.toString());
+      }
+    }
+  }
+
+  private WatchStep nextWatchStep() throws InterruptedException {
+    synchronized (outage) {
+      while (!closed) {
+        if (markPending) {
+          markPending = false;
+          return WatchStep.MARK;
+        }
+        if (recoverPending) {
+          recoverPending = false;
+          return WatchStep.RECOVER;
+        }
+        if (engineUp) {
+          outage.wait();
+          continue;
+        }
+        long left = Duration.between(context.clock().instant(), nextTry).toMillis();
+        if (left <= 0) {
+          return WatchStep.TRY;
+        }
+        // Woken by a moved clock too; looks again at least every second.
+        outage.wait(Math.min(left, 1000));
+      }
+    }
+    throw new InterruptedException("closed");
+  }
+
+  /** One try of an engine that could not be reached; the next one later when it fails again. */
+  private void tryEngine() {
+    try {
+      reach(() -> api.get("/api/sessions"));
+    } catch (IOException e) {
+      Duration wait;
+      synchronized (outage) {
+        if (engineUp) {
+          return; // another call found it back meanwhile
+        }
+        retryIn =
+            retryIn.multipliedBy(2).compareTo(RETRY_MAX) > 0 ? RETRY_MAX : retryIn.multipliedBy(2);
+        nextTry = context.clock().instant().plus(retryIn);
+        wait = retryIn;
+      }
+      log.debug(
+          "the WAHA engine at {} still cannot be reached ({}); next try in {} s",
+          url,
+          e.toString(),
+          wait.toSeconds());
+    }
+  }
+
+  /** The engine is back: the devices that waited are attached, every session is read again. */
+  private void recover() {
+    for (Device device : List.copyOf(toAttach.values())) {
+      toAttach.remove(device.id());
+      try {
+        attach(device); // puts it back when the engine went again
+      } catch (RuntimeException e) {
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+        }
+      }
+    }
+    probe();
   }
 
   private interface Call {
@@ -803,14 +1016,18 @@ public final class WahaDriver implements Driver {
             .resolve(
                 ReceivedFiles.safeName(networkId)
                     + ReceivedFiles.extension(mime, media.path("filename").asText("")));
+    if (!engineUp) {
+      throw new java.net.ConnectException(unreachable());
+    }
+    // Not through call(): a file the engine no longer has (404), one too large or a full disk says
+    // nothing of whether the engine can be reached, and must not take every device port_down.
     try {
-      call(
-          () -> {
-            api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
-            return new WahaApi.Reply(200, WahaApi.JSON.createObjectNode());
-          });
+      api.download(url, file, MAX_INCOMING_MEDIA_BYTES);
     } catch (IllegalArgumentException e) {
       throw new IOException("media url not valid: " + url, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while fetching the media", e);
     }
     String kind = mime.startsWith("image/") ? "image" : "file";
     return Optional.of(new IncomingMessage.Media(kind, mime, file));

@@ -60,6 +60,7 @@ class WahaHealthTest {
           "engine seen down", () -> f.eco(device, "/api/qr_status").equals("port_down"));
       assertThat(f.message(device, id).state()).isIn(MessageState.PENDING, MessageState.SENDING);
       f.waha.up();
+      f.clock.advance(WahaDriver.RETRY_MAX); // the next try of the engine is due
       f.awaitState(device, id, MessageState.SENT);
     }
   }

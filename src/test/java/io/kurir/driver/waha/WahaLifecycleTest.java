@@ -94,6 +94,7 @@ class WahaLifecycleTest {
       f.waha.down();
       Eventually.until("port_down", () -> f.eco(device, "/api/qr_status").equals("port_down"));
       f.waha.up();
+      f.clock.advance(WahaDriver.RETRY_MAX); // the next try of the engine is due
       Eventually.until("online again", () -> f.eco(device, "/api/qr_status").equals("online"));
       String r =
           f.eco(
