@@ -25,6 +25,8 @@ import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The web console ({@code /console}, HTML): operators sign in with the admin token, customers with
@@ -32,6 +34,7 @@ import java.util.Optional;
  * operator's session, {@code customer} pages a customer's, and every POST the session's CSRF token.
  */
 public final class ConsoleRoutes implements RouteTable {
+  private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
   static final String COOKIE = "kurir_console";
 
   private final ConsoleDeps deps;
@@ -199,6 +202,7 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void run(Context ctx, Viewer viewer, Page page) throws Exception {
+    readForm(ctx);
     if (ctx.method().name().equals("POST")
         && !viewer.session().csrfMatches(ctx.formParam("csrf"))) {
       throw new ApiException(
@@ -214,6 +218,28 @@ public final class ConsoleRoutes implements RouteTable {
       page.handle(ctx, viewer);
     } catch (TenantException e) {
       throw AdminRoutes.toApi(e);
+    }
+  }
+
+  /**
+   * Reads a POST's form body before anything asks for a field: a body Jetty cannot parse (a broken
+   * multipart body) is the sender's mistake, so it is a 400 page with one log line, not a 500 with
+   * a stack trace. Later {@code formParam} calls read the parsed copy.
+   */
+  private static void readForm(Context ctx) {
+    if (!ctx.method().name().equals("POST")) {
+      return;
+    }
+    try {
+      ctx.formParamMap();
+    } catch (Exception e) { // Jetty's checked exceptions arrive unchecked through Kotlin
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      log.info("console {}: unreadable form body ({})", ctx.path(), root.toString());
+      throw new ApiException(
+          400, "form_not_readable", "The form could not be read: go back and send it again.");
     }
   }
 
@@ -259,6 +285,7 @@ public final class ConsoleRoutes implements RouteTable {
    * limited per client address.
    */
   private void signIn(Context ctx) {
+    readForm(ctx);
     String address = ClientAddress.of(ctx, deps.trustedProxies());
     if (!deps.signInLimiter().allowed(address)) {
       signInPage(ctx, Optional.of("Too many failed sign-ins: wait a few minutes."), 429);
@@ -324,6 +351,7 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void signOut(Context ctx) {
+    readForm(ctx);
     Optional<Viewer> viewer = viewer(ctx);
     if (viewer.isPresent() && viewer.get().session().csrfMatches(ctx.formParam("csrf"))) {
       deps.consoleSessions().close(ctx.cookie(COOKIE));
