@@ -114,6 +114,11 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/devices/{id}/webhooks",
         operator(form(devices::setWebhooks, devices::operatorPage)));
     r.post("/console/devices/{id}/send", operator(form(devices::sendTest, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/send-group",
+        operator(form(devices::sendToGroup, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/schedule", operator(form(devices::schedule, devices::operatorPage)));
 
     r.get("/console/messages", operator(messages::search));
     r.get("/console/messages/{id}", operator(messages::show));

@@ -5,18 +5,27 @@ import io.kurir.api.ApiException;
 import io.kurir.device.DeviceEvent;
 import io.kurir.device.DeviceState;
 import io.kurir.device.Sessions;
+import io.kurir.message.GroupIds;
 import io.kurir.message.Message;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Recipient;
 import io.kurir.message.SendRefused;
 import io.kurir.message.SendRequest;
+import io.kurir.schedule.ApiType;
+import io.kurir.schedule.ScheduleRefused;
+import io.kurir.schedule.ScheduleRequest;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.License;
 import io.kurir.webhook.MessageWebhooks.Direction;
 import io.kurir.webhook.MessageWebhooks.Urls;
 import io.kurir.webhook.WebhookDeliveries;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -44,21 +53,7 @@ final class DevicePages {
     StringBuilder b = new StringBuilder();
     b.append(summary(d));
     b.append(pairingSection(d, base, v, true));
-    b.append("<section><h2>Send a test message</h2>")
-        .append("<form method=\"post\" action=\"")
-        .append(base)
-        .append("/send\" class=\"stack\">")
-        .append(Html.csrfField(v.csrf()))
-        .append(
-            Html.input(
-                "To",
-                "to",
-                Pages.typed(ctx, base + "/send", "to", ""),
-                "required placeholder=\"0812…\""))
-        .append("<label>Text <textarea name=\"text\" required>")
-        .append(Html.esc(Pages.typed(ctx, base + "/send", "text", "Hello from Kurir")))
-        .append("</textarea></label>")
-        .append("<button type=\"submit\">Send</button></form></section>");
+    b.append(sendForms(ctx, base, v));
     b.append(recentMessages(d, "/console/messages/"));
     b.append(webhooksSection(ctx, d, base, v));
     b.append(failedDeliveries(d, v));
@@ -136,32 +131,197 @@ final class DevicePages {
     Pages.seeOther(ctx, "/console/devices/" + d.id());
   }
 
+  /** The kinds of message the console sends, with each one's label in the forms. */
+  private static final Map<String, String> KINDS = new LinkedHashMap<>();
+
+  static {
+    KINDS.put("text", "Text");
+    KINDS.put("image", "Image (by URL)");
+    KINDS.put("file", "File (by URL)");
+  }
+
+  /** Sends a message to a number: text, or an image or file by URL with the text as caption. */
   void sendTest(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = deps.tenants().usableDevice(Pages.id(ctx));
-    String to =
-        deps.phones()
-            .normalize(Pages.required(ctx, "to", "the number"))
+    Message m = send(ctx, d, Recipient.number(number(ctx)));
+    Pages.seeOther(ctx, "/console/messages/" + m.id());
+  }
+
+  /** Sends a message to a group of the device, by the group's id. */
+  void sendToGroup(Context ctx, ConsoleRoutes.Viewer v) {
+    Device d = deps.tenants().usableDevice(Pages.id(ctx));
+    String group =
+        GroupIds.normalize(Pages.required(ctx, "group", "the group id"))
             .orElseThrow(
-                () -> new ApiException(400, "to_not_valid", "That is not a phone number."));
-    Message m;
+                () ->
+                    new ApiException(
+                        400, "group_not_valid", "That is not a group id (62812…-1612…)."));
+    Message m = send(ctx, d, new Recipient(group, true));
+    Pages.seeOther(ctx, "/console/messages/" + m.id());
+  }
+
+  /**
+   * Schedules a message to a number, through the scheduler the Eco API's {@code /api/scheduler}
+   * uses, with its limit per minute: the console is one more way in, not a way around it.
+   */
+  void schedule(Context ctx, ConsoleRoutes.Viewer v) {
+    Device d = deps.tenants().usableDevice(Pages.id(ctx));
+    String to = number(ctx);
+    String kind = kind(ctx);
+    Optional<String> url = mediaUrl(ctx, kind);
+    String text = text(ctx, kind);
+    Instant due =
+        deps.timestamps()
+            .parseLocal(Pages.required(ctx, "at", "the time"))
+            .orElseThrow(
+                () -> new ApiException(400, "at_not_valid", "Give the time as YYYY-MM-DD HH:MM."));
+    ApiType type =
+        switch (kind) {
+          case "image" -> text.isEmpty() ? ApiType.IMAGE : ApiType.IMAGE_TEXT;
+          case "file" -> ApiType.FILE;
+          default -> ApiType.TEXT;
+        };
     try {
-      m =
-          deps.messages()
-              .accept(
-                  d,
-                  new SendRequest(
-                      List.of(Recipient.number(to)),
-                      "text",
-                      Pages.required(ctx, "text", "the text"),
+      deps.schedules()
+          .schedule(d, new ScheduleRequest(type, to, text, url, due, SCHEDULES_PER_MINUTE));
+    } catch (ScheduleRefused e) {
+      throw new ApiException(
+          400, e.reason().name().toLowerCase(Locale.ROOT), scheduleRefusal(e.reason()));
+    }
+    Pages.seeOther(ctx, "/console/schedules");
+  }
+
+  /** The Eco scheduler's limit, which the console's schedules share: 3 per device and minute. */
+  private static final int SCHEDULES_PER_MINUTE = 3;
+
+  private static String scheduleRefusal(ScheduleRefused.Reason reason) {
+    return switch (reason) {
+      case DUE_IN_PAST -> "That time has passed.";
+      case TOO_MANY_IN_MINUTE ->
+          "This device has " + SCHEDULES_PER_MINUTE + " schedules in that minute already.";
+      case FILE_TOO_LARGE -> "The file at that URL is larger than the limit.";
+      case IMAGE_NOT_FOUND -> "There is no image at that URL.";
+      case URL_NOT_VALID -> "Kurir may not fetch that URL.";
+      case TEXT_TOO_LONG -> "The text is too long.";
+    };
+  }
+
+  /**
+   * Accepts one message from the form, through the same core call as the APIs; an image or file is
+   * fetched from its URL when the message's turn comes, as the Eco API's async sends do.
+   */
+  private Message send(Context ctx, Device d, Recipient to) {
+    String kind = kind(ctx);
+    Optional<String> url = mediaUrl(ctx, kind);
+    String text = text(ctx, kind);
+    try {
+      return deps.messages()
+          .accept(
+              d,
+              new SendRequest(
+                      List.of(to),
+                      kind,
+                      text,
                       "console",
                       false,
                       false,
-                      Duration.ZERO))
-              .getFirst();
+                      Duration.ZERO,
+                      Optional.empty())
+                  .withMediaUrl(url))
+          .getFirst();
     } catch (SendRefused e) {
       throw ApiException.ofRefusal(e, "text");
     }
-    Pages.seeOther(ctx, "/console/messages/" + m.id());
+  }
+
+  private String number(Context ctx) {
+    return deps.phones()
+        .normalize(Pages.required(ctx, "to", "the number"))
+        .orElseThrow(() -> new ApiException(400, "to_not_valid", "That is not a phone number."));
+  }
+
+  private static String kind(Context ctx) {
+    String kind = Pages.field(ctx, "kind").orElse("text");
+    if (!KINDS.containsKey(kind)) {
+      throw new ApiException(400, "kind_not_valid", "Choose a kind from the list.");
+    }
+    return kind;
+  }
+
+  /** A text message needs its text; an image's or a file's is its caption, and may be empty. */
+  private static String text(Context ctx, String kind) {
+    return kind.equals("text")
+        ? Pages.required(ctx, "text", "the text")
+        : Pages.field(ctx, "text").orElse("");
+  }
+
+  /** The URL of an image or file, checked as the APIs check it (and again when it is fetched). */
+  private Optional<String> mediaUrl(Context ctx, String kind) {
+    if (kind.equals("text")) {
+      return Optional.empty();
+    }
+    String url = Pages.required(ctx, "url", "the URL of the " + kind);
+    Optional<String> refusal = deps.webhookTargets().refusalOf(url);
+    if (refusal.isPresent()) {
+      throw new ApiException(
+          400, "url_not_valid", "Kurir may not fetch " + url + ": " + refusal.get());
+    }
+    return Optional.of(url);
+  }
+
+  /** The forms that send from the device: to a number, to a group, and later (a schedule). */
+  private String sendForms(Context ctx, String base, ConsoleRoutes.Viewer v) {
+    String send = base + "/send";
+    String group = base + "/send-group";
+    String schedule = base + "/schedule";
+    String zone = deps.timestamps().zone().getId();
+    return "<section><h2>Send a message</h2>"
+        + "<form method=\"post\" action=\""
+        + Html.esc(send)
+        + "\" class=\"stack\" data-testid=\"send-form\">"
+        + Html.csrfField(v.csrf())
+        + Html.input("To", "to", Pages.typed(ctx, send, "to", ""), "required placeholder=\"0812…\"")
+        + messageFields(ctx, send, "Hello from Kurir")
+        + "<button type=\"submit\">Send</button></form></section>"
+        + "<section><h2>Send to a group</h2>"
+        + "<form method=\"post\" action=\""
+        + Html.esc(group)
+        + "\" class=\"stack\" data-testid=\"group-form\">"
+        + Html.csrfField(v.csrf())
+        + Html.input(
+            "Group id",
+            "group",
+            Pages.typed(ctx, group, "group", ""),
+            "required placeholder=\"62812…-1612…\"")
+        + messageFields(ctx, group, "")
+        + "<button type=\"submit\">Send to the group</button></form></section>"
+        + "<section><h2>Schedule a message</h2>"
+        + "<form method=\"post\" action=\""
+        + Html.esc(schedule)
+        + "\" class=\"stack\" data-testid=\"schedule-form\">"
+        + Html.csrfField(v.csrf())
+        + Html.input(
+            "To", "to", Pages.typed(ctx, schedule, "to", ""), "required placeholder=\"0812…\"")
+        + Html.input(
+            "When (" + zone + ")",
+            "at",
+            Pages.typed(ctx, schedule, "at", ""),
+            "required placeholder=\"YYYY-MM-DD HH:MM\"")
+        + messageFields(ctx, schedule, "")
+        + "<button type=\"submit\">Schedule</button></form></section>";
+  }
+
+  /** A message's kind, its image's or file's URL, and its text (the caption of an image). */
+  private static String messageFields(Context ctx, String action, String text) {
+    return Html.select("Kind", "kind", KINDS, Pages.typed(ctx, action, "kind", "text"))
+        + Html.input(
+            "Image or file URL",
+            "url",
+            Pages.typed(ctx, action, "url", ""),
+            "placeholder=\"https://… (for an image or a file)\"")
+        + "<label>Text <textarea name=\"text\">"
+        + Html.esc(Pages.typed(ctx, action, "text", text))
+        + "</textarea></label>";
   }
 
   // ---- parts, shared with the customers' page
@@ -246,20 +406,69 @@ final class DevicePages {
         && deps.sessions().pairingObstacle(d).isEmpty();
   }
 
+  /** How many messages in and out a device's page shows, newest first. */
+  private static final int SHOWN_MESSAGES = 30;
+
+  /**
+   * The device's newest messages, sent and received, in one list newest first; each is marked
+   * {@code in} or {@code out}. Sent ones link to {@code messageLink + id}.
+   */
   String recentMessages(Device d, String messageLink) {
-    List<List<String>> rows = new ArrayList<>();
+    record Row(Instant at, List<String> cells) {}
+    List<Row> rows = new ArrayList<>();
     for (Message m :
         deps.search()
-            .find(MessageSearch.Criteria.any().withDevices(Set.of(d.id())).withLimit(20))) {
-      rows.add(MessagePages.row(m, messageLink, deps));
+            .find(
+                MessageSearch.Criteria.any()
+                    .withDevices(Set.of(d.id()))
+                    .withLimit(SHOWN_MESSAGES))) {
+      String text = m.body().length() > 80 ? m.body().substring(0, 80) + "…" : m.body();
+      rows.add(
+          new Row(
+              m.createdAt(),
+              List.of(
+                  "<span class=\"badge s-out\" data-testid=\"message-out\">out</span>",
+                  Html.link(messageLink + m.id(), m.id()),
+                  Html.esc(m.recipient()) + (m.toGroup() ? " (group)" : ""),
+                  Html.badge(m.state().wireName())
+                      + m.reason()
+                          .map(r -> " <span class=\"muted\">" + Html.esc(r) + "</span>")
+                          .orElse(""),
+                  (m.kind().equals("text") ? "" : "[" + Html.esc(m.kind()) + "] ") + Html.esc(text),
+                  Html.esc(deps.timestamps().reply(m.createdAt())))));
     }
-    return "<section><h2>Recent messages</h2>"
-        + Html.table(MessagePages.HEADERS, rows, "No message yet.")
+    for (MessageSearch.Received r : deps.search().received(d.id(), SHOWN_MESSAGES)) {
+      String text = r.body().length() > 80 ? r.body().substring(0, 80) + "…" : r.body();
+      rows.add(
+          new Row(
+              r.receivedAt(),
+              List.of(
+                  "<span class=\"badge s-in\" data-testid=\"message-in\">in</span>",
+                  Html.esc(r.id()),
+                  Html.esc(r.sender())
+                      + r.groupId().map(g -> " in group " + Html.esc(g)).orElse(""),
+                  Html.badge("received")
+                      + r.keyword()
+                          .map(k -> " <span class=\"muted\">keyword " + Html.esc(k) + "</span>")
+                          .orElse(""),
+                  r.mediaType().map(t -> "[" + Html.esc(t) + "] ").orElse("") + Html.esc(text),
+                  Html.esc(deps.timestamps().reply(r.receivedAt())))));
+    }
+    List<List<String>> newest =
+        rows.stream()
+            .sorted(Comparator.comparing(Row::at).reversed())
+            .limit(SHOWN_MESSAGES)
+            .map(Row::cells)
+            .toList();
+    return "<section><h2>Messages in and out</h2>"
+        + Html.table(
+            List.of("Way", "Id", "Number", "State", "Text", "When"), newest, "No message yet.")
         + "</section>";
   }
 
   String webhooksSection(Context ctx, Device d, String base, ConsoleRoutes.Viewer v) {
     Urls urls = deps.messageWebhooks().urls(d.id());
+    License license = deps.tenants().license(d.licenseId());
     Optional<String> status = deps.sessions().states().statusWebhook(d.id());
     String action = base + "/webhooks";
     return "<section><h2>Webhooks</h2><form method=\"post\" action=\""
@@ -281,8 +490,10 @@ final class DevicePages {
             "status",
             Pages.typed(ctx, action, "status", status.orElse("")),
             "placeholder=\"https://…\"")
-        + "<p class=\"muted\">Leave a field empty to stop that webhook. Calls are signed with the"
-        + " license's webhook secret (X-Kurir-Signature).</p>"
+        + "<p class=\"muted\">Leave a field empty to stop that webhook. Each call is signed with"
+        + " the license's webhook secret: X-Kurir-Signature is sha256= and the hex HMAC-SHA256 of"
+        + " the X-Kurir-Timestamp header, a dot and the body.</p>"
+        + Html.secret("Webhook secret", license.webhookSecret())
         + "<button type=\"submit\">Save webhooks</button></form></section>";
   }
 
