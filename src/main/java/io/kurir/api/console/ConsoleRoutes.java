@@ -260,28 +260,15 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void signInPage(Context ctx, Optional<String> problem, int status) {
-    StringBuilder body = new StringBuilder();
-    problem.ifPresent(p -> body.append("<p class=\"error\">").append(Html.esc(p)).append("</p>"));
-    body.append("<div class=\"cards\"><section><h2>Operator</h2>")
-        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
-        .append("<input type=\"hidden\" name=\"as\" value=\"operator\">")
-        .append(
-            "<label>Admin token <input type=\"password\" name=\"secret\" autocomplete=\"off\""
-                + " required></label>")
-        .append("<button type=\"submit\" id=\"operator-sign-in\">Sign in</button></form>");
-    if (deps.adminToken().isEmpty()) {
-      body.append("<p class=\"muted\">Operators sign in once admin.token is set.</p>");
-    }
-    body.append("</section><section><h2>Customer</h2>")
-        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
-        .append("<input type=\"hidden\" name=\"as\" value=\"customer\">")
-        .append(
-            "<label>License code or device key <input type=\"password\" name=\"secret\""
-                + " autocomplete=\"off\" required></label>")
-        .append("<button type=\"submit\" id=\"customer-sign-in\">Sign in</button></form>")
-        .append("<p class=\"muted\">See your devices, link one by QR code, set its webhooks.</p>")
-        .append("</section></div>");
-    ctx.status(status).html(Html.page("Sign in", List.of(), "", body.toString()));
+    ctx.status(status);
+    ctx.html(
+        Templates.render(
+            "signIn.jte",
+            Map.of(
+                "frame",
+                new Pages.Frame("Sign in", List.of(), "", problem.orElse("")),
+                "operatorsMaySignIn",
+                deps.adminToken().isPresent())));
   }
 
   /**
@@ -391,23 +378,20 @@ public final class ConsoleRoutes implements RouteTable {
    */
   private void errorPage(Context ctx, ApiException e) {
     String detail = Optional.ofNullable(e.getMessage()).orElse(e.token());
+    ctx.status(e.status());
     if (ctx.header("X-Console-Fragment") != null) {
-      ctx.status(e.status()).html("<p class=\"error\">" + Html.esc(detail) + "</p>");
+      ctx.html(Templates.render("errorFragment.jte", Map.of("detail", detail)));
       return;
     }
-    String body =
-        "<p class=\"error\" data-testid=\"error\">"
-            + Html.esc(detail)
-            + "</p><p>"
-            + "<a href=\"/console\" data-back>Back</a> · "
-            + "<a href=\"/console\">Console</a></p>";
     String title = e.status() == 404 ? "Not found" : "Not done";
     Optional<Viewer> viewer = viewer(ctx);
-    List<Html.Link> nav =
+    List<Pages.Link> nav =
         viewer
             .map(v -> v.session().operator() ? Pages.OPERATOR_NAV : Pages.CUSTOMER_NAV)
             .orElse(List.of());
     String csrf = viewer.map(Viewer::csrf).orElse("");
-    ctx.status(e.status()).html(Html.page(title, nav, csrf, body));
+    ctx.html(
+        Templates.render(
+            "error.jte", Map.of("frame", new Pages.Frame(title, nav, csrf, ""), "detail", detail)));
   }
 }

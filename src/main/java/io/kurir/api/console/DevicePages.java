@@ -47,49 +47,60 @@ final class DevicePages {
     this.deps = deps;
   }
 
+  /** The parts every device page shows, to operators and customers alike. */
+  record Common(
+      String base,
+      String csrf,
+      Summary summary,
+      Pairing pairing,
+      List<MessageRow> messages,
+      Webhooks webhooks) {}
+
+  /** The operator's page of a device: the common parts, the forms and the operators' parts. */
+  record OperatorView(
+      Common common,
+      String number,
+      boolean disabled,
+      SendForms forms,
+      WebhookPages.Table failed,
+      List<HistoryRow> history,
+      Map<String, String> credentials,
+      Pages.Zone zone) {}
+
   void operatorPage(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = deps.tenants().device(Pages.id(ctx));
     String base = "/console/devices/" + d.id();
-    StringBuilder b = new StringBuilder();
-    b.append(summary(d));
-    b.append(pairingSection(d, base, v, true));
-    b.append(sendForms(ctx, base, v));
-    b.append(recentMessages(d, "/console/messages/"));
-    b.append(webhooksSection(ctx, d, base, v));
-    b.append(failedDeliveries(d, v));
-    b.append(history(d));
-    b.append("<section><h2>Switches</h2>")
-        .append(Html.onOff(base + "/", v.csrf(), d.disabled(), "device " + d.number()))
-        .append("<form method=\"post\" class=\"inline\" action=\"")
-        .append(base)
-        .append("/rotate\"")
-        .append(
-            Html.confirm(
-                "Make a new credential for this device? The current one stops working at once."))
-        .append(">")
-        .append(Html.csrfField(v.csrf()))
-        .append(
-            Html.select(
-                "New",
-                "credential",
-                Map.of("key", "key", "device-key", "device key", "crm-id", "CRM device id"),
-                "key"))
-        .append("<button type=\"submit\" class=\"secondary\">Rotate</button></form>")
-        .append("<form method=\"post\" class=\"inline\" action=\"")
-        .append(base)
-        .append("/delete\"")
-        .append(
-            Html.confirm(
-                "Delete device "
-                    + d.number()
-                    + "? Its keys stop working at once and what it still has queued fails."
-                    + " Its history stays. There is no undo."))
-        .append(">")
-        .append(Html.csrfField(v.csrf()))
-        .append("<button type=\"submit\" class=\"danger\">Delete</button></form>")
-        .append("</section>");
-    b.append(Pages.zoneNote(deps));
-    Pages.operator(ctx, v, "Device " + d.number(), b.toString());
+    OperatorView view =
+        new OperatorView(
+            common(ctx, d, base, v, true, "/console/messages/"),
+            d.number(),
+            d.disabled(),
+            sendForms(ctx, base),
+            failedDeliveries(d, v),
+            history(d),
+            CREDENTIALS,
+            Pages.zone(deps));
+    Pages.operator(ctx, v, "Device " + d.number(), "device.jte", view);
+  }
+
+  private static final Map<String, String> CREDENTIALS =
+      Map.of("key", "key", "device-key", "device key", "crm-id", "CRM device id");
+
+  /** The parts shared with the customers' page; {@code messageLink} + id leads to a message. */
+  Common common(
+      Context ctx,
+      Device d,
+      String base,
+      ConsoleRoutes.Viewer v,
+      boolean operator,
+      String messageLink) {
+    return new Common(
+        base,
+        v.csrf(),
+        summary(d),
+        pairing(d, base, v, operator),
+        recentMessages(d, messageLink),
+        webhooks(ctx, d, base));
   }
 
   /** Deletes the device (docs/decisions.md, "Deleting a device") and goes back to the list. */
@@ -100,7 +111,7 @@ final class DevicePages {
 
   void operatorPairing(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = deps.tenants().device(Pages.id(ctx));
-    ctx.html(pairing(d, "/console/devices/" + d.id(), v, true));
+    Pages.fragment(ctx, "pairing.jte", pairing(d, "/console/devices/" + d.id(), v, true));
   }
 
   /** A simulated network's phone scans the device's current QR code (demo, tests). */
@@ -269,136 +280,90 @@ final class DevicePages {
     return Optional.of(url);
   }
 
+  /** A form's fields as typed when it was just refused (else their defaults). */
+  record Typed(String to, String group, String at, String kind, String url, String text) {}
+
   /** The forms that send from the device: to a number, to a group, and later (a schedule). */
-  private String sendForms(Context ctx, String base, ConsoleRoutes.Viewer v) {
-    String send = base + "/send";
-    String group = base + "/send-group";
-    String schedule = base + "/schedule";
-    String zone = deps.timestamps().zone().getId();
-    return "<section><h2>Send a message</h2>"
-        + "<form method=\"post\" action=\""
-        + Html.esc(send)
-        + "\" class=\"stack\" data-testid=\"send-form\">"
-        + Html.csrfField(v.csrf())
-        + Html.input("To", "to", Pages.typed(ctx, send, "to", ""), "required placeholder=\"0812…\"")
-        + messageFields(ctx, send, "Hello from Kurir")
-        + "<button type=\"submit\">Send</button></form></section>"
-        + "<section><h2>Send to a group</h2>"
-        + "<form method=\"post\" action=\""
-        + Html.esc(group)
-        + "\" class=\"stack\" data-testid=\"group-form\">"
-        + Html.csrfField(v.csrf())
-        + Html.input(
-            "Group id",
-            "group",
-            Pages.typed(ctx, group, "group", ""),
-            "required placeholder=\"62812…-1612…\"")
-        + messageFields(ctx, group, "")
-        + "<button type=\"submit\">Send to the group</button></form></section>"
-        + "<section><h2>Schedule a message</h2>"
-        + "<form method=\"post\" action=\""
-        + Html.esc(schedule)
-        + "\" class=\"stack\" data-testid=\"schedule-form\">"
-        + Html.csrfField(v.csrf())
-        + Html.input(
-            "To", "to", Pages.typed(ctx, schedule, "to", ""), "required placeholder=\"0812…\"")
-        + Html.input(
-            "When (" + zone + ")",
-            "at",
-            Pages.typed(ctx, schedule, "at", ""),
-            "required placeholder=\"YYYY-MM-DD HH:MM\"")
-        + messageFields(ctx, schedule, "")
-        + "<button type=\"submit\">Schedule</button></form></section>";
+  record SendForms(
+      String zone, Map<String, String> kinds, Typed send, Typed group, Typed schedule) {}
+
+  private SendForms sendForms(Context ctx, String base) {
+    return new SendForms(
+        deps.timestamps().zone().getId(),
+        KINDS,
+        typed(ctx, base + "/send", "Hello from Kurir"),
+        typed(ctx, base + "/send-group", ""),
+        typed(ctx, base + "/schedule", ""));
   }
 
-  /** A message's kind, its image's or file's URL, and its text (the caption of an image). */
-  private static String messageFields(Context ctx, String action, String text) {
-    return Html.select("Kind", "kind", KINDS, Pages.typed(ctx, action, "kind", "text"))
-        + Html.input(
-            "Image or file URL",
-            "url",
-            Pages.typed(ctx, action, "url", ""),
-            "placeholder=\"https://… (for an image or a file)\"")
-        + "<label>Text <textarea name=\"text\">"
-        + Html.esc(Pages.typed(ctx, action, "text", text))
-        + "</textarea></label>";
+  private static Typed typed(Context ctx, String action, String text) {
+    return new Typed(
+        Pages.typed(ctx, action, "to", ""),
+        Pages.typed(ctx, action, "group", ""),
+        Pages.typed(ctx, action, "at", ""),
+        Pages.typed(ctx, action, "kind", "text"),
+        Pages.typed(ctx, action, "url", ""),
+        Pages.typed(ctx, action, "text", text));
   }
 
   // ---- parts, shared with the customers' page
 
-  String summary(Device d) {
-    String state = Pages.stateOf(deps, d);
-    return "<section><p>"
-        + Html.badge(state)
-        + " &nbsp; "
-        + Html.esc(d.number())
-        + " · license "
-        + Html.esc(deps.tenants().license(d.licenseId()).name())
-        + " · driver "
-        + Html.esc(d.driver())
-        + "</p></section>";
-  }
+  /** A device's state, number, license and driver, at the top of its page. */
+  record Summary(String state, String number, String license, String driver) {}
 
-  String pairingSection(Device d, String base, ConsoleRoutes.Viewer v, boolean operator) {
-    return "<section><h2>Link</h2><div class=\"qr\" data-poll=\""
-        + Html.esc(base + "/pairing")
-        + "\" data-testid=\"pairing\">"
-        + pairing(d, base, v, operator)
-        + "</div></section>";
+  Summary summary(Device d) {
+    return new Summary(
+        Pages.stateOf(deps, d),
+        d.number(),
+        deps.tenants().license(d.licenseId()).name(),
+        d.driver());
   }
 
   /**
-   * The linking part of the page, polled by the script: the QR code while the device is not linked
-   * (it changes as the driver rotates it), "linked" once it is.
+   * The linking part of the page, polled by the script ({@code pairing.jte}): the QR code while the
+   * device is not linked (it changes as the driver rotates it), "linked" once it is.
    */
-  String pairing(Device d, String base, ConsoleRoutes.Viewer v, boolean operator) {
+  sealed interface Pairing {
+    String base();
+
+    String csrf();
+  }
+
+  /** Linked, with its state when known: a log-out button. */
+  record Linked(String base, String csrf, Optional<String> state) implements Pairing {}
+
+  /** Why no code can be shown now. */
+  record Muted(String base, String csrf, String text) implements Pairing {}
+
+  /** The QR code to scan; {@code scanWith} names the simulated phone that can scan it here. */
+  record Code(String base, String csrf, String number, String png, Optional<String> scanWith)
+      implements Pairing {}
+
+  Pairing pairing(Device d, String base, ConsoleRoutes.Viewer v, boolean operator) {
     // The driver's own state: the recorded one (device_event) may follow a moment later.
     Optional<DeviceState> state = deps.sessions().state(d);
     if (state.isPresent()
         && (state.get() == DeviceState.ONLINE || state.get() == DeviceState.OFFLINE)) {
-      return linked(base, v, Optional.of(state.get().wireName()));
+      return new Linked(base, v.csrf(), Optional.of(state.get().wireName()));
     }
     Optional<String> obstacle = deps.sessions().pairingObstacle(d);
     if (obstacle.isPresent()) {
-      return "<p class=\"muted\">" + Html.esc(obstacle.get()) + "</p>";
+      return new Muted(base, v.csrf(), obstacle.get());
     }
     return switch (deps.sessions().pairing(d)) {
       case Sessions.Pairing.Code code ->
-          "<p>On the phone: WhatsApp → Linked devices → Link a device, then scan. The code changes"
-              + " by itself.</p><img alt=\"QR code to link "
-              + Html.esc(d.number())
-              + "\" data-testid=\"qr\" src=\""
-              + code.pngDataUrl()
-              + "\">"
-              + (operator && scannable(d)
-                  ? Html.post(
-                      base + "/scan",
-                      v.csrf(),
-                      "Scan with the " + d.driver() + " phone",
-                      "secondary")
-                  : "");
-      case Sessions.Pairing.AlreadyPaired a -> linked(base, v, Optional.empty());
+          new Code(
+              base,
+              v.csrf(),
+              d.number(),
+              code.pngDataUrl(),
+              operator && scannable(d) ? Optional.of(d.driver()) : Optional.empty());
+      case Sessions.Pairing.AlreadyPaired a -> new Linked(base, v.csrf(), Optional.empty());
       case Sessions.Pairing.DriverDown down ->
-          "<p class=\"muted\">The device's driver ("
-              + Html.esc(d.driver())
-              + ") is not running.</p>";
+          new Muted(base, v.csrf(), "The device's driver (" + d.driver() + ") is not running.");
       case Sessions.Pairing.Unavailable u ->
-          "<p class=\"muted\">Driver "
-              + Html.esc(d.driver())
-              + " gives no QR code for this device.</p>";
+          new Muted(base, v.csrf(), "Driver " + d.driver() + " gives no QR code for this device.");
     };
-  }
-
-  /** A linked device: says so, with its state when known, and offers to log it out. */
-  private static String linked(String base, ConsoleRoutes.Viewer v, Optional<String> state) {
-    return "<p data-final><span class=\"badge s-linked\" data-testid=\"linked\">linked</span> "
-        + state.map(Html::badge).orElse("")
-        + "</p>"
-        + "<form method=\"post\" action=\""
-        + Html.esc(base + "/logout")
-        + "\" data-confirm=\"Log the device out? Its phone must scan a new QR code.\">"
-        + Html.csrfField(v.csrf())
-        + "<button type=\"submit\" class=\"danger\">Log out</button></form>";
   }
 
   private boolean scannable(Device d) {
@@ -413,8 +378,23 @@ final class DevicePages {
    * The device's newest messages, sent and received, in one list newest first; each is marked
    * {@code in} or {@code out}. Sent ones link to {@code messageLink + id}.
    */
-  String recentMessages(Device d, String messageLink) {
-    record Row(Instant at, List<String> cells) {}
+  /**
+   * A message in or out ({@code in} true: received): for a sent one {@code href} leads to its
+   * history; {@code note} is a failure's reason or the keyword a received one matched.
+   */
+  record MessageRow(
+      boolean in,
+      String id,
+      Optional<String> href,
+      String number,
+      String state,
+      Optional<String> note,
+      Optional<String> kind,
+      String text,
+      String when) {}
+
+  List<MessageRow> recentMessages(Device d, String messageLink) {
+    record Row(Instant at, MessageRow row) {}
     List<Row> rows = new ArrayList<>();
     for (Message m :
         deps.search()
@@ -422,79 +402,56 @@ final class DevicePages {
                 MessageSearch.Criteria.any()
                     .withDevices(Set.of(d.id()))
                     .withLimit(SHOWN_MESSAGES))) {
-      String text = m.body().length() > 80 ? m.body().substring(0, 80) + "…" : m.body();
       rows.add(
           new Row(
               m.createdAt(),
-              List.of(
-                  "<span class=\"badge s-out\" data-testid=\"message-out\">out</span>",
-                  Html.link(messageLink + m.id(), m.id()),
-                  Html.esc(m.recipient()) + (m.toGroup() ? " (group)" : ""),
-                  Html.badge(m.state().wireName())
-                      + m.reason()
-                          .map(r -> " <span class=\"muted\">" + Html.esc(r) + "</span>")
-                          .orElse(""),
-                  (m.kind().equals("text") ? "" : "[" + Html.esc(m.kind()) + "] ") + Html.esc(text),
-                  Html.esc(deps.timestamps().reply(m.createdAt())))));
+              new MessageRow(
+                  false,
+                  Long.toString(m.id()),
+                  Optional.of(messageLink + m.id()),
+                  m.recipient() + (m.toGroup() ? " (group)" : ""),
+                  m.state().wireName(),
+                  m.reason(),
+                  m.kind().equals("text") ? Optional.empty() : Optional.of(m.kind()),
+                  Pages.shortened(m.body()),
+                  deps.timestamps().reply(m.createdAt()))));
     }
     for (MessageSearch.Received r : deps.search().received(d.id(), SHOWN_MESSAGES)) {
-      String text = r.body().length() > 80 ? r.body().substring(0, 80) + "…" : r.body();
       rows.add(
           new Row(
               r.receivedAt(),
-              List.of(
-                  "<span class=\"badge s-in\" data-testid=\"message-in\">in</span>",
-                  Html.esc(r.id()),
-                  Html.esc(r.sender())
-                      + r.groupId().map(g -> " in group " + Html.esc(g)).orElse(""),
-                  Html.badge("received")
-                      + r.keyword()
-                          .map(k -> " <span class=\"muted\">keyword " + Html.esc(k) + "</span>")
-                          .orElse(""),
-                  r.mediaType().map(t -> "[" + Html.esc(t) + "] ").orElse("") + Html.esc(text),
-                  Html.esc(deps.timestamps().reply(r.receivedAt())))));
+              new MessageRow(
+                  true,
+                  Long.toString(r.id()),
+                  Optional.empty(),
+                  r.sender() + r.groupId().map(g -> " in group " + g).orElse(""),
+                  "received",
+                  r.keyword().map(k -> "keyword " + k),
+                  r.mediaType(),
+                  Pages.shortened(r.body()),
+                  deps.timestamps().reply(r.receivedAt()))));
     }
-    List<List<String>> newest =
-        rows.stream()
-            .sorted(Comparator.comparing(Row::at).reversed())
-            .limit(SHOWN_MESSAGES)
-            .map(Row::cells)
-            .toList();
-    return "<section><h2>Messages in and out</h2>"
-        + Html.table(
-            List.of("Way", "Id", "Number", "State", "Text", "When"), newest, "No message yet.")
-        + "</section>";
+    return rows.stream()
+        .sorted(Comparator.comparing(Row::at).reversed())
+        .limit(SHOWN_MESSAGES)
+        .map(Row::row)
+        .toList();
   }
 
-  String webhooksSection(Context ctx, Device d, String base, ConsoleRoutes.Viewer v) {
+  /** The device's webhook URLs as the form shows them, and the license's signing secret. */
+  record Webhooks(String action, String incoming, String outgoing, String status, String secret) {}
+
+  Webhooks webhooks(Context ctx, Device d, String base) {
     Urls urls = deps.messageWebhooks().urls(d.id());
-    License license = deps.tenants().license(d.licenseId());
     Optional<String> status = deps.sessions().states().statusWebhook(d.id());
+    License license = deps.tenants().license(d.licenseId());
     String action = base + "/webhooks";
-    return "<section><h2>Webhooks</h2><form method=\"post\" action=\""
-        + Html.esc(base + "/webhooks")
-        + "\" class=\"stack\">"
-        + Html.csrfField(v.csrf())
-        + Html.input(
-            "Incoming messages",
-            "incoming",
-            Pages.typed(ctx, action, "incoming", urls.incoming().orElse("")),
-            "placeholder=\"https://…\"")
-        + Html.input(
-            "Message states",
-            "outgoing",
-            Pages.typed(ctx, action, "outgoing", urls.outgoing().orElse("")),
-            "placeholder=\"https://…\"")
-        + Html.input(
-            "Device state",
-            "status",
-            Pages.typed(ctx, action, "status", status.orElse("")),
-            "placeholder=\"https://…\"")
-        + "<p class=\"muted\">Leave a field empty to stop that webhook. Each call is signed with"
-        + " the license's webhook secret: X-Kurir-Signature is sha256= and the hex HMAC-SHA256 of"
-        + " the X-Kurir-Timestamp header, a dot and the body.</p>"
-        + Html.secret("Webhook secret", license.webhookSecret())
-        + "<button type=\"submit\">Save webhooks</button></form></section>";
+    return new Webhooks(
+        action,
+        Pages.typed(ctx, action, "incoming", urls.incoming().orElse("")),
+        Pages.typed(ctx, action, "outgoing", urls.outgoing().orElse("")),
+        Pages.typed(ctx, action, "status", status.orElse("")),
+        license.webhookSecret());
   }
 
   /** Sets the device's three webhook URLs from the form; an empty field removes one. */
@@ -522,30 +479,30 @@ final class DevicePages {
     return url;
   }
 
-  private String failedDeliveries(Device d, ConsoleRoutes.Viewer v) {
+  private WebhookPages.Table failedDeliveries(Device d, ConsoleRoutes.Viewer v) {
     List<WebhookDeliveries.Delivery> failed =
         Stream.concat(
                 deps.deliveries().list("failed").stream(), deps.deliveries().list("dead").stream())
             .filter(x -> x.deviceId() == d.id())
             .limit(20)
             .toList();
-    return "<section><h2>Failed webhook deliveries</h2>"
-        + WebhookPages.table(failed, v, deps)
-        + "</section>";
+    return WebhookPages.table(failed, v, deps);
   }
 
-  private String history(Device d) {
-    List<List<String>> rows = new ArrayList<>();
+  /** A change of the device's state: when, from, to, why. */
+  record HistoryRow(String when, String from, String to, String why) {}
+
+  private List<HistoryRow> history(Device d) {
     List<DeviceEvent> events = deps.sessions().states().history(d.id());
-    for (DeviceEvent e : events.reversed().stream().limit(30).toList()) {
-      rows.add(
-          List.of(
-              Html.esc(deps.timestamps().reply(e.at())),
-              Html.badge(Pages.stateLabel(e.from())) + " → " + Html.badge(Pages.stateLabel(e.to())),
-              Html.esc(e.reason().orElse(""))));
-    }
-    return "<section><h2>History</h2>"
-        + Html.table(List.of("When", "Change", "Why"), rows, "No change recorded yet.")
-        + "</section>";
+    return events.reversed().stream()
+        .limit(30)
+        .map(
+            e ->
+                new HistoryRow(
+                    deps.timestamps().reply(e.at()),
+                    Pages.stateLabel(e.from()),
+                    Pages.stateLabel(e.to()),
+                    e.reason().orElse("")))
+        .toList();
   }
 }
