@@ -1,18 +1,20 @@
 package io.kurir.console;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.TimeMeter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Limits failed console sign-ins per client address, so that a token or license code cannot be
- * guessed by trying: after {@link #MAX_FAILURES} failures within {@link #WINDOW} the address is
- * refused until the oldest of them leaves the window. Kept per node: a guesser spread over several
- * nodes gets that many tries on each, still far too few to guess a 32-character secret.
+ * guessed by trying: a Bucket4j bucket per address holds {@link #MAX_FAILURES} tries and gets them
+ * back over {@link #WINDOW}, one every {@code WINDOW / MAX_FAILURES} (90 s). An address that used
+ * them all is refused until the next comes back: 10 guesses at once, then one every 90 s, at most
+ * 10 per 15 minutes on average. Kept per node: a guesser spread over several nodes gets that many
+ * tries on each, still far too few to guess a 32-character secret.
  *
  * <p>Thread-safe.
  */
@@ -20,44 +22,47 @@ public final class SignInLimiter {
   public static final int MAX_FAILURES = 10;
   public static final Duration WINDOW = Duration.ofMinutes(15);
 
-  /** At most this many addresses are remembered; the table is cleared beyond (a flood of them). */
+  /** At most this many addresses are remembered; the least recently seen go first beyond. */
   private static final int MAX_ADDRESSES = 100_000;
 
-  private final Clock clock;
-  private final Map<String, Deque<Instant>> failures = new ConcurrentHashMap<>();
+  private final TimeMeter time;
+  // An address whose bucket is full again after WINDOW has nothing to remember.
+  private final Cache<String, Bucket> failures =
+      Caffeine.newBuilder().maximumSize(MAX_ADDRESSES).expireAfterAccess(WINDOW).build();
 
   public SignInLimiter(Clock clock) {
-    this.clock = clock;
+    this.time = new ClockTime(clock);
   }
 
   /** Whether {@code address} may try to sign in now. */
   public boolean allowed(String address) {
-    Deque<Instant> recent = failures.get(address);
-    if (recent == null) {
-      return true;
-    }
-    synchronized (recent) {
-      forgetOld(recent);
-      return recent.size() < MAX_FAILURES;
-    }
+    Bucket bucket = failures.getIfPresent(address);
+    return bucket == null || bucket.getAvailableTokens() > 0;
   }
 
   /** Records a failed sign-in from {@code address}. */
   public void failed(String address) {
-    if (failures.size() >= MAX_ADDRESSES) {
-      failures.clear();
-    }
-    Deque<Instant> recent = failures.computeIfAbsent(address, a -> new ArrayDeque<>());
-    synchronized (recent) {
-      forgetOld(recent);
-      recent.addLast(clock.instant());
-    }
+    failures.get(address, a -> newBucket()).tryConsume(1);
   }
 
-  private void forgetOld(Deque<Instant> recent) {
-    Instant start = clock.instant().minus(WINDOW);
-    while (!recent.isEmpty() && !recent.peekFirst().isAfter(start)) {
-      recent.removeFirst();
+  private Bucket newBucket() {
+    return Bucket.builder()
+        .addLimit(l -> l.capacity(MAX_FAILURES).refillGreedy(MAX_FAILURES, WINDOW))
+        .withCustomTimePrecision(time)
+        .build();
+  }
+
+  /** The injected clock as Bucket4j's time source, so tests move time instead of sleeping. */
+  private record ClockTime(Clock clock) implements TimeMeter {
+    @Override
+    public long currentTimeNanos() {
+      Instant now = clock.instant();
+      return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    @Override
+    public boolean isWallClockBased() {
+      return true;
     }
   }
 }

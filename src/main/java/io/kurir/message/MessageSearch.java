@@ -140,4 +140,46 @@ public final class MessageSearch {
                     .forEach(e -> counts.put(e.getKey(), e.getValue())));
     return counts;
   }
+
+  /**
+   * A message a device received, as stored when it arrived.
+   *
+   * @param groupId the group it was written in, if it was
+   * @param mediaType the MIME type of its image or file, if it carried one
+   * @param keyword the auto-reply keyword it matched, if any
+   */
+  public record Received(
+      long id,
+      long deviceId,
+      String sender,
+      String body,
+      Instant receivedAt,
+      Optional<String> groupId,
+      Optional<String> mediaType,
+      Optional<String> keyword) {}
+
+  /** The newest messages {@code deviceId} received, newest first, at most {@code limit}. */
+  public List<Received> received(long deviceId, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT id, device_id, sender, body, received_at, group_id, media_type,"
+                            + " keyword FROM inbound_message WHERE device_id = ?"
+                            + " ORDER BY received_at DESC, id DESC LIMIT ?")
+                    .bind(0, deviceId)
+                    .bind(1, Math.min(Math.max(limit, 1), MAX_ROWS))
+                    .map(
+                        (rs, ctx) ->
+                            new Received(
+                                rs.getLong("id"),
+                                rs.getLong("device_id"),
+                                rs.getString("sender"),
+                                rs.getString("body"),
+                                Instant.ofEpochMilli(rs.getLong("received_at")),
+                                Optional.ofNullable(rs.getString("group_id")),
+                                Optional.ofNullable(rs.getString("media_type")),
+                                Optional.ofNullable(rs.getString("keyword"))))
+                    .list());
+  }
 }

@@ -7,6 +7,8 @@ import io.kurir.message.SendObserver;
 import io.kurir.store.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -51,6 +53,7 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
   private final Timer lateness;
   // Held here: a gauge keeps only a weak reference to what it reads.
   private final QueueFigures figures;
+  private final MultiGauge devices;
 
   /** Metrics of a gateway whose database is {@code db}; gauges read it at scrape time. */
   public GatewayMetrics(Database db, Clock clock) {
@@ -81,6 +84,13 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
           () -> figures.deliveries(state),
           () -> figures.oldestDeliveryAge(state));
     }
+    // Drivers and states are bounded sets, but which pairs exist is known only from the table:
+    // the rows are set again at each scrape, so a pair no device has any more disappears.
+    this.devices =
+        MultiGauge.builder("kurir.devices")
+            .description("Devices by driver and state (the stored state, or disabled)")
+            .baseUnit("devices")
+            .register(registry);
     this.commits =
         Timer.builder("kurir.db.commit")
             .description("Time the database writer took to run and commit one group of writes")
@@ -119,6 +129,15 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
 
   /** Everything, in the Prometheus text format. */
   public String scrape() {
+    devices.register(
+        figures.devices().entrySet().stream()
+            .map(
+                e ->
+                    MultiGauge.Row.of(
+                        Tags.of("driver", e.getKey().driver(), "state", e.getKey().state()),
+                        e.getValue()))
+            .toList(),
+        true);
     return registry.scrape();
   }
 

@@ -11,9 +11,10 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * The gauges read from the database: messages waiting per state, webhook deliveries waiting or
- * dead, and the age of the oldest of each. Read at scrape time, and at most once per {@link
- * #FRESH_FOR} however many gauges and scrapers ask: no request path and no loop counts anything.
- * The queries read the partial queue indexes, so a long history costs nothing here.
+ * dead, and the age of the oldest of each; devices by driver and state. Read at scrape time, and at
+ * most once per {@link #FRESH_FOR} however many gauges and scrapers ask: no request path and no
+ * loop counts anything. The queries read the partial queue indexes, so a long history costs nothing
+ * here.
  *
  * <p>Thread-safe: scrapes may overlap.
  */
@@ -34,7 +35,11 @@ final class QueueFigures {
       Map<String, Long> messages,
       Map<String, Instant> oldestMessage,
       Map<String, Long> deliveries,
-      Map<String, Instant> oldestDelivery) {}
+      Map<String, Instant> oldestDelivery,
+      Map<DriverState, Long> devices) {}
+
+  /** A device's driver and its state: the stored state's name, or {@code disabled}. */
+  record DriverState(String driver, String state) {}
 
   private final Database db;
   private final Clock clock;
@@ -56,6 +61,11 @@ final class QueueFigures {
   /** Seconds since the oldest message in {@code state} was accepted; 0 when there is none. */
   double oldestMessageAge(String state) {
     return ageOf(current().oldestMessage().get(state));
+  }
+
+  /** Devices (not deleted) by driver and state now. */
+  Map<DriverState, Long> devices() {
+    return current().devices();
   }
 
   double deliveries(String state) {
@@ -82,7 +92,7 @@ final class QueueFigures {
         // A database that does not answer: the last figures stand (health says it is down), and
         // it is asked again at the next scrape.
         if (figures == null) {
-          return new Figures(Map.of(), Map.of(), Map.of(), Map.of());
+          return new Figures(Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
         }
         return figures;
       }
@@ -96,13 +106,27 @@ final class QueueFigures {
     Map<String, Instant> oldestMessage = new HashMap<>();
     Map<String, Long> deliveries = new HashMap<>();
     Map<String, Instant> oldestDelivery = new HashMap<>();
+    Map<DriverState, Long> devices = new HashMap<>();
     db.jdbi()
         .useHandle(
             h -> {
               countByState(h, "message", "'pending', 'sending'", messages, oldestMessage);
               countByState(h, "webhook_delivery", "'pending', 'dead'", deliveries, oldestDelivery);
+              // A switched-off device counts as disabled, whatever its session last said: an
+              // alert on offline devices should not fire for devices an operator switched off.
+              h.createQuery(
+                      "SELECT driver, CASE WHEN disabled <> 0 THEN 'disabled' ELSE state END AS s,"
+                          + " COUNT(*) AS n FROM device WHERE deleted_at IS NULL"
+                          + " GROUP BY driver, CASE WHEN disabled <> 0 THEN 'disabled' ELSE state"
+                          + " END")
+                  .map(
+                      (rs, ctx) ->
+                          Map.entry(
+                              new DriverState(rs.getString("driver"), rs.getString("s")),
+                              rs.getLong("n")))
+                  .forEach(e -> devices.put(e.getKey(), e.getValue()));
             });
-    return new Figures(messages, oldestMessage, deliveries, oldestDelivery);
+    return new Figures(messages, oldestMessage, deliveries, oldestDelivery, devices);
   }
 
   /** Rows of {@code table} in each of {@code states}, and the oldest one's creation. */

@@ -98,4 +98,26 @@ class ConsoleSessionsTest {
     clock.advance(SignInLimiter.WINDOW);
     assertThat(limiter.allowed("192.0.2.1")).isTrue();
   }
+
+  @Test
+  void aLimitedAddressGetsOneTryBackEveryNinetySeconds() {
+    SignInLimiter limiter = new SignInLimiter(clock);
+    for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
+      limiter.failed("192.0.2.3");
+    }
+    Duration oneTry = SignInLimiter.WINDOW.dividedBy(SignInLimiter.MAX_FAILURES);
+    clock.advance(oneTry.minusSeconds(1));
+    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(limiter.allowed("192.0.2.3")).isTrue();
+    limiter.failed("192.0.2.3");
+    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+    // Whole again a window later: ten more tries.
+    clock.advance(SignInLimiter.WINDOW);
+    for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
+      assertThat(limiter.allowed("192.0.2.3")).as("try " + i).isTrue();
+      limiter.failed("192.0.2.3");
+    }
+    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+  }
 }

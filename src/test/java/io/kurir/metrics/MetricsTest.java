@@ -170,6 +170,32 @@ class MetricsTest {
   }
 
   @Test
+  void devicesAreCountedByDriverAndState() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      kurir.newDevice(Numbers.fresh(), true);
+      kurir.newDevice(Numbers.fresh(), true);
+      kurir.newDevice(Numbers.fresh(), false);
+      Device off = kurir.newDevice(Numbers.fresh(), true);
+      kurir.gateway().tenants().setDeviceDisabled(off.id(), true);
+      Eventually.until(
+          "two online, one not linked and one switched off sandbox devices",
+          Duration.ofSeconds(15),
+          () -> {
+            Scrape s = scrape(kurir);
+            return s.value("kurir_devices", "driver", "sandbox", "state", "online") == 2
+                && s.value("kurir_devices", "driver", "sandbox", "state", "none") == 1
+                && s.value("kurir_devices", "driver", "sandbox", "state", "disabled") == 1;
+          });
+      // A deleted device is no longer counted.
+      kurir.gateway().tenants().deleteDevice(off.id());
+      Eventually.until(
+          "the deleted device gone from the gauge",
+          Duration.ofSeconds(15),
+          () -> !scrape(kurir).text().contains("state=\"disabled\""));
+    }
+  }
+
+  @Test
   void aScheduleTakenUpLateIsMeasured() {
     SettableClock clock = TestGateway.settableClock(); // 10:00 in the operator zone
     try (TestGateway kurir = TestGateway.start(dir, clock)) {

@@ -6,7 +6,6 @@ import io.kurir.bot.BotRule;
 import io.kurir.bot.Bots;
 import io.kurir.bot.MatchType;
 import io.kurir.tenant.License;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,63 +24,40 @@ final class AutoReplyPages {
   void list(Context ctx, ConsoleRoutes.Viewer v) {
     License l = deps.tenants().license(Pages.id(ctx));
     String base = "/console/licenses/" + l.id() + "/auto-replies";
-    List<List<String>> rows = new ArrayList<>();
-    for (BotRule r : deps.bots().rules(l.id())) {
-      rows.add(
-          List.of(
-              Html.esc(r.keyword()),
-              Html.esc(r.matchType().wireName()),
-              Html.esc(r.response()),
-              Html.post(
-                  base + "/" + r.id() + "/delete",
-                  v.csrf(),
-                  "Delete",
-                  "danger",
-                  "Delete the auto-reply to “" + r.keyword() + "”?")));
-    }
     Optional<String> test = Pages.query(ctx, "test");
-    String tested =
-        test.map(
-                t ->
-                    deps.bots()
-                        .match(l.id(), t)
-                        .map(
-                            r ->
-                                "<p class=\"notice\" data-testid=\"test-result\">Rule “"
-                                    + Html.esc(r.keyword())
-                                    + "” ("
-                                    + Html.esc(r.matchType().wireName())
-                                    + ") answers: "
-                                    + Html.esc(r.response())
-                                    + "</p>")
-                        .orElse(
-                            "<p class=\"error\" data-testid=\"test-result\">No rule answers"
-                                + " that text.</p>"))
-            .orElse("");
     Map<String, String> types = new LinkedHashMap<>();
     types.put("match", "the whole text");
     types.put("partial", "the text starts with it");
     types.put("partial_all", "anywhere in the text");
-    String body =
-        Html.table(List.of("Keyword", "Match", "Answer", ""), rows, "No auto-reply yet.")
-            + "<h2>Add one</h2><form method=\"post\" action=\""
-            + base
-            + "\" class=\"stack\">"
-            + Html.csrfField(v.csrf())
-            + Html.input("Keyword", "keyword", Pages.typed(ctx, base, "keyword", ""), "required")
-            + Html.select("Matches", "type", types, Pages.typed(ctx, base, "type", "match"))
-            + "<label>Answer <textarea name=\"response\" required>"
-            + Html.esc(Pages.typed(ctx, base, "response", ""))
-            + "</textarea></label>"
-            + "<button type=\"submit\">Add auto-reply</button></form>"
-            + "<h2>Test a text</h2><form method=\"get\" action=\""
-            + base
-            + "\" class=\"row\">"
-            + Html.input("Text", "test", test.orElse(""), "")
-            + "<button type=\"submit\" class=\"secondary\">Which rule answers?</button></form>"
-            + tested;
-    Pages.operator(ctx, v, "Auto-replies of " + l.name(), body);
+    View view =
+        new View(
+            base,
+            deps.bots().rules(l.id()),
+            types,
+            Pages.typed(ctx, base, "keyword", ""),
+            Pages.typed(ctx, base, "type", "match"),
+            Pages.typed(ctx, base, "response", ""),
+            test.orElse(""),
+            test.map(t -> deps.bots().match(l.id(), t)),
+            v.csrf());
+    Pages.operator(ctx, v, "Auto-replies of " + l.name(), "autoReplies.jte", view);
   }
+
+  /**
+   * A license's rules, the form to add one (as typed when refused), and the text tested with the
+   * rule that answers it ({@code tested} empty when none was tested; holding an empty rule when no
+   * rule answers).
+   */
+  record View(
+      String base,
+      List<BotRule> rules,
+      Map<String, String> types,
+      String keyword,
+      String type,
+      String response,
+      String test,
+      Optional<Optional<BotRule>> tested,
+      String csrf) {}
 
   void add(Context ctx, ConsoleRoutes.Viewer v) {
     License l = deps.tenants().license(Pages.id(ctx));

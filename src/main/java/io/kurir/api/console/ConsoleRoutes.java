@@ -25,6 +25,8 @@ import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The web console ({@code /console}, HTML): operators sign in with the admin token, customers with
@@ -32,6 +34,7 @@ import java.util.Optional;
  * operator's session, {@code customer} pages a customer's, and every POST the session's CSRF token.
  */
 public final class ConsoleRoutes implements RouteTable {
+  private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
   static final String COOKIE = "kurir_console";
 
   private final ConsoleDeps deps;
@@ -111,6 +114,11 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/devices/{id}/webhooks",
         operator(form(devices::setWebhooks, devices::operatorPage)));
     r.post("/console/devices/{id}/send", operator(form(devices::sendTest, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/send-group",
+        operator(form(devices::sendToGroup, devices::operatorPage)));
+    r.post(
+        "/console/devices/{id}/schedule", operator(form(devices::schedule, devices::operatorPage)));
 
     r.get("/console/messages", operator(messages::search));
     r.get("/console/messages/{id}", operator(messages::show));
@@ -199,6 +207,7 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void run(Context ctx, Viewer viewer, Page page) throws Exception {
+    readForm(ctx);
     if (ctx.method().name().equals("POST")
         && !viewer.session().csrfMatches(ctx.formParam("csrf"))) {
       throw new ApiException(
@@ -217,6 +226,28 @@ public final class ConsoleRoutes implements RouteTable {
     }
   }
 
+  /**
+   * Reads a POST's form body before anything asks for a field: a body Jetty cannot parse (a broken
+   * multipart body) is the sender's mistake, so it is a 400 page with one log line, not a 500 with
+   * a stack trace. Later {@code formParam} calls read the parsed copy.
+   */
+  private static void readForm(Context ctx) {
+    if (!ctx.method().name().equals("POST")) {
+      return;
+    }
+    try {
+      ctx.formParamMap();
+    } catch (Exception e) { // Jetty's checked exceptions arrive unchecked through Kotlin
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      log.info("console {}: unreadable form body ({})", ctx.path(), root.toString());
+      throw new ApiException(
+          400, "form_not_readable", "The form could not be read: go back and send it again.");
+    }
+  }
+
   private Optional<Viewer> viewer(Context ctx) {
     return deps.consoleSessions().find(ctx.cookie(COOKIE)).map(Viewer::new);
   }
@@ -229,28 +260,15 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void signInPage(Context ctx, Optional<String> problem, int status) {
-    StringBuilder body = new StringBuilder();
-    problem.ifPresent(p -> body.append("<p class=\"error\">").append(Html.esc(p)).append("</p>"));
-    body.append("<div class=\"cards\"><section><h2>Operator</h2>")
-        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
-        .append("<input type=\"hidden\" name=\"as\" value=\"operator\">")
-        .append(
-            "<label>Admin token <input type=\"password\" name=\"secret\" autocomplete=\"off\""
-                + " required></label>")
-        .append("<button type=\"submit\" id=\"operator-sign-in\">Sign in</button></form>");
-    if (deps.adminToken().isEmpty()) {
-      body.append("<p class=\"muted\">Operators sign in once admin.token is set.</p>");
-    }
-    body.append("</section><section><h2>Customer</h2>")
-        .append("<form method=\"post\" action=\"/console/sign-in\" class=\"stack\">")
-        .append("<input type=\"hidden\" name=\"as\" value=\"customer\">")
-        .append(
-            "<label>License code or device key <input type=\"password\" name=\"secret\""
-                + " autocomplete=\"off\" required></label>")
-        .append("<button type=\"submit\" id=\"customer-sign-in\">Sign in</button></form>")
-        .append("<p class=\"muted\">See your devices, link one by QR code, set its webhooks.</p>")
-        .append("</section></div>");
-    ctx.status(status).html(Html.page("Sign in", List.of(), "", body.toString()));
+    ctx.status(status);
+    ctx.html(
+        Templates.render(
+            "signIn.jte",
+            Map.of(
+                "frame",
+                new Pages.Frame("Sign in", List.of(), "", problem.orElse("")),
+                "operatorsMaySignIn",
+                deps.adminToken().isPresent())));
   }
 
   /**
@@ -259,6 +277,7 @@ public final class ConsoleRoutes implements RouteTable {
    * limited per client address.
    */
   private void signIn(Context ctx) {
+    readForm(ctx);
     String address = ClientAddress.of(ctx, deps.trustedProxies());
     if (!deps.signInLimiter().allowed(address)) {
       signInPage(ctx, Optional.of("Too many failed sign-ins: wait a few minutes."), 429);
@@ -324,6 +343,7 @@ public final class ConsoleRoutes implements RouteTable {
   }
 
   private void signOut(Context ctx) {
+    readForm(ctx);
     Optional<Viewer> viewer = viewer(ctx);
     if (viewer.isPresent() && viewer.get().session().csrfMatches(ctx.formParam("csrf"))) {
       deps.consoleSessions().close(ctx.cookie(COOKIE));
@@ -358,23 +378,20 @@ public final class ConsoleRoutes implements RouteTable {
    */
   private void errorPage(Context ctx, ApiException e) {
     String detail = Optional.ofNullable(e.getMessage()).orElse(e.token());
+    ctx.status(e.status());
     if (ctx.header("X-Console-Fragment") != null) {
-      ctx.status(e.status()).html("<p class=\"error\">" + Html.esc(detail) + "</p>");
+      ctx.html(Templates.render("errorFragment.jte", Map.of("detail", detail)));
       return;
     }
-    String body =
-        "<p class=\"error\" data-testid=\"error\">"
-            + Html.esc(detail)
-            + "</p><p>"
-            + "<a href=\"/console\" data-back>Back</a> · "
-            + "<a href=\"/console\">Console</a></p>";
     String title = e.status() == 404 ? "Not found" : "Not done";
     Optional<Viewer> viewer = viewer(ctx);
-    List<Html.Link> nav =
+    List<Pages.Link> nav =
         viewer
             .map(v -> v.session().operator() ? Pages.OPERATOR_NAV : Pages.CUSTOMER_NAV)
             .orElse(List.of());
     String csrf = viewer.map(Viewer::csrf).orElse("");
-    ctx.status(e.status()).html(Html.page(title, nav, csrf, body));
+    ctx.html(
+        Templates.render(
+            "error.jte", Map.of("frame", new Pages.Frame(title, nav, csrf, ""), "detail", detail)));
   }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The customer's page ({@code /console/my}): a license holder, signed in with the license code or a
@@ -25,58 +26,43 @@ final class CustomerPages {
     this.devices = devices;
   }
 
+  /** A device in the customer's list: its page and its state. */
+  record DeviceRow(long id, String number, String state) {}
+
+  /** The customer's home: the license, and its devices. */
+  record Home(String license, String expires, boolean disabled, List<DeviceRow> devices) {}
+
   void home(Context ctx, ConsoleRoutes.Viewer v) {
     License l = deps.tenants().license(v.licenseId());
     java.util.function.Function<Device, String> stateOf = Pages.listedStates(deps);
-    List<List<String>> rows = new ArrayList<>();
+    List<DeviceRow> rows = new ArrayList<>();
     for (Device d : deps.tenants().devicesOf(l)) {
-      rows.add(
-          List.of(
-              Html.link("/console/my/devices/" + d.id(), d.number()),
-              Html.badge(stateOf.apply(d))));
+      rows.add(new DeviceRow(d.id(), d.number(), stateOf.apply(d)));
     }
-    String body =
-        "<p>"
-            + Html.esc(l.name())
-            + " · expires "
-            + Html.esc(l.expiresOn().map(Object::toString).orElse("never"))
-            + (l.disabled() ? " · " + Html.badge("disabled") : "")
-            + "</p>"
-            + Html.table(List.of("Number", "State"), rows, "No device yet: ask your provider.");
-    page(ctx, v, "My devices", body);
+    Home home =
+        new Home(l.name(), l.expiresOn().map(Object::toString).orElse("never"), l.disabled(), rows);
+    Pages.customer(ctx, v, "My devices", "myDevices.jte", home);
   }
+
+  /** A customer's page of a device: the common parts and the spreadsheet script's form. */
+  record DeviceView(DevicePages.Common common, String column, String template, Pages.Zone zone) {}
 
   void device(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = own(ctx, v);
     String base = "/console/my/devices/" + d.id();
-    String body =
-        devices.summary(d)
-            + devices.pairingSection(d, base, v, false)
-            + devices.recentMessages(d, "#m")
-            + devices.webhooksSection(ctx, d, base, v)
-            + "<section><h2>Spreadsheet script</h2>"
-            + "<p class=\"muted\">A Google Sheets script that sends a message for each new row of"
-            + " a form's answers.</p><form method=\"post\" action=\""
-            + base
-            + "/script\" class=\"stack\">"
-            + Html.csrfField(v.csrf())
-            + Html.input(
-                "Column of the phone number (1 = A)",
-                "column",
-                Pages.typed(ctx, base + "/script", "column", "2"),
-                "inputmode=\"numeric\"")
-            + "<label>Message ([kolom2] is column B's answer, [kolom1] the time of the answer)"
-            + " <textarea name=\"template\">"
-            + Html.esc(
-                Pages.typed(ctx, base + "/script", "template", "Halo [kolom2], terima kasih!"))
-            + "</textarea></label>"
-            + "<button type=\"submit\">Get the script</button></form></section>";
-    page(ctx, v, "Device " + d.number(), body + Pages.zoneNote(deps));
+    DeviceView view =
+        new DeviceView(
+            devices.common(ctx, d, base, v, false, "#m"),
+            Pages.typed(ctx, base + "/script", "column", "2"),
+            Pages.typed(ctx, base + "/script", "template", "Halo [kolom2], terima kasih!"),
+            Pages.zone(deps));
+    Pages.customer(ctx, v, "Device " + d.number(), "myDevice.jte", view);
   }
 
   void pairing(Context ctx, ConsoleRoutes.Viewer v) {
     Device d = own(ctx, v);
-    ctx.html(devices.pairing(d, "/console/my/devices/" + d.id(), v, false));
+    Pages.fragment(
+        ctx, "pairing.jte", devices.pairing(d, "/console/my/devices/" + d.id(), v, false));
   }
 
   void logout(Context ctx, ConsoleRoutes.Viewer v) {
@@ -106,21 +92,22 @@ final class CustomerPages {
     settings.put("template", Pages.required(ctx, "template", "the message"));
     settings.put("key", d.ecoKey());
     String script = ScriptGenerator.generate("eco-async", settings);
-    String body =
-        "<p>In the spreadsheet: Extensions → Apps Script, paste this, save, then add a trigger"
-            + " “On form submit”.</p>"
-            + (deps.publicUrl().isEmpty()
-                ? "<p class=\"error\">It sends to "
-                    + Html.esc(baseUrl)
-                    + ": Google's servers must reach Kurir there over HTTPS.</p>"
-                : "")
-            + "<pre data-testid=\"script\">"
-            + Html.esc(script)
-            + "</pre><p>"
-            + Html.link("/console/my/devices/" + d.id(), "Back to the device")
-            + "</p>";
-    page(ctx, v, "Script for " + d.number(), body);
+    Pages.customer(
+        ctx,
+        v,
+        "Script for " + d.number(),
+        "myScript.jte",
+        new Script(
+            deps.publicUrl().isEmpty() ? Optional.of(baseUrl) : Optional.empty(),
+            script,
+            "/console/my/devices/" + d.id()));
   }
+
+  /**
+   * The filled-in script; {@code guessedUrl} is the address it sends to when {@code public.url} is
+   * not set (the page asks to check it).
+   */
+  record Script(Optional<String> guessedUrl, String script, String back) {}
 
   /** The device in the path, if it is one of the customer's license; else "not found". */
   private Device own(Context ctx, ConsoleRoutes.Viewer v) {
@@ -129,9 +116,5 @@ final class CustomerPages {
         .filter(d -> d.id() == id && d.licenseId() == v.licenseId())
         .findFirst()
         .orElseThrow(() -> new ApiException(404, "not_found", "No such device."));
-  }
-
-  private static void page(Context ctx, ConsoleRoutes.Viewer v, String title, String body) {
-    ctx.html(Html.page(title, Pages.CUSTOMER_NAV, v.csrf(), Pages.problem(ctx) + body));
   }
 }

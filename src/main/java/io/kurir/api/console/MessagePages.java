@@ -20,25 +20,35 @@ import java.util.Set;
 
 /** Messages: a search by device, number, id, state, text and day; one message's whole history. */
 final class MessagePages {
-  static final List<String> HEADERS = List.of("Id", "To", "State", "Text", "Created");
-
   private final ConsoleDeps deps;
 
   MessagePages(ConsoleDeps deps) {
     this.deps = deps;
   }
 
-  /** A message as a row of {@link #HEADERS}, its id linking to {@code link + id}. */
-  static List<String> row(Message m, String link, ConsoleDeps deps) {
-    String text = m.body().length() > 80 ? m.body().substring(0, 80) + "…" : m.body();
-    return List.of(
-        Html.link(link + m.id(), m.id()),
-        Html.esc(m.recipient()),
-        Html.badge(m.state().wireName())
-            + m.reason().map(r -> " <span class=\"muted\">" + Html.esc(r) + "</span>").orElse(""),
-        Html.esc(text),
-        Html.esc(deps.timestamps().reply(m.createdAt())));
+  /** A message as a row of a list: its state's name, its text cut short, its creation time. */
+  record Row(
+      long id, String to, String state, Optional<String> reason, String text, String created) {}
+
+  static Row row(Message m, ConsoleDeps deps) {
+    return new Row(
+        m.id(),
+        m.recipient(),
+        m.state().wireName(),
+        m.reason(),
+        Pages.shortened(m.body()),
+        deps.timestamps().reply(m.createdAt()));
   }
+
+  /** The search form as filled in, and the messages found. */
+  record SearchView(
+      Map<String, String> devices,
+      Map<String, String> states,
+      Map<String, String> typed,
+      List<Row> rows,
+      boolean cut,
+      int maxRows,
+      Pages.Zone zone) {}
 
   void search(Context ctx, ConsoleRoutes.Viewer v) {
     ZoneId zone = deps.timestamps().zone();
@@ -74,47 +84,70 @@ final class MessagePages {
     for (MessageState s : MessageState.values()) {
       states.put(s.wireName(), s.wireName());
     }
-    List<List<String>> rows = new ArrayList<>();
-    for (Message m : found) {
-      rows.add(row(m, "/console/messages/", deps));
-    }
-    String body =
-        "<form method=\"get\" action=\"/console/messages\" class=\"row\">"
-            + Html.select("Device", "device", deviceChoices, device.orElse(""))
-            + Html.input("Number", "number", number.orElse(""), "")
-            + Html.input("Id", "id", id.orElse(""), "inputmode=\"numeric\"")
-            + Html.select("State", "state", states, state.orElse(""))
-            + Html.input("Text", "text", text.orElse(""), "")
-            + Html.input("Day", "date", date.orElse(""), "type=\"date\"")
-            + "<button type=\"submit\">Search</button></form>"
-            + Html.table(HEADERS, rows, "No message matches.")
-            + (found.size() == MessageSearch.MAX_ROWS
-                ? "<p class=\"muted\">The newest " + MessageSearch.MAX_ROWS + " are shown.</p>"
-                : "");
-    Pages.operator(ctx, v, "Messages", body + Pages.zoneNote(deps));
+    Map<String, String> typed = new java.util.HashMap<>();
+    typed.put("device", device.orElse(""));
+    typed.put("number", number.orElse(""));
+    typed.put("id", id.orElse(""));
+    typed.put("state", state.orElse(""));
+    typed.put("text", text.orElse(""));
+    typed.put("date", date.orElse(""));
+    Pages.operator(
+        ctx,
+        v,
+        "Messages",
+        "messages.jte",
+        new SearchView(
+            deviceChoices,
+            states,
+            typed,
+            found.stream().map(m -> row(m, deps)).toList(),
+            found.size() == MessageSearch.MAX_ROWS,
+            MessageSearch.MAX_ROWS,
+            Pages.zone(deps)));
   }
+
+  /** A message's page: who sent it to whom, how, its text, and its history (polled). */
+  record MessageView(
+      long id,
+      long deviceId,
+      String from,
+      String to,
+      String kind,
+      String acceptedBy,
+      String text,
+      History history,
+      Pages.Zone zone) {}
+
+  /** A state the message went through. */
+  record Event(String when, String state, String reason) {}
+
+  /** The message's state now and every state it went through, with the reason of a failure. */
+  record History(
+      String state, Optional<String> reason, int attempts, boolean done, List<Event> events) {}
 
   void show(Context ctx, ConsoleRoutes.Viewer v) {
     MessageHistory h = history(Pages.id(ctx));
     Message m = h.message();
     Device d = deps.tenants().device(m.deviceId());
-    String body =
-        "<section><dl>"
-            + item("From", Html.link("/console/devices/" + d.id(), d.number()))
-            + item("To", Html.esc(m.recipient()) + (m.toGroup() ? " (group)" : ""))
-            + item("Kind", Html.esc(m.kind()))
-            + item("Accepted by", Html.esc(m.api()) + (m.sync() ? ", waiting caller" : ""))
-            + item("Text", "<pre>" + Html.esc(m.body()) + "</pre>")
-            + "</dl></section><section><h2>History</h2><div data-poll=\"/console/messages/"
-            + m.id()
-            + "/history\">"
-            + historyPart(h)
-            + "</div></section>";
-    Pages.operator(ctx, v, "Message " + m.id(), body + Pages.zoneNote(deps));
+    Pages.operator(
+        ctx,
+        v,
+        "Message " + m.id(),
+        "message.jte",
+        new MessageView(
+            m.id(),
+            d.id(),
+            d.number(),
+            m.recipient() + (m.toGroup() ? " (group)" : ""),
+            m.kind(),
+            m.api() + (m.sync() ? ", waiting caller" : ""),
+            m.body(),
+            historyPart(h),
+            Pages.zone(deps)));
   }
 
   void history(Context ctx, ConsoleRoutes.Viewer v) {
-    ctx.html(historyPart(history(Pages.id(ctx))));
+    Pages.fragment(ctx, "messageHistory.jte", historyPart(history(Pages.id(ctx))));
   }
 
   private MessageHistory history(long id) {
@@ -123,35 +156,15 @@ final class MessagePages {
         .orElseThrow(() -> new ApiException(404, "not_found", "No message " + id + "."));
   }
 
-  /** The message's state now and every state it went through, with the reason of a failure. */
-  private String historyPart(MessageHistory h) {
+  private History historyPart(MessageHistory h) {
     Message m = h.message();
     boolean done = m.state() == MessageState.READ || m.state() == MessageState.FAILED;
-    List<List<String>> rows = new ArrayList<>();
+    List<Event> events = new ArrayList<>();
     for (MessageEvent e : h.events()) {
-      rows.add(
-          List.of(
-              Html.esc(deps.timestamps().reply(e.at())),
-              Html.badge(e.state().wireName()),
-              Html.esc(e.reason().orElse(""))));
+      events.add(
+          new Event(deps.timestamps().reply(e.at()), e.state().wireName(), e.reason().orElse("")));
     }
-    return "<p"
-        + (done ? " data-final" : "")
-        + ">Now "
-        + "<span data-testid=\"message-state\">"
-        + Html.badge(m.state().wireName())
-        + "</span>"
-        + m.reason()
-            .map(r -> " — <strong data-testid=\"reason\">" + Html.esc(r) + "</strong>")
-            .orElse("")
-        + " · "
-        + m.attempts()
-        + " attempt(s)</p>"
-        + Html.table(List.of("When", "State", "Reason"), rows, "No state recorded yet.");
-  }
-
-  private static String item(String label, String html) {
-    return "<dt class=\"muted\">" + Html.esc(label) + "</dt><dd>" + html + "</dd>";
+    return new History(m.state().wireName(), m.reason(), m.attempts(), done, events);
   }
 
   private static long messageId(String raw) {

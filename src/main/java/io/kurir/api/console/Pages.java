@@ -15,17 +15,30 @@ import java.util.function.Function;
 final class Pages {
   private Pages() {}
 
-  static final List<Html.Link> OPERATOR_NAV =
-      List.of(
-          new Html.Link("Dashboard", "/console"),
-          new Html.Link("Partners", "/console/partners"),
-          new Html.Link("Licenses", "/console/licenses"),
-          new Html.Link("Devices", "/console/devices"),
-          new Html.Link("Messages", "/console/messages"),
-          new Html.Link("Webhooks", "/console/webhooks"),
-          new Html.Link("Schedules", "/console/schedules"));
+  /** A link in the navigation bar: its label and where it goes. */
+  record Link(String label, String href) {}
 
-  static final List<Html.Link> CUSTOMER_NAV = List.of(new Html.Link("My devices", "/console/my"));
+  /**
+   * What every page has around its view ({@code layout.jte}): its title, the navigation (empty
+   * before sign-in), the CSRF token of the sign-out button, why the form just sent was refused
+   * (empty when it was not).
+   */
+  record Frame(String title, List<Link> nav, String csrf, String problem) {}
+
+  /** The zone the times of a page are in, and its offset now ({@code zone.jte}). */
+  record Zone(String id, String offset) {}
+
+  static final List<Link> OPERATOR_NAV =
+      List.of(
+          new Link("Dashboard", "/console"),
+          new Link("Partners", "/console/partners"),
+          new Link("Licenses", "/console/licenses"),
+          new Link("Devices", "/console/devices"),
+          new Link("Messages", "/console/messages"),
+          new Link("Webhooks", "/console/webhooks"),
+          new Link("Schedules", "/console/schedules"));
+
+  static final List<Link> CUSTOMER_NAV = List.of(new Link("My devices", "/console/my"));
 
   /** Lists show at most this many rows; a search finds the others. */
   static final int MAX_ROWS = 500;
@@ -53,12 +66,10 @@ final class Pages {
   /** The request attribute that holds why a form was refused (see {@code ConsoleRoutes.form}). */
   static final String PROBLEM = "console.problem";
 
-  /** Why the form just sent was refused, as a box above the page; empty when it was not. */
+  /** Why the form just sent was refused, shown above the page; empty when it was not. */
   static String problem(Context ctx) {
     String problem = ctx.attribute(PROBLEM);
-    return problem == null
-        ? ""
-        : "<p class=\"error\" data-testid=\"error\">" + Html.esc(problem) + "</p>";
+    return problem == null ? "" : problem;
   }
 
   /**
@@ -73,14 +84,10 @@ final class Pages {
   }
 
   /** Under a page that shows times: the zone they are in (time.zone), with its offset now. */
-  static String zoneNote(ConsoleDeps deps) {
+  static Zone zone(ConsoleDeps deps) {
     java.time.ZoneId zone = deps.timestamps().zone();
     String offset = zone.getRules().getOffset(deps.clock().instant()).getId();
-    return "<p class=\"muted zone\" data-testid=\"zone\">Times in "
-        + Html.esc(zone.getId())
-        + " (UTC"
-        + Html.esc(offset.equals("Z") ? "+00:00" : offset)
-        + ").</p>";
+    return new Zone(zone.getId(), offset.equals("Z") ? "+00:00" : offset);
   }
 
   /** The state of one device as its driver sees it now (a device's own page). */
@@ -111,9 +118,30 @@ final class Pages {
     return numbers;
   }
 
-  /** An operator's page. */
-  static void operator(Context ctx, ConsoleRoutes.Viewer viewer, String title, String body) {
-    ctx.html(Html.page(title, OPERATOR_NAV, viewer.csrf(), problem(ctx) + body));
+  /** An operator's page: the template {@code template} with its view {@code v}, in the layout. */
+  static void operator(
+      Context ctx, ConsoleRoutes.Viewer viewer, String title, String template, Object v) {
+    page(ctx, new Frame(title, OPERATOR_NAV, viewer.csrf(), problem(ctx)), template, v);
+  }
+
+  /** A customer's page: the template {@code template} with its view {@code v}, in the layout. */
+  static void customer(
+      Context ctx, ConsoleRoutes.Viewer viewer, String title, String template, Object v) {
+    page(ctx, new Frame(title, CUSTOMER_NAV, viewer.csrf(), problem(ctx)), template, v);
+  }
+
+  static void page(Context ctx, Frame frame, String template, Object v) {
+    ctx.html(Templates.render(template, Map.of("frame", frame, "v", v)));
+  }
+
+  /** A part of a page the script polls (no layout): the template with its view {@code v}. */
+  static void fragment(Context ctx, String template, Object v) {
+    ctx.html(Templates.render(template, Map.of("v", v)));
+  }
+
+  /** {@code text} cut to 80 characters for a list, with an ellipsis when it was longer. */
+  static String shortened(String text) {
+    return text.length() > 80 ? text.substring(0, 80) + "…" : text;
   }
 
   /** The id in the path parameter {@code name}; a path that is not one is a page not found. */

@@ -21,34 +21,26 @@ final class SchedulePages {
 
   void list(Context ctx, ConsoleRoutes.Viewer v) {
     Map<Long, String> numbers = Pages.deviceNumbers(deps);
-    List<List<String>> rows = new ArrayList<>();
+    List<Row> rows = new ArrayList<>();
     for (Schedule s : deps.schedules().waiting(SHOWN)) {
-      String text = s.body().length() > 80 ? s.body().substring(0, 80) + "…" : s.body();
       rows.add(
-          List.of(
-              Html.esc(s.id()),
-              Html.link("/console/devices/" + s.deviceId(), numbers.get(s.deviceId())),
-              Html.esc(s.target()),
-              Html.esc(s.apiType().wireName()),
-              Html.esc(text),
-              Html.esc(deps.timestamps().reply(s.dueAt())),
-              Html.post(
-                  "/console/schedules/" + s.id() + "/cancel?device=" + s.deviceId(),
-                  v.csrf(),
-                  "Cancel",
-                  "danger",
-                  "Cancel this scheduled message? It will not be sent.")));
+          new Row(
+              s.id(),
+              s.deviceId(),
+              numbers.getOrDefault(s.deviceId(), ""),
+              s.target(),
+              s.apiType().wireName(),
+              Pages.shortened(s.body()),
+              deps.timestamps().reply(s.dueAt())));
     }
     Pages.operator(
-        ctx,
-        v,
-        "Scheduled messages",
-        Html.table(
-                List.of("Id", "Device", "To", "Type", "Text", "Due", ""),
-                rows,
-                "No message waits for its time.")
-            + Pages.zoneNote(deps));
+        ctx, v, "Scheduled messages", "schedules.jte", new View(rows, v.csrf(), Pages.zone(deps)));
   }
+
+  record Row(
+      long id, long deviceId, String device, String to, String type, String text, String due) {}
+
+  record View(List<Row> rows, String csrf, Pages.Zone zone) {}
 
   void cancel(Context ctx, ConsoleRoutes.Viewer v) {
     Device d =

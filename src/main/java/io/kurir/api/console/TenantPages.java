@@ -33,48 +33,30 @@ final class TenantPages {
 
   // ---- partners
 
+  /** The partners page: the search, the partners that match, the creation form's fields. */
+  record PartnersView(
+      String q, List<Partner> partners, String empty, String name, String email, String csrf) {}
+
   void partners(Context ctx, ConsoleRoutes.Viewer v) {
     Optional<String> q = Pages.query(ctx, "q");
-    List<List<String>> rows = new ArrayList<>();
+    List<Partner> shown = new ArrayList<>();
     for (Partner p : tenants.partners()) {
-      if (q.isPresent() && !matches(q.get(), p.name(), p.email(), p.basicUser(), "" + p.id())) {
-        continue;
+      if (q.isEmpty() || matches(q.get(), p.name(), p.email(), p.basicUser(), "" + p.id())) {
+        shown.add(p);
       }
-      String base = "/console/partners/" + p.id() + "/";
-      rows.add(
-          List.of(
-              Html.esc(p.id()),
-              Html.esc(p.name()),
-              Html.esc(p.email()),
-              Html.esc(p.basicUser()),
-              Html.badge(p.disabled() ? "disabled" : "on"),
-              Html.onOff(base, v.csrf(), p.disabled(), "partner " + p.name())
-                  + Html.post(
-                      base + "rotate-secret",
-                      v.csrf(),
-                      "New secret",
-                      "secondary",
-                      "Make a new Basic secret for "
-                          + p.name()
-                          + "? The current one stops working at once.")));
     }
-    String body =
-        search("/console/partners", q)
-            + Html.table(
-                List.of("Id", "Name", "Email", "Basic user", "State", ""),
-                rows,
-                "No partner" + (q.isPresent() ? " matches." : " yet."))
-            + "<h2>New partner</h2><form method=\"post\" action=\"/console/partners\" class=\"row\">"
-            + Html.csrfField(v.csrf())
-            + Html.input(
-                "Name", "name", Pages.typed(ctx, "/console/partners", "name", ""), "required")
-            + Html.input(
-                "Email",
-                "email",
-                Pages.typed(ctx, "/console/partners", "email", ""),
-                "type=\"email\"")
-            + "<button type=\"submit\">Create partner</button></form>";
-    Pages.operator(ctx, v, "Partners", body);
+    Pages.operator(
+        ctx,
+        v,
+        "Partners",
+        "partners.jte",
+        new PartnersView(
+            q.orElse(""),
+            shown,
+            "No partner" + (q.isPresent() ? " matches." : " yet."),
+            Pages.typed(ctx, "/console/partners", "name", ""),
+            Pages.typed(ctx, "/console/partners", "email", ""),
+            v.csrf()));
   }
 
   void createPartner(Context ctx, ConsoleRoutes.Viewer v) {
@@ -101,11 +83,23 @@ final class TenantPages {
 
   // ---- licenses
 
+  /** A license in the list: its partner's name and its state (on, expired or disabled). */
+  record LicenseRow(License license, String partner, String expires, String state) {}
+
+  /** The licenses page: the search, the licenses that match, the creation form. */
+  record LicensesView(
+      String q,
+      List<LicenseRow> licenses,
+      String empty,
+      Map<String, String> partners,
+      Map<String, String> typed,
+      String csrf) {}
+
   void licenses(Context ctx, ConsoleRoutes.Viewer v) {
     Optional<String> q = Pages.query(ctx, "q");
     Map<Long, String> partnerNames = new java.util.HashMap<>();
     tenants.partners().forEach(p -> partnerNames.put(p.id(), p.name()));
-    List<List<String>> rows = new ArrayList<>();
+    List<LicenseRow> rows = new ArrayList<>();
     for (License l : tenants.licenses()) {
       if (rows.size() == Pages.MAX_ROWS) {
         break;
@@ -113,68 +107,32 @@ final class TenantPages {
       if (q.isPresent() && !matches(q.get(), l.name(), l.email(), l.code(), "" + l.id())) {
         continue;
       }
-      String base = "/console/licenses/" + l.id() + "/";
       String state = l.disabled() ? "disabled" : tenants.isExpired(l) ? "expired" : "on";
       rows.add(
-          List.of(
-              Html.esc(l.id()),
-              Html.esc(l.name()),
-              Html.esc(partnerNames.get(l.partnerId())),
-              Html.esc(l.expiresOn().map(Object::toString).orElse("never")),
-              Html.badge(state),
-              Html.link("/console/devices?license=" + l.id(), "Devices")
-                  + " · "
-                  + Html.link(base + "auto-replies", "Auto-replies"),
-              Html.onOff(base, v.csrf(), l.disabled(), "license " + l.name())
-                  + "<form method=\"post\" class=\"inline\" action=\""
-                  + base
-                  + "expires\">"
-                  + Html.csrfField(v.csrf())
-                  + "<input type=\"date\" name=\"expires\" aria-label=\"New expiry\" value=\""
-                  + Html.esc(l.expiresOn().map(Object::toString).orElse(""))
-                  + "\"><button type=\"submit\" class=\"secondary\">Renew</button></form>"
-                  + (l.expiresOn().isPresent()
-                      ? Html.post(
-                          base + "no-expiry",
-                          v.csrf(),
-                          "Never expires",
-                          "secondary",
-                          "Let " + l.name() + " run without an expiry date?")
-                      : "")
-                  + Html.post(
-                      base + "rotate-webhook-secret",
-                      v.csrf(),
-                      "New webhook secret",
-                      "secondary",
-                      "Make a new webhook secret for "
-                          + l.name()
-                          + "? Receivers must switch to it before the old one stops signing.")));
+          new LicenseRow(
+              l,
+              partnerNames.getOrDefault(l.partnerId(), ""),
+              l.expiresOn().map(Object::toString).orElse("never"),
+              state));
     }
     Map<String, String> partners = new LinkedHashMap<>();
     tenants.partners().forEach(p -> partners.put(Long.toString(p.id()), p.name()));
-    String body =
-        search("/console/licenses", q)
-            + Html.table(
-                List.of("Id", "Name", "Partner", "Expires", "State", "", ""),
-                rows,
-                "No license" + (q.isPresent() ? " matches." : " yet."))
-            + "<h2>New license</h2>"
-            + (partners.isEmpty()
-                ? "<p>Create a " + Html.link("/console/partners", "partner") + " first.</p>"
-                : "<form method=\"post\" action=\"/console/licenses\" class=\"row\">"
-                    + Html.csrfField(v.csrf())
-                    + Html.select("Partner", "partner", partners, typedLicense(ctx, "partner", ""))
-                    + Html.input("Name", "name", typedLicense(ctx, "name", ""), "required")
-                    + Html.input("Email", "email", typedLicense(ctx, "email", ""), "type=\"email\"")
-                    + Html.input(
-                        "Expires", "expires", typedLicense(ctx, "expires", ""), "type=\"date\"")
-                    + Html.input(
-                        "Allowed addresses",
-                        "allowed",
-                        typedLicense(ctx, "allowed", ""),
-                        "placeholder=\"any\"")
-                    + "<button type=\"submit\">Create license</button></form>");
-    Pages.operator(ctx, v, "Licenses", body);
+    Map<String, String> typed = new java.util.HashMap<>();
+    for (String field : List.of("partner", "name", "email", "expires", "allowed")) {
+      typed.put(field, typedLicense(ctx, field, ""));
+    }
+    Pages.operator(
+        ctx,
+        v,
+        "Licenses",
+        "licenses.jte",
+        new LicensesView(
+            q.orElse(""),
+            rows,
+            "No license" + (q.isPresent() ? " matches." : " yet."),
+            partners,
+            typed,
+            v.csrf()));
   }
 
   void createLicense(Context ctx, ConsoleRoutes.Viewer v) {
@@ -241,12 +199,27 @@ final class TenantPages {
 
   // ---- devices
 
+  /** A device in the list: its license's name and its recorded state. */
+  record DeviceRow(Device device, String license, String state) {}
+
+  /** The devices page: the search, the devices that match, the creation form. */
+  record DevicesView(
+      String q,
+      List<DeviceRow> devices,
+      String empty,
+      Map<String, String> licenses,
+      Map<String, String> drivers,
+      String license,
+      String number,
+      String driver,
+      String csrf) {}
+
   void devices(Context ctx, ConsoleRoutes.Viewer v) {
     Optional<String> q = Pages.query(ctx, "q");
     Optional<Long> license = Pages.query(ctx, "license").map(TenantPages::parseId);
     Map<Long, String> licenseNames = Pages.licenseNames(deps);
     java.util.function.Function<Device, String> stateOf = Pages.listedStates(deps);
-    List<List<String>> rows = new ArrayList<>();
+    List<DeviceRow> rows = new ArrayList<>();
     for (Device d : tenants.devices()) {
       if (license.isPresent() && d.licenseId() != license.get()) {
         continue;
@@ -257,14 +230,7 @@ final class TenantPages {
       if (rows.size() == Pages.MAX_ROWS) {
         break;
       }
-      String base = "/console/devices/" + d.id() + "/";
-      rows.add(
-          List.of(
-              Html.link("/console/devices/" + d.id(), d.number()),
-              Html.esc(licenseNames.get(d.licenseId())),
-              Html.esc(d.driver()),
-              Html.badge(stateOf.apply(d)),
-              Html.onOff(base, v.csrf(), d.disabled(), "device " + d.number())));
+      rows.add(new DeviceRow(d, licenseNames.getOrDefault(d.licenseId(), ""), stateOf.apply(d)));
     }
     Map<String, String> licenses = new LinkedHashMap<>();
     tenants
@@ -275,38 +241,22 @@ final class TenantPages {
     for (String name : tenants.driverNames()) {
       drivers.put(name, name);
     }
-    String body =
-        search("/console/devices", q)
-            + Html.table(
-                List.of("Number", "License", "Driver", "State", ""),
-                rows,
-                "No device" + (q.isPresent() || license.isPresent() ? " matches." : " yet."))
-            + "<h2>New device</h2>"
-            + (licenses.isEmpty()
-                ? "<p>Create a " + Html.link("/console/licenses", "license") + " first.</p>"
-                : "<form method=\"post\" action=\"/console/devices\" class=\"row\">"
-                    + Html.csrfField(v.csrf())
-                    + Html.select(
-                        "License",
-                        "license",
-                        licenses,
-                        Pages.typed(
-                            ctx,
-                            "/console/devices",
-                            "license",
-                            license.map(String::valueOf).orElse("")))
-                    + Html.input(
-                        "Number",
-                        "number",
-                        Pages.typed(ctx, "/console/devices", "number", ""),
-                        "required placeholder=\"0812…\"")
-                    + Html.select(
-                        "Driver",
-                        "driver",
-                        drivers,
-                        Pages.typed(ctx, "/console/devices", "driver", ""))
-                    + "<button type=\"submit\">Create device</button></form>");
-    Pages.operator(ctx, v, "Devices", body);
+    Pages.operator(
+        ctx,
+        v,
+        "Devices",
+        "devices.jte",
+        new DevicesView(
+            q.orElse(""),
+            rows,
+            "No device" + (q.isPresent() || license.isPresent() ? " matches." : " yet."),
+            licenses,
+            drivers,
+            Pages.typed(
+                ctx, "/console/devices", "license", license.map(String::valueOf).orElse("")),
+            Pages.typed(ctx, "/console/devices", "number", ""),
+            Pages.typed(ctx, "/console/devices", "driver", ""),
+            v.csrf()));
   }
 
   void createDevice(Context ctx, ConsoleRoutes.Viewer v) {
@@ -381,44 +331,13 @@ final class TenantPages {
 
   /** The page the browser is sent to after a creation or a rotation: its secrets, once. */
   void shown(Context ctx, ConsoleRoutes.Viewer v) {
-    java.util.Optional<OnceShown.Shown> shown = OnceShown.take(ctx, v);
-    if (shown.isEmpty()) {
-      Pages.operator(
-          ctx,
-          v,
-          "Nothing to show",
-          "<p class=\"notice\" data-testid=\"shown-already\">New credentials are shown once,"
-              + " on the page that follows their creation; this one has been shown already."
-              + " Nothing was changed again.</p><p>"
-              + Html.link("/console", "Dashboard")
-              + "</p>");
-      return;
-    }
-    OnceShown.Shown s = shown.get();
-    StringBuilder b =
-        new StringBuilder(
-            "<p class=\"notice\">Copy these now: the console does not show them again.</p>");
-    s.secrets().forEach(x -> b.append(Html.secret(x.label(), x.value())));
-    if (!s.note().isEmpty()) {
-      b.append("<p class=\"muted\">").append(Html.esc(s.note())).append("</p>");
-    }
-    if (!s.nextHref().isEmpty()) {
-      b.append("<p>").append(Html.link(s.nextHref(), s.nextText())).append("</p>");
-    }
-    b.append("<p>").append(Html.link(s.back(), "Done")).append("</p>");
-    Pages.operator(ctx, v, s.title(), b.toString());
+    Optional<OnceShown.Shown> shown = OnceShown.take(ctx, v);
+    Pages.operator(
+        ctx, v, shown.map(OnceShown.Shown::title).orElse("Nothing to show"), "shown.jte", shown);
   }
 
   private static String typedLicense(Context ctx, String name, String fallback) {
     return Pages.typed(ctx, "/console/licenses", name, fallback);
-  }
-
-  private static String search(String action, Optional<String> q) {
-    return "<form method=\"get\" action=\""
-        + action
-        + "\" class=\"row\"><input name=\"q\" aria-label=\"Search\" placeholder=\"Search\" value=\""
-        + Html.esc(q.orElse(""))
-        + "\"><button type=\"submit\" class=\"secondary\">Search</button></form>";
   }
 
   private static boolean matches(String query, String... fields) {

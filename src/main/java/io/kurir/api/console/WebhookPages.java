@@ -47,26 +47,25 @@ final class WebhookPages {
                 .toList()
             : deps.deliveries().list(state);
     Map<String, Long> counts = deps.deliveries().countByState();
-    StringBuilder summary = new StringBuilder("<p data-testid=\"delivery-counts\">");
+    Map<String, Long> shownCounts = new LinkedHashMap<>();
     STATES.keySet().stream()
         .filter(s -> !s.equals("all"))
-        .forEach(
-            s ->
-                summary
-                    .append(Html.link("/console/webhooks?state=" + s, s))
-                    .append(' ')
-                    .append(counts.getOrDefault(s, 0L))
-                    .append(" &nbsp; "));
-    summary.append("</p>");
-    String body =
-        summary
-            + "<form method=\"get\" action=\"/console/webhooks\" class=\"row\">"
-            + Html.select("State", "state", STATES, state)
-            + "<button type=\"submit\" class=\"secondary\">Show</button></form>"
-            + table(shown, v, deps)
-            + Pages.zoneNote(deps);
-    Pages.operator(ctx, v, "Webhook deliveries", body);
+        .forEach(s -> shownCounts.put(s, counts.getOrDefault(s, 0L)));
+    Pages.operator(
+        ctx,
+        v,
+        "Webhook deliveries",
+        "webhooks.jte",
+        new ListView(shownCounts, STATES, state, table(shown, v, deps), Pages.zone(deps)));
   }
+
+  /** The deliveries page: counts per state, the state chosen, the deliveries in it. */
+  record ListView(
+      Map<String, Long> counts,
+      Map<String, String> states,
+      String state,
+      Table deliveries,
+      Pages.Zone zone) {}
 
   void replay(Context ctx, ConsoleRoutes.Viewer v) {
     long id = Pages.id(ctx);
@@ -77,29 +76,40 @@ final class WebhookPages {
     Pages.seeOther(ctx, "/console/webhooks?state=pending");
   }
 
+  /** A delivery as a row of {@code deliveries.jte}; {@code device} is its device's number. */
+  record Row(
+      long id,
+      long deviceId,
+      String device,
+      String event,
+      String url,
+      String state,
+      int attempts,
+      String answer,
+      String created,
+      boolean replayable) {}
+
+  /** Deliveries, and the CSRF token of their replay buttons. */
+  record Table(List<Row> rows, String csrf) {}
+
   /** Deliveries with the receiver's last answer and, for failed and dead ones, a replay button. */
-  static String table(List<Delivery> deliveries, ConsoleRoutes.Viewer v, ConsoleDeps deps) {
+  static Table table(List<Delivery> deliveries, ConsoleRoutes.Viewer v, ConsoleDeps deps) {
     Map<Long, String> numbers = Pages.deviceNumbers(deps);
-    List<List<String>> rows = new ArrayList<>();
+    List<Row> rows = new ArrayList<>();
     for (Delivery d : deliveries) {
-      boolean replayable = d.state().equals("failed") || d.state().equals("dead");
       rows.add(
-          List.of(
-              Html.esc(d.id()),
-              Html.link("/console/devices/" + d.deviceId(), numbers.get(d.deviceId())),
-              Html.esc(d.event()),
-              Html.esc(d.url()),
-              Html.badge(d.state()) + " " + d.attempts() + "×",
-              "<span data-testid=\"answer\">" + Html.esc(d.lastError().orElse("")) + "</span>",
-              Html.esc(deps.timestamps().reply(d.createdAt())),
-              replayable
-                  ? Html.post(
-                      "/console/webhooks/" + d.id() + "/replay", v.csrf(), "Replay", "secondary")
-                  : ""));
+          new Row(
+              d.id(),
+              d.deviceId(),
+              numbers.getOrDefault(d.deviceId(), ""),
+              d.event(),
+              d.url(),
+              d.state(),
+              d.attempts(),
+              d.lastError().orElse(""),
+              deps.timestamps().reply(d.createdAt()),
+              d.state().equals("failed") || d.state().equals("dead")));
     }
-    return Html.table(
-        List.of("Id", "Device", "Event", "URL", "State", "Receiver's answer", "Created", ""),
-        rows,
-        "No delivery here.");
+    return new Table(rows, v.csrf());
   }
 }
