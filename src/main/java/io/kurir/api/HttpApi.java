@@ -7,6 +7,7 @@ import io.javalin.http.HttpResponseException;
 import io.kurir.limit.RateLimited;
 import io.kurir.limit.RequestLimits;
 import io.kurir.message.IdempotencyKeyReused;
+import io.kurir.store.SearchTooLong;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -146,6 +147,12 @@ public final class HttpApi implements AutoCloseable {
                           .render(
                               ctx,
                               new ApiException(422, "idempotency_key_reused", e.getMessage())));
+              // A search too long to run (the console's message search), in the family's style.
+              config.routes.exception(
+                  SearchTooLong.class,
+                  (e, ctx) ->
+                      styleOf(byPrefix, ctx)
+                          .render(ctx, ApiException.badRequest("search_too_long", e.getMessage())));
               config.routes.exception(
                   HttpResponseException.class,
                   (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, fromJavalin(e)));
