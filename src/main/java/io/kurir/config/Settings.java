@@ -40,6 +40,7 @@ import java.util.Optional;
  * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
  * @param metrics who may read {@code /metrics}, and where
  * @param logs how the log is written
+ * @param edge how long a client may take to send a request, and how many connections it may hold
  */
 public record Settings(
     String host,
@@ -65,7 +66,8 @@ public record Settings(
     Limits limits,
     Tls tls,
     Metrics metrics,
-    Logs logs) {
+    Logs logs,
+    Edge edge) {
 
   /**
    * @param perKey requests one caller key (a device's key, a push license, a partner) may make
@@ -108,6 +110,19 @@ public record Settings(
     ADMIN,
     /** Open, on a listener of its own ({@code metrics.port}), and not on the API port. */
     PORT
+  }
+
+  /**
+   * What bounds slow and greedy clients at the HTTP edge.
+   *
+   * @param requestDeadline one deadline for a whole request, head and body, counted from the moment
+   *     the connection is ready for it; a client still sending when it passes is disconnected
+   * @param maxConnectionsPerAddress connections one peer address (the socket's, never a forwarded
+   *     one) may hold open at once; more are closed at once; 0: no bound
+   */
+  public record Edge(java.time.Duration requestDeadline, int maxConnectionsPerAddress) {
+    /** The defaults: 30 s, 100 connections. */
+    public static final Edge DEFAULT = new Edge(java.time.Duration.ofSeconds(30), 100);
   }
 
   /**
@@ -207,7 +222,8 @@ public record Settings(
         limits,
         tls,
         metrics,
-        logs);
+        logs,
+        edge);
   }
 
   /**

@@ -1,0 +1,158 @@
+package io.kurir.api;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.ssl.SslConnection;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.handler.EventsHandler;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One deadline for a whole request, head and body ({@code http.request-deadline}): a client that
+ * has not sent all of it in time is disconnected. Jetty's idle timeout alone does not do this: a
+ * client that sends one byte every few seconds is never idle, and held a connection (and, once its
+ * head was in, a handler blocked on its body) for as long as it liked.
+ *
+ * <p>The deadline starts when a connection opens, and again when a response is complete (the next
+ * request on a kept-alive connection); it stops when the head is in and the request has no body, or
+ * when the handler has read the body's last byte. A response that takes long to compute is not cut
+ * short: once the request is in, the deadline is over. Jetty's own scheduler runs it, on real time:
+ * it guards sockets, which live on the machine's clock, not the gateway's injected one.
+ *
+ * <p>It is a {@link Connection.Listener} on every connector (for connections opening and closing)
+ * and the outermost handler (for requests' progress). Thread-safe.
+ */
+final class RequestDeadline extends EventsHandler implements Connection.Listener {
+  private static final Logger log = LoggerFactory.getLogger(RequestDeadline.class);
+
+  private final long deadlineMillis;
+  private final ConcurrentHashMap<Connection, Watch> watches = new ConcurrentHashMap<>();
+
+  RequestDeadline(Duration deadline) {
+    this.deadlineMillis = deadline.toMillis();
+  }
+
+  @Override
+  public void onOpened(Connection connection) {
+    if (connection instanceof SslConnection) {
+      return; // the HTTP connection above it is watched; closing that closes this one
+    }
+    Watch watch = new Watch(connection);
+    watches.put(connection, watch);
+    watch.start();
+  }
+
+  @Override
+  public void onClosed(Connection connection) {
+    Watch watch = watches.remove(connection);
+    if (watch != null) {
+      watch.stop();
+    }
+  }
+
+  @Override
+  protected void onBeforeHandling(Request request) {
+    if (!hasBody(request)) {
+      received(request);
+    }
+  }
+
+  @Override
+  protected void onRequestRead(Request request, Content.Chunk chunk) {
+    if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
+      received(request);
+    }
+  }
+
+  @Override
+  protected void onComplete(Request request, int status, HttpFields headers, Throwable failure) {
+    Watch watch = watchOf(request);
+    if (watch != null) {
+      watch.start(); // the next request on this connection has the same time to arrive
+    }
+  }
+
+  private void received(Request request) {
+    Watch watch = watchOf(request);
+    if (watch != null) {
+      watch.stop();
+    }
+  }
+
+  private Watch watchOf(Request request) {
+    return watches.get(request.getConnectionMetaData().getConnection());
+  }
+
+  /** Whether a body follows the head: a length above zero, or a chunked one. */
+  private static boolean hasBody(Request request) {
+    return request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
+        || request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH) > 0;
+  }
+
+  /** Connections being watched now (tests). */
+  int watched() {
+    return watches.size();
+  }
+
+  /** The deadline of one connection; each start supersedes the task of the one before. */
+  private final class Watch {
+    private final Connection connection;
+    private Scheduler.Task task; // guarded by this
+    private long round; // guarded by this: which start the task belongs to
+
+    Watch(Connection connection) {
+      this.connection = connection;
+    }
+
+    synchronized void start() {
+      cancel();
+      round++;
+      long mine = round;
+      // The server's scheduler: this handler is in its tree before any connection opens.
+      task =
+          getServer()
+              .getScheduler()
+              .schedule(() -> expire(mine), deadlineMillis, TimeUnit.MILLISECONDS);
+    }
+
+    synchronized void stop() {
+      cancel();
+      round++;
+    }
+
+    private void cancel() {
+      if (task != null) {
+        task.cancel();
+        task = null;
+      }
+    }
+
+    private void expire(long which) {
+      synchronized (this) {
+        if (which != round) {
+          return; // the request arrived (or a newer one started) in the meantime
+        }
+        task = null;
+      }
+      // DEBUG: a client that is too slow on purpose must not be able to fill the log.
+      log.debug(
+          "closed a connection from {}: no whole request within {} ms",
+          connection.getEndPoint().getRemoteSocketAddress(),
+          deadlineMillis);
+      // The socket itself, at once: closing the HTTP connection would first answer a request
+      // that never arrived (a 500) and wait for the client to read it. A handler blocked on the
+      // body learns it as an end of input, like a client's hang-up (HttpApi logs it so).
+      connection
+          .getEndPoint()
+          .close(new EofException("no whole request within " + deadlineMillis + " ms"));
+    }
+  }
+}
