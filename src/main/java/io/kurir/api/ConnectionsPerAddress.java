@@ -70,11 +70,6 @@ final class ConnectionsPerAddress implements Connection.Listener {
     }
   }
 
-  /** Connections open from {@code address} now (tests). */
-  int openFrom(InetAddress address) {
-    return open.getOrDefault(address, 0);
-  }
-
   /**
    * The peer address of a connection that counts: one on a socket of its own (with TLS, the
    * encrypting connection, not the HTTP one above it), from an address that is bounded.

@@ -97,11 +97,6 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
         || request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH) > 0;
   }
 
-  /** Connections being watched now (tests). */
-  int watched() {
-    return watches.size();
-  }
-
   /** The deadline of one connection; each start supersedes the task of the one before. */
   private final class Watch {
     private final Connection connection;
