@@ -7,11 +7,11 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.CyclicTimeout;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.handler.EventsHandler;
-import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +54,7 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
   public void onClosed(Connection connection) {
     Watch watch = watches.remove(connection);
     if (watch != null) {
-      watch.stop();
+      watch.destroy();
     }
   }
 
@@ -97,46 +97,29 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
         || request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH) > 0;
   }
 
-  /** The deadline of one connection; each start supersedes the task of the one before. */
-  private final class Watch {
+  /**
+   * The deadline of one connection. A {@link CyclicTimeout}: starting and stopping it on every
+   * request costs a few atomic operations, not a task scheduled and cancelled each time.
+   */
+  private final class Watch extends CyclicTimeout {
     private final Connection connection;
-    private Scheduler.Task task; // guarded by this
-    private long round; // guarded by this: which start the task belongs to
 
     Watch(Connection connection) {
+      // The server's scheduler: this handler is in its tree before any connection opens.
+      super(getServer().getScheduler());
       this.connection = connection;
     }
 
-    synchronized void start() {
+    void start() {
+      schedule(deadlineMillis, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
       cancel();
-      round++;
-      long mine = round;
-      // The server's scheduler: this handler is in its tree before any connection opens.
-      task =
-          getServer()
-              .getScheduler()
-              .schedule(() -> expire(mine), deadlineMillis, TimeUnit.MILLISECONDS);
     }
 
-    synchronized void stop() {
-      cancel();
-      round++;
-    }
-
-    private void cancel() {
-      if (task != null) {
-        task.cancel();
-        task = null;
-      }
-    }
-
-    private void expire(long which) {
-      synchronized (this) {
-        if (which != round) {
-          return; // the request arrived (or a newer one started) in the meantime
-        }
-        task = null;
-      }
+    @Override
+    public void onTimeoutExpired() {
       // DEBUG: a client that is too slow on purpose must not be able to fill the log.
       log.debug(
           "closed a connection from {}: no whole request within {} ms",

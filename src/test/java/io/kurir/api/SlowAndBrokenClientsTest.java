@@ -14,14 +14,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -115,7 +118,9 @@ class SlowAndBrokenClientsTest {
     int b;
     try {
       b = s.getInputStream().read();
-    } catch (SocketException reset) {
+    } catch (SocketTimeoutException stillOpen) {
+      throw stillOpen;
+    } catch (IOException reset) { // a reset; over TLS, an SSLException
       return true;
     }
     if (b >= 0) {
@@ -218,7 +223,7 @@ class SlowAndBrokenClientsTest {
         try {
           write(s, "a");
           trickled++;
-        } catch (SocketException closedMeanwhile) {
+        } catch (IOException closedMeanwhile) {
           return trickled;
         }
       }
@@ -321,5 +326,57 @@ class SlowAndBrokenClientsTest {
     kurir = TestGateway.start(dir.resolve("second"), "--http.max-connections-per-address=1");
     served();
     served();
+  }
+
+  @Test
+  void overTlsTheDeadlineAndTheBoundHoldToo() throws Exception {
+    TlsTest.Identity rsa = TlsTest.identity("RSA");
+    Path cert = TlsTest.writeCertificate(dir.resolve("fullchain.pem"), rsa.certificate());
+    Path key = TlsTest.writeTraditionalKey(dir.resolve("privkey.pem"), rsa.key());
+    kurir =
+        TestGateway.start(
+            dir,
+            "--server.tls.cert=" + cert,
+            "--server.tls.key=" + key,
+            "--http.request-deadline=1s",
+            "--http.max-connections-per-address=1",
+            "--limits.exempt=");
+    KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+    trusted.load(null, null);
+    trusted.setCertificateEntry("kurir", rsa.certificate());
+    TrustManagerFactory trust =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(trusted);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, trust.getTrustManagers(), null);
+
+    SSLSocket first =
+        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", kurir.gateway().port());
+    sockets.add(first);
+    first.setSoTimeout((int) GENEROUS.toMillis());
+    write(first, "GET /health/live HTTP/1.1\r\nHost: kurir\r\n\r\n");
+    assertThat(read(first).status()).isEqualTo(200);
+
+    // One TLS connection is the bound: a second is closed before its handshake ends.
+    SSLSocket second =
+        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", kurir.gateway().port());
+    sockets.add(second);
+    second.setSoTimeout((int) GENEROUS.toMillis());
+    boolean refused;
+    try {
+      second.startHandshake();
+      refused = closedByServer(second);
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("the second connection was left open", e);
+    } catch (IOException closedInTheHandshake) {
+      refused = true;
+    }
+    assertThat(refused).isTrue();
+
+    // The first one's next head, trickled: cut at the deadline as over plain HTTP.
+    long start = System.nanoTime();
+    trickleUntilClosed(first, "GET /health/live HTTP/1.1\r\nX-Slow: ", start);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(GENEROUS);
+    assertThat(errorsAndTraces()).isEmpty();
   }
 }
