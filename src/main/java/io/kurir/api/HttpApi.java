@@ -285,7 +285,7 @@ public final class HttpApi implements AutoCloseable {
    * (the client hung up, or was disconnected by {@link RequestDeadline}) or its refusal of a body
    * that breaks HTTP (a malformed chunk). Null for anything else, which is the gateway's own.
    */
-  static Throwable unreadableBody(Throwable e) {
+  private static Throwable unreadableBody(Throwable e) {
     int depth = 0;
     for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
       if (t instanceof EofException) {
