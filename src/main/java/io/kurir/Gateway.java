@@ -326,7 +326,8 @@ public final class Gateway implements AutoCloseable {
                 limits,
                 settings.trustedProxies(),
                 tables,
-                metrics);
+                metrics,
+                settings.edge());
       } catch (RuntimeException e) {
         if (metricsEndpoint != null) {
           metricsEndpoint.close();

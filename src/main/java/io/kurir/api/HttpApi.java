@@ -4,16 +4,20 @@ import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.kurir.config.Settings;
 import io.kurir.limit.RateLimited;
 import io.kurir.limit.RequestLimits;
 import io.kurir.message.IdempotencyKeyReused;
+import io.kurir.store.SearchTooLong;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
@@ -65,6 +69,28 @@ public final class HttpApi implements AutoCloseable {
       List<String> trustedProxies,
       List<RouteTable> tables,
       RequestTimer requests) {
+    return start(
+        socket, maxBodyBytes, limits, trustedProxies, tables, requests, Settings.Edge.DEFAULT);
+  }
+
+  /**
+   * {@link #start}, bounding slow and greedy clients as {@code edge} says: one deadline over each
+   * request's head and body ({@link RequestDeadline}) and the connections one peer address may hold
+   * ({@link ConnectionsPerAddress}; trusted proxies and addresses exempt from {@code limits} are
+   * not bounded).
+   */
+  public static HttpApi start(
+      ListeningSocket socket,
+      long maxBodyBytes,
+      RequestLimits limits,
+      List<String> trustedProxies,
+      List<RouteTable> tables,
+      RequestTimer requests,
+      Settings.Edge edge) {
+    RequestDeadline deadline = new RequestDeadline(edge.requestDeadline());
+    ConnectionsPerAddress perAddress =
+        new ConnectionsPerAddress(
+            edge.maxConnectionsPerAddress(), trustedProxies, limits::isExempt);
     List<Map.Entry<String, String>> familyByPrefix =
         tables.stream()
             .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, familyOf(t))))
@@ -96,15 +122,22 @@ public final class HttpApi implements AutoCloseable {
               config.router.ignoreTrailingSlashes = true;
               config.router.treatMultipleSlashesAsSingleSlash = true;
               config.jetty.addConnector(
-                  (server, httpConfig) -> connector(server, httpConfig, socket));
+                  (server, httpConfig) ->
+                      connector(server, httpConfig, socket, deadline, perAddress));
               socket
                   .redirect()
                   .ifPresent(
                       plain ->
                           config.jetty.addConnector(
-                              (server, httpConfig) -> connector(server, httpConfig, plain)));
+                              (server, httpConfig) ->
+                                  connector(server, httpConfig, plain, deadline, perAddress)));
               config.jetty.modifyServer(
-                  server -> server.setErrorHandler(new PlainErrorHandler(byPrefix)));
+                  server -> {
+                    server.setErrorHandler(new PlainErrorHandler(byPrefix));
+                    // The outermost handler, so that it sees every request's body being read;
+                    // Javalin puts its own handler inside the innermost wrapper it finds here.
+                    server.setHandler(deadline);
+                  });
               config.requestLogger.http(
                   (ctx, millis) -> {
                     String family = "other";
@@ -146,12 +179,35 @@ public final class HttpApi implements AutoCloseable {
                           .render(
                               ctx,
                               new ApiException(422, "idempotency_key_reused", e.getMessage())));
+              // A search too long to run (the console's message search), in the family's style.
+              config.routes.exception(
+                  SearchTooLong.class,
+                  (e, ctx) ->
+                      styleOf(byPrefix, ctx)
+                          .render(ctx, ApiException.badRequest("search_too_long", e.getMessage())));
               config.routes.exception(
                   HttpResponseException.class,
                   (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, fromJavalin(e)));
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
+                    Throwable unreadable = unreadableBody(e);
+                    if (unreadable != null) {
+                      // The client's doing (a malformed chunked body, a hang-up mid-body, too
+                      // slow for http.request-deadline), which anyone can repeat at will: one
+                      // short line at DEBUG, never an ERROR with a trace.
+                      log.debug(
+                          "{} {}: the request body could not be read: {}",
+                          ctx.method(),
+                          routeOf(ctx),
+                          unreadable.toString());
+                      styleOf(byPrefix, ctx)
+                          .render(
+                              ctx,
+                              ApiException.badRequest(
+                                  "malformed_body", "the request body could not be read"));
+                      return;
+                    }
                     // The route's template, not the path: a path may hold a key or license.
                     log.error("{} {} failed", ctx.method(), routeOf(ctx), e);
                     styleOf(byPrefix, ctx)
@@ -224,9 +280,34 @@ public final class HttpApi implements AutoCloseable {
         .toLowerCase(java.util.Locale.ROOT);
   }
 
-  /** A connector on {@code socket}'s channel: TLS when the socket has a certificate. */
+  /**
+   * The failure of reading the request body, when that is what {@code e} is: Jetty's end-of-file
+   * (the client hung up, or was disconnected by {@link RequestDeadline}) or its refusal of a body
+   * that breaks HTTP (a malformed chunk). Null for anything else, which is the gateway's own.
+   */
+  private static Throwable unreadableBody(Throwable e) {
+    int depth = 0;
+    for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
+      if (t instanceof EofException) {
+        return t;
+      }
+      if (t instanceof HttpException http && http.getCode() >= 400 && http.getCode() < 500) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A connector on {@code socket}'s channel: TLS when the socket has a certificate. Its connections
+   * are watched by {@code deadline} and counted by {@code perAddress}.
+   */
   private static ServerConnector connector(
-      Server server, HttpConfiguration httpConfig, ListeningSocket socket) {
+      Server server,
+      HttpConfiguration httpConfig,
+      ListeningSocket socket,
+      RequestDeadline deadline,
+      ConnectionsPerAddress perAddress) {
     ServerConnector connector =
         socket
             .tls()
@@ -242,6 +323,8 @@ public final class HttpApi implements AutoCloseable {
                       new HttpConnectionFactory(https));
                 })
             .orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
+    connector.addEventListener(perAddress);
+    connector.addEventListener(deadline);
     try {
       connector.open(socket.channel());
     } catch (IOException e) {
@@ -319,6 +402,10 @@ public final class HttpApi implements AutoCloseable {
             case 431 -> "headers_too_large";
             case 414 -> "uri_too_long";
             case 404 -> "not_found";
+            // Jetty answers these before any route: the token says what happened.
+            case 408 -> "request_timeout";
+            case 501 -> "not_implemented";
+            case 505 -> "http_version_not_supported";
             default -> code >= 500 ? "server_error" : "bad_request";
           };
       String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();

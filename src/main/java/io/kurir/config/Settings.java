@@ -41,6 +41,7 @@ import java.util.Optional;
  * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
  * @param metrics who may read {@code /metrics}, and where
  * @param logs how the log is written
+ * @param edge how long a client may take to send a request, and how many connections it may hold
  */
 public record Settings(
     String host,
@@ -67,7 +68,8 @@ public record Settings(
     Limits limits,
     Tls tls,
     Metrics metrics,
-    Logs logs) {
+    Logs logs,
+    Edge edge) {
 
   /**
    * @param perKey requests one caller key (a device's key, a push license, a partner) may make
@@ -110,6 +112,19 @@ public record Settings(
     ADMIN,
     /** Open, on a listener of its own ({@code metrics.port}), and not on the API port. */
     PORT
+  }
+
+  /**
+   * What bounds slow and greedy clients at the HTTP edge.
+   *
+   * @param requestDeadline one deadline for a whole request, head and body, counted from the moment
+   *     the connection is ready for it; a client still sending when it passes is disconnected
+   * @param maxConnectionsPerAddress connections one peer address (the socket's, never a forwarded
+   *     one) may hold open at once; more are closed at once; 0: no bound
+   */
+  public record Edge(java.time.Duration requestDeadline, int maxConnectionsPerAddress) {
+    /** The defaults: 30 s, 100 connections. */
+    public static final Edge DEFAULT = new Edge(java.time.Duration.ofSeconds(30), 100);
   }
 
   /**
@@ -210,7 +225,8 @@ public record Settings(
         limits,
         tls,
         metrics,
-        logs);
+        logs,
+        edge);
   }
 
   /** The push v1 {@code app_id} Kurir hands out (spreadsheet scripts): the first accepted one. */

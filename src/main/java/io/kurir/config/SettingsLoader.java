@@ -77,6 +77,9 @@ public final class SettingsLoader {
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
           new Definition("http.trusted-proxies", "", ""),
+          // Slow clients: one deadline over a whole request, a bound on sockets per peer address.
+          new Definition("http.request-deadline", "30s", "30s"),
+          new Definition("http.max-connections-per-address", "100", "100"),
           new Definition("push.app-ids", PUSH_APP_IDS, PUSH_APP_IDS),
           new Definition("public.url", "", ""),
           new Definition("public.callback-url", "", ""),
@@ -437,6 +440,16 @@ public final class SettingsLoader {
         new Settings.Logs(
             r.word("log.format", List.of("text", "json")),
             r.word("log.level", List.of("trace", "debug", "info", "warn", "error", "off")));
+    int problemsBefore = problems.size();
+    Duration requestDeadline = r.duration("http.request-deadline");
+    if (problems.size() == problemsBefore // not a duration at all: said once is enough
+        && (requestDeadline.compareTo(Duration.ofMillis(100)) < 0
+            || requestDeadline.compareTo(Duration.ofHours(1)) > 0)) {
+      problems.add("http.request-deadline: must be between 100ms and 1h");
+    }
+    Settings.Edge edge =
+        new Settings.Edge(
+            requestDeadline, r.integer("http.max-connections-per-address", 0, 100_000));
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -465,7 +478,8 @@ public final class SettingsLoader {
         limits,
         tls,
         metrics,
-        logs);
+        logs,
+        edge);
   }
 
   /**

@@ -92,8 +92,13 @@ public final class MessageSearch {
 
   /**
    * The messages that match, newest first, at most {@code criteria.limit()} ({@link #MAX_ROWS}).
+   *
+   * @throws io.kurir.store.SearchTooLong when the text is longer than {@link
+   *     Dialect#MAX_SEARCH_CHARS}
    */
   public List<Message> find(Criteria c) {
+    // Before any connection is taken: a text too long to search is refused (SearchTooLong).
+    Optional<String> textPattern = c.text().map(Dialect::containsPattern);
     List<String> where = new ArrayList<>();
     if (!c.deviceIds().isEmpty()) {
       where.add("device_id IN (<devices>)");
@@ -118,7 +123,7 @@ public final class MessageSearch {
               c.id().ifPresent(v -> q.bind("id", v));
               c.recipient().ifPresent(v -> q.bind("recipient", v));
               c.state().ifPresent(v -> q.bind("state", v.wireName()));
-              c.text().ifPresent(v -> q.bind("text", Dialect.containsPattern(v)));
+              textPattern.ifPresent(v -> q.bind("text", v));
               c.from().ifPresent(v -> q.bind("from", v.toEpochMilli()));
               c.to().ifPresent(v -> q.bind("to", v.toEpochMilli()));
               q.bind("limit", Math.min(Math.max(c.limit(), 1), MAX_ROWS));

@@ -2,6 +2,7 @@ package io.kurir.metrics;
 
 import io.kurir.api.HttpApi;
 import io.kurir.api.ListeningSocket;
+import io.kurir.api.RequestTimer;
 import io.kurir.api.RouteTable;
 import io.kurir.config.Settings;
 import io.kurir.limit.RateLimit;
@@ -57,7 +58,9 @@ public final class MetricsEndpoint implements AutoCloseable {
                   MAX_BODY_BYTES,
                   new RequestLimits(RateLimit.OFF, RateLimit.OFF, List.of(), Clock.systemUTC()),
                   List.of(),
-                  List.of(MetricsRoutes.open(metrics)));
+                  List.of(MetricsRoutes.open(metrics)),
+                  RequestTimer.NONE,
+                  settings.edge());
           yield new MetricsEndpoint(MetricsRoutes.notServed(), listener);
         } catch (RuntimeException e) {
           socket.close();

@@ -2,6 +2,8 @@ package io.kurir.report;
 
 import io.kurir.message.MessageState;
 import io.kurir.store.Database;
+import io.kurir.store.Dialect;
+import io.kurir.store.SearchTooLong;
 import io.kurir.tenant.Device;
 import java.time.Clock;
 import java.time.Instant;
@@ -48,6 +50,12 @@ public final class Reports {
 
     /** It sent something, but nothing matches the keyword. */
     record NoMatch() implements Result {}
+
+    /**
+     * The keyword is longer than {@link io.kurir.store.Dialect#MAX_SEARCH_CHARS} characters:
+     * nothing was looked up.
+     */
+    record KeywordTooLong(int maxChars) implements Result {}
   }
 
   private final Database db;
@@ -63,11 +71,11 @@ public final class Reports {
   public Result report(Device device, Period period, Optional<String> keyword) {
     long from = period.from(clock, zone).toEpochMilli();
     long to = period.to(clock, zone).toEpochMilli();
-    Optional<String> pattern =
-        keyword
-            .map(String::strip)
-            .filter(k -> !k.isEmpty())
-            .map(io.kurir.store.Dialect::containsPattern);
+    Optional<String> stripped = keyword.map(String::strip).filter(k -> !k.isEmpty());
+    if (stripped.isPresent() && SearchTooLong.isTooLong(stripped.get())) {
+      return new Result.KeywordTooLong(Dialect.MAX_SEARCH_CHARS);
+    }
+    Optional<String> pattern = stripped.map(Dialect::containsPattern);
     List<Row> rows =
         db.jdbi()
             .withHandle(

@@ -66,8 +66,21 @@ public interface Dialect {
    */
   String lowerLike(String column, String param);
 
-  /** A {@link #lowerLike} pattern that matches {@code text} literally anywhere, in any case. */
+  /**
+   * The longest text a search may look for, in characters (code points): longer ones are refused
+   * before they reach the database, where SQLite fails a {@code LIKE} pattern of some 50,000 bytes
+   * ("pattern too complex") and PostgreSQL would scan with it all the same.
+   */
+  int MAX_SEARCH_CHARS = 1_000;
+
+  /**
+   * A {@link #lowerLike} pattern that matches {@code text} literally anywhere, in any case.
+   *
+   * @throws SearchTooLong when {@code text} is longer than {@link #MAX_SEARCH_CHARS}: no unbounded
+   *     pattern ever reaches the database, whichever search asks
+   */
   static String containsPattern(String text) {
+    SearchTooLong.check(text);
     String escaped =
         text.toLowerCase(java.util.Locale.ROOT)
             .replace("!", "!!")

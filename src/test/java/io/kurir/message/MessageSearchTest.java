@@ -1,7 +1,9 @@
 package io.kurir.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kurir.store.SearchTooLong;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
@@ -84,5 +86,19 @@ class MessageSearchTest {
         search.countByStateSince(before).values().stream().mapToLong(Long::longValue).sum();
     assertThat(counted).isEqualTo(3);
     assertThat(search.countByStateSince(before.plus(Duration.ofDays(1)))).isEmpty();
+  }
+
+  @Test
+  void aTextOverAThousandCharactersIsRefusedBeforeItReachesTheDatabase() {
+    Device one = kurir.newDevice(Numbers.fresh(), true);
+    kurir.sendAsync(one, Numbers.fresh(), "Tagihan");
+
+    // On SQLite a pattern of some 50,000 bytes failed in the database ("pattern too complex").
+    assertThatThrownBy(() -> search.find(ANY.withText(Optional.of("a".repeat(50_000)))))
+        .isInstanceOf(SearchTooLong.class)
+        .hasMessageContaining("1000");
+    assertThatThrownBy(() -> search.find(ANY.withText(Optional.of("a".repeat(1001)))))
+        .isInstanceOf(SearchTooLong.class);
+    assertThat(texts(ANY.withText(Optional.of("a".repeat(1000))))).isEmpty();
   }
 }

@@ -14,7 +14,8 @@ import java.util.Optional;
 /**
  * {@code /api/report_json}: a device's messages over a period, in the contract's row shape, and
  * {@code reason} on a {@code failed} row (a field the contract does not list; JSON clients ignore
- * it).
+ * it). A {@code keyword} longer than 1,000 characters answers 400 in the same failure shape, {@code
+ * keyword_too_long}.
  */
 public final class EcoReportHandlers {
   private final Reports reports;
@@ -34,6 +35,9 @@ public final class EcoReportHandlers {
     switch (reports.report(req.device(), period.get(), req.fields().text("keyword"))) {
       case Reports.Result.NoData none -> ctx.json(failed("no_data"));
       case Reports.Result.NoMatch none -> ctx.json(failed("not_exists"));
+      // A refused request, not an outcome: a 4xx, in the report's own failure shape.
+      case Reports.Result.KeywordTooLong tooLong ->
+          ctx.status(400).json(failed("keyword_too_long"));
       case Reports.Result.Found found -> {
         List<Map<String, Object>> data = new ArrayList<>();
         for (Reports.Row row : found.rows()) {

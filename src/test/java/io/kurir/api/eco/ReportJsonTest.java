@@ -12,6 +12,7 @@ import io.kurir.time.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -151,6 +152,36 @@ class ReportJsonTest {
         .extracting(r -> r.get("message_id").asText())
         .containsExactly(accented);
     assertThat(report("today", "CAFÉ").get("data")).hasSize(1);
+  }
+
+  @Test
+  void aKeywordOverAThousandCharactersIsRefusedInTheReportsShapeAndNeverSearched()
+      throws Exception {
+    send("Halo, tagihan bulan ini");
+    String body =
+        "{\"key\":\"" + device.ecoKey() + "\",\"time_choose\":\"today\",\"keyword\":\"%s\"}";
+
+    // SQLite failed a pattern of some 50,000 bytes with "LIKE or GLOB pattern too complex": a 500.
+    TestGateway.Reply huge = kurir.postJson("/api/report_json", body.formatted("a".repeat(50_000)));
+    assertThat(huge.status()).isEqualTo(400);
+    assertThat(huge.contentType()).startsWith("application/json");
+    assertThat(JSON.readTree(huge.body()))
+        .isEqualTo(
+            JSON.readTree("{\"status\":\"failed\",\"message\":\"keyword_too_long\",\"data\":[]}"));
+    TestGateway.Reply justOver =
+        kurir.postJson("/api/report_json", body.formatted("b".repeat(1001)));
+    assertThat(justOver.status()).isEqualTo(400);
+    assertThat(justOver.body()).contains("keyword_too_long");
+
+    // The limit counts characters, not bytes or UTF-16 units: 1,000 emoji are allowed.
+    for (String keyword : List.of("b".repeat(1000), "\uD83D\uDE00".repeat(1000))) {
+      TestGateway.Reply atLimit = kurir.postJson("/api/report_json", body.formatted(keyword));
+      assertThat(atLimit.status()).isEqualTo(200);
+      assertThat(JSON.readTree(atLimit.body()).get("message").asText()).isEqualTo("not_exists");
+    }
+    // Surrounding spaces are not part of the keyword (it is stripped before it is counted).
+    String padded = " ".repeat(500) + "tagihan" + " ".repeat(500);
+    assertThat(report("today", padded).get("data")).hasSize(1);
   }
 
   @Test

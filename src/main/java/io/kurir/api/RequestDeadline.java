@@ -1,0 +1,136 @@
+package io.kurir.api;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.CyclicTimeout;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.ssl.SslConnection;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.handler.EventsHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One deadline for a whole request, head and body ({@code http.request-deadline}): a client that
+ * has not sent all of it in time is disconnected. Jetty's idle timeout alone does not do this: a
+ * client that sends one byte every few seconds is never idle, and held a connection (and, once its
+ * head was in, a handler blocked on its body) for as long as it liked.
+ *
+ * <p>The deadline starts when a connection opens, and again when a response is complete (the next
+ * request on a kept-alive connection); it stops when the head is in and the request has no body, or
+ * when the handler has read the body's last byte. A response that takes long to compute is not cut
+ * short: once the request is in, the deadline is over. Jetty's own scheduler runs it, on real time:
+ * it guards sockets, which live on the machine's clock, not the gateway's injected one.
+ *
+ * <p>It is a {@link Connection.Listener} on every connector (for connections opening and closing)
+ * and the outermost handler (for requests' progress). Thread-safe.
+ */
+final class RequestDeadline extends EventsHandler implements Connection.Listener {
+  private static final Logger log = LoggerFactory.getLogger(RequestDeadline.class);
+
+  private final long deadlineMillis;
+  private final ConcurrentHashMap<Connection, Watch> watches = new ConcurrentHashMap<>();
+
+  RequestDeadline(Duration deadline) {
+    this.deadlineMillis = deadline.toMillis();
+  }
+
+  @Override
+  public void onOpened(Connection connection) {
+    if (connection instanceof SslConnection) {
+      return; // the HTTP connection above it is watched; closing that closes this one
+    }
+    Watch watch = new Watch(connection);
+    watches.put(connection, watch);
+    watch.start();
+  }
+
+  @Override
+  public void onClosed(Connection connection) {
+    Watch watch = watches.remove(connection);
+    if (watch != null) {
+      watch.destroy();
+    }
+  }
+
+  @Override
+  protected void onBeforeHandling(Request request) {
+    if (!hasBody(request)) {
+      received(request);
+    }
+  }
+
+  @Override
+  protected void onRequestRead(Request request, Content.Chunk chunk) {
+    if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
+      received(request);
+    }
+  }
+
+  @Override
+  protected void onComplete(Request request, int status, HttpFields headers, Throwable failure) {
+    Watch watch = watchOf(request);
+    if (watch != null) {
+      watch.start(); // the next request on this connection has the same time to arrive
+    }
+  }
+
+  private void received(Request request) {
+    Watch watch = watchOf(request);
+    if (watch != null) {
+      watch.stop();
+    }
+  }
+
+  private Watch watchOf(Request request) {
+    return watches.get(request.getConnectionMetaData().getConnection());
+  }
+
+  /** Whether a body follows the head: a length above zero, or a chunked one. */
+  private static boolean hasBody(Request request) {
+    return request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
+        || request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH) > 0;
+  }
+
+  /**
+   * The deadline of one connection. A {@link CyclicTimeout}: starting and stopping it on every
+   * request costs a few atomic operations, not a task scheduled and cancelled each time.
+   */
+  private final class Watch extends CyclicTimeout {
+    private final Connection connection;
+
+    Watch(Connection connection) {
+      // The server's scheduler: this handler is in its tree before any connection opens.
+      super(getServer().getScheduler());
+      this.connection = connection;
+    }
+
+    void start() {
+      schedule(deadlineMillis, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+      cancel();
+    }
+
+    @Override
+    public void onTimeoutExpired() {
+      // DEBUG: a client that is too slow on purpose must not be able to fill the log.
+      log.debug(
+          "closed a connection from {}: no whole request within {} ms",
+          connection.getEndPoint().getRemoteSocketAddress(),
+          deadlineMillis);
+      // The socket itself, at once: closing the HTTP connection would first answer a request
+      // that never arrived (a 500) and wait for the client to read it. A handler blocked on the
+      // body learns it as an end of input, like a client's hang-up (HttpApi logs it so).
+      connection
+          .getEndPoint()
+          .close(new EofException("no whole request within " + deadlineMillis + " ms"));
+    }
+  }
+}
