@@ -40,6 +40,7 @@ import java.util.Optional;
  * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
  * @param metrics who may read {@code /metrics}, and where
  * @param logs how the log is written
+ * @param secrets where the key that encrypts stored secrets comes from
  */
 public record Settings(
     String host,
@@ -65,7 +66,27 @@ public record Settings(
     Limits limits,
     Tls tls,
     Metrics metrics,
-    Logs logs) {
+    Logs logs,
+    Secrets secrets) {
+
+  // --- secrets at rest (issue 25 item 12)
+
+  /**
+   * @param keyFile the file holding the key (base64 of 32 bytes) when {@code key} is empty
+   * @param key the key itself (base64 of 32 bytes), from {@code KURIR_SECRETS_KEY}; empty: read
+   *     {@code keyFile}
+   */
+  public record Secrets(Path keyFile, String key) {
+    /** Whether the key is given as a value rather than a file. */
+    public boolean keyGiven() {
+      return !key.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+      return "Secrets[keyFile=" + keyFile + ", key=" + (key.isEmpty() ? "" : "(set)") + "]";
+    }
+  }
 
   /**
    * @param perKey requests one caller key (a device's key, a push license, a partner) may make
@@ -207,7 +228,8 @@ public record Settings(
         limits,
         tls,
         metrics,
-        logs);
+        logs,
+        secrets);
   }
 
   /**

@@ -50,6 +50,21 @@ public final class TestDatabases {
         });
   }
 
+  /** The secrets key of databases opened by {@link #open}: fixed, so reopening finds it. */
+  public static final String TEST_SECRETS_KEY =
+      java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
+  /**
+   * Opens {@code location} as a gateway does, with the fixed {@link #TEST_SECRETS_KEY}: for tests
+   * that build core services on a database of their own.
+   */
+  public static io.kurir.store.Database open(DatabaseLocation location) {
+    return io.kurir.store.Database.open(
+        location,
+        new io.kurir.store.SecretKeys.Source(Path.of("unused-secret.key"), TEST_SECRETS_KEY),
+        message -> {});
+  }
+
   /**
    * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}; none on
    * SQLite, where the gateway finds its file under {@code data.dir}.
