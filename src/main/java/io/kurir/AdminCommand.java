@@ -169,7 +169,7 @@ final class AdminCommand implements Callable<Integer> {
                   new WebhookDeliveries(db, clock)));
       invocation.out().println(json(result));
       return 0;
-    } catch (TenantException | IllegalArgumentException | IllegalStateException e) {
+    } catch (TenantException | IllegalArgumentException e) {
       invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }
@@ -205,7 +205,7 @@ final class AdminCommand implements Callable<Integer> {
               + " copies");
       invocation.out().println(json(result));
       return 0;
-    } catch (IllegalArgumentException | IllegalStateException e) {
+    } catch (IllegalArgumentException e) {
       invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }

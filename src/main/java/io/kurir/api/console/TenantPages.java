@@ -355,11 +355,18 @@ final class TenantPages {
         new OnceShown.Secret("Basic secret", p.basicSecret()));
   }
 
+  /**
+   * The device's credentials that are readable: all three when it was just made, the rotated one
+   * and the Eco key after a rotation (the others are stored as hashes and cannot be shown again).
+   */
   private static List<OnceShown.Secret> credentials(Device d) {
-    return List.of(
-        new OnceShown.Secret("Key", d.ecoKey()),
-        new OnceShown.Secret("Device key", d.deviceKey()),
-        new OnceShown.Secret("CRM device id", d.crmDeviceId()));
+    List<OnceShown.Secret> shown = new java.util.ArrayList<>();
+    shown.add(new OnceShown.Secret("Key", d.ecoKey()));
+    io.kurir.tenant.Credentials.shown(d.deviceKey())
+        .ifPresent(k -> shown.add(new OnceShown.Secret("Device key", k)));
+    io.kurir.tenant.Credentials.shown(d.crmDeviceId())
+        .ifPresent(k -> shown.add(new OnceShown.Secret("CRM device id", k)));
+    return shown;
   }
 
   /**
