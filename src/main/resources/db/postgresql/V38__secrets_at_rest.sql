@@ -7,3 +7,12 @@
 -- Rows written by older versions are hashed and encrypted in Java at start-up (StoredSecrets):
 -- SQL cannot, the key is not in the database.
 ALTER TABLE device ADD COLUMN eco_key_sealed TEXT;
+
+-- The id (not the key) of the key this database's secrets are encrypted with, once one was chosen:
+-- a node started without it, or with another one (several nodes each making their own at once),
+-- is refused before it writes anything with it.
+CREATE TABLE secrets_key (
+  id SMALLINT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);

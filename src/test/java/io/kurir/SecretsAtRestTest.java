@@ -431,7 +431,7 @@ class SecretsAtRestTest {
     Files.delete(keyFile);
     assertThatThrownBy(kurir::startAgain)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("the database holds secrets encrypted with key")
+        .hasMessageContaining("the database's secrets are encrypted with key")
         .hasMessageContaining(keyFile + " does not exist")
         .hasMessageContaining("KURIR_SECRETS_KEY");
     assertThat(keyFile).as("no new key is made for a database that has one").doesNotExist();
@@ -465,6 +465,31 @@ class SecretsAtRestTest {
     String value = new String(key, StandardCharsets.US_ASCII).strip();
     TestGateway again = start("--secrets.key=" + value);
     assertThat(again.gateway().tenants().licenses()).hasSize(1);
+  }
+
+  /**
+   * Nodes given different keys (each made its own): the database is tied to the first one's, even
+   * before it holds a secret, and the others are refused.
+   */
+  @Test
+  void aDatabaseTiedToOneKeyRefusesANodeWithAnotherEvenBeforeItHoldsASecret() throws Exception {
+    TestGateway first = start();
+    String tied = first.gateway().database().secrets().keyId();
+    // Two nodes that each made a key at the same moment: the first to tie the database wins.
+    assertThat(StoredSecrets.tieTo(first.gateway().database(), "0badc0de", 0)).isEqualTo(tied);
+    first.stop();
+    Path own = dir.resolve("node-2").resolve("secret.key");
+
+    assertThatThrownBy(() -> start("--secrets.key-file=" + own))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("encrypted with key " + tied + ", but there is no key");
+    assertThat(own).as("no key is made for a database tied to one").doesNotExist();
+    Files.createDirectories(own.getParent());
+    Files.writeString(own, Base64.getEncoder().encodeToString(SecretBox.newKey()));
+    assertThatThrownBy(() -> start("--secrets.key-file=" + own))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("wrong secrets key: the database's secrets are encrypted with key")
+        .hasMessageContaining("secrets.key-file " + own + " holds key");
   }
 
   private static JsonNode makeLicense(TestGateway kurir) throws Exception {

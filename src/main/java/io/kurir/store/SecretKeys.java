@@ -41,7 +41,7 @@ public final class SecretKeys {
     if (key.isEmpty()) {
       if (!inUse.isEmpty()) {
         throw new IllegalStateException(
-            "the database holds secrets encrypted with key "
+            "the database's secrets are encrypted with key "
                 + String.join(", ", inUse)
                 + ", but there is no key: "
                 + source.keyFile()
@@ -70,6 +70,18 @@ public final class SecretKeys {
               + box.keyId()
               + ". Give the key the database was written with; see docs/operations.md, \"The"
               + " secrets key\"");
+    }
+    String tied = StoredSecrets.tieTo(db, box.keyId(), System.currentTimeMillis());
+    if (!tied.equals(box.keyId())) {
+      throw new IllegalStateException(
+          "wrong secrets key: another gateway on this database chose key "
+              + tied
+              + " a moment ago, and "
+              + source.describe()
+              + " holds key "
+              + box.keyId()
+              + ". Give every node the same key (secrets.key-file or KURIR_SECRETS_KEY); see"
+              + " docs/operations.md, \"The secrets key\"");
     }
     int changed = StoredSecrets.protectPlaintext(db, box);
     if (changed > 0) {

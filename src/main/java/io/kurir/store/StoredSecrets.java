@@ -54,12 +54,17 @@ public final class StoredSecrets {
 
   private StoredSecrets() {}
 
-  /** The ids of the keys the database's encrypted values were sealed with; empty when none. */
+  /**
+   * The ids of the keys the database's encrypted values were sealed with, and of the key it was
+   * tied to ({@link #tieTo}); empty when none.
+   */
   public static TreeSet<String> keyIdsInUse(Database db) {
     return db.jdbi()
         .withHandle(
             h -> {
               TreeSet<String> ids = new TreeSet<>();
+              ids.addAll(
+                  h.createQuery("SELECT key_id FROM secrets_key").mapTo(String.class).list());
               for (Column c : SEALED) {
                 ids.addAll(
                     h.createQuery(
@@ -74,6 +79,27 @@ public final class StoredSecrets {
                         .list());
               }
               return ids;
+            });
+  }
+
+  /**
+   * Ties the database to the key {@code keyId} unless it is tied to one already; answers the key it
+   * is tied to now. Two nodes that each made a key at the same moment: one wins, the other sees the
+   * winner's id here.
+   */
+  public static String tieTo(Database db, String keyId, long nowMillis) {
+    return db.writes()
+        .write(
+            h -> {
+              h.createUpdate(
+                      "INSERT INTO secrets_key (id, key_id, created_at) VALUES (1, ?, ?)"
+                          + " ON CONFLICT (id) DO NOTHING")
+                  .bind(0, keyId)
+                  .bind(1, nowMillis)
+                  .execute();
+              return h.createQuery("SELECT key_id FROM secrets_key WHERE id = 1")
+                  .mapTo(String.class)
+                  .one();
             });
   }
 
@@ -122,6 +148,9 @@ public final class StoredSecrets {
         .write(
             h -> {
               int changed = 0;
+              h.createUpdate("UPDATE secrets_key SET key_id = ? WHERE id = 1")
+                  .bind(0, to.keyId())
+                  .execute();
               for (Column c : SEALED) {
                 changed +=
                     rewrite(
