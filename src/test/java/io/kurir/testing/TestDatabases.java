@@ -66,8 +66,8 @@ public final class TestDatabases {
   }
 
   /**
-   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}; none on
-   * SQLite, where the gateway finds its file under {@code data.dir}.
+   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}, with its
+   * secrets key; none on SQLite, where the gateway finds both under {@code data.dir}.
    */
   public static List<String> flags(Path sqliteFile) {
     if (!postgres) {
@@ -77,7 +77,10 @@ public final class TestDatabases {
     return List.of(
         "--database.url=" + db.url(),
         "--database.user=" + db.user(),
-        "--database.password=" + db.password());
+        "--database.password=" + db.password(),
+        // The database's secrets key where a gateway on SQLite keeps it, beside that file: so a
+        // second node given these flags from another folder has the first one's key.
+        "--secrets.key-file=" + sqliteFile.toAbsolutePath().getParent().resolve("secret.key"));
   }
 
   private static synchronized void drop(List<DatabaseLocation> made) {
