@@ -19,7 +19,7 @@ public final class Database implements AutoCloseable {
   private final WriteQueue writes;
   private final NodeSignals signals;
   // Set once, by open, before the database is handed to anyone.
-  private SecretBox secrets = SecretBox.none();
+  private volatile SecretBox secrets = SecretBox.none();
 
   private Database(HikariDataSource pool, Dialect dialect, DatabaseLocation location) {
     this.pool = pool;
