@@ -11,6 +11,7 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.SecretKeys;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
@@ -69,6 +70,8 @@ import picocli.CommandLine.Spec;
       "      a code to type on the device's phone instead (drivers that have one)",
       "  webhook list [--state failed|dead|pending|delivered]",
       "  webhook replay <id>",
+      "  secrets rotate-key --new-key-file=<file>",
+      "      re-encrypt the database's secrets with a new key (stop the gateways first)",
       "",
       "Settings flags choose the database, as for serve: --data.dir=data,",
       "--config=kurir.yml, --database.url=…; --demo: the demo's database.",
@@ -107,6 +110,7 @@ final class AdminCommand implements Callable<Integer> {
     command.addSubcommand("license", new Licenses(admin));
     command.addSubcommand("device", new Devices(admin));
     command.addSubcommand("webhook", new Webhooks(admin));
+    command.addSubcommand("secrets", new SecretsKey(admin));
     return command;
   }
 
@@ -153,7 +157,7 @@ final class AdminCommand implements Callable<Integer> {
       invocation.err().println("kurir admin: " + noDatabase(missing.get()));
       return 1;
     }
-    try (Database db = Database.open(settings.database())) {
+    try (Database db = openDatabase(settings)) {
       Clock clock = Clock.systemUTC();
       IdGenerator ids = new IdGenerator(clock, settings.nodeId());
       Tenants tenants =
@@ -182,6 +186,50 @@ final class AdminCommand implements Callable<Integer> {
       invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }
+  }
+
+  /**
+   * Re-encrypts every secret of the database with the key in {@code newKeyFile} (made there,
+   * readable by its owner only, when it does not exist) and prints the new key's id. The gateways
+   * must be stopped: one still running holds the old key. See docs/operations.md, "The secrets
+   * key".
+   */
+  private int rotateSecretsKey(Path newKeyFile) {
+    Settings settings = settings();
+    Optional<Path> missing = Database.fileToCreate(settings.database());
+    if (missing.isPresent()) {
+      invocation.err().println("kurir admin: " + noDatabase(missing.get()));
+      return 1;
+    }
+    Path file = invocation.workDir().resolve(newKeyFile).normalize();
+    try (Database db = openDatabase(settings)) {
+      io.kurir.store.SecretBox next = io.kurir.store.SecretBox.of(SecretKeys.readOrCreate(file));
+      int changed = io.kurir.store.StoredSecrets.reseal(db, db.secrets(), next);
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("keyFile", file.toString());
+      result.put("keyId", next.keyId());
+      result.put("previousKeyId", db.secrets().keyId());
+      result.put("reencrypted", changed);
+      result.put(
+          "next",
+          "start the gateways with secrets.key-file="
+              + file
+              + " (or KURIR_SECRETS_KEY set to its content), then destroy the old key and its"
+              + " copies");
+      invocation.out().println(json(result));
+      return 0;
+    } catch (IllegalArgumentException e) {
+      invocation.err().println("kurir admin: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  /** The configured database, with its secrets key (as the gateway opens it). */
+  private Database openDatabase(Settings settings) {
+    return Database.open(
+        settings.database(),
+        new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
+        message -> invocation.err().println("kurir admin: " + message));
   }
 
   private String noDatabase(Path file) {
@@ -295,6 +343,29 @@ final class AdminCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       return admin.usage(spec);
+    }
+  }
+
+  @Command(name = "secrets", description = "the key that encrypts the secrets in the database")
+  static final class SecretsKey extends Group {
+    SecretsKey(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(
+        name = "rotate-key",
+        description =
+            "re-encrypt every stored secret with the key in --new-key-file (made there when the"
+                + " file does not exist); stop the gateways first, then start them with"
+                + " secrets.key-file set to the new file")
+    int rotateKey(
+        @Option(
+                names = "--new-key-file",
+                required = true,
+                description = "the new key (base64 of 32 bytes); made when missing",
+                paramLabel = "FILE")
+            Path newKeyFile) {
+      return admin.rotateSecretsKey(newKeyFile);
     }
   }
 

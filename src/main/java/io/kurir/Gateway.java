@@ -59,6 +59,7 @@ import io.kurir.store.DataFolder;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.InstanceLock;
+import io.kurir.store.SecretKeys;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.MobileCs;
@@ -114,7 +115,13 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     try {
-      this.db = Database.open(settings.database());
+      // The secrets key is checked against the database, and what an older version stored in
+      // plaintext is hashed and encrypted, before any service reads a credential.
+      this.db =
+          Database.open(
+              settings.database(),
+              new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
+              message -> org.slf4j.LoggerFactory.getLogger(Gateway.class).warn(message));
     } catch (RuntimeException e) {
       lock.close();
       socket.close();

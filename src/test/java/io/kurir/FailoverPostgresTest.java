@@ -355,6 +355,9 @@ class FailoverPostgresTest {
                   "--database.user=" + db.user(),
                   "--database.password=" + db.password(),
                   "--admin.token=" + ADMIN_TOKEN,
+                  // Every node of one database has the same secrets key (each data folder is its
+                  // own, so a key made there would differ).
+                  "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY,
                   "--media.allow-private-addresses=true", // the test's image server is on loopback
                   "--drivers.sandbox.api=true",
                   "--drivers.sandbox.deduplicate=true",

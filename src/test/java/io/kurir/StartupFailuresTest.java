@@ -240,7 +240,11 @@ class StartupFailuresTest {
 
   /** A gateway started on a free port, its log and its output in one stream. */
   private Process serveOnAFreePort() throws IOException {
-    return process("--server.port=0", "--data.dir=" + dir.resolve("data"))
+    // A secrets key given, as in production: no key file is made (its making is logged first).
+    return process(
+            "--server.port=0",
+            "--data.dir=" + dir.resolve("data"),
+            "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY)
         .redirectErrorStream(true)
         .start();
   }

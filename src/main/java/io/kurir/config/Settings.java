@@ -42,6 +42,7 @@ import java.util.Optional;
  * @param metrics who may read {@code /metrics}, and where
  * @param logs how the log is written
  * @param edge how long a client may take to send a request, and how many connections it may hold
+ * @param secrets where the key that encrypts stored secrets comes from
  */
 public record Settings(
     String host,
@@ -69,7 +70,27 @@ public record Settings(
     Tls tls,
     Metrics metrics,
     Logs logs,
-    Edge edge) {
+    Edge edge,
+    Secrets secrets) {
+
+  // --- secrets at rest (issue 25 item 12)
+
+  /**
+   * @param keyFile the file holding the key (base64 of 32 bytes) when {@code key} is empty
+   * @param key the key itself (base64 of 32 bytes), from {@code KURIR_SECRETS_KEY}; empty: read
+   *     {@code keyFile}
+   */
+  public record Secrets(Path keyFile, String key) {
+    /** Whether the key is given as a value rather than a file. */
+    public boolean keyGiven() {
+      return !key.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+      return "Secrets[keyFile=" + keyFile + ", key=" + (key.isEmpty() ? "" : "(set)") + "]";
+    }
+  }
 
   /**
    * @param perKey requests one caller key (a device's key, a push license, a partner) may make
@@ -226,7 +247,8 @@ public record Settings(
         tls,
         metrics,
         logs,
-        edge);
+        edge,
+        secrets);
   }
 
   /** The push v1 {@code app_id} Kurir hands out (spreadsheet scripts): the first accepted one. */

@@ -98,7 +98,10 @@ public final class SettingsLoader {
           new Definition("metrics.access", "admin", "admin"),
           new Definition("metrics.port", "9464", "9464"),
           new Definition("log.format", "text", "text"),
-          new Definition("log.level", "info", "info"));
+          new Definition("log.level", "info", "info"),
+          // Secrets at rest (issue 25 item 12): the key that encrypts stored secrets.
+          new Definition("secrets.key-file", "", ""),
+          new Definition("secrets.key", "", ""));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
   private static final DriverCatalog CATALOG = DriverCatalog.standard();
@@ -450,6 +453,7 @@ public final class SettingsLoader {
     Settings.Edge edge =
         new Settings.Edge(
             requestDeadline, r.integer("http.max-connections-per-address", 0, 100_000));
+    Settings.Secrets secrets = secrets(v, workDir, dataDir, problems);
     if (!problems.isEmpty()) {
       throw new SettingsException(String.join("\n", problems));
     }
@@ -479,7 +483,32 @@ public final class SettingsLoader {
         tls,
         metrics,
         logs,
-        edge);
+        edge,
+        secrets);
+  }
+
+  /**
+   * Where the key of stored secrets comes from: {@code secrets.key} itself (base64 of 32 bytes,
+   * usually as {@code KURIR_SECRETS_KEY}), else the file {@code secrets.key-file} (default {@code
+   * <data.dir>/secret.key}). The file is read when the database is opened.
+   */
+  private static Settings.Secrets secrets(
+      Map<String, String> v, Path workDir, Path dataDir, List<String> problems) {
+    String file = v.get("secrets.key-file").strip();
+    Path keyFile =
+        file.isEmpty() ? dataDir.resolve("secret.key") : workDir.resolve(file).normalize();
+    String key = v.get("secrets.key").strip();
+    if (!key.isEmpty()) {
+      try {
+        if (java.util.Base64.getDecoder().decode(key).length != 32) {
+          problems.add(
+              "secrets.key: must be 32 bytes in base64 (44 characters), as `openssl rand -base64 32` writes");
+        }
+      } catch (IllegalArgumentException e) {
+        problems.add("secrets.key: is not base64; make one with `openssl rand -base64 32`");
+      }
+    }
+    return new Settings.Secrets(keyFile, key);
   }
 
   /**

@@ -36,6 +36,20 @@ public final class DeviceSessionStore {
         .findOne();
   }
 
+  /**
+   * A value that {@link #putSecret} stored encrypted, decrypted. Its key must be one of {@link
+   * io.kurir.store.StoredSecrets.SessionSecrets#KEYS}, so that values written by older versions in
+   * plaintext are encrypted at start-up too.
+   */
+  public Optional<String> getSecret(long deviceId, String key) {
+    return get(deviceId, key).map(db.secrets()::open);
+  }
+
+  /** Stores a secret (a key that signs an engine's webhooks) encrypted; see {@link #getSecret}. */
+  public void putSecret(long deviceId, String key, String value) {
+    put(deviceId, key, db.secrets().seal(value));
+  }
+
   public void put(long deviceId, String key, String value) {
     db.writes()
         .write(

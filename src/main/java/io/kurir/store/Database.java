@@ -18,6 +18,8 @@ public final class Database implements AutoCloseable {
   private final Dialect dialect;
   private final WriteQueue writes;
   private final NodeSignals signals;
+  // Set once, by open, before the database is handed to anyone.
+  private volatile SecretBox secrets = SecretBox.none();
 
   private Database(HikariDataSource pool, Dialect dialect, DatabaseLocation location) {
     this.pool = pool;
@@ -37,7 +39,27 @@ public final class Database implements AutoCloseable {
     return Dialect.forUrl(location.url()).fileToCreate(location);
   }
 
-  /** Opens the database at {@code location} and brings its schema up to date. */
+  /**
+   * Opens the database at {@code location}, brings its schema up to date, and opens its secrets
+   * with the key {@code keys} names ({@link SecretKeys#open}): what an older version stored in
+   * plaintext is hashed or encrypted before this returns.
+   */
+  public static Database open(
+      DatabaseLocation location, SecretKeys.Source keys, java.util.function.Consumer<String> log) {
+    Database db = open(location);
+    try {
+      db.secrets = SecretKeys.open(db, keys, log);
+      return db;
+    } catch (RuntimeException e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the database at {@code location} and brings its schema up to date, without a secrets key:
+   * for tools and tests that read or write no stored secret.
+   */
   public static Database open(DatabaseLocation location) {
     Dialect dialect = Dialect.forUrl(location.url());
     HikariConfig config = new HikariConfig();
@@ -88,6 +110,11 @@ public final class Database implements AutoCloseable {
   /** For every write: commits are shared between concurrent callers. */
   public WriteQueue writes() {
     return writes;
+  }
+
+  /** Seals and opens the secrets stored in this database ({@link SecretBox}). */
+  public SecretBox secrets() {
+    return secrets;
   }
 
   public Dialect dialect() {

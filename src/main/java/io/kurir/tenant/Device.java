@@ -5,6 +5,11 @@ import java.time.Instant;
 /**
  * One linked messaging number of a license, with the credential each API family identifies it by:
  * the Eco {@code key}, the multi-agent {@code device-key} and the CRM {@code deviceId}.
+ *
+ * <p>{@code deviceKey} and {@code crmDeviceId} are stored as hashes: a device read back carries
+ * {@code sha256:…} there, and only the device answered by creation or rotation carries them
+ * readable ({@link Credentials#shown}). {@code ecoKey} is kept encrypted and always readable (the
+ * Partner API's {@code get_key} returns it).
  */
 public record Device(
     long id,

@@ -1,6 +1,7 @@
 package io.kurir.tenant;
 
 import io.kurir.store.Database;
+import io.kurir.store.SecretBox;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -11,12 +12,24 @@ import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
-/** The SQL of partners, licenses and devices. */
+/**
+ * The SQL of partners, licenses and devices. Credentials that are only compared (a partner's
+ * secret, a license's code and push key, a device's keys) are written as their {@link
+ * SecretBox#hash} and looked up by it, so rows read back carry the hash, not the credential;
+ * secrets used again (webhook secrets, driver configuration, the Eco key that get_key returns) are
+ * written sealed and read back opened.
+ */
 final class TenantStore {
   private final Database db;
+  private final SecretBox box;
 
   TenantStore(Database db) {
     this.db = db;
+    this.box = db.secrets();
+  }
+
+  private static String hash(String credential) {
+    return SecretBox.hash(credential);
   }
 
   // --- partners
@@ -32,7 +45,7 @@ final class TenantStore {
                     .bind(1, p.name())
                     .bind(2, p.email())
                     .bind(3, p.basicUser())
-                    .bind(4, p.basicSecret())
+                    .bind(4, hash(p.basicSecret()))
                     .bind(5, p.disabled() ? 1 : 0)
                     .bind(6, p.createdAt().toEpochMilli())
                     .execute());
@@ -41,10 +54,7 @@ final class TenantStore {
   List<Partner> partners() {
     return db.jdbi()
         .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM partner ORDER BY id")
-                    .map(TenantStore::partner)
-                    .list());
+            h -> h.createQuery("SELECT * FROM partner ORDER BY id").map(this::partnerRow).list());
   }
 
   Optional<Partner> partner(long id) {
@@ -53,7 +63,7 @@ final class TenantStore {
             h ->
                 h.createQuery("SELECT * FROM partner WHERE id = ?")
                     .bind(0, id)
-                    .map(TenantStore::partner)
+                    .map(this::partnerRow)
                     .findOne());
   }
 
@@ -63,7 +73,7 @@ final class TenantStore {
             h ->
                 h.createQuery("SELECT * FROM partner WHERE basic_user = ?")
                     .bind(0, user)
-                    .map(TenantStore::partner)
+                    .map(this::partnerRow)
                     .findOne());
   }
 
@@ -79,25 +89,22 @@ final class TenantStore {
                             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .bind(0, l.id())
                     .bind(1, l.partnerId())
-                    .bind(2, l.code())
+                    .bind(2, hash(l.code()))
                     .bind(3, l.name())
                     .bind(4, l.email())
                     .bind(5, l.expiresOn().map(LocalDate::toString).orElse(null))
                     .bind(6, String.join(",", l.allowedAddresses()))
                     .bind(7, l.disabled() ? 1 : 0)
                     .bind(8, l.createdAt().toEpochMilli())
-                    .bind(9, l.webhookSecret())
-                    .bind(10, l.pushKey())
+                    .bind(9, box.seal(l.webhookSecret()))
+                    .bind(10, hash(l.pushKey()))
                     .execute());
   }
 
   List<License> licenses() {
     return db.jdbi()
         .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM license ORDER BY id")
-                    .map(TenantStore::license)
-                    .list());
+            h -> h.createQuery("SELECT * FROM license ORDER BY id").map(this::licenseRow).list());
   }
 
   Optional<License> license(long id) {
@@ -106,7 +113,7 @@ final class TenantStore {
             h ->
                 h.createQuery("SELECT * FROM license WHERE id = ?")
                     .bind(0, id)
-                    .map(TenantStore::license)
+                    .map(this::licenseRow)
                     .findOne());
   }
 
@@ -115,8 +122,8 @@ final class TenantStore {
         .withHandle(
             h ->
                 h.createQuery("SELECT * FROM license WHERE code = ?")
-                    .bind(0, code)
-                    .map(TenantStore::license)
+                    .bind(0, hash(code))
+                    .map(this::licenseRow)
                     .findOne());
   }
 
@@ -129,30 +136,30 @@ final class TenantStore {
             h -> {
               h.createUpdate(
                       "INSERT INTO device (id, license_id, number, eco_key, device_key,"
-                          + " crm_device_id, driver, disabled, created_at)"
-                          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                          + " crm_device_id, driver, disabled, created_at, eco_key_sealed)"
+                          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                   .bind(0, d.id())
                   .bind(1, d.licenseId())
                   .bind(2, d.number())
-                  .bind(3, d.ecoKey())
-                  .bind(4, d.deviceKey())
-                  .bind(5, d.crmDeviceId())
+                  .bind(3, hash(d.ecoKey()))
+                  .bind(4, hash(d.deviceKey()))
+                  .bind(5, hash(d.crmDeviceId()))
                   .bind(6, d.driver())
                   .bind(7, d.disabled() ? 1 : 0)
                   .bind(8, d.createdAt().toEpochMilli())
+                  .bind(9, box.seal(d.ecoKey()))
                   .execute();
               insertConfig(h, d.id(), config);
               return null;
             });
   }
 
-  private static void insertConfig(
-      org.jdbi.v3.core.Handle h, long deviceId, Map<String, String> config) {
+  private void insertConfig(org.jdbi.v3.core.Handle h, long deviceId, Map<String, String> config) {
     for (var e : config.entrySet()) {
       h.createUpdate("INSERT INTO device_config (device_id, key, value) VALUES (?, ?, ?)")
           .bind(0, deviceId)
           .bind(1, e.getKey())
-          .bind(2, e.getValue())
+          .bind(2, box.seal(e.getValue()))
           .execute();
     }
   }
@@ -169,7 +176,7 @@ final class TenantStore {
                         (map, row) -> {
                           map.put(
                               row.getColumn("key", String.class),
-                              row.getColumn("value", String.class));
+                              box.open(row.getColumn("value", String.class)));
                           return map;
                         }));
   }
@@ -192,7 +199,7 @@ final class TenantStore {
         .withHandle(
             h ->
                 h.createQuery("SELECT * FROM device WHERE " + LIVE + " ORDER BY id")
-                    .map(TenantStore::device)
+                    .map(this::deviceRow)
                     .list());
   }
 
@@ -201,8 +208,8 @@ final class TenantStore {
         .withHandle(
             h ->
                 h.createQuery("SELECT * FROM license WHERE push_key = ?")
-                    .bind(0, key)
-                    .map(TenantStore::license)
+                    .bind(0, hash(key))
+                    .map(this::licenseRow)
                     .findOne());
   }
 
@@ -214,7 +221,7 @@ final class TenantStore {
                 h.createQuery(
                         "SELECT * FROM device WHERE license_id = ? AND " + LIVE + " ORDER BY id")
                     .bind(0, licenseId)
-                    .map(TenantStore::device)
+                    .map(this::deviceRow)
                     .list());
   }
 
@@ -234,14 +241,14 @@ final class TenantStore {
   }
 
   Optional<Device> deviceByEcoKey(String key) {
-    return deviceWhere("eco_key", key);
+    return deviceWhere("eco_key", hash(key));
   }
 
   /**
    * The device whose credential column (one of {@link Tenants.Credential}'s) holds {@code value}.
    */
   Optional<Device> deviceByCredential(String column, String value) {
-    return deviceWhere(column, value);
+    return deviceWhere(column, hash(value));
   }
 
   Optional<Device> deviceByNumber(String e164) {
@@ -255,7 +262,7 @@ final class TenantStore {
             h ->
                 h.createQuery("SELECT * FROM device WHERE " + column + " = ? AND " + LIVE)
                     .bind(0, value)
-                    .map(TenantStore::device)
+                    .map(this::deviceRow)
                     .findOne());
   }
 
@@ -272,14 +279,15 @@ final class TenantStore {
               int rows =
                   h.createUpdate(
                           "UPDATE device SET deleted_at = ?, disabled = 1, eco_key = ?,"
+                              + " eco_key_sealed = NULL,"
                               + " device_key = ?, crm_device_id = ?, incoming_webhook_url = NULL,"
                               + " outgoing_webhook_url = NULL, status_webhook_url = NULL"
                               + " WHERE id = ? AND "
                               + LIVE)
                       .bind(0, at.toEpochMilli())
-                      .bind(1, newCredentials.get(0))
-                      .bind(2, newCredentials.get(1))
-                      .bind(3, newCredentials.get(2))
+                      .bind(1, hash(newCredentials.get(0)))
+                      .bind(2, hash(newCredentials.get(1)))
+                      .bind(3, hash(newCredentials.get(2)))
                       .bind(4, id)
                       .execute();
               if (rows == 0) {
@@ -328,15 +336,23 @@ final class TenantStore {
         > 0;
   }
 
-  /** Replaces one credential column of a device. */
+  /** Replaces one credential column of a device (the Eco key's sealed copy with it). */
   boolean setDeviceCredential(long id, String column, String value) {
+    String sealed = column.equals("eco_key") ? ", eco_key_sealed = ?" : "";
     return db.writes()
             .write(
-                h ->
-                    h.createUpdate("UPDATE device SET " + column + " = ? WHERE id = ?")
-                        .bind(0, value)
-                        .bind(1, id)
-                        .execute())
+                h -> {
+                  var update =
+                      h.createUpdate(
+                              "UPDATE device SET " + column + " = ?" + sealed + " WHERE id = ?")
+                          .bind(0, hash(value));
+                  if (sealed.isEmpty()) {
+                    update.bind(1, id);
+                  } else {
+                    update.bind(1, box.seal(value)).bind(2, id);
+                  }
+                  return update.execute();
+                })
         > 0;
   }
 
@@ -345,7 +361,7 @@ final class TenantStore {
         .write(
             h ->
                 h.createUpdate("UPDATE license SET push_key = ? WHERE id = ?")
-                    .bind(0, key)
+                    .bind(0, hash(key))
                     .bind(1, id)
                     .execute());
   }
@@ -357,8 +373,8 @@ final class TenantStore {
                 h.createUpdate(
                         "UPDATE license SET webhook_secret = ?, previous_webhook_secret = ?,"
                             + " previous_secret_until = ? WHERE id = ?")
-                    .bind(0, secret)
-                    .bind(1, previous)
+                    .bind(0, box.seal(secret))
+                    .bind(1, box.seal(previous))
                     .bind(2, previousUntil.toEpochMilli())
                     .bind(3, id)
                     .execute());
@@ -369,7 +385,7 @@ final class TenantStore {
             .write(
                 h ->
                     h.createUpdate("UPDATE partner SET basic_secret = ? WHERE id = ?")
-                        .bind(0, secret)
+                        .bind(0, hash(secret))
                         .bind(1, id)
                         .execute())
         > 0;
@@ -384,7 +400,7 @@ final class TenantStore {
         .orElse(0L);
   }
 
-  private static Partner partner(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+  private Partner partnerRow(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
       throws SQLException {
     return new Partner(
         rs.getLong("id"),
@@ -396,7 +412,7 @@ final class TenantStore {
         Instant.ofEpochMilli(rs.getLong("created_at")));
   }
 
-  private static License license(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+  private License licenseRow(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
       throws SQLException {
     String expires = rs.getString("expires_on");
     String allowed = rs.getString("allowed_addresses");
@@ -410,17 +426,18 @@ final class TenantStore {
         allowed.isBlank() ? List.of() : Arrays.asList(allowed.split(",")),
         rs.getInt("disabled") != 0,
         Instant.ofEpochMilli(rs.getLong("created_at")),
-        rs.getString("webhook_secret"),
+        box.open(rs.getString("webhook_secret")),
         rs.getString("push_key"));
   }
 
-  private static Device device(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+  private Device deviceRow(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
       throws SQLException {
     return new Device(
         rs.getLong("id"),
         rs.getLong("license_id"),
         rs.getString("number"),
-        rs.getString("eco_key"),
+        // A deleted device's tombstone keeps no Eco key to hand back.
+        rs.getString("eco_key_sealed") == null ? null : box.open(rs.getString("eco_key_sealed")),
         rs.getString("device_key"),
         rs.getString("crm_device_id"),
         rs.getString("driver"),

@@ -6,7 +6,9 @@ import java.util.Map;
 
 /**
  * Partners, licenses and devices as the Admin API and {@code ./kurir admin} show them. Ids are
- * digit strings, like every id Kurir hands out.
+ * digit strings, like every id Kurir hands out. A credential stored as a hash (a partner's secret,
+ * a license's code and push key, a device's device key and CRM id) is shown only in the answer to
+ * its creation or rotation, and left out of every later read.
  */
 public final class TenantViews {
   private final Timestamps timestamps;
@@ -21,7 +23,7 @@ public final class TenantViews {
     v.put("name", p.name());
     v.put("email", p.email());
     v.put("basicUser", p.basicUser());
-    v.put("basicSecret", p.basicSecret());
+    Credentials.shown(p.basicSecret()).ifPresent(s -> v.put("basicSecret", s));
     v.put("disabled", p.disabled());
     v.put("createdAt", timestamps.reply(p.createdAt()));
     return v;
@@ -31,13 +33,13 @@ public final class TenantViews {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("id", Long.toString(l.id()));
     v.put("partnerId", Long.toString(l.partnerId()));
-    v.put("code", l.code());
+    Credentials.shown(l.code()).ifPresent(c -> v.put("code", c));
     v.put("name", l.name());
     v.put("email", l.email());
     v.put("expiresOn", l.expiresOn().map(Object::toString).orElse(null));
     v.put("allowedAddresses", l.allowedAddresses());
     v.put("webhookSecret", l.webhookSecret());
-    v.put("pushKey", l.pushKey());
+    Credentials.shown(l.pushKey()).ifPresent(k -> v.put("pushKey", k));
     v.put("disabled", l.disabled());
     v.put("createdAt", timestamps.reply(l.createdAt()));
     return v;
@@ -49,8 +51,8 @@ public final class TenantViews {
     v.put("licenseId", Long.toString(d.licenseId()));
     v.put("number", d.number());
     v.put("key", d.ecoKey());
-    v.put("deviceKey", d.deviceKey());
-    v.put("crmDeviceId", d.crmDeviceId());
+    Credentials.shown(d.deviceKey()).ifPresent(k -> v.put("deviceKey", k));
+    Credentials.shown(d.crmDeviceId()).ifPresent(k -> v.put("crmDeviceId", k));
     v.put("driver", d.driver());
     v.put("disabled", d.disabled());
     v.put("createdAt", timestamps.reply(d.createdAt()));

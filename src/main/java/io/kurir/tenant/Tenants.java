@@ -110,18 +110,38 @@ public final class Tenants {
         .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no partner " + id));
   }
 
-  /** Gives a license a new push key; the old one stops working at once (it may have leaked). */
+  /**
+   * Gives a license a new push key; the old one stops working at once (it may have leaked). The
+   * license answered carries the new key, the only time it is readable: it is stored as its hash.
+   */
   public License rotatePushKey(long id) {
     license(id);
-    store.setPushKey(id, Secrets.random(KEY_LENGTH));
-    return license(id);
+    String key = Secrets.random(KEY_LENGTH);
+    store.setPushKey(id, key);
+    License l = license(id);
+    return new License(
+        l.id(),
+        l.partnerId(),
+        l.code(),
+        l.name(),
+        l.email(),
+        l.expiresOn(),
+        l.allowedAddresses(),
+        l.disabled(),
+        l.createdAt(),
+        l.webhookSecret(),
+        key);
   }
 
+  /** A new Basic secret; the partner answered carries it, the only time it is readable. */
   public Partner rotatePartnerSecret(long id) {
     partner(id);
-    store.setPartnerSecret(id, Secrets.random(KEY_LENGTH));
+    String secret = Secrets.random(KEY_LENGTH);
+    store.setPartnerSecret(id, secret);
     ecoKeys.clear();
-    return partner(id);
+    Partner p = partner(id);
+    return new Partner(
+        p.id(), p.name(), p.email(), p.basicUser(), secret, p.disabled(), p.createdAt());
   }
 
   // --- licenses
@@ -263,12 +283,26 @@ public final class Tenants {
         .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no device " + id));
   }
 
+  /**
+   * Gives a device a new {@code credential}; the device answered carries it, the only time a device
+   * key or CRM device id is readable (they are stored as hashes).
+   */
   public Device rotate(long deviceId, Credential credential) {
     device(deviceId);
     String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
     store.setDeviceCredential(deviceId, credential.column, value);
     ecoKeys.clear();
-    return device(deviceId);
+    Device d = device(deviceId);
+    return new Device(
+        d.id(),
+        d.licenseId(),
+        d.number(),
+        d.ecoKey(),
+        credential == Credential.DEVICE_KEY ? value : d.deviceKey(),
+        credential == Credential.CRM_ID ? value : d.crmDeviceId(),
+        d.driver(),
+        d.disabled(),
+        d.createdAt());
   }
 
   // --- switching off and on
@@ -414,8 +448,8 @@ public final class Tenants {
   }
 
   /**
-   * The partner these Basic credentials belong to, if it is switched on. The secret is compared in
-   * constant time; an unknown user and a wrong secret fail alike.
+   * The partner these Basic credentials belong to, if it is switched on. The secret's hash is
+   * compared with the stored one in constant time; an unknown user and a wrong secret fail alike.
    */
   public Partner authenticatePartner(String user, String secret) {
     Optional<Partner> partner = store.partnerByBasicUser(user);
@@ -426,7 +460,9 @@ public final class Tenants {
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     boolean matches =
         java.security.MessageDigest.isEqual(
-            expected, secret.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            expected,
+            io.kurir.store.SecretBox.hash(secret)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     if (partner.isEmpty() || !matches) {
       throw new TenantException(Reason.NOT_FOUND, "unknown credentials");
     }

@@ -95,6 +95,7 @@ public final class WebhookOutbox implements AutoCloseable {
   private boolean signalled; // guarded by lock
   private long lastPruneNanos;
   private Thread thread;
+  private final io.kurir.store.SecretBox secrets;
 
   /**
    * @param timeout the deadline of one attempt, everything included
@@ -108,6 +109,7 @@ public final class WebhookOutbox implements AutoCloseable {
       Duration timeout,
       int node) {
     this.store = new WebhookStore(db);
+    this.secrets = db.secrets();
     this.sender = new WebhookSender(clock, targets, timeout);
     this.clock = clock;
     this.retryFor = retryFor;
@@ -271,12 +273,29 @@ public final class WebhookOutbox implements AutoCloseable {
     }
   }
 
+  /** {@code d} with its license's signing secrets decrypted (they are stored encrypted). */
+  private Delivery opened(Delivery d) {
+    return new Delivery(
+        d.id(),
+        d.deviceId(),
+        d.url(),
+        d.event(),
+        d.payload(),
+        d.attempts(),
+        d.created(),
+        d.eventAt(),
+        d.sequence(),
+        secrets.open(d.secret()),
+        d.previousSecret().map(secrets::open),
+        d.claimToken());
+  }
+
   /** One attempt and its record; the next delivery of the line, when asked for and claimed. */
   private Optional<Delivery> attempt(Delivery d, boolean claimNext) {
     attemptsMade.incrementAndGet();
     Outcome outcome;
     try {
-      outcome = sender.post(d);
+      outcome = sender.post(opened(d));
     } catch (InterruptedException e) {
       return Optional.empty(); // stopping: the claim is given back when this node starts again
     } catch (Throwable e) { // one bad delivery must not stop the others

@@ -25,7 +25,11 @@ import org.jdbi.v3.core.Handle;
  * <p>Thread-safe.
  */
 final class WebhookStore {
-  /** A pending delivery as the outbox sends it; {@code claimToken} is 0 until claimed. */
+  /**
+   * A pending delivery as the outbox sends it; {@code claimToken} is 0 until claimed. Read from the
+   * database, {@code secret} and {@code previousSecret} are sealed ({@link
+   * io.kurir.store.SecretBox}); the outbox opens them just before an attempt.
+   */
   record Delivery(
       long id,
       long deviceId,

@@ -215,11 +215,11 @@ class RequestLimitsHttpTest {
   }
 
   private License licenseOf(Device device) {
-    return kurir.gateway().tenants().license(device.licenseId());
+    return kurir.licenseOf(device);
   }
 
   private Partner partnerOf(Device device) {
-    return kurir.gateway().tenants().partner(licenseOf(device).partnerId());
+    return kurir.partnerOf(device);
   }
 
   private static String basic(Partner partner) {

@@ -51,7 +51,10 @@ class AppsScriptTest {
           kurir.get(
               "/admin/devices/"
                   + device.id()
-                  + "/script?script=multi-type&type=crm&kolom_no_wa=3&template="
+                  // The CRM id is stored as its hash: the caller gives it, as shown at creation.
+                  + "/script?script=multi-type&type=crm&crm_device_id="
+                  + device.crmDeviceId()
+                  + "&kolom_no_wa=3&template="
                   + java.net.URLEncoder.encode(
                       "Halo [kolom2], terima kasih ([kolom1]).", StandardCharsets.UTF_8)
                   // The test's gateway is on loopback; a real one is given by public.url.

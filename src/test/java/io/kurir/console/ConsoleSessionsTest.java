@@ -30,8 +30,8 @@ class ConsoleSessionsTest {
 
   @BeforeEach
   void open() {
-    node1 = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
-    node2 = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
+    node1 = TestDatabases.open(TestDatabases.at(dir.resolve("kurir.db")));
+    node2 = TestDatabases.open(TestDatabases.at(dir.resolve("kurir.db")));
   }
 
   @AfterEach

@@ -58,7 +58,7 @@ class LifecycleTest {
         TestGateway.start(dir, clock, "--media.allow-private-addresses=true")) {
       Device device = kurir.newDevice("+6281100009001", false);
       String key = "{\"key\":\"" + device.ecoKey() + "\"";
-      String secret = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+      String secret = kurir.licenseOf(device).webhookSecret();
       kurir.postJson(
           "/api/webhook_status",
           key

@@ -46,7 +46,7 @@ class DeviceConfigSecretsTest {
   private record Core(Database db, Tenants tenants, Drivers drivers) implements AutoCloseable {
     static Core of(Path dir, DriverCatalog catalog) {
       Clock clock = Clock.systemUTC();
-      Database db = Database.open(TestDatabases.at(dir.resolve("k.db")));
+      Database db = TestDatabases.open(TestDatabases.at(dir.resolve("k.db")));
       Tenants tenants =
           new Tenants(db, new IdGenerator(clock, 0), clock, ZONE, new PhoneNumbers("ID"), catalog);
       Drivers drivers =
@@ -152,7 +152,7 @@ class DeviceConfigSecretsTest {
               "+6281100007803", Map.of("access-token", "tok", "account-id", "acc-3", "label", "x"));
     }
     // Opened by a gateway that does not load the driver: only the sandbox is known.
-    try (Database db = Database.open(TestDatabases.at(dir.resolve("k.db")))) {
+    try (Database db = TestDatabases.open(TestDatabases.at(dir.resolve("k.db")))) {
       Clock clock = Clock.systemUTC();
       Tenants without =
           new Tenants(

@@ -91,7 +91,8 @@ class DriverCatalogTest {
     String url = "jdbc:sqlite:" + dir.resolve("k.db");
     Clock clock = Clock.systemUTC();
     Device device;
-    try (Database db = Database.open(url)) {
+    try (Database db =
+        io.kurir.testing.TestDatabases.open(io.kurir.store.DatabaseLocation.of(url))) {
       Tenants tenants =
           new Tenants(
               db,
@@ -111,7 +112,8 @@ class DriverCatalogTest {
       cloud.put(device.id(), "session", "other");
       waha.remove(device.id(), "pairing");
     }
-    try (Database db = Database.open(url)) {
+    try (Database db =
+        io.kurir.testing.TestDatabases.open(io.kurir.store.DatabaseLocation.of(url))) {
       DeviceSessionStore waha = new DeviceSessionStore(db, clock, "waha");
       assertThat(waha.get(device.id(), "session")).contains("kurir-2");
       assertThat(waha.get(device.id(), "pairing")).isEmpty();

@@ -123,7 +123,7 @@ class DriverRoutesTest {
   @Test
   void anInboundWebhookIsAnsweredOnceStoredAndARedeliveryIsDropped() {
     Device device = kurir.newDevice("+6281100007401", "hooky", Map.of());
-    var license = kurir.gateway().tenants().license(device.licenseId());
+    var license = kurir.licenseOf(device);
     kurir.postForm(
         "/v2.0/webhook",
         "license=" + license.code() + "&no_wa=6281100007401&action=set&url=" + receiver.url("/in"));

@@ -231,7 +231,7 @@ class SendOutcomesAndReceiptsTest {
   void aFailureReportedAfterSentFailsTheMessageWithItsReasonEverywhere() throws Exception {
     WebhookReceiver receiver = new WebhookReceiver();
     try (receiver) {
-      var license = kurir.gateway().tenants().license(device.licenseId());
+      var license = kurir.licenseOf(device);
       kurir.postForm(
           "/v2.0/webhook",
           "license="

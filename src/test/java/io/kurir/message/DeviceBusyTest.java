@@ -207,7 +207,7 @@ class DeviceBusyTest {
       messages.accept(device, syncText(Numbers.fresh()));
       messages.accept(device, syncText(Numbers.fresh()));
       String to = Numbers.fresh();
-      String license = kurir.gateway().tenants().license(device.licenseId()).code();
+      String license = kurir.licenseOf(device).code();
 
       TestGateway.Reply eco = kurir.postJson("/api/send_message", ecoText(device, to));
       TestGateway.Reply crm =

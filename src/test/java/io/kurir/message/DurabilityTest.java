@@ -117,7 +117,7 @@ class DurabilityTest {
         TestGateway kurir =
             TestGateway.start(dir, NO_DEDUP, "--media.allow-private-addresses=true")) {
       Device device = kurir.newDevice();
-      String license = kurir.gateway().tenants().license(device.licenseId()).code();
+      String license = kurir.licenseOf(device).code();
       assertThat(
               kurir
                   .postForm(

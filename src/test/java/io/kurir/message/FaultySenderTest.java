@@ -128,7 +128,7 @@ class FaultySenderTest {
   void anErrorThrownByTheDriverFailsOneSendAndTheQueueGoesOn() {
     FaultyDriver driver = new FaultyDriver();
     Clock clock = Clock.systemUTC();
-    try (Database db = Database.open(TestDatabases.at(dir.resolve("k.db")))) {
+    try (Database db = TestDatabases.open(TestDatabases.at(dir.resolve("k.db")))) {
       IdGenerator ids = new IdGenerator(clock, 0);
       Tenants tenants =
           new Tenants(

@@ -253,7 +253,7 @@ class MetricsTest {
   }
 
   static void setIncomingWebhook(TestGateway kurir, Device device, String url) {
-    String licenseCode = kurir.gateway().tenants().license(device.licenseId()).code();
+    String licenseCode = kurir.licenseOf(device).code();
     Reply set =
         kurir.postForm(
             "/v2.0/webhook",

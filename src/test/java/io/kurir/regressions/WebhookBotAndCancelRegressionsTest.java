@@ -105,7 +105,7 @@ class WebhookBotAndCancelRegressionsTest {
         TestGateway kurir = TestGateway.start(dir, "--media.allow-private-addresses=true")) {
       down.answer(500);
       Device d = kurir.newDevice("+6281100008777", true);
-      License l = kurir.gateway().tenants().license(d.licenseId());
+      License l = kurir.licenseOf(d);
       String base = "license=" + l.code() + "&no_wa=6281100008777&action=";
       kurir.postForm("/v2.0/webhook", base + "set&url=" + down.url("/in"));
       kurir.postForm("/v2.0/webhook", base + "set_outgoing&url=" + up.url("/out"));
@@ -243,7 +243,7 @@ class WebhookBotAndCancelRegressionsTest {
       Device a = kurir.newDevice("+6281100008781", true);
       Device b = kurir.newDevice("+6281100008782", true);
       for (Device d : List.of(a, b)) {
-        License l = kurir.gateway().tenants().license(d.licenseId());
+        License l = kurir.licenseOf(d);
         String url =
             d == a ? "http://127.0.0.1:" + hang.getAddress().getPort() + "/hang" : fast.url("/out");
         kurir.postForm(
@@ -337,7 +337,7 @@ class WebhookBotAndCancelRegressionsTest {
     try (WebhookReceiver receiver = new WebhookReceiver();
         TestGateway kurir = TestGateway.start(dir, "--media.allow-private-addresses=true")) {
       Device d = kurir.newDevice();
-      License l = kurir.gateway().tenants().license(d.licenseId());
+      License l = kurir.licenseOf(d);
       kurir.postForm(
           "/v2.0/webhook",
           "license="

@@ -40,7 +40,7 @@ public final class CoreNode implements AutoCloseable {
 
   private CoreNode(Path file, int nodeId, Clock clock, ScriptedDriver driver) {
     this.driver = driver;
-    this.db = Database.open(TestDatabases.at(file));
+    this.db = TestDatabases.open(TestDatabases.at(file));
     IdGenerator ids = new IdGenerator(clock, nodeId);
     this.tenants =
         new Tenants(

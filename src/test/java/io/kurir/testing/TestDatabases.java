@@ -50,9 +50,24 @@ public final class TestDatabases {
         });
   }
 
+  /** The secrets key of databases opened by {@link #open}: fixed, so reopening finds it. */
+  public static final String TEST_SECRETS_KEY =
+      java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
   /**
-   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}; none on
-   * SQLite, where the gateway finds its file under {@code data.dir}.
+   * Opens {@code location} as a gateway does, with the fixed {@link #TEST_SECRETS_KEY}: for tests
+   * that build core services on a database of their own.
+   */
+  public static io.kurir.store.Database open(DatabaseLocation location) {
+    return io.kurir.store.Database.open(
+        location,
+        new io.kurir.store.SecretKeys.Source(Path.of("unused-secret.key"), TEST_SECRETS_KEY),
+        message -> {});
+  }
+
+  /**
+   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}, with its
+   * secrets key; none on SQLite, where the gateway finds both under {@code data.dir}.
    */
   public static List<String> flags(Path sqliteFile) {
     if (!postgres) {
@@ -62,7 +77,10 @@ public final class TestDatabases {
     return List.of(
         "--database.url=" + db.url(),
         "--database.user=" + db.user(),
-        "--database.password=" + db.password());
+        "--database.password=" + db.password(),
+        // The database's secrets key where a gateway on SQLite keeps it, beside that file: so a
+        // second node given these flags from another folder has the first one's key.
+        "--secrets.key-file=" + sqliteFile.toAbsolutePath().getParent().resolve("secret.key"));
   }
 
   private static synchronized void drop(List<DatabaseLocation> made) {

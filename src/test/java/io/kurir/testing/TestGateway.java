@@ -8,6 +8,7 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverFactory;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.tenant.Credentials;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.Partner;
@@ -141,10 +142,52 @@ public final class TestGateway implements AutoCloseable {
     return gateway.baseUrl() + path;
   }
 
+  // The partners and licenses newDevice made, as made: with the credentials that are stored only
+  // as hashes (a license's code and push key, a partner's secret), which a read cannot give back.
+  private final Map<Long, Partner> madePartners = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Long, License> madeLicenses = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private void made(Partner p, License l) {
+    madePartners.put(p.id(), p);
+    madeLicenses.put(l.id(), l);
+  }
+
+  /**
+   * The license of a device {@link #newDevice} made, as it is now, with its code and push key as
+   * they were made (unless they changed since): what its customer holds.
+   */
+  public License licenseOf(Device device) {
+    License now = gateway.tenants().license(device.licenseId());
+    License made = madeLicenses.get(now.id());
+    if (made == null) {
+      return now;
+    }
+    return new License(
+        now.id(),
+        now.partnerId(),
+        Credentials.matches(now.code(), made.code()) ? made.code() : now.code(),
+        now.name(),
+        now.email(),
+        now.expiresOn(),
+        now.allowedAddresses(),
+        now.disabled(),
+        now.createdAt(),
+        now.webhookSecret(),
+        Credentials.matches(now.pushKey(), made.pushKey()) ? made.pushKey() : now.pushKey());
+  }
+
+  /** The partner of a device {@link #newDevice} made, with its secret as made (unless changed). */
+  public Partner partnerOf(Device device) {
+    Partner now = gateway.tenants().partner(licenseOf(device).partnerId());
+    Partner made = madePartners.get(now.id());
+    return made != null && Credentials.matches(now.basicSecret(), made.basicSecret()) ? made : now;
+  }
+
   /** A new partner, license and device, paired on the sandbox unless {@code paired} is false. */
   public Device newDevice(String number, boolean paired) {
     Partner p = gateway.tenants().createPartner("Partner " + number, "p@example.com");
     License l = gateway.tenants().createLicense(p.id(), "Customer " + number, "", null, List.of());
+    made(p, l);
     Device d = gateway.tenants().createDevice(l.id(), number, "sandbox");
     if (paired) {
       sandbox.pair(d.id(), d.number());
@@ -156,6 +199,7 @@ public final class TestGateway implements AutoCloseable {
   public Device newDevice(String number, String driver, Map<String, String> config) {
     Partner p = gateway.tenants().createPartner("Partner " + number, "p@example.com");
     License l = gateway.tenants().createLicense(p.id(), "Customer " + number, "", null, List.of());
+    made(p, l);
     return gateway.tenants().createDevice(l.id(), number, driver, config);
   }
 

@@ -144,7 +144,7 @@ class DeviceStatusWebhookTest {
     assertThat(event.get("newState").asText()).isEqualTo("online");
     assertThat(event.get("number").asText()).isEqualTo("6281100008001");
     assertThat(first.headers().get("type")).startsWith("application/json");
-    String secret = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+    String secret = kurir.licenseOf(device).webhookSecret();
     assertThat(first.headers().get("signature"))
         .isEqualTo(
             "sha256=" + WebhookOutbox.sign(secret, first.headers().get("timestamp"), first.body()));
@@ -222,7 +222,7 @@ class DeviceStatusWebhookTest {
   void aRotatedSecretKeepsSigningUntilTheOverlapEnds() throws Exception {
     String[] auth = {"Authorization", "Bearer " + TestGateway.ADMIN_TOKEN};
     webhookStatus("add", url);
-    String old = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+    String old = kurir.licenseOf(device).webhookSecret();
     JsonNode rotated =
         JSON.readTree(
             kurir

@@ -42,7 +42,7 @@ class MessageWebhookTest {
     receiver = new WebhookReceiver();
     kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
     device = kurir.newDevice("+6281100008101", true);
-    license = kurir.gateway().tenants().license(device.licenseId());
+    license = kurir.licenseOf(device);
   }
 
   @AfterEach
@@ -62,7 +62,7 @@ class MessageWebhookTest {
   }
 
   void signedByTheLicense(Received r) {
-    String secret = kurir.gateway().tenants().license(device.licenseId()).webhookSecret();
+    String secret = kurir.licenseOf(device).webhookSecret();
     assertThat(r.signature())
         .isEqualTo("sha256=" + WebhookOutbox.sign(secret, r.timestamp(), r.body()));
     assertThat(r.type()).startsWith("application/json");

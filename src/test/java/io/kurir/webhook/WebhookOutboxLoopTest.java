@@ -52,7 +52,7 @@ class WebhookOutboxLoopTest {
 
   @BeforeEach
   void open() {
-    db = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
+    db = TestDatabases.open(TestDatabases.at(dir.resolve("kurir.db")));
     ids = new IdGenerator(Clock.systemUTC(), 0);
     receiver = new WebhookReceiver();
   }
@@ -122,7 +122,7 @@ class WebhookOutboxLoopTest {
   @Test
   void twoOutboxesOnOneDatabaseNeverDeliverAnEventTwice() throws Exception {
     List<Device> devices = devices(40);
-    Database second = Database.open(TestDatabases.at(dir.resolve("kurir.db")));
+    Database second = TestDatabases.open(TestDatabases.at(dir.resolve("kurir.db")));
     extraDatabases.add(second);
     WebhookOutbox one = outbox(db, Clock.systemUTC(), 1);
     WebhookOutbox two = outbox(second, Clock.systemUTC(), 2);

@@ -231,7 +231,7 @@ class WebhookOutboxTest {
     try (WebhookReceiver receiver = new WebhookReceiver();
         TestGateway kurir = TestGateway.start(dir, clock, PRIVATE_URLS)) {
       Device d = kurir.newDevice("+6281100008201", true);
-      License l = kurir.gateway().tenants().license(d.licenseId());
+      License l = kurir.licenseOf(d);
       kurir.postForm(
           "/v2.0/webhook",
           "license=" + l.code() + "&no_wa=6281100008201&action=set&url=" + receiver.url("/in"));
@@ -291,7 +291,7 @@ class WebhookOutboxTest {
     try (WebhookReceiver receiver = new WebhookReceiver();
         TestGateway kurir = TestGateway.start(dir, clock, PRIVATE_URLS)) {
       Device d = kurir.newDevice("+6281100008202", true);
-      License l = kurir.gateway().tenants().license(d.licenseId());
+      License l = kurir.licenseOf(d);
       kurir.postForm(
           "/v2.0/webhook",
           "license="

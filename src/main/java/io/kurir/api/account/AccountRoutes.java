@@ -336,7 +336,7 @@ public final class AccountRoutes implements RouteTable {
   }
 
   private void set(Context ctx, RequestFields f, Device device, Direction direction) {
-    usableLicense(tenants.license(device.licenseId()).code());
+    requireUsable(knownLicense(tenants.license(device.licenseId())));
     String url = f.required("url").strip();
     if (url.length() > MAX_URL) {
       throw ApiException.fieldNotValid("url", "at most " + MAX_URL + " characters");
@@ -356,7 +356,11 @@ public final class AccountRoutes implements RouteTable {
 
   /** The license named by {@code code}, if it may be used today: else 401, or 403 with why. */
   private License usableLicense(String code) {
-    License license = knownLicense(code);
+    return requireUsable(knownLicense(code));
+  }
+
+  /** {@code license} if it has not expired; else 403. */
+  private License requireUsable(License license) {
     if (tenants.isExpired(license)) {
       throw new ApiException(
           403, "license_expired", "the license expired on " + license.expiresOn().orElseThrow());
@@ -365,10 +369,14 @@ public final class AccountRoutes implements RouteTable {
   }
 
   private License knownLicense(String code) {
-    License license =
+    return knownLicense(
         tenants
             .licenseByCode(code.strip())
-            .orElseThrow(() -> new ApiException(401, "invalid_license", "no such license"));
+            .orElseThrow(() -> new ApiException(401, "invalid_license", "no such license")));
+  }
+
+  /** {@code license} if it and its partner are switched on; else 403. */
+  private License knownLicense(License license) {
     if (license.disabled() || tenants.partner(license.partnerId()).disabled()) {
       throw new ApiException(403, "license_disabled", "the license is switched off");
     }

@@ -39,6 +39,10 @@ final class AdminScriptHandlers {
    * came to, often 127.0.0.1 or an internal name, is not one Google's servers can reach), and for
    * {@code multi-type} its {@code type} ({@code eco}, {@code mobile_v1}, {@code mobile_v2}, {@code
    * crm}). Push scripts send through the device's first mobile CS entry.
+   *
+   * <p>Push scripts also take the license's {@code push_key}, and a {@code crm} script the device's
+   * {@code crm_device_id}: both are stored as hashes, so Kurir cannot fill them in; the one given
+   * must be the license's or device's (it was shown when it was made or rotated).
    */
   void script(Context ctx, long deviceId) {
     RequestFields f = RequestFields.of(ctx);
@@ -71,7 +75,7 @@ final class AdminScriptHandlers {
     switch (script) {
       case "eco-async" -> settings.put("key", device.ecoKey());
       case "push-v1" -> {
-        settings.put("push_key", license.pushKey());
+        settings.put("push_key", given(f, "push_key", license.pushKey(), "the license's push key"));
         settings.put("app_id", pushAppId);
         settings.put("include_player_ids", handset(device).playerId());
       }
@@ -81,11 +85,14 @@ final class AdminScriptHandlers {
         settings.put("app_id", pushAppId);
         switch (type) {
           case "eco" -> settings.put("key", device.ecoKey());
-          case "crm" -> settings.put("key", device.crmDeviceId());
+          case "crm" ->
+              settings.put(
+                  "key", given(f, "crm_device_id", device.crmDeviceId(), "the device's CRM id"));
           case "mobile_v1", "mobile_v2" -> {
             MobileCs.Entry cs = handset(device);
             settings.put("key", type.equals("mobile_v1") ? cs.playerId() : cs.handsetId());
-            settings.put("push_key", license.pushKey());
+            settings.put(
+                "push_key", given(f, "push_key", license.pushKey(), "the license's push key"));
           }
           default ->
               throw ApiException.fieldNotValid("type", "type is eco, mobile_v1, mobile_v2 or crm");
@@ -94,6 +101,16 @@ final class AdminScriptHandlers {
     }
     ctx.contentType("application/javascript; charset=utf-8")
         .result(ScriptGenerator.generate(script, settings));
+  }
+
+  /** The credential the caller gave in {@code field}, checked against its stored hash. */
+  private static String given(RequestFields f, String field, String stored, String what) {
+    String value = f.required(field).strip();
+    if (!io.kurir.tenant.Credentials.matches(stored, value)) {
+      throw ApiException.fieldNotValid(
+          field, field + " is not " + what + " (shown when it was made or rotated)");
+    }
+    return value;
   }
 
   private MobileCs.Entry handset(Device device) {

@@ -104,7 +104,10 @@ final class TenantPages {
       if (rows.size() == Pages.MAX_ROWS) {
         break;
       }
-      if (q.isPresent() && !matches(q.get(), l.name(), l.email(), l.code(), "" + l.id())) {
+      // A license code is stored as its hash: the whole code finds its license, a part does not.
+      if (q.isPresent()
+          && !matches(q.get(), l.name(), l.email(), "" + l.id())
+          && !io.kurir.tenant.Credentials.matches(l.code(), q.get().strip())) {
         continue;
       }
       String state = l.disabled() ? "disabled" : tenants.isExpired(l) ? "expired" : "on";
@@ -302,11 +305,18 @@ final class TenantPages {
         new OnceShown.Secret("Basic secret", p.basicSecret()));
   }
 
+  /**
+   * The device's credentials that are readable: all three when it was just made, the rotated one
+   * and the Eco key after a rotation (the others are stored as hashes and cannot be shown again).
+   */
   private static List<OnceShown.Secret> credentials(Device d) {
-    return List.of(
-        new OnceShown.Secret("Key", d.ecoKey()),
-        new OnceShown.Secret("Device key", d.deviceKey()),
-        new OnceShown.Secret("CRM device id", d.crmDeviceId()));
+    List<OnceShown.Secret> shown = new java.util.ArrayList<>();
+    shown.add(new OnceShown.Secret("Key", d.ecoKey()));
+    io.kurir.tenant.Credentials.shown(d.deviceKey())
+        .ifPresent(k -> shown.add(new OnceShown.Secret("Device key", k)));
+    io.kurir.tenant.Credentials.shown(d.crmDeviceId())
+        .ifPresent(k -> shown.add(new OnceShown.Secret("CRM device id", k)));
+    return shown;
   }
 
   /**

@@ -20,6 +20,7 @@ final class WahaSessions {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   static final String KEY_SESSION = "session";
+  // Stored encrypted; keep in sync with StoredSecrets.SessionSecrets.KEYS.
   static final String KEY_HMAC = "hmac-key";
   static final String KEY_STATUS = "status";
 
@@ -52,19 +53,19 @@ final class WahaSessions {
 
   /** The key that signs the device's webhooks; made on first use and kept. */
   String hmacKey(long deviceId) {
-    Optional<String> key = store.get(deviceId, KEY_HMAC);
+    Optional<String> key = store.getSecret(deviceId, KEY_HMAC);
     if (key.isPresent()) {
       return key.get();
     }
     byte[] bytes = new byte[32];
     RANDOM.nextBytes(bytes);
     String made = HexFormat.of().formatHex(bytes);
-    store.put(deviceId, KEY_HMAC, made);
+    store.putSecret(deviceId, KEY_HMAC, made);
     return made;
   }
 
   Optional<String> existingHmacKey(long deviceId) {
-    return store.get(deviceId, KEY_HMAC);
+    return store.getSecret(deviceId, KEY_HMAC);
   }
 
   /** The engine's last reported status of the device's session, such as {@code WORKING}. */

@@ -68,7 +68,7 @@ class LegacyClientShapesTest {
     // The file server is on loopback.
     kurir = TestGateway.start(dir, "--media.allow-private-addresses=true");
     single = kurir.newDevice("+6281100008401", true);
-    singleLicense = kurir.gateway().tenants().license(single.licenseId()).code();
+    singleLicense = kurir.licenseOf(single).code();
   }
 
   @AfterAll

@@ -34,7 +34,7 @@ class LegacySendMessageTest {
   static void start() {
     kurir = TestGateway.start(dir);
     device = kurir.newDevice("+6281100008301", true);
-    license = kurir.gateway().tenants().license(device.licenseId()).code();
+    license = kurir.licenseOf(device).code();
   }
 
   @AfterAll

@@ -85,7 +85,7 @@ class AdminDeviceViewTest {
     kurir.postForm(
         "/v2.0/webhook",
         "license="
-            + kurir.gateway().tenants().license(device.licenseId()).code()
+            + kurir.licenseOf(device).code()
             + "&no_wa="
             + device.number().substring(1)
             + "&action=set&url=http://127.0.0.1:9/in");

@@ -47,6 +47,44 @@ class AdminScriptTest {
     }
   }
 
+  /**
+   * A license's push key is stored as its hash: Kurir cannot fill it into a push script, so the
+   * caller gives it (as shown when it was made) and it is checked.
+   */
+  @Test
+  void aPushScriptTakesThePushKeyThatIsStoredOnlyAsAHash() {
+    try (TestGateway kurir = TestGateway.start(dir, "--public.url=https://wa.toko.example")) {
+      Device device = kurir.newDevice();
+      io.kurir.tenant.License license = kurir.licenseOf(device);
+      new io.kurir.tenant.MobileCs(
+              kurir.gateway().database(),
+              new io.kurir.store.IdGenerator(java.time.Clock.systemUTC(), 5),
+              java.time.Clock.systemUTC(),
+              kurir.gateway().tenants())
+          .add(license.id(), device.id(), "CS Sari", "player-script", "handset-script");
+      java.util.function.Function<String, Reply> push =
+          extra ->
+              kurir.get(
+                  "/admin/devices/"
+                      + device.id()
+                      + "/script?script=push-v1&kolom_no_wa=3&template=Halo"
+                      + extra,
+                  "Authorization",
+                  "Bearer " + TestGateway.ADMIN_TOKEN);
+
+      Reply none = push.apply("");
+      assertThat(none.status()).isEqualTo(400);
+      assertThat(none.body()).contains("push_key_empty");
+      Reply wrong = push.apply("&push_key=not-the-push-key-0123456789");
+      assertThat(wrong.status()).isEqualTo(400);
+      assertThat(wrong.body()).contains("push_key_not_valid");
+      Reply right = push.apply("&push_key=" + license.pushKey());
+
+      assertThat(right.status()).as(right.body()).isEqualTo(200);
+      assertThat(right.body()).contains(license.pushKey());
+    }
+  }
+
   @Test
   void aPublicUrlThatIsNotAnAddressIsRefusedAtStart() {
     org.assertj.core.api.Assertions.assertThatThrownBy(

@@ -333,7 +333,7 @@ class ConsoleBrowserTest {
   void aCustomerSeesOnlyTheirOwnDevices() {
     Device mine = kurir.newDevice(Numbers.fresh(), false);
     Device theirs = kurir.newDevice(Numbers.fresh(), true);
-    String code = kurir.gateway().tenants().license(mine.licenseId()).code();
+    String code = kurir.licenseOf(mine).code();
 
     open("/console/sign-in");
     find("form input[value=customer] ~ label input[name=secret]").sendKeys(code);

@@ -183,6 +183,8 @@ class OpenApiExchangesTest {
                 json("license", licenseId, "number", number, "driver", "sandbox"),
                 ADMIN));
     deviceId = device.get("id").asText();
+    // The CRM id is stored as its hash: readable only in the answer that made it.
+    crmId = device.get("crmDeviceId").asText();
     canonical("GET", "/admin/devices", null, ADMIN);
     canonical("GET", "/admin/devices/" + deviceId, null, ADMIN);
     refused("POST", "/admin/partners", json("name", "R", "nmae", "R"), ADMIN); // unknown_field
@@ -195,7 +197,6 @@ class OpenApiExchangesTest {
                 ADMIN));
     key = device.get("key").asText();
     deviceKey = device.get("deviceKey").asText();
-    crmId = device.get("crmDeviceId").asText();
     for (String what :
         List.of("partners/" + partnerId, "licenses/" + licenseId, "devices/" + deviceId)) {
       canonical("POST", "/admin/" + what + "/disable", null, ADMIN);

@@ -239,7 +239,7 @@ class NumberListTest {
             "{\"key\":\"" + device.ecoKey() + "\",\"phone_no\":\"" + list + "\",\"message\":\"x\"}",
             "application/json",
             "Authorization",
-            "Bearer " + kurir.gateway().tenants().license(device.licenseId()).pushKey());
+            "Bearer " + kurir.licenseOf(device).pushKey());
     Reply scheduler =
         eco(
             "/api/scheduler",

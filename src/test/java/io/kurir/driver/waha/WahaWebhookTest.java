@@ -170,9 +170,16 @@ class WahaWebhookTest {
         WahaWebhookRoutes.hmac(key, body.getBytes(StandardCharsets.UTF_8)));
   }
 
+  /** The key that signs the device's webhooks, as stored (encrypted) and then decrypted. */
   static String keyOf(WahaFixture f, Device device) {
-    return f.texts(
-            "SELECT value FROM driver_state WHERE device_id = ? AND key = 'hmac-key'", device.id())
-        .getFirst();
+    return f.kurir
+        .gateway()
+        .database()
+        .secrets()
+        .open(
+            f.texts(
+                    "SELECT value FROM driver_state WHERE device_id = ? AND key = 'hmac-key'",
+                    device.id())
+                .getFirst());
   }
 }

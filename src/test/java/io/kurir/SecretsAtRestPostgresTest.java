@@ -1,0 +1,6 @@
+package io.kurir;
+
+import io.kurir.testing.OnPostgreSQL;
+
+@OnPostgreSQL
+class SecretsAtRestPostgresTest extends SecretsAtRestTest {}
