@@ -193,7 +193,10 @@ class SendMessageTest {
                 + "\",\"message\":\"x\",\"deliveryFlag\":\"true\"}");
 
     assertThat(reply.body())
-        .matches("\\{\"status\":\"" + NOT_FOUND + "\",\"message\":\\{.*\"status\":\"failed\".*}}");
+        .matches(
+            "\\{\"status\":\""
+                + NOT_FOUND
+                + "\",\"message\":\\{.*\"status\":\"not_exists\".*\"reason\":\"number_not_found\"}}");
   }
 
   @Test

@@ -33,7 +33,7 @@ class PushV1AppIdsTest {
   /** A license with a paired device and a handset whose player id is {@code player}. */
   private static License licenseWithHandset(TestGateway kurir, String number, String player) {
     Device device = kurir.newDevice(number, true);
-    License license = kurir.gateway().tenants().license(device.licenseId());
+    License license = kurir.licenseOf(device);
     new MobileCs(
             kurir.gateway().database(),
             new io.kurir.store.IdGenerator(Clock.systemUTC(), 3),
