@@ -47,12 +47,30 @@ class DeviceDeleteTest {
                       .awaitFirstOutcome(
                           sync, Instant.now().plus(Eventually.GUARD), Instant.now()));
 
-      // The send under way ends after the delete began: the delete waits for it.
-      CompletableFuture<Device> delete =
-          CompletableFuture.supplyAsync(() -> node.tenants().deleteDevice(device.id()));
+      // The send under way ends after the delete began: the delete waits for it. Released only
+      // once the delete waits for the sender's stop (it asked the sender to stop before that):
+      // released earlier, as a 300 ms timer on a busy machine did, the sender would send the next
+      // queued message before it is told. The wait is seen in the deleting thread's stack.
+      CompletableFuture<Device> delete = new CompletableFuture<>();
+      Thread deleter =
+          Thread.ofPlatform()
+              .name("deleter")
+              .start(
+                  () -> {
+                    try {
+                      delete.complete(node.tenants().deleteDevice(device.id()));
+                    } catch (RuntimeException e) {
+                      delete.completeExceptionally(e);
+                    }
+                  });
       Eventually.until(
-          "the device row is deleted",
-          () -> node.tenants().devices().stream().noneMatch(d -> d.id() == device.id()));
+          "the delete waits for the device's sender to stop",
+          () ->
+              java.util.Arrays.stream(deleter.getStackTrace())
+                  .anyMatch(
+                      f ->
+                          f.getClassName().equals(DeviceSender.class.getName())
+                              && f.getMethodName().equals("awaitStop")));
       assertThat(delete)
           .as("the delete waits for the send in the driver's hands (held)")
           .isNotDone();

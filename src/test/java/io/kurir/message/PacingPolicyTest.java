@@ -44,6 +44,13 @@ class PacingPolicyTest {
   final List<Seen> seen = new CopyOnWriteArrayList<>();
   final AtomicInteger underWay = new AtomicInteger();
   final AtomicInteger mostUnderWay = new AtomicInteger();
+
+  /**
+   * Sends under way at once that a test expects: each send waits until that many were (once), so
+   * that a busy machine, slow to start the next send, cannot end one before the next begins.
+   */
+  volatile int overlapWanted;
+
   final Set<String> recipientsUnderWay = ConcurrentHashMap.newKeySet();
   final AtomicInteger sameRecipientOverlaps = new AtomicInteger();
 
@@ -68,6 +75,9 @@ class PacingPolicyTest {
           if (!recipientsUnderWay.add(m.recipient())) {
             sameRecipientOverlaps.incrementAndGet();
           }
+          Eventually.until(
+              overlapWanted + " sends under way at once",
+              () -> mostUnderWay.get() >= overlapWanted);
           try {
             Thread.sleep(takes);
           } catch (InterruptedException e) {
@@ -100,6 +110,7 @@ class PacingPolicyTest {
   @Test
   void severalSendsAreUnderWayAtOnceWhileEachRecipientGetsItsMessagesInOrder() {
     Device device = start(Map.of("pacing.in-flight", "4"));
+    overlapWanted = 3;
     List<String> recipients = List.of("+6281200000001", "+6281200000002", "+6281200000003");
     recipients.forEach(to -> slow(to, 4, Duration.ofMillis(300)));
     driver.holdSends(); // the whole queue is there before the first send
@@ -122,6 +133,7 @@ class PacingPolicyTest {
   @Test
   void inFlightIsAtMostWhatThePacingSays() {
     Device device = start(Map.of("pacing.in-flight", "2"));
+    overlapWanted = 2;
     List<String> recipients = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       recipients.add("+628130000001" + i);

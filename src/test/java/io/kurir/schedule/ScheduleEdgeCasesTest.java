@@ -210,7 +210,8 @@ class ScheduleEdgeCasesTest {
               s.media().maxKb());
       runner.start();
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
-      assertThat(fetching.await(10, java.util.concurrent.TimeUnit.SECONDS))
+      assertThat(
+              fetching.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
           .as("the fetch is under way (the server answers after 3 s)")
           .isTrue();
       runner.close(); // what Gateway.stopCore does first; it waits for the fetch to end
@@ -277,7 +278,8 @@ class ScheduleEdgeCasesTest {
                 Thread.sleep(15_000); // a disk or lock stall, longer than a caller waits (14 s)
                 return null;
               });
-      assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(stalled.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+          .isTrue();
       clock.advance(Duration.ofMinutes(1));
       Eventually.until(
           "sent once the commit went through", () -> kurir.sandbox().inbox(to).size() == 1);
