@@ -155,12 +155,15 @@ class CrashTest {
         boolean last = round == KILLS;
         int goal = before + (last ? ACCEPTED_IN_LAST_ROUND : ACCEPTED_PER_ROUND);
         Eventually.until(
-            "accepted " + goal + " (round " + round + ")", () -> load.accepted.size() >= goal);
+            "accepted " + goal + " (round " + round + ")",
+            Eventually.GUARD, // another process under load: slow work
+            () -> load.accepted.size() >= goal);
         if (last) {
           load.stop();
           acceptedPerRound.add(load.accepted.size() - before);
           try (Connection db = readOnly(data.resolve("kurir.db"))) {
-            Eventually.until("every message in a final state", () -> unfinished(db) == 0);
+            Eventually.until(
+                "every message in a final state", Eventually.GUARD, () -> unfinished(db) == 0);
           }
           gateway.stop();
         } else {

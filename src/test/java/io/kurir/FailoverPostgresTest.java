@@ -135,7 +135,7 @@ class FailoverPostgresTest {
       }
       phases.add("shared out " + millisSince(began));
       load.start();
-      Eventually.until("load accepted", () -> load.accepted.size() >= 300);
+      Eventually.until("load accepted", Eventually.GUARD, () -> load.accepted.size() >= 300);
       phases.add("loaded " + millisSince(began));
 
       // kill -9 of node 2, under load.
@@ -180,7 +180,8 @@ class FailoverPostgresTest {
 
       phases.add("handed over " + millisSince(began));
       load.stop();
-      Eventually.until("every message in a final state", () -> unfinished(sql) == 0);
+      Eventually.until(
+          "every message in a final state", Eventually.GUARD, () -> unfinished(sql) == 0);
       phases.add("drained " + millisSince(began));
       first.stop();
 

@@ -125,6 +125,7 @@ class LogsTest {
       pushKey = exerciseACloudDeviceWhoseTokenIsRevoked(kurir, graph);
       Eventually.until(
           "a retry, a refused webhook and a refused access token in the log",
+          Eventually.GUARD, // another process: slow work
           () ->
               kurir.stderr().stream().anyMatch(l -> l.contains("retry 1"))
                   && kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400"))
@@ -224,6 +225,7 @@ class LogsTest {
       webhookSecret = exercise(kurir, receiver);
       Eventually.until(
           "the refused webhook in the log",
+          Eventually.GUARD, // another process: slow work
           () -> kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400")));
       kurir.close();
       stderr = kurir.stderr();

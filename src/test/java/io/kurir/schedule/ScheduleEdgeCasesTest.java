@@ -282,7 +282,9 @@ class ScheduleEdgeCasesTest {
           .isTrue();
       clock.advance(Duration.ofMinutes(1));
       Eventually.until(
-          "sent once the commit went through", () -> kurir.sandbox().inbox(to).size() == 1);
+          "sent once the commit went through",
+          Eventually.GUARD, // behind a 15 s stall
+          () -> kurir.sandbox().inbox(to).size() == 1);
       assertThat(kurir.sandbox().inbox(to)).as("sent once the commit went through").hasSize(1);
     }
   }

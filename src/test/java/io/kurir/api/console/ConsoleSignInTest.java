@@ -234,10 +234,10 @@ class ConsoleSignInTest {
 
   /**
    * The page at {@code path}, asked for again until it holds {@code wanted} (or the hang guard,
-   * {@link io.kurir.testing.Eventually#GUARD}, passes).
+   * {@link io.kurir.testing.Eventually#DEFAULT}, passes).
    */
   private String eventuallyContaining(String cookie, String path, String wanted) throws Exception {
-    long deadline = System.nanoTime() + io.kurir.testing.Eventually.GUARD.toNanos();
+    long deadline = System.nanoTime() + io.kurir.testing.Eventually.DEFAULT.toNanos();
     String page = get(path, "Cookie", cookie).body();
     while (!page.contains(wanted) && System.nanoTime() < deadline) {
       Thread.sleep(100); // a poll interval, not a fixed delay

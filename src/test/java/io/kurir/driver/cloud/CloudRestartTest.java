@@ -38,6 +38,7 @@ class CloudRestartTest {
       f.graph.webhookTo(f.kurir.url(CloudWebhookRoutes.PATH));
       Eventually.until(
           "every message delivered",
+          Eventually.GUARD, // a restart and every delivery: slow work
           () -> ids.stream().allMatch(id -> f.message(id).state() == MessageState.DELIVERY));
 
       Set<String> opaque = new HashSet<>();
