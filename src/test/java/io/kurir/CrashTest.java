@@ -156,16 +156,14 @@ class CrashTest {
         int goal = before + (last ? ACCEPTED_IN_LAST_ROUND : ACCEPTED_PER_ROUND);
         Eventually.until(
             "accepted " + goal + " (round " + round + ")",
-            Duration.ofSeconds(30),
+            Eventually.GUARD, // another process under load: slow work
             () -> load.accepted.size() >= goal);
         if (last) {
           load.stop();
           acceptedPerRound.add(load.accepted.size() - before);
           try (Connection db = readOnly(data.resolve("kurir.db"))) {
             Eventually.until(
-                "every message in a final state",
-                Duration.ofSeconds(30),
-                () -> unfinished(db) == 0);
+                "every message in a final state", Eventually.GUARD, () -> unfinished(db) == 0);
           }
           gateway.stop();
         } else {

@@ -63,7 +63,7 @@ class DailyCapByTheOperatorTest {
       assertThat(accepted.status()).isEqualTo(200);
       ids.add(Long.parseLong(accepted.body())); // accepted with its id, not refused
     }
-    Eventually.until("two sent", Duration.ofSeconds(10), () -> gone(device) == 2);
+    Eventually.until("two sent", () -> gone(device) == 2);
     Thread.sleep(1_500); // a sender that ignored the cap would have sent the rest by now
     assertThat(gone(device)).isEqualTo(2L);
     assertThat(waiting(device)).isEqualTo(2L);
@@ -78,14 +78,13 @@ class DailyCapByTheOperatorTest {
                 "pacing.daily-cap=3",
                 "--data.dir=" + dir.resolve("data")))
         .isZero();
-    Eventually.until(
-        "a third sent under the new cap", Duration.ofSeconds(10), () -> gone(device) == 3);
+    Eventually.until("a third sent under the new cap", () -> gone(device) == 3);
     Thread.sleep(1_500);
     assertThat(waiting(device)).as("the fourth waits for tomorrow").isEqualTo(1L);
 
     // 14 hours after 10:00 in Jakarta the next day has begun there.
     clock.advance(Duration.ofHours(14));
-    Eventually.until("the rest sent the next day", Duration.ofSeconds(10), () -> gone(device) == 4);
+    Eventually.until("the rest sent the next day", () -> gone(device) == 4);
   }
 
   private int admin(String... args) {

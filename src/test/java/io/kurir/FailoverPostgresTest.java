@@ -57,8 +57,11 @@ class FailoverPostgresTest {
   private static final int DEVICES = 6;
   private static final int CLIENTS = 6;
 
-  /** The lease time (DeviceOwnership.LEASE_TTL), the watcher's period, and slack for a busy box. */
-  private static final Duration TAKE_OVER_WITHIN = Duration.ofSeconds(15 + 1 + 4);
+  /**
+   * The lease time (DeviceOwnership.LEASE_TTL), the watcher's period, and slack for a busy box (a
+   * full suite beside other builds on 2 cores: 4 s was not always enough).
+   */
+  private static final Duration TAKE_OVER_WITHIN = Duration.ofSeconds(15 + 1 + 9);
 
   @TempDir Path dir;
   private final List<Process> started = new ArrayList<>();
@@ -123,7 +126,6 @@ class FailoverPostgresTest {
       }
       Eventually.until(
           "the devices shared out, two per node",
-          Duration.ofSeconds(20),
           () ->
               heldPerNode(sql).values().stream().allMatch(n -> n == DEVICES / NODES)
                   && heldPerNode(sql).size() == NODES);
@@ -133,7 +135,7 @@ class FailoverPostgresTest {
       }
       phases.add("shared out " + millisSince(began));
       load.start();
-      Eventually.until("load accepted", Duration.ofSeconds(30), () -> load.accepted.size() >= 300);
+      Eventually.until("load accepted", Eventually.GUARD, () -> load.accepted.size() >= 300);
       phases.add("loaded " + millisSince(began));
 
       // kill -9 of node 2, under load.
@@ -167,21 +169,19 @@ class FailoverPostgresTest {
       long stoppedAt = System.currentTimeMillis();
       Eventually.until(
           "the stopped node's devices send on the last node",
-          Duration.ofSeconds(10),
           () -> firstSentAfter(sql, stoppingDevices, stoppedAt) > 0);
       long handedOverAfter = firstSentAfter(sql, stoppingDevices, stoppedAt) - stoppedAt;
       assertThat(Duration.ofMillis(handedOverAfter))
-          .as("a clean stop hands over at once")
-          .isLessThan(Duration.ofSeconds(5));
+          .as("a clean stop hands over at once, not after the 15 s lease time (a busy box's room)")
+          .isLessThan(Duration.ofSeconds(10));
       Eventually.until(
           "the last node holds every device",
-          Duration.ofSeconds(5),
           () -> heldPerNode(sql).keySet().equals(Set.of("node-1")));
 
       phases.add("handed over " + millisSince(began));
       load.stop();
       Eventually.until(
-          "every message in a final state", Duration.ofSeconds(30), () -> unfinished(sql) == 0);
+          "every message in a final state", Eventually.GUARD, () -> unfinished(sql) == 0);
       phases.add("drained " + millisSince(began));
       first.stop();
 

@@ -47,7 +47,7 @@ class PairingQrTest {
               .asText();
       assertThat(kurir.sandbox().scan(payload)).contains(device.id());
 
-      assertThat(command.get(10, TimeUnit.SECONDS)).isZero();
+      assertThat(command.get(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS)).isZero();
       assertThat(out.toString(StandardCharsets.UTF_8)).contains("is paired (online)");
     }
   }
@@ -79,7 +79,9 @@ class PairingQrTest {
   void aSandboxDeviceWithoutTheSandboxApiIsRefusedWithWhatToChange() throws Exception {
     try (TestGateway kurir = TestGateway.start(dir, "--sandbox.api=false")) {
       Device device = kurir.newDevice("+6281100007002", false);
-      int code = qrOf(kurir, device, TestGateway.ADMIN_TOKEN).get(10, TimeUnit.SECONDS);
+      int code =
+          qrOf(kurir, device, TestGateway.ADMIN_TOKEN)
+              .get(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS);
 
       assertThat(code).isEqualTo(1);
       assertThat(out.toString(StandardCharsets.UTF_8)).as("no code shown").doesNotContain("█");
@@ -108,7 +110,9 @@ class PairingQrTest {
     try (TestGateway kurir = TestGateway.start(dir)) {
       Device device = kurir.newDevice("+6281100007003", false);
       err.reset();
-      int code = qrOf(kurir, device, "not-the-admin-token-at-all").get(10, TimeUnit.SECONDS);
+      int code =
+          qrOf(kurir, device, "not-the-admin-token-at-all")
+              .get(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS);
       assertThat(code).isEqualTo(1);
       assertThat(err.toString(StandardCharsets.UTF_8))
           .contains("refused the admin token")

@@ -87,7 +87,8 @@ class StartupFailuresTest {
           .contains("write lock")
           .doesNotContain("Exception");
       assertThat(run.stdout).doesNotContain("listening");
-      assertThat(took).as("fails within seconds, JVM start included").isLessThan(seconds(20));
+      // A 3 s lock wait; the rest is a JVM start on a busy machine. Waiting on would never end.
+      assertThat(took).as("fails within seconds, JVM start included").isLessThan(seconds(45));
       s.execute("ROLLBACK");
     }
   }

@@ -326,7 +326,8 @@ class SendOutcomesAndReceiptsTest {
     // The network could not send it after all (the session dropped): not an attempt, and the
     // device's sender, idle since its queue emptied, must look at its queue again.
     driver.listener().outcome(device.id(), id, new SendOutcome.DeviceUnavailable());
-    Eventually.until("sent again", Duration.ofSeconds(5), () -> state(id) == MessageState.SENT);
+    // Within half the sender's 30 s idle wait: it was woken, and a busy machine has room.
+    Eventually.until("sent again", Duration.ofSeconds(15), () -> state(id) == MessageState.SENT);
     assertThat(message(id).attempts()).isOne();
     assertThat(driver.sentIds()).containsExactly(id, id);
   }

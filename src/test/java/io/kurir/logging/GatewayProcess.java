@@ -32,6 +32,7 @@ final class GatewayProcess implements AutoCloseable {
   private final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
   private final CompletableFuture<String> url = new CompletableFuture<>();
   private final HttpClient http = HttpClient.newHttpClient();
+  private final List<Thread> readers = new ArrayList<>();
 
   private GatewayProcess(Process process) {
     this.process = process;
@@ -75,22 +76,26 @@ final class GatewayProcess implements AutoCloseable {
   }
 
   private void read(InputStream in, List<String> lines, Consumer<String> each) {
-    Thread.ofPlatform()
-        .daemon()
-        .start(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                  lines.add(line);
-                  each.accept(line);
-                }
-              } catch (IOException e) {
-                // the process is gone
-              } finally {
-                url.completeExceptionally(new IllegalStateException("the gateway ended"));
-              }
-            });
+    Thread reader =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  try (BufferedReader r =
+                      new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                      lines.add(line);
+                      each.accept(line);
+                    }
+                  } catch (IOException e) {
+                    // the process is gone
+                  } finally {
+                    url.completeExceptionally(new IllegalStateException("the gateway ended"));
+                  }
+                });
+    synchronized (readers) {
+      readers.add(reader);
+    }
   }
 
   /** A request to the gateway, with {@code headers} as name, value pairs. */
@@ -131,6 +136,11 @@ final class GatewayProcess implements AutoCloseable {
       process.destroyForcibly();
     }
     process.waitFor(10, TimeUnit.SECONDS);
-    Thread.sleep(200); // the readers take the last lines
+    // The readers take the last lines: each ends at its stream's end (the bound is a hang guard).
+    synchronized (readers) {
+      for (Thread reader : readers) {
+        reader.join(java.time.Duration.ofSeconds(30));
+      }
+    }
   }
 }

@@ -15,7 +15,6 @@ import io.kurir.testing.Numbers;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,7 +125,7 @@ class LogsTest {
       pushKey = exerciseACloudDeviceWhoseTokenIsRevoked(kurir, graph);
       Eventually.until(
           "a retry, a refused webhook and a refused access token in the log",
-          Duration.ofSeconds(30),
+          Eventually.GUARD, // another process: slow work
           () ->
               kurir.stderr().stream().anyMatch(l -> l.contains("retry 1"))
                   && kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400"))
@@ -236,7 +235,7 @@ class LogsTest {
       webhookSecret = exercise(kurir, receiver);
       Eventually.until(
           "the refused webhook in the log",
-          Duration.ofSeconds(30),
+          Eventually.GUARD, // another process: slow work
           () -> kurir.stderr().stream().anyMatch(l -> l.contains("failed: HTTP 400")));
       kurir.close();
       stderr = kurir.stderr();

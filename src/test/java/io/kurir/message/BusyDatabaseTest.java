@@ -26,6 +26,7 @@ class BusyDatabaseTest {
       Device device = kurir.newDevice();
       String to = Numbers.fresh();
       CountDownLatch stalled = new CountDownLatch(1);
+      CountDownLatch refusedSeen = new CountDownLatch(1);
       kurir
           .gateway()
           .database()
@@ -33,10 +34,13 @@ class BusyDatabaseTest {
           .submit(
               h -> {
                 stalled.countDown();
-                Thread.sleep(15_500); // a disk or lock stall, longer than a caller waits (14 s)
+                // A disk or lock stall, longer than a caller waits (14 s): it lasts until the
+                // caller was answered, not a fixed 15.5 s that a busy machine could outlast
+                // between the stall's start and the request's (the bound is a hang guard).
+                refusedSeen.await(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS);
                 return null;
               });
-      assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(stalled.await(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS)).isTrue();
 
       Reply refused =
           kurir.postJson(
@@ -46,6 +50,7 @@ class BusyDatabaseTest {
                   + "\",\"phone_no\":\""
                   + to
                   + "\",\"message\":\"x\"}");
+      refusedSeen.countDown(); // the database answers again
 
       assertThat(refused.status()).isEqualTo(503);
       assertThat(refused.body()).isEqualTo("busy");

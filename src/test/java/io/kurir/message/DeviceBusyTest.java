@@ -168,15 +168,27 @@ class DeviceBusyTest {
       String first = Numbers.fresh();
       String second = Numbers.fresh();
       // The first send takes longer than the 1 s wait (and than the 100 ms it is counted for), so
-      // the second is still waiting its turn when the wait ends.
+      // the second is still waiting its turn when the wait ends: it returns once the wait's end
+      // withdrew the second (an event, not a 1.5 s sleep racing the 1 s wait and its 3 s grace).
       driver.then(
           first,
           m -> {
-            try {
-              Thread.sleep(1_500);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
+            Eventually.until(
+                "the wait ended and withdrew the second",
+                () ->
+                    kurir
+                            .gateway()
+                            .database()
+                            .jdbi()
+                            .withHandle(
+                                h ->
+                                    h.createQuery(
+                                            "SELECT COUNT(*) FROM message WHERE device_id = ?"
+                                                + " AND state = 'failed'")
+                                        .bind(0, device.id())
+                                        .mapTo(Integer.class)
+                                        .one())
+                        == 1);
             return SendOutcome.Sent.of(ScriptedDriver.networkIdOf(m.id()), Instant.now());
           });
 

@@ -35,8 +35,8 @@ class DeviceDeletePostgresTest extends DeviceDeleteTest {
       Eventually.until(
           "detached by node one", () -> heldBy.events().contains("detach " + device.id()));
       assertThat((System.nanoTime() - began) / 1_000_000)
-          .as("through the signal, not the 30 s look")
-          .isLessThan(5_000);
+          .as("through the signal, not the 30 s look (half of it: a busy machine's slack)")
+          .isLessThan(15_000);
       Eventually.until(
           "the queue ended", () -> one.stateOf(device, queued.id()) == MessageState.FAILED);
       assertThat(one.find(device, queued.id()).reason()).contains(FailureReason.DEVICE_DELETED);

@@ -49,7 +49,8 @@ class SyncOutcomeTest {
       Device device = kurir.newDevice();
       Messages messages = kurir.gateway().messages();
       String second = Numbers.fresh();
-      // Held in the queue for 10 s: the caller's 300 ms wait ends first.
+      // Held in the queue for an hour: the caller's 300 ms wait ends first, however busy the
+      // machine (with 10 s, a stall that long let the sender send it).
       SendRequest held =
           new SendRequest(
               List.of(Recipient.number(second)),
@@ -58,7 +59,7 @@ class SyncOutcomeTest {
               "test",
               true,
               false,
-              Duration.ofSeconds(10));
+              Duration.ofHours(1));
       Message waiting = messages.accept(device, held).getFirst();
       SendResult result =
           messages.awaitFirstOutcome(waiting, Instant.now().plusMillis(300), Instant.now());

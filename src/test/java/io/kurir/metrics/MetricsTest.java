@@ -50,7 +50,6 @@ class MetricsTest {
       }
       Eventually.until(
           "three pending in the gauge",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_queue_messages", "state", "pending") == 3);
       Scrape queued = scrape(kurir);
       assertThat(queued.value("kurir_queue_oldest_age_seconds", "state", "pending"))
@@ -74,13 +73,11 @@ class MetricsTest {
       kurir.sandbox().setDeviceOnline(device.id(), true);
       Eventually.until(
           "three read",
-          Duration.ofSeconds(20),
           () ->
               scrape(kurir).value("kurir_messages_total", "driver", "sandbox", "event", "read")
                   == 3);
       Eventually.until(
           "the queue empty in the gauge",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_queue_messages", "state", "pending") == 0);
       Scrape after = scrape(kurir);
       assertThat(after.value("kurir_messages_total", "driver", "sandbox", "event", "sent"))
@@ -125,7 +122,6 @@ class MetricsTest {
       kurir.sendAsync(device, number, "refused");
       Eventually.until(
           "a failed send",
-          Duration.ofSeconds(15),
           () ->
               scrape(kurir).value("kurir_messages_total", "driver", "sandbox", "event", "failed")
                   == 1);
@@ -145,11 +141,9 @@ class MetricsTest {
       kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "first");
       Eventually.until(
           "a retry",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_webhook_attempts_total", "outcome", "retry") == 1);
       Eventually.until(
           "one waiting in the backlog",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_webhook_deliveries", "state", "pending") >= 1);
       assertThat(scrape(kurir).value("kurir_webhook_deliveries", "state", "dead")).isZero();
 
@@ -215,7 +209,6 @@ class MetricsTest {
       clock.advance(Duration.ofMinutes(15));
       Eventually.until(
           "the schedule taken up",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_schedule_lateness_seconds_count") == 1);
       assertThat(scrape(kurir).value("kurir_schedule_lateness_seconds_sum"))
           .isGreaterThanOrEqualTo(600);
@@ -233,16 +226,13 @@ class MetricsTest {
       kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "anyone?");
       Eventually.until(
           "a retry",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_webhook_attempts_total", "outcome", "retry") == 1);
       clock.advance(Duration.ofHours(25)); // past webhook.retry-for (24h)
       Eventually.until(
           "a dead letter",
-          Duration.ofSeconds(20),
           () -> scrape(kurir).value("kurir_webhook_attempts_total", "outcome", "dead") == 1);
       Eventually.until(
           "the dead letter in the gauge",
-          Duration.ofSeconds(15),
           () -> scrape(kurir).value("kurir_webhook_deliveries", "state", "dead") == 1);
       Scrape after = scrape(kurir);
       assertThat(after.value("kurir_webhook_deliveries", "state", "pending")).isZero();

@@ -239,7 +239,7 @@ class WebhookBotAndCancelRegressionsTest {
     try (WebhookReceiver fast = new WebhookReceiver();
         TestGateway kurir =
             TestGateway.start(
-                dir, "--media.allow-private-addresses=true", "--webhook.timeout=5s")) {
+                dir, "--media.allow-private-addresses=true", "--webhook.timeout=10s")) {
       Device a = kurir.newDevice("+6281100008781", true);
       Device b = kurir.newDevice("+6281100008782", true);
       for (Device d : List.of(a, b)) {
@@ -273,7 +273,8 @@ class WebhookBotAndCancelRegressionsTest {
               + "\",\"message\":\"x\"}");
       Eventually.until("b's sent event", () -> !fast.received().isEmpty());
       long ms = (System.nanoTime() - t0) / 1_000_000;
-      assertThat(ms).isLessThan(2000);
+      // Behind the hanging call it would wait the 10 s timeout; the rest is a busy machine's slack.
+      assertThat(ms).isLessThan(6000);
     } finally {
       hang.stop(0);
     }

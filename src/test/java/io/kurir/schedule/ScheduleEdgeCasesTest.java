@@ -137,8 +137,9 @@ class ScheduleEdgeCasesTest {
         clock.jumpAfterNextRead = due; // the pass reads 3 ms before due, the sleep right at due
         runner.wake(); // e.g. another /api/scheduler request arrived
         Eventually.until(
-            "handed within 3 s of falling due",
-            Duration.ofSeconds(3),
+            // Well inside the runner's 30 s sleep, with room for a busy machine.
+            "handed within 15 s of falling due",
+            Duration.ofSeconds(15),
             () -> state(kurir, id) == ScheduleState.HANDED);
       } finally {
         runner.close();
@@ -209,7 +210,8 @@ class ScheduleEdgeCasesTest {
               s.media().maxKb());
       runner.start();
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
-      assertThat(fetching.await(10, java.util.concurrent.TimeUnit.SECONDS))
+      assertThat(
+              fetching.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
           .as("the fetch is under way (the server answers after 3 s)")
           .isTrue();
       runner.close(); // what Gateway.stopCore does first; it waits for the fetch to end
@@ -276,11 +278,12 @@ class ScheduleEdgeCasesTest {
                 Thread.sleep(15_000); // a disk or lock stall, longer than a caller waits (14 s)
                 return null;
               });
-      assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(stalled.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+          .isTrue();
       clock.advance(Duration.ofMinutes(1));
       Eventually.until(
           "sent once the commit went through",
-          Duration.ofSeconds(25),
+          Eventually.GUARD, // behind a 15 s stall
           () -> kurir.sandbox().inbox(to).size() == 1);
       assertThat(kurir.sandbox().inbox(to)).as("sent once the commit went through").hasSize(1);
     }

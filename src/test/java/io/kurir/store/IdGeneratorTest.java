@@ -293,12 +293,12 @@ class IdGeneratorTest {
                   return out;
                 }));
       }
-      assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(ready.await(60, TimeUnit.SECONDS)).isTrue();
       go.countDown();
 
       Set<Long> all = new HashSet<>();
       for (Future<long[]> f : results) {
-        long[] out = f.get(10, TimeUnit.SECONDS);
+        long[] out = f.get(60, TimeUnit.SECONDS);
         assertStrictlyIncreasing(out); // each thread sees its own ids increase
         for (long id : out) {
           all.add(id);

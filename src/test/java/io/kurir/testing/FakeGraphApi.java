@@ -451,10 +451,11 @@ public final class FakeGraphApi implements AutoCloseable {
 
   /**
    * Posts {@code payload} until Kurir answers 200, as Meta retries a delivery that was not
-   * acknowledged (here for about 30 seconds: a stopped gateway comes back within a test).
+   * acknowledged (here for about 60 seconds: a stopped gateway comes back within a test, also on a
+   * busy machine).
    */
   public void deliver(JsonNode payload) {
-    for (int i = 0; i < 150 && postWebhook(payload) != 200; i++) {
+    for (int i = 0; i < 300 && postWebhook(payload) != 200; i++) {
       try {
         Thread.sleep(200);
       } catch (InterruptedException e) {

@@ -167,7 +167,7 @@ public final class ScriptedDriver implements Driver {
     sends.add(new Call(device.id(), message, configOf.apply(device.id())));
     events.add("send " + message.id());
     try {
-      if (!gate.await(30, TimeUnit.SECONDS)) {
+      if (!gate.await(120, TimeUnit.SECONDS)) { // a hang guard: tests release what they hold
         throw new IllegalStateException("a held send was never released");
       }
     } catch (InterruptedException e) {

@@ -140,7 +140,7 @@ class WebhookOutboxLoopTest {
       Eventually.until("the round delivered", () -> receiver.distinctEvents() == delivered);
     }
     Eventually.until(
-        "all 800 delivered", Duration.ofSeconds(60), () -> receiver.distinctEvents() == 800);
+        "all 800 delivered", Duration.ofSeconds(180), () -> receiver.distinctEvents() == 800);
     one.close();
     two.close();
     assertThat(receiver.duplicates()).as("events received twice").isZero();

@@ -232,12 +232,15 @@ class ConsoleSignInTest {
     return post(path, form(pairs), "Cookie", cookie);
   }
 
-  /** The page at {@code path}, asked for again until it holds {@code wanted} (or 20 s pass). */
+  /**
+   * The page at {@code path}, asked for again until it holds {@code wanted} (or the hang guard,
+   * {@link io.kurir.testing.Eventually#DEFAULT}, passes).
+   */
   private String eventuallyContaining(String cookie, String path, String wanted) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    long deadline = System.nanoTime() + io.kurir.testing.Eventually.DEFAULT.toNanos();
     String page = get(path, "Cookie", cookie).body();
     while (!page.contains(wanted) && System.nanoTime() < deadline) {
-      Thread.sleep(100);
+      Thread.sleep(100); // a poll interval, not a fixed delay
       page = get(path, "Cookie", cookie).body();
     }
     return page;

@@ -325,7 +325,9 @@ class AsyncAndLookupTest {
             "\"phone_no\":\"" + to + "\",\"message\":\"keep\",\"flag_retry\":\"on\"");
 
     assertThat(reply.body()).isEqualTo("phone_offline");
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("at once (a busy machine's slack), not at the 10 s sync timeout")
+        .isLessThan(Duration.ofSeconds(8));
     assertThat(kurir.gateway().messages().queued(device.id())).isEqualTo(1);
     kurir.sandbox().setDeviceOnline(device.id(), true);
     Eventually.until("sent once online", () -> kurir.sandbox().inbox(to).size() == 1);

@@ -197,7 +197,9 @@ class LimitsAndOddInputTest {
       // device").
       assertThat(reply.status()).isEqualTo(429);
       assertThat(reply.body()).isEqualTo("device_busy");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .as("in time for a client, which gives up after 15 s (however busy the machine)")
+          .isLessThan(Duration.ofSeconds(14));
       assertThat(paced.gateway().messages().queued(d.id())).as("nothing was queued").isZero();
       long stored = paced.storedMessages(d.id());
       assertThat(stored).as("nothing was stored").isZero();

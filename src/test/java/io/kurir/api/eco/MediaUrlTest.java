@@ -49,7 +49,7 @@ class MediaUrlTest {
         "/slow.png",
         exchange -> {
           try {
-            release.await(10, TimeUnit.SECONDS); // hangs until the test is over
+            release.await(60, TimeUnit.SECONDS); // hangs until the test is over
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -166,8 +166,8 @@ class MediaUrlTest {
     assertThat(send("/api/send_image_url", to, base + "/slow.png", "x").body())
         .isEqualTo("Other error");
     assertThat((System.nanoTime() - started) / 1_000_000)
-        .as("bounded by the fetch timeout")
-        .isLessThan(5_000);
+        .as("bounded by the 1 s fetch timeout (with a busy machine's slack), not the server's hang")
+        .isLessThan(8_000);
     assertThat(
             send("/api/send_image_url", to, kurir.url("/api/send_message"), "the API itself")
                 .body())

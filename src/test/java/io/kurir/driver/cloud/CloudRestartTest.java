@@ -6,7 +6,6 @@ import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -39,7 +38,7 @@ class CloudRestartTest {
       f.graph.webhookTo(f.kurir.url(CloudWebhookRoutes.PATH));
       Eventually.until(
           "every message delivered",
-          Duration.ofSeconds(30),
+          Eventually.GUARD, // a restart and every delivery: slow work
           () -> ids.stream().allMatch(id -> f.message(id).state() == MessageState.DELIVERY));
 
       Set<String> opaque = new HashSet<>();
