@@ -1,0 +1,137 @@
+package io.kurir.logging;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * The failures of one background job that is tried again and again (a device's sender, the
+ * scheduler's pass, the webhook outbox's pass, lease renewal): told once, not once a try. The first
+ * failure is one ERROR line with its stack trace (an unknown bug needs its trace once); while the
+ * same failure (same exception class and message) repeats, each try is a DEBUG line; a failure not
+ * seen yet in this run of failures is a new ERROR line with its trace; when the job works again,
+ * one INFO line says for how long it failed and after how many tries. A condition that is not an
+ * exception ({@link #failed(String)}) is told the same way at WARN, without a trace.
+ *
+ * <p>It also says how long to wait before the next try: {@link #FIRST_WAIT}, doubling up to {@link
+ * #MAX_WAIT}, counted on the injected clock; a job whose pace is fixed (lease renewal) ignores it.
+ * See docs/decisions.md, "Failures that repeat".
+ *
+ * <p>Not thread-safe: one loop owns it.
+ */
+public final class RepeatingFailure {
+  /** The wait after the first failure. */
+  public static final Duration FIRST_WAIT = Duration.ofSeconds(1);
+
+  /** The longest wait between tries: an operator's fix is picked up within this. */
+  public static final Duration MAX_WAIT = Duration.ofSeconds(60);
+
+  /** Distinct failures remembered in one run of failures: beyond, a new one is a DEBUG line. */
+  private static final int MAX_KINDS = 16;
+
+  private final Logger log;
+  private final String job;
+  private final Clock clock;
+  private final Set<String> seen = new LinkedHashSet<>(); // failures of this run; empty: working
+  private String last; // the last failure's signature
+  private Instant since;
+  private int tries;
+  private Duration wait = Duration.ZERO;
+
+  /**
+   * @param job what fails, as the start of a sentence: {@code "the sender of device 7"}
+   */
+  public RepeatingFailure(Logger log, String job, Clock clock) {
+    this.log = log;
+    this.job = job;
+    this.clock = clock;
+  }
+
+  /** The job failed with {@code e}: told as the class comment says. Returns the wait. */
+  public Duration failed(Throwable e) {
+    return failed(signature(e), e.toString(), e);
+  }
+
+  /** The job cannot go on because of {@code why} (no exception): told at WARN, no trace. */
+  public Duration failed(String why) {
+    return failed(why, why, null);
+  }
+
+  private Duration failed(String signature, String text, Throwable trace) {
+    boolean first = seen.isEmpty();
+    if (first) {
+      since = clock.instant();
+      tries = 0;
+      wait = FIRST_WAIT;
+    } else {
+      wait = wait.multipliedBy(2).compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait.multipliedBy(2);
+    }
+    tries++;
+    boolean known = seen.contains(signature) || seen.size() >= MAX_KINDS;
+    boolean changed = !first && !signature.equals(last);
+    seen.add(signature);
+    last = signature;
+    long next = wait.toSeconds();
+    if (first) {
+      String line = "{} failed: {}; tried again in {} s, then less often (at most every {} s)";
+      if (trace != null) {
+        log.error(line, job, text, next, MAX_WAIT.toSeconds(), trace);
+      } else {
+        log.warn(line, job, text, next, MAX_WAIT.toSeconds());
+      }
+    } else if (changed && !known) {
+      String line = "{} fails differently now (try {}, failing for {} s): {}; next try in {} s";
+      if (trace != null) {
+        log.error(line, job, tries, failingFor().toSeconds(), text, next, trace);
+      } else {
+        log.warn(line, job, tries, failingFor().toSeconds(), text, next);
+      }
+    } else {
+      log.debug("{} failed again (try {}): {}; next try in {} s", job, tries, text, next);
+    }
+    return wait;
+  }
+
+  /**
+   * The job worked: if it was failing, one INFO line (for how long, how many tries) and true; the
+   * next failure is told again as a first one.
+   */
+  public boolean succeeded() {
+    if (seen.isEmpty()) {
+      return false;
+    }
+    log.info(
+        "{} works again (it failed for {} s, {} {})",
+        job,
+        failingFor().toSeconds(),
+        tries,
+        tries == 1 ? "try" : "tries");
+    seen.clear();
+    last = null;
+    wait = Duration.ZERO;
+    return true;
+  }
+
+  /** Whether the last try failed. */
+  public boolean failing() {
+    return !seen.isEmpty();
+  }
+
+  /** Failed tries in a row so far (0 while working). */
+  public int tries() {
+    return seen.isEmpty() ? 0 : tries;
+  }
+
+  private Duration failingFor() {
+    Duration d = Duration.between(since, clock.instant());
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** The same failure: the same class with the same message. */
+  private static String signature(Throwable e) {
+    return e.getClass().getName() + ": " + e.getMessage();
+  }
+}
