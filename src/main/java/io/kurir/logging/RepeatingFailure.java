@@ -11,10 +11,11 @@ import org.slf4j.Logger;
  * The failures of one background job that is tried again and again (a device's sender, the
  * scheduler's pass, the webhook outbox's pass, lease renewal): told once, not once a try. The first
  * failure is one ERROR line with its stack trace (an unknown bug needs its trace once); while the
- * same failure (same exception class and message) repeats, each try is a DEBUG line; a failure not
- * seen yet in this run of failures is a new ERROR line with its trace; when the job works again,
- * one INFO line says for how long it failed and after how many tries. A condition that is not an
- * exception ({@link #failed(String)}) is told the same way at WARN, without a trace.
+ * same failure (the same exception class and message, of its root cause: {@link #signature})
+ * repeats, each try is a DEBUG line; a failure not seen yet in this run of failures is a new ERROR
+ * line with its trace; when the job works again, one INFO line says for how long it failed and
+ * after how many tries. A condition that is not an exception ({@link #failed(String)}) is told the
+ * same way at WARN, without a trace.
  *
  * <p>It also says how long to wait before the next try: {@link #FIRST_WAIT}, doubling up to {@link
  * #MAX_WAIT}, counted on the injected clock; a job whose pace is fixed (lease renewal) ignores it.
@@ -130,8 +131,17 @@ public final class RepeatingFailure {
     return d.isNegative() ? Duration.ZERO : d;
   }
 
-  /** The same failure: the same class with the same message. */
+  /**
+   * The same failure: the same class and message of its root cause (itself when it has none). The
+   * root's, not the outer exception's: a database library's message names the statement's arguments
+   * (the time now, an id), which differ at every try of the same fault, and its class says at which
+   * step the fault showed (preparing or running the statement), which may differ too.
+   */
   private static String signature(Throwable e) {
-    return e.getClass().getName() + ": " + e.getMessage();
+    Throwable root = e;
+    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++) {
+      root = root.getCause();
+    }
+    return root.getClass().getName() + ": " + root.getMessage();
   }
 }

@@ -1,5 +1,6 @@
 package io.kurir.schedule;
 
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.media.FetchResult;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
@@ -67,12 +68,10 @@ public final class ScheduleRunner implements AutoCloseable {
    */
   private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
 
-  /** After a failed pass (the database would not write, say), the wait before the next one. */
-  private static final Duration AFTER_ERROR = Duration.ofSeconds(1);
-
   /**
    * The first wait of a device whose hand-over the database refused; it doubles each time. Longer
-   * than {@link #AFTER_ERROR}, so that the pass after a failed one goes on to other devices.
+   * than the first wait after a failed pass ({@link RepeatingFailure#FIRST_WAIT}), so that the pass
+   * after a failed one goes on to other devices.
    */
   private static final Duration FIRST_HOLD = Duration.ofSeconds(2);
 
@@ -110,6 +109,8 @@ public final class ScheduleRunner implements AutoCloseable {
   private boolean wakeRequested;
   private volatile boolean stopping;
   private Thread thread;
+  // Failed passes, told once while they repeat, and the wait before the next; runner thread only.
+  private final RepeatingFailure failures;
 
   public ScheduleRunner(
       Database db,
@@ -130,6 +131,7 @@ public final class ScheduleRunner implements AutoCloseable {
     // A claim outlives the fetch it covers: only a node that died leaves one to expire.
     this.claimFor = fetcher.timeout().plus(Duration.ofMinutes(1));
     this.maxKb = maxKb;
+    this.failures = new RepeatingFailure(log, "the scheduler's pass", clock);
     Wakeable.wakeOnClockChange(clock, this::wake);
   }
 
@@ -156,12 +158,16 @@ public final class ScheduleRunner implements AutoCloseable {
   private void run() {
     Instant lastRelease = Instant.now();
     while (!stopping) {
+      // Read before the pass: the wait after a failed one counts from here.
+      Instant started = clock.instant();
       try {
         if (Duration.between(lastRelease, Instant.now()).compareTo(MAX_SLEEP) >= 0) {
           store.releaseClaims(clock.instant(), Optional.empty());
           lastRelease = Instant.now();
         }
-        if (pass()) {
+        boolean more = pass();
+        failures.succeeded();
+        if (more) {
           continue; // more may be due
         }
         sleepUntilDue();
@@ -169,8 +175,8 @@ public final class ScheduleRunner implements AutoCloseable {
         if (stopping) {
           break;
         }
-        log.error("scheduler pass failed; trying again shortly", e);
-        sleep(AFTER_ERROR);
+        // Told once while it repeats (a database that will not write fails every pass alike).
+        pauseUntil(started.plus(failures.failed(e)));
       }
     }
   }
@@ -473,13 +479,23 @@ public final class ScheduleRunner implements AutoCloseable {
     return a.compareTo(b) < 0 ? a : b;
   }
 
-  /** A pause that wakes do not cut short: after an error, requests must not make it spin. */
-  private void sleep(Duration d) {
+  /**
+   * A pause until {@code due} on the injected clock (a moved settable clock wakes it to look) that
+   * wakes do not cut short: after an error, requests must not make it spin. A stop ends it.
+   */
+  private void pauseUntil(Instant due) {
+    lock.lock();
     try {
-      Thread.sleep(d);
+      long left = Duration.between(clock.instant(), due).toNanos();
+      while (!stopping && left > 0) {
+        woken.awaitNanos(Math.min(left, MAX_SLEEP.toNanos()));
+        left = Duration.between(clock.instant(), due).toNanos();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stopping = true;
+    } finally {
+      lock.unlock();
     }
   }
 
