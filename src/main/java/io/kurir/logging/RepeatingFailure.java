@@ -64,7 +64,7 @@ public final class RepeatingFailure {
   private Duration failed(String signature, String text, Throwable trace) {
     boolean first = seen.isEmpty();
     if (first) {
-      since = clock.instant();
+      since = now();
       tries = 0;
       wait = FIRST_WAIT;
     } else {
@@ -127,8 +127,17 @@ public final class RepeatingFailure {
   }
 
   private Duration failingFor() {
-    Duration d = Duration.between(since, clock.instant());
+    Duration d = Duration.between(since, now());
     return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** The injected clock's time; real time if reading it fails (a loop must outlive that too). */
+  private Instant now() {
+    try {
+      return clock.instant();
+    } catch (RuntimeException e) {
+      return Instant.now();
+    }
   }
 
   /**
