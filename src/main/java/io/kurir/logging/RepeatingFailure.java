@@ -41,14 +41,29 @@ public final class RepeatingFailure {
   private Instant since;
   private int tries;
   private Duration wait = Duration.ZERO;
+  private final Duration pace; // null: back-off
 
   /**
    * @param job what fails, as the start of a sentence: {@code "the sender of device 7"}
    */
   public RepeatingFailure(Logger log, String job, Clock clock) {
+    this(log, job, clock, null);
+  }
+
+  private RepeatingFailure(Logger log, String job, Clock clock, Duration pace) {
     this.log = log;
     this.job = job;
     this.clock = clock;
+    this.pace = pace;
+  }
+
+  /**
+   * For a job tried again at its own fixed pace (lease renewal must not slow down, or the leases
+   * run out; an hourly sweep needs no back-off): told the same way, and {@link #failed} answers
+   * {@code pace}.
+   */
+  public static RepeatingFailure atFixedPace(Logger log, String job, Clock clock, Duration pace) {
+    return new RepeatingFailure(log, job, clock, pace);
   }
 
   /** The job failed with {@code e}: told as the class comment says. Returns the wait. */
@@ -63,12 +78,16 @@ public final class RepeatingFailure {
 
   private Duration failed(String signature, String text, Throwable trace) {
     boolean first = seen.isEmpty();
-    if (first) {
-      since = now();
-      tries = 0;
+    if (pace != null) {
+      wait = pace;
+    } else if (first) {
       wait = FIRST_WAIT;
     } else {
       wait = wait.multipliedBy(2).compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait.multipliedBy(2);
+    }
+    if (first) {
+      since = now();
+      tries = 0;
     }
     tries++;
     boolean known = seen.contains(signature) || seen.size() >= MAX_KINDS;
@@ -77,7 +96,10 @@ public final class RepeatingFailure {
     last = signature;
     long next = wait.toSeconds();
     if (first) {
-      String line = "{} failed: {}; tried again in {} s, then less often (at most every {} s)";
+      String line =
+          pace != null
+              ? "{} failed: {}; tried again every {} s"
+              : "{} failed: {}; tried again in {} s, then less often (at most every {} s)";
       if (trace != null) {
         log.error(line, job, text, next, MAX_WAIT.toSeconds(), trace);
       } else {

@@ -92,6 +92,26 @@ class RepeatingFailureTest {
   }
 
   @Test
+  void aJobAtAFixedPaceIsToldTheSameWayAndKeepsItsPace() {
+    RepeatingFailure renewals =
+        RepeatingFailure.atFixedPace(log, "lease renewal", clock, Duration.ofSeconds(5));
+    try (LogCapture logs = LogCapture.of(RepeatingFailureTest.class)) {
+      for (int i = 0; i < 4; i++) {
+        assertThat(renewals.failed(new IllegalStateException("locked"))).hasSeconds(5);
+      }
+      assertThat(logs.atLeast(Level.WARN))
+          .singleElement()
+          .satisfies(
+              l ->
+                  assertThat(l.message())
+                      .isEqualTo(
+                          "lease renewal failed: java.lang.IllegalStateException: locked; tried"
+                              + " again every 5 s"));
+      assertThat(mine(logs)).hasSize(4);
+    }
+  }
+
+  @Test
   void aConditionWithoutAnExceptionIsOneWarnLineWithoutATrace() {
     try (LogCapture logs = LogCapture.of(RepeatingFailureTest.class)) {
       for (int i = 0; i < 5; i++) {
