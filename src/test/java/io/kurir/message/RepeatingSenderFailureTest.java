@@ -93,6 +93,15 @@ class RepeatingSenderFailureTest {
                   .get("/admin/devices", "Authorization", "Bearer " + TestGateway.ADMIN_TOKEN)
                   .body())
           .contains("\"state\":\"failed\"");
+      assertThat(
+              kurir
+                  .get(
+                      "/admin/devices/" + device.id(),
+                      "Authorization",
+                      "Bearer " + TestGateway.ADMIN_TOKEN)
+                  .body())
+          .as("its driver says online, but it sends nothing")
+          .contains("\"state\":\"failed\"");
       assertThat(driver.sentIds()).isEmpty();
 
       // Fixed: the next try attaches, the queued message goes, and one INFO line says so.
@@ -105,6 +114,14 @@ class RepeatingSenderFailureTest {
       Eventually.until(
           "its driver's state recorded again",
           () -> kurir.gateway().deviceStates().current(device.id()) == DeviceState.ONLINE);
+      assertThat(
+              kurir
+                  .get(
+                      "/admin/devices/" + device.id(),
+                      "Authorization",
+                      "Bearer " + TestGateway.ADMIN_TOKEN)
+                  .body())
+          .contains("\"state\":\"online\"");
       assertThat(logs.atLeast(Level.WARN)).hasSize(1);
     }
   }
