@@ -138,6 +138,7 @@ final class DeviceSender {
   private boolean stuckRecorded; // the device's state says its sender is stuck; loop-only
   private boolean retryNow; // ends a failing loop's wait; guarded by lock
   private Instant tryStarted; // loop-only
+  private volatile boolean attachFailing; // the last attach threw (this node holds the lease)
 
   // Several sends under way at once (a pacing's in-flight above one): each runs on its own virtual
   // thread, records its outcome and posts it here; the loop takes it in. Loop-only otherwise.
@@ -748,7 +749,13 @@ final class DeviceSender {
     // Held for sending only once attached and recovered: a driver that cannot attach the device
     // now (a configuration it lacks, a bug) is asked again after a wait that grows while it keeps
     // failing (failedTry), and what a crash left "sending" is not skipped.
-    driver.attach(device); // before anything is sent: a driver may set the device's session up
+    try {
+      driver.attach(device); // before anything is sent: a driver may set the device's session up
+    } catch (RuntimeException | Error e) {
+      attachFailing = true; // this node holds the lease: its sync callers may be answered
+      throw e;
+    }
+    attachFailing = false;
     attached = true;
     // Only a holder that did not give the lease up can have been cut off mid-send; after a clean
     // stop (or this sender's own pause) what is "sending" is with the network (an accepted send).
@@ -1437,18 +1444,37 @@ final class DeviceSender {
    * or a change of the device.
    */
   private void awaitRetry(Instant due) throws InterruptedException {
-    lock.lock();
-    try {
-      retryNow = false;
-      while (running && !retryNow) {
-        long left = Duration.between(clock.instant(), due).toNanos();
-        if (left <= 0) {
+    while (true) {
+      boolean refuse;
+      lock.lock();
+      try {
+        retryNow = false;
+        refuse = false;
+        while (running && !retryNow && !refuse) {
+          long left = Duration.between(clock.instant(), due).toNanos();
+          if (left <= 0) {
+            return;
+          }
+          if (attachFailing && syncCallersMayWait) {
+            syncCallersMayWait = false; // until a sync message arrives again
+            refuse = true;
+          } else {
+            changed.awaitNanos(Math.min(left, MAX_IDLE_WAIT.toNanos()));
+          }
+        }
+        if (!refuse) {
           return;
         }
-        changed.awaitNanos(Math.min(left, MAX_IDLE_WAIT.toNanos()));
+      } finally {
+        lock.unlock();
       }
-    } finally {
-      lock.unlock();
+      // The driver cannot attach the device: a sync caller is answered as for a device that is
+      // not connected (phone_offline) instead of waiting out its time; async messages wait.
+      try {
+        refuseWaitingCallers(clock.instant());
+      } catch (RuntimeException e) {
+        log.debug("device {}: sync callers not answered: {}", device.id(), e.toString());
+      }
     }
   }
 

@@ -127,6 +127,30 @@ class RepeatingSenderFailureTest {
   }
 
   @Test
+  void aSyncCallerOfADeviceThatCannotBeAttachedIsAnsweredPhoneOfflineAtOnce() {
+    try (TestGateway kurir = start();
+        LogCapture logs = LogCapture.of(DeviceSender.class)) {
+      Device device = kurir.newDevice("+6281100007954", "scripted", Map.of());
+      driver.failAttach(Integer.MAX_VALUE);
+      kurir.sendAsync(device, "6281234579504", "menunggu");
+      Eventually.until("the first try", () -> attachTries(device) == 1);
+      Eventually.until("told", () -> senderLines(logs, Level.ERROR).size() == 1);
+
+      // The clock does not move: the caller is not kept waiting for the next try (nor its own
+      // timeout), as for a device that is not connected; the async message waits.
+      TestGateway.Reply sync =
+          kurir.postJson(
+              "/api/send_message",
+              "{\"key\":\""
+                  + device.ecoKey()
+                  + "\",\"phone_no\":\"6281234579505\",\"message\":\"OTP 1234\"}");
+      assertThat(sync.body()).isEqualTo("phone_offline");
+      assertThat(attachTries(device)).as("not a try per caller").isEqualTo(1);
+      assertThat(driver.sentIds()).isEmpty();
+    }
+  }
+
+  @Test
   void aFailureThatChangesIsToldAgainOneThatComesBackIsNot() {
     try (TestGateway kurir = start();
         LogCapture logs = LogCapture.of(DeviceSender.class)) {
