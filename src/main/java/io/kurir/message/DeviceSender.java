@@ -173,7 +173,9 @@ final class DeviceSender {
     this.trouble = trouble;
     this.failures =
         new io.kurir.logging.RepeatingFailure(log, "the sender of device " + device.id(), clock);
-    this.staleLeases = new io.kurir.logging.RepeatingFailure(log, "device " + device.id(), clock);
+    this.staleLeases =
+        io.kurir.logging.RepeatingFailure.atFixedPace(
+            log, "sending for device " + device.id(), clock, ERROR_PAUSE);
     this.whenDeleted = whenDeleted;
     this.observer = observer;
     this.zone = zone;
@@ -557,7 +559,7 @@ final class DeviceSender {
             // Renewals are not committing: the lease may run out before a claim could be sent.
             // Told once (the renewal loop says why); looked at again each second of real time,
             // as leases run out in real time.
-            staleLeases.failed("leases not renewed lately; sending paused");
+            staleLeases.failed("this node's leases were not renewed lately, so it is paused");
             awaitRealTime(ERROR_PAUSE);
           } else {
             staleLeases.succeeded();
