@@ -136,7 +136,9 @@ final class DeviceSender {
   private final io.kurir.logging.RepeatingFailure staleLeases;
   private final SenderTrouble trouble;
   private boolean stuckRecorded; // the device's state says its sender is stuck; loop-only
-  private boolean retryNow; // ends a failing loop's wait; guarded by lock
+  // Ends a failing loop's wait (set before a wake, so the wait sees it or is signalled); cleared
+  // as each try begins, so that a change during a failing try still ends the wait after it.
+  private volatile boolean retryNow;
   private Instant tryStarted; // loop-only
   private volatile boolean attachFailing; // the last attach threw (this node holds the lease)
 
@@ -499,12 +501,7 @@ final class DeviceSender {
   /** The device was switched off or on in this process: look at it now. */
   void deviceChanged(Device changed) {
     device = changed;
-    lock.lock();
-    try {
-      retryNow = true; // a failing sender tries again at once: the change may be the fix
-    } finally {
-      lock.unlock();
-    }
+    retryNow = true; // a failing sender tries again at once: the change may be the fix (wake)
     triedLease = false; // switched on here: the lease is tried at once, not at the next look
     pacingReadNanos = 0; // its configuration may have changed too
     wake();
@@ -544,6 +541,7 @@ final class DeviceSender {
         // Read before the try: the wait after a failure counts from here, so whoever sees the
         // try (a test that moves the clock next) cannot move the clock before it is read.
         tryStarted = clock.instant();
+        retryNow = false;
         try {
           refreshDevice();
           if (!running) {
@@ -1450,7 +1448,6 @@ final class DeviceSender {
       boolean refuse;
       lock.lock();
       try {
-        retryNow = false;
         refuse = false;
         while (running && !retryNow && !refuse) {
           long left = Duration.between(clock.instant(), due).toNanos();
