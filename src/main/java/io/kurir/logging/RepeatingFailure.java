@@ -68,17 +68,27 @@ public final class RepeatingFailure {
 
   /** The job failed with {@code e}: told as the class comment says. Returns the wait. */
   public Duration failed(Throwable e) {
-    return failed(signature(e), e.toString(), e);
+    return failed(signature(e), e.toString(), e, null);
+  }
+
+  /**
+   * The job failed with {@code e} and is tried again after {@code next}, a wait the caller keeps
+   * itself (a device's schedules held back): told the same way, with that wait.
+   */
+  public Duration failed(Throwable e, Duration next) {
+    return failed(signature(e), e.toString(), e, next);
   }
 
   /** The job cannot go on because of {@code why} (no exception): told at WARN, no trace. */
   public Duration failed(String why) {
-    return failed(why, why, null);
+    return failed(why, why, null, null);
   }
 
-  private Duration failed(String signature, String text, Throwable trace) {
+  private Duration failed(String signature, String text, Throwable trace, Duration given) {
     boolean first = seen.isEmpty();
-    if (pace != null) {
+    if (given != null) {
+      wait = given;
+    } else if (pace != null) {
       wait = pace;
     } else if (first) {
       wait = FIRST_WAIT;
@@ -97,9 +107,11 @@ public final class RepeatingFailure {
     long next = wait.toSeconds();
     if (first) {
       String line =
-          pace != null
-              ? "{} failed: {}; tried again every {} s"
-              : "{} failed: {}; tried again in {} s, then less often (at most every {} s)";
+          given != null
+              ? "{} failed: {}; tried again in {} s"
+              : pace != null
+                  ? "{} failed: {}; tried again every {} s"
+                  : "{} failed: {}; tried again in {} s, then less often (at most every {} s)";
       if (trace != null) {
         log.error(line, job, text, next, MAX_WAIT.toSeconds(), trace);
       } else {

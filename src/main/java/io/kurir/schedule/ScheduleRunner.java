@@ -103,6 +103,9 @@ public final class ScheduleRunner implements AutoCloseable {
 
   private record Hold(int times, Instant until) {}
 
+  /** The refusals of held devices, told once while they repeat; runner thread only. */
+  private final Map<Long, RepeatingFailure> refusals = new HashMap<>();
+
   private final ExecutorService fetches = Executors.newVirtualThreadPerTaskExecutor();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition woken = lock.newCondition();
@@ -254,7 +257,7 @@ public final class ScheduleRunner implements AutoCloseable {
   private void handOver(Map<Long, List<GuardedSend>> byDevice) {
     try {
       messages.acceptGuarded(byDevice.values().stream().flatMap(List::stream).toList());
-      held.keySet().removeAll(byDevice.keySet());
+      byDevice.keySet().forEach(this::handedOver);
       return;
     } catch (SendRefused stopping) {
       throw stopping; // everything waits for the next start
@@ -269,7 +272,7 @@ public final class ScheduleRunner implements AutoCloseable {
     for (Map.Entry<Long, List<GuardedSend>> device : byDevice.entrySet()) {
       try {
         messages.acceptGuarded(device.getValue());
-        held.remove(device.getKey());
+        handedOver(device.getKey());
         refusedInARow = 0;
       } catch (SendRefused stopping) {
         throw stopping;
@@ -283,19 +286,35 @@ public final class ScheduleRunner implements AutoCloseable {
     }
   }
 
-  /** Holds a device's schedules back after a refused hand-over, longer each time in a row. */
+  /**
+   * Holds a device's schedules back after a refused hand-over, longer each time in a row; told once
+   * while the same refusal repeats (then DEBUG), and once when its hand-over works again.
+   */
   private void hold(long deviceId, RuntimeException why) {
     Hold before = held.get(deviceId);
     int times = before == null ? 1 : before.times() + 1;
     Duration wait = min(FIRST_HOLD.multipliedBy(1L << Math.min(times - 1, 16)), LONGEST_HOLD);
     held.put(deviceId, new Hold(times, Instant.now().plus(wait)));
     try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-      log.warn(
-          "the schedules of device {} could not be handed over ({} time(s) in a row); they wait {}",
-          deviceId,
-          times,
-          wait,
-          why);
+      refusals
+          .computeIfAbsent(
+              deviceId,
+              id ->
+                  // Real time, as the hold itself: a retry of a fault, not a business time.
+                  new RepeatingFailure(
+                      log, "the hand-over of device " + id + "'s schedules", Clock.systemUTC()))
+          .failed(why, wait);
+    }
+  }
+
+  /** The device's schedules were handed over: no longer held, and told if they were. */
+  private void handedOver(long deviceId) {
+    held.remove(deviceId);
+    RepeatingFailure refused = refusals.remove(deviceId);
+    if (refused != null) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        refused.succeeded();
+      }
     }
   }
 

@@ -223,23 +223,32 @@ class UnsendableScheduleTest {
             + refused.to()
             + "' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END");
 
-    clock.set(DUE_INSTANT);
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of(ScheduleRunner.class)) {
+      clock.set(DUE_INSTANT);
 
-    assertAllSentOnce(good);
-    assertThat(stored(refused).state())
-        .as("still waiting: nothing lost")
-        .isEqualTo(ScheduleState.WAITING);
-    assertThat(stored(behindIt).state())
-        .as("its device's later schedule waits behind it")
-        .isEqualTo(ScheduleState.WAITING);
-    assertThat(check(refused).get("status").asText()).isEqualTo("waiting");
+      assertAllSentOnce(good);
+      assertThat(stored(refused).state())
+          .as("still waiting: nothing lost")
+          .isEqualTo(ScheduleState.WAITING);
+      assertThat(stored(behindIt).state())
+          .as("its device's later schedule waits behind it")
+          .isEqualTo(ScheduleState.WAITING);
+      assertThat(check(refused).get("status").asText()).isEqualTo("waiting");
 
-    write("DROP TRIGGER refuse_one");
+      write("DROP TRIGGER refuse_one");
 
-    assertAllSentOnce(List.of(refused, behindIt));
-    assertThat(kurir.sandbox().inbox(refused.to()).getFirst().messageId())
-        .as("in due order on its device")
-        .isLessThan(kurir.sandbox().inbox(behindIt.to()).getFirst().messageId());
+      assertAllSentOnce(List.of(refused, behindIt));
+      assertThat(kurir.sandbox().inbox(refused.to()).getFirst().messageId())
+          .as("in due order on its device")
+          .isLessThan(kurir.sandbox().inbox(behindIt.to()).getFirst().messageId());
+      // Told once however often it was refused, and once when it went.
+      String device = "the hand-over of device " + troubled.id() + "'s schedules";
+      assertThat(logs.lines(l -> l.message().startsWith(device)))
+          .as(logs.lines().toString())
+          .extracting(io.kurir.testing.LogCapture.Line::level)
+          .filteredOn(level -> level.isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
+          .containsExactly(ch.qos.logback.classic.Level.ERROR, ch.qos.logback.classic.Level.INFO);
+    }
   }
 
   @Test
