@@ -102,7 +102,9 @@ public final class RepeatingFailure {
     tries++;
     boolean known = seen.contains(signature) || seen.size() >= MAX_KINDS;
     boolean changed = !first && !signature.equals(last);
-    seen.add(signature);
+    if (!known) {
+      seen.add(signature); // bounded: a failure whose message never repeats is not kept forever
+    }
     last = signature;
     long next = wait.toSeconds();
     if (first) {

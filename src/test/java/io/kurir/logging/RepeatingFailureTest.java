@@ -92,6 +92,17 @@ class RepeatingFailureTest {
   }
 
   @Test
+  void aFailureWhoseMessageNeverRepeatsIsToldAFewTimesNotEveryTime() {
+    try (LogCapture logs = LogCapture.of(RepeatingFailureTest.class)) {
+      for (int i = 0; i < 100; i++) {
+        failures.failed(new IllegalStateException("request " + i + " failed"));
+      }
+      assertThat(logs.atLeast(Level.WARN)).hasSize(16);
+      assertThat(mine(logs)).hasSize(100);
+    }
+  }
+
+  @Test
   void aJobAtAFixedPaceIsToldTheSameWayAndKeepsItsPace() {
     RepeatingFailure renewals =
         RepeatingFailure.atFixedPace(log, "lease renewal", clock, Duration.ofSeconds(5));
