@@ -43,6 +43,40 @@ class RepeatingSenderFailureTest {
     return logs.lines(l -> l.logger().equals("DeviceSender") && l.level().equals(level));
   }
 
+  /** A console page as the operator sees it, signed in with the admin token. */
+  private static String consolePage(TestGateway kurir, String path) {
+    java.net.http.HttpClient http =
+        java.net.http.HttpClient.newBuilder()
+            .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+            .build();
+    try (http) {
+      var signIn =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(
+                      java.net.URI.create(kurir.url("/console/sign-in")))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(
+                      java.net.http.HttpRequest.BodyPublishers.ofString(
+                          "as=operator&secret=" + TestGateway.ADMIN_TOKEN))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      String cookie = signIn.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
+      var page =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(java.net.URI.create(kurir.url(path)))
+                  .header("Cookie", cookie)
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      return page.body();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Moves the clock by {@code by} and waits for try number {@code tries}. */
   private void nextTry(Device device, Duration by, long tries) {
     clock.advance(by);
@@ -102,6 +136,10 @@ class RepeatingSenderFailureTest {
                   .body())
           .as("its driver says online, but it sends nothing")
           .contains("\"state\":\"failed\"");
+      assertThat(consolePage(kurir, "/console/devices/" + device.id()))
+          .as("the console's device page: its state, and why in its history")
+          .contains("<section><p><span class=\"badge s-failed\">failed</span>")
+          .contains("the device&#39;s sender keeps failing");
       assertThat(driver.sentIds()).isEmpty();
 
       // Fixed: the next try attaches, the queued message goes, and one INFO line says so.
