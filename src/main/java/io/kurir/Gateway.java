@@ -27,6 +27,7 @@ import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
 import io.kurir.device.DeviceStates;
+import io.kurir.device.SenderTroubleAsState;
 import io.kurir.device.SessionEvents;
 import io.kurir.device.Sessions;
 import io.kurir.driver.DeviceConfig;
@@ -185,6 +186,7 @@ public final class Gateway implements AutoCloseable {
       Bots bots = new Bots(db, ids, clock);
       MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
       this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
+      messages.reportTroubleTo(new SenderTroubleAsState(deviceStates));
       IncomingMessages incoming =
           new IncomingMessages(
               db,

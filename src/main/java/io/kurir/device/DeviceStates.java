@@ -199,6 +199,29 @@ public final class DeviceStates {
                         }));
   }
 
+  /**
+   * Whether the device's recorded state is {@code failed} because its sender keeps failing ({@link
+   * SenderTroubleAsState}): the last change says so.
+   */
+  public boolean senderStuck(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT new_state, reason FROM device_event WHERE device_id = ?"
+                            + " ORDER BY at DESC, "
+                            + db.dialect().insertionOrder()
+                            + " DESC LIMIT 1")
+                    .bind(0, deviceId)
+                    .map(
+                        (rs, ctx) ->
+                            DeviceState.FAILED.wireName().equals(rs.getString("new_state"))
+                                && rs.getString("reason") != null
+                                && rs.getString("reason").startsWith(SenderTroubleAsState.STUCK))
+                    .findOne()
+                    .orElse(false));
+  }
+
   /** Every change of the device's state, oldest first. */
   public List<DeviceEvent> history(long deviceId) {
     return db.jdbi()

@@ -37,6 +37,19 @@ public final class Sessions {
   }
 
   /**
+   * The state an operator is shown for one device (the Admin API's device, the console's device
+   * page): {@code failed} while its sender keeps failing (as recorded, with the reason in its
+   * history), whatever its driver says, since the device sends nothing; otherwise the driver's
+   * state now, as {@link #state}.
+   */
+  public Optional<DeviceState> shownState(Device device) {
+    if (states.senderStuck(device.id())) {
+      return Optional.of(DeviceState.FAILED);
+    }
+    return state(device);
+  }
+
+  /**
    * Whether the device is linked: paired with an account, whether or not its phone is reachable now
    * ({@code online} or {@code offline}), as last recorded. The recorded state, not the driver's:
    * asking an engine's driver is an HTTP call, and a send must not make one per device.

@@ -1,5 +1,6 @@
 package io.kurir.media;
 
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.store.Database;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,6 +43,8 @@ public final class MediaSweep implements AutoCloseable {
           r -> Thread.ofPlatform().daemon(true).name("media-sweep").unstarted(r));
 
   private final java.time.Duration keepFor;
+  // Sweeps that fail, told once while they repeat; the sweep thread's.
+  private final RepeatingFailure failures;
 
   /**
    * @param keepFor how long the file of a message that ended, or of an incoming message, is kept
@@ -52,6 +55,7 @@ public final class MediaSweep implements AutoCloseable {
     this.references = new MediaReferences(db);
     this.clock = clock;
     this.keepFor = keepFor;
+    this.failures = RepeatingFailure.atFixedPace(log, "the media sweep", clock, EVERY);
   }
 
   /** Sweeps a minute after the start (not in the way of start-up), then every hour. */
@@ -59,14 +63,16 @@ public final class MediaSweep implements AutoCloseable {
     loop.scheduleWithFixedDelay(this::sweepAndLog, 60, EVERY.toSeconds(), TimeUnit.SECONDS);
   }
 
-  private void sweepAndLog() {
+  /** One scheduled sweep: what it removed, or why it failed, told once while that repeats. */
+  void sweepAndLog() {
     try {
       int removed = sweepOnce();
+      failures.succeeded();
       if (removed > 0) {
         log.info("media sweep: removed {} files no row refers to", removed);
       }
     } catch (Throwable t) { // the loop must outlive anything; it tries again in an hour
-      log.error("media sweep failed: {}; tried again in an hour", t.toString(), t);
+      failures.failed(t);
     }
   }
 

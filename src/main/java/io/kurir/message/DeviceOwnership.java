@@ -1,5 +1,6 @@
 package io.kurir.message;
 
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.store.Database;
 import io.kurir.store.NodeSignals;
 import java.time.Clock;
@@ -100,6 +101,11 @@ final class DeviceOwnership implements AutoCloseable {
   private volatile boolean closed;
   private Thread renewer;
   private Thread watcher;
+  // Failures of the two loops, told once while they repeat (docs/decisions.md, "Failures that
+  // repeat"). Their pace does not back off: renewals that slowed down would let every lease run
+  // out, and a device that waits for a look waits for the next one. Each loop's own.
+  private final RepeatingFailure renewals;
+  private final RepeatingFailure looks;
 
   DeviceOwnership(
       Database db, Leases leases, Clock clock, Senders senders, Runnable alsoEveryRenewal) {
@@ -108,6 +114,8 @@ final class DeviceOwnership implements AutoCloseable {
     this.clock = clock;
     this.senders = senders;
     this.alsoEveryRenewal = alsoEveryRenewal;
+    this.renewals = RepeatingFailure.atFixedPace(log, "lease renewal", clock, RENEW_EVERY);
+    this.looks = RepeatingFailure.atFixedPace(log, "the lease watch", clock, WATCH_EVERY);
   }
 
   /**
@@ -177,11 +185,12 @@ final class DeviceOwnership implements AutoCloseable {
         long started = System.nanoTime();
         leases.renewAll(clock.instant());
         renewedNanos = started;
+        renewals.succeeded();
         alsoEveryRenewal.run();
       } catch (InterruptedException e) {
         return;
       } catch (Throwable e) { // the loop outlives any failure, or every lease would run out
-        log.error("lease renewal failed: {}", e.toString(), e);
+        renewals.failed(e); // told once while it repeats; the pace stays (see renewals)
       }
     }
   }
@@ -193,11 +202,12 @@ final class DeviceOwnership implements AutoCloseable {
         lookNow.drainPermits();
         if (!closed) {
           look(true);
+          looks.succeeded();
         }
       } catch (InterruptedException e) {
         return;
       } catch (Throwable e) { // a failed look is tried again; devices wait meanwhile
-        log.warn("lease watch failed: {}", e.toString());
+        looks.failed(e); // told once while it repeats; looked at again at the usual pace
       }
     }
   }

@@ -131,6 +131,16 @@ final class DeviceSender {
   private static final Duration SYNC_RECHECK = Duration.ofSeconds(1);
   private volatile boolean running = true;
   private Thread thread;
+  // The loop's failures, told once (see failedTry); loop-only.
+  private final io.kurir.logging.RepeatingFailure failures;
+  private final io.kurir.logging.RepeatingFailure staleLeases;
+  private final SenderTrouble trouble;
+  private boolean stuckRecorded; // the device's state says its sender is stuck; loop-only
+  // Ends a failing loop's wait (set before a wake, so the wait sees it or is signalled); cleared
+  // as each try begins, so that a change during a failing try still ends the wait after it.
+  private volatile boolean retryNow;
+  private Instant tryStarted; // loop-only
+  private volatile boolean attachFailing; // the last attach threw (this node holds the lease)
 
   // Several sends under way at once (a pacing's in-flight above one): each runs on its own virtual
   // thread, records its outcome and posts it here; the loop takes it in. Loop-only otherwise.
@@ -159,8 +169,15 @@ final class DeviceSender {
       java.time.ZoneId zone,
       Supplier<Pacing> pacing,
       SendObserver observer,
+      SenderTrouble trouble,
       java.util.function.LongConsumer whenDeleted) {
     this.device = device;
+    this.trouble = trouble;
+    this.failures =
+        new io.kurir.logging.RepeatingFailure(log, "the sender of device " + device.id(), clock);
+    this.staleLeases =
+        io.kurir.logging.RepeatingFailure.atFixedPace(
+            log, "sending for device " + device.id(), clock, ERROR_PAUSE);
     this.whenDeleted = whenDeleted;
     this.observer = observer;
     this.zone = zone;
@@ -484,6 +501,7 @@ final class DeviceSender {
   /** The device was switched off or on in this process: look at it now. */
   void deviceChanged(Device changed) {
     device = changed;
+    retryNow = true; // a failing sender tries again at once: the change may be the fix (wake)
     triedLease = false; // switched on here: the lease is tried at once, not at the next look
     pacingReadNanos = 0; // its configuration may have changed too
     wake();
@@ -520,6 +538,10 @@ final class DeviceSender {
   private void loopWhileRunning() {
     try {
       while (running) {
+        // Read before the try: the wait after a failure counts from here, so whoever sees the
+        // try (a test that moves the clock next) cannot move the clock before it is read.
+        tryStarted = clock.instant();
+        retryNow = false;
         try {
           refreshDevice();
           if (!running) {
@@ -533,18 +555,23 @@ final class DeviceSender {
             letGo(leaseLostSeen);
           } else if (!ownership.leasesFresh()) {
             // Renewals are not committing: the lease may run out before a claim could be sent.
-            log.warn("device {}: leases not renewed lately; sending paused", device.id());
-            pause(ERROR_PAUSE);
+            // Told once (the renewal loop says why); looked at again each second of real time,
+            // as leases run out in real time.
+            staleLeases.failed("this node's leases were not renewed lately, so it is paused");
+            awaitRealTime(ERROR_PAUSE);
           } else {
+            staleLeases.succeeded();
             step();
+          }
+          if (holdsLease && failures.failing()) {
+            worksAgain(); // attached and sending again (or at least not failing)
           }
         } catch (InterruptedException e) {
           if (!running) {
             break;
           }
         } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
-          log.error("sender of device {}: {}", device.id(), e.toString(), e);
-          pause(ERROR_PAUSE);
+          failedTry(e);
         }
       }
     } finally {
@@ -720,9 +747,15 @@ final class DeviceSender {
     ownership.took(device.id());
     capDay = null; // the day's sends are counted again: another node may have sent some
     // Held for sending only once attached and recovered: a driver that cannot attach the device
-    // now (its engine is unreachable) is asked again after the error pause, and what a crash left
-    // "sending" is not skipped.
-    driver.attach(device); // before anything is sent: a driver may set the device's session up
+    // now (a configuration it lacks, a bug) is asked again after a wait that grows while it keeps
+    // failing (failedTry), and what a crash left "sending" is not skipped.
+    try {
+      driver.attach(device); // before anything is sent: a driver may set the device's session up
+    } catch (RuntimeException | Error e) {
+      attachFailing = true; // this node holds the lease: its sync callers may be answered
+      throw e;
+    }
+    attachFailing = false;
     attached = true;
     // Only a holder that did not give the lease up can have been cut off mid-send; after a clean
     // stop (or this sender's own pause) what is "sending" is with the network (an accepted send).
@@ -1366,11 +1399,94 @@ final class DeviceSender {
     }
   }
 
-  private static void pause(Duration d) {
+  /**
+   * A try of the loop failed (an attach that throws, any error of a step): told by {@link
+   * #failures} (one ERROR line with the trace, then DEBUG while it repeats), recorded as the
+   * device's state once it repeats, and the loop waits before the next try, longer each time, on
+   * the injected clock. A stop or a change of the device ends the wait; new messages do not (a
+   * failing device under traffic would otherwise be tried once per message).
+   */
+  private void failedTry(Throwable e) {
+    Duration wait = failures.failed(e);
+    if (failures.tries() == STUCK_AFTER_TRIES) {
+      stuckRecorded = true;
+      try {
+        trouble.stuck(device.id(), e.toString());
+      } catch (RuntimeException recordFailed) {
+        log.warn("device {}: its state not recorded: {}", device.id(), recordFailed.toString());
+      }
+    }
     try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      awaitRetry(tryStarted.plus(wait));
+    } catch (InterruptedException stop) {
+      // the loop looks at running
+    }
+  }
+
+  /** The loop works again after failing: one INFO line, and the device's state read again. */
+  private void worksAgain() {
+    failures.succeeded();
+    if (stuckRecorded) {
+      stuckRecorded = false;
+      try {
+        trouble.worksAgain(device.id(), driver.state(device));
+      } catch (RuntimeException e) {
+        log.warn("device {}: its state not recorded: {}", device.id(), e.toString());
+      }
+    }
+  }
+
+  /** Failed tries in a row after which the device's state says its sender is stuck. */
+  static final int STUCK_AFTER_TRIES = 2;
+
+  /**
+   * Waits until {@code due} on the injected clock (a moved settable clock wakes senders), a stop,
+   * or a change of the device.
+   */
+  private void awaitRetry(Instant due) throws InterruptedException {
+    while (true) {
+      boolean refuse;
+      lock.lock();
+      try {
+        refuse = false;
+        while (running && !retryNow && !refuse) {
+          long left = Duration.between(clock.instant(), due).toNanos();
+          if (left <= 0) {
+            return;
+          }
+          if (attachFailing && syncCallersMayWait) {
+            syncCallersMayWait = false; // until a sync message arrives again
+            refuse = true;
+          } else {
+            changed.awaitNanos(Math.min(left, MAX_IDLE_WAIT.toNanos()));
+          }
+        }
+        if (!refuse) {
+          return;
+        }
+      } finally {
+        lock.unlock();
+      }
+      // The driver cannot attach the device: a sync caller is answered as for a device that is
+      // not connected (phone_offline) instead of waiting out its time; async messages wait.
+      try {
+        refuseWaitingCallers(clock.instant());
+      } catch (RuntimeException e) {
+        log.debug("device {}: sync callers not answered: {}", device.id(), e.toString());
+      }
+    }
+  }
+
+  /** Waits {@code d} of real time, or until a stop: wakes by new messages do not cut it short. */
+  private void awaitRealTime(Duration d) throws InterruptedException {
+    long until = System.nanoTime() + d.toNanos();
+    lock.lock();
+    try {
+      for (long left = d.toNanos(); running && left > 0; left = until - System.nanoTime()) {
+        changed.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 }

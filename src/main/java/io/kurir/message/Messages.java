@@ -82,6 +82,7 @@ public final class Messages implements AutoCloseable {
   private final NodeSignals signals;
   private volatile boolean closed;
   private volatile SendObserver observer = SendObserver.NONE;
+  private volatile SenderTrouble trouble = SenderTrouble.NONE;
   private volatile Duration syncTimeout = Duration.ofSeconds(10);
 
   /** Receipts for network ids no message took are kept this long. */
@@ -131,6 +132,11 @@ public final class Messages implements AutoCloseable {
     ids.continueAfter(store.maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
+  }
+
+  /** Tells {@code to} when a device's sender keeps failing and when it works again. */
+  public void reportTroubleTo(SenderTrouble to) {
+    this.trouble = to;
   }
 
   /**
@@ -780,6 +786,18 @@ public final class Messages implements AutoCloseable {
                     tenants.zone(),
                     () -> drivers.pacingOf(device),
                     observer,
+                    new SenderTrouble() { // read when told: set after the senders may start
+                      @Override
+                      public void stuck(long deviceId, String why) {
+                        trouble.stuck(deviceId, why);
+                      }
+
+                      @Override
+                      public void worksAgain(
+                          long deviceId, io.kurir.device.DeviceState driverSays) {
+                        trouble.worksAgain(deviceId, driverSays);
+                      }
+                    },
                     this::endQueueOfDeleted);
             s.start();
             return s;

@@ -1,5 +1,6 @@
 package io.kurir.schedule;
 
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.media.FetchResult;
 import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
@@ -67,12 +68,10 @@ public final class ScheduleRunner implements AutoCloseable {
    */
   private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
 
-  /** After a failed pass (the database would not write, say), the wait before the next one. */
-  private static final Duration AFTER_ERROR = Duration.ofSeconds(1);
-
   /**
    * The first wait of a device whose hand-over the database refused; it doubles each time. Longer
-   * than {@link #AFTER_ERROR}, so that the pass after a failed one goes on to other devices.
+   * than the first wait after a failed pass ({@link RepeatingFailure#FIRST_WAIT}), so that the pass
+   * after a failed one goes on to other devices.
    */
   private static final Duration FIRST_HOLD = Duration.ofSeconds(2);
 
@@ -104,12 +103,17 @@ public final class ScheduleRunner implements AutoCloseable {
 
   private record Hold(int times, Instant until) {}
 
+  /** The refusals of held devices, told once while they repeat; runner thread only. */
+  private final Map<Long, RepeatingFailure> refusals = new HashMap<>();
+
   private final ExecutorService fetches = Executors.newVirtualThreadPerTaskExecutor();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition woken = lock.newCondition();
   private boolean wakeRequested;
   private volatile boolean stopping;
   private Thread thread;
+  // Failed passes, told once while they repeat, and the wait before the next; runner thread only.
+  private final RepeatingFailure failures;
 
   public ScheduleRunner(
       Database db,
@@ -130,6 +134,7 @@ public final class ScheduleRunner implements AutoCloseable {
     // A claim outlives the fetch it covers: only a node that died leaves one to expire.
     this.claimFor = fetcher.timeout().plus(Duration.ofMinutes(1));
     this.maxKb = maxKb;
+    this.failures = new RepeatingFailure(log, "the scheduler's pass", clock);
     Wakeable.wakeOnClockChange(clock, this::wake);
   }
 
@@ -156,12 +161,16 @@ public final class ScheduleRunner implements AutoCloseable {
   private void run() {
     Instant lastRelease = Instant.now();
     while (!stopping) {
+      // Read before the pass: the wait after a failed one counts from here.
+      Instant started = clock.instant();
       try {
         if (Duration.between(lastRelease, Instant.now()).compareTo(MAX_SLEEP) >= 0) {
           store.releaseClaims(clock.instant(), Optional.empty());
           lastRelease = Instant.now();
         }
-        if (pass()) {
+        boolean more = pass();
+        failures.succeeded();
+        if (more) {
           continue; // more may be due
         }
         sleepUntilDue();
@@ -169,8 +178,8 @@ public final class ScheduleRunner implements AutoCloseable {
         if (stopping) {
           break;
         }
-        log.error("scheduler pass failed; trying again shortly", e);
-        sleep(AFTER_ERROR);
+        // Told once while it repeats (a database that will not write fails every pass alike).
+        pauseUntil(started.plus(failures.failed(e)));
       }
     }
   }
@@ -248,7 +257,7 @@ public final class ScheduleRunner implements AutoCloseable {
   private void handOver(Map<Long, List<GuardedSend>> byDevice) {
     try {
       messages.acceptGuarded(byDevice.values().stream().flatMap(List::stream).toList());
-      held.keySet().removeAll(byDevice.keySet());
+      byDevice.keySet().forEach(this::handedOver);
       return;
     } catch (SendRefused stopping) {
       throw stopping; // everything waits for the next start
@@ -263,7 +272,7 @@ public final class ScheduleRunner implements AutoCloseable {
     for (Map.Entry<Long, List<GuardedSend>> device : byDevice.entrySet()) {
       try {
         messages.acceptGuarded(device.getValue());
-        held.remove(device.getKey());
+        handedOver(device.getKey());
         refusedInARow = 0;
       } catch (SendRefused stopping) {
         throw stopping;
@@ -277,19 +286,35 @@ public final class ScheduleRunner implements AutoCloseable {
     }
   }
 
-  /** Holds a device's schedules back after a refused hand-over, longer each time in a row. */
+  /**
+   * Holds a device's schedules back after a refused hand-over, longer each time in a row; told once
+   * while the same refusal repeats (then DEBUG), and once when its hand-over works again.
+   */
   private void hold(long deviceId, RuntimeException why) {
     Hold before = held.get(deviceId);
     int times = before == null ? 1 : before.times() + 1;
     Duration wait = min(FIRST_HOLD.multipliedBy(1L << Math.min(times - 1, 16)), LONGEST_HOLD);
     held.put(deviceId, new Hold(times, Instant.now().plus(wait)));
     try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-      log.warn(
-          "the schedules of device {} could not be handed over ({} time(s) in a row); they wait {}",
-          deviceId,
-          times,
-          wait,
-          why);
+      refusals
+          .computeIfAbsent(
+              deviceId,
+              id ->
+                  // Real time, as the hold itself: a retry of a fault, not a business time.
+                  new RepeatingFailure(
+                      log, "the hand-over of device " + id + "'s schedules", Clock.systemUTC()))
+          .failed(why, wait);
+    }
+  }
+
+  /** The device's schedules were handed over: no longer held, and told if they were. */
+  private void handedOver(long deviceId) {
+    held.remove(deviceId);
+    RepeatingFailure refused = refusals.remove(deviceId);
+    if (refused != null) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        refused.succeeded();
+      }
     }
   }
 
@@ -473,13 +498,23 @@ public final class ScheduleRunner implements AutoCloseable {
     return a.compareTo(b) < 0 ? a : b;
   }
 
-  /** A pause that wakes do not cut short: after an error, requests must not make it spin. */
-  private void sleep(Duration d) {
+  /**
+   * A pause until {@code due} on the injected clock (a moved settable clock wakes it to look) that
+   * wakes do not cut short: after an error, requests must not make it spin. A stop ends it.
+   */
+  private void pauseUntil(Instant due) {
+    lock.lock();
     try {
-      Thread.sleep(d);
+      long left = Duration.between(clock.instant(), due).toNanos();
+      while (!stopping && left > 0) {
+        woken.awaitNanos(Math.min(left, MAX_SLEEP.toNanos()));
+        left = Duration.between(clock.instant(), due).toNanos();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stopping = true;
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -1,5 +1,6 @@
 package io.kurir.webhook;
 
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.media.SafeFetcher;
 import io.kurir.store.Database;
 import io.kurir.time.Wakeable;
@@ -51,7 +52,6 @@ public final class WebhookOutbox implements AutoCloseable {
   private static final Duration FIRST_BACKOFF = Duration.ofSeconds(10);
   private static final Duration MAX_BACKOFF = Duration.ofHours(1);
   private static final Duration IDLE_RECHECK = Duration.ofSeconds(30);
-  private static final Duration AFTER_A_FAILED_PASS = Duration.ofSeconds(1);
 
   /**
    * How long an event that keeps failing holds back the later events to its URL, from the end of
@@ -96,6 +96,8 @@ public final class WebhookOutbox implements AutoCloseable {
   private long lastPruneNanos;
   private Thread thread;
   private final io.kurir.store.SecretBox secrets;
+  // Failed passes, told once while they repeat, and the wait before the next; loop thread only.
+  private final RepeatingFailure failures;
 
   /**
    * @param timeout the deadline of one attempt, everything included
@@ -118,6 +120,7 @@ public final class WebhookOutbox implements AutoCloseable {
     // to expire.
     this.claimFor = timeout.plus(Duration.ofMinutes(1));
     this.node = node;
+    this.failures = new RepeatingFailure(log, "the webhook outbox's pass", clock);
     Wakeable.wakeOnClockChange(clock, this::wake);
   }
 
@@ -187,18 +190,29 @@ public final class WebhookOutbox implements AutoCloseable {
     while (running) {
       try {
         pruneIfDue();
-        if (startDue() == 0) {
+        int startedNow = startDue();
+        failures.succeeded();
+        if (startedNow == 0) {
           waitForWork();
         }
       } catch (InterruptedException e) {
         return;
       } catch (Throwable e) { // the loop outlives anything one pass runs into
-        log.error(
-            "webhook outbox: a pass failed ({}); the loop goes on in {} s",
-            e,
-            AFTER_A_FAILED_PASS.toSeconds(),
-            e);
-        pause();
+        // Told once while it repeats (a database that will not answer fails every pass alike).
+        // The wait counts from before the line is written: whoever reads it (a test that moves
+        // the clock next) cannot move the clock before this reading.
+        Instant failedAt = null;
+        try {
+          failedAt = clock.instant();
+        } catch (RuntimeException | Error broken) {
+          // the clock itself fails: the wait is in real time
+        }
+        Duration wait = failures.failed(e);
+        try {
+          pauseUntil(failedAt == null ? null : failedAt.plus(wait), wait);
+        } catch (InterruptedException stop) {
+          return;
+        }
       }
     }
   }
@@ -444,11 +458,34 @@ public final class WebhookOutbox implements AutoCloseable {
     }
   }
 
-  private static void pause() {
+  /**
+   * The wait after a failed pass: until {@code due} on the injected clock (a moved settable clock
+   * wakes it to look), or {@code wait} of real time when the clock could not be read. New events do
+   * not cut it short (they would make a failing loop spin); a stop does.
+   */
+  private void pauseUntil(Instant due, Duration wait) throws InterruptedException {
+    long realDeadline = System.nanoTime() + wait.toNanos();
+    lock.lock();
     try {
-      Thread.sleep(AFTER_A_FAILED_PASS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      while (running) {
+        long left;
+        if (due != null) {
+          try {
+            left = Duration.between(clock.instant(), due).toNanos();
+          } catch (RuntimeException | Error broken) {
+            due = null; // the clock itself fails: real time
+            continue;
+          }
+        } else {
+          left = realDeadline - System.nanoTime();
+        }
+        if (left <= 0) {
+          return;
+        }
+        changed.awaitNanos(Math.min(left, IDLE_RECHECK.toNanos()));
+      }
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -81,9 +81,17 @@ class UnsendableScheduleTest {
   }
 
   void assertAllSentOnce(List<Scheduled> schedules) {
+    assertAllSentOnce(schedules, () -> {});
+  }
+
+  /** {@link #assertAllSentOnce}, running {@code meanwhile} at each look. */
+  void assertAllSentOnce(List<Scheduled> schedules, Runnable meanwhile) {
     Eventually.until(
         "every good schedule sent",
-        () -> schedules.stream().allMatch(s -> !kurir.sandbox().inbox(s.to()).isEmpty()));
+        () -> {
+          meanwhile.run();
+          return schedules.stream().allMatch(s -> !kurir.sandbox().inbox(s.to()).isEmpty());
+        });
     for (Scheduled s : schedules) {
       assertThat(kurir.sandbox().inbox(s.to()))
           .as("sent to " + s.to() + " once")
@@ -215,23 +223,32 @@ class UnsendableScheduleTest {
             + refused.to()
             + "' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END");
 
-    clock.set(DUE_INSTANT);
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of(ScheduleRunner.class)) {
+      clock.set(DUE_INSTANT);
 
-    assertAllSentOnce(good);
-    assertThat(stored(refused).state())
-        .as("still waiting: nothing lost")
-        .isEqualTo(ScheduleState.WAITING);
-    assertThat(stored(behindIt).state())
-        .as("its device's later schedule waits behind it")
-        .isEqualTo(ScheduleState.WAITING);
-    assertThat(check(refused).get("status").asText()).isEqualTo("waiting");
+      assertAllSentOnce(good);
+      assertThat(stored(refused).state())
+          .as("still waiting: nothing lost")
+          .isEqualTo(ScheduleState.WAITING);
+      assertThat(stored(behindIt).state())
+          .as("its device's later schedule waits behind it")
+          .isEqualTo(ScheduleState.WAITING);
+      assertThat(check(refused).get("status").asText()).isEqualTo("waiting");
 
-    write("DROP TRIGGER refuse_one");
+      write("DROP TRIGGER refuse_one");
 
-    assertAllSentOnce(List.of(refused, behindIt));
-    assertThat(kurir.sandbox().inbox(refused.to()).getFirst().messageId())
-        .as("in due order on its device")
-        .isLessThan(kurir.sandbox().inbox(behindIt.to()).getFirst().messageId());
+      assertAllSentOnce(List.of(refused, behindIt));
+      assertThat(kurir.sandbox().inbox(refused.to()).getFirst().messageId())
+          .as("in due order on its device")
+          .isLessThan(kurir.sandbox().inbox(behindIt.to()).getFirst().messageId());
+      // Told once however often it was refused, and once when it went.
+      String device = "the hand-over of device " + troubled.id() + "'s schedules";
+      assertThat(logs.lines(l -> l.message().startsWith(device)))
+          .as(logs.lines().toString())
+          .extracting(io.kurir.testing.LogCapture.Line::level)
+          .filteredOn(level -> level.isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
+          .containsExactly(ch.qos.logback.classic.Level.ERROR, ch.qos.logback.classic.Level.INFO);
+    }
   }
 
   @Test
@@ -246,13 +263,19 @@ class UnsendableScheduleTest {
 
     clock.set(DUE_INSTANT);
 
-    assertAllSentOnce(List.of(marker));
+    // A pass the database refuses is tried again after a wait on the gateway's clock: it moves.
+    assertAllSentOnce(List.of(marker), clockMoving());
     for (Scheduled s : refused) {
       assertThat(stored(s).state()).as("waiting, not failed").isEqualTo(ScheduleState.WAITING);
     }
 
     write("DROP TRIGGER refuse_most");
 
-    assertAllSentOnce(refused);
+    assertAllSentOnce(refused, clockMoving());
+  }
+
+  /** A check that moves the gateway's clock by a second each time it is asked. */
+  private Runnable clockMoving() {
+    return () -> clock.advance(java.time.Duration.ofSeconds(1));
   }
 }

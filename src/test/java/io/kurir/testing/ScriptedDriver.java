@@ -51,6 +51,7 @@ public final class ScriptedDriver implements Driver {
   private volatile DriverListener listener;
   private volatile boolean connected = true;
   private final AtomicInteger attachFailures = new AtomicInteger();
+  private volatile String attachFailure = "the engine cannot be reached";
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile LongFunction<DeviceConfig> configOf = id -> DeviceConfig.EMPTY;
 
@@ -93,6 +94,12 @@ public final class ScriptedDriver implements Driver {
 
   /** The next {@code times} attaches throw, as when the network's engine cannot be reached. */
   public void failAttach(int times) {
+    failAttach(times, "the engine cannot be reached");
+  }
+
+  /** The next {@code times} attaches throw an {@link IllegalStateException} saying {@code why}. */
+  public void failAttach(int times, String why) {
+    attachFailure = why;
     attachFailures.set(times);
   }
 
@@ -142,7 +149,7 @@ public final class ScriptedDriver implements Driver {
   public void attach(Device device) {
     if (attachFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       events.add("attach-failed " + device.id());
-      throw new IllegalStateException("the engine cannot be reached");
+      throw new IllegalStateException(attachFailure);
     }
     events.add("attach " + device.id());
   }

@@ -359,7 +359,56 @@ class WebhookOutboxLoopTest {
     assertThat(log)
         .contains(
             "webhook outbox: pruning delivered events failed (java.lang.Error: broken at pruning)")
-        .contains("webhook outbox: a pass failed (java.lang.StackOverflowError: broken in a pass)");
+        .contains(
+            "the webhook outbox's pass failed: java.lang.StackOverflowError: broken in a pass;"
+                + " tried again in 1 s");
+  }
+
+  @Test
+  void aPassThatKeepsFailingIsToldOnceBacksOffOnTheClockAndSaysWhenItWorksAgain() {
+    Device d = devices(1).getFirst();
+    // Starts at real time: the events this test adds are due from the real time of adding.
+    io.kurir.time.SettableClock clock = new io.kurir.time.SettableClock(Instant.now());
+    WebhookOutbox outbox = outbox(db, clock, 0);
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of(WebhookOutbox.class)) {
+      outbox.start();
+      long before = add(d, receiver.url("/x"), "{}");
+      clock.set(Instant.now()); // it is due
+      Eventually.until("a first pass (it prunes too)", () -> state(before).equals("delivered"));
+      // A database fault every pass runs into alike: the outbox's table is gone.
+      db.writes().write(h -> h.execute("ALTER TABLE webhook_delivery RENAME TO delivery_away"));
+      outbox.wake();
+      Eventually.until(
+          "the first failed pass",
+          () -> logs.atLeast(ch.qos.logback.classic.Level.ERROR).size() == 1);
+      for (int pass = 2; pass <= 5; pass++) {
+        long wait = 1L << (pass - 2); // 1, 2, 4, 8 s of the outbox's clock
+        outbox.wake(); // new events do not cut the wait short
+        clock.advance(Duration.ofSeconds(wait));
+        int debug = pass - 1;
+        Eventually.until(
+            "pass " + pass,
+            () -> logs.lines(l -> l.level() == ch.qos.logback.classic.Level.DEBUG).size() == debug);
+      }
+      assertThat(logs.atLeast(ch.qos.logback.classic.Level.WARN))
+          .as(logs.lines().toString())
+          .singleElement()
+          .satisfies(
+              l -> {
+                assertThat(l.stackTrace()).isTrue();
+                assertThat(l.message()).startsWith("the webhook outbox's pass failed:");
+              });
+      assertThat(logs.lines(l -> l.level() == ch.qos.logback.classic.Level.DEBUG).getLast())
+          .satisfies(l -> assertThat(l.message()).endsWith("next try in 16 s"));
+
+      db.writes().write(h -> h.execute("ALTER TABLE delivery_away RENAME TO webhook_delivery"));
+      long id = add(d, receiver.url("/x"), "{}");
+      clock.advance(Duration.ofSeconds(16));
+      Eventually.until("delivered once it works again", () -> state(id).equals("delivered"));
+      assertThat(logs.lines(l -> l.level() == ch.qos.logback.classic.Level.INFO))
+          .extracting(io.kurir.testing.LogCapture.Line::message)
+          .containsExactly("the webhook outbox's pass works again (it failed for 31 s, 5 tries)");
+    }
   }
 
   @Test

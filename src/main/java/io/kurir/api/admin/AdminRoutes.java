@@ -184,8 +184,9 @@ public final class AdminRoutes implements RouteTable {
 
   /**
    * One device: its configuration, its session state as its driver sees it now ({@code port_down}
-   * when the driver is not running), as the console's device page shows it, and where its events
-   * go.
+   * when the driver is not running; {@code failed} while its sender keeps failing, see {@link
+   * io.kurir.device.Sessions#shownState}), as the console's device page shows it, and where its
+   * events go.
    */
   private void device(Context ctx) {
     Device device = tenants.device(id(ctx));
@@ -194,7 +195,7 @@ public final class AdminRoutes implements RouteTable {
             tenants,
             views,
             device,
-            sessions.state(device).map(DeviceState::wireName).orElse("port_down"),
+            sessions.shownState(device).map(DeviceState::wireName).orElse("port_down"),
             messageWebhooks.urls(device.id()),
             sessions.states().statusWebhook(device.id())));
   }

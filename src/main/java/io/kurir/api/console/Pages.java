@@ -92,7 +92,7 @@ final class Pages {
 
   /** The state of one device as its driver sees it now (a device's own page). */
   static String stateOf(ConsoleDeps deps, Device d) {
-    return stateName(d, deps.sessions().state(d));
+    return stateName(d, deps.sessions().shownState(d));
   }
 
   /**

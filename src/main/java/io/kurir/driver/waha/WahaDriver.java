@@ -14,6 +14,7 @@ import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
+import io.kurir.logging.RepeatingFailure;
 import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -154,14 +155,17 @@ public final class WahaDriver implements Driver {
    * broken one: only the engine's answers count, not the absence of events.
    */
   private void probeLoop() {
+    RepeatingFailure failures =
+        RepeatingFailure.atFixedPace(log, "the WAHA health probe", context.clock(), healthEvery);
     while (!closed) {
       try {
         Thread.sleep(healthEvery);
         probe();
+        failures.succeeded();
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
-        log.warn("waha health probe: {}", e.toString());
+        failures.failed(e); // told once while it repeats (docs/decisions.md)
       }
     }
   }
@@ -905,6 +909,7 @@ public final class WahaDriver implements Driver {
    * waited for it and reads every session's status again. Survives any exception.
    */
   private void watchLoop() {
+    RepeatingFailure failures = new RepeatingFailure(log, "the WAHA engine watch", context.clock());
     while (!closed) {
       try {
         switch (nextWatchStep()) {
@@ -917,10 +922,32 @@ public final class WahaDriver implements Driver {
           case TRY -> tryEngine();
           case RECOVER -> recover();
         }
+        failures.succeeded();
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
-        log.warn("waha engine watch: {}", e.toString());
+        // Told once while it repeats, and a wait before the next step: a step that throws before
+        // it set the next try's time would otherwise be taken again at once, again and again.
+        Instant failedAt = context.clock().instant();
+        Duration wait = failures.failed(e);
+        try {
+          awaitWatch(failedAt.plus(wait));
+        } catch (InterruptedException stop) {
+          return;
+        }
+      }
+    }
+  }
+
+  /** Waits until {@code due} on the injected clock (a moved clock wakes it), or the close. */
+  private void awaitWatch(Instant due) throws InterruptedException {
+    synchronized (outage) {
+      while (!closed) {
+        long left = Duration.between(context.clock().instant(), due).toMillis();
+        if (left <= 0) {
+          return;
+        }
+        outage.wait(Math.min(left, 1000));
       }
     }
   }
