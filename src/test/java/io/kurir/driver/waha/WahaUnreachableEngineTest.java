@@ -195,4 +195,52 @@ class WahaUnreachableEngineTest {
           .containsExactly("phone_offline");
     }
   }
+
+  @Test
+  void aDeviceLinkedBeforeItsEngineWentAwayStaysTheLicensesPrimaryDevice() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      // The license's first device was never linked; its second one is, on a session the engine
+      // holds already (no QR code to race with).
+      Device neverLinked = f.newDevice("+6281100008531", Map.of());
+      f.awaitSession("kurir-" + neverLinked.id(), "SCAN_QR_CODE");
+      String name = "toko-2";
+      f.waha.existingSession(name, "6281100008532");
+      Device second =
+          f.kurir
+              .gateway()
+              .tenants()
+              .createDevice(f.license.id(), "+6281100008532", "waha", Map.of("session", name));
+      Eventually.until("online recorded", () -> lastState(f, second).equals("online"));
+
+      f.waha.down();
+      Eventually.until("seen down", () -> f.eco(second, "/api/qr_status").equals("port_down"));
+      Eventually.until(
+          "port_down recorded for both",
+          () ->
+              lastState(f, second).equals("port_down")
+                  && lastState(f, neverLinked).equals("port_down"));
+
+      // The legacy send names no device: the linked one is still the primary device.
+      TestGateway.Reply r =
+          f.kurir.postForm(
+              "/v2.0/send-message",
+              "license=" + f.license.code() + "&wa_number=6281100008539&text=tetap+di+sini");
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      long id = Long.parseLong(r.body().replaceAll(".*\"msg_id\":\"(\\d+)\".*", "$1"));
+      assertThat(f.kurir.gateway().messages().find(second, id))
+          .as("queued on the linked device")
+          .isPresent();
+
+      f.waha.up();
+      f.clock.advance(WahaDriver.RETRY_MAX);
+      Eventually.until("online again", () -> lastState(f, second).equals("online"));
+      f.awaitState(second, id, MessageState.SENT);
+      assertThat(f.waha.sent())
+          .anySatisfy(
+              sent -> {
+                assertThat(sent.body().path("session").asText()).isEqualTo(name);
+                assertThat(sent.body().path("text").asText()).isEqualTo("tetap di sini");
+              });
+    }
+  }
 }
