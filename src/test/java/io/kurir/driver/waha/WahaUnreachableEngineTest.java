@@ -243,4 +243,34 @@ class WahaUnreachableEngineTest {
               });
     }
   }
+
+  @Test
+  void aSendSlowerThanTheTimeoutFailsAloneAndLeavesTheEngineReachable() {
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.timeout=1s")) {
+      // Linked on the engine already: no QR code whose late status webhook could race the scan.
+      f.waha.existingSession("toko-1", "6281100008541");
+      Device device = f.newDevice("+6281100008541", Map.of("session", "toko-1"));
+      Eventually.until("online recorded", () -> lastState(f, device).equals("online"));
+      try (LogCapture logs = LogCapture.of(WahaDriver.class)) {
+        f.waha.holdSends(); // answered only after the driver's timeout ran out
+        long id = f.sendAsync(device, "6281100008549", "berkas besar");
+        Eventually.until(
+            "the send timed out",
+            () ->
+                f.texts("SELECT reason FROM message WHERE id = ?", id)
+                    .equals(List.of("driver_error")));
+        f.waha.releaseSends();
+
+        assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
+        assertThat(lastState(f, device)).isEqualTo("online");
+        assertThat(events(f, device)).noneMatch(e -> e.startsWith("port_down"));
+        assertThat(lines(logs, "cannot be reached")).as(logs.lines().toString()).isZero();
+        assertThat(logs.atLeast(Level.WARN)).as(logs.lines().toString()).isEmpty();
+
+        // The engine is still called: the next send goes at once.
+        long next = f.sendAsync(device, "6281100008549", "pesan kecil");
+        f.awaitState(device, next, MessageState.SENT);
+      }
+    }
+  }
 }
