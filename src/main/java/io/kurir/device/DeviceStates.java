@@ -183,6 +183,33 @@ public final class DeviceStates {
                     .orElse(DeviceState.NONE));
   }
 
+  /**
+   * Which of {@code deviceIds} are linked (paired with an account), in one read: recorded {@code
+   * online} or {@code offline}, or {@code port_down} after being one of those. An engine that
+   * cannot be reached keeps its sessions, so a device linked before its engine went away is still
+   * linked; its state before {@code port_down} is the {@code old_state} of the newest change to
+   * {@code port_down}.
+   */
+  public java.util.Set<Long> linked(java.util.Collection<Long> deviceIds) {
+    if (deviceIds.isEmpty()) {
+      return java.util.Set.of();
+    }
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT d.id FROM device d WHERE d.id IN (<ids>)"
+                            + " AND (d.state IN ('online', 'offline')"
+                            + " OR (d.state = 'port_down' AND (SELECT e.old_state FROM"
+                            + " device_event e WHERE e.device_id = d.id AND e.new_state ="
+                            + " 'port_down' ORDER BY e.at DESC, e."
+                            + db.dialect().insertionOrder()
+                            + " DESC LIMIT 1) IN ('online', 'offline')))")
+                    .bindList("ids", List.copyOf(deviceIds))
+                    .mapTo(Long.class)
+                    .collect(java.util.stream.Collectors.toSet()));
+  }
+
   /** The stored state of every device, in one read. */
   public Map<Long, DeviceState> all() {
     return db.jdbi()

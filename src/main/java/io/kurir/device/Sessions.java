@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Device sessions as the API sees them: the state now (from the device's driver), logging out, and
@@ -51,12 +52,13 @@ public final class Sessions {
 
   /**
    * Whether the device is linked: paired with an account, whether or not its phone is reachable now
-   * ({@code online} or {@code offline}), as last recorded. The recorded state, not the driver's:
-   * asking an engine's driver is an HTTP call, and a send must not make one per device.
+   * ({@code online} or {@code offline}), as last recorded; a device whose engine cannot be reached
+   * ({@code port_down}) is linked when it was before the engine went away (see {@link
+   * DeviceStates#linked}). The recorded state, not the driver's: asking an engine's driver is an
+   * HTTP call, and a send must not make one per device.
    */
   public boolean linked(Device device) {
-    DeviceState recorded = states.current(device.id());
-    return recorded == DeviceState.ONLINE || recorded == DeviceState.OFFLINE;
+    return states.linked(List.of(device.id())).contains(device.id());
   }
 
   /**
@@ -64,7 +66,8 @@ public final class Sessions {
    * /v2.0/send-message}): the first created of {@code devices} that is enabled and linked; when
    * none is linked, the first created enabled one, whose queue keeps the message until it is
    * linked. Empty when every device is switched off. Creation order, not the order given, decides:
-   * a linked device created later must not take over because a list was sorted otherwise.
+   * a linked device created later must not take over because a list was sorted otherwise. One read
+   * for the whole list, not one per device.
    */
   public Optional<Device> primaryOf(List<Device> devices) {
     List<Device> enabled =
@@ -72,7 +75,11 @@ public final class Sessions {
             .filter(d -> !d.disabled())
             .sorted(Comparator.comparing(Device::createdAt).thenComparingLong(Device::id))
             .toList();
-    return enabled.stream().filter(this::linked).findFirst().or(() -> enabled.stream().findFirst());
+    Set<Long> linked = states.linked(enabled.stream().map(Device::id).toList());
+    return enabled.stream()
+        .filter(d -> linked.contains(d.id()))
+        .findFirst()
+        .or(() -> enabled.stream().findFirst());
   }
 
   /**

@@ -47,7 +47,10 @@ public final class GuardedHttp implements AutoCloseable {
     /** An answer came, and the reader read what it needed of it. */
     record Answered<T>(T value) implements Exchange<T> {}
 
-    /** The host may not be reached (an internal address) or has no address. */
+    /**
+     * The host may not be reached: an internal address. (A name that does not resolve is {@link
+     * Failed}: it could not be reached, the URL itself is fine.)
+     */
     record Refused<T>(String why) implements Exchange<T> {}
 
     /** No answer: the connection failed or broke. */
@@ -147,8 +150,12 @@ public final class GuardedHttp implements AutoCloseable {
       }
       dns.lookup(host);
       return Optional.empty();
-    } catch (UnknownHostException e) {
+    } catch (RefusedAddressException e) {
       return Optional.of(e.getMessage());
+    } catch (UnknownHostException e) {
+      // A name that does not resolve now is a URL that cannot be fetched (yet), not a bad one:
+      // the fetch or delivery looks it up again and fails with that reason if it still does not.
+      return Optional.empty();
     }
   }
 
@@ -162,8 +169,11 @@ public final class GuardedHttp implements AutoCloseable {
   }
 
   private static <T> Exchange<T> failure(IOException e) {
+    if (e instanceof RefusedAddressException) {
+      return new Exchange.Refused<>(e.getMessage()); // CheckedDns's words: an internal address
+    }
     if (e instanceof UnknownHostException) {
-      return new Exchange.Refused<>(e.getMessage()); // CheckedDns's words: refused or unknown
+      return new Exchange.Failed<>(e.getMessage()); // does not resolve: could not be fetched
     }
     if (e instanceof InterruptedIOException) {
       return new Exchange.TimedOut<>(); // the call's own timeout, or the cancel at the deadline

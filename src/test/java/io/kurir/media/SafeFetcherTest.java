@@ -236,4 +236,46 @@ class SafeFetcherTest {
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
     }
   }
+
+  /**
+   * A name that does not resolve could not be fetched; it is not a bad URL. The resolver is the
+   * test's: it answers for a name under the reserved {@code .invalid} TLD without any lookup.
+   */
+  @Test
+  void aHostThatDoesNotResolveCouldNotBeFetchedAndIsNoBadUrl() {
+    var lookups = new java.util.concurrent.atomic.AtomicInteger();
+    HostResolver nothing =
+        host -> {
+          lookups.incrementAndGet();
+          throw new java.net.UnknownHostException(host);
+        };
+    SafeFetcher fetcher =
+        new SafeFetcher(
+            new Settings.Media(64 * 1024, false, Duration.ofSeconds(5)),
+            nothing,
+            InternalAddresses::isReserved);
+    String url = "https://logo.kurir.invalid/logo.png";
+
+    FetchResult result = fetcher.fetch(url);
+
+    assertThat(result).isInstanceOf(FetchResult.Unreachable.class);
+    assertThat(((FetchResult.Unreachable) result).why()).contains("logo.kurir.invalid");
+    assertThat(fetcher.refusalOf(url)).as("accepted now, fetched (and failed) later").isEmpty();
+    assertThat(lookups.get()).isPositive();
+  }
+
+  /** A name that resolves to an internal address is still refused, by the same resolver seam. */
+  @Test
+  void aHostThatResolvesToAnInternalAddressIsStillABadUrl() {
+    HostResolver internal = host -> java.util.List.of(InetAddress.getLoopbackAddress());
+    SafeFetcher fetcher =
+        new SafeFetcher(
+            new Settings.Media(64 * 1024, false, Duration.ofSeconds(5)),
+            internal,
+            InternalAddresses::isReserved);
+    String url = "https://inside.kurir.invalid/logo.png";
+
+    assertThat(fetcher.fetch(url)).isInstanceOf(FetchResult.BadUrl.class);
+    assertThat(fetcher.refusalOf(url)).get().asString().contains("internal address");
+  }
 }

@@ -101,6 +101,7 @@ public final class FakeWaha implements AutoCloseable {
   private final Map<String, byte[]> files = new ConcurrentHashMap<>();
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
+  private volatile java.util.concurrent.CountDownLatch sendsHeld;
 
   public FakeWaha(Clock clock) {
     this.clock = clock;
@@ -133,6 +134,24 @@ public final class FakeWaha implements AutoCloseable {
   /** The engine is back on the same port, with its sessions. */
   public synchronized void up() {
     server = listen(port);
+  }
+
+  /**
+   * Sends (sendText, sendImage, sendFile) are answered only after {@link #releaseSends}: a slow
+   * engine (a large file, a busy phone) for a caller's timeout. Test-only: the answers, when they
+   * come, are as before; other calls are not held.
+   */
+  public void holdSends() {
+    sendsHeld = new java.util.concurrent.CountDownLatch(1);
+  }
+
+  /** Held sends are answered now, and later ones at once. */
+  public void releaseSends() {
+    java.util.concurrent.CountDownLatch held = sendsHeld;
+    sendsHeld = null;
+    if (held != null) {
+      held.countDown();
+    }
   }
 
   public List<String> violations() {
@@ -553,6 +572,15 @@ public final class FakeWaha implements AutoCloseable {
   }
 
   private void send(HttpExchange ex, String path, String kind, JsonNode body) throws IOException {
+    java.util.concurrent.CountDownLatch held = sendsHeld;
+    if (held != null) {
+      try {
+        held.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
     Session s = sessions.get(body.path("session").asText(""));
     if (s == null) {
       reply(ex, 404, notFound());
@@ -737,6 +765,7 @@ public final class FakeWaha implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    releaseSends();
     server.stop(0);
     http.shutdownNow(); // not close(): it would wait for a webhook post that never ends
   }

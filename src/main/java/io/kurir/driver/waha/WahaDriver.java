@@ -479,7 +479,8 @@ public final class WahaDriver implements Driver {
       try {
         call(() -> api.get("/api/sessions"));
       } catch (IOException e) {
-        return false;
+        // A slow answer is an engine that runs; one that cannot be reached is down (see reach).
+        return engineUp;
       }
     }
     return engineUp;
@@ -841,12 +842,42 @@ public final class WahaDriver implements Driver {
       return r;
     } catch (IOException e) {
       lastCallNanos = System.nanoTime();
-      engineLost(e);
+      if (unreachable(e)) {
+        engineLost(e);
+      }
       throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while calling the engine", e);
     }
+  }
+
+  /**
+   * Whether a failed call means the engine cannot be reached: no connection could be made (refused,
+   * no route, unknown host, a connect that timed out) or it was dropped before any reply. A call
+   * that connected and then took longer than {@code drivers.waha.timeout} (a send of a large file)
+   * fails alone: the engine is there, and marking every device of it {@code port_down} for one slow
+   * answer would hold all their queues.
+   */
+  static boolean unreachable(IOException e) {
+    if (e instanceof java.net.http.HttpConnectTimeoutException) {
+      return true;
+    }
+    if (e instanceof java.net.http.HttpTimeoutException) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.ConnectException
+          || t instanceof java.net.UnknownHostException
+          || t instanceof java.net.NoRouteToHostException
+          || t instanceof java.net.SocketException
+          || t instanceof java.io.EOFException
+          || t instanceof java.nio.channels.ClosedChannelException) {
+        return true;
+      }
+    }
+    // "header parser received no bytes": the engine hung up before any reply.
+    return e.getMessage() != null && e.getMessage().contains("received no bytes");
   }
 
   /** The engine did not answer a call: the outage begins, told once. */

@@ -195,4 +195,82 @@ class WahaUnreachableEngineTest {
           .containsExactly("phone_offline");
     }
   }
+
+  @Test
+  void aDeviceLinkedBeforeItsEngineWentAwayStaysTheLicensesPrimaryDevice() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      // The license's first device was never linked; its second one is, on a session the engine
+      // holds already (no QR code to race with).
+      Device neverLinked = f.newDevice("+6281100008531", Map.of());
+      f.awaitSession("kurir-" + neverLinked.id(), "SCAN_QR_CODE");
+      String name = "toko-2";
+      f.waha.existingSession(name, "6281100008532");
+      Device second =
+          f.kurir
+              .gateway()
+              .tenants()
+              .createDevice(f.license.id(), "+6281100008532", "waha", Map.of("session", name));
+      Eventually.until("online recorded", () -> lastState(f, second).equals("online"));
+
+      f.waha.down();
+      Eventually.until("seen down", () -> f.eco(second, "/api/qr_status").equals("port_down"));
+      Eventually.until(
+          "port_down recorded for both",
+          () ->
+              lastState(f, second).equals("port_down")
+                  && lastState(f, neverLinked).equals("port_down"));
+
+      // The legacy send names no device: the linked one is still the primary device.
+      TestGateway.Reply r =
+          f.kurir.postForm(
+              "/v2.0/send-message",
+              "license=" + f.license.code() + "&wa_number=6281100008539&text=tetap+di+sini");
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      long id = Long.parseLong(r.body().replaceAll(".*\"msg_id\":\"(\\d+)\".*", "$1"));
+      assertThat(f.kurir.gateway().messages().find(second, id))
+          .as("queued on the linked device")
+          .isPresent();
+
+      f.waha.up();
+      f.clock.advance(WahaDriver.RETRY_MAX);
+      Eventually.until("online again", () -> lastState(f, second).equals("online"));
+      f.awaitState(second, id, MessageState.SENT);
+      assertThat(f.waha.sent())
+          .anySatisfy(
+              sent -> {
+                assertThat(sent.body().path("session").asText()).isEqualTo(name);
+                assertThat(sent.body().path("text").asText()).isEqualTo("tetap di sini");
+              });
+    }
+  }
+
+  @Test
+  void aSendSlowerThanTheTimeoutFailsAloneAndLeavesTheEngineReachable() {
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.timeout=1s")) {
+      // Linked on the engine already: no QR code whose late status webhook could race the scan.
+      f.waha.existingSession("toko-1", "6281100008541");
+      Device device = f.newDevice("+6281100008541", Map.of("session", "toko-1"));
+      Eventually.until("online recorded", () -> lastState(f, device).equals("online"));
+      try (LogCapture logs = LogCapture.of(WahaDriver.class)) {
+        f.waha.holdSends(); // answered only after the driver's timeout ran out
+        long id = f.sendAsync(device, "6281100008549", "berkas besar");
+        Eventually.until(
+            "the send timed out",
+            () ->
+                f.texts("SELECT reason FROM message WHERE id = ?", id)
+                    .equals(List.of("driver_error")));
+        f.waha.releaseSends();
+
+        assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
+        assertThat(lastState(f, device)).isEqualTo("online");
+        assertThat(events(f, device)).noneMatch(e -> e.startsWith("port_down"));
+        assertThat(lines(logs, "cannot be reached")).as(logs.lines().toString()).isZero();
+        assertThat(logs.atLeast(Level.WARN)).as(logs.lines().toString()).isEmpty();
+
+        // The engine is still called: the next send goes at once.
+        long next = f.sendAsync(device, "6281100008549", "pesan kecil");
+        f.awaitState(device, next, MessageState.SENT);
+      }
+    }
+  }
 }
