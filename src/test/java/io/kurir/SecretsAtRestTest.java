@@ -14,6 +14,7 @@ import io.kurir.store.SecretKeys;
 import io.kurir.store.StoredSecrets;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
+import io.kurir.testing.LogCapture;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestDatabases;
 import io.kurir.testing.TestGateway;
@@ -614,6 +615,46 @@ class SecretsAtRestTest {
     // Nothing changed: the gateway starts with its key as before.
     kurir.startAgain();
     assertThat(kurir.gateway().tenants().licenses()).hasSize(1);
+  }
+
+  /**
+   * A value sealed with another key than the running gateway's (as a rotation beside it left them,
+   * before that was refused): a 503 in the family's style for each request, and one ERROR line
+   * without a stack trace, not a 500 and a trace per request.
+   */
+  @Test
+  void aGatewayThatMeetsASecretSealedWithAnotherKeySaysSoOnce() throws Exception {
+    TestGateway kurir = start();
+    JsonNode license = makeLicense(kurir);
+    JsonNode device =
+        admin(
+            kurir,
+            "/admin/devices",
+            "{\"license\":" + license.get("id").asText() + ",\"number\":\"+6281100007605\"}");
+    Database db = kurir.gateway().database();
+    String other = SecretBox.of(SecretBox.newKey()).seal(device.get("key").asText());
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE device SET eco_key_sealed = ? WHERE id = ?")
+                    .bind(0, other)
+                    .bind(1, device.get("id").asLong())
+                    .execute());
+
+    try (LogCapture logs = LogCapture.of()) {
+      for (int i = 0; i < 3; i++) {
+        Reply r = kurir.get("/admin/devices", "Authorization", AUTH);
+        assertThat(r.status()).as(r.body()).isEqualTo(503);
+        assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo("secrets_key_changed");
+      }
+      assertThat(logs.atLeast(ch.qos.logback.classic.Level.ERROR))
+          .singleElement()
+          .satisfies(
+              l -> {
+                assertThat(l.message()).contains("encrypted with key").contains("restart it");
+                assertThat(l.stackTrace()).isFalse();
+              });
+    }
   }
 
   private record Command(int status, String out, String err) {}
