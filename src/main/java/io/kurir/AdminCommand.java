@@ -61,7 +61,7 @@ import picocli.CommandLine.Spec;
       "                 [--allow 203.0.113.5,10.0.0.0/8]",
       "  license list                             license disable|enable <id>",
       "  license expires <id> YYYY-MM-DD|never    (renews or ends a license)",
-      "  license rotate-push-key <id>",
+      "  license rotate-code|rotate-push-key <id>   (shows the new one once)",
       "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
       "  device set <id> --set key=value [...]    (its driver configuration;",
       "                                           an empty value removes a key)",
@@ -501,6 +501,15 @@ final class AdminCommand implements Callable<Integer> {
                 converter = Expiry.Converter.class)
             Expiry expiry) {
       return admin.onDatabase(c -> c.views().of(c.tenants().setLicenseExpiry(id, expiry.day())));
+    }
+
+    @Command(
+        name = "rotate-code",
+        description =
+            "give a license a new code (the old one stops working; shown here once: a lost code"
+                + " cannot be read back, only replaced)")
+    int rotateCode(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().rotateLicenseCode(id)));
     }
 
     @Command(name = "rotate-push-key", description = "give a license a new push key")
