@@ -61,8 +61,18 @@ class SecretsAtRestTest {
     }
   }
 
+  /**
+   * These tests are about the key a gateway makes and is given, so, unlike other tests' gateways
+   * (given the fixed test key by TestDatabases.flags), theirs start without one: {@code
+   * --secrets.key=} (empty) before a test's own flags, so the gateway makes {@code data/secret.key}
+   * as in production.
+   */
+  private static final String OWN_KEY_FILE = "--secrets.key=";
+
   private TestGateway start(String... flags) {
-    TestGateway kurir = TestGateway.start(dir, flags);
+    List<String> all = new ArrayList<>(List.of(OWN_KEY_FILE));
+    all.addAll(List.of(flags));
+    TestGateway kurir = TestGateway.start(dir, all.toArray(String[]::new));
     open.add(kurir);
     return kurir;
   }
@@ -448,6 +458,7 @@ class SecretsAtRestTest {
     List<String> args =
         new ArrayList<>(List.of("serve", "--server.port=0", "--data.dir=" + dir.resolve("data")));
     args.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
+    args.add(OWN_KEY_FILE);
     int status =
         Kurir.run(
             args,
@@ -672,6 +683,7 @@ class SecretsAtRestTest {
                 "--new-key-file=" + newKey,
                 "--data.dir=" + dir.resolve("data")));
     args.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
+    args.add(OWN_KEY_FILE);
     int status =
         Kurir.run(
             args,
