@@ -557,6 +557,14 @@ public final class Bench {
 
   // --- helpers
 
+  /**
+   * The secrets key of every gateway this run starts: nodes on one PostgreSQL database, each with a
+   * data folder of its own, must share one (a node with another is refused), and none then makes a
+   * key file. Random per run: each run's databases are fresh.
+   */
+  static final String SECRETS_KEY =
+      java.util.Base64.getEncoder().encodeToString(io.kurir.store.SecretBox.newKey());
+
   Gateway start(String name, List<RouteTable> extra, String... flags) {
     List<String> all =
         new ArrayList<>(
@@ -564,6 +572,7 @@ public final class Bench {
                 "--server.host=127.0.0.1",
                 "--server.port=0",
                 "--data.dir=" + work.resolve(name),
+                "--secrets.key=" + SECRETS_KEY,
                 "--pacing.min-gap=0ms",
                 "--pacing.jitter=0ms",
                 "--sandbox.delivery-after=1s",

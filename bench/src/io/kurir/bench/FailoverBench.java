@@ -359,6 +359,8 @@ final class FailoverBench {
               "--database.url=" + database,
               "--database.user=" + postgres.user(),
               "--database.password=" + postgres.password(),
+              // One key for every node of the database (each has its own data folder).
+              "--secrets.key=" + Bench.SECRETS_KEY,
               "--admin.token=" + ADMIN_TOKEN,
               "--drivers.sandbox.api=true",
               "--drivers.sandbox.delivery-after=1s",

@@ -211,7 +211,9 @@ final class NodesBench implements AutoCloseable {
       "--database.url=" + database,
       "--database.user=" + user,
       "--database.password=" + password,
-      "--node.id=" + node
+      "--node.id=" + node,
+      // One key for every node of the database (each has its own data folder): see Bench.
+      "--secrets.key=" + Bench.SECRETS_KEY
     };
   }
 

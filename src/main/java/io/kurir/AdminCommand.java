@@ -11,7 +11,10 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.InstanceLock;
+import io.kurir.store.SecretBox;
 import io.kurir.store.SecretKeys;
+import io.kurir.store.StoredSecrets;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
@@ -30,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine;
@@ -57,7 +61,7 @@ import picocli.CommandLine.Spec;
       "                 [--allow 203.0.113.5,10.0.0.0/8]",
       "  license list                             license disable|enable <id>",
       "  license expires <id> YYYY-MM-DD|never    (renews or ends a license)",
-      "  license rotate-push-key <id>",
+      "  license rotate-code|rotate-push-key <id>   (shows the new one once)",
       "  device create --license ID --number N [--driver NAME] [--set key=value ...]",
       "  device set <id> --set key=value [...]    (its driver configuration;",
       "                                           an empty value removes a key)",
@@ -190,9 +194,11 @@ final class AdminCommand implements Callable<Integer> {
 
   /**
    * Re-encrypts every secret of the database with the key in {@code newKeyFile} (made there,
-   * readable by its owner only, when it does not exist) and prints the new key's id. The gateways
-   * must be stopped: one still running holds the old key. See docs/operations.md, "The secrets
-   * key".
+   * readable by its owner only, when it does not exist) and prints the new key's id. Refused while
+   * a gateway runs on the database: it holds the old key. On SQLite it holds the lock {@code serve}
+   * takes throughout; on PostgreSQL the re-encryption's transaction checks that no node is alive
+   * and holds a lock that a starting node waits for. Run again once done, it changes nothing and
+   * says so. See docs/operations.md, "The secrets key".
    */
   private int rotateSecretsKey(Path newKeyFile) {
     Settings settings = settings();
@@ -202,23 +208,49 @@ final class AdminCommand implements Callable<Integer> {
       return 1;
     }
     Path file = invocation.workDir().resolve(newKeyFile).normalize();
-    try (Database db = openDatabase(settings)) {
-      io.kurir.store.SecretBox next = io.kurir.store.SecretBox.of(SecretKeys.readOrCreate(file));
-      int changed = io.kurir.store.StoredSecrets.reseal(db, db.secrets(), next);
+    String option = "--new-key-file";
+    try (InstanceLock lock = InstanceLock.forMaintenance(settings.database());
+        Database db = Database.open(settings.database())) {
+      InstanceLock.refuseWhileRunning(db);
+      Optional<byte[]> given = SecretKeys.readFile(file, option);
       Map<String, Object> result = new LinkedHashMap<>();
+      if (given.isPresent()) {
+        String givenId = SecretBox.of(given.get()).keyId();
+        if (StoredSecrets.keyIdsInUse(db).equals(new java.util.TreeSet<>(Set.of(givenId)))) {
+          // Run again with the same flags: the settings' key no longer opens the database.
+          result.put("keyFile", file.toString());
+          result.put("keyId", givenId);
+          result.put("reencrypted", 0);
+          result.put(
+              "next",
+              "nothing to do: the rotation already happened, the database is encrypted with this"
+                  + " key. Start the gateways with secrets.key-file="
+                  + file
+                  + " (or KURIR_SECRETS_KEY set to its content)");
+          invocation.out().println(json(result));
+          return 0;
+        }
+      }
+      SecretBox current =
+          SecretKeys.open(
+              db,
+              new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
+              message -> invocation.err().println("kurir admin: " + message));
+      SecretBox next = SecretBox.of(given.orElseGet(() -> SecretKeys.readOrCreate(file, option)));
+      int changed = StoredSecrets.reseal(db, current, next);
       result.put("keyFile", file.toString());
       result.put("keyId", next.keyId());
-      result.put("previousKeyId", db.secrets().keyId());
+      result.put("previousKeyId", current.keyId());
       result.put("reencrypted", changed);
       result.put(
           "next",
-          "start the gateways with secrets.key-file="
+          "the old key no longer opens the database: start the gateways with secrets.key-file="
               + file
-              + " (or KURIR_SECRETS_KEY set to its content), then destroy the old key and its"
-              + " copies");
+              + " (or move it to where secrets.key-file points, or set KURIR_SECRETS_KEY to its"
+              + " content), then destroy the old key and its copies");
       invocation.out().println(json(result));
       return 0;
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IllegalStateException e) {
       invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }
@@ -469,6 +501,15 @@ final class AdminCommand implements Callable<Integer> {
                 converter = Expiry.Converter.class)
             Expiry expiry) {
       return admin.onDatabase(c -> c.views().of(c.tenants().setLicenseExpiry(id, expiry.day())));
+    }
+
+    @Command(
+        name = "rotate-code",
+        description =
+            "give a license a new code (the old one stops working; shown here once: a lost code"
+                + " cannot be read back, only replaced)")
+    int rotateCode(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> c.views().of(c.tenants().rotateLicenseCode(id)));
     }
 
     @Command(name = "rotate-push-key", description = "give a license a new push key")

@@ -122,7 +122,15 @@ public final class Gateway implements AutoCloseable {
           Database.open(
               settings.database(),
               new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
-              message -> org.slf4j.LoggerFactory.getLogger(Gateway.class).warn(message));
+              // A key made beside the database is worth a warning in production, not in the demo.
+              message -> {
+                org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Gateway.class);
+                if (settings.demo()) {
+                  log.info(message);
+                } else {
+                  log.warn(message);
+                }
+              });
     } catch (RuntimeException e) {
       lock.close();
       socket.close();

@@ -61,7 +61,12 @@ class CloudGuideDeviceListTest {
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       int exit =
           AdminCommand.run(
-              List.of("device", "list", "--data.dir=" + dir.resolve("data")),
+              List.of(
+                  "device",
+                  "list",
+                  "--data.dir=" + dir.resolve("data"),
+                  // The test gateways' secrets key (TestGateway gives it).
+                  "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY),
               Map.of(),
               dir,
               new PrintStream(out, true, StandardCharsets.UTF_8),

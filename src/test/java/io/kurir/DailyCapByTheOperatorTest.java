@@ -76,7 +76,9 @@ class DailyCapByTheOperatorTest {
                 Long.toString(device.id()),
                 "--set",
                 "pacing.daily-cap=3",
-                "--data.dir=" + dir.resolve("data")))
+                "--data.dir=" + dir.resolve("data"),
+                // The test gateways' secrets key (TestGateway gives it).
+                "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY))
         .isZero();
     Eventually.until("a third sent under the new cap", () -> gone(device) == 3);
     Thread.sleep(1_500);

@@ -55,6 +55,38 @@ class DemoTest {
     }
   }
 
+  /**
+   * The demo makes its own secrets key beside its database: said at INFO (a demo is not
+   * production), where {@code serve} warns, since a key beside the database protects little.
+   */
+  @Test
+  void theDemoMakesItsSecretsKeyWithoutAWarningWhereServeWarns() {
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of();
+        Gateway demo = startDemo()) {
+      assertThat(logs.lines(l -> l.message().startsWith("created the secrets key")))
+          .singleElement()
+          .satisfies(l -> assertThat(l.level()).isEqualTo(ch.qos.logback.classic.Level.INFO));
+      assertThat(logs.atLeast(ch.qos.logback.classic.Level.WARN)).isEmpty();
+      assertThat(demo.demoDevice()).isPresent();
+    }
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of();
+        Gateway serve =
+            Gateway.start(
+                SettingsLoader.load(
+                    Profile.SERVE,
+                    List.of(
+                        "--server.port=0",
+                        "--server.host=127.0.0.1",
+                        "--data.dir=" + dir.resolve("serve")),
+                    Map.of(),
+                    dir),
+                Clock.systemUTC())) {
+      assertThat(logs.lines(l -> l.message().startsWith("created the secrets key")))
+          .singleElement()
+          .satisfies(l -> assertThat(l.level()).isEqualTo(ch.qos.logback.classic.Level.WARN));
+    }
+  }
+
   @Test
   void seedingTwiceKeepsOneDemoAccountThatIsPairedAtStart() {
     try (Gateway first = startDemo()) {

@@ -14,6 +14,7 @@ import io.kurir.store.SecretKeys;
 import io.kurir.store.StoredSecrets;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
+import io.kurir.testing.LogCapture;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestDatabases;
 import io.kurir.testing.TestGateway;
@@ -60,8 +61,18 @@ class SecretsAtRestTest {
     }
   }
 
+  /**
+   * These tests are about the key a gateway makes and is given, so, unlike other tests' gateways
+   * (given the fixed test key by TestDatabases.flags), theirs start without one: {@code
+   * --secrets.key=} (empty) before a test's own flags, so the gateway makes {@code data/secret.key}
+   * as in production.
+   */
+  private static final String OWN_KEY_FILE = "--secrets.key=";
+
   private TestGateway start(String... flags) {
-    TestGateway kurir = TestGateway.start(dir, flags);
+    List<String> all = new ArrayList<>(List.of(OWN_KEY_FILE));
+    all.addAll(List.of(flags));
+    TestGateway kurir = TestGateway.start(dir, all.toArray(String[]::new));
     open.add(kurir);
     return kurir;
   }
@@ -447,6 +458,7 @@ class SecretsAtRestTest {
     List<String> args =
         new ArrayList<>(List.of("serve", "--server.port=0", "--data.dir=" + dir.resolve("data")));
     args.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
+    args.add(OWN_KEY_FILE);
     int status =
         Kurir.run(
             args,
@@ -514,26 +526,9 @@ class SecretsAtRestTest {
     String oldId = SecretBox.of(SecretKeys.readOrCreate(oldKey)).keyId();
     Path newKey = dir.resolve("elsewhere").resolve("kurir-secret.key");
 
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "admin",
-                "secrets",
-                "rotate-key",
-                "--new-key-file=" + newKey,
-                "--data.dir=" + dir.resolve("data")));
-    args.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
-    int status =
-        Kurir.run(
-            args,
-            Map.of(),
-            dir,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    JsonNode result = JSON.readTree(out.toString(StandardCharsets.UTF_8));
+    Command run = rotateKey(newKey);
+    assertThat(run.status()).as(run.err()).isZero();
+    JsonNode result = JSON.readTree(run.out());
     String newId = SecretBox.of(SecretKeys.readOrCreate(newKey)).keyId();
     assertThat(result.get("keyId").asText()).isEqualTo(newId).isNotEqualTo(oldId);
     assertThat(result.get("previousKeyId").asText()).isEqualTo(oldId);
@@ -553,5 +548,150 @@ class SecretsAtRestTest {
     assertThat(rotated.gateway().tenants().device(device.get("id").asLong()).ecoKey())
         .isEqualTo(device.get("key").asText());
     assertThat(StoredSecrets.keyIdsInUse(rotated.gateway().database())).containsExactly(newId);
+    rotated.stop();
+
+    // Run again with the same flags (the old key's settings): nothing changes, and it says so.
+    Command again = rotateKey(newKey);
+    assertThat(again.status()).as(again.err()).isZero();
+    JsonNode noop = JSON.readTree(again.out());
+    assertThat(noop.get("keyId").asText()).isEqualTo(newId);
+    assertThat(noop.get("reencrypted").asInt()).isZero();
+    assertThat(noop.get("next").asText()).contains("the rotation already happened");
+    rotated.startAgain();
+    assertThat(rotated.gateway().tenants().license(license.get("id").asLong()).webhookSecret())
+        .isEqualTo(license.get("webhookSecret").asText());
+  }
+
+  /**
+   * A rotation beside a running gateway would leave it sealing with the old key (and, before this
+   * was refused, no key opened the database afterwards): refused, and the gateway keeps working.
+   */
+  @Test
+  void rotatingTheKeyIsRefusedWhileAGatewayRunsOnTheDatabaseAndTheGatewayKeepsWorking()
+      throws Exception {
+    TestGateway kurir = start();
+    JsonNode license = makeLicense(kurir);
+    String before = kurir.gateway().database().secrets().keyId();
+    Path newKey = dir.resolve("elsewhere").resolve("kurir-secret.key");
+
+    Command run = rotateKey(newKey);
+
+    assertThat(run.status()).isEqualTo(1);
+    assertThat(run.err().strip())
+        .startsWith("kurir admin: a gateway is running on this database (")
+        .endsWith("; stop it first")
+        .doesNotContain("\n")
+        .doesNotContain("Exception");
+    assertThat(newKey).as("no key is made for a refused rotation").doesNotExist();
+    assertThat(StoredSecrets.keyIdsInUse(kurir.gateway().database())).containsExactly(before);
+    Reply read = kurir.get("/admin/licenses", "Authorization", AUTH);
+    assertThat(read.status()).as(read.body()).isEqualTo(200);
+    assertThat(kurir.gateway().tenants().license(license.get("id").asLong()).webhookSecret())
+        .isEqualTo(license.get("webhookSecret").asText());
+    makeLicense(kurir);
+
+    // Stopped, the same command goes through, and the gateway starts with the new key.
+    kurir.stop();
+    assertThat(rotateKey(newKey).status()).isZero();
+    TestGateway rotated = start("--secrets.key-file=" + newKey, "--secrets.key=");
+    assertThat(rotated.gateway().tenants().licenses()).hasSize(2);
+  }
+
+  @Test
+  void aNewKeyFileThatHoldsNoKeyOrCannotBeMadeIsNamedByItsOption() throws Exception {
+    TestGateway kurir = start();
+    makeLicense(kurir);
+    kurir.stop();
+    Path picture = dir.resolve("photo.png");
+    Files.write(picture, new byte[] {(byte) 0x89, 'P', 'N', 'G', 13, 10, 26, 10});
+
+    Command notAKey = rotateKey(picture);
+
+    assertThat(notAKey.status()).isEqualTo(1);
+    assertThat(notAKey.err().strip())
+        .isEqualTo(
+            "kurir admin: --new-key-file "
+                + picture
+                + ": not a secrets key (base64 of 32 bytes, as `openssl rand -base64 32`"
+                + " writes)");
+
+    // A folder nobody may make, root included (sysfs refuses new entries).
+    Path nowhere = Path.of("/sys/kurir-test-" + ProcessHandle.current().pid(), "secret.key");
+    Command unwritable = rotateKey(nowhere);
+    assertThat(unwritable.status()).isEqualTo(1);
+    assertThat(unwritable.err().strip())
+        .startsWith("kurir admin: permission denied: " + nowhere.getParent() + " (")
+        .endsWith("name a key file elsewhere with --new-key-file=<file>")
+        .doesNotContain("Exception");
+    // Nothing changed: the gateway starts with its key as before.
+    kurir.startAgain();
+    assertThat(kurir.gateway().tenants().licenses()).hasSize(1);
+  }
+
+  /**
+   * A value sealed with another key than the running gateway's (as a rotation beside it left them,
+   * before that was refused): a 503 in the family's style for each request, and one ERROR line
+   * without a stack trace, not a 500 and a trace per request.
+   */
+  @Test
+  void aGatewayThatMeetsASecretSealedWithAnotherKeySaysSoOnce() throws Exception {
+    TestGateway kurir = start();
+    JsonNode license = makeLicense(kurir);
+    JsonNode device =
+        admin(
+            kurir,
+            "/admin/devices",
+            "{\"license\":" + license.get("id").asText() + ",\"number\":\"+6281100007605\"}");
+    Database db = kurir.gateway().database();
+    String other = SecretBox.of(SecretBox.newKey()).seal(device.get("key").asText());
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE device SET eco_key_sealed = ? WHERE id = ?")
+                    .bind(0, other)
+                    .bind(1, device.get("id").asLong())
+                    .execute());
+
+    try (LogCapture logs = LogCapture.of()) {
+      for (int i = 0; i < 3; i++) {
+        Reply r = kurir.get("/admin/devices", "Authorization", AUTH);
+        assertThat(r.status()).as(r.body()).isEqualTo(503);
+        assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo("secrets_key_changed");
+      }
+      assertThat(logs.atLeast(ch.qos.logback.classic.Level.ERROR))
+          .singleElement()
+          .satisfies(
+              l -> {
+                assertThat(l.message()).contains("encrypted with key").contains("restart it");
+                assertThat(l.stackTrace()).isFalse();
+              });
+    }
+  }
+
+  private record Command(int status, String out, String err) {}
+
+  /** {@code kurir admin secrets rotate-key --new-key-file=<newKey>} with the gateway's settings. */
+  private Command rotateKey(Path newKey) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "admin",
+                "secrets",
+                "rotate-key",
+                "--new-key-file=" + newKey,
+                "--data.dir=" + dir.resolve("data")));
+    args.addAll(TestDatabases.flags(dir.resolve("data").resolve("kurir.db")));
+    args.add(OWN_KEY_FILE);
+    int status =
+        Kurir.run(
+            args,
+            Map.of(),
+            dir,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Command(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 }

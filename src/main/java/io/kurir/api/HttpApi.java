@@ -185,6 +185,25 @@ public final class HttpApi implements AutoCloseable {
                   (e, ctx) ->
                       styleOf(byPrefix, ctx)
                           .render(ctx, ApiException.badRequest("search_too_long", e.getMessage())));
+              // A secret sealed with another key (rotated under a running gateway): nothing the
+              // caller can fix; said once in the log, without a trace, not per request.
+              config.routes.exception(
+                  io.kurir.store.SecretsKeyChanged.class,
+                  (e, ctx) -> {
+                    if (e.first()) {
+                      log.error("{} {}: {}", ctx.method(), routeOf(ctx), e.getMessage());
+                    } else {
+                      log.debug("{} {}: {}", ctx.method(), routeOf(ctx), e.getMessage());
+                    }
+                    styleOf(byPrefix, ctx)
+                        .render(
+                            ctx,
+                            new ApiException(
+                                503,
+                                "secrets_key_changed",
+                                "the gateway's secrets key no longer opens the database; the"
+                                    + " operator must restart it with the new key"));
+                  });
               config.routes.exception(
                   HttpResponseException.class,
                   (e, ctx) -> styleOf(byPrefix, ctx).render(ctx, fromJavalin(e)));

@@ -570,6 +570,12 @@ final class DeviceSender {
           if (!running) {
             break;
           }
+        } catch (io.kurir.store.SecretsKeyChanged e) {
+          // Once per gateway, not an ERROR with a trace every second per device.
+          if (e.first()) {
+            log.error("sender of device {}: {}", device.id(), e.getMessage());
+          }
+          pause(ERROR_PAUSE);
         } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
           failedTry(e);
         }

@@ -45,6 +45,15 @@ public final class DataFolder {
    * EROFS where another user gets EACCES.
    */
   static String problem(IOException e, Path target) {
+    return problem(e, target, CHOOSE_ANOTHER);
+  }
+
+  /** What went wrong making the secrets key file {@code file}, given with {@code option}. */
+  static String keyFileProblem(IOException e, Path file, String option) {
+    return problem(e, file, "name a key file elsewhere with " + option + "=<file>");
+  }
+
+  private static String problem(IOException e, Path target, String chooseAnother) {
     Path refused =
         e instanceof FileSystemException f && f.getFile() != null ? Path.of(f.getFile()) : target;
     String reason = e instanceof FileSystemException f ? f.getReason() : null;
@@ -62,18 +71,18 @@ public final class DataFolder {
           + "); "
           + (readOnly ? "mount it writable" : "give that user write access to it")
           + ", or "
-          + CHOOSE_ANOTHER;
+          + chooseAnother;
     }
     Path file = firstFileAbove(target);
     if (file != null) {
-      return "cannot make " + target + ": " + file + " is a file, not a folder; " + CHOOSE_ANOTHER;
+      return "cannot make " + target + ": " + file + " is a file, not a folder; " + chooseAnother;
     }
     return "cannot make "
         + target
         + ": "
         + (reason != null ? refused + ": " + reason : e)
         + "; "
-        + CHOOSE_ANOTHER;
+        + chooseAnother;
   }
 
   /** The nearest existing path at or above {@code path} when it is not a folder; else null. */

@@ -25,6 +25,14 @@ public final class InstanceLock implements AutoCloseable {
   /** The first half of the advisory lock's key: "KURI", so that other programs' locks differ. */
   private static final int ADVISORY_KEY = 0x4B555249;
 
+  /**
+   * The advisory lock ("KURS", 0) of the secrets key: a rotation holds it exclusively for its
+   * transaction, a starting node's secrets check shares it, so a node never checks its key halfway
+   * through a rotation. Its first half differs from the nodes' so {@link #liveNodes} does not count
+   * it.
+   */
+  private static final int SECRETS_KEY_LOCK = 0x4B555253;
+
   private final FileChannel channel;
   private final FileLock lock;
   private final Connection session;
@@ -88,8 +96,71 @@ public final class InstanceLock implements AutoCloseable {
         .one();
   }
 
+  /**
+   * Inside a rotation's transaction on PostgreSQL: takes the secrets key's lock for the rest of the
+   * transaction (a node starting now waits in {@link #awaitSecretsKey} and then meets the new key),
+   * and refuses while any node holds its lock: a running gateway would keep sealing with the old
+   * key. Nothing on SQLite, where the rotation holds the gateway's own file lock ({@link
+   * #forMaintenance}).
+   */
+  public static void lockSecretsKey(org.jdbi.v3.core.Handle h, Dialect dialect) {
+    if (dialect.singleWriter()) {
+      return;
+    }
+    h.createQuery("SELECT pg_advisory_xact_lock(:key, 0)::text")
+        .bind("key", SECRETS_KEY_LOCK)
+        .mapTo(String.class)
+        .one();
+    int live = liveNodes(h);
+    if (live > 0) {
+      throw new IllegalStateException(
+          "a gateway is running on this database ("
+              + live
+              + (live == 1 ? " node holds its lock" : " nodes hold their locks")
+              + " on it); stop it first");
+    }
+  }
+
+  /**
+   * {@link #lockSecretsKey}'s refusal, checked early (before a new key is made); the rotation's
+   * transaction checks again.
+   */
+  public static void refuseWhileRunning(Database db) {
+    db.jdbi().useTransaction(h -> lockSecretsKey(h, db.dialect()));
+  }
+
+  /** At a node's secrets check on PostgreSQL: waits while a rotation of the key runs. */
+  static void awaitSecretsKey(Database db) {
+    if (db.dialect().singleWriter()) {
+      return;
+    }
+    db.jdbi()
+        .useTransaction(
+            h ->
+                h.createQuery("SELECT pg_advisory_xact_lock_shared(:key, 0)::text")
+                    .bind("key", SECRETS_KEY_LOCK)
+                    .mapTo(String.class)
+                    .one());
+  }
+
+  /**
+   * For work that no gateway may run beside (rotating the secrets key): on SQLite, the lock {@code
+   * serve} takes, held until closed, or a refusal naming who holds it; on PostgreSQL nothing here
+   * (see {@link #lockSecretsKey}).
+   */
+  public static InstanceLock forMaintenance(DatabaseLocation location) {
+    if (!Dialect.forUrl(location.url()).singleWriter()) {
+      return new InstanceLock(null, null, null, 0);
+    }
+    return acquire(location.url(), true);
+  }
+
   /** Locks the SQLite database of {@code jdbcUrl}, or says which gateway holds it. */
   public static InstanceLock acquire(String jdbcUrl) {
+    return acquire(jdbcUrl, false);
+  }
+
+  private static InstanceLock acquire(String jdbcUrl, boolean maintenance) {
     String file = jdbcUrl.substring("jdbc:sqlite:".length());
     if (file.startsWith("file:")) {
       file = file.substring("file:".length());
@@ -113,6 +184,12 @@ public final class InstanceLock implements AutoCloseable {
       }
       if (lock == null) {
         channel.close();
+        if (maintenance) {
+          throw new IllegalStateException(
+              "a gateway is running on this database (it holds the lock "
+                  + lockFile
+                  + "); stop it first");
+        }
         throw new IllegalStateException(
             "another Kurir gateway is running on the database "
                 + file
@@ -143,6 +220,9 @@ public final class InstanceLock implements AutoCloseable {
         // the server is gone; so is the lock
       }
       return;
+    }
+    if (lock == null) {
+      return; // PostgreSQL's maintenance: nothing held
     }
     try {
       lock.release();

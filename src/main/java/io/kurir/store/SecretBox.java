@@ -37,6 +37,9 @@ public final class SecretBox {
 
   private final SecretKeySpec key; // null: no key (seal and open refuse)
   private final String keyId;
+  // Set when this key first meets a value sealed with another: SecretsKeyChanged is logged once.
+  private final java.util.concurrent.atomic.AtomicBoolean keyChangeSeen =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private SecretBox(byte[] key) {
     this.key = key == null ? null : new SecretKeySpec(key, "AES");
@@ -126,8 +129,8 @@ public final class SecretBox {
   }
 
   /**
-   * The secret in {@code sealed}; null stays null. A value sealed with another key fails with a
-   * message naming both keys' ids.
+   * The secret in {@code sealed}; null stays null. A value sealed with another key fails with
+   * {@link SecretsKeyChanged}, naming both keys' ids.
    */
   public String open(String sealed) {
     if (sealed == null) {
@@ -139,8 +142,14 @@ public final class SecretBox {
     requireKey();
     String id = keyIdOfSealed(sealed);
     if (!id.equals(keyId)) {
-      throw new IllegalStateException(
-          "a stored secret was encrypted with key " + id + ", not with this key " + keyId);
+      throw new SecretsKeyChanged(
+          "a stored secret was encrypted with key "
+              + id
+              + ", not with this gateway's key "
+              + keyId
+              + ": the secrets key was rotated while it ran; restart it with the new key"
+              + " (docs/operations.md, \"The secrets key\")",
+          keyChangeSeen.compareAndSet(false, true));
     }
     byte[] in =
         Base64.getUrlDecoder().decode(sealed.substring(SEALED_PREFIX.length() + id.length() + 1));

@@ -36,6 +36,8 @@ public final class SecretKeys {
    * with one message for the operator.
    */
   public static SecretBox open(Database db, Source source, Consumer<String> log) {
+    // Not halfway through a rotation of the key by `./kurir admin secrets rotate-key`.
+    InstanceLock.awaitSecretsKey(db);
     TreeSet<String> inUse = StoredSecrets.keyIdsInUse(db);
     Optional<byte[]> key = read(source);
     if (key.isEmpty()) {
@@ -49,7 +51,7 @@ public final class SecretKeys {
                 + " file the database was written with (secrets.key-file), or its value as"
                 + " KURIR_SECRETS_KEY; see docs/operations.md, \"The secrets key\"");
       }
-      key = Optional.of(create(source.keyFile()));
+      key = Optional.of(create(source.keyFile(), "secrets.key-file"));
       log.accept(
           "created the secrets key "
               + source.keyFile()
@@ -100,21 +102,42 @@ public final class SecretKeys {
     if (!source.key().isEmpty()) {
       return Optional.of(decode(source.key(), "secrets.key (KURIR_SECRETS_KEY)"));
     }
-    if (!Files.exists(source.keyFile())) {
+    return readFile(source.keyFile(), "secrets.key-file");
+  }
+
+  /**
+   * The key in {@code file}, if it exists; a file that holds no key is refused naming {@code
+   * option}, the setting or flag the operator gave it with.
+   */
+  public static Optional<byte[]> readFile(Path file, String option) {
+    if (!Files.exists(file)) {
       return Optional.empty();
     }
+    String where = option + " " + file;
+    byte[] bytes;
     try {
-      String text = Files.readString(source.keyFile(), StandardCharsets.US_ASCII);
-      return Optional.of(decode(text, "secrets.key-file " + source.keyFile()));
+      bytes = Files.readAllBytes(file);
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "secrets.key-file " + source.keyFile() + ": cannot be read: " + e.getMessage());
+      throw new IllegalStateException(where + ": cannot be read: " + e.getMessage());
     }
+    // Decoded by hand: a binary file (a key written raw, a picture) is "not a key", not a charset
+    // error such as "Input length = 1".
+    for (byte b : bytes) {
+      if (b < 0) {
+        throw notAKey(where);
+      }
+    }
+    return Optional.of(decode(new String(bytes, StandardCharsets.US_ASCII), where));
   }
 
   /** Reads the key in {@code file}, making a new one there first when it does not exist. */
   public static byte[] readOrCreate(Path file) {
-    return read(new Source(file, "")).orElseGet(() -> create(file));
+    return readOrCreate(file, "secrets.key-file");
+  }
+
+  /** {@link #readOrCreate(Path)}, naming {@code option} in what it refuses. */
+  public static byte[] readOrCreate(Path file, String option) {
+    return readFile(file, option).orElseGet(() -> create(file, option));
   }
 
   private static byte[] decode(String text, String where) {
@@ -126,12 +149,16 @@ public final class SecretKeys {
     } catch (IllegalArgumentException e) {
       // told below
     }
-    throw new IllegalStateException(
-        where + ": is not a secrets key (32 bytes in base64, as `openssl rand -base64 32` writes)");
+    throw notAKey(where);
+  }
+
+  private static IllegalStateException notAKey(String where) {
+    return new IllegalStateException(
+        where + ": not a secrets key (base64 of 32 bytes, as `openssl rand -base64 32` writes)");
   }
 
   /** A new key in a new file readable by its owner only. */
-  private static byte[] create(Path file) {
+  private static byte[] create(Path file, String option) {
     byte[] key = SecretBox.newKey();
     try {
       Path parent = file.toAbsolutePath().getParent();
@@ -150,10 +177,9 @@ public final class SecretKeys {
       return key;
     } catch (FileAlreadyExistsException e) {
       // Another process made it at the same moment: use theirs.
-      return read(new Source(file, "")).orElseThrow();
+      return readFile(file, option).orElseThrow();
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "secrets.key-file " + file + ": cannot be created: " + e.getMessage());
+      throw new IllegalStateException(DataFolder.keyFileProblem(e, file, option));
     }
   }
 }

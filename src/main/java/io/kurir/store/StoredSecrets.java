@@ -142,11 +142,14 @@ public final class StoredSecrets {
   /**
    * Re-encrypts every encrypted value from {@code from}'s key to {@code to}'s, in one transaction;
    * answers how many. Values already under {@code to}'s key are left (a rotation run again).
+   * Refused while a gateway runs on a PostgreSQL database ({@link InstanceLock#lockSecretsKey}); on
+   * SQLite the caller holds the gateway's lock.
    */
   public static int reseal(Database db, SecretBox from, SecretBox to) {
     return db.writes()
         .write(
             h -> {
+              InstanceLock.lockSecretsKey(h, db.dialect());
               int changed = 0;
               h.createUpdate("UPDATE secrets_key SET key_id = ? WHERE id = 1")
                   .bind(0, to.keyId())

@@ -356,6 +356,16 @@ final class TenantStore {
         > 0;
   }
 
+  void setLicenseCode(long id, String code) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("UPDATE license SET code = ? WHERE id = ?")
+                    .bind(0, hash(code))
+                    .bind(1, id)
+                    .execute());
+  }
+
   void setPushKey(long id, String key) {
     db.writes()
         .write(

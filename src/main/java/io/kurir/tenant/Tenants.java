@@ -133,6 +133,31 @@ public final class Tenants {
         key);
   }
 
+  /**
+   * Gives a license a new code (its customer's Account API and push v1 credential, and console
+   * sign-in); the old one stops working at once. The license answered carries the new code, the
+   * only time it is readable: it is stored as its hash, so a lost code can only be replaced.
+   */
+  public License rotateLicenseCode(long id) {
+    license(id);
+    String code = Secrets.random(24);
+    store.setLicenseCode(id, code);
+    ecoKeys.clear();
+    License l = license(id);
+    return new License(
+        l.id(),
+        l.partnerId(),
+        code,
+        l.name(),
+        l.email(),
+        l.expiresOn(),
+        l.allowedAddresses(),
+        l.disabled(),
+        l.createdAt(),
+        l.webhookSecret(),
+        l.pushKey());
+  }
+
   /** A new Basic secret; the partner answered carries it, the only time it is readable. */
   public Partner rotatePartnerSecret(long id) {
     partner(id);

@@ -66,21 +66,23 @@ public final class TestDatabases {
   }
 
   /**
-   * Settings flags that put a gateway on the database a test keeps in {@code sqliteFile}, with its
-   * secrets key; none on SQLite, where the gateway finds both under {@code data.dir}.
+   * Settings flags that put a gateway (or {@code ./kurir admin}) on the database a test keeps in
+   * {@code sqliteFile}, with the fixed {@link #TEST_SECRETS_KEY}: on SQLite the gateway finds the
+   * database under {@code data.dir}; on PostgreSQL a second node given these flags from another
+   * folder has the first one's key. No test gateway makes a key file (nor logs that it did); tests
+   * of that give {@code --secrets.key=} (empty) after these.
    */
   public static List<String> flags(Path sqliteFile) {
+    String key = "--secrets.key=" + TEST_SECRETS_KEY;
     if (!postgres) {
-      return List.of();
+      return List.of(key);
     }
     DatabaseLocation db = at(sqliteFile);
     return List.of(
         "--database.url=" + db.url(),
         "--database.user=" + db.user(),
         "--database.password=" + db.password(),
-        // The database's secrets key where a gateway on SQLite keeps it, beside that file: so a
-        // second node given these flags from another folder has the first one's key.
-        "--secrets.key-file=" + sqliteFile.toAbsolutePath().getParent().resolve("secret.key"));
+        key);
   }
 
   private static synchronized void drop(List<DatabaseLocation> made) {

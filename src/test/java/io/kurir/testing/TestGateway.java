@@ -29,7 +29,9 @@ import java.util.Map;
 /**
  * A real gateway on a free loopback port, on a SQLite file in a temporary folder (or a PostgreSQL
  * database in a class marked {@link OnPostgreSQL}), with the sandbox driver, and a real HTTP client
- * to talk to it. Pacing is off unless a test turns it on.
+ * to talk to it. Pacing is off unless a test turns it on. Its secrets key is the fixed test key
+ * ({@link TestDatabases#flags}), on SQLite too: no test gateway makes a key file or logs the WARN
+ * that asks to move it ({@code --secrets.key=} after it brings that back, for tests of it).
  */
 public final class TestGateway implements AutoCloseable {
   public static final String ADMIN_TOKEN = "test-admin-token-0123456789";

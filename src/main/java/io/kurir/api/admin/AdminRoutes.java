@@ -116,6 +116,9 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/licenses/{id}/enable", admin(ctx -> tenants.setLicenseDisabled(id(ctx), false)));
     r.post("/admin/licenses/{id}/expires", admin(List.of("expires"), this::setExpiry));
     r.post(
+        "/admin/licenses/{id}/rotate-code",
+        admin(ctx -> ctx.json(views.of(tenants.rotateLicenseCode(id(ctx))))));
+    r.post(
         "/admin/licenses/{id}/rotate-push-key",
         admin(ctx -> ctx.json(views.of(tenants.rotatePushKey(id(ctx))))));
     r.post(

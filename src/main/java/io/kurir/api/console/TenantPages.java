@@ -180,6 +180,19 @@ final class TenantPages {
                                   "expires_empty",
                                   "Choose the new expiry date, then press Renew."))));
       case "no-expiry" -> tenants.setLicenseExpiry(id, null);
+      case "rotate-code" -> {
+        License l = tenants.rotateLicenseCode(id);
+        shownOnce(
+            ctx,
+            v,
+            "New license code",
+            List.of(new OnceShown.Secret("License code", l.code())),
+            "The old code stopped working. Give this one to the customer: it is not shown again.",
+            "",
+            "",
+            "/console/licenses");
+        return;
+      }
       case "rotate-webhook-secret" -> {
         License l = tenants.rotateWebhookSecret(id, deps.webhookSecretOverlap());
         shownOnce(

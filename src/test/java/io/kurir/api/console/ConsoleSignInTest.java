@@ -329,6 +329,20 @@ class ConsoleSignInTest {
             cookie, "/console/licenses/" + license + "/rotate-webhook-secret", "csrf", token);
     assertThat(shownAfter(webhookSecret, cookie).body())
         .contains(kurir.gateway().tenants().license(license).webhookSecret());
+    // A lost license code cannot be read back (it is stored as its hash): it is replaced.
+    String codeBefore = kurir.gateway().tenants().license(license).code();
+    HttpResponse<String> code =
+        signedInPost(cookie, "/console/licenses/" + license + "/rotate-code", "csrf", token);
+    String codeStored = kurir.gateway().tenants().license(license).code();
+    assertThat(codeStored).isNotEqualTo(codeBefore);
+    String codePage = shownAfter(code, cookie).body();
+    assertThat(codePage).contains("New license code");
+    assertThat(
+            java.util.regex.Pattern.compile("[A-Za-z0-9]{24,}")
+                .matcher(codePage)
+                .results()
+                .map(java.util.regex.MatchResult::group))
+        .anyMatch(shownCode -> io.kurir.tenant.Credentials.matches(codeStored, shownCode));
   }
 
   @Test
@@ -350,6 +364,7 @@ class ConsoleSignInTest {
     assertThat(partners).containsPattern("/disable\" data-confirm=");
     String licenses = get("/console/licenses", "Cookie", cookie).body();
     assertThat(licenses).containsPattern("/rotate-webhook-secret\" data-confirm=");
+    assertThat(licenses).containsPattern("/rotate-code\" data-confirm=");
     assertThat(licenses).containsPattern("/disable\" data-confirm=");
   }
 

@@ -170,6 +170,10 @@ class OpenApiExchangesTest {
     canonical(
         "POST", "/admin/licenses/" + licenseId + "/expires", json("expires", "2099-12-31"), ADMIN);
     canonical("POST", "/admin/licenses/" + licenseId + "/rotate-webhook-secret", null, ADMIN);
+    code =
+        json(canonical("POST", "/admin/licenses/" + licenseId + "/rotate-code", null, ADMIN))
+            .get("code")
+            .asText();
     pushKey =
         json(canonical("POST", "/admin/licenses/" + licenseId + "/rotate-push-key", null, ADMIN))
             .get("pushKey")
