@@ -575,7 +575,11 @@ final class DeviceSender {
           if (e.first()) {
             log.error("sender of device {}: {}", device.id(), e.getMessage());
           }
-          pause(ERROR_PAUSE);
+          try {
+            awaitRetry(tryStarted.plus(ERROR_PAUSE)); // on the injected clock, as other failures
+          } catch (InterruptedException stop) {
+            // the loop looks at running
+          }
         } catch (Throwable e) { // a driver's Error too: the device's queue must not stall
           failedTry(e);
         }
