@@ -828,6 +828,13 @@ final class DeviceSender {
       awaitPace(waitNanos); // short: a claim covers about a second of sends
       return;
     }
+    if (deleted || !store.deviceLive(device.id())) {
+      // Deleted, here or on another node, after this window was claimed: nothing more goes to the
+      // driver. The loop stops; what it claimed goes back and its queue ends device_deleted.
+      log.info("device {}: deleted; its sender stops before message {}", device.id(), m.id());
+      deviceDeleted();
+      return;
+    }
     claimed.remove(m);
     if (m.sync() && !takeTurn(m)) {
       return; // its caller's wait ended first: withdrawn, never sent

@@ -380,6 +380,22 @@ final class MessageStore {
                     .one());
   }
 
+  /**
+   * Whether the device is still there (not deleted): read by its sender right before each driver
+   * call, so that a delete committed by this or another node stops what it had already claimed (see
+   * docs/decisions.md, "A deleted device's claimed messages"). One primary-key read.
+   */
+  boolean deviceLive(long deviceId) {
+    return db.jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery("SELECT COUNT(*) FROM device WHERE id = ? AND deleted_at IS NULL")
+                        .bind(0, deviceId)
+                        .mapTo(Integer.class)
+                        .one())
+        > 0;
+  }
+
   /** Messages waiting in a device's queue (pending), for tests and operators. */
   int pendingCount(long deviceId) {
     return db.jdbi()

@@ -118,6 +118,58 @@ class DeviceDeleteTest {
   }
 
   @Test
+  void aDeleteCommittedWhileASendIsHeldStopsTheMessagesAlreadyClaimedBehindIt() throws Exception {
+    // The delete commits through another process on the same database (./kurir admin device
+    // delete against a running gateway, or another node whose signal has not arrived yet): the
+    // sender holding the device is not told. What it claimed behind the send under way must not go
+    // to the driver all the same.
+    Path file = dir.resolve("k.db");
+    ScriptedDriver driver = new ScriptedDriver("scripted", false);
+    try (CoreNode node = CoreNode.start(file, 1, Clock.systemUTC(), driver);
+        CoreNode admin =
+            CoreNode.start(file, 2, Clock.systemUTC(), new ScriptedDriver("x", false))) {
+      Device device = node.newDevice("+6281100007204");
+      driver.setConnected(false); // they wait in the queue, to be claimed in one window
+      Message inHand = node.send(device, "+6281234572031", "in the driver's hands");
+      List<Message> behind =
+          List.of(
+              node.send(device, "+6281234572032", "claimed behind it"),
+              node.send(device, "+6281234572033", "claimed behind it too"));
+      driver.holdSends();
+      driver.setConnected(true);
+      node.messages().connectionChanged(device.id(), true);
+      Eventually.until("handed to the driver", () -> driver.sentIds().contains(inHand.id()));
+      for (Message m : behind) {
+        assertThat(node.stateOf(device, m.id()))
+            .as("message %s claimed in the same window", m.id())
+            .isEqualTo(MessageState.SENDING);
+      }
+
+      admin.tenants().deleteDevice(device.id()); // committed; this node's sender is not told
+      driver.release();
+
+      Eventually.until(
+          "every message of the device is final",
+          () ->
+              java.util.stream.Stream.concat(java.util.stream.Stream.of(inHand), behind.stream())
+                  .map(m -> node.stateOf(device, m.id()))
+                  .allMatch(state -> state.wentOut() || state == MessageState.FAILED));
+      assertThat(driver.sentIds())
+          .as("nothing after the delete's commit went to the driver")
+          .containsExactly(inHand.id());
+      assertThat(node.stateOf(device, inHand.id()).wentOut())
+          .as("the send already under way keeps its outcome")
+          .isTrue();
+      for (Message m : behind) {
+        Message stored = node.find(device, m.id());
+        assertThat(stored.state()).as("message %s", m.id()).isEqualTo(MessageState.FAILED);
+        assertThat(stored.reason()).contains(FailureReason.DEVICE_DELETED);
+      }
+      Eventually.until("detached", () -> driver.events().contains("detach " + device.id()));
+    }
+  }
+
+  @Test
   void aDeviceDeletedWhileTheGatewayWasStoppedHasItsQueueEndedAtTheNextStart() {
     Path file = dir.resolve("k.db");
     Device device;
