@@ -19,7 +19,6 @@ import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -320,9 +319,9 @@ public final class HttpApi implements AutoCloseable {
                   return new ServerConnector(
                       server,
                       new SslConnectionFactory(certificate, "http/1.1"),
-                      new HttpConnectionFactory(https));
+                      deadline.connectionFactory(https));
                 })
-            .orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
+            .orElseGet(() -> new ServerConnector(server, deadline.connectionFactory(httpConfig)));
     connector.addEventListener(perAddress);
     connector.addEventListener(deadline);
     try {

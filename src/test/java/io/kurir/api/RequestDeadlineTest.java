@@ -51,6 +51,8 @@ class RequestDeadlineTest {
     public void addTo(RoutesConfig routes) {
       routes.post("/slow/echo", ctx -> ctx.result(hold(ctx.body())));
       routes.get("/slow/hello", ctx -> ctx.result(hold("hello")));
+      routes.get("/slow/now", ctx -> ctx.result("now"));
+      routes.post("/slow/now", ctx -> ctx.result(ctx.body()));
     }
 
     private String hold(String reply) throws InterruptedException {
@@ -147,5 +149,46 @@ class RequestDeadlineTest {
         "POST /slow/echo HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
         "hello");
+  }
+
+  /**
+   * A kept-alive connection that was idle for longer than the deadline still takes its next
+   * request: that request's deadline starts at its first byte (pooled clients reuse connections
+   * that have waited for minutes). The idle time is Jetty's idle timeout's business.
+   */
+  @Test
+  void idleTimeBetweenRequestsDoesNotCountAgainstTheNext() throws Exception {
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write("GET /slow/now HTTP/1.1\r\nHost: kurir\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("now");
+      waitOutADeadline();
+      s.getOutputStream()
+          .write(
+              ("POST /slow/now HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: 5\r\n\r\nhello")
+                  .getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("hello");
+    }
+  }
+
+  /** The next request on a kept-alive connection still has the deadline, from its first byte. */
+  @Test
+  void theNextRequestOnAKeptAliveConnectionHasTheDeadlineToo() throws Exception {
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write("GET /slow/now HTTP/1.1\r\nHost: kurir\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("now");
+      s.getOutputStream()
+          .write(
+              ("POST /slow/now HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: 5\r\n\r\nhe")
+                  .getBytes(StandardCharsets.UTF_8));
+      try {
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      } catch (SocketException reset) {
+        // closed, too
+      }
+    }
   }
 }
