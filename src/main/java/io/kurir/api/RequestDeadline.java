@@ -42,6 +42,15 @@ import org.slf4j.LoggerFactory;
 final class RequestDeadline extends EventsHandler implements Connection.Listener {
   private static final Logger log = LoggerFactory.getLogger(RequestDeadline.class);
 
+  /**
+   * The slowest body that is still waited for: each body byte read adds 1/32768 s to the request's
+   * deadline, so an upload at 256 kbit/s or more is never cut however large (a full 16 MB {@code
+   * http.max-body} at a 30 s deadline would otherwise need about 4.3 Mbit/s), while a trickler
+   * gains nothing worth having (a byte every 2 s earns 61 µs). A constant, not a setting: it says
+   * what a working client is, and the deadline remains the one knob.
+   */
+  static final long MIN_BODY_BYTES_PER_SECOND = 32 * 1024;
+
   private final long deadlineMillis;
   private final ConcurrentHashMap<Connection, Watch> watches = new ConcurrentHashMap<>();
 
@@ -108,6 +117,12 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
 
   @Override
   protected void onRequestRead(Request request, Content.Chunk chunk) {
+    if (chunk != null && chunk.hasRemaining()) {
+      Watch watch = watchOf(request);
+      if (watch != null) {
+        watch.earn(chunk.remaining());
+      }
+    }
     if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
       received(request);
     }
@@ -146,6 +161,9 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
   private final class Watch extends CyclicTimeout {
     private final Connection connection;
 
+    /** When the running deadline expires, in {@link System#nanoTime()}; guarded by this. */
+    private long expiresAtNanos;
+
     /** Whether the last request was answered and the next one has not sent a byte yet. */
     private final AtomicBoolean idle = new AtomicBoolean();
 
@@ -155,8 +173,18 @@ final class RequestDeadline extends EventsHandler implements Connection.Listener
       this.connection = connection;
     }
 
-    void start() {
+    synchronized void start() {
+      expiresAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
       schedule(deadlineMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Moves the running deadline on by the time {@code bytes} of body take at the minimum rate. */
+    synchronized void earn(int bytes) {
+      expiresAtNanos += bytes * TimeUnit.SECONDS.toNanos(1) / MIN_BODY_BYTES_PER_SECOND;
+      // Only a running deadline moves: one stopped or expired stays so.
+      if (cancel()) {
+        schedule(Math.max(0, expiresAtNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
     }
 
     void stop() {

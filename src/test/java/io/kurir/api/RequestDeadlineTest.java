@@ -53,6 +53,7 @@ class RequestDeadlineTest {
       routes.get("/slow/hello", ctx -> ctx.result(hold("hello")));
       routes.get("/slow/now", ctx -> ctx.result("now"));
       routes.post("/slow/now", ctx -> ctx.result(ctx.body()));
+      routes.post("/slow/length", ctx -> ctx.result(Integer.toString(ctx.bodyAsBytes().length)));
     }
 
     private String hold(String reply) throws InterruptedException {
@@ -189,6 +190,32 @@ class RequestDeadlineTest {
       } catch (SocketException reset) {
         // closed, too
       }
+    }
+  }
+
+  /**
+   * A body that arrives steadily at more than {@link RequestDeadline#MIN_BODY_BYTES_PER_SECOND} is
+   * not cut at the deadline: each byte read earns time. Here 224 KiB (7 s at the minimum rate)
+   * arrive at once, a deadline passes, then the rest: the whole body is echoed.
+   */
+  @Test
+  void aBodyArrivingAtTheMinimumRateGetsMoreTime() throws Exception {
+    int length = 256 * 1024;
+    byte[] body = "a".repeat(length).getBytes(StandardCharsets.US_ASCII);
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write(
+              ("POST /slow/length HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: "
+                      + length
+                      + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      int first = 224 * 1024;
+      s.getOutputStream().write(body, 0, first);
+      waitOutADeadline();
+      s.getOutputStream().write(body, first, length - first);
+      String response = readResponse(s);
+      assertThat(response).startsWith("HTTP/1.1 200").endsWith(Integer.toString(length));
     }
   }
 }
