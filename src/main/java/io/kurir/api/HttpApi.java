@@ -26,6 +26,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,6 +137,12 @@ public final class HttpApi implements AutoCloseable {
                     // The outermost handler, so that it sees every request's body being read;
                     // Javalin puts its own handler inside the innermost wrapper it finds here.
                     server.setHandler(deadline);
+                    // http.max-body checked by Jetty before Javalin reads: a declared length over
+                    // it
+                    // is answered 413 from the head at once (not awaited until the deadline), and a
+                    // chunked body growing over it fails its read with a 413 (Javalin's own check
+                    // would log a WARN each time, which any client could repeat).
+                    deadline.setHandler(new SizeLimitHandler(maxBodyBytes, -1));
                   });
               config.requestLogger.http(
                   (ctx, millis) -> {
@@ -191,6 +198,15 @@ public final class HttpApi implements AutoCloseable {
                   Exception.class,
                   (e, ctx) -> {
                     Throwable unreadable = unreadableBody(e);
+                    if (unreadable instanceof HttpException tooLarge && tooLarge.getCode() == 413) {
+                      log.debug("{} {}: the request body is too large", ctx.method(), routeOf(ctx));
+                      styleOf(byPrefix, ctx)
+                          .render(
+                              ctx,
+                              new ApiException(
+                                  413, "body_too_large", "the request body is too large"));
+                      return;
+                    }
                     if (unreadable != null) {
                       // The client's doing (a malformed chunked body, a hang-up mid-body, too
                       // slow for http.request-deadline), which anyone can repeat at will: one

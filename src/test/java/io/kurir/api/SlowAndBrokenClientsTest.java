@@ -392,4 +392,39 @@ class SlowAndBrokenClientsTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(GENEROUS);
     assertThat(errorsAndTraces()).isEmpty();
   }
+
+  /** A declared length over {@code http.max-body} is refused from the head, not awaited. */
+  @Test
+  void aDeclaredLengthOverTheMaxBodyIsRefusedAtOnce() throws Exception {
+    kurir = started(dir, "--http.max-body=1KB");
+    Socket s = connect();
+    write(
+        s,
+        "POST /api/check_number HTTP/1.1\r\nHost: kurir\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 100000\r\n\r\n{");
+    Response r = read(s);
+    assertThat(r.status()).as(r.head()).isEqualTo(413);
+    assertThat(r.body()).isEqualTo("body_too_large");
+    assertThat(errorsAndTraces()).isEmpty();
+  }
+
+  /** A chunked body that grows over {@code http.max-body}: 413, and nothing above DEBUG. */
+  @Test
+  void aChunkedBodyOverTheMaxBodyIsRefusedWithoutAWarning() throws Exception {
+    kurir = started(dir, "--http.max-body=1KB");
+    Socket s = connect();
+    String chunk = "a".repeat(1500);
+    write(
+        s,
+        "POST /send/message-text HTTP/1.1\r\nHost: kurir\r\nContent-Type: application/json\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n"
+            + Integer.toHexString(chunk.length())
+            + "\r\n"
+            + chunk
+            + "\r\n0\r\n\r\n");
+    Response r = read(s);
+    assertThat(r.status()).as(r.head()).isEqualTo(413);
+    assertThat(r.body()).isEqualTo("{\"status\":false,\"message\":\"body_too_large\"}");
+    assertThat(errorsAndTraces()).isEmpty();
+  }
 }
