@@ -396,6 +396,27 @@ public final class HttpApi implements AutoCloseable {
    * large): a plain token instead of Jetty's HTML page.
    */
   private static final class PlainErrorHandler extends ErrorHandler {
+    /**
+     * What Jetty's parser found wrong with a request it answers 400, from its reason: keep in sync
+     * with the reasons of Jetty's {@code HttpParser} (a reason it changes falls back to {@code
+     * bad_request}).
+     */
+    private static String badRequestToken(String reason) {
+      String r = reason == null ? "" : reason.toLowerCase(java.util.Locale.ROOT);
+      if (r.contains("no host")) {
+        return "host_missing";
+      }
+      // Bytes HTTP does not allow in the request line or a header: which one, Jetty does not say.
+      if (r.contains("illegal character")
+          || r.contains("unknown version")
+          || r.contains("no uri")
+          || r.contains("illegal method")
+          || r.contains("unknown method")) {
+        return "malformed_request";
+      }
+      return "bad_request";
+    }
+
     private final List<Map.Entry<String, ErrorStyle>> byPrefix;
 
     PlainErrorHandler(List<Map.Entry<String, ErrorStyle>> byPrefix) {
@@ -420,7 +441,9 @@ public final class HttpApi implements AutoCloseable {
             // Jetty answers these before any route: the token says what happened.
             case 408 -> "request_timeout";
             case 501 -> "not_implemented";
-            case 505 -> "http_version_not_supported";
+            // HTTP/2.0 on a request line (Jetty says 426): the version is not spoken here.
+            case 505, 426 -> "http_version_not_supported";
+            case 400 -> badRequestToken(message);
             default -> code >= 500 ? "server_error" : "bad_request";
           };
       String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();

@@ -427,4 +427,28 @@ class SlowAndBrokenClientsTest {
     assertThat(r.body()).isEqualTo("{\"status\":false,\"message\":\"body_too_large\"}");
     assertThat(errorsAndTraces()).isEmpty();
   }
+
+  /** Requests Jetty refuses before any route: each token says what happened. */
+  @Test
+  void protocolErrorsSayWhatHappened() throws Exception {
+    kurir = started(dir);
+    Socket http2 = connect();
+    write(http2, "GET / HTTP/2.0\r\nHost: kurir\r\n\r\n");
+    Response version = read(http2);
+    assertThat(version.status()).as(version.head()).isEqualTo(426);
+    assertThat(version.body()).contains("http_version_not_supported").doesNotContain("HTTP 426");
+
+    Socket noHost = connect();
+    write(noHost, "GET /api/check_number HTTP/1.1\r\n\r\n");
+    Response host = read(noHost);
+    assertThat(host.status()).as(host.head()).isEqualTo(400);
+    assertThat(host.body()).isEqualTo("host_missing");
+
+    Socket garbage = connect();
+    write(garbage, "GE\u0007T / HTTP/1.1\r\nHost: kurir\r\n\r\n");
+    Response line = read(garbage);
+    assertThat(line.status()).as(line.head()).isEqualTo(400);
+    assertThat(line.body()).isEqualTo("malformed_request");
+    assertThat(errorsAndTraces()).isEmpty();
+  }
 }
