@@ -19,7 +19,6 @@ import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -27,6 +26,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,6 +137,12 @@ public final class HttpApi implements AutoCloseable {
                     // The outermost handler, so that it sees every request's body being read;
                     // Javalin puts its own handler inside the innermost wrapper it finds here.
                     server.setHandler(deadline);
+                    // http.max-body checked by Jetty before Javalin reads: a declared length over
+                    // it
+                    // is answered 413 from the head at once (not awaited until the deadline), and a
+                    // chunked body growing over it fails its read with a 413 (Javalin's own check
+                    // would log a WARN each time, which any client could repeat).
+                    deadline.setHandler(new SizeLimitHandler(maxBodyBytes, -1));
                   });
               config.requestLogger.http(
                   (ctx, millis) -> {
@@ -211,6 +217,15 @@ public final class HttpApi implements AutoCloseable {
                   Exception.class,
                   (e, ctx) -> {
                     Throwable unreadable = unreadableBody(e);
+                    if (unreadable instanceof HttpException tooLarge && tooLarge.getCode() == 413) {
+                      log.debug("{} {}: the request body is too large", ctx.method(), routeOf(ctx));
+                      styleOf(byPrefix, ctx)
+                          .render(
+                              ctx,
+                              new ApiException(
+                                  413, "body_too_large", "the request body is too large"));
+                      return;
+                    }
                     if (unreadable != null) {
                       // The client's doing (a malformed chunked body, a hang-up mid-body, too
                       // slow for http.request-deadline), which anyone can repeat at will: one
@@ -339,9 +354,9 @@ public final class HttpApi implements AutoCloseable {
                   return new ServerConnector(
                       server,
                       new SslConnectionFactory(certificate, "http/1.1"),
-                      new HttpConnectionFactory(https));
+                      deadline.connectionFactory(https));
                 })
-            .orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
+            .orElseGet(() -> new ServerConnector(server, deadline.connectionFactory(httpConfig)));
     connector.addEventListener(perAddress);
     connector.addEventListener(deadline);
     try {
@@ -400,6 +415,27 @@ public final class HttpApi implements AutoCloseable {
    * large): a plain token instead of Jetty's HTML page.
    */
   private static final class PlainErrorHandler extends ErrorHandler {
+    /**
+     * What Jetty's parser found wrong with a request it answers 400, from its reason: keep in sync
+     * with the reasons of Jetty's {@code HttpParser} (a reason it changes falls back to {@code
+     * bad_request}).
+     */
+    private static String badRequestToken(String reason) {
+      String r = reason == null ? "" : reason.toLowerCase(java.util.Locale.ROOT);
+      if (r.contains("no host")) {
+        return "host_missing";
+      }
+      // Bytes HTTP does not allow in the request line or a header: which one, Jetty does not say.
+      if (r.contains("illegal character")
+          || r.contains("unknown version")
+          || r.contains("no uri")
+          || r.contains("illegal method")
+          || r.contains("unknown method")) {
+        return "malformed_request";
+      }
+      return "bad_request";
+    }
+
     private final List<Map.Entry<String, ErrorStyle>> byPrefix;
 
     PlainErrorHandler(List<Map.Entry<String, ErrorStyle>> byPrefix) {
@@ -424,7 +460,9 @@ public final class HttpApi implements AutoCloseable {
             // Jetty answers these before any route: the token says what happened.
             case 408 -> "request_timeout";
             case 501 -> "not_implemented";
-            case 505 -> "http_version_not_supported";
+            // HTTP/2.0 on a request line (Jetty says 426): the version is not spoken here.
+            case 505, 426 -> "http_version_not_supported";
+            case 400 -> badRequestToken(message);
             default -> code >= 500 ? "server_error" : "bad_request";
           };
       String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();

@@ -138,8 +138,9 @@ public record Settings(
   /**
    * What bounds slow and greedy clients at the HTTP edge.
    *
-   * @param requestDeadline one deadline for a whole request, head and body, counted from the moment
-   *     the connection is ready for it; a client still sending when it passes is disconnected
+   * @param requestDeadline one deadline for a whole request, head and body, counted from the
+   *     request's first byte (a new connection's opening for its first request), and moved on by
+   *     each body byte read at 32 KiB/s; a client still sending when it passes is disconnected
    * @param maxConnectionsPerAddress connections one peer address (the socket's, never a forwarded
    *     one) may hold open at once; more are closed at once; 0: no bound
    */

@@ -34,6 +34,24 @@ public final class SignInLimiter {
     this.time = new ClockTime(clock);
   }
 
+  /**
+   * Takes one try from {@code address}'s bucket, in one atomic step: false when none is left. A
+   * check and a later record of the failure let parallel guesses all pass the check before any was
+   * recorded (60 at once got 12 tries instead of 10). A sign-in that succeeds gives its try back
+   * ({@link #succeeded}).
+   */
+  public boolean tryAttempt(String address) {
+    return failures.get(address, a -> newBucket()).tryConsume(1);
+  }
+
+  /** Gives back the try a successful sign-in from {@code address} took: only failures count. */
+  public void succeeded(String address) {
+    Bucket bucket = failures.getIfPresent(address);
+    if (bucket != null) {
+      bucket.addTokens(1);
+    }
+  }
+
   /** Whether {@code address} may try to sign in now. */
   public boolean allowed(String address) {
     Bucket bucket = failures.getIfPresent(address);

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * that holds its answer until the test lets it go.
  */
 class RequestDeadlineTest {
-  private static final Duration GENEROUS = Duration.ofSeconds(15);
+  private static final Duration GENEROUS = Duration.ofSeconds(60);
 
   private final CountDownLatch requestIn = new CountDownLatch(1);
   private final CountDownLatch answer = new CountDownLatch(1);
@@ -51,6 +51,9 @@ class RequestDeadlineTest {
     public void addTo(RoutesConfig routes) {
       routes.post("/slow/echo", ctx -> ctx.result(hold(ctx.body())));
       routes.get("/slow/hello", ctx -> ctx.result(hold("hello")));
+      routes.get("/slow/now", ctx -> ctx.result("now"));
+      routes.post("/slow/now", ctx -> ctx.result(ctx.body()));
+      routes.post("/slow/length", ctx -> ctx.result(Integer.toString(ctx.bodyAsBytes().length)));
     }
 
     private String hold(String reply) throws InterruptedException {
@@ -147,5 +150,72 @@ class RequestDeadlineTest {
         "POST /slow/echo HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
         "hello");
+  }
+
+  /**
+   * A kept-alive connection that was idle for longer than the deadline still takes its next
+   * request: that request's deadline starts at its first byte (pooled clients reuse connections
+   * that have waited for minutes). The idle time is Jetty's idle timeout's business.
+   */
+  @Test
+  void idleTimeBetweenRequestsDoesNotCountAgainstTheNext() throws Exception {
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write("GET /slow/now HTTP/1.1\r\nHost: kurir\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("now");
+      waitOutADeadline();
+      s.getOutputStream()
+          .write(
+              ("POST /slow/now HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: 5\r\n\r\nhello")
+                  .getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("hello");
+    }
+  }
+
+  /** The next request on a kept-alive connection still has the deadline, from its first byte. */
+  @Test
+  void theNextRequestOnAKeptAliveConnectionHasTheDeadlineToo() throws Exception {
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write("GET /slow/now HTTP/1.1\r\nHost: kurir\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(readResponse(s)).startsWith("HTTP/1.1 200").endsWith("now");
+      s.getOutputStream()
+          .write(
+              ("POST /slow/now HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: 5\r\n\r\nhe")
+                  .getBytes(StandardCharsets.UTF_8));
+      try {
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      } catch (SocketException reset) {
+        // closed, too
+      }
+    }
+  }
+
+  /**
+   * A body that arrives steadily at more than {@link RequestDeadline#MIN_BODY_BYTES_PER_SECOND} is
+   * not cut at the deadline: each byte read earns time. Here 224 KiB (7 s at the minimum rate)
+   * arrive at once, a deadline passes, then the rest: the whole body is echoed.
+   */
+  @Test
+  void aBodyArrivingAtTheMinimumRateGetsMoreTime() throws Exception {
+    int length = 256 * 1024;
+    byte[] body = "a".repeat(length).getBytes(StandardCharsets.US_ASCII);
+    try (Socket s = connect()) {
+      s.getOutputStream()
+          .write(
+              ("POST /slow/length HTTP/1.1\r\nHost: kurir\r\nContent-Type: text/plain\r\n"
+                      + "Content-Length: "
+                      + length
+                      + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      int first = 224 * 1024;
+      s.getOutputStream().write(body, 0, first);
+      waitOutADeadline();
+      s.getOutputStream().write(body, first, length - first);
+      String response = readResponse(s);
+      assertThat(response).startsWith("HTTP/1.1 200").endsWith(Integer.toString(length));
+    }
   }
 }

@@ -120,4 +120,33 @@ class ConsoleSessionsTest {
     }
     assertThat(limiter.allowed("192.0.2.3")).isFalse();
   }
+
+  /** Tries taken at once from many threads: exactly the bucket's, however they interleave. */
+  @Test
+  void parallelTriesGetNoMoreThanTheLimit() throws Exception {
+    SignInLimiter limiter = new SignInLimiter(clock);
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(60);
+    java.util.concurrent.atomic.AtomicInteger allowed =
+        new java.util.concurrent.atomic.AtomicInteger();
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      threads.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      together.await();
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                    if (limiter.tryAttempt("203.0.113.5")) {
+                      allowed.incrementAndGet();
+                    }
+                  }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(allowed.get()).isEqualTo(SignInLimiter.MAX_FAILURES);
+  }
 }

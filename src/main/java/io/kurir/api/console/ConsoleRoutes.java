@@ -242,7 +242,8 @@ public final class ConsoleRoutes implements RouteTable {
       while (root.getCause() != null && root.getCause() != root) {
         root = root.getCause();
       }
-      log.info("console {}: unreadable form body ({})", ctx.path(), root.toString());
+      // DEBUG: anyone can send a broken body, without signing in, as often as they like.
+      log.debug("console {}: unreadable form body ({})", ctx.path(), root.toString());
       throw new ApiException(
           400, "form_not_readable", "The form could not be read: go back and send it again.");
     }
@@ -279,7 +280,7 @@ public final class ConsoleRoutes implements RouteTable {
   private void signIn(Context ctx) {
     readForm(ctx);
     String address = ClientAddress.of(ctx, deps.trustedProxies());
-    if (!deps.signInLimiter().allowed(address)) {
+    if (!deps.signInLimiter().tryAttempt(address)) {
       signInPage(ctx, Optional.of("Too many failed sign-ins: wait a few minutes."), 429);
       return;
     }
@@ -287,8 +288,7 @@ public final class ConsoleRoutes implements RouteTable {
     boolean asOperator = "operator".equals(ctx.formParam("as"));
     Optional<Optional<Long>> who =
         asOperator ? operatorFor(secret).map(ok -> Optional.empty()) : licenseFor(secret);
-    if (who.isEmpty()) {
-      deps.signInLimiter().failed(address);
+    if (who.isEmpty()) { // the try stays taken
       signInPage(
           ctx,
           Optional.of(
@@ -296,6 +296,7 @@ public final class ConsoleRoutes implements RouteTable {
           401);
       return;
     }
+    deps.signInLimiter().succeeded(address);
     ConsoleSessions.Opened opened = deps.consoleSessions().open(who.get());
     Cookie cookie = new Cookie(COOKIE, opened.cookieValue());
     cookie.setPath("/console");

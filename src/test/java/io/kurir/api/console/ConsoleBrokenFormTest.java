@@ -93,4 +93,32 @@ class ConsoleBrokenFormTest {
     // The session still works: nothing was signed out by a body that could not be read.
     assertThat(console.get("/console/partners").statusCode()).isEqualTo(200);
   }
+
+  /** Anyone can send a broken body without signing in, as often as they like: DEBUG, no higher. */
+  @Test
+  void aBrokenBodyIsLoggedAtDebugOnly() throws Exception {
+    ch.qos.logback.classic.Logger routes =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ConsoleRoutes.class);
+    ch.qos.logback.classic.Level level = routes.getLevel();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log =
+        new ch.qos.logback.core.read.ListAppender<>();
+    log.start();
+    routes.addAppender(log);
+    routes.setLevel(ch.qos.logback.classic.Level.DEBUG);
+    try {
+      assertThat(broken("/console/sign-in", false, BROKEN.getFirst()).statusCode()).isEqualTo(400);
+      List<ch.qos.logback.classic.spi.ILoggingEvent> lines;
+      synchronized (log) {
+        lines =
+            log.list.stream()
+                .filter(e -> e.getFormattedMessage().contains("unreadable form body"))
+                .toList();
+      }
+      assertThat(lines).hasSize(1);
+      assertThat(lines.getFirst().getLevel()).isEqualTo(ch.qos.logback.classic.Level.DEBUG);
+    } finally {
+      routes.detachAppender(log);
+      routes.setLevel(level);
+    }
+  }
 }

@@ -494,4 +494,26 @@ class ConsoleSignInTest {
     HttpResponse<String> unknown = get("/console/no-such-page");
     assertThat(unknown.statusCode()).isIn(303, 404);
   }
+
+  /** Wrong sign-ins sent at once from one address get exactly the bucket's tries, not more. */
+  @Test
+  void parallelGuessesGetNoMoreTriesThanTheLimit() throws Exception {
+    String[] guesser = {"X-Forwarded-For", "203.0.113.77"};
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> sent =
+        new java.util.ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(kurir.url("/console/sign-in")))
+              .header("Content-Type", "application/x-www-form-urlencoded")
+              .headers(guesser)
+              .POST(HttpRequest.BodyPublishers.ofString(form("as", "customer", "secret", "g" + i)))
+              .build();
+      sent.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+    }
+    List<Integer> statuses = sent.stream().map(f -> f.join().statusCode()).toList();
+    assertThat(statuses.stream().filter(s -> s == 401).count())
+        .isEqualTo(SignInLimiter.MAX_FAILURES);
+    assertThat(statuses.stream().filter(s -> s == 429).count())
+        .isEqualTo(60 - SignInLimiter.MAX_FAILURES);
+  }
 }
