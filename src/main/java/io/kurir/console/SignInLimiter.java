@@ -52,17 +52,6 @@ public final class SignInLimiter {
     }
   }
 
-  /** Whether {@code address} may try to sign in now. */
-  public boolean allowed(String address) {
-    Bucket bucket = failures.getIfPresent(address);
-    return bucket == null || bucket.getAvailableTokens() > 0;
-  }
-
-  /** Records a failed sign-in from {@code address}. */
-  public void failed(String address) {
-    failures.get(address, a -> newBucket()).tryConsume(1);
-  }
-
   private Bucket newBucket() {
     return Bucket.builder()
         .addLimit(l -> l.capacity(MAX_FAILURES).refillGreedy(MAX_FAILURES, WINDOW))

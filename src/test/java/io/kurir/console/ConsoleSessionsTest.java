@@ -90,35 +90,41 @@ class ConsoleSessionsTest {
   void failedSignInsAreLimitedPerAddressForAWhile() {
     SignInLimiter limiter = new SignInLimiter(clock);
     for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
-      assertThat(limiter.allowed("192.0.2.1")).isTrue();
-      limiter.failed("192.0.2.1");
+      assertThat(limiter.tryAttempt("192.0.2.1")).as("try " + i).isTrue();
     }
-    assertThat(limiter.allowed("192.0.2.1")).isFalse();
-    assertThat(limiter.allowed("192.0.2.2")).isTrue();
+    assertThat(limiter.tryAttempt("192.0.2.1")).isFalse();
+    assertThat(limiter.tryAttempt("192.0.2.2")).isTrue();
     clock.advance(SignInLimiter.WINDOW);
-    assertThat(limiter.allowed("192.0.2.1")).isTrue();
+    assertThat(limiter.tryAttempt("192.0.2.1")).isTrue();
+  }
+
+  @Test
+  void aSignInThatSucceedsGivesItsTryBack() {
+    SignInLimiter limiter = new SignInLimiter(clock);
+    for (int i = 0; i < 3 * SignInLimiter.MAX_FAILURES; i++) {
+      assertThat(limiter.tryAttempt("192.0.2.4")).as("sign-in " + i).isTrue();
+      limiter.succeeded("192.0.2.4");
+    }
   }
 
   @Test
   void aLimitedAddressGetsOneTryBackEveryNinetySeconds() {
     SignInLimiter limiter = new SignInLimiter(clock);
     for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
-      limiter.failed("192.0.2.3");
+      assertThat(limiter.tryAttempt("192.0.2.3")).isTrue();
     }
     Duration oneTry = SignInLimiter.WINDOW.dividedBy(SignInLimiter.MAX_FAILURES);
     clock.advance(oneTry.minusSeconds(1));
-    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+    assertThat(limiter.tryAttempt("192.0.2.3")).isFalse();
     clock.advance(Duration.ofSeconds(1));
-    assertThat(limiter.allowed("192.0.2.3")).isTrue();
-    limiter.failed("192.0.2.3");
-    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+    assertThat(limiter.tryAttempt("192.0.2.3")).isTrue();
+    assertThat(limiter.tryAttempt("192.0.2.3")).isFalse();
     // Whole again a window later: ten more tries.
     clock.advance(SignInLimiter.WINDOW);
     for (int i = 0; i < SignInLimiter.MAX_FAILURES; i++) {
-      assertThat(limiter.allowed("192.0.2.3")).as("try " + i).isTrue();
-      limiter.failed("192.0.2.3");
+      assertThat(limiter.tryAttempt("192.0.2.3")).as("try " + i).isTrue();
     }
-    assertThat(limiter.allowed("192.0.2.3")).isFalse();
+    assertThat(limiter.tryAttempt("192.0.2.3")).isFalse();
   }
 
   /** Tries taken at once from many threads: exactly the bucket's, however they interleave. */
