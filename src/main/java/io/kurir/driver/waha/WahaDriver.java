@@ -517,6 +517,28 @@ public final class WahaDriver implements Driver {
   }
 
   /**
+   * A {@code session.status} webhook. The engine posts its webhooks concurrently and delivers them
+   * again when an answer was lost, so one can arrive after a later one: a {@code SCAN_QR_CODE}
+   * posted before the phone scanned, received after the {@code WORKING} the scan caused, would
+   * unlink a linked device. The webhook says the status changed; the engine's session, read now,
+   * says what it is, and wins. Only when the engine does not answer the read does the webhook's
+   * word stand. One read per status change: they are rare.
+   */
+  void statusReported(Device device, String reported) {
+    String name = sessionName(device);
+    try {
+      WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
+      if (r.ok() && r.body().path("status").isTextual()) {
+        statusChanged(device.id(), r.body().path("status").asText(), "session.status");
+        return;
+      }
+    } catch (IOException e) {
+      // the engine was lost after it posted; its webhook is the last word there is
+    }
+    statusChanged(device.id(), reported, "session.status");
+  }
+
+  /**
    * Records a session status the engine reported, and tells the core when it changed. A {@code
    * WORKING} of a session found stalled (and restarted since) counts only once the session answers
    * a cheap call: until then the device stays {@code failed}.

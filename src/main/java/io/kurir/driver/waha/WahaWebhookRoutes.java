@@ -81,7 +81,7 @@ final class WahaWebhookRoutes implements RouteTable {
       case "session.status" -> {
         String status = payload.path("status").asText("");
         if (!status.isEmpty()) {
-          driver.statusChanged(device.id(), status, "session.status");
+          driver.statusReported(device, status);
         }
       }
       case "message.ack" -> ack(device, payload);

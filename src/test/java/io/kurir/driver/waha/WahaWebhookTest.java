@@ -160,6 +160,38 @@ class WahaWebhookTest {
     }
   }
 
+  @Test
+  void aStatusWebhookThatArrivesAfterALaterOneDoesNotUnlinkTheDevice() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = f.newDevice("+6281100008131", Map.of());
+      String path = "/drivers/waha/events/" + device.id();
+      String name = "kurir-" + device.id();
+      f.awaitSession(name, "SCAN_QR_CODE");
+      f.waha.scan(name, "6281100008131");
+      String events = "SELECT new_state FROM device_event WHERE device_id = ? ORDER BY at, rowid";
+      Eventually.until(
+          "online recorded",
+          () ->
+              f.texts(events, device.id()).reversed().stream()
+                  .findFirst()
+                  .equals(Optional.of("online")));
+      int recorded = f.texts(events, device.id()).size();
+      // The engine posts its webhooks concurrently: the SCAN_QR_CODE it posted before the scan
+      // arrives now, after the WORKING the scan caused.
+      String late =
+          "{\"id\":\"evt_late\",\"event\":\"session.status\",\"session\":\""
+              + name
+              + "\",\"payload\":{\"name\":\""
+              + name
+              + "\",\"status\":\"SCAN_QR_CODE\"}}";
+      assertThat(signed(f, path, late, keyOf(f, device)).status()).isEqualTo(200);
+      assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
+      assertThat(f.texts(events, device.id()))
+          .as("no state change from a late webhook")
+          .hasSize(recorded);
+    }
+  }
+
   /** Posts {@code body} to {@code path} signed with {@code key}, as the engine does. */
   static Reply signed(WahaFixture f, String path, String body, String key) {
     return f.kurir.post(
