@@ -50,8 +50,10 @@ class CloudRestartTest {
       assertThat(opaque).hasSize(30);
       assertThat(f.graph.sentTo(to.substring(1)))
           .extracting(s -> s.body().path("text").path("body").asText())
-          .startsWith("m0", "m1")
-          .endsWith("m29");
+          // Started in order, but up to drivers.cloud.pacing.in-flight (16) are under way at
+          // once, so on a busy machine a later one can reach Graph first: the set, not the order.
+          .containsExactlyInAnyOrderElementsOf(
+              java.util.stream.IntStream.range(0, 30).mapToObj(i -> "m" + i).toList());
     }
   }
 }
