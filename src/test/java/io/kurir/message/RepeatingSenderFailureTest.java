@@ -87,8 +87,9 @@ class RepeatingSenderFailureTest {
   void anAttachThatKeepsThrowingIsOneErrorThenBacksOffOnTheClockAndRecoversWithOneInfo() {
     try (TestGateway kurir = start();
         LogCapture logs = LogCapture.of(DeviceSender.class)) {
-      Device device = kurir.newDevice("+6281100007951", "scripted", Map.of());
+      // Before the device exists: its sender may attach as soon as it is made.
       driver.failAttach(Integer.MAX_VALUE);
+      Device device = kurir.newDevice("+6281100007951", "scripted", Map.of());
       kurir.sendAsync(device, "6281234579501", "menunggu");
       Eventually.until("the first try", () -> attachTries(device) == 1);
       Eventually.until("told", () -> senderLines(logs, Level.ERROR).size() == 1);
@@ -168,8 +169,9 @@ class RepeatingSenderFailureTest {
   void aSyncCallerOfADeviceThatCannotBeAttachedIsAnsweredPhoneOfflineAtOnce() {
     try (TestGateway kurir = start();
         LogCapture logs = LogCapture.of(DeviceSender.class)) {
-      Device device = kurir.newDevice("+6281100007954", "scripted", Map.of());
+      // Before the device exists: its sender may attach as soon as it is made.
       driver.failAttach(Integer.MAX_VALUE);
+      Device device = kurir.newDevice("+6281100007954", "scripted", Map.of());
       kurir.sendAsync(device, "6281234579504", "menunggu");
       Eventually.until("the first try", () -> attachTries(device) == 1);
       Eventually.until("told", () -> senderLines(logs, Level.ERROR).size() == 1);
@@ -192,8 +194,9 @@ class RepeatingSenderFailureTest {
   void aFailureThatChangesIsToldAgainOneThatComesBackIsNot() {
     try (TestGateway kurir = start();
         LogCapture logs = LogCapture.of(DeviceSender.class)) {
-      Device device = kurir.newDevice("+6281100007952", "scripted", Map.of());
+      // Before the device exists: its sender may attach as soon as it is made.
       driver.failAttach(Integer.MAX_VALUE, "public.url is not set");
+      Device device = kurir.newDevice("+6281100007952", "scripted", Map.of());
       kurir.sendAsync(device, "6281234579502", "menunggu");
       Eventually.until("the first try", () -> attachTries(device) == 1);
       Eventually.until("told", () -> senderLines(logs, Level.ERROR).size() == 1);
@@ -218,8 +221,9 @@ class RepeatingSenderFailureTest {
   void aChangedDeviceIsTriedAtOnceTheBackOffGoesOnAndAStopEndsTheWait() {
     TestGateway kurir = start();
     try (LogCapture logs = LogCapture.of(DeviceSender.class)) {
-      Device device = kurir.newDevice("+6281100007953", "scripted", Map.of());
+      // Before the device exists: its sender may attach as soon as it is made.
       driver.failAttach(Integer.MAX_VALUE);
+      Device device = kurir.newDevice("+6281100007953", "scripted", Map.of());
       kurir.sendAsync(device, "6281234579503", "menunggu");
       Eventually.until("the first try", () -> attachTries(device) == 1);
       Eventually.until("told", () -> senderLines(logs, Level.ERROR).size() == 1);
