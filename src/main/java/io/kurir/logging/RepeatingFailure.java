@@ -180,13 +180,19 @@ public final class RepeatingFailure {
    * The same failure: the same class and message of its root cause (itself when it has none). The
    * root's, not the outer exception's: a database library's message names the statement's arguments
    * (the time now, an id), which differ at every try of the same fault, and its class says at which
-   * step the fault showed (preparing or running the statement), which may differ too.
+   * step the fault showed (preparing or running the statement), which may differ too. Its first
+   * line only: PostgreSQL's message goes on with the statement's {@code Position: N}, which differs
+   * between the statements that run into one missing table.
    */
-  private static String signature(Throwable e) {
+  static String signature(Throwable e) {
     Throwable root = e;
     for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++) {
       root = root.getCause();
     }
-    return root.getClass().getName() + ": " + root.getMessage();
+    String message = root.getMessage() == null ? "" : root.getMessage().strip();
+    int lineEnd = message.indexOf('\n');
+    return root.getClass().getName()
+        + ": "
+        + (lineEnd < 0 ? message : message.substring(0, lineEnd).strip());
   }
 }

@@ -25,6 +25,26 @@ class RepeatingFailureTest {
   }
 
   @Test
+  void oneFaultMetByTwoStatementsIsTheSameFailure() {
+    // PostgreSQL names the statement's position on a second line: one missing table, met by two
+    // statements, is one failure, not a new one at every other pass.
+    var first =
+        new IllegalStateException(
+            "wrapped",
+            new java.sql.SQLException(
+                "ERROR: relation \"webhook_delivery\" does not exist\n  Position: 42"));
+    var second =
+        new RuntimeException(
+            new java.sql.SQLException(
+                "ERROR: relation \"webhook_delivery\" does not exist\n  Position: 317"));
+    org.assertj.core.api.Assertions.assertThat(RepeatingFailure.signature(first))
+        .isEqualTo(RepeatingFailure.signature(second));
+    org.assertj.core.api.Assertions.assertThat(RepeatingFailure.signature(first))
+        .isNotEqualTo(
+            RepeatingFailure.signature(new java.sql.SQLException("ERROR: deadlock detected")));
+  }
+
+  @Test
   void oneErrorWithItsTraceThenDebugWithWaitsThatDoubleUpToAMinuteThenOneInfo() {
     try (LogCapture logs = LogCapture.of(RepeatingFailureTest.class)) {
       List<Long> waits = new ArrayList<>();
