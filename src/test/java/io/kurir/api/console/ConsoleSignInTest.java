@@ -232,18 +232,21 @@ class ConsoleSignInTest {
     return post(path, form(pairs), "Cookie", cookie);
   }
 
-  /**
-   * The page at {@code path}, asked for again until it holds {@code wanted} (or the hang guard,
-   * {@link io.kurir.testing.Eventually#DEFAULT}, passes).
-   */
-  private String eventuallyContaining(String cookie, String path, String wanted) throws Exception {
-    long deadline = System.nanoTime() + io.kurir.testing.Eventually.DEFAULT.toNanos();
-    String page = get(path, "Cookie", cookie).body();
-    while (!page.contains(wanted) && System.nanoTime() < deadline) {
-      Thread.sleep(100); // a poll interval, not a fixed delay
-      page = get(path, "Cookie", cookie).body();
-    }
-    return page;
+  /** The page at {@code path}, asked for again until it holds {@code wanted}. */
+  private String eventuallyContaining(String cookie, String path, String wanted) {
+    java.util.concurrent.atomic.AtomicReference<String> page =
+        new java.util.concurrent.atomic.AtomicReference<>("");
+    io.kurir.testing.Eventually.until(
+        path + " shows " + wanted,
+        () -> {
+          try {
+            page.set(get(path, "Cookie", cookie).body());
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          return page.get().contains(wanted);
+        });
+    return page.get();
   }
 
   /** The session's CSRF token, read from a page's form. */
