@@ -156,7 +156,9 @@ public final class Gateway implements AutoCloseable {
               db,
               clock,
               settings.dataDir(),
-              settings.callbackUrlIfSet());
+              settings.callbackUrlIfSet(),
+              // TODO(issue 26): the database's contact identities replace this.
+              new io.kurir.driver.MemoryContactDirectory());
       this.outbox =
           new WebhookOutbox(
               db,

@@ -18,6 +18,8 @@ import java.util.function.LongFunction;
  * @param callbackUrl the gateway's address as a network's engine reaches it ({@code
  *     public.callback-url}, else {@code public.url}; no trailing slash), for a driver whose network
  *     calls the gateway back; empty when neither is set
+ * @param contacts what the core knows of each device's contacts: phones behind network ids, the
+ *     network's last answer to a number check
  */
 public record DriverContext(
     DriverSettings settings,
@@ -25,7 +27,19 @@ public record DriverContext(
     DeviceSessionStore sessions,
     Clock clock,
     Path dataDir,
-    Optional<String> callbackUrl) {
+    Optional<String> callbackUrl,
+    ContactDirectory contacts) {
+
+  /** A context whose contacts are kept in memory (one driver under test). */
+  public DriverContext(
+      DriverSettings settings,
+      LongFunction<DeviceConfig> configOf,
+      DeviceSessionStore sessions,
+      Clock clock,
+      Path dataDir,
+      Optional<String> callbackUrl) {
+    this(settings, configOf, sessions, clock, dataDir, callbackUrl, new MemoryContactDirectory());
+  }
 
   /** A context with no callback address (drivers that are never called back, tests). */
   public DriverContext(

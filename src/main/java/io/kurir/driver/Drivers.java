@@ -44,7 +44,8 @@ public final class Drivers implements AutoCloseable {
 
   /**
    * Makes every driver of {@code catalog}, each with its settings section and its own folder under
-   * {@code dataDir}, and the gateway's {@code callbackUrl} for networks that call it back.
+   * {@code dataDir}, the gateway's {@code callbackUrl} for networks that call it back, and what the
+   * core knows of each device's {@code contacts}.
    */
   public static Drivers load(
       DriverCatalog catalog,
@@ -53,7 +54,8 @@ public final class Drivers implements AutoCloseable {
       Database db,
       Clock clock,
       Path dataDir,
-      Optional<String> callbackUrl) {
+      Optional<String> callbackUrl,
+      ContactDirectory contacts) {
     Drivers drivers = new Drivers(configOf);
     for (DriverFactory f : catalog.factories()) {
       DriverSettings settings = settingsOf.apply(f.name());
@@ -65,7 +67,8 @@ public final class Drivers implements AutoCloseable {
                   new DeviceSessionStore(db, clock, f.name()),
                   clock,
                   dataDir.resolve("drivers").resolve(f.name()),
-                  callbackUrl));
+                  callbackUrl,
+                  contacts));
       drivers.byName.put(f.name(), driver);
       drivers.pacing.put(f.name(), pacingOf(settings));
     }

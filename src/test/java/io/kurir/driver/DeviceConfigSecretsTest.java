@@ -57,7 +57,8 @@ class DeviceConfigSecretsTest {
               db,
               clock,
               dir.resolve("data"),
-              java.util.Optional.empty());
+              java.util.Optional.empty(),
+              new MemoryContactDirectory());
       return new Core(db, tenants, drivers);
     }
 
