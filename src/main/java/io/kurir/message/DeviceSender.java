@@ -760,8 +760,8 @@ final class DeviceSender {
     // now (a configuration it lacks, a bug) is asked again after a wait that grows while it keeps
     // failing (failedTry), and what a crash left "sending" is not skipped.
     try {
-      driver.attach(
-          device.ref()); // before anything is sent: a driver may set the device's session up
+      // Before anything is sent: a driver may set the device's session up.
+      driver.attach(device.ref());
     } catch (RuntimeException | Error e) {
       attachFailing = true; // this node holds the lease: its sync callers may be answered
       throw e;
