@@ -275,12 +275,10 @@ public final class GowaDriver implements Driver {
    * history, device-status webhook) and whether it can send.
    */
   void statusChanged(long deviceId, String status, String why) {
-    if (!status.equals(GowaStatus.LOGGED_IN)) {
-      qrs.remove(deviceId);
-    }
     if (!slots.setStatus(deviceId, status)) {
       return;
     }
+    qrs.remove(deviceId); // a code shown before a change of state is not the one to scan now
     DeviceState state = GowaStatus.stateOf(status);
     String reason =
         status.equals(GowaStatus.UNREACHABLE) ? why : GowaStatus.why(status) + " (" + why + ")";
