@@ -381,9 +381,6 @@ public final class GowaDriver implements Driver {
     String phone;
     if (message.toGroup()) {
       phone = groupJid(message.recipient());
-      if (!inGroup(device, phone)) {
-        return new SendOutcome.NotFound();
-      }
     } else {
       String digits = message.recipient().replaceAll("\\D", "");
       phone = digits + "@s.whatsapp.net";
@@ -424,6 +421,10 @@ public final class GowaDriver implements Driver {
         numberChecks.keep(device.id(), "+" + phone.substring(0, phone.indexOf('@')), true);
       }
       return SendOutcome.Sent.of(id, context.clock().instant());
+    }
+    // GOWA words a group the account is not in as whatsmeow's error (a 500): its group list says.
+    if (message.toGroup() && notInGroup(device, phone).orElse(false)) {
+      return new SendOutcome.NotFound();
     }
     return refusal(device, slot, r);
   }
@@ -667,8 +668,8 @@ public final class GowaDriver implements Driver {
 
   // --- groups
 
-  /** A device's groups by name and id, as GOWA listed them at {@code fetchedNanos}. */
-  private record GroupList(long fetchedNanos, Map<String, String> idByName, Set<String> ids) {}
+  /** A device's groups by name and id, as GOWA listed them at {@code fetchedAt}. */
+  private record GroupList(Instant fetchedAt, Map<String, String> idByName, Set<String> ids) {}
 
   /**
    * The device's groups ({@code GET /user/my/groups}, whatsmeow's {@code GroupInfo} in PascalCase),
@@ -677,10 +678,10 @@ public final class GowaDriver implements Driver {
    */
   private Optional<GroupList> groups(DeviceRef device, java.util.function.Predicate<GroupList> has)
       throws IOException {
-    long now = System.nanoTime();
+    Instant now = context.clock().instant();
     GroupList cached = groupLists.get(device.id());
-    if (cached != null && now - cached.fetchedNanos() < GROUPS_FRESH.toNanos()) {
-      if (has.test(cached) || now - cached.fetchedNanos() < GROUPS_RETRY.toNanos()) {
+    if (cached != null && now.isBefore(cached.fetchedAt().plus(GROUPS_FRESH))) {
+      if (has.test(cached) || now.isBefore(cached.fetchedAt().plus(GROUPS_RETRY))) {
         return Optional.of(cached);
       }
     }
@@ -700,17 +701,20 @@ public final class GowaDriver implements Driver {
         }
       }
     }
-    GroupList list = new GroupList(System.nanoTime(), Map.copyOf(idByName), Set.copyOf(ids));
+    GroupList list = new GroupList(now, Map.copyOf(idByName), Set.copyOf(ids));
     groupLists.put(device.id(), list);
     return Optional.of(list);
   }
 
-  /** Whether the device is in group {@code jid}; true when GOWA could not say (the send tells). */
-  private boolean inGroup(DeviceRef device, String jid) {
+  /**
+   * Whether the device is not in group {@code jid}, by its group list (asked again unless it was
+   * just now); empty when GOWA could not say.
+   */
+  private Optional<Boolean> notInGroup(DeviceRef device, String jid) {
     try {
-      return groups(device, g -> g.ids().contains(jid)).map(g -> g.ids().contains(jid)).orElse(true);
+      return groups(device, g -> g.ids().contains(jid)).map(g -> !g.ids().contains(jid));
     } catch (IOException e) {
-      return true;
+      return Optional.empty();
     }
   }
 
@@ -737,14 +741,14 @@ public final class GowaDriver implements Driver {
       return new GroupMembers.Unknown();
     }
     String jid = groupJid(groupId);
-    if (!inGroup(device, jid)) {
-      return new GroupMembers.NotFound();
-    }
     try {
       GowaApi.Reply r =
           call(() -> api.get(slotId(device), "/group/participants?group_id=" + GowaApi.enc(jid)));
       if (!r.ok() || !r.results().path("participants").isArray()) {
-        return new GroupMembers.Unknown();
+        // GOWA words a group the account is not in as whatsmeow's error: its group list says.
+        return notInGroup(device, jid).orElse(false)
+            ? new GroupMembers.NotFound()
+            : new GroupMembers.Unknown();
       }
       List<String> numbers = new ArrayList<>();
       for (JsonNode p : r.results().path("participants")) {
