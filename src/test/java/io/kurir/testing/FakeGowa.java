@@ -231,6 +231,11 @@ public final class FakeGowa implements AutoCloseable {
     return s;
   }
 
+  /** The slot is gone from GOWA (a GOWA started on an empty volume, or removed by hand). */
+  public void removeSlot(String id) {
+    slots.remove(id);
+  }
+
   /** The number the last pairing code was asked for. */
   public String codeRequestedFor() {
     return codeRequestedFor;
