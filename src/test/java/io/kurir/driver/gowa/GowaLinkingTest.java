@@ -103,4 +103,46 @@ class GowaLinkingTest {
       assertThat(f.gowa.sent()).extracting(FakeGowa.Sent::text).containsExactly("setelah logout");
     }
   }
+
+  @Test
+  void theAdminApiCreatesAGowaDeviceThatAdoptsAGowaDeviceAlreadyLinked() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device first = f.newDevice("+6281100027031");
+      long license = f.licenseOf(first).id();
+      f.gowa.existingSlot("toko-lama", "6281100027032");
+      var made =
+          f.kurir.post(
+              "/admin/devices",
+              "{\"license\":"
+                  + license
+                  + ",\"number\":\"+6281100027032\",\"driver\":\"gowa\","
+                  + "\"config\":{\"device-id\":\"toko-lama\"}}",
+              "application/json",
+              "Authorization",
+              "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
+      assertThat(made.status()).as(made.body()).isEqualTo(201);
+      String key = made.body().replaceAll(".*\"key\":\"([^\"]+)\".*", "$1");
+      Eventually.until(
+          "adopted, online",
+          () ->
+              f.kurir
+                  .postJson("/api/qr_status", "{\"key\":\"" + key + "\"}")
+                  .body()
+                  .equals("online"));
+      assertThat(f.gowa.violations()).isEmpty(); // not created twice
+
+      var refused =
+          f.kurir.post(
+              "/admin/devices",
+              "{\"license\":"
+                  + license
+                  + ",\"number\":\"+6281100027033\",\"driver\":\"gowa\","
+                  + "\"config\":{\"device-id\":\"a b\"}}",
+              "application/json",
+              "Authorization",
+              "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
+      assertThat(refused.status()).isEqualTo(400);
+      assertThat(refused.body()).contains("device-id");
+    }
+  }
 }
