@@ -84,7 +84,8 @@ final class GowaWebhookRoutes {
     }
     String event = root.path("event").asText();
     if (!event.equals("message") && !event.equals("message.ack")) {
-      return DriverReply.json(Map.of("status", "ignored")); // typing, labels, calls, groups…
+      // Typing, labels, calls, group changes: taken (GOWA would retry a refusal) and let be.
+      return DriverReply.json(Map.of("status", "ok"));
     }
     DeviceRef device = device(root);
     JsonNode payload = root.path("payload");

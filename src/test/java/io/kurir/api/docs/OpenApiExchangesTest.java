@@ -48,14 +48,15 @@ class OpenApiExchangesTest {
 
   /**
    * Operations that this suite reaches only with a refusal: a delivery to replay needs a receiver
-   * that failed for hours; a WAHA event and a link code need a WAHA engine's session (the sandbox
-   * gives no link code). Their successes are in the webhook and WAHA suites, whose replies are
+   * that failed for hours; a WAHA or GOWA event and a link code need an engine's session (the
+   * sandbox gives no link code). Their successes are in the webhook and WAHA suites, whose replies are
    * checked against the document when their gateway closes.
    */
   static final Set<String> REFUSALS_ONLY =
       Set.of(
           "POST /admin/webhooks/{id}/replay",
           "POST /drivers/waha/events/{device}",
+          "POST /drivers/gowa/webhook",
           "POST /admin/devices/{id}/link-code");
 
   @TempDir Path dir;
@@ -636,6 +637,13 @@ class OpenApiExchangesTest {
         null,
         "X-Webhook-Hmac",
         "00");
+    refused(
+        "POST",
+        "/drivers/gowa/webhook",
+        "{\"event\":\"message\",\"session_id\":\"kurir-1\",\"payload\":{}}",
+        null,
+        "X-Hub-Signature-256",
+        "sha256=00"); // GOWA's successes are in the gowa suites, checked when their gateway closes
   }
 
   @Test
