@@ -18,7 +18,10 @@ public final class StandardDrivers {
   /** The sandbox, the Cloud API, the WAHA engine and GOWA, in that order. */
   public static DriverCatalog catalog() {
     return new DriverCatalog(
-        List.of(new SandboxDriverFactory(), new CloudDriverFactory(), new WahaDriverFactory(),
+        List.of(
+            new SandboxDriverFactory(),
+            new CloudDriverFactory(),
+            new WahaDriverFactory(),
             new GowaDriverFactory()));
   }
 }

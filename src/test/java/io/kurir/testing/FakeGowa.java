@@ -70,11 +70,11 @@ import javax.crypto.spec.SecretKeySpec;
  *   <li>webhooks to the operator's {@code --webhook}, signed {@code X-Hub-Signature-256:
  *       sha256=<hex HMAC-SHA256 of the body>} with {@code --webhook-secret}; envelope {@code
  *       {event, device_id: <JID>, session_id: <slot>, payload}}; {@code message} payloads with
- *       {@code from}/{@code from_lid} as GOWA builds them (a LID sender it knows no phone of has its
- *       LID in both); media as {@code statics/media/…} paths; {@code message.ack} with {@code ids},
- *       {@code receipt_type} and a top-level {@code timestamp}. No login, logout or connection
- *       event reaches a webhook (GOWA puts them on its websocket only). GOWA's five retries are not
- *       played: a test posts again for a redelivery.
+ *       {@code from}/{@code from_lid} as GOWA builds them (a LID sender it knows no phone of has
+ *       its LID in both); media as {@code statics/media/…} paths; {@code message.ack} with {@code
+ *       ids}, {@code receipt_type} and a top-level {@code timestamp}. No login, logout or
+ *       connection event reaches a webhook (GOWA puts them on its websocket only). GOWA's five
+ *       retries are not played: a test posts again for a redelivery.
  * </ul>
  */
 public final class FakeGowa implements AutoCloseable {
@@ -356,8 +356,7 @@ public final class FakeGowa implements AutoCloseable {
    */
   public int ack(String slot, String receiptType, String... messageIds) {
     Slot s = slots.get(slot);
-    Sent first =
-        sent.stream().filter(x -> x.id().equals(messageIds[0])).findFirst().orElseThrow();
+    Sent first = sent.stream().filter(x -> x.id().equals(messageIds[0])).findFirst().orElseThrow();
     ObjectNode p = JSON.createObjectNode();
     ArrayNode all = p.putArray("ids");
     for (String id : messageIds) {
@@ -462,8 +461,7 @@ public final class FakeGowa implements AutoCloseable {
 
   private static boolean authorized(String header) {
     String expected =
-        "Basic "
-            + Base64.getEncoder().encodeToString(basicAuth().getBytes(StandardCharsets.UTF_8));
+        "Basic " + Base64.getEncoder().encodeToString(basicAuth().getBytes(StandardCharsets.UTF_8));
     return expected.equals(header);
   }
 
@@ -471,7 +469,7 @@ public final class FakeGowa implements AutoCloseable {
     StaticFile f = statics.get(path);
     if (f == null || !clock.instant().isBefore(f.until())) {
       statics.remove(path);
-      byte[] text = "Cannot GET " .concat(path).getBytes(StandardCharsets.UTF_8);
+      byte[] text = "Cannot GET ".concat(path).getBytes(StandardCharsets.UTF_8);
       ex.sendResponseHeaders(404, text.length);
       ex.getResponseBody().write(text);
       return;
@@ -690,8 +688,14 @@ public final class FakeGowa implements AutoCloseable {
           ArrayNode ps = o.putArray("Participants");
           for (Member mem : g.members()) {
             ObjectNode p = ps.addObject();
-            p.put("JID", mem.phoneDigits() != null ? mem.phoneDigits() + "@s.whatsapp.net" : mem.lid() + "@lid");
-            p.put("PhoneNumber", mem.phoneDigits() != null ? mem.phoneDigits() + "@s.whatsapp.net" : "");
+            p.put(
+                "JID",
+                mem.phoneDigits() != null
+                    ? mem.phoneDigits() + "@s.whatsapp.net"
+                    : mem.lid() + "@lid");
+            p.put(
+                "PhoneNumber",
+                mem.phoneDigits() != null ? mem.phoneDigits() + "@s.whatsapp.net" : "");
             p.put("LID", mem.lid() != null ? mem.lid() + "@lid" : "");
             p.put("IsAdmin", false);
             p.put("IsSuperAdmin", false);
@@ -713,7 +717,9 @@ public final class FakeGowa implements AutoCloseable {
           ArrayNode ps = JSON.createArrayNode();
           for (Member mem : g.members()) {
             ObjectNode p = ps.addObject();
-            p.put("jid", mem.lid() != null ? mem.lid() + "@lid" : mem.phoneDigits() + "@s.whatsapp.net");
+            p.put(
+                "jid",
+                mem.lid() != null ? mem.lid() + "@lid" : mem.phoneDigits() + "@s.whatsapp.net");
             p.put("phone_number", mem.phoneDigits() != null ? mem.phoneDigits() : "");
             if (mem.lid() != null) {
               p.put("lid", mem.lid() + "@lid");
@@ -793,12 +799,17 @@ public final class FakeGowa implements AutoCloseable {
       error(ex, refusal.status(), refusal.code(), refusal.message());
       return;
     }
-    if (jid.endsWith("@s.whatsapp.net") && notOnWhatsApp.contains(jid.substring(0, jid.indexOf('@')))) {
+    if (jid.endsWith("@s.whatsapp.net")
+        && notOnWhatsApp.contains(jid.substring(0, jid.indexOf('@')))) {
       error(ex, 400, "INVALID_JID", "Phone " + jid + " is not on whatsapp");
       return;
     }
     if (jid.endsWith("@g.us") && !groups.containsKey(jid)) {
-      error(ex, 500, "INTERNAL_SERVER_ERROR", "failed to get group members: the group does not exist");
+      error(
+          ex,
+          500,
+          "INTERNAL_SERVER_ERROR",
+          "failed to get group members: the group does not exist");
       return;
     }
     String id = "3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase() + "C0FFEE";
@@ -866,7 +877,10 @@ public final class FakeGowa implements AutoCloseable {
     reply(ex, status, envelope(code, message, null));
   }
 
-  /** GOWA's {@code ResponseData}: {@code status} is not on the wire, {@code results} omitted when null. */
+  /**
+   * GOWA's {@code ResponseData}: {@code status} is not on the wire, {@code results} omitted when
+   * null.
+   */
   private static Map<String, Object> envelope(String code, String message, Object results) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("code", code);

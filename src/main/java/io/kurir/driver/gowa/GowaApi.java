@@ -31,7 +31,9 @@ import java.util.UUID;
 final class GowaApi implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The header GOWA picks a device by on every device-scoped route ({@code /send}, {@code /user}). */
+  /**
+   * The header GOWA picks a device by on every device-scoped route ({@code /send}, {@code /user}).
+   */
   static final String DEVICE_HEADER = "X-Device-Id";
 
   private final HttpClient http;
@@ -150,10 +152,10 @@ final class GowaApi implements AutoCloseable {
   }
 
   /**
-   * The bytes of a file GOWA serves under {@code /statics/} (a login QR code, an incoming
-   * message's media), at most {@code maxBytes}. Only the path of {@code link} is used: GOWA writes
-   * its own idea of its address into links (the request's Host), and a file is never fetched from
-   * anywhere but GOWA.
+   * The bytes of a file GOWA serves under {@code /statics/} (a login QR code, an incoming message's
+   * media), at most {@code maxBytes}. Only the path of {@code link} is used: GOWA writes its own
+   * idea of its address into links (the request's Host), and a file is never fetched from anywhere
+   * but GOWA.
    */
   byte[] download(String link, long maxBytes) throws IOException, InterruptedException {
     String path;

@@ -166,8 +166,8 @@ public final class GowaDriver implements Driver {
   /**
    * Makes sure the device's slot exists on GOWA ({@code POST /devices {device_id}} when {@code GET
    * /devices/{id}} does not find it) and reads its state; a slot paired but not connected is asked
-   * to reconnect. Idempotent: an existing slot is adopted as it is. GOWA's webhook is the operator's
-   * {@code --webhook} for every slot, so nothing of it is set here.
+   * to reconnect. Idempotent: an existing slot is adopted as it is. GOWA's webhook is the
+   * operator's {@code --webhook} for every slot, so nothing of it is set here.
    */
   @Override
   public void attach(DeviceRef device) {
@@ -732,8 +732,8 @@ public final class GowaDriver implements Driver {
   }
 
   /**
-   * The group's members ({@code GET /group/participants}): each by its phone when GOWA knows it
-   * (it answers the digits), else by the phone Kurir learned for its LID, else by the LID.
+   * The group's members ({@code GET /group/participants}): each by its phone when GOWA knows it (it
+   * answers the digits), else by the phone Kurir learned for its LID, else by the LID.
    */
   @Override
   public GroupMembers groupMembers(DeviceRef device, String groupId) {
@@ -910,8 +910,8 @@ public final class GowaDriver implements Driver {
   }
 
   /**
-   * One call to GOWA; its reachability follows the outcome. While GOWA cannot be reached nothing
-   * is sent to it: the call fails at once, and only the engine watch tries it, with back-off.
+   * One call to GOWA; its reachability follows the outcome. While GOWA cannot be reached nothing is
+   * sent to it: the call fails at once, and only the engine watch tries it, with back-off.
    */
   private GowaApi.Reply call(Call call) throws IOException {
     if (!engineUp) {

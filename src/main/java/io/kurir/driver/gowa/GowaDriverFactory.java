@@ -85,7 +85,8 @@ public final class GowaDriverFactory implements DriverFactory {
   public List<ConfigKey> deviceConfigKeys() {
     return List.of(
         ConfigKey.optional(
-            DEVICE_ID, "an existing device on GOWA to adopt (default: one named after the device)"));
+            DEVICE_ID,
+            "an existing device on GOWA to adopt (default: one named after the device)"));
   }
 
   @Override

@@ -129,7 +129,11 @@ final class GowaWebhookRoutes {
     throw new RouteException(
         404,
         "device_not_found",
-        "no gowa device for session_id '" + slot + "' or device_id '" + root.path("device_id").asText("") + "'");
+        "no gowa device for session_id '"
+            + slot
+            + "' or device_id '"
+            + root.path("device_id").asText("")
+            + "'");
   }
 
   private Optional<DeviceRef> byId(long id) {

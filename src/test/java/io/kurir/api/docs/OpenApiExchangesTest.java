@@ -49,8 +49,8 @@ class OpenApiExchangesTest {
   /**
    * Operations that this suite reaches only with a refusal: a delivery to replay needs a receiver
    * that failed for hours; a WAHA or GOWA event and a link code need an engine's session (the
-   * sandbox gives no link code). Their successes are in the webhook and WAHA suites, whose replies are
-   * checked against the document when their gateway closes.
+   * sandbox gives no link code). Their successes are in the webhook and WAHA suites, whose replies
+   * are checked against the document when their gateway closes.
    */
   static final Set<String> REFUSALS_ONLY =
       Set.of(

@@ -2,9 +2,9 @@ package io.kurir.driver.gowa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
+import io.kurir.config.SettingsLoader.Profile;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Several numbers in one GOWA process, each sending through its own GOWA device; GOWA going away
- * (a crash, or its exit on a replaced stream, which takes every device with it) makes them {@code
+ * Several numbers in one GOWA process, each sending through its own GOWA device; GOWA going away (a
+ * crash, or its exit on a replaced stream, which takes every device with it) makes them {@code
  * port_down} with their messages waiting, tried again with back-off on the gateway's clock; back,
  * every message goes once.
  */
@@ -61,8 +61,7 @@ class GowaEngineRestartTest {
             "b port_down recorded", () -> f.events(b).getLast().startsWith("port_down "));
         assertThat(f.events(b).getLast()).contains("cannot be reached", f.gowa.url());
         // Sync callers hear phone_offline at once; queued messages wait.
-        assertThat(
-                f.eco(a, "/api/send_message", "phone_no", "6281100027319", "message", "sync"))
+        assertThat(f.eco(a, "/api/send_message", "phone_no", "6281100027319", "message", "sync"))
             .isEqualTo("phone_offline");
         List<Long> queued =
             List.of(

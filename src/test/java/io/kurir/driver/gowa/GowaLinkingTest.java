@@ -9,7 +9,6 @@ import io.kurir.testing.FakeGowa;
 import io.kurir.testing.QrCamera;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Linking a number through GOWA: the device's slot made on GOWA, {@code generate_qr} drawing the
  * code GOWA's picture holds (kept while GOWA's picture lives, asked again after), {@code qr_status}
  * read from GOWA's device state (GOWA announces logins on its websocket only), a pairing code for
- * the device's number, logout; a phone that logs the device out, and a lost connection, seen by
- * the health probe on the clock.
+ * the device's number, logout; a phone that logs the device out, and a lost connection, seen by the
+ * health probe on the clock.
  */
 class GowaLinkingTest {
   @TempDir Path dir;
@@ -44,7 +43,9 @@ class GowaLinkingTest {
 
       f.gowa.scan(slot, "6281100027001");
       Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
-      assertThat(f.eco(device, "/api/generate_qr")).as("paired: log out first").isEqualTo("success");
+      assertThat(f.eco(device, "/api/generate_qr"))
+          .as("paired: log out first")
+          .isEqualTo("success");
 
       // Logged out by Kurir: GOWA keeps the slot, unpaired; a send then waits.
       assertThat(f.eco(device, "/api/logout")).isEqualTo("success");
@@ -77,14 +78,12 @@ class GowaLinkingTest {
       f.gowa.connectionLost(slot);
       f.clock.advance(Duration.ofSeconds(30));
       Eventually.until(
-          "reconnected",
-          () -> f.gowa.calls().contains("POST /devices/" + slot + "/reconnect"));
+          "reconnected", () -> f.gowa.calls().contains("POST /devices/" + slot + "/reconnect"));
       Eventually.until(
           "offline recorded",
           () -> f.events(device).stream().anyMatch(e -> e.startsWith("offline ")));
       f.clock.advance(Duration.ofSeconds(30));
-      Eventually.until(
-          "online again", () -> f.events(device).getLast().startsWith("online "));
+      Eventually.until("online again", () -> f.events(device).getLast().startsWith("online "));
 
       // The phone removes the linked device: GOWA clears its JID and tells no webhook.
       f.gowa.loggedOutFromPhone(slot);

@@ -130,8 +130,7 @@ class GowaSendTest {
 
   @Test
   void numberChecksArePacedPerDevice() {
-    try (GowaFixture f =
-        new GowaFixture(dir, "--drivers.gowa.number-checks-per-minute=2")) {
+    try (GowaFixture f = new GowaFixture(dir, "--drivers.gowa.number-checks-per-minute=2")) {
       Device device = f.linked("+6281100027121");
       long a = f.sendAsync(device, "6281100027122", "a");
       long b = f.sendAsync(device, "6281100027123", "b");
@@ -174,15 +173,13 @@ class GowaSendTest {
           .as("no such group: the contract's answer")
           .isEqualTo("n,o,n,e");
 
-      assertThat(f.eco(
-                  device, "/api/send_message_group_id", "group_id", group, "message", "Halo id"))
+      assertThat(
+              f.eco(device, "/api/send_message_group_id", "group_id", group, "message", "Halo id"))
           .isEqualTo("success");
       assertThat(
               f.eco(device, "/api/send_group", "group_name", "Toko Maju", "message", "Halo nama"))
           .isEqualTo("success");
-      assertThat(f.gowa.sent())
-          .extracting(FakeGowa.Sent::phone)
-          .containsExactly(group, group);
+      assertThat(f.gowa.sent()).extracting(FakeGowa.Sent::phone).containsExactly(group, group);
       // The contract's word for a group the account is not in.
       assertThat(
               f.eco(

@@ -39,8 +39,7 @@ class GowaWebhookTest {
       Eventually.until("sent", () -> f.gowa.sent().size() == 1);
 
       String forged = "sha256=" + "0".repeat(64);
-      assertThat(f.gowa.incoming(slot, "IN-BAD", "6281100027208", "palsu", forged))
-          .isEqualTo(401);
+      assertThat(f.gowa.incoming(slot, "IN-BAD", "6281100027208", "palsu", forged)).isEqualTo(401);
       assertThat(f.gowa.incoming(slot, "IN-NONE", "6281100027208", "palsu", "")).isEqualTo(401);
       var plain =
           f.kurir.post(
@@ -90,8 +89,7 @@ class GowaWebhookTest {
           .isEqualTo(200);
       byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF, 1, 2, 3};
       assertThat(
-              f.gowa.incomingMedia(
-                  slot, "3EB0IN3", "6281100027214", "image", "foto", "jpeg", jpeg))
+              f.gowa.incomingMedia(slot, "3EB0IN3", "6281100027214", "image", "foto", "jpeg", jpeg))
           .isEqualTo(200);
       byte[] pdf = "%PDF-1.4".getBytes(StandardCharsets.UTF_8);
       assertThat(f.gowa.incomingMedia(slot, "3EB0IN4", "6281100027214", "document", "", "pdf", pdf))
