@@ -25,6 +25,7 @@ import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.console.SignInLimiter;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.SenderTroubleAsState;
@@ -148,6 +149,7 @@ public final class Gateway implements AutoCloseable {
       MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
       this.mediaSweep = new MediaSweep(mediaFiles, db, clock, settings.media().keepFor());
       this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
+      ContactIdentities contacts = new ContactIdentities(db, clock);
       this.drivers =
           Drivers.load(
               catalog,
@@ -157,8 +159,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.dataDir(),
               settings.callbackUrlIfSet(),
-              // TODO(issue 26): the database's contact identities replace this.
-              new io.kurir.driver.MemoryContactDirectory());
+              contacts);
       this.outbox =
           new WebhookOutbox(
               db,
@@ -206,6 +207,7 @@ public final class Gateway implements AutoCloseable {
               bots,
               messages,
               messageWebhooks,
+              contacts,
               settings.bots().answerInGroups());
       drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
       if (settings.demo()) {
@@ -233,7 +235,8 @@ public final class Gateway implements AutoCloseable {
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
-          new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
+          new EcoMessageHandlers(
+              messages, phones, contacts, timestamps, clock, settings.syncTimeout());
       tables.add(
           new EcoRoutes(
               tenants,
