@@ -313,7 +313,8 @@ public final class Gateway implements AutoCloseable {
       tables.add(
           new PushV2Routes(
               tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
-      tables.add(new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout()));
+      tables.add(
+          new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout(), contacts));
       tables.add(
           new MultiAgentRoutes(
               tenants,
@@ -322,7 +323,8 @@ public final class Gateway implements AutoCloseable {
               remoteMedia,
               mediaFiles,
               timestamps,
-              settings.media().maxKb()));
+              settings.media().maxKb(),
+              contacts));
       DriverRoutesContext routesContext =
           new DriverRoutesContext(
               tenants, phones, timestamps, settings.adminTokenIfSet(), settings.demo());

@@ -283,4 +283,63 @@ class HiddenSenderTest {
       assertThat(badKind.body()).contains("as_not_valid");
     }
   }
+
+  @Test
+  void theCrmAndMultiAgentFamiliesSendToANetworkIdTheDeviceKnows() {
+    try (TestGateway kurir = TestGateway.start(dir)) {
+      Device device = kurir.newDevice(Numbers.fresh(), true);
+      String customer = Numbers.fresh();
+      String lid = SandboxNetwork.lidOf(customer).address();
+      String stranger = ContactId.lid("12345678901234").address();
+      assertThat(kurir.sandbox().injectHiddenIncoming(device.id(), customer, SandboxNetwork.HiddenAs.LID, false, "hai"))
+          .isTrue();
+
+      Reply crm =
+          kurir.postJson(
+              "/send/message-text",
+              "{\"deviceId\":\""
+                  + device.crmDeviceId()
+                  + "\",\"number\":\""
+                  + lid
+                  + "\",\"message\":\"dari CRM\"}");
+      assertThat(crm.status()).as(crm.body()).isEqualTo(200);
+      assertThat(crm.body()).contains("\"status\":true", "\"number\":\"" + lid + "\"");
+      Reply agent =
+          kurir.post(
+              "/api/srv1/send-text",
+              "number=" + lid + "&message=dari+agen",
+              "application/x-www-form-urlencoded",
+              "device-key",
+              device.deviceKey());
+      assertThat(agent.status()).as(agent.body()).isEqualTo(200);
+      assertThat(agent.body()).contains("\"number\":\"" + lid + "\"", "\"chat_id\":\"" + lid + "\"");
+      Eventually.until(
+          "both reached the phone behind the LID",
+          () -> kurir.sandbox().inbox(customer).size() == 2);
+      assertThat(kurir.sandbox().inbox(customer))
+          .extracting(InboxEntry::text)
+          .containsExactlyInAnyOrder("dari CRM", "dari agen");
+
+      Reply crmStranger =
+          kurir.postJson(
+              "/send/message-text",
+              "{\"deviceId\":\""
+                  + device.crmDeviceId()
+                  + "\",\"number\":\""
+                  + stranger
+                  + "\",\"message\":\"x\"}");
+      assertThat(crmStranger.status()).isEqualTo(400);
+      assertThat(crmStranger.body())
+          .isEqualTo("{\"status\":false,\"message\":\"number_not_valid\"}");
+      Reply agentStranger =
+          kurir.post(
+              "/api/srv1/send-text",
+              "number=" + stranger + "&message=x",
+              "application/x-www-form-urlencoded",
+              "device-key",
+              device.deviceKey());
+      assertThat(agentStranger.status()).isEqualTo(400);
+      assertThat(agentStranger.body()).contains("\"number_not_valid\"");
+    }
+  }
 }
