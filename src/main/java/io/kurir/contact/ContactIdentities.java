@@ -12,8 +12,8 @@ import java.util.Optional;
  *
  * <p>Phones are the core's E.164 ({@code +62…}); a driver that teaches one as digits alone is read
  * the same. A phone learned for a network id fills in the rows that showed the id: incoming
- * messages' sender and queued or sent messages' recipient, so that reports and reads show the
- * phone from then on.
+ * messages' sender and queued or sent messages' recipient, so that reports and reads show the phone
+ * from then on.
  *
  * <p>Thread-safe.
  */
@@ -59,8 +59,8 @@ public final class ContactIdentities implements ContactDirectory {
   }
 
   /**
-   * A message came from {@code id}, which the network gave without a phone: the device knows the
-   * id from now on, so a reply (or a caller's send) to it is accepted.
+   * A message came from {@code id}, which the network gave without a phone: the device knows the id
+   * from now on, so a reply (or a caller's send) to it is accepted.
    */
   public void heardFrom(long deviceId, ContactId id) {
     if (!id.isPhone()) {

@@ -19,8 +19,7 @@ final class ContactStore {
     return db.jdbi()
         .withHandle(
             h ->
-                h.createQuery(
-                        "SELECT 1 FROM contact_identity WHERE device_id = ? AND address = ?")
+                h.createQuery("SELECT 1 FROM contact_identity WHERE device_id = ? AND address = ?")
                     .bind(0, deviceId)
                     .bind(1, address)
                     .mapTo(Integer.class)
@@ -122,16 +121,16 @@ final class ContactStore {
         .withHandle(
             h ->
                 h.createQuery(
-                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM message WHERE device_id = :device"
-                            + " AND recipient = :address AND recipient_type = 'number'"
-                            + " AND state IN ('sent', 'delivery', 'read'))"
-                            + " OR EXISTS (SELECT 1 FROM inbound_message WHERE device_id = :device"
-                            + " AND sender = :address) THEN 1 ELSE 0 END")
-                    .bind("device", deviceId)
-                    .bind("address", address)
-                    .mapTo(Integer.class)
-                    .one()
-                == 1);
+                            "SELECT CASE WHEN EXISTS (SELECT 1 FROM message WHERE device_id = :device"
+                                + " AND recipient = :address AND recipient_type = 'number'"
+                                + " AND state IN ('sent', 'delivery', 'read'))"
+                                + " OR EXISTS (SELECT 1 FROM inbound_message WHERE device_id = :device"
+                                + " AND sender = :address) THEN 1 ELSE 0 END")
+                        .bind("device", deviceId)
+                        .bind("address", address)
+                        .mapTo(Integer.class)
+                        .one()
+                    == 1);
   }
 
   Optional<CheckedNumber> lastCheck(long deviceId, String phone) {

@@ -53,10 +53,11 @@ class ContactIdentitiesTest {
     assertThat(contacts.phoneOf(one.id(), bsuid)).contains(phone);
     assertThat(contacts.networkIdOf(one.id(), phone, ContactId.Kind.LID)).contains(lid);
     assertThat(contacts.networkIdOf(one.id(), phone, ContactId.Kind.BSUID)).contains(bsuid);
-    assertThat(contacts.phoneOf(other.id(), lid)).as("a LID means something to one device").isEmpty();
+    assertThat(contacts.phoneOf(other.id(), lid))
+        .as("a LID means something to one device")
+        .isEmpty();
     assertThat(contacts.networkIdOf(other.id(), phone, ContactId.Kind.LID)).isEmpty();
-    assertThat(contacts.phoneOf(one.id(), ContactId.phone(Numbers.digits(phone))))
-        .contains(phone);
+    assertThat(contacts.phoneOf(one.id(), ContactId.phone(Numbers.digits(phone)))).contains(phone);
 
     String later = Numbers.fresh();
     contacts.learn(one.id(), later, lid);
@@ -128,8 +129,7 @@ class ContactIdentitiesTest {
     assertThat(kurir.sandbox().injectIncoming(device.id(), writer, "Halo")).isTrue();
     assertThat(contacts.hasTalkedTo(device.id(), writer)).as("stored before answered").isTrue();
     assertThat(contacts.hasTalkedTo(device.id(), Numbers.digits(writer))).isTrue();
-    assertThat(contacts.hasTalkedTo(kurir.newDevice(Numbers.fresh(), true).id(), writer))
-        .isFalse();
+    assertThat(contacts.hasTalkedTo(kurir.newDevice(Numbers.fresh(), true).id(), writer)).isFalse();
   }
 
   @Test

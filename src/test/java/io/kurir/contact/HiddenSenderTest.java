@@ -96,11 +96,12 @@ class HiddenSenderTest {
       throws Exception {
     Reply report =
         kurir.postJson(
-            "/api/report_json",
-            "{\"key\":\"" + device.ecoKey() + "\",\"time_choose\":\"today\"}");
+            "/api/report_json", "{\"key\":\"" + device.ecoKey() + "\",\"time_choose\":\"today\"}");
     assertThat(report.status()).as(report.body()).isEqualTo(200);
     List<String> recipients = new ArrayList<>();
-    JSON.readTree(report.body()).get("data").forEach(r -> recipients.add(r.get("penerima").asText()));
+    JSON.readTree(report.body())
+        .get("data")
+        .forEach(r -> recipients.add(r.get("penerima").asText()));
     return recipients;
   }
 
@@ -114,7 +115,9 @@ class HiddenSenderTest {
 
       Reply in =
           incoming(
-              kurir, device, "{\"from\":\"" + customer + "\",\"message\":\"harga\",\"as\":\"lid\"}");
+              kurir,
+              device,
+              "{\"from\":\"" + customer + "\",\"message\":\"harga\",\"as\":\"lid\"}");
       assertThat(in.status()).as(in.body()).isEqualTo(200);
 
       assertThat(
@@ -170,8 +173,7 @@ class HiddenSenderTest {
   }
 
   @Test
-  void aBsuidSenderIsPushedWithItsKindAndLearnedWhenTheNetworkRevealsTheNumber()
-      throws Exception {
+  void aBsuidSenderIsPushedWithItsKindAndLearnedWhenTheNetworkRevealsTheNumber() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver();
         TestGateway kurir = TestGateway.start(dir, "--media.allow-private-addresses=true")) {
       Device device = deviceWithBotAndWebhook(kurir, receiver);
@@ -229,7 +231,8 @@ class HiddenSenderTest {
       Eventually.until("pushed", () -> receiver.ofEvent("message.incoming").size() == 1);
 
       // A CRM replies to the contact_name it got.
-      String replyTo = receiver.ofEvent("message.incoming").getFirst().json().get("contact_name").asText();
+      String replyTo =
+          receiver.ofEvent("message.incoming").getFirst().json().get("contact_name").asText();
       Reply sent = kurir.sendAsync(device, replyTo, "Pesanan siap");
       assertThat(sent.status()).as(sent.body()).isEqualTo(200);
       assertThat(sent.body()).matches("\\d+");
@@ -239,7 +242,9 @@ class HiddenSenderTest {
               kurir.sandbox().inbox(customer).stream()
                   .map(InboxEntry::text)
                   .anyMatch("Pesanan siap"::equals));
-      assertThat(stored(kurir, "SELECT recipient FROM message WHERE id = ?", Long.parseLong(sent.body())))
+      assertThat(
+              stored(
+                  kurir, "SELECT recipient FROM message WHERE id = ?", Long.parseLong(sent.body())))
           .isEqualTo(lid);
 
       // An id this device never met is refused as a bad number is, and nothing is stored.
@@ -274,11 +279,14 @@ class HiddenSenderTest {
       assertThat(toBsuid.status()).as(toBsuid.body()).isEqualTo(200);
       assertThat(
               stored(
-                  kurir, "SELECT recipient FROM message WHERE id = ?", Long.parseLong(toBsuid.body())))
+                  kurir,
+                  "SELECT recipient FROM message WHERE id = ?",
+                  Long.parseLong(toBsuid.body())))
           .isEqualTo(other);
 
       Reply badKind =
-          incoming(kurir, device, "{\"from\":\"" + other + "\",\"message\":\"x\",\"as\":\"email\"}");
+          incoming(
+              kurir, device, "{\"from\":\"" + other + "\",\"message\":\"x\",\"as\":\"email\"}");
       assertThat(badKind.status()).isEqualTo(400);
       assertThat(badKind.body()).contains("as_not_valid");
     }
@@ -291,7 +299,11 @@ class HiddenSenderTest {
       String customer = Numbers.fresh();
       String lid = SandboxNetwork.lidOf(customer).address();
       String stranger = ContactId.lid("12345678901234").address();
-      assertThat(kurir.sandbox().injectHiddenIncoming(device.id(), customer, SandboxNetwork.HiddenAs.LID, false, "hai"))
+      assertThat(
+              kurir
+                  .sandbox()
+                  .injectHiddenIncoming(
+                      device.id(), customer, SandboxNetwork.HiddenAs.LID, false, "hai"))
           .isTrue();
 
       Reply crm =
@@ -312,7 +324,8 @@ class HiddenSenderTest {
               "device-key",
               device.deviceKey());
       assertThat(agent.status()).as(agent.body()).isEqualTo(200);
-      assertThat(agent.body()).contains("\"number\":\"" + lid + "\"", "\"chat_id\":\"" + lid + "\"");
+      assertThat(agent.body())
+          .contains("\"number\":\"" + lid + "\"", "\"chat_id\":\"" + lid + "\"");
       Eventually.until(
           "both reached the phone behind the LID",
           () -> kurir.sandbox().inbox(customer).size() == 2);

@@ -282,9 +282,7 @@ public final class EcoMessageHandlers {
         PhoneNumbers.parts(raw).stream()
             .map(
                 part ->
-                    phones
-                        .normalize(part)
-                        .or(() -> contacts.sendableAddress(device.id(), part)))
+                    phones.normalize(part).or(() -> contacts.sendableAddress(device.id(), part)))
             .toList();
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");
