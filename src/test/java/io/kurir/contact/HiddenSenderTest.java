@@ -355,4 +355,32 @@ class HiddenSenderTest {
       assertThat(agentStranger.body()).contains("\"number_not_valid\"");
     }
   }
+
+  @Test
+  void aSendToTheNumberOfAHiddenSenderTeachesTheIdItHidesBehind() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver();
+        TestGateway kurir = TestGateway.start(dir, "--media.allow-private-addresses=true")) {
+      Device device = deviceWithBotAndWebhook(kurir, receiver);
+      String customer = Numbers.fresh();
+      String lid = SandboxNetwork.lidOf(customer).address();
+      assertThat(
+              incoming(
+                      kurir,
+                      device,
+                      "{\"from\":\"" + customer + "\",\"message\":\"harga\",\"as\":\"lid\"}")
+                  .status())
+          .isEqualTo(200);
+      Eventually.until("answered", () -> kurir.sandbox().inbox(customer).size() == 1);
+      assertThat(reportedRecipients(kurir, device)).containsExactly(lid);
+
+      // The network answers a send to the number with the chat's LID: the driver learns it.
+      assertThat(kurir.sendAsync(device, customer, "Tagihan").status()).isEqualTo(200);
+      Eventually.until(
+          "the LID's rows show the number",
+          () ->
+              stored(kurir, "SELECT sender FROM inbound_message WHERE device_id = ?", device.id())
+                  .equals(customer));
+      assertThat(reportedRecipients(kurir, device)).containsExactly(customer, customer);
+    }
+  }
 }

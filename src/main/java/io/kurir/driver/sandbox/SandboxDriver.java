@@ -71,7 +71,15 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
 
   @Override
   public SendOutcome send(DeviceRef device, OutgoingMessage message) {
-    return network.send(device.id(), message);
+    SendOutcome outcome = network.send(device.id(), message);
+    if (outcome instanceof SendOutcome.Sent && !message.toGroup()) {
+      // The network names the chat by the id its owner hides behind (as a WhatsApp Web engine's
+      // send reply does): what the device knew of that id alone is the number's from now on.
+      network
+          .hiddenIdOf(message.recipient())
+          .ifPresent(id -> contacts.learn(device.id(), message.recipient(), id));
+    }
+    return outcome;
   }
 
   @Override

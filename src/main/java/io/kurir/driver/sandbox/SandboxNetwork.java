@@ -616,6 +616,22 @@ public final class SandboxNetwork implements AutoCloseable {
     return e164.startsWith("+") ? e164.substring(1) : e164;
   }
 
+  /**
+   * The phones that wrote hidden, and how: a send to one of their numbers is answered with the id
+   * (as a WhatsApp Web engine names the chat by its LID). Kept in memory only: after a restart a
+   * phone hides again when it next writes hidden.
+   */
+  private final Map<String, HiddenAs> hiding = new ConcurrentHashMap<>();
+
+  /** The id the phone {@code e164} hides behind, if it wrote hidden; empty for anything else. */
+  public Optional<ContactId> hiddenIdOf(String e164) {
+    HiddenAs as = hiding.get(e164);
+    if (as == null) {
+      return Optional.empty();
+    }
+    return Optional.of(as == HiddenAs.LID ? lidOf(e164) : bsuidOf(e164));
+  }
+
   /** How a hidden sender is named by the network. */
   public enum HiddenAs {
     /** By its LID ({@link #lidOf}), as WAHA and GOWA report such a sender. */
@@ -631,6 +647,7 @@ public final class SandboxNetwork implements AutoCloseable {
    */
   public boolean injectHiddenIncoming(
       long deviceId, String senderE164, HiddenAs as, boolean reveal, String text) {
+    hiding.put(senderE164, as);
     ContactId id = as == HiddenAs.LID ? lidOf(senderE164) : bsuidOf(senderE164);
     return deliver(
         new IncomingMessage(
