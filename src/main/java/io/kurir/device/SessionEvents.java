@@ -55,9 +55,18 @@ public final class SessionEvents implements DriverListener {
 
   @Override
   public void stateChanged(long deviceId, DeviceState state, String reason) {
+    record(deviceId, state, reason, false);
+  }
+
+  @Override
+  public void stateStep(long deviceId, DeviceState state, String reason) {
+    record(deviceId, state, reason, true);
+  }
+
+  private void record(long deviceId, DeviceState state, String reason, boolean evenIfSame) {
     // Not waited for: a driver's thread must not stall on a commit.
     states
-        .recordLater(deviceId, state, reason)
+        .recordLater(deviceId, state, reason, evenIfSame)
         .whenComplete(
             (change, error) -> {
               if (error != null) {
