@@ -91,9 +91,9 @@ public final class DeviceStates {
   }
 
   /**
-   * {@link #recordLater}, and when {@code evenIfSame}, recorded (with its status webhook) also
-   * when the device is in {@code next} already: a step the operator must see (a driver restarting
-   * a failed session, a passkey asked for), told by its reason.
+   * {@link #recordLater}, and when {@code evenIfSame}, recorded (with its status webhook) also when
+   * the device is in {@code next} already: a step the operator must see (a driver restarting a
+   * failed session, a passkey asked for), told by its reason.
    */
   public java.util.concurrent.CompletableFuture<Optional<DeviceEvent>> recordLater(
       long deviceId, DeviceState next, String reason, boolean evenIfSame) {

@@ -43,6 +43,30 @@ import javax.crypto.spec.SecretKeySpec;
  * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
  * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
  * {@code X-Webhook-Timestamp}.
+ *
+ * <p>The incoming side follows WAHA 2026.7 (OpenAPI 2026.7.1) and its docs (waha.devlike.pro):
+ *
+ * <ul>
+ *   <li>senders and group participants named by LID ({@code <digits>@lid} in {@code from} and
+ *       {@code participant}, on every engine; devlikeapro/waha#1073, #1703) and the lids routes,
+ *       {@code GET /api/{session}/lids/{lid}} → {@code {lid, pn}} with {@code pn: null} for a LID
+ *       the engine cannot map, and {@code GET /api/{session}/lids/pn/{phone}} → {@code {lid, pn}}
+ *       (docs/how-to/contacts, "API - Lids", since 2025.5.4; #1712, #1830; a 500 on WEBJS: #1986);
+ *   <li>{@code participants/v2} in the stable {@code GroupParticipant} schema: {@code id} may be a
+ *       LID with no {@code pn} (docs/how-to/groups);
+ *   <li>received files deleted {@code WHATSAPP_FILES_LIFETIME} (default 180 s) after they came, on
+ *       the fake's clock, their URL then answering {@code 404 {"message":"File not found:
+ *       <name>","error":"Not Found","statusCode":404}} (docs/how-to/storages; #1007, #1884);
+ *   <li>the mandatory API key (WAHA 2025 and later generate one when none is set;
+ *       docs/how-to/security): every route without it answers {@code 401
+ *       {"message":"Unauthorized","statusCode":401}};
+ *   <li>session statuses {@code FAILED}, {@code PASSKEY_REQUIRED} and {@code
+ *       PASSKEY_CONFIRMATION_REQUIRED} posted as {@code session.status}; {@code restart} is stop
+ *       then start (a broken session comes back FAILED), {@code logout} deletes the authentication
+ *       and starts the session again, showing a QR code (docs/how-to/sessions).
+ * </ul>
+ *
+ * Nothing here was checked against a running engine.
  */
 public final class FakeWaha implements AutoCloseable {
   public static final String API_KEY = "fake-waha-key-0123456789";
@@ -414,7 +438,10 @@ public final class FakeWaha implements AutoCloseable {
     return sessions.get(session).logouts.get();
   }
 
-  /** The session asks for a passkey: {@code PASSKEY_REQUIRED} or {@code PASSKEY_CONFIRMATION_REQUIRED}. */
+  /**
+   * The session asks for a passkey: {@code PASSKEY_REQUIRED} or {@code
+   * PASSKEY_CONFIRMATION_REQUIRED}.
+   */
   public void passkey(String session, String status) {
     if (!status.startsWith("PASSKEY_")) {
       throw new IllegalArgumentException(status);
@@ -520,7 +547,11 @@ public final class FakeWaha implements AutoCloseable {
       String id = decode(m.group(2));
       ArrayNode members = JSON.createArrayNode();
       for (String digits : groups.get(id).values().iterator().next()) {
-        members.addObject().put("id", digits + "@c.us").put("pn", digits + "@c.us").put("role", "participant");
+        members
+            .addObject()
+            .put("id", digits + "@c.us")
+            .put("pn", digits + "@c.us")
+            .put("role", "participant");
       }
       for (String lid : lidMembers.get(id)) {
         members.addObject().put("id", lid + "@lid").put("role", "participant");
@@ -531,7 +562,9 @@ public final class FakeWaha implements AutoCloseable {
     return false;
   }
 
-  /** The session if it is WORKING; else the engine's answer (404, 422) is given and null returned. */
+  /**
+   * The session if it is WORKING; else the engine's answer (404, 422) is given and null returned.
+   */
   private Session workingOrAnswered(HttpExchange ex, String name) throws IOException {
     Session s = sessions.get(name);
     if (s == null) {

@@ -76,8 +76,8 @@ final class FailedSessions {
   }
 
   /**
-   * The session is up again (or shows a QR code, or asks for a passkey): no more steps, and once
-   * it stayed so for {@link #FORGET_AFTER}, its back-off is forgotten.
+   * The session is up again (or shows a QR code, or asks for a passkey): no more steps, and once it
+   * stayed so for {@link #FORGET_AFTER}, its back-off is forgotten.
    */
   void ended(long deviceId) {
     synchronized (failing) {

@@ -651,8 +651,8 @@ public final class WahaDriver implements Driver {
 
   /**
    * One step of bringing back a FAILED session ({@link FailedSessions}): a restart, or (after
-   * {@link FailedSessions#RESTARTS} restarts that did not help) a logout and a start, which
-   * unlinks the number. Recorded in the device's history and its status webhook.
+   * {@link FailedSessions#RESTARTS} restarts that did not help) a logout and a start, which unlinks
+   * the number. Recorded in the device's history and its status webhook.
    */
   void recoveryStep(long deviceId, int restartsBefore) {
     Optional<String> name = sessions.name(deviceId);
@@ -1293,10 +1293,7 @@ public final class WahaDriver implements Driver {
       return known.map(p -> "+" + p.replaceAll("\\D", ""));
     }
     String path =
-        "/api/"
-            + WahaApi.enc(sessionName(device))
-            + "/lids/"
-            + WahaApi.enc(lid.address());
+        "/api/" + WahaApi.enc(sessionName(device)) + "/lids/" + WahaApi.enc(lid.address());
     try {
       WahaApi.Reply r = call(() -> api.get(path));
       Optional<String> phone =

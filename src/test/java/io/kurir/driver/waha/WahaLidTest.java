@@ -126,8 +126,7 @@ class WahaLidTest {
       f.waha.lid(LID, PHONE);
       String group = "120363025982934599@g.us";
 
-      assertThat(f.waha.incomingInGroupFromLid(name, "G1", group, LID, "halo grup"))
-          .isEqualTo(200);
+      assertThat(f.waha.incomingInGroupFromLid(name, "G1", group, LID, "halo grup")).isEqualTo(200);
       JsonNode event = incomingEvent(1);
       assertThat(event.path("contact_name").asText()).isEqualTo(PHONE);
       assertThat(event.path("group_id").asText()).isEqualTo(group);
@@ -147,8 +146,7 @@ class WahaLidTest {
       f.waha.lidMember(group, "99887766554433"); // no phone known anywhere
 
       String members = f.eco(device, "/api/getGroupMember", "group_id", group);
-      assertThat(members.split(","))
-          .containsExactly("6281100008731", PHONE, "99887766554433@lid");
+      assertThat(members.split(",")).containsExactly("6281100008731", PHONE, "99887766554433@lid");
     }
   }
 
@@ -169,12 +167,12 @@ class WahaLidTest {
       w.lid(LID, PHONE);
       var http = java.net.http.HttpClient.newHttpClient();
       String base = w.url() + "/api/kurir-" + device.id() + "/lids/";
-      assertThat(get(http, base + LID + "%40lid")).isEqualTo(
-          "{\"lid\":\"" + LID + "@lid\",\"pn\":\"" + PHONE + "@c.us\"}");
-      assertThat(get(http, base + "12345678901")).isEqualTo(
-          "{\"lid\":\"12345678901@lid\",\"pn\":null}");
-      assertThat(get(http, base + "pn/" + PHONE)).isEqualTo(
-          "{\"lid\":\"" + LID + "@lid\",\"pn\":\"" + PHONE + "@c.us\"}");
+      assertThat(get(http, base + LID + "%40lid"))
+          .isEqualTo("{\"lid\":\"" + LID + "@lid\",\"pn\":\"" + PHONE + "@c.us\"}");
+      assertThat(get(http, base + "12345678901"))
+          .isEqualTo("{\"lid\":\"12345678901@lid\",\"pn\":null}");
+      assertThat(get(http, base + "pn/" + PHONE))
+          .isEqualTo("{\"lid\":\"" + LID + "@lid\",\"pn\":\"" + PHONE + "@c.us\"}");
     }
   }
 

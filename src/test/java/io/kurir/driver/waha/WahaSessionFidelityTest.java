@@ -150,7 +150,9 @@ class WahaSessionFidelityTest {
   @Test
   void theWaitsBetweenStepsDoubleUpToFiveMinutes() {
     assertThat(
-            List.of(1, 2, 3, 4, 5, 9).stream().map(FailedSessions::waitAfter).map(Duration::toSeconds))
+            List.of(1, 2, 3, 4, 5, 9).stream()
+                .map(FailedSessions::waitAfter)
+                .map(Duration::toSeconds))
         .containsExactly(30L, 60L, 120L, 240L, 300L, 300L);
   }
 
