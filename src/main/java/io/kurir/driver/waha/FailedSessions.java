@@ -88,6 +88,13 @@ final class FailedSessions {
     }
   }
 
+  /** The device was detached (or deleted): no more steps for it here. */
+  void forget(long deviceId) {
+    synchronized (failing) {
+      failing.remove(deviceId);
+    }
+  }
+
   void wake() {
     synchronized (failing) {
       failing.notifyAll();

@@ -323,6 +323,7 @@ public final class WahaDriver implements Driver {
                             + " for device "
                             + device.id()));
     String name = sessionName(device);
+    attachedHere.add(device.id());
     ObjectNode webhook = webhook(base, device.id());
     long givenBefore = statusesGiven.getOrDefault(device.id(), 0L);
     try {
@@ -384,7 +385,16 @@ public final class WahaDriver implements Driver {
   @Override
   public void detach(Device device) {
     toAttach.remove(device.id());
+    attachedHere.remove(device.id());
+    failed.forget(device.id());
   }
+
+  /**
+   * The devices this node attached (their senders run here): only these are restarted when FAILED,
+   * though any node may receive their webhooks, so that two nodes do not both restart a session.
+   */
+  private final java.util.Set<Long> attachedHere =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** An empty JSON body. */
   private static final class Map0 {
@@ -610,7 +620,7 @@ public final class WahaDriver implements Driver {
       tell(l -> l.stateChanged(deviceId, state, reason));
     }
     tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
-    if (status.equals("FAILED")) {
+    if (status.equals("FAILED") && attachedHere.contains(deviceId)) {
       failed.failed(deviceId);
     }
   }
