@@ -54,13 +54,13 @@ public final class SessionEvents implements DriverListener {
   }
 
   @Override
-  public void stateChanged(long deviceId, DeviceState state, String reason) {
-    record(deviceId, state, reason, false);
+  public void stateChanged(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
+    record(deviceId, DeviceState.of(reported), reason, false);
   }
 
   @Override
-  public void stateStep(long deviceId, DeviceState state, String reason) {
-    record(deviceId, state, reason, true);
+  public void stateStep(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
+    record(deviceId, DeviceState.of(reported), reason, true);
   }
 
   private void record(long deviceId, DeviceState state, String reason, boolean evenIfSame) {

@@ -3,9 +3,10 @@ package io.kurir.driver.waha;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.device.DeviceState;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
@@ -16,7 +17,6 @@ import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
 import io.kurir.logging.RepeatingFailure;
-import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,7 +89,7 @@ public final class WahaDriver implements Driver {
   private boolean recoverPending; // the sessions are still to be read again now that it is back
 
   /** Devices this node attached while the engine could not be reached: attached once it answers. */
-  private final Map<Long, Device> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Long, DeviceRef> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile Thread watch;
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
@@ -311,7 +311,7 @@ public final class WahaDriver implements Driver {
    * is, so attaching again does not restart it.
    */
   @Override
-  public void attach(Device device) {
+  public void attach(DeviceRef device) {
     String base =
         context
             .callbackUrl()
@@ -383,7 +383,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public void detach(Device device) {
+  public void detach(DeviceRef device) {
     toAttach.remove(device.id());
     attachedHere.remove(device.id());
     failed.forget(device.id());
@@ -458,7 +458,7 @@ public final class WahaDriver implements Driver {
   }
 
   /** The session of {@code device}: configured, else the one attached before, else its own. */
-  String sessionName(Device device) {
+  String sessionName(DeviceRef device) {
     DeviceConfig config = context.configOf().apply(device.id());
     return config
         .get(WahaDriverFactory.SESSION)
@@ -488,7 +488,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return engineUp && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
   }
 
@@ -517,7 +517,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     String name = sessionName(device);
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
@@ -556,7 +556,7 @@ public final class WahaDriver implements Driver {
    * says what it is, and wins. Only when the engine does not answer the read does the webhook's
    * word stand. One read per status change: they are rare.
    */
-  void statusReported(Device device, String reported) {
+  void statusReported(DeviceRef device, String reported) {
     String name = sessionName(device);
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
@@ -647,7 +647,7 @@ public final class WahaDriver implements Driver {
 
   /** Attaches the devices that wait for the engine (refused for the API key, say). */
   private void attachWaiting() {
-    for (Device device : List.copyOf(toAttach.values())) {
+    for (DeviceRef device : List.copyOf(toAttach.values())) {
       toAttach.remove(device.id());
       try {
         attach(device);
@@ -727,7 +727,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     if (!isConnected(device)) {
       return new SendOutcome.DeviceUnavailable();
     }
@@ -809,7 +809,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     if (!isConnected(device)) {
       return NumberCheck.UNKNOWN;
     }
@@ -835,7 +835,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine's current QR value, when the session waits for a scan. */
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     if (!attachedOnce(device)) {
       return Optional.empty();
     }
@@ -854,7 +854,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine's pairing code for the device's own number ({@code auth/request-code}). */
   @Override
-  public Optional<String> linkCode(Device device) {
+  public Optional<String> linkCode(DeviceRef device) {
     if (!attachedOnce(device)) {
       return Optional.empty();
     }
@@ -876,7 +876,7 @@ public final class WahaDriver implements Driver {
    * created by {@code ./kurir admin} while the gateway runs has no sender yet, and is paired before
    * its first message.
    */
-  private boolean attachedOnce(Device device) {
+  private boolean attachedOnce(DeviceRef device) {
     if (sessions.name(device.id()).isPresent()) {
       return true;
     }
@@ -893,7 +893,7 @@ public final class WahaDriver implements Driver {
 
   /** Logs the session out: the engine deletes its authentication and shows a new QR code. */
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     if (state(device) == DeviceState.NONE || !engineUp) {
       return false;
     }
@@ -920,7 +920,7 @@ public final class WahaDriver implements Driver {
    * just joined), at most every {@link #GROUPS_RETRY}.
    */
   @Override
-  public Optional<String> groupIdByName(Device device, String groupName) {
+  public Optional<String> groupIdByName(DeviceRef device, String groupName) {
     if (!isConnected(device)) {
       return Optional.empty();
     }
@@ -961,7 +961,7 @@ public final class WahaDriver implements Driver {
   private record GroupList(long fetchedNanos, Map<String, String> idBySubject) {}
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     if (!isConnected(device)) {
       return new GroupMembers.Unknown();
     }
@@ -1234,7 +1234,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine is back: the devices that waited are attached, every session is read again. */
   private void recover() {
-    for (Device device : List.copyOf(toAttach.values())) {
+    for (DeviceRef device : List.copyOf(toAttach.values())) {
       toAttach.remove(device.id());
       try {
         attach(device); // puts it back when the engine went again
@@ -1297,7 +1297,7 @@ public final class WahaDriver implements Driver {
    * learned for next time. Empty when the engine knows none ({@code pn: null}), fails or cannot be
    * reached: the caller keeps the contact by its LID, and a later message asks again.
    */
-  Optional<String> phoneOfLid(Device device, ContactId lid) {
+  Optional<String> phoneOfLid(DeviceRef device, ContactId lid) {
     Optional<String> known = context.contacts().phoneOf(device.id(), lid);
     if (known.isPresent()) {
       return known.map(p -> "+" + p.replaceAll("\\D", ""));
