@@ -295,7 +295,8 @@ public final class WahaDriver implements Driver {
         r = call(() -> api.post(at + "/start", Map0.EMPTY));
       }
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+        // The status only: a session's reply carries its configuration, webhook keys included.
+        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, brief(r));
       }
     } catch (IOException e) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
@@ -708,13 +709,24 @@ public final class WahaDriver implements Driver {
             deviceId,
             name.get(),
             FailedSessions.RESTARTS,
-            out.describe());
+            brief(out));
       }
     } catch (IOException e) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
         log.warn("device {}: could not log {} out: {}", deviceId, name.get(), e.toString());
       }
     }
+  }
+
+  /**
+   * A session reply for a log line: its HTTP status and the session's status, or the engine's
+   * error; never the body itself, which holds the session's webhook keys.
+   */
+  private static String brief(WahaApi.Reply r) {
+    if (!r.ok()) {
+      return r.describe();
+    }
+    return "HTTP " + r.status() + ", status " + r.body().path("status").asText("?");
   }
 
   /** The engine's last reported status of a device's session. */

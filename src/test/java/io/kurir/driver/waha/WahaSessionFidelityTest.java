@@ -170,6 +170,9 @@ class WahaSessionFidelityTest {
       assertThat(shown.path("state").asText()).isEqualTo("none");
       assertThat(shown.path("stateReason").asText())
           .contains("PASSKEY_REQUIRED", "passkey", "phone");
+      assertThat(WahaUnreachableEngineTest.consolePage(f, "/console/devices/" + device.id()))
+          .as("the console's device history")
+          .contains("PASSKEY_REQUIRED");
 
       f.waha.passkey(name, "PASSKEY_CONFIRMATION_REQUIRED");
       Eventually.until(
