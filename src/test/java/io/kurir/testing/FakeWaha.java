@@ -158,6 +158,22 @@ public final class FakeWaha implements AutoCloseable {
     return violations;
   }
 
+  /** An error a send answers instead of sending. */
+  private record Refusal(int status, String message) {}
+
+  private final java.util.Deque<Refusal> refusals = new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+  /**
+   * The next {@code n} sends of a WORKING session answer {@code status} with the engine's error
+   * shape ({@code {"statusCode", "message"}}) and send nothing: 500 as the engine answers when the
+   * WhatsApp connection fails under it, 400 for a message it refuses, 429 for a limit.
+   */
+  public void refuseNextSends(int n, int status, String message) {
+    for (int i = 0; i < n; i++) {
+      refusals.add(new Refusal(status, message));
+    }
+  }
+
   /** Every call, as {@code METHOD path}. */
   public List<String> calls() {
     return calls;
@@ -604,6 +620,11 @@ public final class FakeWaha implements AutoCloseable {
     }
     if (!s.status.equals("WORKING")) {
       reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    Refusal refusal = refusals.poll();
+    if (refusal != null) {
+      reply(ex, refusal.status(), Map.of("statusCode", refusal.status(), "message", refusal.message()));
       return;
     }
     String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();
