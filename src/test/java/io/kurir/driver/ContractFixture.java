@@ -167,6 +167,14 @@ public abstract class ContractFixture implements AutoCloseable {
   /** Why the network has no groups the driver manages; empty when it has. */
   public abstract Optional<String> noGroups();
 
+  /**
+   * What a send to a group the device is not in (or that does not exist) answers: {@link
+   * SendOutcome.NotFound} as promised, or what the driver answers today, with the gap named.
+   */
+  public Expected sendToUnknownGroup() {
+    return Expected.as(SendOutcome.NotFound.class);
+  }
+
   /** A new group named {@code name} on the network with these members; its id as drivers use it. */
   public abstract String group(String name, List<String> membersE164);
 

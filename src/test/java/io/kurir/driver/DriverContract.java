@@ -418,6 +418,11 @@ public abstract class DriverContract {
     OutgoingMessage toGroup = new OutgoingMessage(ids.incrementAndGet(), id, true, "text", "to the group");
     assertThat(sendSettled(device, toGroup)).isInstanceOf(SendOutcome.Sent.class);
     assertThat(network.textsReceived()).contains("to the group");
+    Expected unknown = network.sendToUnknownGroup();
+    unknown.why().ifPresent(why -> log.info("{} driver, unknown group: {}", driver.name(), why));
+    OutgoingMessage toNoGroup =
+        new OutgoingMessage(ids.incrementAndGet(), unknownGroup(id), true, "text", "to no group");
+    assertThat(sendSettled(device, toNoGroup)).isInstanceOf(unknown.outcome());
 
     disconnect(device);
     assertThat(driver.groupMembers(device, id))
