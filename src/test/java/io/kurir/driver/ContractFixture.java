@@ -9,9 +9,9 @@ import java.util.function.Consumer;
 
 /**
  * What the {@link DriverContract} needs of one driver: a gateway that loaded it (through a {@link
- * ListeningDriverFactory}, so that its events reach {@link #events}), the fake network it talks
- * to, and how to make that network do things. One per test; closing it stops both and fails on
- * anything the fake recorded as a breach of its network's rules.
+ * ListeningDriverFactory}, so that its events reach {@link #events}), the fake network it talks to,
+ * and how to make that network do things. One per test; closing it stops both and fails on anything
+ * the fake recorded as a breach of its network's rules.
  *
  * <p>Where a network cannot do what a case needs (the Cloud API has no groups and no number
  * look-up), the fixture says so with a reason, and the suite checks the driver's clean answer
@@ -105,8 +105,8 @@ public abstract class ContractFixture implements AutoCloseable {
   }
 
   /**
-   * The texts of every message the network took, from any device, one entry per message it took
-   * (so a message taken twice is there twice).
+   * The texts of every message the network took, from any device, one entry per message it took (so
+   * a message taken twice is there twice).
    */
   public abstract List<String> textsReceived();
 

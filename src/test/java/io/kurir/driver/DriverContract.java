@@ -51,7 +51,8 @@ public abstract class DriverContract {
           .decode(
               "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==");
 
-  static final byte[] PDF = "%PDF-1.4 kurir contract".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  static final byte[] PDF =
+      "%PDF-1.4 kurir contract".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
   /** The device numbers and recipients of the cases: valid Indonesian mobile numbers. */
   static final String DEVICE = "+6281100007701";
@@ -138,7 +139,8 @@ public abstract class DriverContract {
 
   @Test
   void aDeviceNotConnectedAnswersDeviceUnavailableAndSendsNothing() {
-    SendOutcome outcome = checkTrouble(Trouble.DEVICE_NOT_CONNECTED, SendOutcome.DeviceUnavailable.class);
+    SendOutcome outcome =
+        checkTrouble(Trouble.DEVICE_NOT_CONNECTED, SendOutcome.DeviceUnavailable.class);
     if (outcome instanceof SendOutcome.DeviceUnavailable) {
       assertThat(network.textsReceived()).doesNotContain("trouble DEVICE_NOT_CONNECTED");
     }
@@ -210,11 +212,16 @@ public abstract class DriverContract {
             statuses(device, networkId)
                 .containsAll(List.of(Receipt.Status.DELIVERED, Receipt.Status.READ)));
     for (Receipt r : network.events().receiptsOf(device.id(), networkId)) {
-      assertThat(r.messageId()).as("Kurir's id, when the driver names it").isIn(Optional.empty(), Optional.of(m.id()));
+      assertThat(r.messageId())
+          .as("Kurir's id, when the driver names it")
+          .isIn(Optional.empty(), Optional.of(m.id()));
     }
     assertThat(network.events().receipts(device.id()))
         .as("every receipt of the device names this message")
-        .allMatch(r -> r.networkId().equals(Optional.of(networkId)) || r.messageId().equals(Optional.of(m.id())));
+        .allMatch(
+            r ->
+                r.networkId().equals(Optional.of(networkId))
+                    || r.messageId().equals(Optional.of(m.id())));
   }
 
   @Test
@@ -225,7 +232,8 @@ public abstract class DriverContract {
     Optional<String> onItsOwn = network.receiptsOnItsOwn();
     if (onItsOwn.isPresent()) {
       // Checked instead: the network's own receipts come in order, each once.
-      log.info("{} driver: receipts come on their own: {}", network.driver().name(), onItsOwn.get());
+      log.info(
+          "{} driver: receipts come on their own: {}", network.driver().name(), onItsOwn.get());
       network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
       Eventually.until("read", () -> statuses(device, networkId).contains(Receipt.Status.READ));
       network.clock().advance(Duration.ofMinutes(1));
@@ -298,13 +306,25 @@ public abstract class DriverContract {
     network.events().refuseIncoming(1);
     assertThat(
             network.incoming(
-                device, IncomingKind.TEXT, "in-refused", TO, Optional.empty(), "not stored", new byte[0]))
+                device,
+                IncomingKind.TEXT,
+                "in-refused",
+                TO,
+                Optional.empty(),
+                "not stored",
+                new byte[0]))
         .as("acknowledged to the network although not stored")
         .isFalse();
     assertThat(network.events().refusedIncoming()).isEqualTo(1);
     assertThat(
             network.incoming(
-                device, IncomingKind.TEXT, "in-refused", TO, Optional.empty(), "not stored", new byte[0]))
+                device,
+                IncomingKind.TEXT,
+                "in-refused",
+                TO,
+                Optional.empty(),
+                "not stored",
+                new byte[0]))
         .as("the redelivery, stored")
         .isTrue();
     assertThat(texts(network.events().incoming(device.id()))).containsExactly("not stored");
@@ -329,7 +349,8 @@ public abstract class DriverContract {
     assertThat(network.incoming(device, kind, networkId, TO, group, text, bytes))
         .as("acknowledged")
         .isTrue();
-    Eventually.until("passed on", () -> texts(network.events().incoming(device.id())).contains(text));
+    Eventually.until(
+        "passed on", () -> texts(network.events().incoming(device.id())).contains(text));
     IncomingMessage in = only(device, text);
     assertThat(in.deviceId()).isEqualTo(device.id());
     assertThat(in.networkId()).as("the network's id, for redeliveries").isPresent();
@@ -340,7 +361,8 @@ public abstract class DriverContract {
       case IMAGE, FILE -> {
         IncomingMessage.Media media = in.media().orElseThrow();
         assertThat(media.kind()).isEqualTo(kind == IncomingKind.IMAGE ? "image" : "file");
-        assertThat(media.mimeType()).isEqualTo(kind == IncomingKind.IMAGE ? "image/png" : "application/pdf");
+        assertThat(media.mimeType())
+            .isEqualTo(kind == IncomingKind.IMAGE ? "image/png" : "application/pdf");
         assertThat(readBytes(media.path())).as("the file as sent").isEqualTo(bytes);
       }
       default -> assertThat(in.media()).isEmpty();
@@ -400,7 +422,12 @@ public abstract class DriverContract {
       assertThat(
               driver.send(
                   device,
-                  new OutgoingMessage(ids.incrementAndGet(), "120363000000000001@g.us", true, "text", "to a group")))
+                  new OutgoingMessage(
+                      ids.incrementAndGet(),
+                      "120363000000000001@g.us",
+                      true,
+                      "text",
+                      "to a group")))
           .isInstanceOf(SendOutcome.NotFound.class);
       assertThat(network.textsReceived()).doesNotContain("to a group");
       return;
@@ -412,10 +439,12 @@ public abstract class DriverContract {
     assertThat(driver.groupIdByName(device, "Tidak Ada")).isEmpty();
     GroupMembers found = driver.groupMembers(device, id);
     assertThat(found).isInstanceOf(GroupMembers.Members.class);
-    assertThat(((GroupMembers.Members) found).numbers()).containsExactlyInAnyOrderElementsOf(members);
+    assertThat(((GroupMembers.Members) found).numbers())
+        .containsExactlyInAnyOrderElementsOf(members);
     assertThat(driver.groupMembers(device, unknownGroup(id)))
         .isInstanceOf(GroupMembers.NotFound.class);
-    OutgoingMessage toGroup = new OutgoingMessage(ids.incrementAndGet(), id, true, "text", "to the group");
+    OutgoingMessage toGroup =
+        new OutgoingMessage(ids.incrementAndGet(), id, true, "text", "to the group");
     assertThat(sendSettled(device, toGroup)).isInstanceOf(SendOutcome.Sent.class);
     assertThat(network.textsReceived()).contains("to the group");
     Expected unknown = network.sendToUnknownGroup();
@@ -464,17 +493,20 @@ public abstract class DriverContract {
       assertThat(network.driver().isConnected(device)).as(change.what()).isEqualTo(connected);
     }
     assertThat(connected).as("the last change leaves the device connected").isTrue();
-    assertThat(sendSettled(device, text(TO, "after the changes"))).isInstanceOf(SendOutcome.Sent.class);
+    assertThat(sendSettled(device, text(TO, "after the changes")))
+        .isInstanceOf(SendOutcome.Sent.class);
   }
 
   @Test
   void afterARestartSendsGoAgainAndNothingIsSentTwice() {
     Device device = network.connectedDevice(DEVICE);
-    assertThat(sendSettled(device, text(TO, "before the restart"))).isInstanceOf(SendOutcome.Sent.class);
+    assertThat(sendSettled(device, text(TO, "before the restart")))
+        .isInstanceOf(SendOutcome.Sent.class);
     log.info("{} driver: restarting {}", network.driver().name(), network.restarts());
     network.restart();
     Eventually.until("connected after the restart", () -> network.driver().isConnected(device));
-    assertThat(sendSettled(device, text(TO, "after the restart"))).isInstanceOf(SendOutcome.Sent.class);
+    assertThat(sendSettled(device, text(TO, "after the restart")))
+        .isInstanceOf(SendOutcome.Sent.class);
     assertThat(network.textsReceived()).containsOnlyOnce("before the restart", "after the restart");
   }
 
@@ -499,7 +531,8 @@ public abstract class DriverContract {
                 () -> {
                   for (int i = 0; i < 50; i++) {
                     Device device = devices.get((thread + i) % devices.size());
-                    OutgoingMessage m = text("+62811000078" + (i % 10), "burst " + thread + "-" + i);
+                    OutgoingMessage m =
+                        text("+62811000078" + (i % 10), "burst " + thread + "-" + i);
                     try {
                       SendOutcome previous = outcomes.put(m.id(), driver.send(device, m));
                       assertThat(previous).isNull();
@@ -522,7 +555,8 @@ public abstract class DriverContract {
     Set<String> networkIds = new HashSet<>();
     outcomes.values().forEach(o -> networkIds.add(networkIdOf(o).orElseThrow()));
     assertThat(networkIds).as("unique network ids").hasSize(400);
-    List<String> taken = network.textsReceived().stream().filter(t -> t.startsWith("burst ")).toList();
+    List<String> taken =
+        network.textsReceived().stream().filter(t -> t.startsWith("burst ")).toList();
     assertThat(taken).hasSize(400).doesNotHaveDuplicates();
   }
 
@@ -576,7 +610,9 @@ public abstract class DriverContract {
   }
 
   private List<Receipt.Status> statuses(Device device, String networkId) {
-    return network.events().receiptsOf(device.id(), networkId).stream().map(Receipt::status).toList();
+    return network.events().receiptsOf(device.id(), networkId).stream()
+        .map(Receipt::status)
+        .toList();
   }
 
   private IncomingMessage only(Device device, String text) {

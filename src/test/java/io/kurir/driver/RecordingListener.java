@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link DriverListener} that keeps everything a driver tells it, for the {@link DriverContract}:
- * the suite reads what a driver reported instead of what the core made of it. Incoming messages
- * can be refused ({@link #refuseIncoming}), as a core that cannot store them throws. Thread-safe.
+ * the suite reads what a driver reported instead of what the core made of it. Incoming messages can
+ * be refused ({@link #refuseIncoming}), as a core that cannot store them throws. Thread-safe.
  */
 public final class RecordingListener implements DriverListener {
 

@@ -161,7 +161,8 @@ public final class FakeWaha implements AutoCloseable {
   /** An error a send answers instead of sending. */
   private record Refusal(int status, String message) {}
 
-  private final java.util.Deque<Refusal> refusals = new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final java.util.Deque<Refusal> refusals =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
 
   /**
    * The next {@code n} sends of a WORKING session answer {@code status} with the engine's error
@@ -624,7 +625,10 @@ public final class FakeWaha implements AutoCloseable {
     }
     Refusal refusal = refusals.poll();
     if (refusal != null) {
-      reply(ex, refusal.status(), Map.of("statusCode", refusal.status(), "message", refusal.message()));
+      reply(
+          ex,
+          refusal.status(),
+          Map.of("statusCode", refusal.status(), "message", refusal.message()));
       return;
     }
     String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();

@@ -594,8 +594,8 @@ public final class SandboxNetwork implements AutoCloseable {
 
   /**
    * Delivers {@code message} as the network would: any kind (a group's, one whose image or file the
-   * caller kept under the gateway's data folder), with its own network id. False when its device
-   * is not paired or no gateway listens.
+   * caller kept under the gateway's data folder), with its own network id. False when its device is
+   * not paired or no gateway listens.
    */
   public boolean injectIncoming(IncomingMessage message) {
     return deliver(message);

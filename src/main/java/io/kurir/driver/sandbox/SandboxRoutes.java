@@ -191,7 +191,8 @@ public final class SandboxRoutes implements RouteTable {
     try {
       kind = FailureKind.valueOf(f.text("kind").orElse("fail").strip().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw ApiException.fieldNotValid("kind", "kind must be fail, not_found, offline, rate_limited or refused");
+      throw ApiException.fieldNotValid(
+          "kind", "kind must be fail, not_found, offline, rate_limited or refused");
     }
     int count = f.wholeNumber("count", 1_000_000).orElse(1L).intValue();
     if (count < 1) {

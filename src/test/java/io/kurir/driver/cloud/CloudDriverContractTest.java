@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The Cloud API driver passes the driver contract against {@link FakeGraphApi}. What Meta's API
- * has not (groups, a number look-up, incoming group messages) is declared, and the suite checks
- * the driver's clean answer instead.
+ * The Cloud API driver passes the driver contract against {@link FakeGraphApi}. What Meta's API has
+ * not (groups, a number look-up, incoming group messages) is declared, and the suite checks the
+ * driver's clean answer instead.
  */
 class CloudDriverContractTest extends DriverContract {
 
@@ -198,7 +198,10 @@ class CloudDriverContractTest extends DriverContract {
               "the operator sets a new token",
               d -> {
                 f.graph.acceptToken(NEW_TOKEN);
-                f.kurir.gateway().tenants().configureDevice(d.id(), Map.of("access-token", NEW_TOKEN));
+                f.kurir
+                    .gateway()
+                    .tenants()
+                    .configureDevice(d.id(), Map.of("access-token", NEW_TOKEN));
                 driver().state(d);
               },
               DeviceState.ONLINE,

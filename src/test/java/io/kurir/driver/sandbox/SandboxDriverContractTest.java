@@ -25,8 +25,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The sandbox passes the driver contract: the simulated network is the reference the other
- * drivers' fakes are held to, and it can produce every case.
+ * The sandbox passes the driver contract: the simulated network is the reference the other drivers'
+ * fakes are held to, and it can produce every case.
  */
 class SandboxDriverContractTest extends DriverContract {
 
@@ -184,7 +184,8 @@ class SandboxDriverContractTest extends DriverContract {
 
     @Override
     public String group(String name, List<String> membersE164) {
-      String id = membersE164.getFirst().substring(1) + "-" + (1_700_000_000 + groups.incrementAndGet());
+      String id =
+          membersE164.getFirst().substring(1) + "-" + (1_700_000_000 + groups.incrementAndGet());
       sandbox.createGroup(id, name, membersE164);
       return id;
     }
@@ -208,7 +209,10 @@ class SandboxDriverContractTest extends DriverContract {
               DeviceState.REFRESH_IT,
               false),
           new SessionChange(
-              "the phone links it again", d -> sandbox.pair(d.id(), d.number()), DeviceState.ONLINE, true),
+              "the phone links it again",
+              d -> sandbox.pair(d.id(), d.number()),
+              DeviceState.ONLINE,
+              true),
           new SessionChange(
               "the operator logs it out", d -> driver().logout(d), DeviceState.NONE, false),
           new SessionChange(

@@ -181,7 +181,8 @@ class WahaDriverContractTest extends DriverContract {
     @Override
     public String group(String name, List<String> membersE164) {
       String id = "12036330" + (4_000_000 + groups.incrementAndGet()) + "@g.us";
-      f.waha.group(id, name, membersE164.stream().map(WahaContractFixture::digits).toArray(String[]::new));
+      f.waha.group(
+          id, name, membersE164.stream().map(WahaContractFixture::digits).toArray(String[]::new));
       return id;
     }
 
