@@ -2,6 +2,7 @@ package io.kurir.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.device.DeviceState;
 import io.kurir.driver.ContractFixture.Expected;
 import io.kurir.driver.ContractFixture.IncomingKind;
 import io.kurir.driver.ContractFixture.SessionChange;
@@ -255,6 +256,29 @@ public abstract class DriverContract {
     // only, so a late "delivered" or a second "read" changes nothing there.
     Eventually.until("all four", () -> statuses(device, networkId).size() >= sent.size());
     assertThat(statuses(device, networkId)).containsExactlyInAnyOrderElementsOf(sent);
+  }
+
+  @Test
+  void aMessageFailedAfterItWentOutHasAFailedReceiptWithAReason() {
+    Device device = network.connectedDevice(DEVICE);
+    OutgoingMessage m = text(TO, "fails late");
+    String networkId = networkIdOf(sendSettled(device, m)).orElseThrow();
+    Optional<String> onItsOwn = network.receiptsOnItsOwn();
+    if (onItsOwn.isPresent()) {
+      // Checked instead: a network that fails nothing late reports delivered and read only.
+      network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
+      Eventually.until("read", () -> statuses(device, networkId).contains(Receipt.Status.READ));
+      assertThat(statuses(device, networkId)).doesNotContain(Receipt.Status.FAILED);
+      return;
+    }
+    network.receipt(device, m.id(), networkId, TO, Receipt.Status.FAILED);
+    Eventually.until("failed", () -> statuses(device, networkId).contains(Receipt.Status.FAILED));
+    Receipt failed =
+        network.events().receiptsOf(device.id(), networkId).stream()
+            .filter(r -> r.status() == Receipt.Status.FAILED)
+            .findFirst()
+            .orElseThrow();
+    assertThat(failed.reason().orElse("")).as("why it failed").matches("[a-z_]+");
   }
 
   @Test
@@ -520,6 +544,8 @@ public abstract class DriverContract {
     }
     Driver driver = network.driver();
     Map<Long, SendOutcome> outcomes = new ConcurrentHashMap<>();
+    Map<Long, OutgoingMessage> sentBy = new ConcurrentHashMap<>();
+    Map<Long, Device> deviceOf = new ConcurrentHashMap<>();
     List<Throwable> thrown = new CopyOnWriteArrayList<>();
     ExecutorService threads = Executors.newFixedThreadPool(8);
     try {
@@ -534,8 +560,15 @@ public abstract class DriverContract {
                     OutgoingMessage m =
                         text("+62811000078" + (i % 10), "burst " + thread + "-" + i);
                     try {
+                      sentBy.put(m.id(), m);
+                      deviceOf.put(m.id(), device);
                       SendOutcome previous = outcomes.put(m.id(), driver.send(device, m));
                       assertThat(previous).isNull();
+                      if (i % 10 == 0) { // the API handlers' calls, meanwhile
+                        assertThat(driver.isConnected(device)).isTrue();
+                        assertThat(driver.state(device)).isEqualTo(DeviceState.ONLINE);
+                        assertThat(driver.checkNumber(device, m.recipient())).isNotNull();
+                      }
                     } catch (Throwable e) {
                       thrown.add(e);
                     }
@@ -558,6 +591,23 @@ public abstract class DriverContract {
     List<String> taken =
         network.textsReceived().stream().filter(t -> t.startsWith("burst ")).toList();
     assertThat(taken).hasSize(400).doesNotHaveDuplicates();
+    // A send the network took for later: once confirmed, its one outcome comes by the listener.
+    outcomes.forEach(
+        (id, o) -> {
+          if (o instanceof SendOutcome.Accepted a) {
+            network.confirm(
+                deviceOf.get(id), id, a.networkId().orElseThrow(), sentBy.get(id).recipient());
+          }
+        });
+    outcomes.forEach(
+        (id, o) -> {
+          if (o instanceof SendOutcome.Accepted) {
+            Eventually.until(
+                "the outcome of message " + id,
+                () -> !network.events().outcomes(deviceOf.get(id).id(), id).isEmpty());
+            assertThat(network.events().outcomes(deviceOf.get(id).id(), id)).hasSize(1);
+          }
+        });
   }
 
   // --- helpers

@@ -210,7 +210,8 @@ class WahaDriverContractTest extends DriverContract {
 
     @Override
     public String restarts() {
-      return "the engine: its port refuses connections, then it is back with its sessions";
+      return "the engine: its port refuses connections, then it is back and starts its sessions"
+          + " again (STOPPED, STARTING, WORKING)";
     }
 
     @Override
@@ -218,6 +219,10 @@ class WahaDriverContractTest extends DriverContract {
       f.waha.down();
       Eventually.until("the driver sees the engine gone", () -> !driver().isRunning());
       f.waha.up();
+      // WAHA starts the sessions it had when it comes back; the fake's restart posts each status.
+      for (String name : f.waha.sessionNames()) {
+        engine("POST", "/api/sessions/" + name + "/restart");
+      }
       f.clock.advance(WahaDriver.RETRY_MAX); // the driver's next try of the engine is due
     }
 
