@@ -90,6 +90,8 @@ public abstract class DriverContract {
   void attachAndDetachAreIdempotentInAnyOrder() {
     Device device = network.connectedDevice(DEVICE);
     Driver driver = network.driver();
+    int statesBefore = network.events().states(device.id()).size();
+    int connectionsBefore = network.events().connections(device.id()).size();
     driver.attach(device);
     driver.attach(device);
     driver.detach(device);
@@ -113,6 +115,11 @@ public abstract class DriverContract {
     driver.detach(stranger);
 
     Eventually.until("connected after attach again", () -> driver.isConnected(device));
+    // Attaching a connected device again leaves its session as it is: never reported down.
+    assertThat(network.events().states(device.id()).stream().skip(statesBefore))
+        .allMatch(s -> s.state() == DeviceState.ONLINE);
+    assertThat(network.events().connections(device.id()).stream().skip(connectionsBefore))
+        .allMatch(RecordingListener.Connection::connected);
     assertThat(sendSettled(device, text(TO, "after attach and detach")))
         .isInstanceOf(SendOutcome.Sent.class);
     assertThat(network.textsReceived()).containsOnlyOnce("after attach and detach");
