@@ -34,11 +34,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the {@link Driver} interface promises, checked against every driver, as every JobRunr
- * storage passes one {@code StorageProviderTest}: the gate for a new driver (docs/drivers/
- * contract.md). A driver's test extends it with a {@link ContractFixture} that starts a gateway
- * with the driver and the fake of its network. The suite calls the driver directly (attach, send,
- * checkNumber, state, groups) and reads what it reported to a {@link RecordingListener}, not what
- * the core or an API family made of it.
+ * storage passes one {@code StorageProviderTest}: the gate for a new driver, described in
+ * docs/drivers/contract.md. A driver's test extends it with a {@link ContractFixture} that starts a
+ * gateway with the driver and the fake of its network. The suite calls the driver directly (attach,
+ * send, checkNumber, state, groups) and reads what it reported to a {@link RecordingListener}, not
+ * what the core or an API family made of it.
  *
  * <p>A case a network cannot produce is declared by its fixture, with the reason, and the suite
  * then checks the driver's answer to it instead: no case is skipped.
