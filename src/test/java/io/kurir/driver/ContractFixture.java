@@ -1,7 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.device.DeviceState;
-import io.kurir.tenant.Device;
 import io.kurir.time.SettableClock;
 import java.util.List;
 import java.util.Optional;
@@ -62,7 +60,7 @@ public abstract class ContractFixture implements AutoCloseable {
    * the state, and whether the device can send.
    */
   public record SessionChange(
-      String what, Consumer<Device> apply, DeviceState state, boolean connected) {}
+      String what, Consumer<DeviceRef> apply, DeviceState state, boolean connected) {}
 
   protected final RecordingListener events = new RecordingListener();
 
@@ -86,7 +84,7 @@ public abstract class ContractFixture implements AutoCloseable {
    * A new device of this driver with number {@code e164}, made as an operator makes one (the
    * gateway attaches it), then linked on the network: once this returns, it is connected.
    */
-  public abstract Device connectedDevice(String e164);
+  public abstract DeviceRef connectedDevice(String e164);
 
   // --- sends
 
@@ -94,13 +92,13 @@ public abstract class ContractFixture implements AutoCloseable {
    * Makes the network meet the next send from {@code device} to {@code to} with {@code trouble};
    * what the driver is then expected to answer.
    */
-  public abstract Expected provoke(Device device, String to, Trouble trouble);
+  public abstract Expected provoke(DeviceRef device, String to, Trouble trouble);
 
   /**
    * The network confirms a send that answered {@link SendOutcome.Accepted} (the Cloud API's {@code
    * sent} status): the driver then reports the outcome. Only for drivers that answer Accepted.
    */
-  public void confirm(Device device, long messageId, String networkId, String to) {
+  public void confirm(DeviceRef device, long messageId, String networkId, String to) {
     throw new UnsupportedOperationException(driver().name() + " answers no send Accepted");
   }
 
@@ -125,7 +123,7 @@ public abstract class ContractFixture implements AutoCloseable {
    * receipts come on their own, this moves the clock until that receipt is due.
    */
   public abstract void receipt(
-      Device device, long messageId, String networkId, String to, Receipt.Status status);
+      DeviceRef device, long messageId, String networkId, String to, Receipt.Status status);
 
   // --- incoming
 
@@ -139,7 +137,7 @@ public abstract class ContractFixture implements AutoCloseable {
    * 2xx to its webhook); a redelivery is the same call again.
    */
   public abstract boolean incoming(
-      Device device,
+      DeviceRef device,
       IncomingKind kind,
       String networkId,
       String fromE164,
@@ -184,7 +182,7 @@ public abstract class ContractFixture implements AutoCloseable {
    * Changes the network can make to {@code device}'s session, applied in this order by the suite;
    * the last one leaves it connected.
    */
-  public abstract List<SessionChange> sessionChanges(Device device);
+  public abstract List<SessionChange> sessionChanges(DeviceRef device);
 
   /** What {@link #restart} restarts on this network, for people. */
   public abstract String restarts();

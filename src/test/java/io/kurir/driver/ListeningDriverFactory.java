@@ -100,7 +100,7 @@ public final class ListeningDriverFactory implements DriverFactory {
 
   /** The driver's routes, made for the real driver (a route may need its own class). */
   @Override
-  public List<io.kurir.api.RouteTable> routes(Driver driver, DriverRoutesContext context) {
+  public List<DriverRoutes> routes(Driver driver, DriverRoutesContext context) {
     return real.routes(realOf.getOrDefault(driver, driver), context);
   }
 }

@@ -1,6 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.device.DeviceState;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,14 +1,14 @@
 package io.kurir.driver.cloud;
 
-import io.kurir.device.DeviceState;
 import io.kurir.driver.ContractFixture;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
 import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
 import io.kurir.time.SettableClock;
@@ -61,24 +61,26 @@ class CloudDriverContractTest extends DriverContract {
      * has one.
      */
     @Override
-    public Device connectedDevice(String e164) {
-      Device device =
+    public DeviceRef connectedDevice(String e164) {
+      DeviceRef device =
           fixtureDeviceGiven.compareAndSet(false, true)
-              ? f.device
-              : f.kurir.newDevice(
-                  e164,
-                  CloudDriverFactory.NAME,
-                  Map.of(
-                      "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
-                      "access-token", FakeGraphApi.TOKEN,
-                      "app-secret", FakeGraphApi.APP_SECRET,
-                      "verify-token", FakeGraphApi.VERIFY_TOKEN));
+              ? f.device.ref()
+              : f.kurir
+                  .newDevice(
+                      e164,
+                      CloudDriverFactory.NAME,
+                      Map.of(
+                          "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
+                          "access-token", FakeGraphApi.TOKEN,
+                          "app-secret", FakeGraphApi.APP_SECRET,
+                          "verify-token", FakeGraphApi.VERIFY_TOKEN))
+                  .ref();
       Eventually.until("connected", () -> driver().isConnected(device));
       return device;
     }
 
     @Override
-    public Expected provoke(Device device, String to, Trouble trouble) {
+    public Expected provoke(DeviceRef device, String to, Trouble trouble) {
       switch (trouble) {
         case NOT_ON_NETWORK -> f.graph.failNext(1, 400, 131026, "Message undeliverable", false);
         case DEVICE_NOT_CONNECTED -> f.graph.revokeTokens(); // found at the next call
@@ -98,7 +100,7 @@ class CloudDriverContractTest extends DriverContract {
 
     /** Meta's {@code sent} status, with Kurir's id echoed from {@code biz_opaque_callback_data}. */
     @Override
-    public void confirm(Device device, long messageId, String networkId, String to) {
+    public void confirm(DeviceRef device, long messageId, String networkId, String to) {
       f.graph.deliver(
           f.graph.statusPayload(networkId, "sent", Long.toString(messageId), digits(to), 0, null));
     }
@@ -117,7 +119,7 @@ class CloudDriverContractTest extends DriverContract {
 
     @Override
     public void receipt(
-        Device device, long messageId, String networkId, String to, Receipt.Status status) {
+        DeviceRef device, long messageId, String networkId, String to, Receipt.Status status) {
       String name =
           switch (status) {
             case DELIVERED -> "delivered";
@@ -141,7 +143,7 @@ class CloudDriverContractTest extends DriverContract {
 
     @Override
     public boolean incoming(
-        Device device,
+        DeviceRef device,
         IncomingKind kind,
         String networkId,
         String fromE164,
@@ -184,7 +186,7 @@ class CloudDriverContractTest extends DriverContract {
     }
 
     @Override
-    public List<SessionChange> sessionChanges(Device device) {
+    public List<SessionChange> sessionChanges(DeviceRef device) {
       return List.of(
           new SessionChange(
               "Meta refuses the access token (found at the next send)",

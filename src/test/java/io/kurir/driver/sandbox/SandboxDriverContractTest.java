@@ -1,7 +1,8 @@
 package io.kurir.driver.sandbox;
 
-import io.kurir.device.DeviceState;
 import io.kurir.driver.ContractFixture;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
 import io.kurir.driver.IncomingMessage;
@@ -9,7 +10,6 @@ import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
 import io.kurir.driver.sandbox.SandboxNetwork.FailureKind;
-import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.TestGateway;
 import io.kurir.time.SettableClock;
@@ -63,15 +63,15 @@ class SandboxDriverContractTest extends DriverContract {
     }
 
     @Override
-    public Device connectedDevice(String e164) {
-      Device device = kurir.newDevice(e164, SandboxDriverFactory.NAME, Map.of());
+    public DeviceRef connectedDevice(String e164) {
+      DeviceRef device = kurir.newDevice(e164, SandboxDriverFactory.NAME, Map.of()).ref();
       sandbox.pair(device.id(), device.number());
       Eventually.until("paired", () -> driver().isConnected(device));
       return device;
     }
 
     @Override
-    public Expected provoke(Device device, String to, Trouble trouble) {
+    public Expected provoke(DeviceRef device, String to, Trouble trouble) {
       switch (trouble) {
         case NOT_ON_NETWORK -> sandbox.setRegistered(to, false);
         case DEVICE_NOT_CONNECTED -> sandbox.setDeviceOnline(device.id(), false);
@@ -111,7 +111,7 @@ class SandboxDriverContractTest extends DriverContract {
     /** Moves the clock until the receipt is due: the sandbox reports it then. */
     @Override
     public void receipt(
-        Device device, long messageId, String networkId, String to, Receipt.Status status) {
+        DeviceRef device, long messageId, String networkId, String to, Receipt.Status status) {
       switch (status) {
         case DELIVERED -> clock.advance(DELIVERY_AFTER);
         case READ -> clock.advance(READ_AFTER);
@@ -126,7 +126,7 @@ class SandboxDriverContractTest extends DriverContract {
 
     @Override
     public boolean incoming(
-        Device device,
+        DeviceRef device,
         IncomingKind kind,
         String networkId,
         String fromE164,
@@ -191,7 +191,7 @@ class SandboxDriverContractTest extends DriverContract {
     }
 
     @Override
-    public List<SessionChange> sessionChanges(Device device) {
+    public List<SessionChange> sessionChanges(DeviceRef device) {
       return List.of(
           new SessionChange(
               "the phone goes offline",

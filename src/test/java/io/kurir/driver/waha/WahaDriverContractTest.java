@@ -2,14 +2,14 @@ package io.kurir.driver.waha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kurir.device.DeviceState;
 import io.kurir.driver.ContractFixture;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
 import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeWaha;
 import io.kurir.time.SettableClock;
@@ -59,8 +59,8 @@ class WahaDriverContractTest extends DriverContract {
 
     /** Made (the gateway attaches it: the engine shows a QR code), then scanned by the phone. */
     @Override
-    public Device connectedDevice(String e164) {
-      Device device = f.newDevice(e164, Map.of());
+    public DeviceRef connectedDevice(String e164) {
+      DeviceRef device = f.newDevice(e164, Map.of()).ref();
       String name = session(device);
       f.awaitSession(name, "SCAN_QR_CODE");
       f.waha.scan(name, digits(e164));
@@ -69,7 +69,7 @@ class WahaDriverContractTest extends DriverContract {
     }
 
     @Override
-    public Expected provoke(Device device, String to, Trouble trouble) {
+    public Expected provoke(DeviceRef device, String to, Trouble trouble) {
       return switch (trouble) {
         case NOT_ON_NETWORK -> {
           f.waha.notOnWhatsApp(digits(to));
@@ -114,7 +114,7 @@ class WahaDriverContractTest extends DriverContract {
     /** A {@code message.ack}: 2 DEVICE, 3 READ, -1 ERROR. */
     @Override
     public void receipt(
-        Device device, long messageId, String networkId, String to, Receipt.Status status) {
+        DeviceRef device, long messageId, String networkId, String to, Receipt.Status status) {
       int answered =
           switch (status) {
             case DELIVERED -> f.waha.ack(networkId, 2, "DEVICE");
@@ -131,7 +131,7 @@ class WahaDriverContractTest extends DriverContract {
 
     @Override
     public boolean incoming(
-        Device device,
+        DeviceRef device,
         IncomingKind kind,
         String networkId,
         String fromE164,
@@ -187,7 +187,7 @@ class WahaDriverContractTest extends DriverContract {
     }
 
     @Override
-    public List<SessionChange> sessionChanges(Device device) {
+    public List<SessionChange> sessionChanges(DeviceRef device) {
       String name = session(device);
       return List.of(
           new SessionChange("the session fails", d -> f.waha.fail(name), DeviceState.FAILED, false),
@@ -251,7 +251,7 @@ class WahaDriverContractTest extends DriverContract {
       }
     }
 
-    private static String session(Device device) {
+    private static String session(DeviceRef device) {
       return "kurir-" + device.id();
     }
 
