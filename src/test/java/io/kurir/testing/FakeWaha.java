@@ -38,11 +38,12 @@ import javax.crypto.spec.SecretKeySpec;
  * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
  * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
  * {@code participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions
- * that {@link #stall} (WORKING, but calls to them hang or fail until restarted). Every call must
- * carry {@code X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each
- * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
- * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
- * {@code X-Webhook-Timestamp}.
+ * that {@link #stall} (WORKING, but calls to them hang or fail until restarted), and sends that
+ * answer an error instead ({@link #refuseNextSends}: 500, 400, 429). Every call must carry {@code
+ * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
+ * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
+ * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
+ * X-Webhook-Timestamp}.
  */
 public final class FakeWaha implements AutoCloseable {
   public static final String API_KEY = "fake-waha-key-0123456789";
