@@ -38,11 +38,12 @@ import javax.crypto.spec.SecretKeySpec;
  * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
  * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
  * {@code participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions
- * that {@link #stall} (WORKING, but calls to them hang or fail until restarted). Every call must
- * carry {@code X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each
- * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
- * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
- * {@code X-Webhook-Timestamp}.
+ * that {@link #stall} (WORKING, but calls to them hang or fail until restarted), and sends that
+ * answer an error instead ({@link #refuseNextSends}: 500, 400, 429). Every call must carry {@code
+ * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
+ * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
+ * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
+ * X-Webhook-Timestamp}.
  *
  * <p>The incoming side follows WAHA 2026.7 (OpenAPI 2026.7.1) and its docs (waha.devlike.pro):
  *
@@ -184,6 +185,23 @@ public final class FakeWaha implements AutoCloseable {
 
   public List<String> violations() {
     return violations;
+  }
+
+  /** An error a send answers instead of sending. */
+  private record Refusal(int status, String message) {}
+
+  private final java.util.Deque<Refusal> refusals =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+  /**
+   * The next {@code n} sends of a WORKING session answer {@code status} with the engine's error
+   * shape ({@code {"statusCode", "message"}}) and send nothing: 500 as the engine answers when the
+   * WhatsApp connection fails under it, 400 for a message it refuses, 429 for a limit.
+   */
+  public void refuseNextSends(int n, int status, String message) {
+    for (int i = 0; i < n; i++) {
+      refusals.add(new Refusal(status, message));
+    }
   }
 
   /** Every call, as {@code METHOD path}. */
@@ -857,6 +875,14 @@ public final class FakeWaha implements AutoCloseable {
     }
     if (!s.status.equals("WORKING")) {
       reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    Refusal refusal = refusals.poll();
+    if (refusal != null) {
+      reply(
+          ex,
+          refusal.status(),
+          Map.of("statusCode", refusal.status(), "message", refusal.message()));
       return;
     }
     String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();

@@ -141,8 +141,21 @@ public final class SandboxNetwork implements AutoCloseable {
     /** The recipient is reported as not on the network. */
     NOT_FOUND,
     /** The device is reported offline for this send. */
-    OFFLINE
+    OFFLINE,
+    /**
+     * The network asks to be called again later (its rate limit): the device's queue waits {@link
+     * #RATE_LIMIT_WAIT}; not an attempt.
+     */
+    RATE_LIMITED,
+    /** The network refuses the message itself: it fails for good, never retried. */
+    REFUSED
   }
+
+  /** How long a send that met an injected rate limit asks the device's queue to wait. */
+  public static final Duration RATE_LIMIT_WAIT = Duration.ofSeconds(30);
+
+  /** The reason stored with a message the network refused ({@link FailureKind#REFUSED}). */
+  public static final String REFUSED_REASON = "network_refused";
 
   /**
    * One message in a phone's inbox, with what the network needs to report its receipts: the sending
@@ -582,6 +595,15 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   /**
+   * Delivers {@code message} as the network would: any kind (a group's, one whose image or file the
+   * caller kept under the gateway's data folder), with its own network id. False when its device is
+   * not paired or no gateway listens.
+   */
+  public boolean injectIncoming(IncomingMessage message) {
+    return deliver(message);
+  }
+
+  /**
    * The LID the network gives the phone {@code e164}, as WhatsApp names a person who hides their
    * number from a linked device (WAHA, GOWA): {@code 9} and the number's digits, {@code @lid}. The
    * sandbox's ids are made from the number so that it needs to keep nothing; the gateway never
@@ -772,6 +794,8 @@ public final class SandboxNetwork implements AutoCloseable {
         case FAIL -> new SendOutcome.Failed("injected failure");
         case NOT_FOUND -> new SendOutcome.NotFound();
         case OFFLINE -> new SendOutcome.DeviceUnavailable();
+        case RATE_LIMITED -> new SendOutcome.RetryAfter(RATE_LIMIT_WAIT, "injected rate limit");
+        case REFUSED -> new SendOutcome.Permanent(REFUSED_REASON, "injected refusal");
       };
     }
     Instant now = clock.instant();

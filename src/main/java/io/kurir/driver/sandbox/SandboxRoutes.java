@@ -188,7 +188,8 @@ public final class SandboxRoutes {
     try {
       kind = FailureKind.valueOf(f.text("kind").orElse("fail").strip().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw RouteException.fieldNotValid("kind", "kind must be fail, not_found or offline");
+      throw RouteException.fieldNotValid(
+          "kind", "kind must be fail, not_found, offline, rate_limited or refused");
     }
     int count = f.wholeNumber("count", 1_000_000).orElse(1L).intValue();
     if (count < 1) {
