@@ -1,0 +1,80 @@
+package io.kurir.driver.waha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import io.kurir.message.MessageState;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.LogCapture;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * WhatsApp's newer limits as WAHA 2026.8.1 reports them: the reach-out time lock (sends to new
+ * contacts refused with 463) holds those sends until the lock ends, on the gateway's clock,
+ * instead of failing them; message capping is shown to the operator.
+ */
+class WahaReachOutLimitsTest {
+  @TempDir Path dir;
+
+  @Test
+  void sendsToNewContactsWaitForTheReachOutLockToEnd() {
+    try (WahaFixture f = new WahaFixture(dir);
+        LogCapture logs = LogCapture.of(WahaDriver.class)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008801");
+      Instant ends = f.clock.instant().plus(Duration.ofHours(2));
+      f.waha.sending().reachOutLock(ends, false); // me.reachoutTimelock: null until a 463
+
+      long fresh = f.sendAsync(device, "6281100008809", "halo, kenalan baru");
+      Eventually.until("refused with 463", () -> f.waha.sending().refused463() == 1);
+      f.awaitState(device, fresh, MessageState.PENDING); // back in the queue, not failed
+      // Looked at again later while the lock lasts: held without a call to the engine.
+      f.clock.advance(Duration.ofMinutes(1));
+      Eventually.until(
+          "held",
+          () ->
+              !logs.lines(l -> l.message().contains("message " + fresh + " to a new contact held"))
+                  .isEmpty());
+      f.awaitState(device, fresh, MessageState.PENDING);
+      assertThat(f.waha.sending().refused463()).isOne();
+      assertThat(logs.atLeast(Level.WARN))
+          .extracting(LogCapture.Line::message)
+          .filteredOn(m -> m.contains("reach-out time lock"))
+          .singleElement()
+          .satisfies(m -> assertThat(m).contains(ends.toString()));
+
+      f.clock.advance(Duration.ofHours(2));
+      f.awaitState(device, fresh, MessageState.SENT);
+      assertThat(f.waha.sending().refused463()).isOne();
+      assertThat(f.waha.sent())
+          .extracting(s -> s.body().path("chatId").asText())
+          .containsExactly("6281100008809@c.us");
+    }
+  }
+
+  @Test
+  void messageCappingIsShownToTheOperator() {
+    try (WahaFixture f = new WahaFixture(dir);
+        LogCapture logs = LogCapture.of(WahaDriver.class)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008811");
+      f.waha.capping(
+          "kurir-" + device.id(),
+          "FIRST_WARNING",
+          80,
+          100,
+          f.clock.instant().plus(Duration.ofDays(3)));
+      Eventually.until(
+          "a warning",
+          () ->
+              logs.atLeast(Level.WARN).stream()
+                  .anyMatch(
+                      l ->
+                          l.message().contains("FIRST_WARNING")
+                              && l.message().contains("80 of 100 new chats")));
+    }
+  }
+}
