@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * On each of WAHA's engines, whose send replies and group lists differ (WEBJS an id object, NOWEB
- * Baileys' {@code key.id} and no top-level id, GOWS whatsmeow's {@code JID}/{@code Name} groups):
- * a message's delivered and read are recorded, a group is found by its name, and the group's
+ * Baileys' {@code key.id} and no top-level id, GOWS whatsmeow's {@code JID}/{@code Name} groups): a
+ * message's delivered and read are recorded, a group is found by its name, and the group's
  * per-member acks ({@code message.ack.group}, subscribed by Kurir) move its message on.
  */
 class WahaEngineFlavoursTest {
@@ -60,11 +60,9 @@ class WahaEngineFlavoursTest {
       // Kurir's webhook takes the per-member acks, so the engine posts them.
       var hook = f.waha.session("kurir-" + device.id()).config().path("webhooks").get(0);
       assertThat(hook.path("events").toString()).contains("\"message.ack.group\"");
-      assertThat(f.waha.ackGroup(groupSent.id(), "6281100008602@c.us", 2, "DEVICE"))
-          .isEqualTo(200);
+      assertThat(f.waha.ackGroup(groupSent.id(), "6281100008602@c.us", 2, "DEVICE")).isEqualTo(200);
       f.awaitState(device, toGroup, MessageState.DELIVERY);
-      assertThat(f.waha.ackGroup(groupSent.id(), "231876543210987@lid", 3, "READ"))
-          .isEqualTo(200);
+      assertThat(f.waha.ackGroup(groupSent.id(), "231876543210987@lid", 3, "READ")).isEqualTo(200);
       f.awaitState(device, toGroup, MessageState.READ);
     }
   }

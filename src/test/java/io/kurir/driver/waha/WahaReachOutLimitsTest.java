@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * WhatsApp's newer limits as WAHA 2026.8.1 reports them: the reach-out time lock (sends to new
- * contacts refused with 463) holds those sends until the lock ends, on the gateway's clock,
- * instead of failing them; message capping is shown to the operator.
+ * contacts refused with 463) holds those sends until the lock ends, on the gateway's clock, instead
+ * of failing them; message capping is shown to the operator.
  */
 class WahaReachOutLimitsTest {
   @TempDir Path dir;
