@@ -54,7 +54,8 @@ public final class SessionEvents implements DriverListener {
   }
 
   @Override
-  public void stateChanged(long deviceId, DeviceState state, String reason) {
+  public void stateChanged(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
+    DeviceState state = DeviceState.of(reported);
     // Not waited for: a driver's thread must not stall on a commit.
     states
         .recordLater(deviceId, state, reason)

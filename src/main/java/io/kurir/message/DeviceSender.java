@@ -314,7 +314,7 @@ final class DeviceSender {
     } finally {
       lock.unlock();
     }
-    if (!driver.isConnected(device)) { // sync callers are refused by the usual path
+    if (!driver.isConnected(device.ref())) { // sync callers are refused by the usual path
       forgetHeld(messages);
       handOver(List.of());
       wake();
@@ -457,7 +457,7 @@ final class DeviceSender {
 
   /** Whether the device's driver says it is connected now. */
   boolean deviceConnected() {
-    return driver.isConnected(device);
+    return driver.isConnected(device.ref());
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -728,7 +728,7 @@ final class DeviceSender {
     if (attached) {
       attached = false;
       try {
-        driver.detach(device);
+        driver.detach(device.ref());
       } catch (RuntimeException e) {
         log.warn("driver {}: detach of device {}: {}", driver.name(), device.id(), e.toString());
       }
@@ -760,7 +760,8 @@ final class DeviceSender {
     // now (a configuration it lacks, a bug) is asked again after a wait that grows while it keeps
     // failing (failedTry), and what a crash left "sending" is not skipped.
     try {
-      driver.attach(device); // before anything is sent: a driver may set the device's session up
+      // Before anything is sent: a driver may set the device's session up.
+      driver.attach(device.ref());
     } catch (RuntimeException | Error e) {
       attachFailing = true; // this node holds the lease: its sync callers may be answered
       throw e;
@@ -1188,7 +1189,7 @@ final class DeviceSender {
       pacing = pacingNow.get(); // a device's configuration may change while it sends
       pacingReadNanos = System.nanoTime();
     }
-    if (!driver.isConnected(device)) {
+    if (!driver.isConnected(device.ref())) {
       if (refuseSync) {
         lock.lock();
         try {
@@ -1400,7 +1401,7 @@ final class DeviceSender {
   private SendOutcome sendOrFailure(Message m) {
     try {
       return driver.send(
-          device,
+          device.ref(),
           new OutgoingMessage(
               m.id(),
               m.recipient(),
@@ -1446,7 +1447,7 @@ final class DeviceSender {
     if (stuckRecorded) {
       stuckRecorded = false;
       try {
-        trouble.worksAgain(device.id(), driver.state(device));
+        trouble.worksAgain(device.id(), io.kurir.device.DeviceState.of(driver.state(device.ref())));
       } catch (RuntimeException e) {
         log.warn("device {}: its state not recorded: {}", device.id(), e.toString());
       }

@@ -717,21 +717,21 @@ public final class Messages implements AutoCloseable {
   }
 
   public NumberCheck checkNumber(Device device, String e164) {
-    return drivers.of(device).checkNumber(device, e164);
+    return drivers.of(device.ref()).checkNumber(device.ref(), e164);
   }
 
   /** Whether {@code device} can send right now. */
   public boolean isConnected(Device device) {
-    return drivers.of(device).isConnected(device);
+    return drivers.of(device.ref()).isConnected(device.ref());
   }
 
   /** The id of the group {@code device} is in that is called {@code name}, if any. */
   public Optional<String> groupIdByName(Device device, String name) {
-    return drivers.of(device).groupIdByName(device, name);
+    return drivers.of(device.ref()).groupIdByName(device.ref(), name);
   }
 
   public GroupMembers groupMembers(Device device, String groupId) {
-    return drivers.of(device).groupMembers(device, groupId);
+    return drivers.of(device.ref()).groupMembers(device.ref(), groupId);
   }
 
   /** Whether the device's sender is idle, with nothing pending (tests wait on it). */
@@ -775,7 +775,7 @@ public final class Messages implements AutoCloseable {
                 new DeviceSender(
                     device,
                     tenants::device,
-                    drivers.of(device),
+                    drivers.of(device.ref()),
                     store,
                     leases,
                     ownership,
@@ -784,7 +784,7 @@ public final class Messages implements AutoCloseable {
                     media,
                     clock,
                     tenants.zone(),
-                    () -> drivers.pacingOf(device),
+                    () -> drivers.pacingOf(device.ref()),
                     observer,
                     new SenderTrouble() { // read when told: set after the senders may start
                       @Override

@@ -1,8 +1,9 @@
 package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.device.DeviceState;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
@@ -10,7 +11,6 @@ import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -86,13 +86,13 @@ public final class CloudDriver implements Driver {
    * brought in line with what its configuration says now (a device just created is online).
    */
   @Override
-  public void attach(Device device) {
+  public void attach(DeviceRef device) {
     DeviceState now = state(device);
     tell(l -> l.stateChanged(device.id(), now, "attached"));
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return state(device) == DeviceState.ONLINE;
   }
 
@@ -103,7 +103,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     return stateOf(device.id(), configOf.apply(device.id()));
   }
 
@@ -128,7 +128,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     DeviceConfig config = configOf.apply(device.id());
     if (stateOf(device.id(), config) != DeviceState.ONLINE) {
       return new SendOutcome.DeviceUnavailable();
@@ -310,7 +310,7 @@ public final class CloudDriver implements Driver {
 
   /** The Cloud API has no look-up of accounts: a number is known only once a message went. */
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     return NumberCheck.UNKNOWN;
   }
 
@@ -319,7 +319,7 @@ public final class CloudDriver implements Driver {
    * again here, and there is no code to show.
    */
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     if (sessions.loggedOut(device.id())) {
       sessions.linkAgain(device.id());
       DeviceState now = state(device);
@@ -332,7 +332,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     if (sessions.loggedOut(device.id())) {
       return false;
     }
@@ -343,12 +343,12 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public Optional<String> groupIdByName(Device device, String name) {
+  public Optional<String> groupIdByName(DeviceRef device, String name) {
     return Optional.empty();
   }
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     return new GroupMembers.NotFound();
   }
 
