@@ -3,13 +3,24 @@ package io.kurir.driver.waha;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceSessionStore;
+import io.kurir.driver.DriverContext;
+import io.kurir.driver.DriverSettings;
+import io.kurir.driver.MemoryContactDirectory;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.SendOutcome;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.FakeWaha;
 import io.kurir.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,6 +64,63 @@ class WahaReachOutLimitsTest {
       assertThat(f.waha.sent())
           .extracting(s -> s.body().path("chatId").asText())
           .containsExactly("6281100008809@c.us");
+    }
+  }
+
+  /**
+   * The driver on its own, beside the gateway's, with a contact directory that knows whom the
+   * device has written with: during the lock, a send to a known contact goes, one to a new contact
+   * is held without a call to the engine, and goes once the lock has ended.
+   */
+  @Test
+  void duringTheLockKnownContactsGoOnAndNewOnesAreHeldWithoutTheEngine() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008821");
+      MemoryContactDirectory contacts = new MemoryContactDirectory();
+      contacts.talkedTo(device.id(), "+6281100008822");
+      f.waha.sending().talkedWith("6281100008822");
+      Instant ends = f.clock.instant().plus(Duration.ofHours(1));
+      f.waha.sending().reachOutLock(ends, true);
+      WahaDriver driver =
+          new WahaDriver(
+              new DriverContext(
+                  new DriverSettings(
+                      "waha",
+                      Map.of(
+                          WahaDriverFactory.URL,
+                          f.waha.url(),
+                          WahaDriverFactory.API_KEY,
+                          FakeWaha.API_KEY,
+                          WahaDriverFactory.HEALTH_EVERY,
+                          "0ms")),
+                  id -> DeviceConfig.EMPTY,
+                  new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha"),
+                  f.clock,
+                  dir.resolve("driver"),
+                  Optional.of("http://127.0.0.1:9"),
+                  contacts));
+      try {
+        DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
+        assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
+            .isInstanceOf(SendOutcome.RetryAfter.class);
+        assertThat(f.waha.sending().refused463()).isOne();
+        assertThat(driver.send(ref, new OutgoingMessage(2, "+6281100008828", false, "text", "b")))
+            .as("held by the lock already known")
+            .isInstanceOf(SendOutcome.RetryAfter.class);
+        assertThat(f.waha.sending().refused463()).isOne();
+        assertThat(driver.send(ref, new OutgoingMessage(3, "+6281100008822", false, "text", "c")))
+            .as("a known contact")
+            .isInstanceOf(SendOutcome.Sent.class);
+
+        f.clock.advance(Duration.ofHours(1));
+        assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
+            .isInstanceOf(SendOutcome.Sent.class);
+        assertThat(f.waha.sent())
+            .extracting(x -> x.body().path("chatId").asText())
+            .containsExactly("6281100008822@c.us", "6281100008829@c.us");
+      } finally {
+        driver.close();
+      }
     }
   }
 
