@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -34,6 +35,8 @@ final class AccountLimits {
 
   private final Clock clock;
   private final Map<Long, Instant> lockedUntil = new ConcurrentHashMap<>();
+  // By device, the recipients refused with 463 during its current lock (though taken for known).
+  private final Map<Long, Set<String>> refusedDuringLock = new ConcurrentHashMap<>();
   private final Map<Long, String> capping = new ConcurrentHashMap<>();
 
   AccountLimits(Clock clock) {
@@ -52,19 +55,35 @@ final class AccountLimits {
       return Optional.empty();
     }
     if (!until.isAfter(clock.instant())) {
-      lockedUntil.remove(deviceId, until);
+      if (lockedUntil.remove(deviceId, until)) {
+        refusedDuringLock.remove(deviceId);
+      }
       return Optional.empty();
     }
     return Optional.of(until);
   }
 
   /**
+   * Whether a send from the device to {@code recipient} waits for the lock: a new contact's does,
+   * and so does one refused with 463 during this lock (a contact the gateway took for known), so
+   * that it is not sent again and again meanwhile.
+   */
+  Optional<Instant> holds(long deviceId, String recipient, boolean newContact) {
+    return lockedUntil(deviceId)
+        .filter(
+            until ->
+                newContact
+                    || refusedDuringLock.getOrDefault(deviceId, Set.of()).contains(recipient));
+  }
+
+  /**
    * A send was refused with 463: the lock lasts until the session's {@code me} says ({@code me}
    * read just after), else {@link #UNKNOWN_LOCK_WAIT}.
    */
-  Instant refused(long deviceId, JsonNode me) {
+  Instant refused(long deviceId, String recipient, JsonNode me) {
     Instant until = lockEnd(me).orElseGet(() -> clock.instant().plus(UNKNOWN_LOCK_WAIT));
     lockedUntil.put(deviceId, until);
+    refusedDuringLock.computeIfAbsent(deviceId, id -> ConcurrentHashMap.newKeySet()).add(recipient);
     return until;
   }
 

@@ -609,14 +609,14 @@ public final class WahaDriver implements Driver {
     }
     String session = sessionName(device);
     String chatId = chatId(message);
-    boolean newContact = false;
+    String digits = message.recipient().replaceAll("\\D", "");
+    boolean newContact =
+        !message.toGroup() && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+    Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
+    if (held.isPresent()) {
+      return held.get();
+    }
     if (!message.toGroup()) {
-      String digits = message.recipient().replaceAll("\\D", "");
-      newContact = !context.contacts().hasTalkedTo(device.id(), "+" + digits);
-      Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
-      if (held.isPresent()) {
-        return held.get();
-      }
       NumberChecks.Route route;
       try {
         route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
@@ -709,15 +709,13 @@ public final class WahaDriver implements Driver {
   }
 
   /**
-   * A send to a new contact while WhatsApp's reach-out time lock lasts: held (looked at again
-   * shortly, no call to the engine) until the lock ends. Sends to known contacts go on.
+   * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
+   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
+   * lock ends. Sends to known contacts go on.
    */
   private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
-    if (!isNew) {
-      return Optional.empty();
-    }
     return limits
-        .lockedUntil(deviceId)
+        .holds(deviceId, message.recipient(), isNew)
         .map(
             until -> {
               try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
@@ -752,7 +750,7 @@ public final class WahaDriver implements Driver {
       // the lock's end stays unknown: the default wait applies
     }
     boolean already = limits.lockedUntil(device.id()).isPresent();
-    java.time.Instant until = limits.refused(device.id(), me);
+    java.time.Instant until = limits.refused(device.id(), message.recipient(), me);
     if (!already) {
       try (var ids = io.kurir.logging.LogIds.device(device.id())) {
         log.warn(
@@ -763,9 +761,13 @@ public final class WahaDriver implements Driver {
       }
     }
     if (!newContact) {
-      // A contact Kurir took for known: the network says otherwise; it waits like a new one.
+      // A contact taken for known: the network says otherwise; it waits like a new one (holds).
       try (var ids = io.kurir.logging.LogIds.device(device.id())) {
-        log.debug("device {}: message {} refused with 463: {}", device.id(), message.id(), r);
+        log.debug(
+            "device {}: message {} to a known contact refused with 463 ({}); it waits for the lock",
+            device.id(),
+            message.id(),
+            r.describe());
       }
     }
     return new SendOutcome.RetryAfter(

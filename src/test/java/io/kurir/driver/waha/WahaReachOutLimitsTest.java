@@ -112,12 +112,22 @@ class WahaReachOutLimitsTest {
             .as("a known contact")
             .isInstanceOf(SendOutcome.Sent.class);
 
+        // Taken for known by the gateway, new to WhatsApp: refused once, then held too.
+        contacts.talkedTo(device.id(), "+6281100008827");
+        assertThat(driver.send(ref, new OutgoingMessage(4, "+6281100008827", false, "text", "d")))
+            .isInstanceOf(SendOutcome.RetryAfter.class);
+        assertThat(driver.send(ref, new OutgoingMessage(4, "+6281100008827", false, "text", "d")))
+            .isInstanceOf(SendOutcome.RetryAfter.class);
+        assertThat(f.waha.sending().refused463()).isEqualTo(2);
+
         f.clock.advance(Duration.ofHours(1));
         assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
             .isInstanceOf(SendOutcome.Sent.class);
+        assertThat(driver.send(ref, new OutgoingMessage(4, "+6281100008827", false, "text", "d")))
+            .isInstanceOf(SendOutcome.Sent.class);
         assertThat(f.waha.sent())
             .extracting(x -> x.body().path("chatId").asText())
-            .containsExactly("6281100008822@c.us", "6281100008829@c.us");
+            .containsExactly("6281100008822@c.us", "6281100008829@c.us", "6281100008827@c.us");
       } finally {
         driver.close();
       }
