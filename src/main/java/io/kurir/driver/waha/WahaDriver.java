@@ -610,13 +610,17 @@ public final class WahaDriver implements Driver {
     String session = sessionName(device);
     String chatId = chatId(message);
     String digits = message.recipient().replaceAll("\\D", "");
+    // A LID comes from a message the contact wrote (a reply to it): a known contact.
     boolean newContact =
-        !message.toGroup() && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+        !message.toGroup()
+            && !byLid(message)
+            && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
     Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
     if (held.isPresent()) {
       return held.get();
     }
-    if (!message.toGroup()) {
+    // A LID is WhatsApp's own id of an account that exists: nothing to check.
+    if (!message.toGroup() && !byLid(message)) {
       NumberChecks.Route route;
       try {
         route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
@@ -695,13 +699,27 @@ public final class WahaDriver implements Driver {
     };
   }
 
-  /** A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}. */
+  /**
+   * A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}, a contact known only by a LID
+   * (a reply to a hidden-number sender) as {@code <digits>@lid}.
+   */
   static String chatId(OutgoingMessage message) {
     String to = message.recipient();
     if (message.toGroup()) {
       return to.contains("@") ? to : to + "@g.us";
     }
+    if (byLid(message)) {
+      return to;
+    }
     return to.replaceAll("\\D", "") + "@c.us";
+  }
+
+  /** Whether the message goes to a LID ({@code <digits>@lid}) rather than a phone number. */
+  private static boolean byLid(OutgoingMessage message) {
+    return !message.toGroup()
+        && io.kurir.driver.ContactId.parse(message.recipient())
+            .filter(id -> id.kind() == io.kurir.driver.ContactId.Kind.LID)
+            .isPresent();
   }
 
   private static Duration min(Duration a, Duration b) {

@@ -2,6 +2,10 @@ package io.kurir.driver.waha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.MemoryContactDirectory;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.SendOutcome;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
@@ -78,6 +82,26 @@ class WahaNumberCheckTest {
       f.clock.advance(Duration.ofMinutes(1));
       f.awaitState(device, c, MessageState.SENT);
       assertThat(f.waha.sending().checks()).hasSize(3);
+    }
+  }
+
+  @Test
+  void aReplyToAContactKnownOnlyByItsLidGoesToTheLidUnchecked() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008741");
+      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, new MemoryContactDirectory());
+      try {
+        DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
+        assertThat(
+                driver.send(
+                    ref, new OutgoingMessage(1, "231876543210988@lid", false, "text", "balas")))
+            .isInstanceOf(SendOutcome.Sent.class);
+        assertThat(f.waha.sent().getLast().body().path("chatId").asText())
+            .isEqualTo("231876543210988@lid");
+        assertThat(f.waha.sending().checks()).isEmpty();
+      } finally {
+        driver.close();
+      }
     }
   }
 

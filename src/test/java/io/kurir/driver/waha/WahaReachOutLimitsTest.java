@@ -3,6 +3,7 @@ package io.kurir.driver.waha;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceSessionStore;
@@ -81,24 +82,7 @@ class WahaReachOutLimitsTest {
       f.waha.sending().talkedWith("6281100008822");
       Instant ends = f.clock.instant().plus(Duration.ofHours(1));
       f.waha.sending().reachOutLock(ends, true);
-      WahaDriver driver =
-          new WahaDriver(
-              new DriverContext(
-                  new DriverSettings(
-                      "waha",
-                      Map.of(
-                          WahaDriverFactory.URL,
-                          f.waha.url(),
-                          WahaDriverFactory.API_KEY,
-                          FakeWaha.API_KEY,
-                          WahaDriverFactory.HEALTH_EVERY,
-                          "0ms")),
-                  id -> DeviceConfig.EMPTY,
-                  new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha"),
-                  f.clock,
-                  dir.resolve("driver"),
-                  Optional.of("http://127.0.0.1:9"),
-                  contacts));
+      WahaDriver driver = driverBeside(f, dir, contacts);
       try {
         DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
         assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
@@ -132,6 +116,31 @@ class WahaReachOutLimitsTest {
         driver.close();
       }
     }
+  }
+
+  /**
+   * A second waha driver on the gateway's database and engine, not started (no listener, no probe),
+   * whose contact directory the test holds: for what the gateway's in-memory directory cannot be
+   * taught from outside.
+   */
+  static WahaDriver driverBeside(WahaFixture f, Path dir, ContactDirectory contacts) {
+    return new WahaDriver(
+        new DriverContext(
+            new DriverSettings(
+                "waha",
+                Map.of(
+                    WahaDriverFactory.URL,
+                    f.waha.url(),
+                    WahaDriverFactory.API_KEY,
+                    FakeWaha.API_KEY,
+                    WahaDriverFactory.HEALTH_EVERY,
+                    "0ms")),
+            id -> DeviceConfig.EMPTY,
+            new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha"),
+            f.clock,
+            dir.resolve("driver"),
+            Optional.of("http://127.0.0.1:9"),
+            contacts));
   }
 
   @Test
