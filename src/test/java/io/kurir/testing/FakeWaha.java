@@ -21,7 +21,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,6 +43,11 @@ import javax.crypto.spec.SecretKeySpec;
  * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
  * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
  * X-Webhook-Timestamp}.
+ *
+ * <p>The sending side (engine flavours WEBJS, NOWEB, GOWS and their reply, ack-id and group-list
+ * shapes, {@code new-message-id}, check-exists with canonical and LID chat ids, numbers not on
+ * WhatsApp, {@code message.ack.group}, the reach-out time lock's 463 and message capping of WAHA
+ * 2026.8.1) is in {@link FakeWahaSending}, whose header cites the WAHA documents it follows.
  *
  * <p>The incoming side follows WAHA 2026.7 (OpenAPI 2026.7.1) and its docs (waha.devlike.pro):
  *
@@ -124,9 +128,8 @@ public final class FakeWaha implements AutoCloseable {
   private final List<Sent> sent = new CopyOnWriteArrayList<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private final List<String> calls = new CopyOnWriteArrayList<>();
-  private final Set<String> notOnWhatsApp = ConcurrentHashMap.newKeySet();
+  private final FakeWahaSending sending;
   private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
-  private final AtomicLong ids = new AtomicLong(0xA000);
   private final Map<String, StoredFile> files = new ConcurrentHashMap<>();
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
@@ -134,6 +137,7 @@ public final class FakeWaha implements AutoCloseable {
 
   public FakeWaha(Clock clock) {
     this.clock = clock;
+    this.sending = new FakeWahaSending(clock, violations);
     this.server = listen(0);
     this.port = server.getAddress().getPort();
   }
@@ -232,7 +236,21 @@ public final class FakeWaha implements AutoCloseable {
   }
 
   public void notOnWhatsApp(String digits) {
-    notOnWhatsApp.add(digits);
+    sending.notOnWhatsApp(digits);
+  }
+
+  /** The sending side: engine flavour, numbers, WhatsApp's limits ({@link FakeWahaSending}). */
+  public FakeWahaSending sending() {
+    return sending;
+  }
+
+  /**
+   * The account's new-chat message capping changes: shown in the session's {@code
+   * me.messageCapping}, and the engine re-issues {@code WORKING} in {@code session.status}.
+   */
+  public void capping(String session, String status, int used, int total, java.time.Instant end) {
+    sending.capping(status, used, total, end);
+    status(sessions.get(session), sessions.get(session).status);
   }
 
   /** A group the linked numbers are in, with its members' digits. */
@@ -293,6 +311,9 @@ public final class FakeWaha implements AutoCloseable {
   /** An ack of a sent message; the HTTP status Kurir answered. */
   public int ack(String messageId, int ack, String ackName) {
     Sent m = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    if (ack >= 2 && !sending.arrives(messageId)) {
+      throw new IllegalStateException("message " + messageId + " never reached a phone");
+    }
     Session s = sessions.get(m.body().path("session").asText());
     ObjectNode payload = JSON.createObjectNode();
     payload.put("id", messageId);
@@ -302,6 +323,28 @@ public final class FakeWaha implements AutoCloseable {
     payload.put("ack", ack);
     payload.put("ackName", ackName);
     return post(s, "message.ack", payload, null);
+  }
+
+  /**
+   * A member's ack of a message sent to a group: {@code message.ack.group}, id {@code
+   * true_<group>_<id>_<participant>}, posted only to webhooks that subscribe to it. The HTTP status
+   * Kurir answered, 0 when no webhook takes the event.
+   */
+  public int ackGroup(String messageId, String participant, int ack, String ackName) {
+    Sent m = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    Session s = sessions.get(m.body().path("session").asText());
+    String group = m.body().path("chatId").asText();
+    if (!group.endsWith("@g.us")) {
+      throw new IllegalStateException("message " + messageId + " was not sent to a group");
+    }
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", messageId + "_" + participant);
+    payload.put("from", group);
+    payload.put("participant", participant);
+    payload.put("fromMe", true);
+    payload.put("ack", ack);
+    payload.put("ackName", ackName);
+    return post(s, "message.ack.group", payload, null);
   }
 
   /** A message to the session's number from {@code fromDigits}; the HTTP status Kurir answered. */
@@ -754,13 +797,7 @@ public final class FakeWaha implements AutoCloseable {
       } else if (!s.status.equals("WORKING")) {
         reply(ex, 422, notExpected(s, "WORKING"));
       } else {
-        boolean exists = !notOnWhatsApp.contains(phone);
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("numberExists", exists);
-        if (exists) {
-          r.put("chatId", phone + "@c.us");
-        }
-        reply(ex, 200, r);
+        reply(ex, 200, sending.checkExists(phone));
       }
     } else if (method.equals("GET")
         && (m = match("/api/([^/]+)/groups/([^/]+)/participants/v2", path)) != null) {
@@ -778,14 +815,17 @@ public final class FakeWaha implements AutoCloseable {
       }
       reply(ex, 200, members);
     } else if (method.equals("GET") && (m = match("/api/([^/]+)/groups", path)) != null) {
-      ArrayNode all = JSON.createArrayNode();
-      groups.forEach(
-          (id, g) -> {
-            ObjectNode o = all.addObject();
-            o.put("id", id);
-            o.put("subject", g.keySet().iterator().next());
-          });
-      reply(ex, 200, all);
+      Map<String, String> subjects = new LinkedHashMap<>();
+      groups.forEach((id, g) -> subjects.put(id, g.keySet().iterator().next()));
+      reply(ex, 200, sending.groups(subjects));
+    } else if (method.equals("GET") && (m = match("/api/([^/]+)/new-message-id", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+        return;
+      }
+      var generated = sending.newMessageId();
+      reply(ex, generated.status(), generated.body());
     } else {
       violations.add("unknown route " + method + " " + path);
       reply(ex, 404, Map.of("statusCode", 404, "message", "Cannot " + method + " " + path));
@@ -885,19 +925,11 @@ public final class FakeWaha implements AutoCloseable {
           Map.of("statusCode", refusal.status(), "message", refusal.message()));
       return;
     }
-    String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();
-    sent.add(new Sent(id, path, body));
-    ObjectNode m = JSON.createObjectNode();
-    m.put("id", id);
-    m.put("timestamp", clock.instant().getEpochSecond());
-    m.put("from", s.me + "@c.us");
-    m.put("fromMe", true);
-    m.put("to", chatId);
-    m.put("body", body.path("text").asText(body.path("caption").asText("")));
-    m.put("hasMedia", !kind.equals("sendText"));
-    m.put("ack", 1);
-    m.put("ackName", "SERVER");
-    reply(ex, 201, m);
+    FakeWahaSending.Outcome outcome = sending.send(s.me, path, kind, chatId, body);
+    if (outcome.status() == 201) {
+      sent.add(new Sent(outcome.ackId(), path, body));
+    }
+    reply(ex, outcome.status(), outcome.body());
   }
 
   private ObjectNode dto(Session s) {
@@ -905,7 +937,7 @@ public final class FakeWaha implements AutoCloseable {
     o.put("name", s.name);
     o.put("status", s.status);
     if (s.me != null && s.status.equals("WORKING")) {
-      o.putObject("me").put("id", s.me + "@c.us").put("pushName", "Phone " + s.me);
+      sending.me(o.putObject("me").put("id", s.me + "@c.us").put("pushName", "Phone " + s.me));
     } else {
       o.putNull("me");
     }
@@ -964,9 +996,9 @@ public final class FakeWaha implements AutoCloseable {
       envelope.put("event", event);
       envelope.put("session", s.name);
       if (s.me != null) {
-        envelope.putObject("me").put("id", s.me + "@c.us");
+        sending.me(envelope.putObject("me").put("id", s.me + "@c.us"));
       }
-      envelope.put("engine", "GOWS");
+      envelope.put("engine", sending.engine().name());
       envelope.set("payload", payload);
       try {
         byte[] bytes = JSON.writeValueAsBytes(envelope);

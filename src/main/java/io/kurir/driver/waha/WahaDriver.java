@@ -51,7 +51,8 @@ public final class WahaDriver implements Driver {
   static final String EVENTS_PATH = "/drivers/waha/events/";
 
   /** The events a session's webhook subscribes to. */
-  static final List<String> EVENTS = List.of("session.status", "message", "message.ack");
+  static final List<String> EVENTS =
+      List.of("session.status", "message", "message.ack", "message.ack.group");
 
   /** The reason stored with a message the engine refused for good. */
   static final String NETWORK_REFUSED = "network_refused";
@@ -63,6 +64,16 @@ public final class WahaDriver implements Driver {
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
   private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
+  private final NumberChecks numberChecks;
+  private final AccountLimits limits;
+
+  /**
+   * The longest a send held by a limit (the reach-out lock, the number checks of a minute) waits
+   * before it is looked at again. The lock's end is on the gateway's clock, while the sender waits
+   * a {@code RetryAfter} out in real time: short looks keep the two in step, and cost no call to
+   * the engine.
+   */
+  static final Duration HOLD_RELOOK = Duration.ofSeconds(1);
 
   private volatile boolean engineUp = true;
 
@@ -136,6 +147,22 @@ public final class WahaDriver implements Driver {
                 values.getOrDefault(
                     WahaDriverFactory.PROBE_TIMEOUT, WahaDriverFactory.PROBE_TIMEOUT_DEFAULT))
             .orElse(Duration.ofSeconds(10));
+    this.numberChecks =
+        new NumberChecks(
+            context.contacts(),
+            context.clock(),
+            io.kurir.driver.Values.duration(
+                    values.getOrDefault(
+                        WahaDriverFactory.NUMBER_CHECK_FOR,
+                        WahaDriverFactory.NUMBER_CHECK_FOR_DEFAULT))
+                .orElse(Duration.ofDays(7)),
+            Integer.parseInt(
+                values
+                    .getOrDefault(
+                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
+                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE_DEFAULT)
+                    .strip()));
+    this.limits = new AccountLimits(context.clock());
   }
 
   @Override
@@ -203,8 +230,10 @@ public final class WahaDriver implements Driver {
     }
     attachWaiting(); // devices refused for the API key: the engine takes it now
     Map<String, String> statusByName = new HashMap<>();
+    Map<String, JsonNode> sessionByName = new HashMap<>();
     for (JsonNode s : r.body()) {
       statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
+      sessionByName.put(s.path("name").asText(""), s);
     }
     for (long deviceId : sessions.known()) {
       Optional<String> name = sessions.name(deviceId);
@@ -212,6 +241,9 @@ public final class WahaDriver implements Driver {
         continue;
       }
       String status = statusByName.getOrDefault(name.get(), "STOPPED");
+      if (sessionByName.containsKey(name.get())) {
+        limitsSeen(deviceId, sessionByName.get(name.get()));
+      }
       if (!status.equals("WORKING")) {
         statusChanged(deviceId, status, PROBED);
         continue;
@@ -523,6 +555,7 @@ public final class WahaDriver implements Driver {
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok()) {
+        limitsSeen(device.id(), r.body());
         statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked");
       } else if (r.status() == 401) {
         statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
@@ -562,6 +595,7 @@ public final class WahaDriver implements Driver {
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok() && r.body().path("status").isTextual()) {
+        limitsSeen(device.id(), r.body());
         statusChanged(device.id(), r.body().path("status").asText(), "session.status");
         return;
       }
@@ -744,9 +778,48 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.DeviceUnavailable();
     }
     String session = sessionName(device);
+    String chatId = chatId(message);
+    String digits = message.recipient().replaceAll("\\D", "");
+    // A LID comes from a message the contact wrote (a reply to it): a known contact.
+    boolean newContact =
+        !message.toGroup()
+            && !byLid(message)
+            && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+    Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
+    if (held.isPresent()) {
+      return held.get();
+    }
+    // A LID is WhatsApp's own id of an account that exists: nothing to check.
+    if (!message.toGroup() && !byLid(message)) {
+      NumberChecks.Route route;
+      try {
+        route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
+      } catch (java.net.ConnectException e) {
+        return new SendOutcome.DeviceUnavailable();
+      } catch (IOException e) {
+        route = new NumberChecks.Route.Go(chatId); // a passing failure: the send goes
+      }
+      switch (route) {
+        case NumberChecks.Route.NotOnWhatsApp none -> {
+          return new SendOutcome.NotFound();
+        }
+        case NumberChecks.Route.Wait wait -> {
+          try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+            log.debug(
+                "device {}: message {} waits {} ms for its number check: {}",
+                device.id(),
+                message.id(),
+                wait.after().toMillis(),
+                wait.why());
+          }
+          return new SendOutcome.RetryAfter(min(wait.after(), HOLD_RELOOK), wait.why());
+        }
+        case NumberChecks.Route.Go go -> chatId = go.chatId();
+      }
+    }
     ObjectNode body = WahaApi.JSON.createObjectNode();
     body.put("session", session);
-    body.put("chatId", chatId(message));
+    body.put("chatId", chatId);
     String path;
     try {
       if (message.media().isPresent()) {
@@ -778,7 +851,10 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.Failed("WAHA engine did not answer: " + e.getMessage());
     }
     if (r.ok()) {
-      return SendOutcome.Sent.of(messageId(r.body()), context.clock().instant());
+      return new SendOutcome.Sent(EngineShapes.sentId(r.body(), chatId), context.clock().instant());
+    }
+    if (AccountLimits.reachOutLocked(r)) {
+      return reachOutRefused(device, message, newContact, r);
     }
     return switch (r.status()) {
       case 401 -> {
@@ -814,10 +890,109 @@ public final class WahaDriver implements Driver {
     return to.replaceAll("\\D", "") + "@c.us";
   }
 
-  /** The engine's id of a message it answered: a string, or {@code _serialized} of an object. */
-  static String messageId(JsonNode message) {
-    JsonNode id = message.path("id");
-    return id.isTextual() ? id.asText() : id.path("_serialized").asText("");
+  /** Whether the message goes to a LID ({@code <digits>@lid}) rather than a phone number. */
+  private static boolean byLid(OutgoingMessage message) {
+    return !message.toGroup()
+        && io.kurir.driver.ContactId.parse(message.recipient())
+            .filter(id -> id.kind() == io.kurir.driver.ContactId.Kind.LID)
+            .isPresent();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
+   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
+   * lock ends. Sends to known contacts go on.
+   */
+  private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
+    return limits
+        .holds(deviceId, message.recipient(), isNew)
+        .map(
+            until -> {
+              try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+                log.debug(
+                    "device {}: message {} to a new contact held: WhatsApp's reach-out time lock"
+                        + " lasts until {}",
+                    deviceId,
+                    message.id(),
+                    until);
+              }
+              return new SendOutcome.RetryAfter(
+                  min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
+                  "WhatsApp's reach-out time lock lasts until " + until);
+            });
+  }
+
+  /**
+   * WhatsApp refused a send with 463, its reach-out time lock: the lock's end is read from the
+   * session ({@code me.reachoutTimelock}) and the message waits for it. Not a failure of the
+   * message; told once per lock, as a warning.
+   */
+  private SendOutcome reachOutRefused(
+      DeviceRef device, OutgoingMessage message, boolean newContact, WahaApi.Reply r) {
+    JsonNode me = WahaApi.JSON.createObjectNode();
+    try {
+      WahaApi.Reply session =
+          call(() -> api.get("/api/sessions/" + WahaApi.enc(sessionName(device))));
+      if (session.ok()) {
+        me = session.body().path("me");
+      }
+    } catch (IOException e) {
+      // the lock's end stays unknown: the default wait applies
+    }
+    boolean already = limits.lockedUntil(device.id()).isPresent();
+    java.time.Instant until = limits.refused(device.id(), message.recipient(), me);
+    if (!already) {
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn(
+            "device {}: WhatsApp's reach-out time lock (error 463): messages to new contacts wait"
+                + " until {}; messages to known contacts go on",
+            device.id(),
+            until);
+      }
+    }
+    if (!newContact) {
+      // A contact taken for known: the network says otherwise; it waits like a new one (holds).
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.debug(
+            "device {}: message {} to a known contact refused with 463 ({}); it waits for the lock",
+            device.id(),
+            message.id(),
+            r.describe());
+      }
+    }
+    return new SendOutcome.RetryAfter(
+        min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
+        "WhatsApp's reach-out time lock (463) lasts until " + until);
+  }
+
+  /** The engine's check-exists of {@code digits}; empty when it gave no definite answer. */
+  private Optional<NumberChecks.Answer> askExists(DeviceRef device, String digits)
+      throws IOException {
+    WahaApi.Reply r =
+        call(
+            () ->
+                api.get(
+                    "/api/contacts/check-exists?phone="
+                        + WahaApi.enc(digits)
+                        + "&session="
+                        + WahaApi.enc(sessionName(device))));
+    JsonNode b = r.body();
+    if (!r.ok() || !b.path("numberExists").isBoolean()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new NumberChecks.Answer(
+            b.path("numberExists").asBoolean(),
+            text(b.path("chatId")).map(EngineShapes::chatOf),
+            text(b.path("pn"))));
+  }
+
+  private static Optional<String> text(JsonNode n) {
+    return n.isTextual() && !n.asText().isBlank() ? Optional.of(n.asText()) : Optional.empty();
   }
 
   @Override
@@ -825,24 +1000,43 @@ public final class WahaDriver implements Driver {
     if (!isConnected(device)) {
       return NumberCheck.UNKNOWN;
     }
+    String digits = e164.replaceAll("\\D", "");
     try {
-      WahaApi.Reply r =
-          call(
-              () ->
-                  api.get(
-                      "/api/contacts/check-exists?phone="
-                          + WahaApi.enc(e164.replaceAll("\\D", ""))
-                          + "&session="
-                          + WahaApi.enc(sessionName(device))));
-      if (!r.ok() || !r.body().path("numberExists").isBoolean()) {
+      numberChecks.counted(device.id());
+      Optional<NumberChecks.Answer> answer = askExists(device, digits);
+      if (answer.isEmpty()) {
         return NumberCheck.UNKNOWN;
       }
-      return r.body().path("numberExists").asBoolean()
-          ? NumberCheck.EXISTS
-          : NumberCheck.NOT_EXISTS;
+      // Kept like a check before a send: the first message to it then needs none.
+      numberChecks.keep(device.id(), "+" + digits, answer.get());
+      return answer.get().exists() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
     } catch (IOException e) {
       return NumberCheck.UNKNOWN;
     }
+  }
+
+  /**
+   * What a session read ({@code GET /api/sessions…}) or a status event says of WhatsApp's limits in
+   * its {@code me}: the reach-out lock is taken, a change of the message capping is logged for the
+   * operator (a warning unless it is back to {@code NONE}).
+   */
+  void limitsSeen(long deviceId, JsonNode session) {
+    limits
+        .seen(deviceId, session.path("me"))
+        .ifPresent(
+            change -> {
+              try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+                if (limits.capping(deviceId).equals("NONE")) {
+                  log.info("device {}: {}", deviceId, change);
+                } else {
+                  log.warn(
+                      "device {}: {}; sends to new contacts may soon be refused: slow the device"
+                          + " down (pacing)",
+                      deviceId,
+                      change);
+                }
+              }
+            });
   }
 
   /** The engine's current QR value, when the session waits for a scan. */
@@ -953,15 +1147,7 @@ public final class WahaDriver implements Driver {
       if (!r.ok()) {
         return Optional.empty();
       }
-      Map<String, String> idBySubject = new HashMap<>();
-      // An array, or (some engines) an object keyed by group id.
-      for (JsonNode g : r.body()) {
-        String subject = g.path("subject").asText(g.path("name").asText(""));
-        String id = messageId(g);
-        if (!subject.isEmpty() && !id.isBlank()) {
-          idBySubject.putIfAbsent(subject, id);
-        }
-      }
+      Map<String, String> idBySubject = EngineShapes.groupsBySubject(r.body());
       groupLists.put(device.id(), new GroupList(System.nanoTime(), Map.copyOf(idBySubject)));
       return Optional.ofNullable(idBySubject.get(groupName));
     } catch (IOException e) {

@@ -81,6 +81,7 @@ final class WahaWebhookRoutes {
         }
       }
       case "message.ack" -> ack(device, payload);
+      case "message.ack.group" -> ackInGroup(device, payload);
       case "message" -> incoming(device, payload);
       default -> {} // subscribed to no other event; a newer engine may send more
     }
@@ -131,6 +132,35 @@ final class WahaWebhookRoutes {
             ? Optional.of(WahaDriver.NETWORK_REFUSED)
             : Optional.empty();
     driver.listener().receipt(Receipt.ofNetworkId(device.id(), id, status, reason, at(payload)));
+  }
+
+  /**
+   * {@code message.ack.group}: one member's ack of a message sent to a group, its id the message's
+   * ({@code true_<group>@g.us_<id>}) with {@code _<participant>} appended. The message counts as
+   * delivered (read) once the first member's phone has it (has read it); a receipt only moves it
+   * forward, so the other members' acks change nothing.
+   */
+  private void ackInGroup(DeviceRef device, JsonNode payload) {
+    String id = payload.path("id").asText("");
+    String participant = payload.path("participant").asText("");
+    if (!participant.isEmpty() && id.endsWith("_" + participant)) {
+      id = id.substring(0, id.length() - participant.length() - 1);
+    }
+    if (id.isEmpty() || !payload.path("ack").isNumber()) {
+      throw RouteException.badRequest(
+          "body_not_valid", "message.ack.group needs payload.id and ack");
+    }
+    Receipt.Status status =
+        switch (payload.path("ack").asInt()) {
+          case 2 -> Receipt.Status.DELIVERED;
+          case 3, 4 -> Receipt.Status.READ;
+          default -> null; // one member's error or pending says nothing of the message
+        };
+    if (status != null) {
+      driver
+          .listener()
+          .receipt(Receipt.ofNetworkId(device.id(), id, status, Optional.empty(), at(payload)));
+    }
   }
 
   private void incoming(DeviceRef device, JsonNode payload) {
