@@ -24,4 +24,13 @@ public interface DriverListener {
 
   /** A device's session changed state ({@code reason} for people: logs, webhooks). */
   default void stateChanged(long deviceId, DeviceState state, String reason) {}
+
+  /**
+   * A step in a device's session that the operator must see though its state may not change (an
+   * engine restarting a failed session, a passkey asked for on the phone): recorded in the device's
+   * history and status webhook even when {@code state} is the one it is in already.
+   */
+  default void stateStep(long deviceId, DeviceState state, String reason) {
+    stateChanged(deviceId, state, reason);
+  }
 }

@@ -21,7 +21,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,16 +37,47 @@ import javax.crypto.spec.SecretKeySpec;
  * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
  * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
  * {@code participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions
- * that {@link #stall} (WORKING, but calls to them hang or fail until restarted). Every call must
- * carry {@code X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each
- * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
- * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
- * {@code X-Webhook-Timestamp}.
+ * that {@link #stall} (WORKING, but calls to them hang or fail until restarted), and sends that
+ * answer an error instead ({@link #refuseNextSends}: 500, 400, 429). Every call must carry {@code
+ * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
+ * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
+ * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
+ * X-Webhook-Timestamp}.
+ *
+ * <p>The sending side (engine flavours WEBJS, NOWEB, GOWS and their reply, ack-id and group-list
+ * shapes, {@code new-message-id}, check-exists with canonical and LID chat ids, numbers not on
+ * WhatsApp, {@code message.ack.group}, the reach-out time lock's 463 and message capping of WAHA
+ * 2026.8.1) is in {@link FakeWahaSending}, whose header cites the WAHA documents it follows.
+ *
+ * <p>The incoming side follows WAHA 2026.7 (OpenAPI 2026.7.1) and its docs (waha.devlike.pro):
+ *
+ * <ul>
+ *   <li>senders and group participants named by LID ({@code <digits>@lid} in {@code from} and
+ *       {@code participant}, on every engine; devlikeapro/waha#1073, #1703) and the lids routes,
+ *       {@code GET /api/{session}/lids/{lid}} → {@code {lid, pn}} with {@code pn: null} for a LID
+ *       the engine cannot map, and {@code GET /api/{session}/lids/pn/{phone}} → {@code {lid, pn}}
+ *       (docs/how-to/contacts, "API - Lids", since 2025.5.4; #1712, #1830; a 500 on WEBJS: #1986);
+ *   <li>{@code participants/v2} in the stable {@code GroupParticipant} schema: {@code id} may be a
+ *       LID with no {@code pn} (docs/how-to/groups);
+ *   <li>received files deleted {@code WHATSAPP_FILES_LIFETIME} (default 180 s) after they came, on
+ *       the fake's clock, their URL then answering {@code 404 {"message":"File not found:
+ *       <name>","error":"Not Found","statusCode":404}} (docs/how-to/storages; #1007, #1884);
+ *   <li>the mandatory API key (WAHA 2025 and later generate one when none is set;
+ *       docs/how-to/security): every route without it answers {@code 401
+ *       {"message":"Unauthorized","statusCode":401}};
+ *   <li>session statuses {@code FAILED}, {@code PASSKEY_REQUIRED} and {@code
+ *       PASSKEY_CONFIRMATION_REQUIRED} posted as {@code session.status}; {@code restart} is stop
+ *       then start (a broken session comes back FAILED), {@code logout} deletes the authentication
+ *       and starts the session again, showing a QR code (docs/how-to/sessions).
+ * </ul>
+ *
+ * Nothing here was checked against a running engine.
  */
 public final class FakeWaha implements AutoCloseable {
   public static final String API_KEY = "fake-waha-key-0123456789";
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern CHAT = Pattern.compile("\\d{6,15}@c\\.us|[\\d-]{6,40}@g\\.us");
+  private static final Pattern CHAT =
+      Pattern.compile("\\d{6,15}@c\\.us|[\\d-]{6,40}@g\\.us|\\d{5,30}@lid");
 
   /** One session on the engine. */
   public static final class Session {
@@ -58,6 +88,9 @@ public final class FakeWaha implements AutoCloseable {
     volatile String qr;
     volatile Stall stall;
     final AtomicLong restarts = new AtomicLong();
+    // How many more restarts come back FAILED (a broken session); -1: every one, until a logout.
+    volatile int failingRestarts;
+    final AtomicLong logouts = new AtomicLong();
 
     Session(String name, ObjectNode config) {
       this.name = name;
@@ -95,16 +128,16 @@ public final class FakeWaha implements AutoCloseable {
   private final List<Sent> sent = new CopyOnWriteArrayList<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private final List<String> calls = new CopyOnWriteArrayList<>();
-  private final Set<String> notOnWhatsApp = ConcurrentHashMap.newKeySet();
+  private final FakeWahaSending sending;
   private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
-  private final AtomicLong ids = new AtomicLong(0xA000);
-  private final Map<String, byte[]> files = new ConcurrentHashMap<>();
+  private final Map<String, StoredFile> files = new ConcurrentHashMap<>();
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
   private volatile java.util.concurrent.CountDownLatch sendsHeld;
 
   public FakeWaha(Clock clock) {
     this.clock = clock;
+    this.sending = new FakeWahaSending(clock, violations);
     this.server = listen(0);
     this.port = server.getAddress().getPort();
   }
@@ -158,6 +191,23 @@ public final class FakeWaha implements AutoCloseable {
     return violations;
   }
 
+  /** An error a send answers instead of sending. */
+  private record Refusal(int status, String message) {}
+
+  private final java.util.Deque<Refusal> refusals =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+  /**
+   * The next {@code n} sends of a WORKING session answer {@code status} with the engine's error
+   * shape ({@code {"statusCode", "message"}}) and send nothing: 500 as the engine answers when the
+   * WhatsApp connection fails under it, 400 for a message it refuses, 429 for a limit.
+   */
+  public void refuseNextSends(int n, int status, String message) {
+    for (int i = 0; i < n; i++) {
+      refusals.add(new Refusal(status, message));
+    }
+  }
+
   /** Every call, as {@code METHOD path}. */
   public List<String> calls() {
     return calls;
@@ -186,7 +236,21 @@ public final class FakeWaha implements AutoCloseable {
   }
 
   public void notOnWhatsApp(String digits) {
-    notOnWhatsApp.add(digits);
+    sending.notOnWhatsApp(digits);
+  }
+
+  /** The sending side: engine flavour, numbers, WhatsApp's limits ({@link FakeWahaSending}). */
+  public FakeWahaSending sending() {
+    return sending;
+  }
+
+  /**
+   * The account's new-chat message capping changes: shown in the session's {@code
+   * me.messageCapping}, and the engine re-issues {@code WORKING} in {@code session.status}.
+   */
+  public void capping(String session, String status, int used, int total, java.time.Instant end) {
+    sending.capping(status, used, total, end);
+    status(sessions.get(session), sessions.get(session).status);
   }
 
   /** A group the linked numbers are in, with its members' digits. */
@@ -247,6 +311,9 @@ public final class FakeWaha implements AutoCloseable {
   /** An ack of a sent message; the HTTP status Kurir answered. */
   public int ack(String messageId, int ack, String ackName) {
     Sent m = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    if (ack >= 2 && !sending.arrives(messageId)) {
+      throw new IllegalStateException("message " + messageId + " never reached a phone");
+    }
     Session s = sessions.get(m.body().path("session").asText());
     ObjectNode payload = JSON.createObjectNode();
     payload.put("id", messageId);
@@ -256,6 +323,28 @@ public final class FakeWaha implements AutoCloseable {
     payload.put("ack", ack);
     payload.put("ackName", ackName);
     return post(s, "message.ack", payload, null);
+  }
+
+  /**
+   * A member's ack of a message sent to a group: {@code message.ack.group}, id {@code
+   * true_<group>_<id>_<participant>}, posted only to webhooks that subscribe to it. The HTTP status
+   * Kurir answered, 0 when no webhook takes the event.
+   */
+  public int ackGroup(String messageId, String participant, int ack, String ackName) {
+    Sent m = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    Session s = sessions.get(m.body().path("session").asText());
+    String group = m.body().path("chatId").asText();
+    if (!group.endsWith("@g.us")) {
+      throw new IllegalStateException("message " + messageId + " was not sent to a group");
+    }
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", messageId + "_" + participant);
+    payload.put("from", group);
+    payload.put("participant", participant);
+    payload.put("fromMe", true);
+    payload.put("ack", ack);
+    payload.put("ackName", ackName);
+    return post(s, "message.ack.group", payload, null);
   }
 
   /** A message to the session's number from {@code fromDigits}; the HTTP status Kurir answered. */
@@ -311,7 +400,7 @@ public final class FakeWaha implements AutoCloseable {
       byte[] bytes) {
     Session s = sessions.get(session);
     String file = messageId + "-" + filename;
-    files.put("/api/files/" + session + "/" + file, bytes);
+    files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
     ObjectNode payload = JSON.createObjectNode();
     payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
     payload.put("timestamp", clock.instant().getEpochSecond());
@@ -324,6 +413,230 @@ public final class FakeWaha implements AutoCloseable {
     media.put("mimetype", mimetype);
     media.put("filename", filename);
     return post(s, "message", payload, null);
+  }
+
+  // --- The incoming side: senders and members known by LID, files that expire, broken sessions.
+  // Kept apart from the sending side (send replies, acks, groups by name, checks) on purpose.
+
+  /** A file the engine keeps for an incoming message, and since when. */
+  private record StoredFile(byte[] bytes, java.time.Instant at) {}
+
+  /** LID digits → the phone's digits, "" when the engine knows no phone for it. */
+  private final Map<String, String> lids = new ConcurrentHashMap<>();
+
+  /** By group id, its members known only by a LID (digits). */
+  private final Map<String, List<String>> lidMembers = new ConcurrentHashMap<>();
+
+  private volatile java.time.Duration filesLifetime = java.time.Duration.ofSeconds(180);
+  private volatile boolean lidsBroken;
+  private volatile boolean webhooksHeld;
+  private final List<Runnable> heldWebhooks = new CopyOnWriteArrayList<>();
+
+  /**
+   * The engine's {@code WHATSAPP_FILES_LIFETIME} (default 180 s): a received file is deleted that
+   * long after it came (on the fake's clock); its URL then answers 404 {@code File not found}.
+   */
+  public void filesLifetime(java.time.Duration lifetime) {
+    filesLifetime = lifetime;
+  }
+
+  /**
+   * The engine knows the contact behind LID {@code lidDigits}: its phone {@code phoneDigits}, or
+   * none ({@code null}: the lids route answers {@code pn: null}, as WAHA does for a LID it cannot
+   * map, devlikeapro/waha#1712, #1097).
+   */
+  public void lid(String lidDigits, String phoneDigits) {
+    lids.put(lidDigits, phoneDigits == null ? "" : phoneDigits);
+  }
+
+  /** The lids route answers 500, as WEBJS sometimes does (devlikeapro/waha#1986). */
+  public void breakLids(boolean broken) {
+    lidsBroken = broken;
+  }
+
+  /** How many times the lids routes were asked. */
+  public long lidLookups() {
+    return calls.stream().filter(c -> c.matches("GET /api/[^/]+/lids/.*")).count();
+  }
+
+  /** A message from a contact the engine names only by LID: {@code from} is {@code <lid>@lid}. */
+  public int incomingFromLid(String session, String messageId, String lidDigits, String text) {
+    Session s = sessions.get(session);
+    return post(s, "message", textMessage(s, messageId, lidDigits + "@lid", text), null);
+  }
+
+  /** A message in a group by a member the engine names only by LID ({@code participant}). */
+  public int incomingInGroupFromLid(
+      String session, String messageId, String groupId, String lidDigits, String text) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, groupId, text);
+    payload.put("participant", lidDigits + "@lid");
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A member of {@code groupId} known only by a LID: {@code participants/v2} lists it with {@code
+   * id} the LID and no {@code pn} (the stable {@code GroupParticipant} schema; {@code pn} is
+   * optional).
+   */
+  public void lidMember(String groupId, String lidDigits) {
+    lidMembers.computeIfAbsent(groupId, k -> new CopyOnWriteArrayList<>()).add(lidDigits);
+  }
+
+  /**
+   * The session goes FAILED and stays broken for the next {@code restartsThatFail} restarts (each
+   * comes back STOPPED → STARTING → FAILED); {@code -1}: every restart fails until a logout, which
+   * deletes its authentication (the session then shows a QR code).
+   */
+  public void breakSession(String session, int restartsThatFail) {
+    Session s = sessions.get(session);
+    s.failingRestarts = restartsThatFail;
+    status(s, "FAILED");
+  }
+
+  /** How many times Kurir logged the session out. */
+  public long logouts(String session) {
+    return sessions.get(session).logouts.get();
+  }
+
+  /**
+   * The session asks for a passkey: {@code PASSKEY_REQUIRED} or {@code
+   * PASSKEY_CONFIRMATION_REQUIRED}.
+   */
+  public void passkey(String session, String status) {
+    if (!status.startsWith("PASSKEY_")) {
+      throw new IllegalArgumentException(status);
+    }
+    status(sessions.get(session), status);
+  }
+
+  /**
+   * Webhooks are not delivered until {@link #releaseWebhooks}: Kurir is down, the engine keeps
+   * retrying. Posting methods answer 0 meanwhile.
+   */
+  public void holdWebhooks() {
+    webhooksHeld = true;
+  }
+
+  /** The held webhooks are delivered now, in order (the engine's retry after Kurir came back). */
+  public void releaseWebhooks() {
+    webhooksHeld = false;
+    List<Runnable> due = List.copyOf(heldWebhooks);
+    heldWebhooks.clear();
+    due.forEach(Runnable::run);
+  }
+
+  /** A broken session's restart: STARTING, then FAILED again; false when it is not broken. */
+  private boolean failAgainIfBroken(Session s) {
+    int left = s.failingRestarts;
+    if (left == 0) {
+      return false;
+    }
+    if (left > 0) {
+      s.failingRestarts = left - 1;
+    }
+    status(s, "STARTING");
+    status(s, "FAILED");
+    return true;
+  }
+
+  /** The incoming side's routes; false when {@code path} is not one of them. */
+  private boolean incomingSide(HttpExchange ex, String method, String path) throws IOException {
+    if (!method.equals("GET")) {
+      return false;
+    }
+    Matcher m;
+    if (files.containsKey(path)) {
+      StoredFile f = files.get(path);
+      if (clock.instant().isAfter(f.at().plus(filesLifetime))) {
+        // WAHA's answer for a file it removed (devlikeapro/waha#1007, #1884).
+        String name = path.substring(path.lastIndexOf('/') + 1);
+        reply(
+            ex,
+            404,
+            Map.of("message", "File not found: " + name, "error", "Not Found", "statusCode", 404));
+        return true;
+      }
+      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+      ex.sendResponseHeaders(200, f.bytes().length);
+      ex.getResponseBody().write(f.bytes());
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/lids/pn/([^/]+)", path)) != null) {
+      Session s = workingOrAnswered(ex, decode(m.group(1)));
+      if (s != null) {
+        String phone = decode(m.group(2)).replace("@c.us", "");
+        String lid =
+            lids.entrySet().stream()
+                .filter(e -> e.getValue().equals(phone))
+                .map(e -> e.getKey() + "@lid")
+                .findFirst()
+                .orElse(null);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("lid", lid);
+        r.put("pn", phone + "@c.us");
+        reply(ex, 200, r);
+      }
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/lids/([^/]+)", path)) != null) {
+      Session s = workingOrAnswered(ex, decode(m.group(1)));
+      if (s == null) {
+        return true;
+      }
+      String lid = decode(m.group(2));
+      if (!lid.matches("\\d{5,30}(@lid)?")) {
+        violations.add("lids lookup of " + lid);
+        reply(ex, 400, Map.of("statusCode", 400, "message", "lid"));
+        return true;
+      }
+      if (lidsBroken) {
+        reply(ex, 500, Map.of("statusCode", 500, "message", "findPNByLid failed"));
+        return true;
+      }
+      String digits = lid.replace("@lid", "");
+      String phone = lids.getOrDefault(digits, "");
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("lid", digits + "@lid");
+      r.put("pn", phone.isEmpty() ? null : phone + "@c.us");
+      reply(ex, 200, r);
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/groups/([^/]+)/participants/v2", path)) != null
+        && lidMembers.containsKey(decode(m.group(2)))
+        && groups.containsKey(decode(m.group(2)))) {
+      String id = decode(m.group(2));
+      ArrayNode members = JSON.createArrayNode();
+      for (String digits : groups.get(id).values().iterator().next()) {
+        members
+            .addObject()
+            .put("id", digits + "@c.us")
+            .put("pn", digits + "@c.us")
+            .put("role", "participant");
+      }
+      for (String lid : lidMembers.get(id)) {
+        members.addObject().put("id", lid + "@lid").put("role", "participant");
+      }
+      reply(ex, 200, members);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The session if it is WORKING; else the engine's answer (404, 422) is given and null returned.
+   */
+  private Session workingOrAnswered(HttpExchange ex, String name) throws IOException {
+    Session s = sessions.get(name);
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return null;
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return null;
+    }
+    return s;
   }
 
   // --- the HTTP API
@@ -358,11 +671,8 @@ public final class FakeWaha implements AutoCloseable {
       HttpExchange ex, String method, String path, Map<String, String> query, JsonNode body)
       throws IOException {
     Matcher m;
-    if (method.equals("GET") && files.containsKey(path)) {
-      byte[] bytes = files.get(path);
-      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-      ex.sendResponseHeaders(200, bytes.length);
-      ex.getResponseBody().write(bytes);
+    if (incomingSide(ex, method, path)) {
+      return; // files, lids, LID members (below, "The incoming side")
     } else if (method.equals("GET") && path.equals("/api/sessions")) {
       ArrayNode all = JSON.createArrayNode();
       sessions.values().forEach(s -> all.add(dto(s)));
@@ -424,10 +734,14 @@ public final class FakeWaha implements AutoCloseable {
           s.restarts.incrementAndGet();
           s.stall = null;
           status(s, "STOPPED");
-          start(s);
+          if (!failAgainIfBroken(s)) {
+            start(s);
+          }
         }
         default -> {
+          s.logouts.incrementAndGet();
           s.me = null;
+          s.failingRestarts = 0; // its broken authentication is deleted with the link
           start(s);
         }
       }
@@ -483,13 +797,7 @@ public final class FakeWaha implements AutoCloseable {
       } else if (!s.status.equals("WORKING")) {
         reply(ex, 422, notExpected(s, "WORKING"));
       } else {
-        boolean exists = !notOnWhatsApp.contains(phone);
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("numberExists", exists);
-        if (exists) {
-          r.put("chatId", phone + "@c.us");
-        }
-        reply(ex, 200, r);
+        reply(ex, 200, sending.checkExists(phone));
       }
     } else if (method.equals("GET")
         && (m = match("/api/([^/]+)/groups/([^/]+)/participants/v2", path)) != null) {
@@ -507,14 +815,17 @@ public final class FakeWaha implements AutoCloseable {
       }
       reply(ex, 200, members);
     } else if (method.equals("GET") && (m = match("/api/([^/]+)/groups", path)) != null) {
-      ArrayNode all = JSON.createArrayNode();
-      groups.forEach(
-          (id, g) -> {
-            ObjectNode o = all.addObject();
-            o.put("id", id);
-            o.put("subject", g.keySet().iterator().next());
-          });
-      reply(ex, 200, all);
+      Map<String, String> subjects = new LinkedHashMap<>();
+      groups.forEach((id, g) -> subjects.put(id, g.keySet().iterator().next()));
+      reply(ex, 200, sending.groups(subjects));
+    } else if (method.equals("GET") && (m = match("/api/([^/]+)/new-message-id", path)) != null) {
+      Session s = sessions.get(decode(m.group(1)));
+      if (s == null) {
+        reply(ex, 404, notFound());
+        return;
+      }
+      var generated = sending.newMessageId();
+      reply(ex, generated.status(), generated.body());
     } else {
       violations.add("unknown route " + method + " " + path);
       reply(ex, 404, Map.of("statusCode", 404, "message", "Cannot " + method + " " + path));
@@ -606,19 +917,19 @@ public final class FakeWaha implements AutoCloseable {
       reply(ex, 422, notExpected(s, "WORKING"));
       return;
     }
-    String id = "true_" + chatId + "_3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase();
-    sent.add(new Sent(id, path, body));
-    ObjectNode m = JSON.createObjectNode();
-    m.put("id", id);
-    m.put("timestamp", clock.instant().getEpochSecond());
-    m.put("from", s.me + "@c.us");
-    m.put("fromMe", true);
-    m.put("to", chatId);
-    m.put("body", body.path("text").asText(body.path("caption").asText("")));
-    m.put("hasMedia", !kind.equals("sendText"));
-    m.put("ack", 1);
-    m.put("ackName", "SERVER");
-    reply(ex, 201, m);
+    Refusal refusal = refusals.poll();
+    if (refusal != null) {
+      reply(
+          ex,
+          refusal.status(),
+          Map.of("statusCode", refusal.status(), "message", refusal.message()));
+      return;
+    }
+    FakeWahaSending.Outcome outcome = sending.send(s.me, path, kind, chatId, body);
+    if (outcome.status() == 201) {
+      sent.add(new Sent(outcome.ackId(), path, body));
+    }
+    reply(ex, outcome.status(), outcome.body());
   }
 
   private ObjectNode dto(Session s) {
@@ -626,7 +937,7 @@ public final class FakeWaha implements AutoCloseable {
     o.put("name", s.name);
     o.put("status", s.status);
     if (s.me != null && s.status.equals("WORKING")) {
-      o.putObject("me").put("id", s.me + "@c.us").put("pushName", "Phone " + s.me);
+      sending.me(o.putObject("me").put("id", s.me + "@c.us").put("pushName", "Phone " + s.me));
     } else {
       o.putNull("me");
     }
@@ -666,6 +977,10 @@ public final class FakeWaha implements AutoCloseable {
 
   /** Posts an event to every webhook of the session that takes it; the last HTTP status. */
   private int post(Session s, String event, ObjectNode payload, String signature) {
+    if (webhooksHeld) {
+      heldWebhooks.add(() -> post(s, event, payload, signature));
+      return 0;
+    }
     int last = 0;
     for (JsonNode h : s.config.path("webhooks")) {
       boolean wanted = false;
@@ -681,9 +996,9 @@ public final class FakeWaha implements AutoCloseable {
       envelope.put("event", event);
       envelope.put("session", s.name);
       if (s.me != null) {
-        envelope.putObject("me").put("id", s.me + "@c.us");
+        sending.me(envelope.putObject("me").put("id", s.me + "@c.us"));
       }
-      envelope.put("engine", "GOWS");
+      envelope.put("engine", sending.engine().name());
       envelope.set("payload", payload);
       try {
         byte[] bytes = JSON.writeValueAsBytes(envelope);

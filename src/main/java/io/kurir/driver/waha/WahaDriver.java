@@ -3,6 +3,7 @@ package io.kurir.driver.waha;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -50,7 +51,8 @@ public final class WahaDriver implements Driver {
   static final String EVENTS_PATH = "/drivers/waha/events/";
 
   /** The events a session's webhook subscribes to. */
-  static final List<String> EVENTS = List.of("session.status", "message", "message.ack");
+  static final List<String> EVENTS =
+      List.of("session.status", "message", "message.ack", "message.ack.group");
 
   /** The reason stored with a message the engine refused for good. */
   static final String NETWORK_REFUSED = "network_refused";
@@ -62,6 +64,16 @@ public final class WahaDriver implements Driver {
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
   private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
+  private final NumberChecks numberChecks;
+  private final AccountLimits limits;
+
+  /**
+   * The longest a send held by a limit (the reach-out lock, the number checks of a minute) waits
+   * before it is looked at again. The lock's end is on the gateway's clock, while the sender waits
+   * a {@code RetryAfter} out in real time: short looks keep the two in step, and cost no call to
+   * the engine.
+   */
+  static final Duration HOLD_RELOOK = Duration.ofSeconds(1);
 
   private volatile boolean engineUp = true;
 
@@ -108,7 +120,11 @@ public final class WahaDriver implements Driver {
   private final Map<Long, Long> statusesGiven = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile Thread health;
+  private volatile Thread recovery;
   private volatile boolean closed;
+
+  /** FAILED sessions being brought back (restart, then log out and start). */
+  private final FailedSessions failed = new FailedSessions(this);
 
   WahaDriver(DriverContext context) {
     this.context = context;
@@ -131,6 +147,22 @@ public final class WahaDriver implements Driver {
                 values.getOrDefault(
                     WahaDriverFactory.PROBE_TIMEOUT, WahaDriverFactory.PROBE_TIMEOUT_DEFAULT))
             .orElse(Duration.ofSeconds(10));
+    this.numberChecks =
+        new NumberChecks(
+            context.contacts(),
+            context.clock(),
+            io.kurir.driver.Values.duration(
+                    values.getOrDefault(
+                        WahaDriverFactory.NUMBER_CHECK_FOR,
+                        WahaDriverFactory.NUMBER_CHECK_FOR_DEFAULT))
+                .orElse(Duration.ofDays(7)),
+            Integer.parseInt(
+                values
+                    .getOrDefault(
+                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
+                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE_DEFAULT)
+                    .strip()));
+    this.limits = new AccountLimits(context.clock());
   }
 
   @Override
@@ -143,6 +175,7 @@ public final class WahaDriver implements Driver {
     this.listener = newListener;
     io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), this::wakeWatch);
     watch = Thread.ofVirtual().name("waha-engine-watch").start(this::watchLoop);
+    recovery = Thread.ofVirtual().name("waha-failed-sessions").start(failed::loop);
     if (!healthEvery.isZero()) {
       health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
     }
@@ -186,12 +219,21 @@ public final class WahaDriver implements Driver {
     } catch (IOException e) {
       return; // the engine watch takes it from here (call tells it)
     }
+    if (r.status() == 401) {
+      for (long deviceId : sessions.known()) {
+        statusChanged(deviceId, UNAUTHORIZED, keyRefused(r));
+      }
+      return;
+    }
     if (!r.ok() || !r.body().isArray()) {
       return;
     }
+    attachWaiting(); // devices refused for the API key: the engine takes it now
     Map<String, String> statusByName = new HashMap<>();
+    Map<String, JsonNode> sessionByName = new HashMap<>();
     for (JsonNode s : r.body()) {
       statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
+      sessionByName.put(s.path("name").asText(""), s);
     }
     for (long deviceId : sessions.known()) {
       Optional<String> name = sessions.name(deviceId);
@@ -199,6 +241,9 @@ public final class WahaDriver implements Driver {
         continue;
       }
       String status = statusByName.getOrDefault(name.get(), "STOPPED");
+      if (sessionByName.containsKey(name.get())) {
+        limitsSeen(deviceId, sessionByName.get(name.get()));
+      }
       if (!status.equals("WORKING")) {
         statusChanged(deviceId, status, PROBED);
         continue;
@@ -282,7 +327,8 @@ public final class WahaDriver implements Driver {
         r = call(() -> api.post(at + "/start", Map0.EMPTY));
       }
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+        // The status only: a session's reply carries its configuration, webhook keys included.
+        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, brief(r));
       }
     } catch (IOException e) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
@@ -310,11 +356,19 @@ public final class WahaDriver implements Driver {
                             + " for device "
                             + device.id()));
     String name = sessionName(device);
+    attachedHere.add(device.id());
     ObjectNode webhook = webhook(base, device.id());
     long givenBefore = statusesGiven.getOrDefault(device.id(), 0L);
     try {
       WahaApi.Reply found = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       JsonNode session;
+      if (found.status() == 401) {
+        // Not thrown (no attach retried again and again): the device shows why, and the health
+        // probe attaches it once the engine takes the key.
+        toAttach.put(device.id(), device);
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(found));
+        return;
+      }
       if (found.status() == 404) {
         ObjectNode body = WahaApi.JSON.createObjectNode();
         body.put("name", name);
@@ -364,7 +418,16 @@ public final class WahaDriver implements Driver {
   @Override
   public void detach(DeviceRef device) {
     toAttach.remove(device.id());
+    attachedHere.remove(device.id());
+    failed.forget(device.id());
   }
+
+  /**
+   * The devices this node attached (their senders run here): only these are restarted when FAILED,
+   * though any node may receive their webhooks, so that two nodes do not both restart a session.
+   */
+  private final java.util.Set<Long> attachedHere =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** An empty JSON body. */
   private static final class Map0 {
@@ -492,7 +555,10 @@ public final class WahaDriver implements Driver {
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok()) {
+        limitsSeen(device.id(), r.body());
         statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked");
+      } else if (r.status() == 401) {
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
       } else if (r.status() == 404) {
         statusChanged(device.id(), "STOPPED", "no session on the engine");
       }
@@ -510,7 +576,7 @@ public final class WahaDriver implements Driver {
   static DeviceState stateOf(String status) {
     return switch (status) {
       case "WORKING" -> DeviceState.ONLINE;
-      case "FAILED", STALLED -> DeviceState.FAILED;
+      case "FAILED", STALLED, UNAUTHORIZED -> DeviceState.FAILED;
       case UNREACHABLE -> DeviceState.PORT_DOWN;
       default -> DeviceState.NONE; // STOPPED, STARTING, SCAN_QR_CODE, PASSKEY_*
     };
@@ -529,6 +595,7 @@ public final class WahaDriver implements Driver {
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok() && r.body().path("status").isTextual()) {
+        limitsSeen(device.id(), r.body());
         statusChanged(device.id(), r.body().path("status").asText(), "session.status");
         return;
       }
@@ -559,13 +626,150 @@ public final class WahaDriver implements Driver {
       }
       stalled.remove(deviceId);
     }
+    if (!status.equals("FAILED") && !status.equals("STOPPED") && !status.equals("STARTING")) {
+      failed.ended(deviceId); // a restart passes through STOPPED and STARTING on its way
+    }
     if (!sessions.setStatus(deviceId, status)) {
       return;
     }
     DeviceState state = stateOf(status);
-    String reason = status.equals(UNREACHABLE) ? why : "engine: " + status + " (" + why + ")";
-    tell(l -> l.stateChanged(deviceId, state, reason));
+    String reason =
+        switch (status) {
+          case UNREACHABLE, UNAUTHORIZED -> why;
+          case "PASSKEY_REQUIRED" ->
+              "engine: PASSKEY_REQUIRED ("
+                  + why
+                  + "): WhatsApp asks for the passkey of the linked phone's account; confirm on"
+                  + " the phone, messages wait";
+          case "PASSKEY_CONFIRMATION_REQUIRED" ->
+              "engine: PASSKEY_CONFIRMATION_REQUIRED ("
+                  + why
+                  + "): confirm the passkey prompt on the linked phone, messages wait";
+          case "FAILED" -> "engine: FAILED (" + why + "); Kurir restarts the session";
+          default -> "engine: " + status + " (" + why + ")";
+        };
+    if (status.startsWith("PASSKEY_")) {
+      // Recorded though the device stays "none": the operator must act on the phone.
+      tell(l -> l.stateStep(deviceId, state, reason));
+    } else {
+      tell(l -> l.stateChanged(deviceId, state, reason));
+    }
     tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
+    if (status.equals("FAILED") && attachedHere.contains(deviceId)) {
+      failed.failed(deviceId);
+    }
+  }
+
+  /** The Kurir-side status of a device whose engine refuses Kurir's API key (HTTP 401). */
+  static final String UNAUTHORIZED = "UNAUTHORIZED";
+
+  private volatile boolean keyRefusedTold;
+
+  /** Why the engine answered 401, as a device event's reason; logged once. */
+  private String keyRefused(WahaApi.Reply r) {
+    String why =
+        "the WAHA engine at "
+            + url
+            + " refused Kurir's API key ("
+            + r.describe()
+            + "): set drivers.waha.api-key to the engine's WAHA_API_KEY; messages wait";
+    if (!keyRefusedTold) {
+      keyRefusedTold = true;
+      log.warn("{}", why);
+    }
+    return why;
+  }
+
+  /** Attaches the devices that wait for the engine (refused for the API key, say). */
+  private void attachWaiting() {
+    for (DeviceRef device : List.copyOf(toAttach.values())) {
+      toAttach.remove(device.id());
+      try {
+        attach(device);
+      } catch (RuntimeException e) {
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
+   * One step of bringing back a FAILED session ({@link FailedSessions}): a restart, or (after
+   * {@link FailedSessions#RESTARTS} restarts that did not help) a logout and a start, which unlinks
+   * the number. Recorded in the device's history and its status webhook.
+   */
+  void recoveryStep(long deviceId, int restartsBefore) {
+    Optional<String> name = sessions.name(deviceId);
+    if (name.isEmpty() || !engineUp) {
+      return;
+    }
+    String at = "/api/sessions/" + WahaApi.enc(name.get());
+    if (restartsBefore < FailedSessions.RESTARTS) {
+      tell(
+          l ->
+              l.stateStep(
+                  deviceId,
+                  DeviceState.FAILED,
+                  "engine: FAILED; restart "
+                      + (restartsBefore + 1)
+                      + " of "
+                      + FailedSessions.RESTARTS
+                      + " (POST "
+                      + at
+                      + "/restart)"));
+      restart(deviceId, name.get());
+      return;
+    }
+    tell(
+        l ->
+            l.stateStep(
+                deviceId,
+                DeviceState.FAILED,
+                "engine: FAILED after "
+                    + FailedSessions.RESTARTS
+                    + " restarts; logged out and started again (POST "
+                    + at
+                    + "/logout): link the number again by its QR code"));
+    try {
+      WahaApi.Reply out = call(() -> api.post(at + "/logout", Map0.EMPTY));
+      String after = out.body().path("status").asText("STOPPED");
+      if (!out.ok() || after.equals("STOPPED") || after.equals("FAILED")) {
+        call(() -> api.post(at + "/start", Map0.EMPTY));
+      }
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn(
+            "device {}: session {} FAILED after {} restarts; logged out and started: {}",
+            deviceId,
+            name.get(),
+            FailedSessions.RESTARTS,
+            brief(out));
+      }
+    } catch (IOException e) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn("device {}: could not log {} out: {}", deviceId, name.get(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * A session reply for a log line: its HTTP status and the session's status, or the engine's
+   * error; never the body itself, which holds the session's webhook keys.
+   */
+  private static String brief(WahaApi.Reply r) {
+    if (!r.ok()) {
+      return r.describe();
+    }
+    return "HTTP " + r.status() + ", status " + r.body().path("status").asText("?");
+  }
+
+  /** The engine's last reported status of a device's session. */
+  Optional<String> statusOf(long deviceId) {
+    return sessions.status(deviceId);
+  }
+
+  boolean closed() {
+    return closed;
   }
 
   @Override
@@ -574,9 +778,48 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.DeviceUnavailable();
     }
     String session = sessionName(device);
+    String chatId = chatId(message);
+    String digits = message.recipient().replaceAll("\\D", "");
+    // A LID comes from a message the contact wrote (a reply to it): a known contact.
+    boolean newContact =
+        !message.toGroup()
+            && !byLid(message)
+            && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+    Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
+    if (held.isPresent()) {
+      return held.get();
+    }
+    // A LID is WhatsApp's own id of an account that exists: nothing to check.
+    if (!message.toGroup() && !byLid(message)) {
+      NumberChecks.Route route;
+      try {
+        route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
+      } catch (java.net.ConnectException e) {
+        return new SendOutcome.DeviceUnavailable();
+      } catch (IOException e) {
+        route = new NumberChecks.Route.Go(chatId); // a passing failure: the send goes
+      }
+      switch (route) {
+        case NumberChecks.Route.NotOnWhatsApp none -> {
+          return new SendOutcome.NotFound();
+        }
+        case NumberChecks.Route.Wait wait -> {
+          try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+            log.debug(
+                "device {}: message {} waits {} ms for its number check: {}",
+                device.id(),
+                message.id(),
+                wait.after().toMillis(),
+                wait.why());
+          }
+          return new SendOutcome.RetryAfter(min(wait.after(), HOLD_RELOOK), wait.why());
+        }
+        case NumberChecks.Route.Go go -> chatId = go.chatId();
+      }
+    }
     ObjectNode body = WahaApi.JSON.createObjectNode();
     body.put("session", session);
-    body.put("chatId", chatId(message));
+    body.put("chatId", chatId);
     String path;
     try {
       if (message.media().isPresent()) {
@@ -608,9 +851,17 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.Failed("WAHA engine did not answer: " + e.getMessage());
     }
     if (r.ok()) {
-      return SendOutcome.Sent.of(messageId(r.body()), context.clock().instant());
+      return new SendOutcome.Sent(EngineShapes.sentId(r.body(), chatId), context.clock().instant());
+    }
+    if (AccountLimits.reachOutLocked(r)) {
+      return reachOutRefused(device, message, newContact, r);
     }
     return switch (r.status()) {
+      case 401 -> {
+        // Kurir's API key is refused: the device shows why and its messages wait; no retries.
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
+        yield new SendOutcome.DeviceUnavailable();
+      }
       case 422, 404 -> {
         // The session is not WORKING (or gone): the message waits for the device.
         statusChanged(
@@ -623,19 +874,125 @@ public final class WahaDriver implements Driver {
     };
   }
 
-  /** A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}. */
+  /**
+   * A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}, a contact known only by a LID
+   * (a reply to a LID sender) as {@code <digits>@lid}.
+   */
   static String chatId(OutgoingMessage message) {
     String to = message.recipient();
     if (message.toGroup()) {
       return to.contains("@") ? to : to + "@g.us";
     }
+    Optional<ContactId> lid = WahaWebhookRoutes.lid(to);
+    if (lid.isPresent()) {
+      return lid.get().address();
+    }
     return to.replaceAll("\\D", "") + "@c.us";
   }
 
-  /** The engine's id of a message it answered: a string, or {@code _serialized} of an object. */
-  static String messageId(JsonNode message) {
-    JsonNode id = message.path("id");
-    return id.isTextual() ? id.asText() : id.path("_serialized").asText("");
+  /** Whether the message goes to a LID ({@code <digits>@lid}) rather than a phone number. */
+  private static boolean byLid(OutgoingMessage message) {
+    return !message.toGroup()
+        && io.kurir.driver.ContactId.parse(message.recipient())
+            .filter(id -> id.kind() == io.kurir.driver.ContactId.Kind.LID)
+            .isPresent();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
+   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
+   * lock ends. Sends to known contacts go on.
+   */
+  private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
+    return limits
+        .holds(deviceId, message.recipient(), isNew)
+        .map(
+            until -> {
+              try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+                log.debug(
+                    "device {}: message {} to a new contact held: WhatsApp's reach-out time lock"
+                        + " lasts until {}",
+                    deviceId,
+                    message.id(),
+                    until);
+              }
+              return new SendOutcome.RetryAfter(
+                  min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
+                  "WhatsApp's reach-out time lock lasts until " + until);
+            });
+  }
+
+  /**
+   * WhatsApp refused a send with 463, its reach-out time lock: the lock's end is read from the
+   * session ({@code me.reachoutTimelock}) and the message waits for it. Not a failure of the
+   * message; told once per lock, as a warning.
+   */
+  private SendOutcome reachOutRefused(
+      DeviceRef device, OutgoingMessage message, boolean newContact, WahaApi.Reply r) {
+    JsonNode me = WahaApi.JSON.createObjectNode();
+    try {
+      WahaApi.Reply session =
+          call(() -> api.get("/api/sessions/" + WahaApi.enc(sessionName(device))));
+      if (session.ok()) {
+        me = session.body().path("me");
+      }
+    } catch (IOException e) {
+      // the lock's end stays unknown: the default wait applies
+    }
+    boolean already = limits.lockedUntil(device.id()).isPresent();
+    java.time.Instant until = limits.refused(device.id(), message.recipient(), me);
+    if (!already) {
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn(
+            "device {}: WhatsApp's reach-out time lock (error 463): messages to new contacts wait"
+                + " until {}; messages to known contacts go on",
+            device.id(),
+            until);
+      }
+    }
+    if (!newContact) {
+      // A contact taken for known: the network says otherwise; it waits like a new one (holds).
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.debug(
+            "device {}: message {} to a known contact refused with 463 ({}); it waits for the lock",
+            device.id(),
+            message.id(),
+            r.describe());
+      }
+    }
+    return new SendOutcome.RetryAfter(
+        min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
+        "WhatsApp's reach-out time lock (463) lasts until " + until);
+  }
+
+  /** The engine's check-exists of {@code digits}; empty when it gave no definite answer. */
+  private Optional<NumberChecks.Answer> askExists(DeviceRef device, String digits)
+      throws IOException {
+    WahaApi.Reply r =
+        call(
+            () ->
+                api.get(
+                    "/api/contacts/check-exists?phone="
+                        + WahaApi.enc(digits)
+                        + "&session="
+                        + WahaApi.enc(sessionName(device))));
+    JsonNode b = r.body();
+    if (!r.ok() || !b.path("numberExists").isBoolean()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new NumberChecks.Answer(
+            b.path("numberExists").asBoolean(),
+            text(b.path("chatId")).map(EngineShapes::chatOf),
+            text(b.path("pn"))));
+  }
+
+  private static Optional<String> text(JsonNode n) {
+    return n.isTextual() && !n.asText().isBlank() ? Optional.of(n.asText()) : Optional.empty();
   }
 
   @Override
@@ -643,24 +1000,43 @@ public final class WahaDriver implements Driver {
     if (!isConnected(device)) {
       return NumberCheck.UNKNOWN;
     }
+    String digits = e164.replaceAll("\\D", "");
     try {
-      WahaApi.Reply r =
-          call(
-              () ->
-                  api.get(
-                      "/api/contacts/check-exists?phone="
-                          + WahaApi.enc(e164.replaceAll("\\D", ""))
-                          + "&session="
-                          + WahaApi.enc(sessionName(device))));
-      if (!r.ok() || !r.body().path("numberExists").isBoolean()) {
+      numberChecks.counted(device.id());
+      Optional<NumberChecks.Answer> answer = askExists(device, digits);
+      if (answer.isEmpty()) {
         return NumberCheck.UNKNOWN;
       }
-      return r.body().path("numberExists").asBoolean()
-          ? NumberCheck.EXISTS
-          : NumberCheck.NOT_EXISTS;
+      // Kept like a check before a send: the first message to it then needs none.
+      numberChecks.keep(device.id(), "+" + digits, answer.get());
+      return answer.get().exists() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
     } catch (IOException e) {
       return NumberCheck.UNKNOWN;
     }
+  }
+
+  /**
+   * What a session read ({@code GET /api/sessions…}) or a status event says of WhatsApp's limits in
+   * its {@code me}: the reach-out lock is taken, a change of the message capping is logged for the
+   * operator (a warning unless it is back to {@code NONE}).
+   */
+  void limitsSeen(long deviceId, JsonNode session) {
+    limits
+        .seen(deviceId, session.path("me"))
+        .ifPresent(
+            change -> {
+              try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+                if (limits.capping(deviceId).equals("NONE")) {
+                  log.info("device {}: {}", deviceId, change);
+                } else {
+                  log.warn(
+                      "device {}: {}; sends to new contacts may soon be refused: slow the device"
+                          + " down (pacing)",
+                      deviceId,
+                      change);
+                }
+              }
+            });
   }
 
   /** The engine's current QR value, when the session waits for a scan. */
@@ -771,15 +1147,7 @@ public final class WahaDriver implements Driver {
       if (!r.ok()) {
         return Optional.empty();
       }
-      Map<String, String> idBySubject = new HashMap<>();
-      // An array, or (some engines) an object keyed by group id.
-      for (JsonNode g : r.body()) {
-        String subject = g.path("subject").asText(g.path("name").asText(""));
-        String id = messageId(g);
-        if (!subject.isEmpty() && !id.isBlank()) {
-          idBySubject.putIfAbsent(subject, id);
-        }
-      }
+      Map<String, String> idBySubject = EngineShapes.groupsBySubject(r.body());
       groupLists.put(device.id(), new GroupList(System.nanoTime(), Map.copyOf(idBySubject)));
       return Optional.ofNullable(idBySubject.get(groupName));
     } catch (IOException e) {
@@ -819,8 +1187,15 @@ public final class WahaDriver implements Driver {
         }
         String pn = p.path("pn").asText("");
         String jid = pn.isBlank() ? p.path("id").asText("") : pn;
+        Optional<ContactId> lid = WahaWebhookRoutes.lid(p.path("id").asText(""));
         if (jid.endsWith("@c.us") || jid.endsWith("@s.whatsapp.net")) {
-          numbers.add("+" + jid.substring(0, jid.indexOf('@')));
+          String phone = "+" + jid.substring(0, jid.indexOf('@'));
+          numbers.add(phone);
+          lid.ifPresent(l -> context.contacts().learn(device.id(), phone, l));
+        } else if (lid.isPresent()) {
+          // A member known only by LID: its phone when the engine can tell, else the LID itself
+          // (kept, not dropped: a message to it reaches it).
+          numbers.add(phoneOfLid(device, lid.get()).orElse(lid.get().address()));
         }
       }
       return new GroupMembers.Members(numbers);
@@ -832,7 +1207,7 @@ public final class WahaDriver implements Driver {
   @Override
   public void close() {
     closed = true;
-    for (Thread t : new Thread[] {health, watch}) {
+    for (Thread t : new Thread[] {health, watch, recovery}) {
       if (t != null) {
         t.interrupt();
       }
@@ -946,6 +1321,7 @@ public final class WahaDriver implements Driver {
     synchronized (outage) {
       outage.notifyAll();
     }
+    failed.wake();
   }
 
   /** What the engine watch does next. */
@@ -1111,6 +1487,55 @@ public final class WahaDriver implements Driver {
     }
     String kind = mime.startsWith("image/") ? "image" : "file";
     return Optional.of(new IncomingMessage.Media(kind, mime, file));
+  }
+
+  /**
+   * The phone behind a LID, as {@code +<digits>}: what the core knows already (learned before),
+   * else the engine's answer to {@code GET /api/{session}/lids/<lid>@lid} ({@code {lid, pn}}),
+   * learned for next time. Empty when the engine knows none ({@code pn: null}), fails or cannot be
+   * reached: the caller keeps the contact by its LID, and a later message asks again.
+   */
+  Optional<String> phoneOfLid(DeviceRef device, ContactId lid) {
+    Optional<String> known = context.contacts().phoneOf(device.id(), lid);
+    if (known.isPresent()) {
+      return known.map(p -> "+" + p.replaceAll("\\D", ""));
+    }
+    String path =
+        "/api/" + WahaApi.enc(sessionName(device)) + "/lids/" + WahaApi.enc(lid.address());
+    try {
+      WahaApi.Reply r = call(() -> api.get(path));
+      Optional<String> phone =
+          r.ok() ? WahaWebhookRoutes.e164(r.body().path("pn").asText("")) : Optional.empty();
+      if (phone.isPresent()) {
+        context.contacts().learn(device.id(), phone.get(), lid);
+      } else {
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.debug(
+              "device {}: the engine knows no phone of {}: {}",
+              device.id(),
+              lid.address(),
+              r.describe());
+        }
+      }
+      return phone;
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The text of an incoming message whose file the engine had deleted before Kurir fetched it: its
+   * caption, and a line that says what was lost (so the webhook, reads and reports show it).
+   */
+  static String mediaLost(String text, JsonNode payload) {
+    String mime = payload.path("media").path("mimetype").asText("");
+    String what = mime.startsWith("image/") ? "image" : "file";
+    String note =
+        "["
+            + what
+            + " not received: the WAHA engine deleted it (WHATSAPP_FILES_LIFETIME) before Kurir"
+            + " fetched it]";
+    return text.isEmpty() ? note : text + "\n" + note;
   }
 
   // --- for the webhook

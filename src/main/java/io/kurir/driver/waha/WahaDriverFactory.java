@@ -38,6 +38,16 @@ public final class WahaDriverFactory implements DriverFactory {
   static final String PROBE_TIMEOUT = "probe-timeout";
   static final String PROBE_TIMEOUT_DEFAULT = "10s";
 
+  /** How long the engine's answer to a number check is kept per device. */
+  static final String NUMBER_CHECK_FOR = "number-check-for";
+
+  static final String NUMBER_CHECK_FOR_DEFAULT = "7d";
+
+  /** Number checks a device may make in a minute; beyond, its sends to new numbers wait. */
+  static final String NUMBER_CHECKS_PER_MINUTE = "number-checks-per-minute";
+
+  static final String NUMBER_CHECKS_PER_MINUTE_DEFAULT = "20";
+
   /**
    * A linked phone is paced like a person: at least a second between sends plus up to two seconds
    * of random extra, so the number never sends in a machine-regular rhythm. The demo profile keeps
@@ -60,6 +70,15 @@ public final class WahaDriverFactory implements DriverFactory {
     all.add(
         DriverSetting.of(
             PROBE_TIMEOUT, Kind.DURATION, PROBE_TIMEOUT_DEFAULT, PROBE_TIMEOUT_DEFAULT));
+    all.add(
+        DriverSetting.of(
+            NUMBER_CHECK_FOR, Kind.DURATION, NUMBER_CHECK_FOR_DEFAULT, NUMBER_CHECK_FOR_DEFAULT));
+    all.add(
+        DriverSetting.of(
+            NUMBER_CHECKS_PER_MINUTE,
+            Kind.COUNT,
+            NUMBER_CHECKS_PER_MINUTE_DEFAULT,
+            NUMBER_CHECKS_PER_MINUTE_DEFAULT));
     all.addAll(Pacing.settings(DEFAULT_PACING, DEFAULT_PACING));
     return all;
   }

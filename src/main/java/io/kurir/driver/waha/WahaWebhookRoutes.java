@@ -1,6 +1,7 @@
 package io.kurir.driver.waha;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceLookup;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DriverReply;
@@ -28,6 +29,8 @@ import java.util.Optional;
  * again what could not be.
  */
 final class WahaWebhookRoutes {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(WahaWebhookRoutes.class);
   static final String PATH = WahaDriver.EVENTS_PATH + "{device}";
 
   private final WahaDriver driver;
@@ -78,6 +81,7 @@ final class WahaWebhookRoutes {
         }
       }
       case "message.ack" -> ack(device, payload);
+      case "message.ack.group" -> ackInGroup(device, payload);
       case "message" -> incoming(device, payload);
       default -> {} // subscribed to no other event; a newer engine may send more
     }
@@ -130,6 +134,35 @@ final class WahaWebhookRoutes {
     driver.listener().receipt(Receipt.ofNetworkId(device.id(), id, status, reason, at(payload)));
   }
 
+  /**
+   * {@code message.ack.group}: one member's ack of a message sent to a group, its id the message's
+   * ({@code true_<group>@g.us_<id>}) with {@code _<participant>} appended. The message counts as
+   * delivered (read) once the first member's phone has it (has read it); a receipt only moves it
+   * forward, so the other members' acks change nothing.
+   */
+  private void ackInGroup(DeviceRef device, JsonNode payload) {
+    String id = payload.path("id").asText("");
+    String participant = payload.path("participant").asText("");
+    if (!participant.isEmpty() && id.endsWith("_" + participant)) {
+      id = id.substring(0, id.length() - participant.length() - 1);
+    }
+    if (id.isEmpty() || !payload.path("ack").isNumber()) {
+      throw RouteException.badRequest(
+          "body_not_valid", "message.ack.group needs payload.id and ack");
+    }
+    Receipt.Status status =
+        switch (payload.path("ack").asInt()) {
+          case 2 -> Receipt.Status.DELIVERED;
+          case 3, 4 -> Receipt.Status.READ;
+          default -> null; // one member's error or pending says nothing of the message
+        };
+    if (status != null) {
+      driver
+          .listener()
+          .receipt(Receipt.ofNetworkId(device.id(), id, status, Optional.empty(), at(payload)));
+    }
+  }
+
   private void incoming(DeviceRef device, JsonNode payload) {
     if (payload.path("fromMe").asBoolean(false)) {
       return;
@@ -146,12 +179,31 @@ final class WahaWebhookRoutes {
       sender = payload.path("participant").asText("");
     }
     Optional<String> e164 = e164(sender);
-    if (e164.isEmpty()) {
-      return; // a status broadcast, a channel, a sender known only by a hidden id
+    Optional<ContactId> lid = lid(sender);
+    if (e164.isEmpty() && lid.isEmpty()) {
+      return; // a status broadcast, a channel: no person wrote it
+    }
+    if (lid.isPresent()) {
+      // WhatsApp hides many senders' numbers behind a LID on every engine: the message is kept,
+      // with the phone when the engine (or an earlier lookup) knows it, else by its LID alone.
+      e164 = driver.phoneOfLid(device, lid.get());
     }
     Optional<IncomingMessage.Media> media;
+    String text = payload.path("body").asText("");
     try {
       media = driver.incomingMedia(device.id(), id, payload);
+    } catch (WahaApi.FileGone e) {
+      // The engine deleted the file (WHATSAPP_FILES_LIFETIME) before Kurir could fetch it: the
+      // message is kept, and says so; a redelivery cannot bring the file back.
+      media = Optional.empty();
+      text = WahaDriver.mediaLost(text, payload);
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn(
+            "device {}: incoming {}: its file was gone from the engine ({}); kept without it",
+            device.id(),
+            id,
+            e.getMessage());
+      }
     } catch (IOException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
@@ -163,15 +215,22 @@ final class WahaWebhookRoutes {
               new IncomingMessage(
                   device.id(),
                   Optional.of(id),
-                  e164.get(),
+                  e164.orElse(""),
                   group,
-                  payload.path("body").asText(""),
+                  text,
                   media,
-                  at(payload)));
+                  at(payload),
+                  Optional.empty(),
+                  lid));
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
     }
+  }
+
+  /** {@code 1234567890@lid} as a LID. */
+  static Optional<ContactId> lid(String jid) {
+    return ContactId.parse(jid).filter(id -> id.kind() == ContactId.Kind.LID);
   }
 
   /** {@code 628123@c.us} (or {@code @s.whatsapp.net}) as {@code +628123}. */

@@ -78,6 +78,22 @@ class SandboxApiTest {
   }
 
   @Test
+  void injectsTheNetworksRateLimitAndRefusals() {
+    control("/sandbox/devices/" + device.id() + "/pair", "");
+    String to = Numbers.fresh();
+    assertThat(
+            control("/sandbox/failures", "{\"target\":\"" + to + "\",\"kind\":\"refused\"}").body())
+        .contains("\"kind\":\"refused\"");
+    assertThat(send(to, "refused")).isNotEqualTo("success");
+    assertThat(send(to, "taken")).isEqualTo("success");
+    assertThat(
+            control("/sandbox/failures", "{\"target\":\"" + to + "\",\"kind\":\"rate_limited\"}")
+                .body())
+        .contains("\"kind\":\"rate_limited\"");
+    // What the driver answers then (RetryAfter) is checked by SandboxDriverContractTest.
+  }
+
+  @Test
   void marksNumbersUnregisteredAndInjectsFailures() {
     control("/sandbox/devices/" + device.id() + "/pair", "");
     String to = Numbers.fresh();

@@ -2,6 +2,7 @@ package io.kurir.driver.cloud;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.DriverFactory;
 import io.kurir.message.Message;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
@@ -25,12 +26,20 @@ final class CloudFixture implements AutoCloseable {
   final Device device;
 
   CloudFixture(Path dir, String... flags) {
+    this(dir, null, flags);
+  }
+
+  /** As {@link #CloudFixture(Path, String...)}, with the cloud driver that {@code driver} makes. */
+  CloudFixture(Path dir, DriverFactory driver, String... flags) {
     List<String> all = new ArrayList<>();
     all.add("--drivers.cloud.graph-url=" + graph.graphUrl());
     all.add("--drivers.cloud.pacing.min-gap=0ms");
     all.add("--media.allow-private-addresses=true");
     all.addAll(List.of(flags));
-    kurir = TestGateway.start(dir, clock, all.toArray(String[]::new));
+    kurir =
+        driver == null
+            ? TestGateway.start(dir, clock, all.toArray(String[]::new))
+            : TestGateway.start(dir, clock, driver, all.toArray(String[]::new));
     graph.webhookTo(kurir.url(CloudWebhookRoutes.PATH));
     device =
         kurir.newDevice(

@@ -2,6 +2,7 @@ package io.kurir.driver.waha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.DriverFactory;
 import io.kurir.message.Message;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
@@ -36,6 +37,11 @@ final class WahaFixture implements AutoCloseable {
   Partner partner;
 
   WahaFixture(Path dir, String... flags) {
+    this(dir, null, flags);
+  }
+
+  /** As {@link #WahaFixture(Path, String...)}, with the waha driver that {@code driver} makes. */
+  WahaFixture(Path dir, DriverFactory driver, String... flags) {
     int port = freePort();
     List<String> all = new ArrayList<>();
     all.add("--server.port=" + port);
@@ -46,7 +52,10 @@ final class WahaFixture implements AutoCloseable {
     all.add("--drivers.waha.pacing.min-gap=0ms");
     all.add("--drivers.waha.pacing.jitter=0ms");
     all.addAll(List.of(flags));
-    kurir = TestGateway.start(dir, clock, all.toArray(String[]::new));
+    kurir =
+        driver == null
+            ? TestGateway.start(dir, clock, all.toArray(String[]::new))
+            : TestGateway.start(dir, clock, driver, all.toArray(String[]::new));
   }
 
   private static int freePort() {

@@ -1,0 +1,200 @@
+package io.kurir.driver;
+
+import io.kurir.time.SettableClock;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * What the {@link DriverContract} needs of one driver: a gateway that loaded it (through a {@link
+ * ListeningDriverFactory}, so that its events reach {@link #events}), the fake network it talks to,
+ * and how to make that network do things. One per test; closing it stops both and fails on anything
+ * the fake recorded as a breach of its network's rules.
+ *
+ * <p>Where a network cannot do what a case needs (the Cloud API has no groups and no number
+ * look-up), the fixture says so with a reason, and the suite checks the driver's clean answer
+ * instead: nothing is skipped.
+ */
+public abstract class ContractFixture implements AutoCloseable {
+
+  /** What the network can be made to do to one send. */
+  public enum Trouble {
+    /** The recipient has no account on the network. */
+    NOT_ON_NETWORK,
+    /** The sending device is not connected (its phone away, its session down). */
+    DEVICE_NOT_CONNECTED,
+    /** The network's rate limit: call again later. */
+    RATE_LIMITED,
+    /** A failure that may pass: a timeout, a 5xx. */
+    TRANSIENT_ERROR,
+    /** The network refuses the message itself. */
+    REFUSED
+  }
+
+  /** The kinds of incoming message. */
+  public enum IncomingKind {
+    TEXT,
+    IMAGE,
+    FILE,
+    /** A text written in a group the device is in. */
+    GROUP_TEXT
+  }
+
+  /**
+   * The outcome class a driver answers for one {@link Trouble}: the one the interface promises, or,
+   * where the network cannot produce it (or the driver does not yet tell it), the one it answers
+   * today, with {@code why} naming the gap and where it is being closed.
+   */
+  public record Expected(Class<? extends SendOutcome> outcome, Optional<String> why) {
+    public static Expected as(Class<? extends SendOutcome> outcome) {
+      return new Expected(outcome, Optional.empty());
+    }
+
+    public static Expected instead(Class<? extends SendOutcome> outcome, String why) {
+      return new Expected(outcome, Optional.of(why));
+    }
+  }
+
+  /**
+   * One change of a device's session the network can make, and what the driver must then report:
+   * the state, and whether the device can send.
+   */
+  public record SessionChange(
+      String what, Consumer<DeviceRef> apply, DeviceState state, boolean connected) {}
+
+  protected final RecordingListener events = new RecordingListener();
+
+  /** Everything the driver reported. */
+  public final RecordingListener events() {
+    return events;
+  }
+
+  /** {@code real}, loaded so that its drivers report to {@link #events}. */
+  protected final ListeningDriverFactory listened(DriverFactory real) {
+    return new ListeningDriverFactory(real, events);
+  }
+
+  /** The driver under test, as the gateway holds it now (a new one after a gateway restart). */
+  public abstract Driver driver();
+
+  /** The clock of the gateway and of the fake. */
+  public abstract SettableClock clock();
+
+  /**
+   * A new device of this driver with number {@code e164}, made as an operator makes one (the
+   * gateway attaches it), then linked on the network: once this returns, it is connected.
+   */
+  public abstract DeviceRef connectedDevice(String e164);
+
+  // --- sends
+
+  /**
+   * Makes the network meet the next send from {@code device} to {@code to} with {@code trouble};
+   * what the driver is then expected to answer.
+   */
+  public abstract Expected provoke(DeviceRef device, String to, Trouble trouble);
+
+  /**
+   * The network confirms a send that answered {@link SendOutcome.Accepted} (the Cloud API's {@code
+   * sent} status): the driver then reports the outcome. Only for drivers that answer Accepted.
+   */
+  public void confirm(DeviceRef device, long messageId, String networkId, String to) {
+    throw new UnsupportedOperationException(driver().name() + " answers no send Accepted");
+  }
+
+  /**
+   * The texts of every message the network took, from any device, one entry per message it took (so
+   * a message taken twice is there twice).
+   */
+  public abstract List<String> textsReceived();
+
+  // --- receipts
+
+  /**
+   * Why the network cannot be told to report a receipt when a test wants it (its receipts come on
+   * its own clock, in order, once); empty when {@link #receipt} sends any receipt, any number of
+   * times.
+   */
+  public abstract Optional<String> receiptsOnItsOwn();
+
+  /**
+   * The network reports {@code status} of the message it took as {@code networkId} from {@code
+   * device} to {@code to} (and Kurir's {@code messageId}, when the network echoes it). Where
+   * receipts come on their own, this moves the clock until that receipt is due.
+   */
+  public abstract void receipt(
+      DeviceRef device, long messageId, String networkId, String to, Receipt.Status status);
+
+  // --- incoming
+
+  /** Why the network has no incoming messages of {@code kind}; empty when it has. */
+  public abstract Optional<String> noIncoming(IncomingKind kind);
+
+  /**
+   * A message of {@code kind} with the network's id {@code networkId} from {@code fromE164} arrives
+   * at {@code device} (in group {@code groupId} for {@link IncomingKind#GROUP_TEXT}), with {@code
+   * text} (or caption) and, for media, {@code bytes}. Whether the network was told it was taken (a
+   * 2xx to its webhook); a redelivery is the same call again.
+   */
+  public abstract boolean incoming(
+      DeviceRef device,
+      IncomingKind kind,
+      String networkId,
+      String fromE164,
+      Optional<String> groupId,
+      String text,
+      byte[] bytes);
+
+  /**
+   * The extension point for senders known only by a network id (a WAHA LID, a Meta BSUID): the
+   * network ids a message can come from on this network. Empty until the drivers carry them; the
+   * lead adds their cases to the suite after issue 26's identity work.
+   */
+  public List<ContactId> hiddenSenderIds() {
+    return List.of();
+  }
+
+  // --- numbers and groups
+
+  /** {@code e164} has no account on the network from now on. */
+  public abstract void notOnNetwork(String e164);
+
+  /** Why the network cannot be asked whether a number has an account; empty when it can. */
+  public abstract Optional<String> noNumberLookup();
+
+  /** Why the network has no groups the driver manages; empty when it has. */
+  public abstract Optional<String> noGroups();
+
+  /**
+   * What a send to a group the device is not in (or that does not exist) answers: {@link
+   * SendOutcome.NotFound} as promised, or what the driver answers today, with the gap named.
+   */
+  public Expected sendToUnknownGroup() {
+    return Expected.as(SendOutcome.NotFound.class);
+  }
+
+  /** A new group named {@code name} on the network with these members; its id as drivers use it. */
+  public abstract String group(String name, List<String> membersE164);
+
+  // --- sessions
+
+  /**
+   * Changes the network can make to {@code device}'s session, applied in this order by the suite;
+   * the last one leaves it connected.
+   */
+  public abstract List<SessionChange> sessionChanges(DeviceRef device);
+
+  /** What {@link #restart} restarts on this network, for people. */
+  public abstract String restarts();
+
+  /**
+   * The network's side restarts (the engine; where the network has none in another process, the
+   * gateway on the same network) and comes back; returns once it is back, not waiting for the
+   * driver to see it.
+   */
+  public abstract void restart();
+
+  /** Stops the gateway and the fake; fails on anything the fake recorded as a breach. */
+  @Override
+  public abstract void close();
+}

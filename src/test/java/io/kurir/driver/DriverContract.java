@@ -1,0 +1,687 @@
+package io.kurir.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.driver.ContractFixture.Expected;
+import io.kurir.driver.ContractFixture.IncomingKind;
+import io.kurir.driver.ContractFixture.SessionChange;
+import io.kurir.driver.ContractFixture.Trouble;
+import io.kurir.testing.Eventually;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the {@link Driver} interface promises, checked against every driver, as every JobRunr
+ * storage passes one {@code StorageProviderTest}: the gate for a new driver, described in
+ * docs/drivers/contract.md. A driver's test extends it with a {@link ContractFixture} that starts a
+ * gateway with the driver and the fake of its network. The suite calls the driver directly (attach,
+ * send, checkNumber, state, groups) and reads what it reported to a {@link RecordingListener}, not
+ * what the core or an API family made of it.
+ *
+ * <p>A case a network cannot produce is declared by its fixture, with the reason, and the suite
+ * then checks the driver's answer to it instead: no case is skipped.
+ */
+public abstract class DriverContract {
+  private static final Logger log = LoggerFactory.getLogger(DriverContract.class);
+
+  /** A tiny PNG, for incoming images. */
+  static final byte[] PNG =
+      Base64.getDecoder()
+          .decode(
+              "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==");
+
+  static final byte[] PDF =
+      "%PDF-1.4 kurir contract".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+  /** The device numbers and recipients of the cases: valid Indonesian mobile numbers. */
+  static final String DEVICE = "+6281100007701";
+
+  static final String TO = "+6281100007711";
+
+  static final String OTHER = "+6281100007719";
+
+  @TempDir protected Path dir;
+
+  protected ContractFixture network;
+
+  // Kurir's message ids: unique within a test, as the core's are.
+  private final AtomicLong ids = new AtomicLong(7_700_000_000L);
+
+  /** Starts the gateway with the driver under test and the fake of its network. */
+  protected abstract ContractFixture startNetwork(Path dir);
+
+  @BeforeEach
+  void startTheNetwork() {
+    network = startNetwork(dir);
+  }
+
+  @AfterEach
+  void stopTheNetwork() {
+    if (network != null) {
+      network.close();
+    }
+  }
+
+  // --- attach and detach
+
+  @Test
+  void attachAndDetachAreIdempotentInAnyOrder() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Driver driver = network.driver();
+    int statesBefore = network.events().states(device.id()).size();
+    int connectionsBefore = network.events().connections(device.id()).size();
+    driver.attach(device);
+    driver.attach(device);
+    driver.detach(device);
+    driver.detach(device);
+    driver.attach(device);
+    driver.detach(device);
+    driver.attach(device);
+    // A device this gateway never attached, that no network knows.
+    DeviceRef stranger = new DeviceRef(device.id() + 1_000_000, "+6281100007799", driver.name());
+    driver.detach(stranger);
+    driver.detach(stranger);
+
+    Eventually.until("connected after attach again", () -> driver.isConnected(device));
+    // Attaching a connected device again leaves its session as it is: never reported down.
+    assertThat(network.events().states(device.id()).stream().skip(statesBefore))
+        .allMatch(s -> s.state() == DeviceState.ONLINE);
+    assertThat(network.events().connections(device.id()).stream().skip(connectionsBefore))
+        .allMatch(RecordingListener.Connection::connected);
+    assertThat(sendSettled(device, text(TO, "after attach and detach")))
+        .isInstanceOf(SendOutcome.Sent.class);
+    assertThat(network.textsReceived()).containsOnlyOnce("after attach and detach");
+  }
+
+  // --- each outcome class
+
+  @Test
+  void aSendAnswersSentWithTheNetworksOwnId() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Set<String> networkIds = new HashSet<>();
+    for (int i = 0; i < 3; i++) {
+      SendOutcome outcome = sendSettled(device, text("+628110000772" + i, "hello " + i));
+      assertThat(outcome).isInstanceOf(SendOutcome.Sent.class);
+      networkIds.add(networkIdOf(outcome).orElseThrow());
+    }
+    assertThat(networkIds).as("one network id per message").hasSize(3);
+    assertThat(network.textsReceived()).contains("hello 0", "hello 1", "hello 2");
+  }
+
+  @Test
+  void aRecipientNotOnTheNetworkAnswersNotFound() {
+    checkTrouble(Trouble.NOT_ON_NETWORK, SendOutcome.NotFound.class);
+  }
+
+  @Test
+  void aDeviceNotConnectedAnswersDeviceUnavailableAndSendsNothing() {
+    SendOutcome outcome =
+        checkTrouble(Trouble.DEVICE_NOT_CONNECTED, SendOutcome.DeviceUnavailable.class);
+    if (outcome instanceof SendOutcome.DeviceUnavailable) {
+      assertThat(network.textsReceived()).doesNotContain("trouble DEVICE_NOT_CONNECTED");
+    }
+  }
+
+  @Test
+  void theNetworksRateLimitAnswersRetryAfter() {
+    SendOutcome outcome = checkTrouble(Trouble.RATE_LIMITED, SendOutcome.RetryAfter.class);
+    if (outcome instanceof SendOutcome.RetryAfter later) {
+      assertThat(later.after()).isPositive();
+    }
+  }
+
+  @Test
+  void aTransientErrorAnswersFailed() {
+    checkTrouble(Trouble.TRANSIENT_ERROR, SendOutcome.Failed.class);
+  }
+
+  @Test
+  void aRefusedMessageAnswersPermanentWithAReason() {
+    SendOutcome outcome = checkTrouble(Trouble.REFUSED, SendOutcome.Permanent.class);
+    if (outcome instanceof SendOutcome.Permanent p) {
+      assertThat(p.reason()).matches("[a-z_]+");
+    }
+  }
+
+  /**
+   * Provokes {@code trouble} and checks the driver's answer: {@code promised}, or what the fixture
+   * declares it answers instead (a gap, named). After the trouble, the next send goes (except for a
+   * device left not connected).
+   */
+  private SendOutcome checkTrouble(Trouble trouble, Class<? extends SendOutcome> promised) {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Expected expected = network.provoke(device, TO, trouble);
+    expected
+        .why()
+        .ifPresentOrElse(
+            why ->
+                log.info(
+                    "{} driver, {}: answers {} instead of {}: {}",
+                    network.driver().name(),
+                    trouble,
+                    expected.outcome().getSimpleName(),
+                    promised.getSimpleName(),
+                    why),
+            () -> assertThat(expected.outcome()).isEqualTo(promised));
+    SendOutcome outcome = sendSettled(device, text(TO, "trouble " + trouble));
+    assertThat(outcome).as(trouble.toString()).isInstanceOf(expected.outcome());
+    if (trouble != Trouble.DEVICE_NOT_CONNECTED) {
+      assertThat(sendSettled(device, text(OTHER, "after " + trouble)))
+          .as("the send after the trouble")
+          .isInstanceOf(SendOutcome.Sent.class);
+    }
+    return outcome;
+  }
+
+  // --- receipts
+
+  @Test
+  void receiptsNameTheMessageByTheSendsNetworkId() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    OutgoingMessage m = text(TO, "with receipts");
+    String networkId = networkIdOf(sendSettled(device, m)).orElseThrow();
+    network.receipt(device, m.id(), networkId, TO, Receipt.Status.DELIVERED);
+    network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
+    Eventually.until(
+        "delivered and read",
+        () ->
+            statuses(device, networkId)
+                .containsAll(List.of(Receipt.Status.DELIVERED, Receipt.Status.READ)));
+    for (Receipt r : network.events().receiptsOf(device.id(), networkId)) {
+      assertThat(r.messageId())
+          .as("Kurir's id, when the driver names it")
+          .isIn(Optional.empty(), Optional.of(m.id()));
+    }
+    assertThat(network.events().receipts(device.id()))
+        .as("every receipt of the device names this message")
+        .allMatch(
+            r ->
+                r.networkId().equals(Optional.of(networkId))
+                    || r.messageId().equals(Optional.of(m.id())));
+  }
+
+  @Test
+  void receiptsOutOfOrderOrRepeatedAreEachPassedOn() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    OutgoingMessage m = text(TO, "receipts in any order");
+    String networkId = networkIdOf(sendSettled(device, m)).orElseThrow();
+    Optional<String> onItsOwn = network.receiptsOnItsOwn();
+    if (onItsOwn.isPresent()) {
+      // Checked instead: the network's own receipts come in order, each once.
+      log.info(
+          "{} driver: receipts come on their own: {}", network.driver().name(), onItsOwn.get());
+      network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
+      Eventually.until("read", () -> statuses(device, networkId).contains(Receipt.Status.READ));
+      network.clock().advance(Duration.ofMinutes(1));
+      network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
+      assertThat(statuses(device, networkId))
+          .containsExactly(Receipt.Status.DELIVERED, Receipt.Status.READ);
+      return;
+    }
+    List<Receipt.Status> sent =
+        List.of(
+            Receipt.Status.READ,
+            Receipt.Status.DELIVERED,
+            Receipt.Status.DELIVERED,
+            Receipt.Status.READ);
+    for (Receipt.Status s : sent) {
+      network.receipt(device, m.id(), networkId, TO, s);
+    }
+    // Passed on as they came, each keyed by the network's id: the core moves a message forward
+    // only, so a late "delivered" or a second "read" changes nothing there.
+    Eventually.until("all four", () -> statuses(device, networkId).size() >= sent.size());
+    assertThat(statuses(device, networkId)).containsExactlyInAnyOrderElementsOf(sent);
+  }
+
+  @Test
+  void aMessageFailedAfterItWentOutHasAFailedReceiptWithAReason() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    OutgoingMessage m = text(TO, "fails late");
+    String networkId = networkIdOf(sendSettled(device, m)).orElseThrow();
+    Optional<String> onItsOwn = network.receiptsOnItsOwn();
+    if (onItsOwn.isPresent()) {
+      // Checked instead: a network that fails nothing late reports delivered and read only.
+      network.receipt(device, m.id(), networkId, TO, Receipt.Status.READ);
+      Eventually.until("read", () -> statuses(device, networkId).contains(Receipt.Status.READ));
+      assertThat(statuses(device, networkId)).doesNotContain(Receipt.Status.FAILED);
+      return;
+    }
+    network.receipt(device, m.id(), networkId, TO, Receipt.Status.FAILED);
+    Eventually.until("failed", () -> statuses(device, networkId).contains(Receipt.Status.FAILED));
+    Receipt failed =
+        network.events().receiptsOf(device.id(), networkId).stream()
+            .filter(r -> r.status() == Receipt.Status.FAILED)
+            .findFirst()
+            .orElseThrow();
+    assertThat(failed.reason().orElse("")).as("why it failed").matches("[a-z_]+");
+  }
+
+  @Test
+  void aReceiptBeforeTheSendsOutcomeNamesTheSameNetworkId() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    OutgoingMessage m = text(TO, "receipt first");
+    SendOutcome answer = network.driver().send(device, m);
+    String networkId = networkIdOf(answer).orElseThrow();
+    // Before the network confirmed the send (Accepted), or before the core recorded it (Sent).
+    network.receipt(device, m.id(), networkId, TO, Receipt.Status.DELIVERED);
+    Eventually.until(
+        "delivered", () -> statuses(device, networkId).contains(Receipt.Status.DELIVERED));
+    if (answer instanceof SendOutcome.Accepted) {
+      // A "delivered" says it went out: the driver tells the outcome with it, by the same id.
+      Eventually.until(
+          "the outcome told with the receipt",
+          () -> !network.events().outcomes(device.id(), m.id()).isEmpty());
+      SendOutcome later = network.events().outcomes(device.id(), m.id()).getFirst().outcome();
+      assertThat(later).isInstanceOf(SendOutcome.Sent.class);
+      assertThat(networkIdOf(later)).contains(networkId);
+    }
+  }
+
+  // --- incoming messages
+
+  @Test
+  void incomingTextIsPassedOnAndItsRedeliveryNamesTheSameId() {
+    checkIncoming(IncomingKind.TEXT);
+  }
+
+  @Test
+  void incomingImageIsPassedOnWithItsFile() {
+    checkIncoming(IncomingKind.IMAGE);
+  }
+
+  @Test
+  void incomingFileIsPassedOnWithItsFile() {
+    checkIncoming(IncomingKind.FILE);
+  }
+
+  @Test
+  void incomingGroupTextNamesTheGroupAndTheMember() {
+    checkIncoming(IncomingKind.GROUP_TEXT);
+  }
+
+  @Test
+  void anIncomingMessageNotStoredIsNotAcknowledged() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    network.events().refuseIncoming(1);
+    assertThat(
+            network.incoming(
+                device,
+                IncomingKind.TEXT,
+                "in-refused",
+                TO,
+                Optional.empty(),
+                "not stored",
+                new byte[0]))
+        .as("acknowledged to the network although not stored")
+        .isFalse();
+    assertThat(network.events().refusedIncoming()).isEqualTo(1);
+    assertThat(
+            network.incoming(
+                device,
+                IncomingKind.TEXT,
+                "in-refused",
+                TO,
+                Optional.empty(),
+                "not stored",
+                new byte[0]))
+        .as("the redelivery, stored")
+        .isTrue();
+    assertThat(texts(network.events().incoming(device.id()))).containsExactly("not stored");
+  }
+
+  private void checkIncoming(IncomingKind kind) {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Optional<String> none = network.noIncoming(kind);
+    if (none.isPresent()) {
+      // Checked instead by the groups case (a network without groups) or declared as a gap.
+      log.info("{} driver: no incoming {}: {}", network.driver().name(), kind, none.get());
+      assertThat(none.get()).isNotBlank();
+      return;
+    }
+    Optional<String> group =
+        kind == IncomingKind.GROUP_TEXT
+            ? Optional.of(network.group("Keluarga", List.of(DEVICE, TO, "+6281100007712")))
+            : Optional.empty();
+    byte[] bytes = kind == IncomingKind.IMAGE ? PNG : kind == IncomingKind.FILE ? PDF : new byte[0];
+    String text = "incoming " + kind;
+    String networkId = "in-" + kind.name().toLowerCase(java.util.Locale.ROOT);
+    assertThat(network.incoming(device, kind, networkId, TO, group, text, bytes))
+        .as("acknowledged")
+        .isTrue();
+    Eventually.until(
+        "passed on", () -> texts(network.events().incoming(device.id())).contains(text));
+    IncomingMessage in = only(device, text);
+    assertThat(in.deviceId()).isEqualTo(device.id());
+    assertThat(in.networkId()).as("the network's id, for redeliveries").isPresent();
+    assertThat(in.senderE164()).isEqualTo(TO);
+    assertThat(in.senderAddress()).isEqualTo(TO);
+    assertThat(in.groupId()).isEqualTo(group);
+    switch (kind) {
+      case IMAGE, FILE -> {
+        IncomingMessage.Media media = in.media().orElseThrow();
+        assertThat(media.kind()).isEqualTo(kind == IncomingKind.IMAGE ? "image" : "file");
+        assertThat(media.mimeType())
+            .isEqualTo(kind == IncomingKind.IMAGE ? "image/png" : "application/pdf");
+        assertThat(readBytes(media.path())).as("the file as sent").isEqualTo(bytes);
+      }
+      default -> assertThat(in.media()).isEmpty();
+    }
+
+    // The network delivers it again (it did not see the acknowledgement): the same id, so the core
+    // drops it.
+    assertThat(network.incoming(device, kind, networkId, TO, group, text, bytes)).isTrue();
+    Eventually.until(
+        "the redelivery passed on",
+        () -> network.events().incoming(device.id(), in.networkId().orElseThrow()).size() == 2);
+    assertThat(network.events().incoming(device.id()))
+        .as("nothing else")
+        .allMatch(m -> m.networkId().equals(in.networkId()));
+  }
+
+  // The extension point for senders known only by a network id (issue 26): a case per id of
+  // ContractFixture.hiddenSenderIds(), added once the WAHA and Cloud drivers carry them.
+
+  // --- number check
+
+  @Test
+  void aNumberCheckSaysExistsNotExistsOrUnknown() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    String absent = "+6281100007790";
+    network.notOnNetwork(absent);
+    Optional<String> noLookup = network.noNumberLookup();
+    if (noLookup.isPresent()) {
+      log.info("{} driver: no number look-up: {}", network.driver().name(), noLookup.get());
+      assertThat(network.driver().checkNumber(device, TO)).isEqualTo(NumberCheck.UNKNOWN);
+      assertThat(network.driver().checkNumber(device, absent))
+          .as("never a guess")
+          .isEqualTo(NumberCheck.UNKNOWN);
+    } else {
+      assertThat(network.driver().checkNumber(device, TO)).isEqualTo(NumberCheck.EXISTS);
+      assertThat(network.driver().checkNumber(device, absent)).isEqualTo(NumberCheck.NOT_EXISTS);
+    }
+    disconnect(device);
+    assertThat(network.driver().checkNumber(device, TO))
+        .as("a device not connected cannot ask")
+        .isEqualTo(NumberCheck.UNKNOWN);
+  }
+
+  // --- groups
+
+  @Test
+  void groupsAreFoundByNameWithTheirMembers() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Driver driver = network.driver();
+    Optional<String> noGroups = network.noGroups();
+    if (noGroups.isPresent()) {
+      // The clean refusal of a network without groups.
+      log.info("{} driver: no groups: {}", driver.name(), noGroups.get());
+      assertThat(driver.groupIdByName(device, "Keluarga")).isEmpty();
+      assertThat(driver.groupMembers(device, "120363000000000001@g.us"))
+          .isInstanceOfAny(GroupMembers.NotFound.class, GroupMembers.NotSupported.class);
+      assertThat(
+              driver.send(
+                  device,
+                  new OutgoingMessage(
+                      ids.incrementAndGet(),
+                      "120363000000000001@g.us",
+                      true,
+                      "text",
+                      "to a group")))
+          .isInstanceOf(SendOutcome.NotFound.class);
+      assertThat(network.textsReceived()).doesNotContain("to a group");
+      return;
+    }
+    List<String> members = List.of(DEVICE, TO, "+6281100007712");
+    String id = network.group("Keluarga Besar", members);
+    network.group("Kantor", List.of(DEVICE, "+6281100007713"));
+    assertThat(driver.groupIdByName(device, "Keluarga Besar")).contains(id);
+    assertThat(driver.groupIdByName(device, "Tidak Ada")).isEmpty();
+    GroupMembers found = driver.groupMembers(device, id);
+    assertThat(found).isInstanceOf(GroupMembers.Members.class);
+    assertThat(((GroupMembers.Members) found).numbers())
+        .containsExactlyInAnyOrderElementsOf(members);
+    assertThat(driver.groupMembers(device, unknownGroup(id)))
+        .isInstanceOf(GroupMembers.NotFound.class);
+    OutgoingMessage toGroup =
+        new OutgoingMessage(ids.incrementAndGet(), id, true, "text", "to the group");
+    assertThat(sendSettled(device, toGroup)).isInstanceOf(SendOutcome.Sent.class);
+    assertThat(network.textsReceived()).contains("to the group");
+    Expected unknown = network.sendToUnknownGroup();
+    unknown.why().ifPresent(why -> log.info("{} driver, unknown group: {}", driver.name(), why));
+    OutgoingMessage toNoGroup =
+        new OutgoingMessage(ids.incrementAndGet(), unknownGroup(id), true, "text", "to no group");
+    assertThat(sendSettled(device, toNoGroup)).isInstanceOf(unknown.outcome());
+
+    disconnect(device);
+    assertThat(driver.groupMembers(device, id))
+        .as("a device not connected cannot ask")
+        .isInstanceOf(GroupMembers.Unknown.class);
+  }
+
+  /** An id of the same shape as {@code known}, of no group. */
+  private static String unknownGroup(String known) {
+    return known.replaceAll("\\d", "9");
+  }
+
+  // --- session states and restarts
+
+  @Test
+  void sessionStatesAreReportedAsTheNetworkChangesThem() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    boolean connected = true;
+    for (SessionChange change : network.sessionChanges(device)) {
+      int statesBefore = network.events().states(device.id()).size();
+      int connectionsBefore = network.events().connections(device.id()).size();
+      change.apply().accept(device);
+      Eventually.until(
+          change.what() + ": reported " + change.state(),
+          () ->
+              network.events().states(device.id()).stream()
+                  .skip(statesBefore)
+                  .anyMatch(s -> s.state() == change.state()));
+      if (change.connected() != connected) {
+        Eventually.until(
+            change.what() + ": reported " + (change.connected() ? "connected" : "not connected"),
+            () ->
+                network.events().connections(device.id()).stream()
+                    .skip(connectionsBefore)
+                    .anyMatch(c -> c.connected() == change.connected()));
+      }
+      connected = change.connected();
+      boolean connectedNow = connected;
+      // A driver may act on a state itself (WAHA restarts a FAILED session): what counts is the
+      // state it settles in.
+      Eventually.until(
+          change.what() + ": the driver's state settles at " + change.state(),
+          () ->
+              network.driver().state(device) == change.state()
+                  && network.driver().isConnected(device) == connectedNow);
+    }
+    assertThat(connected).as("the last change leaves the device connected").isTrue();
+    assertThat(sendSettled(device, text(TO, "after the changes")))
+        .isInstanceOf(SendOutcome.Sent.class);
+  }
+
+  @Test
+  void afterARestartSendsGoAgainAndNothingIsSentTwice() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    assertThat(sendSettled(device, text(TO, "before the restart")))
+        .isInstanceOf(SendOutcome.Sent.class);
+    log.info("{} driver: restarting {}", network.driver().name(), network.restarts());
+    network.restart();
+    Eventually.until("connected after the restart", () -> network.driver().isConnected(device));
+    assertThat(sendSettled(device, text(TO, "after the restart")))
+        .isInstanceOf(SendOutcome.Sent.class);
+    assertThat(network.textsReceived()).containsOnlyOnce("before the restart", "after the restart");
+  }
+
+  // --- many threads
+
+  @Test
+  void sendsFromManyThreadsEachHaveOneOutcome() throws Exception {
+    List<DeviceRef> devices = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      devices.add(network.connectedDevice("+628110000775" + i));
+    }
+    Driver driver = network.driver();
+    Map<Long, SendOutcome> outcomes = new ConcurrentHashMap<>();
+    Map<Long, OutgoingMessage> sentBy = new ConcurrentHashMap<>();
+    Map<Long, DeviceRef> deviceOf = new ConcurrentHashMap<>();
+    List<Throwable> thrown = new CopyOnWriteArrayList<>();
+    ExecutorService threads = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int thread = t;
+        running.add(
+            threads.submit(
+                () -> {
+                  for (int i = 0; i < 50; i++) {
+                    DeviceRef device = devices.get((thread + i) % devices.size());
+                    OutgoingMessage m =
+                        text("+62811000078" + (i % 10), "burst " + thread + "-" + i);
+                    try {
+                      sentBy.put(m.id(), m);
+                      deviceOf.put(m.id(), device);
+                      SendOutcome previous = outcomes.put(m.id(), driver.send(device, m));
+                      assertThat(previous).isNull();
+                      if (i % 10 == 0) { // the API handlers' calls, meanwhile
+                        assertThat(driver.isConnected(device)).isTrue();
+                        assertThat(driver.state(device)).isEqualTo(DeviceState.ONLINE);
+                        assertThat(driver.checkNumber(device, m.recipient())).isNotNull();
+                      }
+                    } catch (Throwable e) {
+                      thrown.add(e);
+                    }
+                  }
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(thrown).isEmpty();
+    assertThat(outcomes).hasSize(400);
+    assertThat(outcomes.values())
+        .allMatch(o -> o instanceof SendOutcome.Sent || o instanceof SendOutcome.Accepted);
+    Set<String> networkIds = new HashSet<>();
+    outcomes.values().forEach(o -> networkIds.add(networkIdOf(o).orElseThrow()));
+    assertThat(networkIds).as("unique network ids").hasSize(400);
+    List<String> taken =
+        network.textsReceived().stream().filter(t -> t.startsWith("burst ")).toList();
+    assertThat(taken).hasSize(400).doesNotHaveDuplicates();
+    // A send the network took for later: once confirmed, its one outcome comes by the listener.
+    outcomes.forEach(
+        (id, o) -> {
+          if (o instanceof SendOutcome.Accepted a) {
+            network.confirm(
+                deviceOf.get(id), id, a.networkId().orElseThrow(), sentBy.get(id).recipient());
+          }
+        });
+    outcomes.forEach(
+        (id, o) -> {
+          if (o instanceof SendOutcome.Accepted) {
+            Eventually.until(
+                "the outcome of message " + id,
+                () -> !network.events().outcomes(deviceOf.get(id).id(), id).isEmpty());
+            assertThat(network.events().outcomes(deviceOf.get(id).id(), id)).hasSize(1);
+          }
+        });
+  }
+
+  // --- helpers
+
+  /**
+   * Leaves {@code device} not connected: the network's {@link Trouble#DEVICE_NOT_CONNECTED}, and a
+   * send that meets it (a driver may learn it only then, as the Cloud API's refused token).
+   */
+  private void disconnect(DeviceRef device) {
+    network.provoke(device, TO, Trouble.DEVICE_NOT_CONNECTED);
+    assertThat(network.driver().send(device, text(TO, "to find it not connected")))
+        .isInstanceOf(SendOutcome.DeviceUnavailable.class);
+    Eventually.until("not connected", () -> !network.driver().isConnected(device));
+  }
+
+  /** A text message with a new Kurir id. */
+  protected OutgoingMessage text(String to, String text) {
+    return new OutgoingMessage(ids.incrementAndGet(), to, false, "text", text);
+  }
+
+  /**
+   * Sends {@code m} and returns its final outcome: the send's answer, or, when it answered
+   * Accepted, the outcome the driver reports once the network confirmed it.
+   */
+  protected SendOutcome sendSettled(DeviceRef device, OutgoingMessage m) {
+    SendOutcome answer = network.driver().send(device, m);
+    assertThat(answer).as("the send's answer").isNotNull();
+    if (!(answer instanceof SendOutcome.Accepted accepted)) {
+      return answer;
+    }
+    network.confirm(device, m.id(), accepted.networkId().orElseThrow(), m.recipient());
+    Eventually.until(
+        "the outcome of message " + m.id(),
+        () -> !network.events().outcomes(device.id(), m.id()).isEmpty());
+    List<RecordingListener.Outcome> told = network.events().outcomes(device.id(), m.id());
+    SendOutcome outcome = told.getFirst().outcome();
+    if (outcome instanceof SendOutcome.Sent sent) {
+      assertThat(sent.networkId()).as("the confirmed id").isEqualTo(accepted.networkId());
+    }
+    return outcome;
+  }
+
+  /** The network's id a send answered, from Sent or Accepted. */
+  protected static Optional<String> networkIdOf(SendOutcome outcome) {
+    return switch (outcome) {
+      case SendOutcome.Sent s -> s.networkId();
+      case SendOutcome.Accepted a -> a.networkId();
+      default -> Optional.empty();
+    };
+  }
+
+  private List<Receipt.Status> statuses(DeviceRef device, String networkId) {
+    return network.events().receiptsOf(device.id(), networkId).stream()
+        .map(Receipt::status)
+        .toList();
+  }
+
+  private IncomingMessage only(DeviceRef device, String text) {
+    List<IncomingMessage> found =
+        network.events().incoming(device.id()).stream().filter(m -> m.text().equals(text)).toList();
+    assertThat(found).hasSize(1);
+    return found.getFirst();
+  }
+
+  private static List<String> texts(List<IncomingMessage> messages) {
+    return messages.stream().map(IncomingMessage::text).toList();
+  }
+
+  private static byte[] readBytes(Path file) {
+    try {
+      return Files.readAllBytes(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package io.kurir.driver.cloud;
+
+import io.kurir.driver.ContractFixture;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
+import io.kurir.driver.Driver;
+import io.kurir.driver.DriverContract;
+import io.kurir.driver.ListeningDriverFactory;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.Receipt;
+import io.kurir.driver.SendOutcome;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.FakeGraphApi;
+import io.kurir.time.SettableClock;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The Cloud API driver passes the driver contract against {@link FakeGraphApi}. What Meta's API has
+ * not (groups, a number look-up, incoming group messages) is declared, and the suite checks the
+ * driver's clean answer instead.
+ */
+class CloudDriverContractTest extends DriverContract {
+
+  @Override
+  protected ContractFixture startNetwork(Path dir) {
+    return new CloudContractFixture(dir);
+  }
+
+  /** A {@link CloudFixture} whose cloud driver reports to the suite; statuses posted on demand. */
+  static final class CloudContractFixture extends ContractFixture {
+    static final String NEW_TOKEN = "EAAG-fake-token-2";
+
+    final ListeningDriverFactory factory = listened(new CloudDriverFactory());
+    final CloudFixture f;
+    private final AtomicBoolean fixtureDeviceGiven = new AtomicBoolean();
+    private final AtomicLong ids = new AtomicLong(8_800_000_000L);
+
+    CloudContractFixture(Path dir) {
+      f = new CloudFixture(dir, factory);
+      f.graph.autoStatuses(false); // the suite says when the network confirms and delivers
+    }
+
+    @Override
+    public Driver driver() {
+      return factory.driver();
+    }
+
+    @Override
+    public SettableClock clock() {
+      return f.clock;
+    }
+
+    /**
+     * The fixture's device first, then more devices of the same business number (one phone-number
+     * id: the fake serves one), each with a valid token: a Cloud API device is connected once it
+     * has one.
+     */
+    @Override
+    public DeviceRef connectedDevice(String e164) {
+      DeviceRef device =
+          fixtureDeviceGiven.compareAndSet(false, true)
+              ? f.device.ref()
+              : f.kurir
+                  .newDevice(
+                      e164,
+                      CloudDriverFactory.NAME,
+                      Map.of(
+                          "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
+                          "access-token", FakeGraphApi.TOKEN,
+                          "app-secret", FakeGraphApi.APP_SECRET,
+                          "verify-token", FakeGraphApi.VERIFY_TOKEN))
+                  .ref();
+      Eventually.until("connected", () -> driver().isConnected(device));
+      return device;
+    }
+
+    @Override
+    public Expected provoke(DeviceRef device, String to, Trouble trouble) {
+      switch (trouble) {
+        case NOT_ON_NETWORK -> f.graph.failNext(1, 400, 131026, "Message undeliverable", false);
+        case DEVICE_NOT_CONNECTED -> f.graph.revokeTokens(); // found at the next call
+        case RATE_LIMITED -> f.graph.failNext(1, 400, 130429, "Rate limit hit", false);
+        case TRANSIENT_ERROR -> f.graph.failNext(1, 500, 131000, "Something went wrong", false);
+        case REFUSED -> f.graph.failNext(1, 400, 131009, "Parameter value is not valid", false);
+      }
+      return Expected.as(
+          switch (trouble) {
+            case NOT_ON_NETWORK -> SendOutcome.NotFound.class;
+            case DEVICE_NOT_CONNECTED -> SendOutcome.DeviceUnavailable.class;
+            case RATE_LIMITED -> SendOutcome.RetryAfter.class;
+            case TRANSIENT_ERROR -> SendOutcome.Failed.class;
+            case REFUSED -> SendOutcome.Permanent.class;
+          });
+    }
+
+    /** Meta's {@code sent} status, with Kurir's id echoed from {@code biz_opaque_callback_data}. */
+    @Override
+    public void confirm(DeviceRef device, long messageId, String networkId, String to) {
+      f.graph.deliver(
+          f.graph.statusPayload(networkId, "sent", Long.toString(messageId), digits(to), 0, null));
+    }
+
+    @Override
+    public List<String> textsReceived() {
+      return f.graph.sent().stream()
+          .map(s -> s.body().path("text").path("body").asText(""))
+          .toList();
+    }
+
+    @Override
+    public Optional<String> receiptsOnItsOwn() {
+      return Optional.empty();
+    }
+
+    @Override
+    public void receipt(
+        DeviceRef device, long messageId, String networkId, String to, Receipt.Status status) {
+      String name =
+          switch (status) {
+            case DELIVERED -> "delivered";
+            case READ -> "read";
+            case FAILED -> "failed";
+          };
+      f.graph.deliver(
+          f.graph.statusPayload(
+              networkId,
+              name,
+              Long.toString(messageId),
+              digits(to),
+              status == Receipt.Status.FAILED ? 131026 : 0,
+              status == Receipt.Status.FAILED ? "Message undeliverable" : null));
+    }
+
+    @Override
+    public Optional<String> noIncoming(IncomingKind kind) {
+      return kind == IncomingKind.GROUP_TEXT ? noGroups() : Optional.empty();
+    }
+
+    @Override
+    public boolean incoming(
+        DeviceRef device,
+        IncomingKind kind,
+        String networkId,
+        String fromE164,
+        Optional<String> groupId,
+        String text,
+        byte[] bytes) {
+      String from = digits(fromE164);
+      var payload =
+          switch (kind) {
+            case TEXT -> f.graph.textMessage(from, networkId, "Pelanggan", text);
+            case IMAGE -> f.graph.mediaMessage(from, networkId, "image", bytes, "image/png", text);
+            case FILE ->
+                f.graph.mediaMessage(from, networkId, "document", bytes, "application/pdf", text);
+            case GROUP_TEXT -> throw new UnsupportedOperationException(noGroups().orElseThrow());
+          };
+      return f.graph.postWebhook(payload) == 200;
+    }
+
+    /** Nothing to mark: the Graph API has no look-up, it refuses a send (131026) at most. */
+    @Override
+    public void notOnNetwork(String e164) {}
+
+    @Override
+    public Optional<String> noNumberLookup() {
+      return Optional.of(
+          "the Cloud API has no look-up of accounts: a number is known only once a message to it"
+              + " went (or failed with 131026)");
+    }
+
+    @Override
+    public Optional<String> noGroups() {
+      return Optional.of(
+          "Kurir does not manage Cloud API groups: a send to a group answers NotFound, a look-up"
+              + " finds none");
+    }
+
+    @Override
+    public String group(String name, List<String> membersE164) {
+      throw new UnsupportedOperationException(noGroups().orElseThrow());
+    }
+
+    @Override
+    public List<SessionChange> sessionChanges(DeviceRef device) {
+      return List.of(
+          new SessionChange(
+              "Meta refuses the access token (found at the next send)",
+              d -> {
+                f.graph.revokeTokens();
+                driver().send(d, text("token refused"));
+              },
+              DeviceState.FAILED,
+              false),
+          new SessionChange(
+              "the operator sets a new token",
+              d -> {
+                f.graph.acceptToken(NEW_TOKEN);
+                f.kurir
+                    .gateway()
+                    .tenants()
+                    .configureDevice(d.id(), Map.of("access-token", NEW_TOKEN));
+                driver().state(d);
+              },
+              DeviceState.ONLINE,
+              true),
+          new SessionChange(
+              "the operator logs it out", d -> driver().logout(d), DeviceState.NONE, false),
+          new SessionChange(
+              "the operator links it again (no code: the number is linked at Meta)",
+              d -> driver().pairingCode(d),
+              DeviceState.ONLINE,
+              true));
+    }
+
+    private OutgoingMessage text(String text) {
+      return new OutgoingMessage(ids.incrementAndGet(), "+6281100007718", false, "text", text);
+    }
+
+    @Override
+    public String restarts() {
+      return "the gateway, on the same database (the Graph API is Meta's: it has no restart"
+          + " Kurir could see)";
+    }
+
+    @Override
+    public void restart() {
+      f.kurir.restart();
+      f.graph.webhookTo(f.kurir.url(CloudWebhookRoutes.PATH));
+    }
+
+    @Override
+    public void close() {
+      f.close();
+    }
+
+    private static String digits(String e164) {
+      return e164.replaceAll("\\D", "");
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package io.kurir.driver.waha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.MemoryContactDirectory;
+import io.kurir.driver.OutgoingMessage;
+import io.kurir.driver.SendOutcome;
+import io.kurir.message.MessageState;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.LogCapture;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The number check before a first send: a number not on WhatsApp is {@code Number not found} and
+ * nothing goes to the engine (which would answer 201 and never deliver); an answer is kept per
+ * device until it expires; checks are paced per device (the send waits, on the gateway's clock);
+ * the send goes to the chat id the engine gave (an old Brazilian account's, a LID).
+ */
+class WahaNumberCheckTest {
+  @TempDir Path dir;
+
+  @Test
+  void aNumberNotOnWhatsAppIsNumberNotFoundAndNothingIsSent() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008701");
+      f.waha.notOnWhatsApp("6281100008709");
+      String answer =
+          f.eco(device, "/api/send_message", "phone_no", "6281100008709", "message", "OTP 1234");
+      assertThat(answer).matches("\\[\\d{14}] Number not found");
+      long queued = f.sendAsync(device, "6281100008709", "lagi");
+      f.awaitState(device, queued, MessageState.FAILED);
+      assertThat(f.waha.sent()).as("nothing reached the engine").isEmpty();
+      assertThat(f.waha.sending().checks())
+          .as("the second message used the kept answer")
+          .containsExactly("6281100008709");
+    }
+  }
+
+  @Test
+  void aKeptAnswerIsUsedUntilItExpires() {
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.number-check-for=7d")) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008711");
+      // check_number keeps its answer: the first message needs no check of its own.
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008719"))
+          .isEqualTo("exists");
+      f.awaitState(device, f.sendAsync(device, "6281100008719", "satu"), MessageState.SENT);
+      assertThat(f.waha.sending().checks()).containsExactly("6281100008719");
+
+      // Kept for 7 days: a number still not written with is checked again after that.
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008718"))
+          .isEqualTo("exists");
+      f.clock.advance(Duration.ofDays(7).plusMinutes(1));
+      f.awaitState(device, f.sendAsync(device, "6281100008718", "dua"), MessageState.SENT);
+      assertThat(f.waha.sending().checks())
+          .containsExactly("6281100008719", "6281100008718", "6281100008718");
+      assertThat(f.waha.sent()).hasSize(2);
+    }
+  }
+
+  @Test
+  void checksArePacedPerDeviceAndASendBeyondWaitsForTheNextMinute() {
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.number-checks-per-minute=2");
+        LogCapture logs = LogCapture.of(WahaDriver.class)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008721");
+      long a = f.sendAsync(device, "6281100008722", "a");
+      long b = f.sendAsync(device, "6281100008723", "b");
+      long c = f.sendAsync(device, "6281100008724", "c");
+      f.awaitState(device, a, MessageState.SENT);
+      f.awaitState(device, b, MessageState.SENT);
+      // It waits (neither checked nor sent) until the minute has passed on the gateway's clock.
+      Eventually.until(
+          "the third waits",
+          () ->
+              !logs.lines(
+                      l ->
+                          l.message().contains("message " + c + " waits")
+                              && l.message().contains("number check"))
+                  .isEmpty());
+      f.awaitState(device, c, MessageState.PENDING); // back in the queue, not failed
+      assertThat(f.waha.sending().checks()).hasSize(2);
+      assertThat(f.waha.sent()).hasSize(2);
+
+      f.clock.advance(Duration.ofMinutes(1));
+      f.awaitState(device, c, MessageState.SENT);
+      assertThat(f.waha.sending().checks()).hasSize(3);
+    }
+  }
+
+  @Test
+  void aReplyToAContactKnownOnlyByItsLidGoesToTheLidUnchecked() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008741");
+      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, new MemoryContactDirectory());
+      try {
+        DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
+        assertThat(
+                driver.send(
+                    ref, new OutgoingMessage(1, "231876543210988@lid", false, "text", "balas")))
+            .isInstanceOf(SendOutcome.Sent.class);
+        assertThat(f.waha.sent().getLast().body().path("chatId").asText())
+            .isEqualTo("231876543210988@lid");
+        assertThat(f.waha.sending().checks()).isEmpty();
+      } finally {
+        driver.close();
+      }
+    }
+  }
+
+  @Test
+  void theSendGoesToTheChatIdTheEngineGave() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008731");
+      // An old Brazilian account: asked with the ninth digit, known without it.
+      String canonical = f.waha.sending().oldBrazilianAccount("5511987654321");
+      long br = f.sendAsync(device, "+5511987654321", "Olá");
+      f.awaitState(device, br, MessageState.SENT);
+      assertThat(f.waha.sent().getLast().body().path("chatId").asText())
+          .isEqualTo(canonical + "@c.us");
+      f.waha.ack(f.waha.sent().getLast().id(), 2, "DEVICE"); // it arrived
+      f.awaitState(device, br, MessageState.DELIVERY);
+
+      // A number the engine knows by a LID (WAHA 2026.8.1 answers the phone in pn).
+      f.waha.sending().knownByLid("6281100008739", "231876543210987");
+      long lid = f.sendAsync(device, "6281100008739", "halo");
+      f.awaitState(device, lid, MessageState.SENT);
+      assertThat(f.waha.sent().getLast().body().path("chatId").asText())
+          .isEqualTo("231876543210987@lid");
+    }
+  }
+}
