@@ -90,6 +90,7 @@ public final class FakeGowa implements AutoCloseable {
     volatile String state = "disconnected";
     volatile String jid = ""; // <digits>@s.whatsapp.net once paired
     volatile String qr;
+    volatile boolean cutOff;
     final Instant createdAt;
 
     Slot(String id, Instant createdAt) {
@@ -279,6 +280,30 @@ public final class FakeGowa implements AutoCloseable {
   /** The slot's connection to WhatsApp drops; it stays paired ({@code reconnect} mends it). */
   public void connectionLost(String slot) {
     slots.get(slot).state = "disconnected";
+  }
+
+  /**
+   * The slot cannot reach WhatsApp (its network, WhatsApp's servers): disconnected, and {@code
+   * reconnect} does not mend it until {@link #connectionBack}.
+   */
+  public void cutOff(String slot) {
+    Slot s = slots.get(slot);
+    s.cutOff = true;
+    s.state = "disconnected";
+  }
+
+  /** WhatsApp can be reached again: a paired slot logs in again (GOWA's auto-reconnect). */
+  public void connectionBack(String slot) {
+    Slot s = slots.get(slot);
+    s.cutOff = false;
+    if (!s.jid.isEmpty()) {
+      s.state = "logged_in";
+    }
+  }
+
+  /** Every message WhatsApp took from any slot, in order. */
+  public List<String> textsSent() {
+    return sent.stream().map(Sent::text).toList();
   }
 
   // --- events GOWA posts
@@ -554,7 +579,7 @@ public final class FakeGowa implements AutoCloseable {
           ok(ex, "Logout requested", null);
         }
         case "reconnect" -> {
-          if (!s.jid.isEmpty()) {
+          if (!s.jid.isEmpty() && !s.cutOff) {
             s.state = "logged_in";
           }
           ok(ex, "Reconnect requested", null);

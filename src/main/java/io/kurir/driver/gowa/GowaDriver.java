@@ -90,6 +90,7 @@ public final class GowaDriver implements Driver {
   private final GowaNumberChecks numberChecks;
   private final Duration healthEvery;
   private final Map<Long, GroupList> groupLists = new ConcurrentHashMap<>();
+  private final Object[] checkLocks = newLocks(64);
   private final Map<Long, Qr> qrs = new ConcurrentHashMap<>();
   // Slot id -> device id, as this node attached or found them (the webhook names the slot).
   private final Map<String, Long> deviceBySlot = new ConcurrentHashMap<>();
@@ -142,6 +143,14 @@ public final class GowaDriver implements Driver {
                 values.getOrDefault(
                     GowaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
                     GowaDriverFactory.NUMBER_CHECKS_PER_MINUTE_DEFAULT)));
+  }
+
+  private static Object[] newLocks(int n) {
+    Object[] locks = new Object[n];
+    for (int i = 0; i < n; i++) {
+      locks[i] = new Object();
+    }
+    return locks;
   }
 
   @Override
@@ -386,7 +395,11 @@ public final class GowaDriver implements Driver {
       phone = digits + "@s.whatsapp.net";
       GowaNumberChecks.Route route;
       try {
-        route = numberChecks.route(device.id(), "+" + digits, () -> askExists(slot, digits));
+        // One check of a number at a time per device: sends to it meanwhile wait for its answer
+        // rather than look it up again (every look-up is seen by WhatsApp).
+        synchronized (checkLocks[Math.floorMod(Long.hashCode(device.id()) * 31 + digits.hashCode(), checkLocks.length)]) {
+          route = numberChecks.route(device.id(), "+" + digits, () -> askExists(slot, digits));
+        }
       } catch (java.net.ConnectException e) {
         return new SendOutcome.DeviceUnavailable();
       } catch (IOException e) {

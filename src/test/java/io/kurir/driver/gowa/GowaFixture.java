@@ -2,6 +2,7 @@ package io.kurir.driver.gowa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.DriverFactory;
 import io.kurir.message.Message;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
@@ -30,6 +31,11 @@ final class GowaFixture implements AutoCloseable {
   final TestGateway kurir;
 
   GowaFixture(Path dir, String... flags) {
+    this(dir, null, flags);
+  }
+
+  /** As {@link #GowaFixture(Path, String...)}, with the gowa driver that {@code driver} makes. */
+  GowaFixture(Path dir, DriverFactory driver, String... flags) {
     int port = freePort();
     List<String> all = new ArrayList<>();
     all.add("--server.port=" + port);
@@ -41,7 +47,10 @@ final class GowaFixture implements AutoCloseable {
     all.add("--drivers.gowa.pacing.jitter=0ms");
     all.addAll(List.of(flags));
     gowa.webhook("http://127.0.0.1:" + port + "/drivers/gowa/webhook");
-    kurir = TestGateway.start(dir, clock, all.toArray(String[]::new));
+    kurir =
+        driver == null
+            ? TestGateway.start(dir, clock, all.toArray(String[]::new))
+            : TestGateway.start(dir, clock, driver, all.toArray(String[]::new));
   }
 
   private static int freePort() {
