@@ -397,7 +397,10 @@ public final class GowaDriver implements Driver {
       try {
         // One check of a number at a time per device: sends to it meanwhile wait for its answer
         // rather than look it up again (every look-up is seen by WhatsApp).
-        synchronized (checkLocks[Math.floorMod(Long.hashCode(device.id()) * 31 + digits.hashCode(), checkLocks.length)]) {
+        synchronized (
+            checkLocks[
+                Math.floorMod(
+                    Long.hashCode(device.id()) * 31 + digits.hashCode(), checkLocks.length)]) {
           route = numberChecks.route(device.id(), "+" + digits, () -> askExists(slot, digits));
         }
       } catch (java.net.ConnectException e) {
