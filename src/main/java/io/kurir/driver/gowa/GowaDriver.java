@@ -414,6 +414,14 @@ public final class GowaDriver implements Driver {
         }
         case GowaNumberChecks.Route.Wait wait -> {
           Duration after = wait.after().compareTo(CHECK_RELOOK) > 0 ? CHECK_RELOOK : wait.after();
+          try (var ids = LogIds.device(device.id())) {
+            log.debug(
+                "device {}: message {} waits {} ms for its number check: {}",
+                device.id(),
+                message.id(),
+                after.toMillis(),
+                wait.why());
+          }
           return new SendOutcome.RetryAfter(after, wait.why());
         }
         case GowaNumberChecks.Route.Go go -> {}
