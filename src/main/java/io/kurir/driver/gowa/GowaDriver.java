@@ -199,7 +199,7 @@ public final class GowaDriver implements Driver {
         throw refused(device, "did not answer for device " + slot, found);
       }
       slots.rememberSlot(device.id(), slot);
-      String status = GowaStatus.of(described, slots.status(device.id()).orElse(""));
+      String status = GowaStatus.of(described, slots.everPaired(device.id()));
       statusChanged(device.id(), status, "attached");
       if (status.equals(GowaStatus.PAIRED_AWAY)) {
         reconnect(device.id(), slot);
@@ -254,7 +254,7 @@ public final class GowaDriver implements Driver {
     GowaApi.Reply r = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
     String status;
     if (r.ok()) {
-      status = GowaStatus.of(r.results(), slots.status(deviceId).orElse(""));
+      status = GowaStatus.of(r.results(), slots.everPaired(deviceId));
     } else if (r.status() == 404) {
       status = GowaStatus.NO_SLOT;
     } else if (r.status() == 401 && r.code().isEmpty()) {

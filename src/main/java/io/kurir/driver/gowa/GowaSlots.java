@@ -20,6 +20,7 @@ final class GowaSlots {
 
   static final String KEY_SLOT = "slot";
   static final String KEY_STATUS = "status";
+  static final String KEY_PAIRED = "paired";
 
   private final DeviceSessionStore store;
   private final Map<Long, String> status = new ConcurrentHashMap<>();
@@ -59,6 +60,11 @@ final class GowaSlots {
     return stored;
   }
 
+  /** Whether the device's slot was ever seen logged in: a slot without a JID then logged out. */
+  boolean everPaired(long deviceId) {
+    return store.get(deviceId, KEY_PAIRED).isPresent();
+  }
+
   /** The devices this node has seen a status of (attached, or reported). */
   Set<Long> known() {
     return Set.copyOf(status.keySet());
@@ -72,6 +78,9 @@ final class GowaSlots {
     }
     status.put(deviceId, newStatus);
     store.put(deviceId, KEY_STATUS, newStatus);
+    if (newStatus.equals(GowaStatus.LOGGED_IN) && !everPaired(deviceId)) {
+      store.put(deviceId, KEY_PAIRED, "true");
+    }
     return true;
   }
 }

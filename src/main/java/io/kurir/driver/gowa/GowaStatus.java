@@ -34,10 +34,10 @@ final class GowaStatus {
   static final String AUTH_REFUSED = "auth_refused";
 
   /**
-   * The status of a slot GOWA described as {@code device}, knowing the one before: a slot without a
-   * JID that had one was logged out, not merely never paired.
+   * The status of a slot GOWA described as {@code device}: a slot without a JID that was ever
+   * logged in ({@code everPaired}) was logged out, not merely never paired.
    */
-  static String of(JsonNode device, String before) {
+  static String of(JsonNode device, boolean everPaired) {
     String state = device.path("state").asText("disconnected");
     boolean paired = !device.path("jid").asText("").isBlank();
     if (state.equals("logged_in")) {
@@ -46,8 +46,7 @@ final class GowaStatus {
     if (paired) {
       return PAIRED_AWAY;
     }
-    boolean wasPaired = before.equals(LOGGED_IN) || before.equals(PAIRED_AWAY);
-    return wasPaired || before.equals(LOGGED_OUT) ? LOGGED_OUT : NOT_PAIRED;
+    return everPaired ? LOGGED_OUT : NOT_PAIRED;
   }
 
   /** The contract's {@code qr_status} of a status (docs/drivers/gowa.md has the table). */

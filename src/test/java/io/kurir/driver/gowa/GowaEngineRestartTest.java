@@ -110,4 +110,18 @@ class GowaEngineRestartTest {
       assertThat(f.gowa.sent()).hasSize(1);
     }
   }
+
+  @Test
+  void aDeviceWhosePhoneUnlinkedItWhileGowaWasAwayIsToldLoggedOut() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device a = f.linked("+6281100027331");
+      f.gowa.down();
+      Eventually.until("port_down", () -> f.eco(a, "/api/qr_status").equals("port_down"));
+      f.gowa.loggedOutFromPhone(GowaFixture.slot(a));
+      f.gowa.up();
+      f.clock.advance(GowaDriver.RETRY_MAX);
+      Eventually.until("back", () -> f.events(a).getLast().startsWith("none "));
+      assertThat(f.events(a).getLast()).contains("logged out").doesNotContain("not paired yet");
+    }
+  }
 }
