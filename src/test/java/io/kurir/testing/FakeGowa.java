@@ -76,6 +76,12 @@ import javax.crypto.spec.SecretKeySpec;
  *       connection event reaches a webhook (GOWA puts them on its websocket only). GOWA's five
  *       retries are not played: a test posts again for a redelivery.
  * </ul>
+ *
+ * <p>What the phone and WhatsApp do is played by the test: {@link #scan}, {@link
+ * #loggedOutFromPhone} (GOWA keeps the slot, clears its JID), {@link #connectionLost} (mended by
+ * {@code reconnect}), {@link #cutOff} and {@link #connectionBack} (not mended until WhatsApp can be
+ * reached), {@link #down} and {@link #up} (GOWA's process exits and starts again with its store),
+ * {@link #removeSlot} (a GOWA started on an empty volume), {@link #refuseNextSend}.
  */
 public final class FakeGowa implements AutoCloseable {
   public static final String USER = "kurir";
