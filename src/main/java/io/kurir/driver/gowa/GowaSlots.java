@@ -70,8 +70,11 @@ final class GowaSlots {
     return Set.copyOf(status.keySet());
   }
 
-  /** Records a status; true when it differs from the one known before. */
-  boolean setStatus(long deviceId, String newStatus) {
+  /**
+   * Records a status; true when it differs from the one known before. Synchronized: two threads
+   * that read the same new status (an attach and an API call) tell the change once.
+   */
+  synchronized boolean setStatus(long deviceId, String newStatus) {
     Optional<String> before = status(deviceId);
     if (before.filter(newStatus::equals).isPresent()) {
       return false;

@@ -57,9 +57,8 @@ class GowaEngineRestartTest {
       try (LogCapture logs = LogCapture.of(GowaDriver.class)) {
         f.gowa.down();
         Eventually.until("a port_down", () -> f.eco(a, "/api/qr_status").equals("port_down"));
-        Eventually.until(
-            "b port_down recorded", () -> f.events(b).getLast().startsWith("port_down "));
-        assertThat(f.events(b).getLast()).contains("cannot be reached", f.gowa.url());
+        Eventually.until("b port_down recorded", () -> f.lastEvent(b).startsWith("port_down "));
+        assertThat(f.lastEvent(b)).contains("cannot be reached", f.gowa.url());
         // Sync callers hear phone_offline at once; queued messages wait.
         assertThat(f.eco(a, "/api/send_message", "phone_no", "6281100027319", "message", "sync"))
             .isEqualTo("phone_offline");
@@ -77,8 +76,8 @@ class GowaEngineRestartTest {
         // GOWA is back with its store: its devices log in again; Kurir sees it on its next try.
         f.gowa.up();
         f.clock.advance(GowaDriver.RETRY_MAX);
-        Eventually.until("a online", () -> f.events(a).getLast().startsWith("online "));
-        Eventually.until("b online", () -> f.events(b).getLast().startsWith("online "));
+        Eventually.until("a online", () -> f.lastEvent(a).startsWith("online "));
+        Eventually.until("b online", () -> f.lastEvent(b).startsWith("online "));
         f.awaitState(a, queued.get(0), MessageState.SENT);
         f.awaitState(a, queued.get(1), MessageState.SENT);
         f.awaitState(b, queued.get(2), MessageState.SENT);
@@ -120,8 +119,8 @@ class GowaEngineRestartTest {
       f.gowa.loggedOutFromPhone(GowaFixture.slot(a));
       f.gowa.up();
       f.clock.advance(GowaDriver.RETRY_MAX);
-      Eventually.until("back", () -> f.events(a).getLast().startsWith("none "));
-      assertThat(f.events(a).getLast()).contains("logged out").doesNotContain("not paired yet");
+      Eventually.until("back", () -> f.lastEvent(a).startsWith("none "));
+      assertThat(f.lastEvent(a)).contains("logged out").doesNotContain("not paired yet");
     }
   }
 }

@@ -135,6 +135,12 @@ final class GowaFixture implements AutoCloseable {
         device.id());
   }
 
+  /** The device's last history entry, "" while it has none. */
+  String lastEvent(Device device) {
+    List<String> all = events(device);
+    return all.isEmpty() ? "" : all.getLast();
+  }
+
   TestGateway.Reply admin(String path) {
     return kurir.post(
         path, "", "application/json", "Authorization", "Bearer " + TestGateway.ADMIN_TOKEN);

@@ -83,14 +83,13 @@ class GowaLinkingTest {
           "offline recorded",
           () -> f.events(device).stream().anyMatch(e -> e.startsWith("offline ")));
       f.clock.advance(Duration.ofSeconds(30));
-      Eventually.until("online again", () -> f.events(device).getLast().startsWith("online "));
+      Eventually.until("online again", () -> f.lastEvent(device).startsWith("online "));
 
       // The phone removes the linked device: GOWA clears its JID and tells no webhook.
       f.gowa.loggedOutFromPhone(slot);
       f.clock.advance(Duration.ofSeconds(30));
-      Eventually.until(
-          "logged out recorded", () -> f.events(device).getLast().contains("logged out"));
-      assertThat(f.events(device).getLast()).startsWith("none ");
+      Eventually.until("logged out recorded", () -> f.lastEvent(device).contains("logged out"));
+      assertThat(f.lastEvent(device)).startsWith("none ");
       long id = f.sendAsync(device, "6281100027029", "setelah logout");
       assertThat(f.message(device, id).state()).isEqualTo(MessageState.PENDING);
 
