@@ -25,14 +25,27 @@ public final class Sessions {
 
   private final Drivers drivers;
   private final DeviceStates states;
+  private final java.util.function.LongPredicate held;
 
   public Sessions(Drivers drivers, DeviceStates states) {
-    this.drivers = drivers;
-    this.states = states;
+    this(drivers, states, id -> false);
   }
 
-  /** The session's state now; empty when the device's driver is not running ({@code port_down}). */
+  /** Sessions whose devices are {@code failed} while {@code held} says their queue is held. */
+  public Sessions(Drivers drivers, DeviceStates states, java.util.function.LongPredicate held) {
+    this.drivers = drivers;
+    this.states = states;
+    this.held = held;
+  }
+
+  /**
+   * The session's state now; empty when the device's driver is not running ({@code port_down}). A
+   * device whose queue is held (its network refused the account) is {@code failed}.
+   */
   public Optional<DeviceState> state(Device device) {
+    if (held.test(device.id())) {
+      return Optional.of(DeviceState.FAILED);
+    }
     Driver driver = drivers.of(device);
     return driver.isRunning() ? Optional.of(driver.state(device)) : Optional.empty();
   }

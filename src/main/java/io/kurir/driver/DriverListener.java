@@ -26,4 +26,20 @@ public interface DriverListener {
 
   /** A device's session changed state ({@code reason} for people: logs, webhooks). */
   default void stateChanged(long deviceId, DeviceState state, String reason) {}
+
+  /**
+   * The device cannot send until it is resumed, for {@code reason} (the network refused the
+   * account, its token or its number id): the core shows it {@link DeviceState#FAILED} with the
+   * reason and holds its queue (messages stay queued, none fails) until the device's configuration
+   * changes or an operator retries it, and then calls {@link Driver#resume}. A driver that reports
+   * this answers the send that found it {@link SendOutcome.DeviceUnavailable}.
+   */
+  default void hold(long deviceId, String reason) {}
+
+  /**
+   * A line for the history of message {@code messageId} that changes none of its states: a status
+   * the network gives that is not a failure ({@code paused}, {@code held_for_quality_assessment}),
+   * a resend in another form. Not waited for.
+   */
+  default void note(long deviceId, long messageId, String note) {}
 }

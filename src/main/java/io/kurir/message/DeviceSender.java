@@ -57,6 +57,9 @@ final class DeviceSender {
   private volatile boolean deleted;
   private boolean attached;
   private final Driver driver;
+  // Whether the device's queue is held (its network refused the account): it sends nothing then,
+  // whatever its driver says, until it is resumed.
+  private final java.util.function.LongPredicate held;
   private final MessageStore store;
   private final Leases leases;
   private final DeviceOwnership ownership;
@@ -170,8 +173,10 @@ final class DeviceSender {
       Supplier<Pacing> pacing,
       SendObserver observer,
       SenderTrouble trouble,
-      java.util.function.LongConsumer whenDeleted) {
+      java.util.function.LongConsumer whenDeleted,
+      java.util.function.LongPredicate held) {
     this.device = device;
+    this.held = held;
     this.trouble = trouble;
     this.failures =
         new io.kurir.logging.RepeatingFailure(log, "the sender of device " + device.id(), clock);
@@ -314,7 +319,7 @@ final class DeviceSender {
     } finally {
       lock.unlock();
     }
-    if (!driver.isConnected(device)) { // sync callers are refused by the usual path
+    if (!canSend()) { // sync callers are refused by the usual path
       forgetHeld(messages);
       handOver(List.of());
       wake();
@@ -457,7 +462,12 @@ final class DeviceSender {
 
   /** Whether the device's driver says it is connected now. */
   boolean deviceConnected() {
-    return driver.isConnected(device);
+    return canSend();
+  }
+
+  /** Whether the device may send now: its queue is not held and its driver says it is connected. */
+  private boolean canSend() {
+    return !held.test(device.id()) && driver.isConnected(device);
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -1188,7 +1198,7 @@ final class DeviceSender {
       pacing = pacingNow.get(); // a device's configuration may change while it sends
       pacingReadNanos = System.nanoTime();
     }
-    if (!driver.isConnected(device)) {
+    if (!canSend()) {
       if (refuseSync) {
         lock.lock();
         try {

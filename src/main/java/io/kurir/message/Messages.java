@@ -798,7 +798,8 @@ public final class Messages implements AutoCloseable {
                         trouble.worksAgain(deviceId, driverSays);
                       }
                     },
-                    this::endQueueOfDeleted);
+                    this::endQueueOfDeleted,
+                    deviceId -> held.test(deviceId));
             s.start();
             return s;
           });
@@ -953,6 +954,26 @@ public final class Messages implements AutoCloseable {
   }
 
   private static final int DELETE_BATCH = 500;
+
+  /**
+   * Adds {@code note} to the history of message {@code messageId} of {@code deviceId}, beside its
+   * current state, which it does not change (a network's status that is not a failure, a resend in
+   * another form). Not waited for.
+   */
+  public void note(long deviceId, long messageId, String note) {
+    store.noteLater(deviceId, messageId, note, clock.instant());
+  }
+
+  /**
+   * Whether a device's sender may send now, besides its driver's word: false while its queue is
+   * held ({@link #holdWith}).
+   */
+  private volatile java.util.function.LongPredicate held = id -> false;
+
+  /** Tells senders which devices' queues are held; set before the first device is used. */
+  public void holdWith(java.util.function.LongPredicate held) {
+    this.held = held;
+  }
 
   /** A device became able, or unable, to send. */
   public void connectionChanged(long deviceId, boolean connected) {
