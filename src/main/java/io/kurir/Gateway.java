@@ -237,7 +237,7 @@ public final class Gateway implements AutoCloseable {
       scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       tenants.onDeviceDeleted(schedules::deviceDeleted);
-      Sessions sessions = new Sessions(drivers, deviceStates, deviceHolds::isHeld);
+      Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =

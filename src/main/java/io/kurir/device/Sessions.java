@@ -25,17 +25,26 @@ public final class Sessions {
 
   private final Drivers drivers;
   private final DeviceStates states;
-  private final java.util.function.LongPredicate held;
+  private final QueueHolds holds;
 
-  public Sessions(Drivers drivers, DeviceStates states) {
-    this(drivers, states, id -> false);
-  }
-
-  /** Sessions whose devices are {@code failed} while {@code held} says their queue is held. */
-  public Sessions(Drivers drivers, DeviceStates states, java.util.function.LongPredicate held) {
+  /** Sessions whose devices are {@code failed} while their queue is held in {@code holds}. */
+  public Sessions(Drivers drivers, DeviceStates states, QueueHolds holds) {
     this.drivers = drivers;
     this.states = states;
-    this.held = held;
+    this.holds = holds;
+  }
+
+  /**
+   * An operator's retry of a device whose queue is held (its network refused the account): the
+   * queue resumes and the driver checks again; false when the device was not held.
+   */
+  public boolean retry(Device device) {
+    return holds.resume(device, "an operator retried it");
+  }
+
+  /** Why the device's queue is held, if it is. */
+  public Optional<String> heldBecause(Device device) {
+    return holds.reason(device.id());
   }
 
   /**
@@ -43,7 +52,7 @@ public final class Sessions {
    * device whose queue is held (its network refused the account) is {@code failed}.
    */
   public Optional<DeviceState> state(Device device) {
-    if (held.test(device.id())) {
+    if (holds.reason(device.id()).isPresent()) {
       return Optional.of(DeviceState.FAILED);
     }
     Driver driver = drivers.of(device);
