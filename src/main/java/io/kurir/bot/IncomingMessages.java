@@ -93,13 +93,14 @@ public final class IncomingMessages {
     boolean mayAnswerHere = in.groupId().isEmpty() || answerInGroups;
     Optional<BotRule> rule =
         sending.isPresent() && mayAnswerHere
-            ? matched.filter(r -> mayReply(deviceId, in.senderE164()))
+            ? matched.filter(r -> mayReply(deviceId, in.senderAddress()))
             : Optional.empty();
     // In a group the reply goes into the group, where the message was written.
     Recipient replyTo =
         in.groupId()
             .map(group -> new Recipient(group, true))
-            .orElse(Recipient.number(in.senderE164()));
+            // A sender known only by a network id (a BSUID) is answered at that id.
+            .orElse(Recipient.number(in.senderAddress()));
     long inboundId = ids.next();
     boolean[] webhook = {false};
     if (rule.isPresent()) {
@@ -166,7 +167,7 @@ public final class IncomingMessages {
                     + " ON CONFLICT (device_id, network_id) DO NOTHING")
             .bind(0, id)
             .bind(1, in.deviceId())
-            .bind(2, in.senderE164())
+            .bind(2, in.senderAddress())
             .bind(3, in.text())
             .bind(4, in.at().toEpochMilli())
             .bind(5, NO_KEYWORD.equals(keyword) ? null : keyword)
@@ -184,7 +185,7 @@ public final class IncomingMessages {
         webhooks.addIncoming(
             h,
             in.deviceId(),
-            in.senderE164(),
+            in.senderAddress(),
             in.contactName(),
             in.text(),
             keyword,

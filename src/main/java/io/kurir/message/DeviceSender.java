@@ -1281,6 +1281,11 @@ final class DeviceSender {
           "device {}: fetching the media of message {}: {}", device.id(), m.id(), e.toString());
       result = new MediaFetch.Result.Refused(FailureReason.MEDIA_UNREACHABLE);
     }
+    if (result instanceof MediaFetch.Result.Kept kept
+        && !Messages.carries(driver, m.kind(), kept.media().mimeType())) {
+      // Fetched only now: the type the network refuses fails the message here, not at the network.
+      result = new MediaFetch.Result.Refused(FailureReason.MEDIA_TYPE_NOT_SUPPORTED);
+    }
     switch (result) {
       case MediaFetch.Result.Kept kept -> store.attachMedia(m.id(), kept.media());
       case MediaFetch.Result.Refused refused -> {

@@ -266,6 +266,18 @@ public final class Messages implements AutoCloseable {
       throw new SendRefused(
           SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
     }
+    if (request.media().isPresent()
+        && drivers.names().contains(device.driver())
+        && !carries(drivers.of(device), request.kind(), request.media().get().mimeType())) {
+      throw new SendRefused(
+          SendRefused.Reason.MEDIA_TYPE_NOT_SUPPORTED,
+          "the device's network does not take "
+              + request.kind()
+              + "s of type "
+              + request.media().get().mimeType()
+              + "; it takes "
+              + String.join(", ", new java.util.TreeSet<>(drivers.of(device).mediaTypes(request.kind()))));
+    }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
     if (first.isPresent()) {
@@ -954,6 +966,12 @@ public final class Messages implements AutoCloseable {
   }
 
   private static final int DELETE_BATCH = 500;
+
+  /** Whether {@code driver}'s network takes a {@code kind} message whose media is {@code mime}. */
+  static boolean carries(io.kurir.driver.Driver driver, String kind, String mime) {
+    java.util.Set<String> types = driver.mediaTypes(kind);
+    return types.isEmpty() || types.contains(mime);
+  }
 
   /**
    * Adds {@code note} to the history of message {@code messageId} of {@code deviceId}, beside its
