@@ -132,8 +132,8 @@ final class PairingQr {
   }
 
   /**
-   * {@code ./kurir admin device retry <id>}: asks the running gateway to resume a device whose queue
-   * is held because its network refused the account ({@code POST /admin/devices/{id}/retry}).
+   * {@code ./kurir admin device retry <id>}: asks the running gateway to resume a device whose
+   * queue is held because its network refused the account ({@code POST /admin/devices/{id}/retry}).
    */
   static int retry(
       List<String> words,

@@ -63,6 +63,9 @@ public final class QueueHolds {
     }
     Driver driver = drivers.of(device);
     driver.resume(device);
+    if (holds.isHeld(device.id())) {
+      return true; // the driver checked again and the cause is still there: held again
+    }
     DeviceState now = driver.isRunning() ? driver.state(device) : DeviceState.PORT_DOWN;
     states.record(device.id(), now, "resumed: " + why);
     try (var ids = io.kurir.logging.LogIds.device(device.id())) {

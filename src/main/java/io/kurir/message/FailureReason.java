@@ -26,8 +26,8 @@ public final class FailureReason {
   public static final String MEDIA_UNREACHABLE = "media_unreachable";
 
   /**
-   * The image or file is of a type the device's network does not take (a GIF or a WebP image on
-   * the Cloud API).
+   * The image or file is of a type the device's network does not take (a GIF or a WebP image on the
+   * Cloud API).
    */
   public static final String MEDIA_TYPE_NOT_SUPPORTED = "media_type_not_supported";
 

@@ -276,7 +276,8 @@ public final class Messages implements AutoCloseable {
               + "s of type "
               + request.media().get().mimeType()
               + "; it takes "
-              + String.join(", ", new java.util.TreeSet<>(drivers.of(device).mediaTypes(request.kind()))));
+              + String.join(
+                  ", ", new java.util.TreeSet<>(drivers.of(device).mediaTypes(request.kind()))));
     }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));

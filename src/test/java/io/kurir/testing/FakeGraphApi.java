@@ -59,10 +59,10 @@ import javax.crypto.spec.SecretKeySpec;
  *       WebP is a sticker type; GIF is not taken at all.
  * </ul>
  *
- * <p>The 24-hour customer service window is enforced: a free-form (non-template) message to a
- * user who has not written in the last 24 hours of the fake's clock, one never contacted included,
- * answers 131047; a template always goes. A user's window opens when Kurir takes (200) a message of
- * theirs from the fake's webhook. Nothing here was checked against Meta's live service.
+ * <p>The 24-hour customer service window is enforced: a free-form (non-template) message to a user
+ * who has not written in the last 24 hours of the fake's clock, one never contacted included,
+ * answers 131047; a template always goes. A user's window opens when the fake posts a message of
+ * theirs to Kurir's webhook. Nothing here was checked against Meta's live service.
  */
 public final class FakeGraphApi implements AutoCloseable {
   public static final String VERSION = "v23.0";
@@ -249,9 +249,9 @@ public final class FakeGraphApi implements AutoCloseable {
   }
 
   /**
-   * The next accepted message is {@code status} ({@code paused}, {@code held_for_quality_assessment})
-   * in the reply's {@code message_status} and in a status webhook of that name before its {@code
-   * sent}.
+   * The next accepted message is {@code status} ({@code paused}, {@code
+   * held_for_quality_assessment}) in the reply's {@code message_status} and in a status webhook of
+   * that name before its {@code sent}.
    */
   public void nextMessageStatus(String status) {
     messageStatuses.add(status);
@@ -651,17 +651,12 @@ public final class FakeGraphApi implements AutoCloseable {
    * error_data.details} for WhatsApp's codes.
    */
   private static void error(
-      HttpExchange ex,
-      int status,
-      int code,
-      int subcode,
-      String type,
-      String title,
-      String details)
+      HttpExchange ex, int status, int code, int subcode, String type, String title, String details)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
     ObjectNode e = body.putObject("error");
-    e.put("message", code == 190 || code == 100 && subcode != 0 ? title : "(#" + code + ") " + title);
+    e.put(
+        "message", code == 190 || code == 100 && subcode != 0 ? title : "(#" + code + ") " + title);
     e.put("type", type);
     e.put("code", code);
     if (subcode != 0) {
@@ -791,30 +786,25 @@ public final class FakeGraphApi implements AutoCloseable {
 
   /** Posts {@code payload} to Kurir's webhook, signed with the app secret; Kurir's status. */
   public int postWebhook(JsonNode payload) {
-    int status;
-    try {
-      status =
-          postWebhook(
-              JSON.writeValueAsBytes(payload),
-              "sha256=" + sign(APP_SECRET, JSON.writeValueAsBytes(payload)));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    if (status == 200) {
-      // The business has the user's message: their 24-hour window is open from now on.
-      for (JsonNode entry : payload.path("entry")) {
-        for (JsonNode change : entry.path("changes")) {
-          for (JsonNode m : change.path("value").path("messages")) {
-            for (String who : List.of(m.path("from").asText(""), m.path("from_user_id").asText(""))) {
-              if (!who.isEmpty()) {
-                lastWrote.merge(who, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
-              }
+    // The user wrote: their 24-hour window is open at Meta from now, whenever Kurir takes it.
+    for (JsonNode entry : payload.path("entry")) {
+      for (JsonNode change : entry.path("changes")) {
+        for (JsonNode m : change.path("value").path("messages")) {
+          for (String who : List.of(m.path("from").asText(""), m.path("from_user_id").asText(""))) {
+            if (!who.isEmpty()) {
+              lastWrote.merge(who, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
             }
           }
         }
       }
     }
-    return status;
+    try {
+      return postWebhook(
+          JSON.writeValueAsBytes(payload),
+          "sha256=" + sign(APP_SECRET, JSON.writeValueAsBytes(payload)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

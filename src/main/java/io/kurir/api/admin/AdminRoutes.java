@@ -315,8 +315,8 @@ public final class AdminRoutes implements RouteTable {
   }
 
   /**
-   * An operator's retry of a device whose queue is held because its network refused the account
-   * (a bad token, a wrong number id, a locked account): the queue resumes, and the next send tells
+   * An operator's retry of a device whose queue is held because its network refused the account (a
+   * bad token, a wrong number id, a locked account): the queue resumes, and the next send tells
    * whether the cause is gone. 409 {@code device_not_held} for a device that is not held.
    */
   private void retry(Context ctx) {

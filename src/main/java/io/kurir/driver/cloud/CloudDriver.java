@@ -87,9 +87,9 @@ public final class CloudDriver implements Driver {
 
   /**
    * Nothing to set up at the network (the number is linked at Meta); the device's stored state is
-   * brought in line with what its configuration says now (a device just created is online), and
-   * its token and phone number id are checked with a look-up of the number ({@link #checkAccount}),
-   * so that a bad one is found now rather than at the first send.
+   * brought in line with what its configuration says now (a device just created is online), and its
+   * token and phone number id are checked with a look-up of the number ({@link #checkAccount}), so
+   * that a bad one is found now rather than at the first send.
    */
   @Override
   public void attach(Device device) {
@@ -311,8 +311,9 @@ public final class CloudDriver implements Driver {
   }
 
   /**
-   * Posts one message. Its Kurir id goes in {@code biz_opaque_callback_data}, echoed in every status
-   * of it: the webhook names the message by it, and a {@code :t} after it says a template went.
+   * Posts one message. Its Kurir id goes in {@code biz_opaque_callback_data}, echoed in every
+   * status of it: the webhook names the message by it, and a {@code :t} after it says a template
+   * went.
    */
   private GraphApi.Reply post(String phoneNumberId, String token, ObjectNode body, long messageId)
       throws IOException, InterruptedException {

@@ -221,9 +221,7 @@ final class CloudEvents {
     String e164 =
         phone
             ? "+" + from
-            : bsuid
-                .flatMap(id -> driver.context().contacts().phoneOf(device.id(), id))
-                .orElse("");
+            : bsuid.flatMap(id -> driver.context().contacts().phoneOf(device.id(), id)).orElse("");
     if (!e164.isEmpty() && bsuid.isPresent()) {
       driver.context().contacts().learn(device.id(), e164, bsuid.get());
     }
@@ -264,17 +262,18 @@ final class CloudEvents {
             at,
             Optional.of(name),
             bsuid);
+    // Before it is handed on: its auto-reply may go out at once and must find the window open.
+    // (The customer wrote, so Meta opened it, whether or not Kurir stores the message now.) A
+    // reply may go to the phone or to the BSUID: both windows open.
+    if (!e164.isEmpty()) {
+      driver.sessions().inbound(device.id(), e164, at);
+    }
+    bsuid.ifPresent(id -> driver.sessions().inbound(device.id(), id.address(), at));
     try {
       driver.listener().incoming(in);
     } catch (RuntimeException e) {
       throw new NotStored(e.toString(), e);
     }
-    // After it is stored: a message that failed to be stored did not open the window. A reply
-    // may go to the phone or to the BSUID: both windows open.
-    if (!e164.isEmpty()) {
-      driver.sessions().inbound(device.id(), e164, at);
-    }
-    bsuid.ifPresent(id -> driver.sessions().inbound(device.id(), id.address(), at));
   }
 
   /**

@@ -19,11 +19,10 @@ record GraphError(int httpStatus, int code, int subcode, String message, String 
   }
 
   /**
-   * Meta's subcode of error 100 for an object that does not exist or that the token may not use:
-   * in a call on the phone number id, a wrong number id.
+   * Meta's subcode of error 100 for an object that does not exist or that the token may not use: in
+   * a call on the phone number id, a wrong number id.
    */
   static final int NO_SUCH_OBJECT = 33;
-
 
   /** What Kurir does about an error. */
   enum Kind {

@@ -100,8 +100,7 @@ class CloudFirstContactTest {
     try (CloudFixture f = new CloudFixture(dir)) {
       String customer = Numbers.fresh();
       int postsBefore = f.graph.posts();
-      assertThat(f.postEco("/api/send_message", f.body(customer, "halo")))
-          .isEqualTo("Other error");
+      assertThat(f.postEco("/api/send_message", f.body(customer, "halo"))).isEqualTo("Other error");
       long id = f.sendAsync(customer, "halo lagi", "flag_retry", "on");
       f.awaitState(id, MessageState.FAILED);
       assertThat(f.message(id).reason()).contains("window_closed");
@@ -131,5 +130,4 @@ class CloudFirstContactTest {
         .flatMap(java.util.Optional::stream)
         .toList();
   }
-
 }
