@@ -79,8 +79,9 @@ public final class FakeGraphApi implements AutoCloseable {
       return body.path("type").asText();
     }
 
+    /** Who it went to: the phone's digits ({@code to}) or a BSUID ({@code recipient}). */
     public String to() {
-      return body.path("to").asText();
+      return body.has("recipient") ? body.path("recipient").asText() : body.path("to").asText();
     }
   }
 
