@@ -7,7 +7,6 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.device.DeviceStates;
-import io.kurir.driver.DriverCatalog;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
@@ -15,6 +14,7 @@ import io.kurir.store.InstanceLock;
 import io.kurir.store.SecretBox;
 import io.kurir.store.SecretKeys;
 import io.kurir.store.StoredSecrets;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
@@ -171,7 +171,7 @@ final class AdminCommand implements Callable<Integer> {
               clock,
               settings.zone(),
               new PhoneNumbers(settings.defaultRegion()),
-              DriverCatalog.standard());
+              DeviceDrivers.of(StandardDrivers.catalog()));
       Timestamps timestamps = new Timestamps(settings.zone());
       Object result =
           action.apply(
@@ -359,7 +359,7 @@ final class AdminCommand implements Callable<Integer> {
   /** The drivers a device may name, from the catalog (help text, shell completion). */
   static final class DriverNames extends ArrayList<String> {
     DriverNames() {
-      super(DriverCatalog.standard().names());
+      super(StandardDrivers.catalog().names());
     }
   }
 

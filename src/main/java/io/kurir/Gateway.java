@@ -1,5 +1,6 @@
 package io.kurir;
 
+import io.kurir.api.DriverRouteTable;
 import io.kurir.api.HttpApi;
 import io.kurir.api.ListeningSocket;
 import io.kurir.api.RemoteMedia;
@@ -65,7 +66,9 @@ import io.kurir.store.InstanceLock;
 import io.kurir.store.SecretKeys;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.MobileCs;
+import io.kurir.tenant.TenantDeviceLookup;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
@@ -150,7 +153,8 @@ public final class Gateway implements AutoCloseable {
       // One instance: its lock orders keeping a file against the sweep's removing it.
       MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
       this.mediaSweep = new MediaSweep(mediaFiles, db, clock, settings.media().keepFor());
-      this.tenants = new Tenants(db, ids, clock, settings.zone(), phones, catalog);
+      this.tenants =
+          new Tenants(db, ids, clock, settings.zone(), phones, DeviceDrivers.of(catalog));
       this.drivers =
           Drivers.load(
               catalog,
@@ -328,11 +332,19 @@ public final class Gateway implements AutoCloseable {
               mediaFiles,
               timestamps,
               settings.media().maxKb()));
+      // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the
+      // control routes take the admin token, except in the demo, which is open by design.
       DriverRoutesContext routesContext =
-          new DriverRoutesContext(
-              tenants, phones, timestamps, settings.adminTokenIfSet(), settings.demo());
+          new DriverRoutesContext(new TenantDeviceLookup(tenants), phones, timestamps);
+      Optional<String> controlToken =
+          settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
       for (DriverFactory f : catalog.factories()) {
-        drivers.named(f.name()).ifPresent(d -> tables.addAll(f.routes(d, routesContext)));
+        drivers
+            .named(f.name())
+            .ifPresent(
+                d ->
+                    f.routes(d, routesContext)
+                        .forEach(r -> tables.add(new DriverRouteTable(r, controlToken))));
       }
       tables.add(new ApiDocsRoutes(VERSION));
       tables.addAll(extraRoutes);
@@ -379,7 +391,7 @@ public final class Gateway implements AutoCloseable {
 
   /** Starts a gateway with its own sandbox network. */
   public static Gateway start(Settings settings, Clock clock) {
-    return new Gateway(settings, clock, DriverCatalog.standard(), List.of());
+    return new Gateway(settings, clock, StandardDrivers.catalog(), List.of());
   }
 
   /** Starts a gateway on an existing sandbox network, which outlives it (restart tests). */
@@ -387,7 +399,7 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(
         settings,
         clock,
-        DriverCatalog.standard().with(new SandboxDriverFactory(sandbox)),
+        StandardDrivers.catalog().with(new SandboxDriverFactory(sandbox)),
         List.of());
   }
 
@@ -405,7 +417,7 @@ public final class Gateway implements AutoCloseable {
    * benchmark's no-op endpoint, which measures the HTTP stack's ceiling.
    */
   public static Gateway start(Settings settings, Clock clock, List<RouteTable> extraRoutes) {
-    return new Gateway(settings, clock, DriverCatalog.standard(), extraRoutes);
+    return new Gateway(settings, clock, StandardDrivers.catalog(), extraRoutes);
   }
 
   /** Every route it serves, as {@code "METHOD /path"} ({@link HttpApi#servedRoutes}). */
@@ -494,7 +506,10 @@ public final class Gateway implements AutoCloseable {
     return drivers.all().stream()
         .filter(SimulatedPhones.class::isInstance)
         .findFirst()
-        .map(d -> new ConsoleDeps.SimulatedPhone(d.name(), ((SimulatedPhones) d)::scanCurrentCode));
+        .map(
+            d ->
+                new ConsoleDeps.SimulatedPhone(
+                    d.name(), device -> ((SimulatedPhones) d).scanCurrentCode(device.ref())));
   }
 
   private Optional<SandboxNetwork> sandboxNetwork() {

@@ -255,7 +255,7 @@ public final class Kurir implements Callable<Integer> {
     String secondQr =
         gateway
             .sandbox()
-            .pairingCodeOf(secondDevice)
+            .pairingCodeOf(secondDevice.ref())
             .map(QrCodes::terminal)
             .orElse("(the second device is paired already: log it out to pair it again)\n");
     String phone = "6281234567890";

@@ -307,11 +307,7 @@ public final class HttpApi implements AutoCloseable {
 
   /** The family's name for metrics: {@code EcoRoutes} → {@code eco}. */
   private static String familyOf(RouteTable table) {
-    return table
-        .getClass()
-        .getSimpleName()
-        .replaceAll("Routes$", "")
-        .toLowerCase(java.util.Locale.ROOT);
+    return table.family();
   }
 
   /**

@@ -13,6 +13,14 @@ public interface RouteTable {
     return java.util.List.of(pathPrefix());
   }
 
+  /**
+   * The family's name, the {@code family} label of the request metrics: the class's name without
+   * {@code Routes}, in lower case ({@code EcoRoutes} → {@code eco}).
+   */
+  default String family() {
+    return getClass().getSimpleName().replaceAll("Routes$", "").toLowerCase(java.util.Locale.ROOT);
+  }
+
   ErrorStyle errorStyle();
 
   void addTo(RoutesConfig routes);

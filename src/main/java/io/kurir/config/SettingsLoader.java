@@ -1,5 +1,6 @@
 package io.kurir.config;
 
+import io.kurir.StandardDrivers;
 import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverSettings;
 import io.kurir.store.DatabaseLocation;
@@ -104,7 +105,7 @@ public final class SettingsLoader {
           new Definition("secrets.key", "", ""));
 
   /** Every driver's settings section, {@code drivers.<driver>.<key>}, comes from its factory. */
-  private static final DriverCatalog CATALOG = DriverCatalog.standard();
+  private static final DriverCatalog CATALOG = StandardDrivers.catalog();
 
   /** The settings of this version: the table above and every driver's section. */
   private static final List<Definition> ALL = allDefinitions();

@@ -22,6 +22,22 @@ public enum DeviceState {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The state a driver reports, as the core stores and shows it. Exhaustive on purpose: a state a
+   * driver gains must be given its place here (and in the contract's {@code qr_status}) before it
+   * compiles.
+   */
+  public static DeviceState of(io.kurir.driver.DeviceState reported) {
+    return switch (reported) {
+      case NONE -> NONE;
+      case ONLINE -> ONLINE;
+      case OFFLINE -> OFFLINE;
+      case REFRESH_IT -> REFRESH_IT;
+      case FAILED -> FAILED;
+      case PORT_DOWN -> PORT_DOWN;
+    };
+  }
+
   public static DeviceState ofWireName(String name) {
     return valueOf(name.toUpperCase(Locale.ROOT));
   }

@@ -61,12 +61,13 @@ public final class QueueHolds {
     if (!holds.release(device.id())) {
       return false;
     }
-    Driver driver = drivers.of(device);
-    driver.resume(device);
+    Driver driver = drivers.of(device.ref());
+    driver.resume(device.ref());
     if (holds.isHeld(device.id())) {
       return true; // the driver checked again and the cause is still there: held again
     }
-    DeviceState now = driver.isRunning() ? driver.state(device) : DeviceState.PORT_DOWN;
+    DeviceState now =
+        driver.isRunning() ? DeviceState.of(driver.state(device.ref())) : DeviceState.PORT_DOWN;
     states.record(device.id(), now, "resumed: " + why);
     try (var ids = io.kurir.logging.LogIds.device(device.id())) {
       log.info("device {}: its queue resumes ({})", device.id(), why);

@@ -42,7 +42,7 @@ public final class SessionEvents implements DriverListener {
         holds != null
             ? holds::hold
             : (deviceId, reason) -> {
-              stateChanged(deviceId, DeviceState.FAILED, reason);
+              stateChanged(deviceId, io.kurir.driver.DeviceState.FAILED, reason);
               messages.connectionChanged(deviceId, false);
             };
   }
@@ -79,7 +79,8 @@ public final class SessionEvents implements DriverListener {
   }
 
   @Override
-  public void stateChanged(long deviceId, DeviceState state, String reason) {
+  public void stateChanged(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
+    DeviceState state = DeviceState.of(reported);
     // Not waited for: a driver's thread must not stall on a commit.
     states
         .recordLater(deviceId, state, reason)

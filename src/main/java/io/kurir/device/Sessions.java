@@ -55,8 +55,8 @@ public final class Sessions {
     if (holds.reason(device.id()).isPresent()) {
       return Optional.of(DeviceState.FAILED);
     }
-    Driver driver = drivers.of(device);
-    return driver.isRunning() ? Optional.of(driver.state(device)) : Optional.empty();
+    Driver driver = drivers.of(device.ref());
+    return driver.isRunning() ? Optional.of(stateOf(driver, device)) : Optional.empty();
   }
 
   /**
@@ -109,7 +109,7 @@ public final class Sessions {
    * what cannot be reached, and what to do.
    */
   public String downReason(Device device) {
-    return drivers.of(device).downReason();
+    return drivers.of(device.ref()).downReason();
   }
 
   /**
@@ -120,11 +120,11 @@ public final class Sessions {
   public void reconcile(List<Device> devices) {
     Map<Long, DeviceState> stored = states.all();
     for (Device device : devices) {
-      Driver driver = drivers.of(device);
+      Driver driver = drivers.of(device.ref());
       if (!driver.isRunning()) {
         continue;
       }
-      DeviceState now = driver.state(device);
+      DeviceState now = stateOf(driver, device);
       if (stored.getOrDefault(device.id(), DeviceState.NONE) != now) {
         states.record(device.id(), now, "found " + now.wireName() + " when the gateway started");
       }
@@ -147,21 +147,21 @@ public final class Sessions {
   }
 
   public Pairing pairing(Device device) {
-    Driver driver = drivers.of(device);
+    Driver driver = drivers.of(device.ref());
     if (!driver.isRunning()) {
       return new Pairing.DriverDown();
     }
-    DeviceState state = driver.state(device);
+    DeviceState state = stateOf(driver, device);
     if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
       return new Pairing.AlreadyPaired();
     }
-    Optional<String> code = driver.pairingCode(device);
+    Optional<String> code = driver.pairingCode(device.ref());
     if (code.isPresent()) {
       return new Pairing.Code(code.get(), QrCodes.pngDataUrl(code.get()));
     }
     // A driver whose devices are linked without a code (an API token) links the device again
     // when asked for one: it is then paired, as far as the caller is concerned.
-    DeviceState now = driver.state(device);
+    DeviceState now = stateOf(driver, device);
     return now == DeviceState.ONLINE || now == DeviceState.OFFLINE
         ? new Pairing.AlreadyPaired()
         : new Pairing.Unavailable();
@@ -173,15 +173,15 @@ public final class Sessions {
    * down, the device is paired).
    */
   public Optional<String> pairingObstacle(Device device) {
-    Driver driver = drivers.of(device);
+    Driver driver = drivers.of(device.ref());
     if (!driver.isRunning()) {
       return Optional.empty();
     }
-    DeviceState state = driver.state(device);
+    DeviceState state = stateOf(driver, device);
     if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
       return Optional.empty();
     }
-    return driver.pairingObstacle(device);
+    return driver.pairingObstacle(device.ref());
   }
 
   /** What a request for a link code (a pairing code typed on the phone) gave. */
@@ -198,26 +198,31 @@ public final class Sessions {
 
   /** A code that links the device's number when typed on its phone, instead of the QR code. */
   public LinkCode linkCode(Device device) {
-    Driver driver = drivers.of(device);
+    Driver driver = drivers.of(device.ref());
     if (!driver.isRunning()) {
       return new LinkCode.DriverDown();
     }
-    DeviceState state = driver.state(device);
+    DeviceState state = stateOf(driver, device);
     if (state == DeviceState.ONLINE || state == DeviceState.OFFLINE) {
       return new LinkCode.AlreadyPaired();
     }
     return driver
-        .linkCode(device)
+        .linkCode(device.ref())
         .<LinkCode>map(LinkCode.Code::new)
         .orElse(new LinkCode.Unavailable());
   }
 
   public Logout logout(Device device) {
-    Driver driver = drivers.of(device);
+    Driver driver = drivers.of(device.ref());
     if (!driver.isRunning()) {
       return Logout.DRIVER_DOWN;
     }
-    return driver.logout(device) ? Logout.DONE : Logout.NOT_PAIRED;
+    return driver.logout(device.ref()) ? Logout.DONE : Logout.NOT_PAIRED;
+  }
+
+  /** The driver's state of {@code device}, as the core's. */
+  private static DeviceState stateOf(Driver driver, Device device) {
+    return DeviceState.of(driver.state(device.ref()));
   }
 
   public DeviceStates states() {

@@ -1,7 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.device.DeviceState;
-import io.kurir.tenant.Device;
 import java.util.Optional;
 
 /**
@@ -32,20 +30,20 @@ public interface Driver extends AutoCloseable {
    * phone_offline} at once, and the device's messages wait), and sets the session up itself once it
    * can reach it again, trying with back-off in the meantime.
    */
-  default void attach(Device device) {}
+  default void attach(DeviceRef device) {}
 
   /**
    * This gateway no longer sends for {@code device}: it stopped, gave the lease up, or the device
    * was disabled. The network's session is kept (another node may attach it); idempotent.
    */
-  default void detach(Device device) {}
+  default void detach(DeviceRef device) {}
 
   /**
    * The core resumes {@code device} after a {@link DriverListener#hold}: its configuration changed
    * or an operator asked to retry it. A driver forgets what made it refuse the device and checks
    * again on the next send (or now); idempotent.
    */
-  default void resume(Device device) {}
+  default void resume(DeviceRef device) {}
 
   /**
    * The media types (such as {@code image/jpeg}) the network takes for a message of {@code kind}
@@ -57,7 +55,7 @@ public interface Driver extends AutoCloseable {
   }
 
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
-  boolean isConnected(Device device);
+  boolean isConnected(DeviceRef device);
 
   /**
    * Whether the network treats a second send of the same Kurir message id as the first. Only then
@@ -70,13 +68,13 @@ public interface Driver extends AutoCloseable {
    * Sends one message and returns what happened. Called by the device's sender after the attempt
    * was committed as {@code sending}; several calls for one device may be under way at once.
    */
-  SendOutcome send(Device device, OutgoingMessage message);
+  SendOutcome send(DeviceRef device, OutgoingMessage message);
 
   /** Whether {@code e164} has an account on the network, asked through {@code device}. */
-  NumberCheck checkNumber(Device device, String e164);
+  NumberCheck checkNumber(DeviceRef device, String e164);
 
   /** The device's session state as the driver sees it now. */
-  DeviceState state(Device device);
+  DeviceState state(DeviceRef device);
 
   /**
    * The payload to show as a QR code so that the device's phone can link it: the current one, or a
@@ -85,14 +83,14 @@ public interface Driver extends AutoCloseable {
    * code (an API token): such a driver links a logged-out device again here, and the core then
    * answers as for a paired device.
    */
-  Optional<String> pairingCode(Device device);
+  Optional<String> pairingCode(DeviceRef device);
 
   /**
    * A code the owner of the device's phone types in WhatsApp (Linked devices → Link with phone
    * number instead) to link the device's number, as an alternative to the QR code. Empty when the
    * driver has no such code, or cannot ask for one now.
    */
-  default Optional<String> linkCode(Device device) {
+  default Optional<String> linkCode(DeviceRef device) {
     return Optional.empty();
   }
 
@@ -101,12 +99,12 @@ public interface Driver extends AutoCloseable {
    * that says what the operator must change; empty when it can be. {@code ./kurir admin device qr}
    * and the Admin API say it instead of showing codes that nothing can scan.
    */
-  default Optional<String> pairingObstacle(Device device) {
+  default Optional<String> pairingObstacle(DeviceRef device) {
     return Optional.empty();
   }
 
   /** Ends the device's session; false when it had none. */
-  boolean logout(Device device);
+  boolean logout(DeviceRef device);
 
   /** Whether the driver is running and can be asked at all ({@code port_down} when not). */
   default boolean isRunning() {
@@ -123,10 +121,10 @@ public interface Driver extends AutoCloseable {
   }
 
   /** The id of the group named {@code name} that {@code device} is in, if any. */
-  Optional<String> groupIdByName(Device device, String name);
+  Optional<String> groupIdByName(DeviceRef device, String name);
 
   /** The members of group {@code groupId}, as {@code device} sees them. */
-  GroupMembers groupMembers(Device device, String groupId);
+  GroupMembers groupMembers(DeviceRef device, String groupId);
 
   @Override
   void close();

@@ -1,9 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.driver.cloud.CloudDriverFactory;
-import io.kurir.driver.sandbox.SandboxDriverFactory;
-import io.kurir.driver.waha.WahaDriverFactory;
-import io.kurir.tenant.DeviceDrivers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,14 +9,17 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Every driver Kurir can load, by name: the one registry. Settings, the Admin API and the command
- * line ask it which drivers exist, what settings their sections hold and what a device of each may
- * be configured with; nothing else names a driver. The first listed is the default of a device
+ * The drivers a gateway can load, by name: their factories, and what follows from them. Settings,
+ * the Admin API and the command line ask it which drivers exist, what settings their sections hold
+ * and what a device of each may be configured with. The first listed is the default of a device
  * created without one.
+ *
+ * <p>It names no driver: the gateway's wiring lists the drivers that ship with Kurir ({@code
+ * io.kurir.StandardDrivers}), so that the interface's package does not import its implementations.
  *
  * <p>Immutable and thread-safe.
  */
-public final class DriverCatalog implements DeviceDrivers {
+public final class DriverCatalog {
 
   /** Configuration keys every driver takes: a device's own pacing. */
   static final List<ConfigKey> COMMON_KEYS =
@@ -48,13 +47,7 @@ public final class DriverCatalog implements DeviceDrivers {
     }
   }
 
-  /** The drivers that ship with Kurir. */
-  public static DriverCatalog standard() {
-    return new DriverCatalog(
-        List.of(new SandboxDriverFactory(), new CloudDriverFactory(), new WahaDriverFactory()));
-  }
-
-  /** The standard drivers, with {@code replacement} in place of the one of the same name. */
+  /** These drivers, with {@code replacement} in place of the one of the same name. */
   public DriverCatalog with(DriverFactory replacement) {
     List<DriverFactory> all = new ArrayList<>();
     boolean replaced = false;
@@ -69,12 +62,12 @@ public final class DriverCatalog implements DeviceDrivers {
     return new DriverCatalog(all);
   }
 
-  @Override
+  /** Every driver a device may name. */
   public Set<String> names() {
     return byName.keySet();
   }
 
-  @Override
+  /** The driver of a device created without one: the first listed. */
   public String defaultName() {
     return byName.keySet().iterator().next();
   }
@@ -107,7 +100,11 @@ public final class DriverCatalog implements DeviceDrivers {
     return keys;
   }
 
-  @Override
+  /**
+   * The configuration a device of {@code driver} would have after {@code changes} are applied to
+   * {@code current} (an empty value removes a key); throws {@link IllegalArgumentException} naming
+   * the key when a key is unknown, a value is not valid or a required key is missing.
+   */
   public Map<String, String> configure(
       String driver, Map<String, String> current, Map<String, String> changes) {
     DriverFactory f =
@@ -153,7 +150,7 @@ public final class DriverCatalog implements DeviceDrivers {
     return next;
   }
 
-  @Override
+  /** Whether {@code key} of {@code driver}'s configuration is a secret, never shown. */
   public boolean isSecret(String driver, String key) {
     return find(driver)
         .map(f -> f.deviceConfigKeys().stream().anyMatch(k -> k.name().equals(key) && k.secret()))

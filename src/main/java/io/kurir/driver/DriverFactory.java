@@ -42,10 +42,12 @@ public interface DriverFactory {
   Driver create(DriverContext context);
 
   /**
-   * The HTTP routes of {@code driver}: the network's webhooks under {@code /drivers/<name>/}, and
-   * any control API of its own. Served on the gateway's port with the other API families.
+   * The HTTP routes of {@code driver}, as data: the network's webhooks under {@code
+   * /drivers/<name>/}, and any control API of its own. Served on the gateway's port with the other
+   * API families; the HTTP layer reads each request, guards it as its route's {@link
+   * DriverRoute.Access} says and writes the reply.
    */
-  default List<io.kurir.api.RouteTable> routes(Driver driver, DriverRoutesContext context) {
+  default List<DriverRoutes> routes(Driver driver, DriverRoutesContext context) {
     return List.of();
   }
 }

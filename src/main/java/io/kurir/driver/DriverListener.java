@@ -1,7 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.device.DeviceState;
-
 /**
  * What a driver tells the core. Calls may come from any thread and return quickly: none of them
  * waits for a database commit, except {@link #incoming}, whose caller acknowledges the message to

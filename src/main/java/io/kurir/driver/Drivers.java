@@ -1,7 +1,6 @@
 package io.kurir.driver;
 
 import io.kurir.store.Database;
-import io.kurir.tenant.Device;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -23,7 +22,7 @@ public final class Drivers implements AutoCloseable {
 
   /** A device whose driver this gateway did not load (a driver since switched off). */
   public static final class NotLoaded extends IllegalStateException {
-    NotLoaded(Device device) {
+    NotLoaded(DeviceRef device) {
       super(
           "device " + device.id() + " uses driver '" + device.driver() + "', which is not loaded");
     }
@@ -85,7 +84,7 @@ public final class Drivers implements AutoCloseable {
   }
 
   /** The driver of {@code device}; {@link NotLoaded} when this gateway has not loaded it. */
-  public Driver of(Device device) {
+  public Driver of(DeviceRef device) {
     Driver driver = byName.get(device.driver());
     if (driver == null) {
       throw new NotLoaded(device);
@@ -99,7 +98,7 @@ public final class Drivers implements AutoCloseable {
   }
 
   /** How fast {@code device} sends: its own configuration over its driver's default. */
-  public Pacing pacingOf(Device device) {
+  public Pacing pacingOf(DeviceRef device) {
     return configOf.apply(device.id()).pacing(pacing.getOrDefault(device.driver(), Pacing.OFF));
   }
 

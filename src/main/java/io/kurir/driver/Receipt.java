@@ -24,6 +24,15 @@ public record Receipt(
     Optional<String> reason,
     Instant at) {
 
+  /**
+   * The {@code reason} of a failed receipt whose recipient has no account on the network (as a send
+   * that answered {@link SendOutcome.NotFound}); the core's reason of the same name.
+   */
+  public static final String NUMBER_NOT_FOUND = "number_not_found";
+
+  /** The {@code reason} of a failed receipt for any other failure; the core's of the same name. */
+  public static final String DRIVER_ERROR = "driver_error";
+
   /** Receipts, in the order they happen on a phone; {@code FAILED} ends a message that went out. */
   public enum Status {
     DELIVERED,

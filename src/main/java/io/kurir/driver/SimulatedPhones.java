@@ -1,7 +1,5 @@
 package io.kurir.driver;
 
-import io.kurir.tenant.Device;
-
 /**
  * What a driver over a simulated network offers besides sending: a phone of that network that scans
  * the QR code shown for a device now, as a person would with a real phone. The console offers it as
@@ -10,5 +8,5 @@ import io.kurir.tenant.Device;
 public interface SimulatedPhones {
 
   /** Scans the code shown for {@code device} now: true when that linked the device. */
-  boolean scanCurrentCode(Device device);
+  boolean scanCurrentCode(DeviceRef device);
 }

@@ -467,7 +467,7 @@ final class DeviceSender {
 
   /** Whether the device may send now: its queue is not held and its driver says it is connected. */
   private boolean canSend() {
-    return !held.test(device.id()) && driver.isConnected(device);
+    return !held.test(device.id()) && driver.isConnected(device.ref());
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -738,7 +738,7 @@ final class DeviceSender {
     if (attached) {
       attached = false;
       try {
-        driver.detach(device);
+        driver.detach(device.ref());
       } catch (RuntimeException e) {
         log.warn("driver {}: detach of device {}: {}", driver.name(), device.id(), e.toString());
       }
@@ -770,7 +770,8 @@ final class DeviceSender {
     // now (a configuration it lacks, a bug) is asked again after a wait that grows while it keeps
     // failing (failedTry), and what a crash left "sending" is not skipped.
     try {
-      driver.attach(device); // before anything is sent: a driver may set the device's session up
+      // Before anything is sent: a driver may set the device's session up.
+      driver.attach(device.ref());
     } catch (RuntimeException | Error e) {
       attachFailing = true; // this node holds the lease: its sync callers may be answered
       throw e;
@@ -1415,7 +1416,7 @@ final class DeviceSender {
   private SendOutcome sendOrFailure(Message m) {
     try {
       return driver.send(
-          device,
+          device.ref(),
           new OutgoingMessage(
               m.id(),
               m.recipient(),
@@ -1461,7 +1462,7 @@ final class DeviceSender {
     if (stuckRecorded) {
       stuckRecorded = false;
       try {
-        trouble.worksAgain(device.id(), driver.state(device));
+        trouble.worksAgain(device.id(), io.kurir.device.DeviceState.of(driver.state(device.ref())));
       } catch (RuntimeException e) {
         log.warn("device {}: its state not recorded: {}", device.id(), e.toString());
       }

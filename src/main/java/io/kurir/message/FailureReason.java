@@ -2,10 +2,14 @@ package io.kurir.message;
 
 /** The reasons stored with a failed message; dialects turn them into their own result strings. */
 public final class FailureReason {
-  public static final String NUMBER_NOT_FOUND = "number_not_found";
+  /** As a driver's failed receipt gives it. */
+  public static final String NUMBER_NOT_FOUND = io.kurir.driver.Receipt.NUMBER_NOT_FOUND;
+
   public static final String PHONE_OFFLINE = "phone_offline";
   public static final String TIMEOUT = "timeout";
-  public static final String DRIVER_ERROR = "driver_error";
+
+  /** As a driver's failed receipt gives it. */
+  public static final String DRIVER_ERROR = io.kurir.driver.Receipt.DRIVER_ERROR;
 
   /**
    * A crash cut the attempt off before its outcome was recorded, on a network that does not

@@ -268,7 +268,7 @@ public final class Messages implements AutoCloseable {
     }
     if (request.media().isPresent()
         && drivers.names().contains(device.driver())
-        && !carries(drivers.of(device), request.kind(), request.media().get().mimeType())) {
+        && !carries(drivers.of(device.ref()), request.kind(), request.media().get().mimeType())) {
       throw new SendRefused(
           SendRefused.Reason.MEDIA_TYPE_NOT_SUPPORTED,
           "the device's network does not take "
@@ -277,7 +277,8 @@ public final class Messages implements AutoCloseable {
               + request.media().get().mimeType()
               + "; it takes "
               + String.join(
-                  ", ", new java.util.TreeSet<>(drivers.of(device).mediaTypes(request.kind()))));
+                  ", ",
+                  new java.util.TreeSet<>(drivers.of(device.ref()).mediaTypes(request.kind()))));
     }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
@@ -730,21 +731,21 @@ public final class Messages implements AutoCloseable {
   }
 
   public NumberCheck checkNumber(Device device, String e164) {
-    return drivers.of(device).checkNumber(device, e164);
+    return drivers.of(device.ref()).checkNumber(device.ref(), e164);
   }
 
   /** Whether {@code device} can send right now. */
   public boolean isConnected(Device device) {
-    return drivers.of(device).isConnected(device);
+    return drivers.of(device.ref()).isConnected(device.ref());
   }
 
   /** The id of the group {@code device} is in that is called {@code name}, if any. */
   public Optional<String> groupIdByName(Device device, String name) {
-    return drivers.of(device).groupIdByName(device, name);
+    return drivers.of(device.ref()).groupIdByName(device.ref(), name);
   }
 
   public GroupMembers groupMembers(Device device, String groupId) {
-    return drivers.of(device).groupMembers(device, groupId);
+    return drivers.of(device.ref()).groupMembers(device.ref(), groupId);
   }
 
   /** Whether the device's sender is idle, with nothing pending (tests wait on it). */
@@ -788,7 +789,7 @@ public final class Messages implements AutoCloseable {
                 new DeviceSender(
                     device,
                     tenants::device,
-                    drivers.of(device),
+                    drivers.of(device.ref()),
                     store,
                     leases,
                     ownership,
@@ -797,7 +798,7 @@ public final class Messages implements AutoCloseable {
                     media,
                     clock,
                     tenants.zone(),
-                    () -> drivers.pacingOf(device),
+                    () -> drivers.pacingOf(device.ref()),
                     observer,
                     new SenderTrouble() { // read when told: set after the senders may start
                       @Override

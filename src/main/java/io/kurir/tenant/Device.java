@@ -1,5 +1,6 @@
 package io.kurir.tenant;
 
+import io.kurir.driver.DeviceRef;
 import java.time.Instant;
 
 /**
@@ -20,4 +21,10 @@ public record Device(
     String crmDeviceId,
     String driver,
     boolean disabled,
-    Instant createdAt) {}
+    Instant createdAt) {
+
+  /** The device as its driver sees it: id, number and driver name, no credentials. */
+  public DeviceRef ref() {
+    return new DeviceRef(id, number, driver);
+  }
+}

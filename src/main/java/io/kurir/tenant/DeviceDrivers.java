@@ -1,14 +1,41 @@
 package io.kurir.tenant;
 
+import io.kurir.driver.DriverCatalog;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * What the tenant rules need to know of drivers when a device is created or configured: which
- * exist, which is the default, and which configuration each accepts. Implemented by the driver
- * catalog; the core names no driver.
+ * exist, which is the default, and which configuration each accepts. Answered by the driver catalog
+ * ({@link #of}); the core names no driver.
  */
 public interface DeviceDrivers {
+
+  /** What {@code catalog} answers (the catalog itself knows nothing of tenants). */
+  static DeviceDrivers of(DriverCatalog catalog) {
+    return new DeviceDrivers() {
+      @Override
+      public java.util.Set<String> names() {
+        return catalog.names();
+      }
+
+      @Override
+      public String defaultName() {
+        return catalog.defaultName();
+      }
+
+      @Override
+      public Map<String, String> configure(
+          String driver, Map<String, String> current, Map<String, String> changes) {
+        return catalog.configure(driver, current, changes);
+      }
+
+      @Override
+      public boolean isSecret(String driver, String key) {
+        return catalog.isSecret(driver, key);
+      }
+    };
+  }
 
   /** Every driver a device may name. */
   Set<String> names();

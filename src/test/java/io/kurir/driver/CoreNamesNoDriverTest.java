@@ -2,6 +2,7 @@ package io.kurir.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.StandardDrivers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ class CoreNamesNoDriverTest {
   @Test
   void noSourceOutsideADriversPackageWritesItsName() throws IOException {
     List<String> found = new ArrayList<>();
-    for (String driver : DriverCatalog.standard().names()) {
+    for (String driver : StandardDrivers.catalog().names()) {
       Path own = SOURCES.resolve("driver").resolve(driver);
       try (Stream<Path> files = Files.walk(SOURCES)) {
         for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
@@ -44,7 +45,7 @@ class CoreNamesNoDriverTest {
   @Test
   void everyStandardDriverHasItsOwnPackage() {
     // Otherwise the test above would look for a name where no source could write it.
-    for (String driver : DriverCatalog.standard().names()) {
+    for (String driver : StandardDrivers.catalog().names()) {
       assertThat(SOURCES.resolve("driver").resolve(driver)).isDirectory();
     }
   }

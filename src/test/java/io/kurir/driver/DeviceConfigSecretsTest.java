@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kurir.StandardDrivers;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
@@ -48,7 +50,13 @@ class DeviceConfigSecretsTest {
       Clock clock = Clock.systemUTC();
       Database db = TestDatabases.open(TestDatabases.at(dir.resolve("k.db")));
       Tenants tenants =
-          new Tenants(db, new IdGenerator(clock, 0), clock, ZONE, new PhoneNumbers("ID"), catalog);
+          new Tenants(
+              db,
+              new IdGenerator(clock, 0),
+              clock,
+              ZONE,
+              new PhoneNumbers("ID"),
+              DeviceDrivers.of(catalog));
       Drivers drivers =
           Drivers.load(
               catalog,
@@ -162,7 +170,7 @@ class DeviceConfigSecretsTest {
               clock,
               ZONE,
               new PhoneNumbers("ID"),
-              DriverCatalog.standard());
+              DeviceDrivers.of(StandardDrivers.catalog()));
       assertThat(without.deviceConfigShown(device))
           .as("whether a key was secret is not known any more")
           .containsOnlyKeys("access-token", "account-id", "label")

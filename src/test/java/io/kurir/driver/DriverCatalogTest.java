@@ -3,11 +3,13 @@ package io.kurir.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kurir.StandardDrivers;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.Tenants;
 import io.kurir.testing.ScriptedDriver;
 import java.nio.file.Path;
@@ -32,7 +34,7 @@ class DriverCatalogTest {
 
   @Test
   void theStandardCatalogHasTheSandboxFirstAndWithAddsOrReplaces() {
-    DriverCatalog standard = DriverCatalog.standard();
+    DriverCatalog standard = StandardDrivers.catalog();
     assertThat(standard.names()).containsExactly("sandbox", "cloud", "waha");
     assertThat(standard.defaultName()).isEqualTo("sandbox");
     assertThat(standard.settings())
@@ -100,7 +102,7 @@ class DriverCatalogTest {
               clock,
               ZoneId.of("Asia/Jakarta"),
               new PhoneNumbers("ID"),
-              DriverCatalog.standard());
+              DeviceDrivers.of(StandardDrivers.catalog()));
       var partner = tenants.createPartner("P", "");
       var license = tenants.createLicense(partner.id(), "L", "", null, List.of());
       device = tenants.createDevice(license.id(), "+6281100007951", "sandbox");

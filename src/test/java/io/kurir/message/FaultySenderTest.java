@@ -17,6 +17,7 @@ import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.Tenants;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.TestDatabases;
@@ -54,12 +55,12 @@ class FaultySenderTest {
     }
 
     @Override
-    public boolean isConnected(Device device) {
+    public boolean isConnected(io.kurir.driver.DeviceRef device) {
       return true;
     }
 
     @Override
-    public SendOutcome send(Device device, OutgoingMessage message) {
+    public SendOutcome send(io.kurir.driver.DeviceRef device, OutgoingMessage message) {
       if (calls.getAndIncrement() == 0) {
         throw new StackOverflowError("a driver bug");
       }
@@ -68,32 +69,33 @@ class FaultySenderTest {
     }
 
     @Override
-    public NumberCheck checkNumber(Device device, String e164) {
+    public NumberCheck checkNumber(io.kurir.driver.DeviceRef device, String e164) {
       return NumberCheck.EXISTS;
     }
 
     @Override
-    public io.kurir.device.DeviceState state(Device device) {
-      return io.kurir.device.DeviceState.ONLINE;
+    public io.kurir.driver.DeviceState state(io.kurir.driver.DeviceRef device) {
+      return io.kurir.driver.DeviceState.ONLINE;
     }
 
     @Override
-    public java.util.Optional<String> pairingCode(Device device) {
+    public java.util.Optional<String> pairingCode(io.kurir.driver.DeviceRef device) {
       return java.util.Optional.empty();
     }
 
     @Override
-    public boolean logout(Device device) {
+    public boolean logout(io.kurir.driver.DeviceRef device) {
       return false;
     }
 
     @Override
-    public java.util.Optional<String> groupIdByName(Device device, String name) {
+    public java.util.Optional<String> groupIdByName(io.kurir.driver.DeviceRef device, String name) {
       return java.util.Optional.empty();
     }
 
     @Override
-    public io.kurir.driver.GroupMembers groupMembers(Device device, String groupId) {
+    public io.kurir.driver.GroupMembers groupMembers(
+        io.kurir.driver.DeviceRef device, String groupId) {
       return new io.kurir.driver.GroupMembers.NotFound();
     }
 
@@ -137,7 +139,7 @@ class FaultySenderTest {
               clock,
               ZoneId.of("Asia/Jakarta"),
               new PhoneNumbers("ID"),
-              new DriverCatalog(List.of(new FaultyFactory(driver))));
+              DeviceDrivers.of(new DriverCatalog(List.of(new FaultyFactory(driver)))));
       var partner = tenants.createPartner("P", "");
       var license = tenants.createLicense(partner.id(), "L", "", null, List.of());
       Device device = tenants.createDevice(license.id(), "+6281100000042", "faulty");

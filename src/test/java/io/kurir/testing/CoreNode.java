@@ -15,6 +15,7 @@ import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
+import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ public final class CoreNode implements AutoCloseable {
             clock,
             ZONE,
             new PhoneNumbers("ID"),
-            new DriverCatalog(List.of(new ScriptedDriver.Factory(driver))));
+            DeviceDrivers.of(new DriverCatalog(List.of(new ScriptedDriver.Factory(driver)))));
     this.messages =
         new Messages(
             db,

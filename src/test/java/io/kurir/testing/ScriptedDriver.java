@@ -1,20 +1,20 @@
 package io.kurir.testing;
 
-import io.kurir.api.RouteTable;
-import io.kurir.device.DeviceState;
 import io.kurir.driver.ConfigKey;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverFactory;
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.DriverRoutes;
 import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -146,7 +146,7 @@ public final class ScriptedDriver implements Driver {
   }
 
   @Override
-  public void attach(Device device) {
+  public void attach(DeviceRef device) {
     if (attachFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       events.add("attach-failed " + device.id());
       throw new IllegalStateException(attachFailure);
@@ -155,12 +155,12 @@ public final class ScriptedDriver implements Driver {
   }
 
   @Override
-  public void detach(Device device) {
+  public void detach(DeviceRef device) {
     events.add("detach " + device.id());
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return connected;
   }
 
@@ -170,7 +170,7 @@ public final class ScriptedDriver implements Driver {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     sends.add(new Call(device.id(), message, configOf.apply(device.id())));
     events.add("send " + message.id());
     try {
@@ -194,32 +194,32 @@ public final class ScriptedDriver implements Driver {
   }
 
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     return NumberCheck.EXISTS;
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     return connected ? DeviceState.ONLINE : DeviceState.OFFLINE;
   }
 
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     return Optional.empty();
   }
 
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     return false;
   }
 
   @Override
-  public Optional<String> groupIdByName(Device device, String groupName) {
+  public Optional<String> groupIdByName(DeviceRef device, String groupName) {
     return Optional.empty();
   }
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     return new GroupMembers.NotFound();
   }
 
@@ -235,7 +235,7 @@ public final class ScriptedDriver implements Driver {
   public record Factory(
       ScriptedDriver driver,
       List<ConfigKey> keys,
-      BiFunction<ScriptedDriver, DriverRoutesContext, List<RouteTable>> routeTables)
+      BiFunction<ScriptedDriver, DriverRoutesContext, List<DriverRoutes>> routeTables)
       implements DriverFactory {
 
     public Factory(ScriptedDriver driver, ConfigKey... keys) {
@@ -264,7 +264,7 @@ public final class ScriptedDriver implements Driver {
     }
 
     @Override
-    public List<RouteTable> routes(Driver made, DriverRoutesContext context) {
+    public List<DriverRoutes> routes(Driver made, DriverRoutesContext context) {
       return routeTables.apply((ScriptedDriver) made, context);
     }
   }

@@ -1,6 +1,7 @@
 package io.kurir.testing;
 
 import io.kurir.Gateway;
+import io.kurir.StandardDrivers;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
@@ -67,7 +68,7 @@ public final class TestGateway implements AutoCloseable {
   }
 
   private Gateway startGateway(Settings settings) {
-    DriverCatalog catalog = DriverCatalog.standard().with(new SandboxDriverFactory(sandbox));
+    DriverCatalog catalog = StandardDrivers.catalog().with(new SandboxDriverFactory(sandbox));
     return Gateway.start(
         settings, clock, extraDriver == null ? catalog : catalog.with(extraDriver));
   }

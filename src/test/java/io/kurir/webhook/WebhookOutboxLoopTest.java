@@ -73,7 +73,7 @@ class WebhookOutboxLoopTest {
             Clock.systemUTC(),
             ZoneId.of("Asia/Jakarta"),
             new PhoneNumbers("ID"),
-            io.kurir.driver.DriverCatalog.standard());
+            io.kurir.tenant.DeviceDrivers.of(io.kurir.StandardDrivers.catalog()));
     Partner p = tenants.createPartner("P", "");
     License l = tenants.createLicense(p.id(), "L", "", null, List.of());
     List<Device> devices = new ArrayList<>();

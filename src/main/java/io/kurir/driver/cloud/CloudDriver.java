@@ -2,8 +2,9 @@ package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.device.DeviceState;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
@@ -11,7 +12,6 @@ import io.kurir.driver.GroupMembers;
 import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,7 +92,7 @@ public final class CloudDriver implements Driver {
    * that a bad one is found now rather than at the first send.
    */
   @Override
-  public void attach(Device device) {
+  public void attach(DeviceRef device) {
     DeviceState now = state(device);
     tell(l -> l.stateChanged(device.id(), now, "attached"));
     if (now == DeviceState.ONLINE) {
@@ -106,7 +106,7 @@ public final class CloudDriver implements Driver {
    * cause is still there.
    */
   @Override
-  public void resume(Device device) {
+  public void resume(DeviceRef device) {
     sessions.clearRefusal(device.id());
     if (stateOf(device.id(), configOf.apply(device.id())) == DeviceState.ONLINE) {
       checkAccount(device.id());
@@ -172,7 +172,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return state(device) == DeviceState.ONLINE;
   }
 
@@ -183,7 +183,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     return stateOf(device.id(), configOf.apply(device.id()));
   }
 
@@ -208,7 +208,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     DeviceConfig config = configOf.apply(device.id());
     if (stateOf(device.id(), config) != DeviceState.ONLINE) {
       return new SendOutcome.DeviceUnavailable();
@@ -453,7 +453,7 @@ public final class CloudDriver implements Driver {
 
   /** The Cloud API has no look-up of accounts: a number is known only once a message went. */
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     return NumberCheck.UNKNOWN;
   }
 
@@ -462,7 +462,7 @@ public final class CloudDriver implements Driver {
    * again here, and there is no code to show.
    */
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     if (sessions.loggedOut(device.id())) {
       sessions.linkAgain(device.id());
       DeviceState now = state(device);
@@ -475,7 +475,7 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     if (sessions.loggedOut(device.id())) {
       return false;
     }
@@ -486,12 +486,12 @@ public final class CloudDriver implements Driver {
   }
 
   @Override
-  public Optional<String> groupIdByName(Device device, String name) {
+  public Optional<String> groupIdByName(DeviceRef device, String name) {
     return Optional.empty();
   }
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     return new GroupMembers.NotFound();
   }
 

@@ -1,11 +1,11 @@
 package io.kurir.driver.cloud;
 
-import io.kurir.api.RouteTable;
 import io.kurir.driver.ConfigKey;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverFactory;
+import io.kurir.driver.DriverRoutes;
 import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
@@ -120,7 +120,7 @@ public final class CloudDriverFactory implements DriverFactory {
   }
 
   @Override
-  public List<RouteTable> routes(Driver driver, DriverRoutesContext context) {
-    return List.of(new CloudWebhookRoutes((CloudDriver) driver, context.tenants()));
+  public List<DriverRoutes> routes(Driver driver, DriverRoutesContext context) {
+    return List.of(new CloudWebhookRoutes((CloudDriver) driver, context.devices()).routes());
   }
 }

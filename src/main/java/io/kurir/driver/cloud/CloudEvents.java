@@ -2,11 +2,11 @@ package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
-import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -43,7 +43,7 @@ final class CloudEvents {
     this.driver = driver;
   }
 
-  void handle(Device device, DeviceConfig config, JsonNode value) {
+  void handle(DeviceRef device, DeviceConfig config, JsonNode value) {
     for (JsonNode status : value.path("statuses")) {
       status(device, config, status);
     }
@@ -62,7 +62,7 @@ final class CloudEvents {
 
   // --- statuses
 
-  private void status(Device device, DeviceConfig config, JsonNode status) {
+  private void status(DeviceRef device, DeviceConfig config, JsonNode status) {
     String networkId = status.path("id").asText("");
     if (networkId.isBlank()) {
       return;
@@ -115,7 +115,7 @@ final class CloudEvents {
    * that had gone out already (its {@code sent} status came first).
    */
   private void failed(
-      Device device,
+      DeviceRef device,
       DeviceConfig config,
       JsonNode status,
       String networkId,
@@ -166,9 +166,9 @@ final class CloudEvents {
     kurirId.ifPresent(id -> driver.tell(l -> l.outcome(device.id(), id, outcome)));
     String reason =
         switch (outcome) {
-          case SendOutcome.NotFound nf -> io.kurir.message.FailureReason.NUMBER_NOT_FOUND;
+          case SendOutcome.NotFound nf -> Receipt.NUMBER_NOT_FOUND;
           case SendOutcome.Permanent p -> p.reason();
-          default -> io.kurir.message.FailureReason.DRIVER_ERROR;
+          default -> Receipt.DRIVER_ERROR;
         };
     receipt(device.id(), networkId, Receipt.Status.FAILED, Optional.of(reason), at);
   }
@@ -206,7 +206,7 @@ final class CloudEvents {
         .map(io.kurir.driver.ContactId::bsuid);
   }
 
-  private void incoming(Device device, DeviceConfig config, JsonNode message, JsonNode contact) {
+  private void incoming(DeviceRef device, DeviceConfig config, JsonNode message, JsonNode contact) {
     String networkId = message.path("id").asText("");
     String from = message.path("from").asText(contact.path("wa_id").asText(""));
     Optional<io.kurir.driver.ContactId> bsuid = bsuidOf(message, contact);
@@ -281,7 +281,7 @@ final class CloudEvents {
    * from that URL with the same token, kept under the driver's folder by the message's id.
    */
   private IncomingMessage.Media fetchMedia(
-      Device device, DeviceConfig config, String networkId, String type, JsonNode content) {
+      DeviceRef device, DeviceConfig config, String networkId, String type, JsonNode content) {
     String mediaId = content.path("id").asText("");
     String mime = content.path("mime_type").asText("application/octet-stream");
     if (!mediaId.matches("[A-Za-z0-9_.-]{1,128}")) {

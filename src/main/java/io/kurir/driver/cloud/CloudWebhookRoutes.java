@@ -1,15 +1,15 @@
 package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
-import io.kurir.api.ApiException;
-import io.kurir.api.ErrorStyle;
-import io.kurir.api.RouteTable;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceLookup;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DriverReply;
+import io.kurir.driver.DriverRequest;
+import io.kurir.driver.DriverRoute;
+import io.kurir.driver.DriverRoutes;
+import io.kurir.driver.RouteException;
 import io.kurir.driver.Signatures;
-import io.kurir.tenant.Device;
-import io.kurir.tenant.Tenants;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,79 +25,71 @@ import java.util.Optional;
  * otherwise nothing of it is recorded. It is answered 200 once its incoming messages are stored, so
  * that Meta delivers again what could not be.
  */
-final class CloudWebhookRoutes implements RouteTable {
+final class CloudWebhookRoutes {
   static final String PATH = "/drivers/cloud/webhook";
 
   private final CloudDriver driver;
-  private final Tenants tenants;
+  private final DeviceLookup devices;
   private final CloudEvents events;
 
-  CloudWebhookRoutes(CloudDriver driver, Tenants tenants) {
+  CloudWebhookRoutes(CloudDriver driver, DeviceLookup devices) {
     this.driver = driver;
-    this.tenants = tenants;
+    this.devices = devices;
     this.events = new CloudEvents(driver);
   }
 
-  @Override
-  public String pathPrefix() {
-    return "/drivers/cloud/";
-  }
-
-  @Override
-  public ErrorStyle errorStyle() {
-    return ErrorStyle.KURIR_JSON;
-  }
-
-  @Override
-  public void addTo(RoutesConfig r) {
-    r.get(PATH, this::handshake);
-    r.post(PATH, this::notification);
+  /** Served as the {@code cloudwebhook} family (its name in the request metrics). */
+  DriverRoutes routes() {
+    return new DriverRoutes(
+        "cloudwebhook",
+        "/drivers/cloud/",
+        List.of(
+            DriverRoute.get(PATH, this::handshake), DriverRoute.post(PATH, this::notification)));
   }
 
   /**
    * {@code hub.mode=subscribe}, {@code hub.verify_token}, {@code hub.challenge}: the challenge is
    * echoed when the token is a cloud device's verify token or {@code drivers.cloud.verify-token}.
    */
-  private void handshake(Context ctx) {
+  DriverReply handshake(DriverRequest ctx) {
     String mode = Optional.ofNullable(ctx.queryParam("hub.mode")).orElse("");
     String token = Optional.ofNullable(ctx.queryParam("hub.verify_token")).orElse("");
     String challenge = Optional.ofNullable(ctx.queryParam("hub.challenge")).orElse("");
     if (!mode.equals("subscribe")) {
-      throw ApiException.fieldNotValid("hub.mode", "hub.mode must be subscribe");
+      throw RouteException.fieldNotValid("hub.mode", "hub.mode must be subscribe");
     }
     if (challenge.isBlank() || challenge.length() > 256 || !challenge.matches("[A-Za-z0-9_-]+")) {
-      throw ApiException.fieldNotValid("hub.challenge", "hub.challenge must be a short token");
+      throw RouteException.fieldNotValid("hub.challenge", "hub.challenge must be a short token");
     }
     if (token.isEmpty() || !knownVerifyToken(token)) {
-      throw new ApiException(
+      throw new RouteException(
           403, "verify_token_not_valid", "hub.verify_token is not the verify token of any device");
     }
-    ctx.contentType("text/plain; charset=utf-8").result(challenge);
+    return DriverReply.text(challenge);
   }
 
   private boolean knownVerifyToken(String token) {
     boolean known = driver.driverVerifyToken().filter(t -> same(t, token)).isPresent();
-    for (Device d : cloudDevices()) {
+    for (DeviceRef d : cloudDevices()) {
       known |=
           config(d).get(CloudDriverFactory.VERIFY_TOKEN).filter(t -> same(t, token)).isPresent();
     }
     return known;
   }
 
-  private void notification(Context ctx) {
+  DriverReply notification(DriverRequest ctx) {
     byte[] raw = ctx.bodyAsBytes();
     JsonNode root;
     try {
       root = GraphApi.JSON.readTree(raw);
     } catch (IOException e) {
-      throw ApiException.badRequest("body_not_valid", "the body is not JSON");
+      throw RouteException.badRequest("body_not_valid", "the body is not JSON");
     }
     if (root == null || !root.path("entry").isArray()) {
-      throw ApiException.badRequest("body_not_valid", "the body has no entry array");
+      throw RouteException.badRequest("body_not_valid", "the body has no entry array");
     }
     // Every change, with the devices of the number it names.
-    List<Map.Entry<JsonNode, List<Device>>> changes = new ArrayList<>();
-    List<Device> cloudDevices = cloudDevices();
+    List<Map.Entry<JsonNode, List<DeviceRef>>> changes = new ArrayList<>();
     boolean namedAny = false;
     for (JsonNode entry : root.path("entry")) {
       for (JsonNode change : entry.path("changes")) {
@@ -106,35 +98,31 @@ final class CloudWebhookRoutes implements RouteTable {
           continue;
         }
         namedAny = true;
-        List<Device> of = new ArrayList<>();
-        for (Device d : cloudDevices) {
-          if (config(d).get(CloudDriverFactory.PHONE_NUMBER_ID).filter(id::equals).isPresent()) {
-            of.add(d);
-          }
-        }
+        List<DeviceRef> of =
+            devices.withConfig(CloudDriverFactory.NAME, CloudDriverFactory.PHONE_NUMBER_ID, id);
         if (!of.isEmpty()) {
           changes.add(Map.entry(change, of));
         }
       }
     }
     if (!namedAny) {
-      throw ApiException.badRequest(
+      throw RouteException.badRequest(
           "phone_number_id_missing", "no change names its metadata.phone_number_id");
     }
     if (changes.isEmpty()) {
-      throw new ApiException(404, "device_not_found", "no cloud device has this phone number id");
+      throw new RouteException(404, "device_not_found", "no cloud device has this phone number id");
     }
     String signature = Optional.ofNullable(ctx.header("X-Hub-Signature-256")).orElse("").strip();
     if (signature.isEmpty()) {
-      throw new ApiException(401, "signature_missing", "X-Hub-Signature-256 is missing");
+      throw new RouteException(401, "signature_missing", "X-Hub-Signature-256 is missing");
     }
     // All of it is verified before any of it is recorded.
     for (var change : changes) {
-      for (Device d : change.getValue()) {
+      for (DeviceRef d : change.getValue()) {
         String secret = config(d).get(CloudDriverFactory.APP_SECRET).orElse("");
         if (secret.isEmpty()
             || !same(signature.toLowerCase(Locale.ROOT), "sha256=" + hmac(secret, raw))) {
-          throw new ApiException(
+          throw new RouteException(
               401, "signature_not_valid", "X-Hub-Signature-256 does not match the body");
         }
       }
@@ -143,27 +131,25 @@ final class CloudWebhookRoutes implements RouteTable {
       if (!e.getKey().path("field").asText("messages").equals("messages")) {
         continue;
       }
-      for (Device d : e.getValue()) {
+      for (DeviceRef d : e.getValue()) {
         try {
           events.handle(d, config(d), e.getKey().path("value"));
         } catch (CloudEvents.NotStored failure) {
-          throw new ApiException(
+          throw new RouteException(
               503,
               "not_stored",
               "an incoming message could not be stored: " + failure.getMessage());
         }
       }
     }
-    ctx.json(Map.of("status", "ok"));
+    return DriverReply.json(Map.of("status", "ok"));
   }
 
-  private List<Device> cloudDevices() {
-    return tenants.devices().stream()
-        .filter(d -> d.driver().equals(CloudDriverFactory.NAME))
-        .toList();
+  private List<DeviceRef> cloudDevices() {
+    return devices.ofDriver(CloudDriverFactory.NAME);
   }
 
-  private DeviceConfig config(Device d) {
+  private DeviceConfig config(DeviceRef d) {
     return driver.context().configOf().apply(d.id());
   }
 

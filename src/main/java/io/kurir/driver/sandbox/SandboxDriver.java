@@ -1,6 +1,7 @@
 package io.kurir.driver.sandbox;
 
-import io.kurir.device.DeviceState;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.GroupMembers;
@@ -8,7 +9,6 @@ import io.kurir.driver.NumberCheck;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.SendOutcome;
 import io.kurir.driver.SimulatedPhones;
-import io.kurir.tenant.Device;
 import java.util.Optional;
 
 /** The driver of devices on the {@link SandboxNetwork}. Thread-safe. */
@@ -37,7 +37,7 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   @Override
-  public boolean scanCurrentCode(Device device) {
+  public boolean scanCurrentCode(DeviceRef device) {
     return network.scanCurrentCode(device);
   }
 
@@ -55,7 +55,7 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return network.isConnected(device.id());
   }
 
@@ -65,28 +65,28 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     return network.send(device.id(), message);
   }
 
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     return network.checkNumber(device.id(), e164);
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     return network.state(device.id());
   }
 
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     return Optional.of(network.pairingCode(device.id(), device.number()));
   }
 
   /** A sandbox code is "scanned" only through the control API: without it nothing can scan it. */
   @Override
-  public Optional<String> pairingObstacle(Device device) {
+  public Optional<String> pairingObstacle(DeviceRef device) {
     if (controlApi) {
       return Optional.empty();
     }
@@ -99,17 +99,17 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     return network.logout(device.id());
   }
 
   @Override
-  public Optional<String> groupIdByName(Device device, String name) {
+  public Optional<String> groupIdByName(DeviceRef device, String name) {
     return network.groupIdByName(device.id(), name);
   }
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     return network.groupMembers(device.id(), groupId);
   }
 

@@ -1,10 +1,10 @@
 package io.kurir.driver.sandbox;
 
-import io.kurir.api.RouteTable;
 import io.kurir.driver.ConfigKey;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverFactory;
+import io.kurir.driver.DriverRoutes;
 import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
@@ -134,17 +134,14 @@ public final class SandboxDriverFactory implements DriverFactory {
   }
 
   @Override
-  public List<RouteTable> routes(Driver driver, DriverRoutesContext context) {
+  public List<DriverRoutes> routes(Driver driver, DriverRoutesContext context) {
     SandboxDriver sandbox = (SandboxDriver) driver;
     if (!sandbox.controlApi()) {
       return List.of();
     }
     return List.of(
         new SandboxRoutes(
-            sandbox.network(),
-            context.tenants(),
-            context.phones(),
-            context.timestamps(),
-            context.demo() ? Optional.empty() : context.adminToken()));
+                sandbox.network(), context.devices(), context.phones(), context.timestamps())
+            .routes());
   }
 }

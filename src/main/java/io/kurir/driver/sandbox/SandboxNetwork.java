@@ -3,7 +3,8 @@ package io.kurir.driver.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.device.DeviceState;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.IncomingMessage;
@@ -448,7 +449,7 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   /** The current pairing code of an unpaired device, for a demo to show; empty when paired. */
-  public Optional<String> pairingCodeOf(io.kurir.tenant.Device device) {
+  public Optional<String> pairingCodeOf(DeviceRef device) {
     return sessions.containsKey(device.id())
         ? Optional.empty()
         : Optional.of(pairingCode(device.id(), device.number()));
@@ -458,7 +459,7 @@ public final class SandboxNetwork implements AutoCloseable {
    * The phone of an unpaired device scans the QR code shown for it now (the console's button): true
    * when that paired it.
    */
-  public boolean scanCurrentCode(io.kurir.tenant.Device device) {
+  public boolean scanCurrentCode(DeviceRef device) {
     return pairingCodeOf(device).flatMap(this::scan).isPresent();
   }
 

@@ -1,18 +1,15 @@
 package io.kurir.driver.sandbox;
 
-import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
-import io.javalin.http.Handler;
-import io.kurir.api.ApiException;
-import io.kurir.api.ErrorStyle;
-import io.kurir.api.Guards;
-import io.kurir.api.RequestFields;
-import io.kurir.api.RouteTable;
+import io.kurir.driver.DeviceLookup;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DriverReply;
+import io.kurir.driver.DriverRequest;
+import io.kurir.driver.DriverRequest.Fields;
+import io.kurir.driver.DriverRoute;
+import io.kurir.driver.DriverRoutes;
+import io.kurir.driver.RouteException;
 import io.kurir.driver.sandbox.SandboxNetwork.FailureKind;
 import io.kurir.phone.PhoneNumbers;
-import io.kurir.tenant.Device;
-import io.kurir.tenant.TenantException;
-import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,63 +19,50 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The sandbox control API ({@code /sandbox/}, JSON): drives the simulated phone network. Open in
- * demo mode; otherwise served only when {@code drivers.sandbox.api} is on, and then behind the
- * admin token.
+ * The sandbox control API ({@code /sandbox/}, JSON): drives the simulated phone network. Served
+ * only when {@code drivers.sandbox.api} is on (always in the demo), for operators: behind the admin
+ * token, open in the demo ({@link DriverRoute.Access#ADMIN}).
  */
-public final class SandboxRoutes implements RouteTable {
+public final class SandboxRoutes {
   private final SandboxNetwork network;
-  private final Tenants tenants;
+  private final DeviceLookup devices;
   private final PhoneNumbers phones;
   private final Timestamps timestamps;
-  private final Optional<String> requiredToken;
 
-  /**
-   * @param requiredToken the admin token callers must present, or empty for an open API (demo)
-   */
   public SandboxRoutes(
-      SandboxNetwork network,
-      Tenants tenants,
-      PhoneNumbers phones,
-      Timestamps timestamps,
-      Optional<String> requiredToken) {
+      SandboxNetwork network, DeviceLookup devices, PhoneNumbers phones, Timestamps timestamps) {
     this.network = network;
-    this.tenants = tenants;
+    this.devices = devices;
     this.phones = phones;
     this.timestamps = timestamps;
-    this.requiredToken = requiredToken;
   }
 
-  @Override
-  public String pathPrefix() {
-    return "/sandbox/";
+  /** Served as the {@code sandbox} family (its name in the request metrics). */
+  public DriverRoutes routes() {
+    return new DriverRoutes(
+        "sandbox",
+        "/sandbox/",
+        List.of(
+            DriverRoute.get("/sandbox/phones/{number}/inbox", this::inbox).admin(),
+            DriverRoute.post("/sandbox/phones/{number}", this::setPhone).admin(),
+            DriverRoute.get("/sandbox/groups", ctx -> DriverReply.json(network.groups())).admin(),
+            DriverRoute.post("/sandbox/groups", this::createGroup).admin(),
+            DriverRoute.get("/sandbox/devices/{device}", this::session).admin(),
+            DriverRoute.post("/sandbox/devices/{device}/pair", ctx -> pair(ctx, true)).admin(),
+            DriverRoute.post("/sandbox/devices/{device}/unpair", ctx -> pair(ctx, false)).admin(),
+            DriverRoute.post("/sandbox/devices/{device}/online", ctx -> setOnline(ctx, true))
+                .admin(),
+            DriverRoute.post("/sandbox/devices/{device}/offline", ctx -> setOnline(ctx, false))
+                .admin(),
+            DriverRoute.post("/sandbox/devices/{device}/incoming", this::incoming).admin(),
+            DriverRoute.post("/sandbox/devices/{device}/multi-device", this::multiDevice).admin(),
+            DriverRoute.post("/sandbox/devices/{device}/take-over", this::takeOver).admin(),
+            DriverRoute.post("/sandbox/scan", this::scan).admin(),
+            DriverRoute.post("/sandbox/failures", this::injectFailure).admin(),
+            DriverRoute.delete("/sandbox/failures", this::clearFailures).admin()));
   }
 
-  @Override
-  public ErrorStyle errorStyle() {
-    return ErrorStyle.KURIR_JSON;
-  }
-
-  @Override
-  public void addTo(RoutesConfig r) {
-    r.get("/sandbox/phones/{number}/inbox", guarded(this::inbox));
-    r.post("/sandbox/phones/{number}", guarded(this::setPhone));
-    r.get("/sandbox/groups", guarded(ctx -> ctx.json(network.groups())));
-    r.post("/sandbox/groups", guarded(this::createGroup));
-    r.get("/sandbox/devices/{device}", guarded(this::session));
-    r.post("/sandbox/devices/{device}/pair", guarded(ctx -> pair(ctx, true)));
-    r.post("/sandbox/devices/{device}/unpair", guarded(ctx -> pair(ctx, false)));
-    r.post("/sandbox/devices/{device}/online", guarded(ctx -> setOnline(ctx, true)));
-    r.post("/sandbox/devices/{device}/offline", guarded(ctx -> setOnline(ctx, false)));
-    r.post("/sandbox/devices/{device}/incoming", guarded(this::incoming));
-    r.post("/sandbox/devices/{device}/multi-device", guarded(this::multiDevice));
-    r.post("/sandbox/devices/{device}/take-over", guarded(this::takeOver));
-    r.post("/sandbox/scan", guarded(this::scan));
-    r.post("/sandbox/failures", guarded(this::injectFailure));
-    r.delete("/sandbox/failures", guarded(this::clearFailures));
-  }
-
-  private void inbox(Context ctx) {
+  private DriverReply inbox(DriverRequest ctx) {
     String number = number(ctx.pathParam("number"), "number");
     List<Map<String, Object>> entries = new ArrayList<>();
     for (var e : network.inbox(number)) {
@@ -102,12 +86,12 @@ public final class SandboxRoutes implements RouteTable {
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("number", number);
     reply.put("messages", entries);
-    ctx.json(reply);
+    return DriverReply.json(reply);
   }
 
-  private void setPhone(Context ctx) {
+  private DriverReply setPhone(DriverRequest ctx) {
     String number = number(ctx.pathParam("number"), "number");
-    RequestFields f = RequestFields.of(ctx);
+    Fields f = ctx.fields();
     f.text("registered").ifPresent(v -> network.setRegistered(number, f.flag("registered")));
     f.text("online").ifPresent(v -> network.setPhoneOnline(number, f.flag("online")));
     Map<String, Object> reply = new LinkedHashMap<>();
@@ -115,11 +99,11 @@ public final class SandboxRoutes implements RouteTable {
     reply.put("registered", network.isRegistered(number));
     reply.put("online", network.isPhoneOnline(number));
     reply.put("status", "ok");
-    ctx.json(reply);
+    return DriverReply.json(reply);
   }
 
-  private void createGroup(Context ctx) {
-    RequestFields f = RequestFields.of(ctx);
+  private DriverReply createGroup(DriverRequest ctx) {
+    Fields f = ctx.fields();
     String id = f.required("id").strip();
     List<String> members = new ArrayList<>();
     for (String m : f.text("members").orElse("").split(",")) {
@@ -127,41 +111,41 @@ public final class SandboxRoutes implements RouteTable {
         members.add(number(m, "members"));
       }
     }
-    ctx.status(201).json(network.createGroup(id, f.text("name").orElse(id), members));
+    return DriverReply.json(201, network.createGroup(id, f.text("name").orElse(id), members));
   }
 
-  private void session(Context ctx) {
-    Device device = device(ctx);
+  private DriverReply session(DriverRequest ctx) {
+    DeviceRef device = device(ctx);
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("device", Long.toString(device.id()));
     v.put("number", device.number());
     var session = network.session(device.id());
     v.put("paired", session.isPresent());
     v.put("online", session.map(SandboxNetwork.Session::online).orElse(false));
-    ctx.json(v);
+    return DriverReply.json(v);
   }
 
-  private void pair(Context ctx, boolean pair) {
-    Device device = device(ctx);
+  private DriverReply pair(DriverRequest ctx, boolean pair) {
+    DeviceRef device = device(ctx);
     if (pair) {
       network.pair(device.id(), device.number());
     } else {
       network.unpair(device.id());
     }
-    session(ctx);
+    return session(ctx);
   }
 
-  private void setOnline(Context ctx, boolean online) {
-    Device device = device(ctx);
+  private DriverReply setOnline(DriverRequest ctx, boolean online) {
+    DeviceRef device = device(ctx);
     if (!network.setDeviceOnline(device.id(), online)) {
-      throw new ApiException(409, "not_paired", "pair the device first");
+      throw new RouteException(409, "not_paired", "pair the device first");
     }
-    session(ctx);
+    return session(ctx);
   }
 
-  private void incoming(Context ctx) {
-    Device device = device(ctx);
-    RequestFields f = RequestFields.of(ctx);
+  private DriverReply incoming(DriverRequest ctx) {
+    DeviceRef device = device(ctx);
+    Fields f = ctx.fields();
     String from = number(f.required("from"), "from");
     String message = f.required("message");
     boolean delivered =
@@ -169,13 +153,13 @@ public final class SandboxRoutes implements RouteTable {
             ? network.injectNamedIncoming(device.id(), from, f.text("name").get(), message)
             : network.injectIncoming(device.id(), from, message);
     if (!delivered) {
-      throw new ApiException(409, "not_paired", "pair the device first");
+      throw new RouteException(409, "not_paired", "pair the device first");
     }
-    ctx.json(Map.of("status", "ok"));
+    return DriverReply.json(Map.of("status", "ok"));
   }
 
-  private void injectFailure(Context ctx) {
-    RequestFields f = RequestFields.of(ctx);
+  private DriverReply injectFailure(DriverRequest ctx) {
+    Fields f = ctx.fields();
     String raw = f.text("target").orElse("*").strip();
     String target;
     if (raw.equals("*")) {
@@ -185,17 +169,18 @@ public final class SandboxRoutes implements RouteTable {
     } else if (network.groups().stream().anyMatch(g -> g.id().equals(raw))) {
       target = raw;
     } else {
-      throw ApiException.fieldNotValid("target", "target must be *, a phone number or a group id");
+      throw RouteException.fieldNotValid(
+          "target", "target must be *, a phone number or a group id");
     }
     FailureKind kind;
     try {
       kind = FailureKind.valueOf(f.text("kind").orElse("fail").strip().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw ApiException.fieldNotValid("kind", "kind must be fail, not_found or offline");
+      throw RouteException.fieldNotValid("kind", "kind must be fail, not_found or offline");
     }
     int count = f.wholeNumber("count", 1_000_000).orElse(1L).intValue();
     if (count < 1) {
-      throw ApiException.fieldNotValid("count", "count must be at least 1");
+      throw RouteException.fieldNotValid("count", "count must be at least 1");
     }
     network.injectFailure(target, kind, count);
     Map<String, Object> reply = new LinkedHashMap<>();
@@ -203,77 +188,69 @@ public final class SandboxRoutes implements RouteTable {
     reply.put("target", target);
     reply.put("kind", kind.name().toLowerCase(Locale.ROOT));
     reply.put("count", count);
-    ctx.json(reply);
+    return DriverReply.json(reply);
   }
 
   /** Marks the device's account as multi-device or not ({@code getGroupMember} answers failed). */
-  private void multiDevice(Context ctx) {
-    Device device = device(ctx);
-    RequestFields f = RequestFields.of(ctx);
+  private DriverReply multiDevice(DriverRequest ctx) {
+    DeviceRef device = device(ctx);
+    Fields f = ctx.fields();
     boolean enabled = f.text("enabled").isEmpty() || f.flag("enabled");
     network.setMultiDevice(device.id(), enabled);
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(device.id()));
     reply.put("multiDevice", enabled);
-    ctx.json(reply);
+    return DriverReply.json(reply);
   }
 
   /** A phone scans a QR code: it pairs the device whose current, unexpired code it is. */
-  private void scan(Context ctx) {
-    String code = RequestFields.of(ctx).required("code").strip();
+  private DriverReply scan(DriverRequest ctx) {
+    String code = ctx.fields().required("code").strip();
     long deviceId =
         network
             .scan(code)
             .orElseThrow(
-                () -> new ApiException(409, "code_not_valid", "not a current pairing code"));
+                () -> new RouteException(409, "code_not_valid", "not a current pairing code"));
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("device", Long.toString(deviceId));
     reply.put("paired", true);
-    ctx.json(reply);
+    return DriverReply.json(reply);
   }
 
   /** Another session takes the device's number over: the device's state becomes refresh_it. */
-  private void takeOver(Context ctx) {
-    Device device = device(ctx);
+  private DriverReply takeOver(DriverRequest ctx) {
+    DeviceRef device = device(ctx);
     if (!network.takeOver(device.id())) {
-      throw new ApiException(409, "not_paired", "pair the device first");
+      throw new RouteException(409, "not_paired", "pair the device first");
     }
-    session(ctx);
+    return session(ctx);
   }
 
-  private void clearFailures(Context ctx) {
+  private DriverReply clearFailures(DriverRequest ctx) {
     network.clearFailures();
-    ctx.json(Map.of("status", "ok"));
+    return DriverReply.json(Map.of("status", "ok"));
   }
 
   /** A device named by its id or its number. */
-  private Device device(Context ctx) {
+  private DeviceRef device(DriverRequest ctx) {
     String ref = ctx.pathParam("device").strip();
     if (ref.matches("[1-9]\\d{0,17}")) {
-      try {
-        return tenants.device(Long.parseLong(ref));
-      } catch (TenantException e) {
-        // not a device id; read it as the device's number below
+      Optional<DeviceRef> byId = devices.byId(Long.parseLong(ref));
+      if (byId.isPresent()) {
+        return byId.get();
       }
+      // not a device id; read it as the device's number below
     }
     Optional<String> number = phones.normalize(ref);
-    return tenants.devices().stream()
-        .filter(d -> number.isPresent() && d.number().equals(number.get()))
-        .findFirst()
-        .orElseThrow(() -> new ApiException(404, "not_found", "no device " + ref));
+    return number
+        .flatMap(devices::byNumber)
+        .orElseThrow(() -> new RouteException(404, "not_found", "no device " + ref));
   }
 
   private String number(String raw, String field) {
     return phones
         .normalize(raw)
         .orElseThrow(
-            () -> ApiException.fieldNotValid(field, "'" + raw + "' is not a phone number"));
-  }
-
-  private Handler guarded(Handler handler) {
-    return ctx -> {
-      requiredToken.ifPresent(token -> Guards.requireBearer(ctx, token));
-      handler.handle(ctx);
-    };
+            () -> RouteException.fieldNotValid(field, "'" + raw + "' is not a phone number"));
   }
 }

@@ -3,8 +3,9 @@ package io.kurir.driver.waha;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.device.DeviceState;
 import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
@@ -15,7 +16,6 @@ import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
 import io.kurir.logging.RepeatingFailure;
-import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ public final class WahaDriver implements Driver {
   private boolean recoverPending; // the sessions are still to be read again now that it is back
 
   /** Devices this node attached while the engine could not be reached: attached once it answers. */
-  private final Map<Long, Device> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Long, DeviceRef> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile Thread watch;
   private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
@@ -298,7 +298,7 @@ public final class WahaDriver implements Driver {
    * is, so attaching again does not restart it.
    */
   @Override
-  public void attach(Device device) {
+  public void attach(DeviceRef device) {
     String base =
         context
             .callbackUrl()
@@ -362,7 +362,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public void detach(Device device) {
+  public void detach(DeviceRef device) {
     toAttach.remove(device.id());
   }
 
@@ -428,7 +428,7 @@ public final class WahaDriver implements Driver {
   }
 
   /** The session of {@code device}: configured, else the one attached before, else its own. */
-  String sessionName(Device device) {
+  String sessionName(DeviceRef device) {
     DeviceConfig config = context.configOf().apply(device.id());
     return config
         .get(WahaDriverFactory.SESSION)
@@ -458,7 +458,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public boolean isConnected(Device device) {
+  public boolean isConnected(DeviceRef device) {
     return engineUp && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
   }
 
@@ -487,7 +487,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public DeviceState state(Device device) {
+  public DeviceState state(DeviceRef device) {
     String name = sessionName(device);
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
@@ -524,7 +524,7 @@ public final class WahaDriver implements Driver {
    * says what it is, and wins. Only when the engine does not answer the read does the webhook's
    * word stand. One read per status change: they are rare.
    */
-  void statusReported(Device device, String reported) {
+  void statusReported(DeviceRef device, String reported) {
     String name = sessionName(device);
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
@@ -569,7 +569,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public SendOutcome send(Device device, OutgoingMessage message) {
+  public SendOutcome send(DeviceRef device, OutgoingMessage message) {
     if (!isConnected(device)) {
       return new SendOutcome.DeviceUnavailable();
     }
@@ -639,7 +639,7 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
-  public NumberCheck checkNumber(Device device, String e164) {
+  public NumberCheck checkNumber(DeviceRef device, String e164) {
     if (!isConnected(device)) {
       return NumberCheck.UNKNOWN;
     }
@@ -665,7 +665,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine's current QR value, when the session waits for a scan. */
   @Override
-  public Optional<String> pairingCode(Device device) {
+  public Optional<String> pairingCode(DeviceRef device) {
     if (!attachedOnce(device)) {
       return Optional.empty();
     }
@@ -684,7 +684,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine's pairing code for the device's own number ({@code auth/request-code}). */
   @Override
-  public Optional<String> linkCode(Device device) {
+  public Optional<String> linkCode(DeviceRef device) {
     if (!attachedOnce(device)) {
       return Optional.empty();
     }
@@ -706,7 +706,7 @@ public final class WahaDriver implements Driver {
    * created by {@code ./kurir admin} while the gateway runs has no sender yet, and is paired before
    * its first message.
    */
-  private boolean attachedOnce(Device device) {
+  private boolean attachedOnce(DeviceRef device) {
     if (sessions.name(device.id()).isPresent()) {
       return true;
     }
@@ -723,7 +723,7 @@ public final class WahaDriver implements Driver {
 
   /** Logs the session out: the engine deletes its authentication and shows a new QR code. */
   @Override
-  public boolean logout(Device device) {
+  public boolean logout(DeviceRef device) {
     if (state(device) == DeviceState.NONE || !engineUp) {
       return false;
     }
@@ -750,7 +750,7 @@ public final class WahaDriver implements Driver {
    * just joined), at most every {@link #GROUPS_RETRY}.
    */
   @Override
-  public Optional<String> groupIdByName(Device device, String groupName) {
+  public Optional<String> groupIdByName(DeviceRef device, String groupName) {
     if (!isConnected(device)) {
       return Optional.empty();
     }
@@ -791,7 +791,7 @@ public final class WahaDriver implements Driver {
   private record GroupList(long fetchedNanos, Map<String, String> idBySubject) {}
 
   @Override
-  public GroupMembers groupMembers(Device device, String groupId) {
+  public GroupMembers groupMembers(DeviceRef device, String groupId) {
     if (!isConnected(device)) {
       return new GroupMembers.Unknown();
     }
@@ -1056,7 +1056,7 @@ public final class WahaDriver implements Driver {
 
   /** The engine is back: the devices that waited are attached, every session is read again. */
   private void recover() {
-    for (Device device : List.copyOf(toAttach.values())) {
+    for (DeviceRef device : List.copyOf(toAttach.values())) {
       toAttach.remove(device.id());
       try {
         attach(device); // puts it back when the engine went again

@@ -1,18 +1,19 @@
 package io.kurir.driver.waha;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
-import io.kurir.api.ApiException;
-import io.kurir.api.ErrorStyle;
-import io.kurir.api.RouteTable;
+import io.kurir.driver.DeviceLookup;
+import io.kurir.driver.DeviceRef;
+import io.kurir.driver.DriverReply;
+import io.kurir.driver.DriverRequest;
+import io.kurir.driver.DriverRoute;
+import io.kurir.driver.DriverRoutes;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.Receipt;
+import io.kurir.driver.RouteException;
 import io.kurir.driver.Signatures;
-import io.kurir.tenant.Device;
-import io.kurir.tenant.Tenants;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -26,34 +27,25 @@ import java.util.Optional;
  * its message id). Answered 200 once an incoming message is stored, so that the engine delivers
  * again what could not be.
  */
-final class WahaWebhookRoutes implements RouteTable {
+final class WahaWebhookRoutes {
   static final String PATH = WahaDriver.EVENTS_PATH + "{device}";
 
   private final WahaDriver driver;
-  private final Tenants tenants;
+  private final DeviceLookup devices;
 
-  WahaWebhookRoutes(WahaDriver driver, Tenants tenants) {
+  WahaWebhookRoutes(WahaDriver driver, DeviceLookup devices) {
     this.driver = driver;
-    this.tenants = tenants;
+    this.devices = devices;
   }
 
-  @Override
-  public String pathPrefix() {
-    return "/drivers/waha/";
+  /** Served as the {@code wahawebhook} family (its name in the request metrics). */
+  DriverRoutes routes() {
+    return new DriverRoutes(
+        "wahawebhook", "/drivers/waha/", List.of(DriverRoute.post(PATH, this::event)));
   }
 
-  @Override
-  public ErrorStyle errorStyle() {
-    return ErrorStyle.KURIR_JSON;
-  }
-
-  @Override
-  public void addTo(RoutesConfig r) {
-    r.post(PATH, this::event);
-  }
-
-  private void event(Context ctx) {
-    Device device = device(ctx.pathParam("device"));
+  DriverReply event(DriverRequest ctx) {
+    DeviceRef device = device(ctx.pathParam("device"));
     String key =
         driver
             .sessions()
@@ -62,19 +54,20 @@ final class WahaWebhookRoutes implements RouteTable {
     byte[] raw = ctx.bodyAsBytes();
     String signature = Optional.ofNullable(ctx.header("X-Webhook-Hmac")).orElse("").strip();
     if (signature.isEmpty()) {
-      throw new ApiException(401, "signature_missing", "X-Webhook-Hmac is missing");
+      throw new RouteException(401, "signature_missing", "X-Webhook-Hmac is missing");
     }
     if (!Signatures.same(signature.toLowerCase(Locale.ROOT), hmac(key, raw))) {
-      throw new ApiException(401, "signature_not_valid", "X-Webhook-Hmac does not match the body");
+      throw new RouteException(
+          401, "signature_not_valid", "X-Webhook-Hmac does not match the body");
     }
     JsonNode root;
     try {
       root = WahaApi.JSON.readTree(raw);
     } catch (IOException e) {
-      throw ApiException.badRequest("body_not_valid", "the body is not JSON");
+      throw RouteException.badRequest("body_not_valid", "the body is not JSON");
     }
     if (root == null || !root.isObject() || !root.path("event").isTextual()) {
-      throw ApiException.badRequest("body_not_valid", "the body has no event");
+      throw RouteException.badRequest("body_not_valid", "the body has no event");
     }
     JsonNode payload = root.path("payload");
     switch (root.path("event").asText()) {
@@ -88,19 +81,19 @@ final class WahaWebhookRoutes implements RouteTable {
       case "message" -> incoming(device, payload);
       default -> {} // subscribed to no other event; a newer engine may send more
     }
-    ctx.json(Map.of("status", "ok"));
+    return DriverReply.json(Map.of("status", "ok"));
   }
 
-  private Device device(String raw) {
+  private DeviceRef device(String raw) {
     long id;
     try {
       id = Long.parseLong(raw);
     } catch (NumberFormatException e) {
       throw notFound("no device " + raw);
     }
-    Device d;
+    DeviceRef d;
     try {
-      d = tenants.device(id);
+      d = devices.byId(id).orElse(null);
     } catch (RuntimeException e) {
       throw notFound("no device " + raw);
     }
@@ -110,15 +103,15 @@ final class WahaWebhookRoutes implements RouteTable {
     return d;
   }
 
-  private static ApiException notFound(String detail) {
-    return new ApiException(404, "device_not_found", detail);
+  private static RouteException notFound(String detail) {
+    return new RouteException(404, "device_not_found", detail);
   }
 
   /** {@code ack}: -1 ERROR, 0 PENDING, 1 SERVER, 2 DEVICE, 3 READ, 4 PLAYED. */
-  private void ack(Device device, JsonNode payload) {
+  private void ack(DeviceRef device, JsonNode payload) {
     String id = payload.path("id").asText("");
     if (id.isEmpty() || !payload.path("ack").isNumber()) {
-      throw ApiException.badRequest("body_not_valid", "message.ack needs payload.id and ack");
+      throw RouteException.badRequest("body_not_valid", "message.ack needs payload.id and ack");
     }
     Receipt.Status status =
         switch (payload.path("ack").asInt()) {
@@ -137,14 +130,14 @@ final class WahaWebhookRoutes implements RouteTable {
     driver.listener().receipt(Receipt.ofNetworkId(device.id(), id, status, reason, at(payload)));
   }
 
-  private void incoming(Device device, JsonNode payload) {
+  private void incoming(DeviceRef device, JsonNode payload) {
     if (payload.path("fromMe").asBoolean(false)) {
       return;
     }
     String id = payload.path("id").asText("");
     String from = payload.path("from").asText("");
     if (id.isEmpty() || from.isEmpty()) {
-      throw ApiException.badRequest("body_not_valid", "message needs payload.id and from");
+      throw RouteException.badRequest("body_not_valid", "message needs payload.id and from");
     }
     Optional<String> group = Optional.empty();
     String sender = from;
@@ -160,7 +153,7 @@ final class WahaWebhookRoutes implements RouteTable {
     try {
       media = driver.incomingMedia(device.id(), id, payload);
     } catch (IOException e) {
-      throw new ApiException(
+      throw new RouteException(
           503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
     }
     try {
@@ -176,7 +169,7 @@ final class WahaWebhookRoutes implements RouteTable {
                   media,
                   at(payload)));
     } catch (RuntimeException e) {
-      throw new ApiException(
+      throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
     }
   }

@@ -174,7 +174,7 @@ class ConsoleBrowserTest {
     browser.screenshot("06-device-qr");
     Device device = kurir.gateway().tenants().deviceForEcoKey(key);
     // The phone scans the code the page shows: the page turns to "linked" by itself.
-    assertThat(kurir.sandbox().scanCurrentCode(device)).isTrue();
+    assertThat(kurir.sandbox().scanCurrentCode(device.ref())).isTrue();
     waitUpTo(15)
         .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-testid=linked]")));
     browser.screenshot("07-device-linked");

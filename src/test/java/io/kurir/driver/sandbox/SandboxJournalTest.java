@@ -3,7 +3,7 @@ package io.kurir.driver.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kurir.device.DeviceState;
+import io.kurir.driver.DeviceState;
 import io.kurir.driver.DriverListener;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.OutgoingMessage;

@@ -1,0 +1,22 @@
+package io.kurir;
+
+import io.kurir.driver.DriverCatalog;
+import io.kurir.driver.cloud.CloudDriverFactory;
+import io.kurir.driver.sandbox.SandboxDriverFactory;
+import io.kurir.driver.waha.WahaDriverFactory;
+import java.util.List;
+
+/**
+ * The drivers that ship with Kurir, listed where the gateway is wired: the driver interface's
+ * package ({@link DriverCatalog}) names none of its implementations. The first is the default of a
+ * device created without one.
+ */
+public final class StandardDrivers {
+  private StandardDrivers() {}
+
+  /** The sandbox, the Cloud API and the WAHA engine, in that order. */
+  public static DriverCatalog catalog() {
+    return new DriverCatalog(
+        List.of(new SandboxDriverFactory(), new CloudDriverFactory(), new WahaDriverFactory()));
+  }
+}
