@@ -3,7 +3,8 @@ package io.kurir.driver;
 /**
  * What a driver tells the core. Calls may come from any thread and return quickly: none of them
  * waits for a database commit, except {@link #incoming}, whose caller acknowledges the message to
- * its network only once it is stored.
+ * its network only once it is stored, and {@link #hold}, which is stored before the device's next
+ * send is looked at.
  */
 public interface DriverListener {
 

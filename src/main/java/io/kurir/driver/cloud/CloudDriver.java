@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * delivered}, {@code read}, or {@code failed} with an error code that ends the message as a failure
  * in the reply would have.
  *
+ * <p>The customer service window decides what goes: free-form only to a customer who wrote to the
+ * device in the last 24 hours, the device's template otherwise (once more after a 131047). A token,
+ * number id or account that Meta refuses holds the device's queue through {@link
+ * io.kurir.driver.DriverListener#hold}; it is checked as the device attaches and when it resumes.
+ *
  * <p>Thread-safe: what must outlive a call is in the database ({@link CloudSessions}); the back-off
  * counters in memory only lengthen waits.
  */
@@ -219,8 +224,7 @@ public final class CloudDriver implements Driver {
     String phoneNumberId = config.require(CloudDriverFactory.PHONE_NUMBER_ID);
     String token = config.require(CloudDriverFactory.ACCESS_TOKEN);
     String to = message.recipient();
-    Optional<CloudTemplate> template =
-        config.get(CloudDriverFactory.TEMPLATE).flatMap(CloudTemplate::parse);
+    Optional<CloudTemplate> template = template(config);
     boolean asTemplate = template.isPresent() && message.kind().equals("text");
     try {
       ObjectNode body;

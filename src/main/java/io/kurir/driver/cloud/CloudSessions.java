@@ -17,8 +17,8 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code logged-out}: present after {@code logout};
  *   <li>{@code token-refused}: {@code <sha-256 of the token, 16 hex> <reason>};
- *   <li>{@code window:<E.164>}: epoch milliseconds of the customer's last message, or {@code 0}
- *       when the network said the window is closed and no message came since.
+ *   <li>{@code window:<E.164 or BSUID>}: epoch milliseconds of the customer's last message, or
+ *       {@code 0} when the network said the window is closed and no message came since.
  * </ul>
  *
  * <p>Thread-safe.
