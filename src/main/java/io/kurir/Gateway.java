@@ -27,6 +27,7 @@ import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.device.DeviceHolds;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.QueueHolds;
@@ -155,6 +156,7 @@ public final class Gateway implements AutoCloseable {
       this.mediaSweep = new MediaSweep(mediaFiles, db, clock, settings.media().keepFor());
       this.tenants =
           new Tenants(db, ids, clock, settings.zone(), phones, DeviceDrivers.of(catalog));
+      ContactIdentities contacts = new ContactIdentities(db, clock);
       this.drivers =
           Drivers.load(
               catalog,
@@ -164,8 +166,7 @@ public final class Gateway implements AutoCloseable {
               clock,
               settings.dataDir(),
               settings.callbackUrlIfSet(),
-              // TODO(issue 26): the database's contact identities replace this.
-              new io.kurir.driver.MemoryContactDirectory());
+              contacts);
       this.outbox =
           new WebhookOutbox(
               db,
@@ -213,6 +214,7 @@ public final class Gateway implements AutoCloseable {
               bots,
               messages,
               messageWebhooks,
+              contacts,
               settings.bots().answerInGroups());
       DeviceHolds deviceHolds = new DeviceHolds(db, clock);
       messages.holdWith(deviceHolds::isHeld);
@@ -245,7 +247,8 @@ public final class Gateway implements AutoCloseable {
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
-          new EcoMessageHandlers(messages, phones, timestamps, clock, settings.syncTimeout());
+          new EcoMessageHandlers(
+              messages, phones, contacts, timestamps, clock, settings.syncTimeout());
       tables.add(
           new EcoRoutes(
               tenants,
@@ -322,7 +325,8 @@ public final class Gateway implements AutoCloseable {
       tables.add(
           new PushV2Routes(
               tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
-      tables.add(new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout()));
+      tables.add(
+          new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout(), contacts));
       tables.add(
           new MultiAgentRoutes(
               tenants,
@@ -331,7 +335,8 @@ public final class Gateway implements AutoCloseable {
               remoteMedia,
               mediaFiles,
               timestamps,
-              settings.media().maxKb()));
+              settings.media().maxKb(),
+              contacts));
       // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the
       // control routes take the admin token, except in the demo, which is open by design.
       DriverRoutesContext routesContext =

@@ -1,5 +1,7 @@
 package io.kurir.bot;
 
+import io.kurir.contact.ContactIdentities;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.message.Messages;
 import io.kurir.message.Messages.GuardedSend;
@@ -51,6 +53,7 @@ public final class IncomingMessages {
   private final Bots bots;
   private final Messages messages;
   private final MessageWebhooks webhooks;
+  private final ContactIdentities contacts;
   private final boolean answerInGroups;
   private final Map<String, Deque<Instant>> recentReplies = new ConcurrentHashMap<>();
 
@@ -62,6 +65,7 @@ public final class IncomingMessages {
       Bots bots,
       Messages messages,
       MessageWebhooks webhooks,
+      ContactIdentities contacts,
       boolean answerInGroups) {
     this.db = db;
     this.ids = ids;
@@ -70,6 +74,7 @@ public final class IncomingMessages {
     this.bots = bots;
     this.messages = messages;
     this.webhooks = webhooks;
+    this.contacts = contacts;
     this.answerInGroups = answerInGroups;
   }
 
@@ -77,14 +82,15 @@ public final class IncomingMessages {
    * A message arrived at a device. Returns once it is stored; a redelivery of one stored before
    * (the same network id) is dropped with its auto-reply and its webhook.
    */
-  public void received(IncomingMessage in) {
-    long deviceId = in.deviceId();
-    if (in.networkId().isPresent() && isKnown(deviceId, in.networkId().get())) {
+  public void received(IncomingMessage delivered) {
+    long deviceId = delivered.deviceId();
+    if (delivered.networkId().isPresent() && isKnown(deviceId, delivered.networkId().get())) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-        log.info("device {}: incoming {} again; dropped", deviceId, in.networkId().get());
+        log.info("device {}: incoming {} again; dropped", deviceId, delivered.networkId().get());
       }
       return;
     }
+    IncomingMessage in = identified(delivered);
     Optional<Device> sending = usable(deviceId);
     Optional<BotRule> matched = bots.match(tenants.device(deviceId).licenseId(), in.text());
     String keyword = matched.map(BotRule::keyword).orElse(NO_KEYWORD);
@@ -95,11 +101,11 @@ public final class IncomingMessages {
         sending.isPresent() && mayAnswerHere
             ? matched.filter(r -> mayReply(deviceId, in.senderAddress()))
             : Optional.empty();
-    // In a group the reply goes into the group, where the message was written.
+    // In a group the reply goes into the group, where the message was written; a sender known only
+    // by a network id is answered at that id (the phone when known was filled in above).
     Recipient replyTo =
         in.groupId()
             .map(group -> new Recipient(group, true))
-            // A sender known only by a network id (a BSUID) is answered at that id.
             .orElse(Recipient.number(in.senderAddress()));
     long inboundId = ids.next();
     boolean[] webhook = {false};
@@ -133,6 +139,28 @@ public final class IncomingMessages {
     }
   }
 
+  /**
+   * The message with what the device knows of its sender: a network id given beside the phone is
+   * learned (and fills in older rows); one given alone is remembered, so that replies to it are
+   * accepted, and takes the phone learned for it before, if any.
+   */
+  private IncomingMessage identified(IncomingMessage in) {
+    if (in.senderId().isEmpty()) {
+      return in;
+    }
+    ContactId id = in.senderId().get();
+    if (!in.senderE164().isEmpty()) {
+      contacts.learn(in.deviceId(), in.senderE164(), id);
+      return in;
+    }
+    Optional<String> phone = contacts.phoneOf(in.deviceId(), id);
+    if (phone.isPresent()) {
+      return in.withSenderPhone(phone.get());
+    }
+    contacts.heardFrom(in.deviceId(), id);
+    return in;
+  }
+
   private boolean isKnown(long deviceId, String networkId) {
     return db.jdbi()
         .withHandle(
@@ -162,8 +190,8 @@ public final class IncomingMessages {
     int inserted =
         h.createUpdate(
                 "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
-                    + " reply_message_id, network_id, group_id, media_type, media_path)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " reply_message_id, network_id, group_id, media_type, media_path, sender_id)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     + " ON CONFLICT (device_id, network_id) DO NOTHING")
             .bind(0, id)
             .bind(1, in.deviceId())
@@ -176,17 +204,22 @@ public final class IncomingMessages {
             .bind(8, in.groupId().orElse(null))
             .bind(9, in.media().map(IncomingMessage.Media::mimeType).orElse(null))
             .bind(10, in.media().map(m -> m.path().toString()).orElse(null))
+            .bind(11, in.senderId().map(ContactId::address).orElse(null))
             .execute();
     if (inserted == 0) {
       return new Stored(false, false); // delivered twice by the network: stored the first time
     }
+    // A sender with no known phone is named by the network id, as the network gave it, and its
+    // kind: what a receiver replies to (a send to an id the device knows is accepted).
+    Optional<ContactId> hidden = in.senderE164().isEmpty() ? in.senderId() : Optional.empty();
     return new Stored(
         true,
         webhooks.addIncoming(
             h,
             in.deviceId(),
             in.senderAddress(),
-            in.contactName(),
+            hidden.map(ContactId::address).or(in::contactName),
+            hidden.map(sender -> sender.kind().wireName()),
             in.text(),
             keyword,
             in.groupId(),

@@ -39,10 +39,15 @@ public final class PhoneNumbers {
    * semicolons or line breaks), in order: E.164, or empty where one is not a valid number.
    */
   public List<Optional<String>> normalizeAll(String raw) {
-    List<Optional<String>> out = new ArrayList<>();
+    return parts(raw).stream().map(this::normalize).toList();
+  }
+
+  /** The entries of a list as {@link #normalizeAll} reads it, as written (blank ones left out). */
+  public static List<String> parts(String raw) {
+    List<String> out = new ArrayList<>();
     for (String part : LIST_SEPARATORS.split(raw == null ? "" : raw)) {
       if (!part.isBlank()) {
-        out.add(normalize(part));
+        out.add(part);
       }
     }
     return out;

@@ -125,13 +125,16 @@ public final class MessageWebhooks implements StatusHook {
    * transaction that stores the message. True when an event was stored ({@link #committed} after
    * the commit). {@code contact_name} is the sender's name when the network sent one, else the
    * number (digits). A message written in a group adds {@code group_id} to the contract's five
-   * fields (receivers that do not know it ignore it); a direct one has exactly the five.
+   * fields (receivers that do not know it ignore it); a direct one has exactly the five. A sender
+   * known only by a network id ({@code senderAddress} is then that id, not a number) comes with its
+   * {@code contactType} ({@code lid}, {@code bsuid}), which adds {@code contact_type}.
    */
   public boolean addIncoming(
       Handle h,
       long deviceId,
-      String senderE164,
+      String senderAddress,
       Optional<String> contactName,
+      Optional<String> contactType,
       String text,
       String keyword,
       Optional<String> groupId,
@@ -145,12 +148,15 @@ public final class MessageWebhooks implements StatusHook {
       return false;
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("contact_name", contactName.orElse(digits(senderE164)));
+    body.put("contact_name", contactName.orElse(digits(senderAddress)));
     body.put("ip_server", ipServer);
     body.put("message", text);
     body.put("keyword", keyword);
     body.put("port", port.getAsInt());
     groupId.ifPresent(group -> body.put("group_id", group));
+    // Only for a sender with no known phone (contact_name is then a LID or a BSUID): a phone
+    // sender's event keeps exactly the contract's fields.
+    contactType.ifPresent(type -> body.put("contact_type", type));
     WebhookOutbox.add(h, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
     return true;
   }

@@ -8,6 +8,7 @@ import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageText;
@@ -35,6 +36,7 @@ import java.util.Optional;
  */
 public final class CrmRoutes implements RouteTable {
   private final Tenants tenants;
+  private final ContactIdentities contacts;
   private final PhoneNumbers phones;
   private final Messages messages;
   private final RemoteMedia media;
@@ -45,7 +47,9 @@ public final class CrmRoutes implements RouteTable {
       PhoneNumbers phones,
       Messages messages,
       RemoteMedia media,
-      Duration syncTimeout) {
+      Duration syncTimeout,
+      ContactIdentities contacts) {
+    this.contacts = contacts;
     this.tenants = tenants;
     this.phones = phones;
     this.messages = messages;
@@ -78,6 +82,8 @@ public final class CrmRoutes implements RouteTable {
     String number =
         phones
             .normalize(f.required("number"))
+            // A LID or a BSUID the device met: a CRM replying to the contact_name it was pushed.
+            .or(() -> contacts.sendableAddress(device.id(), f.required("number")))
             .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number"));
     String text = MessageText.normalize(f.text("message").orElse(""));
     Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
@@ -119,7 +125,8 @@ public final class CrmRoutes implements RouteTable {
       throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(device));
     }
     Map<String, Object> data = new LinkedHashMap<>();
-    data.put("number", number.substring(1));
+    // Digits without +; a LID or a BSUID as the caller gave it.
+    data.put("number", number.startsWith("+") ? number.substring(1) : number);
     data.put("message", text);
     data.put("deviceId", deviceId);
     imageUrl.ifPresent(u -> data.put("imageUrl", u));

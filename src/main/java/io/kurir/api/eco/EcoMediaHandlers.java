@@ -76,7 +76,7 @@ public final class EcoMediaHandlers {
   private void send(Context ctx, EcoRequest req, String kind, boolean sync) {
     Instant started = Instant.now();
     req.fields().idempotencyKey(); // a bad key is refused before the fetch
-    List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"));
+    List<Optional<String>> numbers = sends.numbers(req.fields().required("phone_no"), req.device());
     if (sends.refusedWhole(ctx, req, numbers, sync)) {
       return; // nothing fetched for a list that will not be sent
     }

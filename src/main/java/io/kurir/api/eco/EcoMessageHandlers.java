@@ -5,6 +5,7 @@ import io.kurir.api.ApiException;
 import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.driver.NumberCheck;
 import io.kurir.message.FailureReason;
 import io.kurir.message.MediaRef;
@@ -17,6 +18,7 @@ import io.kurir.message.SendRefused;
 import io.kurir.message.SendRequest;
 import io.kurir.message.SendResult;
 import io.kurir.phone.PhoneNumbers;
+import io.kurir.tenant.Device;
 import io.kurir.time.Timestamps;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,6 +38,7 @@ public final class EcoMessageHandlers {
 
   private final Messages messages;
   private final PhoneNumbers phones;
+  private final ContactIdentities contacts;
   private final Timestamps timestamps;
   private final EcoResults results;
   private final EcoGroupHandlers groups;
@@ -45,11 +48,13 @@ public final class EcoMessageHandlers {
   public EcoMessageHandlers(
       Messages messages,
       PhoneNumbers phones,
+      ContactIdentities contacts,
       Timestamps timestamps,
       Clock clock,
       Duration syncTimeout) {
     this.messages = messages;
     this.phones = phones;
+    this.contacts = contacts;
     this.timestamps = timestamps;
     this.results = new EcoResults(timestamps);
     this.groups = new EcoGroupHandlers(messages, results, syncTimeout);
@@ -73,14 +78,14 @@ public final class EcoMessageHandlers {
    */
   void sendMessage(Context ctx, EcoRequest req) {
     RequestFields f = req.fields();
-    List<Optional<String>> numbers = numbers(f.required("phone_no"));
+    List<Optional<String>> numbers = numbers(f.required("phone_no"), req.device());
     sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), true, Instant.now());
   }
 
   /** {@code /api/async_send_message}: queues one message per number, answers the first id. */
   void asyncSendMessage(Context ctx, EcoRequest req) {
     RequestFields f = req.fields();
-    List<Optional<String>> numbers = numbers(f.required("phone_no"));
+    List<Optional<String>> numbers = numbers(f.required("phone_no"), req.device());
     sendToNumbers(ctx, req, numbers, "text", text(f), Optional.empty(), false, Instant.now());
   }
 
@@ -262,13 +267,23 @@ public final class EcoMessageHandlers {
 
   // --- parsing
 
-  List<Optional<String>> numbers(String raw) {
+  /**
+   * The recipients of {@code raw}: numbers in E.164, or a network id (a LID, a BSUID) that the
+   * device has met, as where its messages go (the phone when known); empty where an entry is
+   * neither (a bad number, an id this device never met).
+   */
+  List<Optional<String>> numbers(String raw, Device device) {
     // Counted before any number is read: reading them is what costs (issue 13).
     if (ListedValues.moreThan(raw, PhoneNumbers.LIST_SEPARATORS_CHARS, Messages.MAX_RECIPIENTS)) {
       throw ApiException.badRequest(
           "phone_no_too_many", "at most " + Messages.MAX_RECIPIENTS + " recipients per request");
     }
-    List<Optional<String>> numbers = phones.normalizeAll(raw);
+    List<Optional<String>> numbers =
+        PhoneNumbers.parts(raw).stream()
+            .map(
+                part ->
+                    phones.normalize(part).or(() -> contacts.sendableAddress(device.id(), part)))
+            .toList();
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");
     }

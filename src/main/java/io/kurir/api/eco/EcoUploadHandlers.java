@@ -39,7 +39,7 @@ public final class EcoUploadHandlers {
   /** {@code /api/send_image}: the image uploaded under {@code filename}, with a caption. */
   void sendImage(Context ctx, EcoRequest req) {
     java.time.Instant started = java.time.Instant.now();
-    var numbers = sends.numbers(req.fields().required("phone_no"));
+    var numbers = sends.numbers(req.fields().required("phone_no"), req.device());
     if (sends.refusedWhole(ctx, req, numbers, true)) {
       return;
     }

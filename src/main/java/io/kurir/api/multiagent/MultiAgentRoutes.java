@@ -9,6 +9,7 @@ import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.media.FetchedFile;
 import io.kurir.media.FileTypes;
 import io.kurir.media.MediaFiles;
@@ -42,6 +43,7 @@ import java.util.Optional;
  */
 public final class MultiAgentRoutes implements RouteTable {
   private final Tenants tenants;
+  private final ContactIdentities contacts;
   private final PhoneNumbers phones;
   private final Messages messages;
   private final RemoteMedia remote;
@@ -56,7 +58,9 @@ public final class MultiAgentRoutes implements RouteTable {
       RemoteMedia remote,
       MediaFiles files,
       Timestamps timestamps,
-      long maxKb) {
+      long maxKb,
+      ContactIdentities contacts) {
+    this.contacts = contacts;
     this.tenants = tenants;
     this.phones = phones;
     this.messages = messages;
@@ -88,7 +92,7 @@ public final class MultiAgentRoutes implements RouteTable {
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
     String text = requireText(MessageText.normalize(f.required("message")));
-    send(ctx, device, recipient(f), "text", text, Optional.empty(), f.idempotencyKey());
+    send(ctx, device, recipient(f, device), "text", text, Optional.empty(), f.idempotencyKey());
   }
 
   /** Adds {@code media_url} and {@code type} ({@code text}, {@code image}, {@code document}). */
@@ -96,7 +100,7 @@ public final class MultiAgentRoutes implements RouteTable {
     Instant started = Instant.now();
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
-    Recipient to = recipient(f);
+    Recipient to = recipient(f, device);
     String type = type(f);
     String text = MessageText.normalize(f.text("message").orElse(""));
     Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
@@ -113,7 +117,7 @@ public final class MultiAgentRoutes implements RouteTable {
   private void sendMedia(Context ctx) {
     Device device = device(ctx);
     RequestFields f = RequestFields.of(ctx);
-    Recipient to = recipient(f);
+    Recipient to = recipient(f, device);
     String type = type(f);
     String text = MessageText.normalize(f.text("message").orElse(""));
     Optional<String> key = f.idempotencyKey(); // a bad key is refused before the file is kept
@@ -170,7 +174,7 @@ public final class MultiAgentRoutes implements RouteTable {
     return text;
   }
 
-  private Recipient recipient(RequestFields f) {
+  private Recipient recipient(RequestFields f, Device device) {
     String raw = f.required("number");
     if (f.flag("group")) {
       return new Recipient(
@@ -179,9 +183,11 @@ public final class MultiAgentRoutes implements RouteTable {
                   () -> ApiException.fieldNotValid("number", "a group id is <phone>-<suffix>")),
           true);
     }
+    // A LID or a BSUID the device met (an agent answering the contact_name it was pushed) too.
     return Recipient.number(
         phones
             .normalize(raw)
+            .or(() -> contacts.sendableAddress(device.id(), raw))
             .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number")));
   }
 
@@ -232,13 +238,16 @@ public final class MultiAgentRoutes implements RouteTable {
       throw ApiException.ofRefusal(e, "message");
     }
     Map<String, Object> data = new LinkedHashMap<>();
-    String number = to.group() ? to.address() : to.address().substring(1);
+    // A number without its +; a group id, a LID or a BSUID as it is.
+    String number = to.address().startsWith("+") ? to.address().substring(1) : to.address();
     data.put("id", Long.toString(m.id()));
     data.put("device_id", Long.toString(device.id()));
     data.put("message", m.body());
     data.put("number", number);
     data.put("type", kind.equals("file") ? "document" : kind);
-    data.put("chat_id", number + (to.group() ? "@g.us" : "@c.us"));
+    // A LID is already a chat id (WhatsApp's own); a BSUID names the chat by itself.
+    boolean networkId = !to.group() && !to.address().startsWith("+");
+    data.put("chat_id", networkId ? number : number + (to.group() ? "@g.us" : "@c.us"));
     data.put("from_me", true);
     data.put("from_group", to.group());
     data.put("api", true);

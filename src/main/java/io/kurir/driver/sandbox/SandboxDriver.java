@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
@@ -16,16 +17,20 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   private final SandboxNetwork network;
   private final boolean ownsNetwork;
   private final boolean controlApi;
+  private final ContactDirectory contacts;
 
   /**
    * @param ownsNetwork whether the network ends with this driver (else it outlives it: restart
    *     tests, where the "phones" must survive the gateway)
    * @param controlApi whether the {@code /sandbox/} control API is served
+   * @param contacts what the core knows of each device's contacts, taught what checks reveal
    */
-  SandboxDriver(SandboxNetwork network, boolean ownsNetwork, boolean controlApi) {
+  SandboxDriver(
+      SandboxNetwork network, boolean ownsNetwork, boolean controlApi, ContactDirectory contacts) {
     this.network = network;
     this.ownsNetwork = ownsNetwork;
     this.controlApi = controlApi;
+    this.contacts = contacts;
   }
 
   boolean controlApi() {
@@ -66,12 +71,26 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
 
   @Override
   public SendOutcome send(DeviceRef device, OutgoingMessage message) {
-    return network.send(device.id(), message);
+    SendOutcome outcome = network.send(device.id(), message);
+    if (outcome instanceof SendOutcome.Sent && !message.toGroup()) {
+      // The network names the chat by the id its owner hides behind (as a WhatsApp Web engine's
+      // send reply does): what the device knew of that id alone is the number's from now on.
+      network
+          .hiddenIdOf(message.recipient())
+          .ifPresent(id -> contacts.learn(device.id(), message.recipient(), id));
+    }
+    return outcome;
   }
 
   @Override
   public NumberCheck checkNumber(DeviceRef device, String e164) {
-    return network.checkNumber(device.id(), e164);
+    NumberCheck check = network.checkNumber(device.id(), e164);
+    if (check == NumberCheck.EXISTS) {
+      // The network answers with the account's LID beside the number (as WAHA's check-exists
+      // does): a sender the device knew by that LID alone is known by number from now on.
+      contacts.learn(device.id(), e164, SandboxNetwork.lidOf(e164));
+    }
+    return check;
   }
 
   @Override

@@ -85,7 +85,7 @@ public final class SandboxDriverFactory implements DriverFactory {
   public Driver create(DriverContext context) {
     DriverSettings s = context.settings();
     if (existing.isPresent()) {
-      return new SandboxDriver(existing.get(), false, s.bool("api"));
+      return new SandboxDriver(existing.get(), false, s.bool("api"), context.contacts());
     }
     SandboxNetwork network =
         s.bool("journal")
@@ -103,7 +103,7 @@ public final class SandboxDriverFactory implements DriverFactory {
     if (s.bool("deduplicate") && context.sessions().sharedBetweenNodes()) {
       network.shareDeduplication(new SharedFirstSends(context.sessions(), context.clock()));
     }
-    return new SandboxDriver(network, true, s.bool("api"));
+    return new SandboxDriver(network, true, s.bool("api"), context.contacts());
   }
 
   /**

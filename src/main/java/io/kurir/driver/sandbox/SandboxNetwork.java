@@ -3,6 +3,7 @@ package io.kurir.driver.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
 import io.kurir.driver.DriverListener;
@@ -580,6 +581,87 @@ public final class SandboxNetwork implements AutoCloseable {
             .withContactName(senderName));
   }
 
+  /**
+   * The LID the network gives the phone {@code e164}, as WhatsApp names a person who hides their
+   * number from a linked device (WAHA, GOWA): {@code 9} and the number's digits, {@code @lid}. The
+   * sandbox's ids are made from the number so that it needs to keep nothing; the gateway never
+   * reads a phone out of them, it learns it as from a real network.
+   */
+  public static ContactId lidOf(String e164) {
+    return ContactId.lid("9" + digits(e164));
+  }
+
+  /** The BSUID the network gives the phone {@code e164}, as Meta names a username user. */
+  public static ContactId bsuidOf(String e164) {
+    return ContactId.bsuid("SB.U" + digits(e164));
+  }
+
+  /** The phone behind one of this network's LIDs or BSUIDs; empty for anything else. */
+  public static Optional<String> phoneBehind(String address) {
+    Optional<ContactId> id = ContactId.parse(address).filter(i -> !i.isPhone());
+    if (id.isEmpty()) {
+      return Optional.empty();
+    }
+    String value = id.get().value();
+    String digits =
+        switch (id.get().kind()) {
+          case LID -> value.startsWith("9") ? value.substring(1) : "";
+          case BSUID -> value.startsWith("SB.U") ? value.substring(4) : "";
+          case PHONE -> "";
+        };
+    return digits.matches("[0-9]{5,20}") ? Optional.of("+" + digits) : Optional.empty();
+  }
+
+  private static String digits(String e164) {
+    return e164.startsWith("+") ? e164.substring(1) : e164;
+  }
+
+  /**
+   * The phones that wrote hidden, and how: a send to one of their numbers is answered with the id
+   * (as a WhatsApp Web engine names the chat by its LID). Kept in memory only: after a restart a
+   * phone hides again when it next writes hidden.
+   */
+  private final Map<String, HiddenAs> hiding = new ConcurrentHashMap<>();
+
+  /** The id the phone {@code e164} hides behind, if it wrote hidden; empty for anything else. */
+  public Optional<ContactId> hiddenIdOf(String e164) {
+    HiddenAs as = hiding.get(e164);
+    if (as == null) {
+      return Optional.empty();
+    }
+    return Optional.of(as == HiddenAs.LID ? lidOf(e164) : bsuidOf(e164));
+  }
+
+  /** How a hidden sender is named by the network. */
+  public enum HiddenAs {
+    /** By its LID ({@link #lidOf}), as WAHA and GOWA report such a sender. */
+    LID,
+    /** By its BSUID ({@link #bsuidOf}), as the Cloud API reports a username user. */
+    BSUID
+  }
+
+  /**
+   * Delivers a message from the phone {@code senderE164} that the network names by its LID or BSUID
+   * only; with {@code reveal} it gives the number beside the id (WAHA's {@code senderPn}, Meta's
+   * {@code wa_id} beside {@code user_id}), which is how a gateway learns whose id it is.
+   */
+  public boolean injectHiddenIncoming(
+      long deviceId, String senderE164, HiddenAs as, boolean reveal, String text) {
+    hiding.put(senderE164, as);
+    ContactId id = as == HiddenAs.LID ? lidOf(senderE164) : bsuidOf(senderE164);
+    return deliver(
+        new IncomingMessage(
+            deviceId,
+            Optional.of("SBXIN-" + run + "-" + nextNetworkId()),
+            reveal ? senderE164 : "",
+            Optional.empty(),
+            text,
+            Optional.empty(),
+            clock.instant(),
+            Optional.empty(),
+            Optional.of(id)));
+  }
+
   private boolean deliver(IncomingMessage message) {
     DriverListener l = listener;
     if (!sessions.containsKey(message.deviceId()) || l == null) {
@@ -679,7 +761,12 @@ public final class SandboxNetwork implements AutoCloseable {
     if (session == null || !session.online()) {
       return new SendOutcome.DeviceUnavailable();
     }
-    Optional<FailureKind> injected = takeFailure(session.number(), message.recipient());
+    // A send addressed to a LID or a BSUID reaches the phone behind it, as on a real network.
+    String to =
+        message.toGroup()
+            ? message.recipient()
+            : phoneBehind(message.recipient()).orElse(message.recipient());
+    Optional<FailureKind> injected = takeFailure(session.number(), to);
     if (injected.isPresent()) {
       return switch (injected.get()) {
         case FAIL -> new SendOutcome.Failed("injected failure");
@@ -698,10 +785,10 @@ public final class SandboxNetwork implements AutoCloseable {
       group = g.id();
       recipients = g.members().stream().filter(n -> !n.equals(session.number())).toList();
     } else {
-      if (!isRegistered(message.recipient())) {
+      if (!isRegistered(to)) {
         return new SendOutcome.NotFound();
       }
-      recipients = List.of(message.recipient());
+      recipients = List.of(to);
     }
     String mediaName = null;
     String mediaType = null;

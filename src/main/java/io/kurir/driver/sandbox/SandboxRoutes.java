@@ -148,10 +148,22 @@ public final class SandboxRoutes {
     Fields f = ctx.fields();
     String from = number(f.required("from"), "from");
     String message = f.required("message");
+    String as = f.text("as").orElse("phone").strip().toLowerCase(Locale.ROOT);
     boolean delivered =
-        f.text("name").isPresent()
-            ? network.injectNamedIncoming(device.id(), from, f.text("name").get(), message)
-            : network.injectIncoming(device.id(), from, message);
+        switch (as) {
+          case "phone" ->
+              f.text("name").isPresent()
+                  ? network.injectNamedIncoming(device.id(), from, f.text("name").get(), message)
+                  : network.injectIncoming(device.id(), from, message);
+          case "lid", "bsuid" ->
+              network.injectHiddenIncoming(
+                  device.id(),
+                  from,
+                  as.equals("lid") ? SandboxNetwork.HiddenAs.LID : SandboxNetwork.HiddenAs.BSUID,
+                  f.text("reveal").isPresent() && f.flag("reveal"),
+                  message);
+          default -> throw RouteException.fieldNotValid("as", "as must be phone, lid or bsuid");
+        };
     if (!delivered) {
       throw new RouteException(409, "not_paired", "pair the device first");
     }
