@@ -17,7 +17,8 @@ import java.util.Optional;
 /**
  * The state of every device and the history of its changes. A change is stored with its time and
  * reason in the same transaction as the new state; a report of the state a device is already in
- * changes nothing.
+ * changes nothing, unless it is a step the operator must see ({@link #recordLater(long,
+ * DeviceState, String, boolean)}).
  *
  * <p>Thread-safe.
  */
@@ -86,6 +87,16 @@ public final class DeviceStates {
    */
   public java.util.concurrent.CompletableFuture<Optional<DeviceEvent>> recordLater(
       long deviceId, DeviceState next, String reason) {
+    return recordLater(deviceId, next, reason, false);
+  }
+
+  /**
+   * {@link #recordLater}, and when {@code evenIfSame}, recorded (with its status webhook) also when
+   * the device is in {@code next} already: a step the operator must see (a driver restarting a
+   * failed session, a passkey asked for), told by its reason.
+   */
+  public java.util.concurrent.CompletableFuture<Optional<DeviceEvent>> recordLater(
+      long deviceId, DeviceState next, String reason, boolean evenIfSame) {
     Instant at = clock.instant();
     boolean[] webhook = {false};
     return db.writes()
@@ -96,7 +107,8 @@ public final class DeviceStates {
                       .bind(0, deviceId)
                       .mapToMap()
                       .findOne();
-              if (row.isEmpty() || next.wireName().equals(row.get().get("state"))) {
+              if (row.isEmpty()
+                  || (!evenIfSame && next.wireName().equals(row.get().get("state")))) {
                 return Optional.<DeviceEvent>empty();
               }
               String old = (String) row.get().get("state");
@@ -247,6 +259,12 @@ public final class DeviceStates {
                                 && rs.getString("reason").startsWith(SenderTroubleAsState.STUCK))
                     .findOne()
                     .orElse(false));
+  }
+
+  /** The reason of the device's last recorded state change or step, if any. */
+  public Optional<String> lastReason(long deviceId) {
+    List<DeviceEvent> all = history(deviceId);
+    return all.isEmpty() ? Optional.empty() : all.getLast().reason();
   }
 
   /** Every change of the device's state, oldest first. */

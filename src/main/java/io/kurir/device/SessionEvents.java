@@ -80,10 +80,18 @@ public final class SessionEvents implements DriverListener {
 
   @Override
   public void stateChanged(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
-    DeviceState state = DeviceState.of(reported);
+    record(deviceId, DeviceState.of(reported), reason, false);
+  }
+
+  @Override
+  public void stateStep(long deviceId, io.kurir.driver.DeviceState reported, String reason) {
+    record(deviceId, DeviceState.of(reported), reason, true);
+  }
+
+  private void record(long deviceId, DeviceState state, String reason, boolean evenIfSame) {
     // Not waited for: a driver's thread must not stall on a commit.
     states
-        .recordLater(deviceId, state, reason)
+        .recordLater(deviceId, state, reason, evenIfSame)
         .whenComplete(
             (change, error) -> {
               if (error != null) {

@@ -27,6 +27,15 @@ public interface DriverListener {
   default void stateChanged(long deviceId, DeviceState state, String reason) {}
 
   /**
+   * A step in a device's session that the operator must see though its state may not change (an
+   * engine restarting a failed session, a passkey asked for on the phone): recorded in the device's
+   * history and status webhook even when {@code state} is the one it is in already.
+   */
+  default void stateStep(long deviceId, DeviceState state, String reason) {
+    stateChanged(deviceId, state, reason);
+  }
+
+  /**
    * The device cannot send until it is resumed, for {@code reason} (the network refused the
    * account, its token or its number id): the core shows it {@link DeviceState#FAILED} with the
    * reason and holds its queue (messages stay queued, none fails) until the device's configuration

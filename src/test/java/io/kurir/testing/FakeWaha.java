@@ -43,11 +43,36 @@ import javax.crypto.spec.SecretKeySpec;
  * session's webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body
  * with the session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id},
  * {@code X-Webhook-Timestamp}.
+ *
+ * <p>The incoming side follows WAHA 2026.7 (OpenAPI 2026.7.1) and its docs (waha.devlike.pro):
+ *
+ * <ul>
+ *   <li>senders and group participants named by LID ({@code <digits>@lid} in {@code from} and
+ *       {@code participant}, on every engine; devlikeapro/waha#1073, #1703) and the lids routes,
+ *       {@code GET /api/{session}/lids/{lid}} → {@code {lid, pn}} with {@code pn: null} for a LID
+ *       the engine cannot map, and {@code GET /api/{session}/lids/pn/{phone}} → {@code {lid, pn}}
+ *       (docs/how-to/contacts, "API - Lids", since 2025.5.4; #1712, #1830; a 500 on WEBJS: #1986);
+ *   <li>{@code participants/v2} in the stable {@code GroupParticipant} schema: {@code id} may be a
+ *       LID with no {@code pn} (docs/how-to/groups);
+ *   <li>received files deleted {@code WHATSAPP_FILES_LIFETIME} (default 180 s) after they came, on
+ *       the fake's clock, their URL then answering {@code 404 {"message":"File not found:
+ *       <name>","error":"Not Found","statusCode":404}} (docs/how-to/storages; #1007, #1884);
+ *   <li>the mandatory API key (WAHA 2025 and later generate one when none is set;
+ *       docs/how-to/security): every route without it answers {@code 401
+ *       {"message":"Unauthorized","statusCode":401}};
+ *   <li>session statuses {@code FAILED}, {@code PASSKEY_REQUIRED} and {@code
+ *       PASSKEY_CONFIRMATION_REQUIRED} posted as {@code session.status}; {@code restart} is stop
+ *       then start (a broken session comes back FAILED), {@code logout} deletes the authentication
+ *       and starts the session again, showing a QR code (docs/how-to/sessions).
+ * </ul>
+ *
+ * Nothing here was checked against a running engine.
  */
 public final class FakeWaha implements AutoCloseable {
   public static final String API_KEY = "fake-waha-key-0123456789";
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern CHAT = Pattern.compile("\\d{6,15}@c\\.us|[\\d-]{6,40}@g\\.us");
+  private static final Pattern CHAT =
+      Pattern.compile("\\d{6,15}@c\\.us|[\\d-]{6,40}@g\\.us|\\d{5,30}@lid");
 
   /** One session on the engine. */
   public static final class Session {
@@ -58,6 +83,9 @@ public final class FakeWaha implements AutoCloseable {
     volatile String qr;
     volatile Stall stall;
     final AtomicLong restarts = new AtomicLong();
+    // How many more restarts come back FAILED (a broken session); -1: every one, until a logout.
+    volatile int failingRestarts;
+    final AtomicLong logouts = new AtomicLong();
 
     Session(String name, ObjectNode config) {
       this.name = name;
@@ -98,7 +126,7 @@ public final class FakeWaha implements AutoCloseable {
   private final Set<String> notOnWhatsApp = ConcurrentHashMap.newKeySet();
   private final Map<String, Map<String, List<String>>> groups = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong(0xA000);
-  private final Map<String, byte[]> files = new ConcurrentHashMap<>();
+  private final Map<String, StoredFile> files = new ConcurrentHashMap<>();
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
   private volatile java.util.concurrent.CountDownLatch sendsHeld;
@@ -311,7 +339,7 @@ public final class FakeWaha implements AutoCloseable {
       byte[] bytes) {
     Session s = sessions.get(session);
     String file = messageId + "-" + filename;
-    files.put("/api/files/" + session + "/" + file, bytes);
+    files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
     ObjectNode payload = JSON.createObjectNode();
     payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
     payload.put("timestamp", clock.instant().getEpochSecond());
@@ -324,6 +352,230 @@ public final class FakeWaha implements AutoCloseable {
     media.put("mimetype", mimetype);
     media.put("filename", filename);
     return post(s, "message", payload, null);
+  }
+
+  // --- The incoming side: senders and members known by LID, files that expire, broken sessions.
+  // Kept apart from the sending side (send replies, acks, groups by name, checks) on purpose.
+
+  /** A file the engine keeps for an incoming message, and since when. */
+  private record StoredFile(byte[] bytes, java.time.Instant at) {}
+
+  /** LID digits → the phone's digits, "" when the engine knows no phone for it. */
+  private final Map<String, String> lids = new ConcurrentHashMap<>();
+
+  /** By group id, its members known only by a LID (digits). */
+  private final Map<String, List<String>> lidMembers = new ConcurrentHashMap<>();
+
+  private volatile java.time.Duration filesLifetime = java.time.Duration.ofSeconds(180);
+  private volatile boolean lidsBroken;
+  private volatile boolean webhooksHeld;
+  private final List<Runnable> heldWebhooks = new CopyOnWriteArrayList<>();
+
+  /**
+   * The engine's {@code WHATSAPP_FILES_LIFETIME} (default 180 s): a received file is deleted that
+   * long after it came (on the fake's clock); its URL then answers 404 {@code File not found}.
+   */
+  public void filesLifetime(java.time.Duration lifetime) {
+    filesLifetime = lifetime;
+  }
+
+  /**
+   * The engine knows the contact behind LID {@code lidDigits}: its phone {@code phoneDigits}, or
+   * none ({@code null}: the lids route answers {@code pn: null}, as WAHA does for a LID it cannot
+   * map, devlikeapro/waha#1712, #1097).
+   */
+  public void lid(String lidDigits, String phoneDigits) {
+    lids.put(lidDigits, phoneDigits == null ? "" : phoneDigits);
+  }
+
+  /** The lids route answers 500, as WEBJS sometimes does (devlikeapro/waha#1986). */
+  public void breakLids(boolean broken) {
+    lidsBroken = broken;
+  }
+
+  /** How many times the lids routes were asked. */
+  public long lidLookups() {
+    return calls.stream().filter(c -> c.matches("GET /api/[^/]+/lids/.*")).count();
+  }
+
+  /** A message from a contact the engine names only by LID: {@code from} is {@code <lid>@lid}. */
+  public int incomingFromLid(String session, String messageId, String lidDigits, String text) {
+    Session s = sessions.get(session);
+    return post(s, "message", textMessage(s, messageId, lidDigits + "@lid", text), null);
+  }
+
+  /** A message in a group by a member the engine names only by LID ({@code participant}). */
+  public int incomingInGroupFromLid(
+      String session, String messageId, String groupId, String lidDigits, String text) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, groupId, text);
+    payload.put("participant", lidDigits + "@lid");
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A member of {@code groupId} known only by a LID: {@code participants/v2} lists it with {@code
+   * id} the LID and no {@code pn} (the stable {@code GroupParticipant} schema; {@code pn} is
+   * optional).
+   */
+  public void lidMember(String groupId, String lidDigits) {
+    lidMembers.computeIfAbsent(groupId, k -> new CopyOnWriteArrayList<>()).add(lidDigits);
+  }
+
+  /**
+   * The session goes FAILED and stays broken for the next {@code restartsThatFail} restarts (each
+   * comes back STOPPED → STARTING → FAILED); {@code -1}: every restart fails until a logout, which
+   * deletes its authentication (the session then shows a QR code).
+   */
+  public void breakSession(String session, int restartsThatFail) {
+    Session s = sessions.get(session);
+    s.failingRestarts = restartsThatFail;
+    status(s, "FAILED");
+  }
+
+  /** How many times Kurir logged the session out. */
+  public long logouts(String session) {
+    return sessions.get(session).logouts.get();
+  }
+
+  /**
+   * The session asks for a passkey: {@code PASSKEY_REQUIRED} or {@code
+   * PASSKEY_CONFIRMATION_REQUIRED}.
+   */
+  public void passkey(String session, String status) {
+    if (!status.startsWith("PASSKEY_")) {
+      throw new IllegalArgumentException(status);
+    }
+    status(sessions.get(session), status);
+  }
+
+  /**
+   * Webhooks are not delivered until {@link #releaseWebhooks}: Kurir is down, the engine keeps
+   * retrying. Posting methods answer 0 meanwhile.
+   */
+  public void holdWebhooks() {
+    webhooksHeld = true;
+  }
+
+  /** The held webhooks are delivered now, in order (the engine's retry after Kurir came back). */
+  public void releaseWebhooks() {
+    webhooksHeld = false;
+    List<Runnable> due = List.copyOf(heldWebhooks);
+    heldWebhooks.clear();
+    due.forEach(Runnable::run);
+  }
+
+  /** A broken session's restart: STARTING, then FAILED again; false when it is not broken. */
+  private boolean failAgainIfBroken(Session s) {
+    int left = s.failingRestarts;
+    if (left == 0) {
+      return false;
+    }
+    if (left > 0) {
+      s.failingRestarts = left - 1;
+    }
+    status(s, "STARTING");
+    status(s, "FAILED");
+    return true;
+  }
+
+  /** The incoming side's routes; false when {@code path} is not one of them. */
+  private boolean incomingSide(HttpExchange ex, String method, String path) throws IOException {
+    if (!method.equals("GET")) {
+      return false;
+    }
+    Matcher m;
+    if (files.containsKey(path)) {
+      StoredFile f = files.get(path);
+      if (clock.instant().isAfter(f.at().plus(filesLifetime))) {
+        // WAHA's answer for a file it removed (devlikeapro/waha#1007, #1884).
+        String name = path.substring(path.lastIndexOf('/') + 1);
+        reply(
+            ex,
+            404,
+            Map.of("message", "File not found: " + name, "error", "Not Found", "statusCode", 404));
+        return true;
+      }
+      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+      ex.sendResponseHeaders(200, f.bytes().length);
+      ex.getResponseBody().write(f.bytes());
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/lids/pn/([^/]+)", path)) != null) {
+      Session s = workingOrAnswered(ex, decode(m.group(1)));
+      if (s != null) {
+        String phone = decode(m.group(2)).replace("@c.us", "");
+        String lid =
+            lids.entrySet().stream()
+                .filter(e -> e.getValue().equals(phone))
+                .map(e -> e.getKey() + "@lid")
+                .findFirst()
+                .orElse(null);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("lid", lid);
+        r.put("pn", phone + "@c.us");
+        reply(ex, 200, r);
+      }
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/lids/([^/]+)", path)) != null) {
+      Session s = workingOrAnswered(ex, decode(m.group(1)));
+      if (s == null) {
+        return true;
+      }
+      String lid = decode(m.group(2));
+      if (!lid.matches("\\d{5,30}(@lid)?")) {
+        violations.add("lids lookup of " + lid);
+        reply(ex, 400, Map.of("statusCode", 400, "message", "lid"));
+        return true;
+      }
+      if (lidsBroken) {
+        reply(ex, 500, Map.of("statusCode", 500, "message", "findPNByLid failed"));
+        return true;
+      }
+      String digits = lid.replace("@lid", "");
+      String phone = lids.getOrDefault(digits, "");
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("lid", digits + "@lid");
+      r.put("pn", phone.isEmpty() ? null : phone + "@c.us");
+      reply(ex, 200, r);
+      return true;
+    }
+    if ((m = match("/api/([^/]+)/groups/([^/]+)/participants/v2", path)) != null
+        && lidMembers.containsKey(decode(m.group(2)))
+        && groups.containsKey(decode(m.group(2)))) {
+      String id = decode(m.group(2));
+      ArrayNode members = JSON.createArrayNode();
+      for (String digits : groups.get(id).values().iterator().next()) {
+        members
+            .addObject()
+            .put("id", digits + "@c.us")
+            .put("pn", digits + "@c.us")
+            .put("role", "participant");
+      }
+      for (String lid : lidMembers.get(id)) {
+        members.addObject().put("id", lid + "@lid").put("role", "participant");
+      }
+      reply(ex, 200, members);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The session if it is WORKING; else the engine's answer (404, 422) is given and null returned.
+   */
+  private Session workingOrAnswered(HttpExchange ex, String name) throws IOException {
+    Session s = sessions.get(name);
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return null;
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return null;
+    }
+    return s;
   }
 
   // --- the HTTP API
@@ -358,11 +610,8 @@ public final class FakeWaha implements AutoCloseable {
       HttpExchange ex, String method, String path, Map<String, String> query, JsonNode body)
       throws IOException {
     Matcher m;
-    if (method.equals("GET") && files.containsKey(path)) {
-      byte[] bytes = files.get(path);
-      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-      ex.sendResponseHeaders(200, bytes.length);
-      ex.getResponseBody().write(bytes);
+    if (incomingSide(ex, method, path)) {
+      return; // files, lids, LID members (below, "The incoming side")
     } else if (method.equals("GET") && path.equals("/api/sessions")) {
       ArrayNode all = JSON.createArrayNode();
       sessions.values().forEach(s -> all.add(dto(s)));
@@ -424,10 +673,14 @@ public final class FakeWaha implements AutoCloseable {
           s.restarts.incrementAndGet();
           s.stall = null;
           status(s, "STOPPED");
-          start(s);
+          if (!failAgainIfBroken(s)) {
+            start(s);
+          }
         }
         default -> {
+          s.logouts.incrementAndGet();
           s.me = null;
+          s.failingRestarts = 0; // its broken authentication is deleted with the link
           start(s);
         }
       }
@@ -666,6 +919,10 @@ public final class FakeWaha implements AutoCloseable {
 
   /** Posts an event to every webhook of the session that takes it; the last HTTP status. */
   private int post(Session s, String event, ObjectNode payload, String signature) {
+    if (webhooksHeld) {
+      heldWebhooks.add(() -> post(s, event, payload, signature));
+      return 0;
+    }
     int last = 0;
     for (JsonNode h : s.config.path("webhooks")) {
       boolean wanted = false;

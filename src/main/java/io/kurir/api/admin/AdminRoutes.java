@@ -194,14 +194,18 @@ public final class AdminRoutes implements RouteTable {
    */
   private void device(Context ctx) {
     Device device = tenants.device(id(ctx));
-    ctx.json(
+    Map<String, Object> v =
         device(
             tenants,
             views,
             device,
             sessions.shownState(device).map(DeviceState::wireName).orElse("port_down"),
             messageWebhooks.urls(device.id()),
-            sessions.states().statusWebhook(device.id())));
+            sessions.states().statusWebhook(device.id()));
+    // Why it is in its state (a passkey asked for on the phone, a failed session restarted): the
+    // reason of its last recorded change, as its history shows it.
+    v.put("stateReason", sessions.states().lastReason(device.id()).orElse(null));
+    ctx.json(v);
   }
 
   /**

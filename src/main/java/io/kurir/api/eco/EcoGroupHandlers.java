@@ -84,7 +84,13 @@ public final class EcoGroupHandlers {
     }
     switch (messages.groupMembers(req.device(), group.get())) {
       case GroupMembers.Members m ->
-          plain(ctx, String.join(",", m.numbers().stream().map(n -> n.substring(1)).toList()));
+          plain(
+              ctx,
+              String.join(
+                  ",",
+                  m.numbers().stream()
+                      .map(n -> n.startsWith("+") ? n.substring(1) : n) // a LID stays as it is
+                      .toList()));
       case GroupMembers.NotFound notFound -> plain(ctx, EcoResults.NO_MEMBERS);
       case GroupMembers.NotSupported notSupported -> plain(ctx, EcoResults.FAILED);
       case GroupMembers.Unknown unknown -> plain(ctx, EcoResults.PHONE_OFFLINE);

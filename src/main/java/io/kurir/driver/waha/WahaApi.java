@@ -100,6 +100,9 @@ final class WahaApi implements AutoCloseable {
     HttpResponse<InputStream> r =
         http.send(request(path + query).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream in = r.body()) {
+      if (r.statusCode() == 404 || r.statusCode() == 410) {
+        throw new FileGone("media download answered HTTP " + r.statusCode());
+      }
       if (r.statusCode() != 200) {
         throw new IOException("media download answered HTTP " + r.statusCode());
       }
@@ -120,6 +123,16 @@ final class WahaApi implements AutoCloseable {
         throw e;
       }
       Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+  }
+
+  /**
+   * The engine no longer has a file it named: it deletes received files {@code
+   * WHATSAPP_FILES_LIFETIME} after they came (180 s by default), so asking again cannot help.
+   */
+  static final class FileGone extends IOException {
+    FileGone(String message) {
+      super(message);
     }
   }
 

@@ -3,6 +3,7 @@ package io.kurir.driver.waha;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -108,7 +109,11 @@ public final class WahaDriver implements Driver {
   private final Map<Long, Long> statusesGiven = new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile Thread health;
+  private volatile Thread recovery;
   private volatile boolean closed;
+
+  /** FAILED sessions being brought back (restart, then log out and start). */
+  private final FailedSessions failed = new FailedSessions(this);
 
   WahaDriver(DriverContext context) {
     this.context = context;
@@ -143,6 +148,7 @@ public final class WahaDriver implements Driver {
     this.listener = newListener;
     io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), this::wakeWatch);
     watch = Thread.ofVirtual().name("waha-engine-watch").start(this::watchLoop);
+    recovery = Thread.ofVirtual().name("waha-failed-sessions").start(failed::loop);
     if (!healthEvery.isZero()) {
       health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
     }
@@ -186,9 +192,16 @@ public final class WahaDriver implements Driver {
     } catch (IOException e) {
       return; // the engine watch takes it from here (call tells it)
     }
+    if (r.status() == 401) {
+      for (long deviceId : sessions.known()) {
+        statusChanged(deviceId, UNAUTHORIZED, keyRefused(r));
+      }
+      return;
+    }
     if (!r.ok() || !r.body().isArray()) {
       return;
     }
+    attachWaiting(); // devices refused for the API key: the engine takes it now
     Map<String, String> statusByName = new HashMap<>();
     for (JsonNode s : r.body()) {
       statusByName.put(s.path("name").asText(""), s.path("status").asText("STOPPED"));
@@ -282,7 +295,8 @@ public final class WahaDriver implements Driver {
         r = call(() -> api.post(at + "/start", Map0.EMPTY));
       }
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, r.describe());
+        // The status only: a session's reply carries its configuration, webhook keys included.
+        log.info("device {}: session {} restarted on the engine: {}", deviceId, name, brief(r));
       }
     } catch (IOException e) {
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
@@ -310,11 +324,19 @@ public final class WahaDriver implements Driver {
                             + " for device "
                             + device.id()));
     String name = sessionName(device);
+    attachedHere.add(device.id());
     ObjectNode webhook = webhook(base, device.id());
     long givenBefore = statusesGiven.getOrDefault(device.id(), 0L);
     try {
       WahaApi.Reply found = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       JsonNode session;
+      if (found.status() == 401) {
+        // Not thrown (no attach retried again and again): the device shows why, and the health
+        // probe attaches it once the engine takes the key.
+        toAttach.put(device.id(), device);
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(found));
+        return;
+      }
       if (found.status() == 404) {
         ObjectNode body = WahaApi.JSON.createObjectNode();
         body.put("name", name);
@@ -364,7 +386,16 @@ public final class WahaDriver implements Driver {
   @Override
   public void detach(DeviceRef device) {
     toAttach.remove(device.id());
+    attachedHere.remove(device.id());
+    failed.forget(device.id());
   }
+
+  /**
+   * The devices this node attached (their senders run here): only these are restarted when FAILED,
+   * though any node may receive their webhooks, so that two nodes do not both restart a session.
+   */
+  private final java.util.Set<Long> attachedHere =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** An empty JSON body. */
   private static final class Map0 {
@@ -493,6 +524,8 @@ public final class WahaDriver implements Driver {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok()) {
         statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked");
+      } else if (r.status() == 401) {
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
       } else if (r.status() == 404) {
         statusChanged(device.id(), "STOPPED", "no session on the engine");
       }
@@ -510,7 +543,7 @@ public final class WahaDriver implements Driver {
   static DeviceState stateOf(String status) {
     return switch (status) {
       case "WORKING" -> DeviceState.ONLINE;
-      case "FAILED", STALLED -> DeviceState.FAILED;
+      case "FAILED", STALLED, UNAUTHORIZED -> DeviceState.FAILED;
       case UNREACHABLE -> DeviceState.PORT_DOWN;
       default -> DeviceState.NONE; // STOPPED, STARTING, SCAN_QR_CODE, PASSKEY_*
     };
@@ -559,13 +592,150 @@ public final class WahaDriver implements Driver {
       }
       stalled.remove(deviceId);
     }
+    if (!status.equals("FAILED") && !status.equals("STOPPED") && !status.equals("STARTING")) {
+      failed.ended(deviceId); // a restart passes through STOPPED and STARTING on its way
+    }
     if (!sessions.setStatus(deviceId, status)) {
       return;
     }
     DeviceState state = stateOf(status);
-    String reason = status.equals(UNREACHABLE) ? why : "engine: " + status + " (" + why + ")";
-    tell(l -> l.stateChanged(deviceId, state, reason));
+    String reason =
+        switch (status) {
+          case UNREACHABLE, UNAUTHORIZED -> why;
+          case "PASSKEY_REQUIRED" ->
+              "engine: PASSKEY_REQUIRED ("
+                  + why
+                  + "): WhatsApp asks for the passkey of the linked phone's account; confirm on"
+                  + " the phone, messages wait";
+          case "PASSKEY_CONFIRMATION_REQUIRED" ->
+              "engine: PASSKEY_CONFIRMATION_REQUIRED ("
+                  + why
+                  + "): confirm the passkey prompt on the linked phone, messages wait";
+          case "FAILED" -> "engine: FAILED (" + why + "); Kurir restarts the session";
+          default -> "engine: " + status + " (" + why + ")";
+        };
+    if (status.startsWith("PASSKEY_")) {
+      // Recorded though the device stays "none": the operator must act on the phone.
+      tell(l -> l.stateStep(deviceId, state, reason));
+    } else {
+      tell(l -> l.stateChanged(deviceId, state, reason));
+    }
     tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
+    if (status.equals("FAILED") && attachedHere.contains(deviceId)) {
+      failed.failed(deviceId);
+    }
+  }
+
+  /** The Kurir-side status of a device whose engine refuses Kurir's API key (HTTP 401). */
+  static final String UNAUTHORIZED = "UNAUTHORIZED";
+
+  private volatile boolean keyRefusedTold;
+
+  /** Why the engine answered 401, as a device event's reason; logged once. */
+  private String keyRefused(WahaApi.Reply r) {
+    String why =
+        "the WAHA engine at "
+            + url
+            + " refused Kurir's API key ("
+            + r.describe()
+            + "): set drivers.waha.api-key to the engine's WAHA_API_KEY; messages wait";
+    if (!keyRefusedTold) {
+      keyRefusedTold = true;
+      log.warn("{}", why);
+    }
+    return why;
+  }
+
+  /** Attaches the devices that wait for the engine (refused for the API key, say). */
+  private void attachWaiting() {
+    for (DeviceRef device : List.copyOf(toAttach.values())) {
+      toAttach.remove(device.id());
+      try {
+        attach(device);
+      } catch (RuntimeException e) {
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.warn("device {}: could not set its session up: {}", device.id(), e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
+   * One step of bringing back a FAILED session ({@link FailedSessions}): a restart, or (after
+   * {@link FailedSessions#RESTARTS} restarts that did not help) a logout and a start, which unlinks
+   * the number. Recorded in the device's history and its status webhook.
+   */
+  void recoveryStep(long deviceId, int restartsBefore) {
+    Optional<String> name = sessions.name(deviceId);
+    if (name.isEmpty() || !engineUp) {
+      return;
+    }
+    String at = "/api/sessions/" + WahaApi.enc(name.get());
+    if (restartsBefore < FailedSessions.RESTARTS) {
+      tell(
+          l ->
+              l.stateStep(
+                  deviceId,
+                  DeviceState.FAILED,
+                  "engine: FAILED; restart "
+                      + (restartsBefore + 1)
+                      + " of "
+                      + FailedSessions.RESTARTS
+                      + " (POST "
+                      + at
+                      + "/restart)"));
+      restart(deviceId, name.get());
+      return;
+    }
+    tell(
+        l ->
+            l.stateStep(
+                deviceId,
+                DeviceState.FAILED,
+                "engine: FAILED after "
+                    + FailedSessions.RESTARTS
+                    + " restarts; logged out and started again (POST "
+                    + at
+                    + "/logout): link the number again by its QR code"));
+    try {
+      WahaApi.Reply out = call(() -> api.post(at + "/logout", Map0.EMPTY));
+      String after = out.body().path("status").asText("STOPPED");
+      if (!out.ok() || after.equals("STOPPED") || after.equals("FAILED")) {
+        call(() -> api.post(at + "/start", Map0.EMPTY));
+      }
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn(
+            "device {}: session {} FAILED after {} restarts; logged out and started: {}",
+            deviceId,
+            name.get(),
+            FailedSessions.RESTARTS,
+            brief(out));
+      }
+    } catch (IOException e) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn("device {}: could not log {} out: {}", deviceId, name.get(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * A session reply for a log line: its HTTP status and the session's status, or the engine's
+   * error; never the body itself, which holds the session's webhook keys.
+   */
+  private static String brief(WahaApi.Reply r) {
+    if (!r.ok()) {
+      return r.describe();
+    }
+    return "HTTP " + r.status() + ", status " + r.body().path("status").asText("?");
+  }
+
+  /** The engine's last reported status of a device's session. */
+  Optional<String> statusOf(long deviceId) {
+    return sessions.status(deviceId);
+  }
+
+  boolean closed() {
+    return closed;
   }
 
   @Override
@@ -611,6 +781,11 @@ public final class WahaDriver implements Driver {
       return SendOutcome.Sent.of(messageId(r.body()), context.clock().instant());
     }
     return switch (r.status()) {
+      case 401 -> {
+        // Kurir's API key is refused: the device shows why and its messages wait; no retries.
+        statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
+        yield new SendOutcome.DeviceUnavailable();
+      }
       case 422, 404 -> {
         // The session is not WORKING (or gone): the message waits for the device.
         statusChanged(
@@ -623,11 +798,18 @@ public final class WahaDriver implements Driver {
     };
   }
 
-  /** A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}. */
+  /**
+   * A number as {@code <digits>@c.us}, a group as {@code <id>@g.us}, a contact known only by a LID
+   * (a reply to a LID sender) as {@code <digits>@lid}.
+   */
   static String chatId(OutgoingMessage message) {
     String to = message.recipient();
     if (message.toGroup()) {
       return to.contains("@") ? to : to + "@g.us";
+    }
+    Optional<ContactId> lid = WahaWebhookRoutes.lid(to);
+    if (lid.isPresent()) {
+      return lid.get().address();
     }
     return to.replaceAll("\\D", "") + "@c.us";
   }
@@ -819,8 +1001,15 @@ public final class WahaDriver implements Driver {
         }
         String pn = p.path("pn").asText("");
         String jid = pn.isBlank() ? p.path("id").asText("") : pn;
+        Optional<ContactId> lid = WahaWebhookRoutes.lid(p.path("id").asText(""));
         if (jid.endsWith("@c.us") || jid.endsWith("@s.whatsapp.net")) {
-          numbers.add("+" + jid.substring(0, jid.indexOf('@')));
+          String phone = "+" + jid.substring(0, jid.indexOf('@'));
+          numbers.add(phone);
+          lid.ifPresent(l -> context.contacts().learn(device.id(), phone, l));
+        } else if (lid.isPresent()) {
+          // A member known only by LID: its phone when the engine can tell, else the LID itself
+          // (kept, not dropped: a message to it reaches it).
+          numbers.add(phoneOfLid(device, lid.get()).orElse(lid.get().address()));
         }
       }
       return new GroupMembers.Members(numbers);
@@ -832,7 +1021,7 @@ public final class WahaDriver implements Driver {
   @Override
   public void close() {
     closed = true;
-    for (Thread t : new Thread[] {health, watch}) {
+    for (Thread t : new Thread[] {health, watch, recovery}) {
       if (t != null) {
         t.interrupt();
       }
@@ -946,6 +1135,7 @@ public final class WahaDriver implements Driver {
     synchronized (outage) {
       outage.notifyAll();
     }
+    failed.wake();
   }
 
   /** What the engine watch does next. */
@@ -1111,6 +1301,55 @@ public final class WahaDriver implements Driver {
     }
     String kind = mime.startsWith("image/") ? "image" : "file";
     return Optional.of(new IncomingMessage.Media(kind, mime, file));
+  }
+
+  /**
+   * The phone behind a LID, as {@code +<digits>}: what the core knows already (learned before),
+   * else the engine's answer to {@code GET /api/{session}/lids/<lid>@lid} ({@code {lid, pn}}),
+   * learned for next time. Empty when the engine knows none ({@code pn: null}), fails or cannot be
+   * reached: the caller keeps the contact by its LID, and a later message asks again.
+   */
+  Optional<String> phoneOfLid(DeviceRef device, ContactId lid) {
+    Optional<String> known = context.contacts().phoneOf(device.id(), lid);
+    if (known.isPresent()) {
+      return known.map(p -> "+" + p.replaceAll("\\D", ""));
+    }
+    String path =
+        "/api/" + WahaApi.enc(sessionName(device)) + "/lids/" + WahaApi.enc(lid.address());
+    try {
+      WahaApi.Reply r = call(() -> api.get(path));
+      Optional<String> phone =
+          r.ok() ? WahaWebhookRoutes.e164(r.body().path("pn").asText("")) : Optional.empty();
+      if (phone.isPresent()) {
+        context.contacts().learn(device.id(), phone.get(), lid);
+      } else {
+        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+          log.debug(
+              "device {}: the engine knows no phone of {}: {}",
+              device.id(),
+              lid.address(),
+              r.describe());
+        }
+      }
+      return phone;
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The text of an incoming message whose file the engine had deleted before Kurir fetched it: its
+   * caption, and a line that says what was lost (so the webhook, reads and reports show it).
+   */
+  static String mediaLost(String text, JsonNode payload) {
+    String mime = payload.path("media").path("mimetype").asText("");
+    String what = mime.startsWith("image/") ? "image" : "file";
+    String note =
+        "["
+            + what
+            + " not received: the WAHA engine deleted it (WHATSAPP_FILES_LIFETIME) before Kurir"
+            + " fetched it]";
+    return text.isEmpty() ? note : text + "\n" + note;
   }
 
   // --- for the webhook

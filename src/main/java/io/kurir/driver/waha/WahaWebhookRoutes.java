@@ -1,6 +1,7 @@
 package io.kurir.driver.waha;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceLookup;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DriverReply;
@@ -28,6 +29,8 @@ import java.util.Optional;
  * again what could not be.
  */
 final class WahaWebhookRoutes {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(WahaWebhookRoutes.class);
   static final String PATH = WahaDriver.EVENTS_PATH + "{device}";
 
   private final WahaDriver driver;
@@ -146,12 +149,31 @@ final class WahaWebhookRoutes {
       sender = payload.path("participant").asText("");
     }
     Optional<String> e164 = e164(sender);
-    if (e164.isEmpty()) {
-      return; // a status broadcast, a channel, a sender known only by a hidden id
+    Optional<ContactId> lid = lid(sender);
+    if (e164.isEmpty() && lid.isEmpty()) {
+      return; // a status broadcast, a channel: no person wrote it
+    }
+    if (lid.isPresent()) {
+      // WhatsApp hides many senders' numbers behind a LID on every engine: the message is kept,
+      // with the phone when the engine (or an earlier lookup) knows it, else by its LID alone.
+      e164 = driver.phoneOfLid(device, lid.get());
     }
     Optional<IncomingMessage.Media> media;
+    String text = payload.path("body").asText("");
     try {
       media = driver.incomingMedia(device.id(), id, payload);
+    } catch (WahaApi.FileGone e) {
+      // The engine deleted the file (WHATSAPP_FILES_LIFETIME) before Kurir could fetch it: the
+      // message is kept, and says so; a redelivery cannot bring the file back.
+      media = Optional.empty();
+      text = WahaDriver.mediaLost(text, payload);
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.warn(
+            "device {}: incoming {}: its file was gone from the engine ({}); kept without it",
+            device.id(),
+            id,
+            e.getMessage());
+      }
     } catch (IOException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
@@ -163,15 +185,22 @@ final class WahaWebhookRoutes {
               new IncomingMessage(
                   device.id(),
                   Optional.of(id),
-                  e164.get(),
+                  e164.orElse(""),
                   group,
-                  payload.path("body").asText(""),
+                  text,
                   media,
-                  at(payload)));
+                  at(payload),
+                  Optional.empty(),
+                  lid));
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
     }
+  }
+
+  /** {@code 1234567890@lid} as a LID. */
+  static Optional<ContactId> lid(String jid) {
+    return ContactId.parse(jid).filter(id -> id.kind() == ContactId.Kind.LID);
   }
 
   /** {@code 628123@c.us} (or {@code @s.whatsapp.net}) as {@code +628123}. */

@@ -51,6 +51,28 @@ class FakeWahaTest {
     }
   }
 
+  @Test
+  void aReceivedFileIsDeletedAfterTheFilesLifetimeAndThenAnswers404AsTheEngineDoes()
+      throws Exception {
+    var clock = TestGateway.settableClock();
+    try (FakeWaha waha = new FakeWaha(clock);
+        HttpClient http = HttpClient.newHttpClient()) {
+      waha.existingSession("s1", "6281100008901");
+      waha.incomingMedia("s1", "M1", "6281100008909", "", "image/jpeg", "a.jpg", new byte[] {1, 2});
+      String url = waha.url() + "/api/files/s1/M1-a.jpg";
+      assertThat(http.send(get(url, "*/*"), body()).statusCode()).isEqualTo(200);
+      clock.advance(java.time.Duration.ofSeconds(180));
+      assertThat(http.send(get(url, "*/*"), body()).statusCode())
+          .as("180 s: still there")
+          .isEqualTo(200);
+      clock.advance(java.time.Duration.ofSeconds(1));
+      HttpResponse<String> gone = http.send(get(url, "*/*"), body());
+      assertThat(gone.statusCode()).isEqualTo(404);
+      assertThat(gone.body())
+          .contains("\"message\":\"File not found: M1-a.jpg\"", "\"statusCode\":404");
+    }
+  }
+
   private static HttpRequest get(String url, String accept) {
     return HttpRequest.newBuilder(URI.create(url))
         .header("X-Api-Key", FakeWaha.API_KEY)

@@ -107,8 +107,8 @@ class WahaSendTest {
       assertThat(f.waha.ack(sent.id(), -1, "ERROR")).isEqualTo(200);
       f.awaitState(device, id, MessageState.FAILED);
 
-      // The phone unlinked: the session FAILED; the next message waits for it.
-      f.waha.fail(name);
+      // The session FAILED, and restarts do not cure it: the next message waits for it.
+      f.waha.breakSession(name, -1);
       Eventually.until("failed", () -> f.eco(device, "/api/qr_status").equals("failed"));
       long waiting = f.sendAsync(device, "6281100008319", "dua");
       assertThat(f.message(device, waiting).state()).isEqualTo(MessageState.PENDING);

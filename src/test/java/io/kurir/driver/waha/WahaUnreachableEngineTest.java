@@ -53,7 +53,7 @@ class WahaUnreachableEngineTest {
   }
 
   /** A console page as the operator sees it, signed in with the admin token. */
-  private static String consolePage(WahaFixture f, String path) {
+  static String consolePage(WahaFixture f, String path) {
     HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
     try {
       HttpResponse<String> signIn =
