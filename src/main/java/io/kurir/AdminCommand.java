@@ -671,6 +671,30 @@ final class AdminCommand implements Callable<Integer> {
           admin.invocation.err());
     }
 
+    @Command(
+        description =
+            "resume a device whose queue is held because its network refused the account (a"
+                + " running gateway's)")
+    int retry(
+        @Parameters(paramLabel = "<id>") String id,
+        @Option(
+                names = "--url",
+                description = "the gateway (default http://127.0.0.1:<server.port>)",
+                paramLabel = "URL")
+            String url,
+        @Option(
+                names = "--token",
+                description = "its admin token (default: admin.token)",
+                paramLabel = "TOKEN")
+            String token) {
+      return PairingQr.retry(
+          List.of("device", "retry", id),
+          gateway(url, token),
+          admin.settings(),
+          admin.invocation.out(),
+          admin.invocation.err());
+    }
+
     private static Map<String, String> gateway(String url, String token) {
       Map<String, String> options = new LinkedHashMap<>();
       if (url != null) {

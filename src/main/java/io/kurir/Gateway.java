@@ -28,7 +28,9 @@ import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
 import io.kurir.contact.ContactIdentities;
+import io.kurir.device.DeviceHolds;
 import io.kurir.device.DeviceStates;
+import io.kurir.device.QueueHolds;
 import io.kurir.device.SenderTroubleAsState;
 import io.kurir.device.SessionEvents;
 import io.kurir.device.Sessions;
@@ -94,6 +96,7 @@ public final class Gateway implements AutoCloseable {
   private final ListeningSocket socket;
   private final InstanceLock lock;
   private final DeviceStates deviceStates;
+  private final QueueHolds queueHolds;
   private final WebhookOutbox outbox;
   private final Database db;
   private final Drivers drivers;
@@ -213,7 +216,12 @@ public final class Gateway implements AutoCloseable {
               messageWebhooks,
               contacts,
               settings.bots().answerInGroups());
-      drivers.start(new SessionEvents(messages, deviceStates, incoming::received));
+      DeviceHolds deviceHolds = new DeviceHolds(db, clock);
+      messages.holdWith(deviceHolds::isHeld);
+      this.queueHolds = new QueueHolds(deviceHolds, deviceStates, messages, drivers);
+      // A held device resumes when its configuration changes (a new token, a fixed number id).
+      tenants.onDeviceChanged(d -> queueHolds.resume(d, "its configuration changed"));
+      drivers.start(new SessionEvents(messages, deviceStates, incoming::received, queueHolds));
       if (settings.demo()) {
         Device demo = DemoAccount.seed(tenants);
         sandbox().pair(demo.id(), demo.number());
@@ -235,7 +243,7 @@ public final class Gateway implements AutoCloseable {
       scheduler.observeLateness(metrics::scheduleLateness);
       Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
       tenants.onDeviceDeleted(schedules::deviceDeleted);
-      Sessions sessions = new Sessions(drivers, deviceStates);
+      Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
       EcoMessageHandlers ecoMessages =
@@ -514,6 +522,11 @@ public final class Gateway implements AutoCloseable {
         .filter(SandboxDriver.class::isInstance)
         .map(d -> ((SandboxDriver) d).network())
         .findFirst();
+  }
+
+  /** Devices whose queue is held because their network refused the account. */
+  public QueueHolds queueHolds() {
+    return queueHolds;
   }
 
   public DeviceStates deviceStates() {

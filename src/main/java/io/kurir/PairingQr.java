@@ -131,6 +131,44 @@ final class PairingQr {
     }
   }
 
+  /**
+   * {@code ./kurir admin device retry <id>}: asks the running gateway to resume a device whose
+   * queue is held because its network refused the account ({@code POST /admin/devices/{id}/retry}).
+   */
+  static int retry(
+      List<String> words,
+      Map<String, String> options,
+      Settings settings,
+      PrintStream out,
+      PrintStream err) {
+    Target target = Target.of("retry", "retry", words, options, settings, err);
+    if (target == null) {
+      return 2;
+    }
+    try {
+      HttpResponse<String> reply =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(target.uri())
+                      .header("Authorization", "Bearer " + target.token())
+                      .POST(HttpRequest.BodyPublishers.noBody())
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      if (reply.statusCode() != 200) {
+        err.println("kurir admin: " + refusal(reply, target.base()));
+        return 1;
+      }
+      String state = new ObjectMapper().readTree(reply.body()).path("state").asText();
+      out.println("resumed; the device is " + state);
+      return 0;
+    } catch (IOException e) {
+      return unreachable(err, target.base(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+  }
+
   /** The running gateway's Admin API route of one device, and the token to call it with. */
   private record Target(String base, URI uri, String token) {
 

@@ -53,7 +53,7 @@ class CloudGuideDeviceListTest {
               "{\"key\":\""
                   + device.ecoKey()
                   + "\",\"phone_no\":\""
-                  + Numbers.fresh()
+                  + graph.customerWrites(Numbers.fresh())
                   + "\",\"message\":\"Hello from Kurir\"}");
       assertThat(sent.body()).isEqualTo("success");
 

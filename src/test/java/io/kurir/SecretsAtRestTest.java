@@ -288,7 +288,7 @@ class SecretsAtRestTest {
                   .getSecret(m.deviceId(), "hmac-key"))
           .contains(sessionSecret);
       // The cloud device's access token still opens the Graph API (the fake accepts only it).
-      String to = Numbers.fresh();
+      String to = graph.customerWrites(Numbers.fresh());
       Reply cloudSend =
           kurir.postJson(
               "/api/async_send_message",

@@ -99,6 +99,7 @@ public final class ApiException extends RuntimeException {
       case BUSY -> new ApiException(503, "busy", e.getMessage());
       case DRIVER_NOT_LOADED -> new ApiException(503, "driver_not_loaded", e.getMessage());
       case DEVICE_BUSY -> deviceBusy(e.getMessage(), e.retryAfterSeconds());
+      case MEDIA_TYPE_NOT_SUPPORTED -> badRequest("media_type_not_supported", e.getMessage());
     };
   }
 

@@ -19,6 +19,7 @@ public final class SessionEvents implements DriverListener {
   private final Messages messages;
   private final DeviceStates states;
   private final IncomingHandler incoming;
+  private final java.util.function.BiConsumer<Long, String> hold;
 
   /** Where incoming messages go: stored (a redelivery dropped) before it returns. */
   @FunctionalInterface
@@ -26,10 +27,34 @@ public final class SessionEvents implements DriverListener {
     void received(IncomingMessage message);
   }
 
+  /** Events of drivers whose holds only show the device {@code failed} (tests of one node). */
   public SessionEvents(Messages messages, DeviceStates states, IncomingHandler incoming) {
+    this(messages, states, incoming, null);
+  }
+
+  /** Events of drivers; a device a driver holds has its queue held by {@code holds}. */
+  public SessionEvents(
+      Messages messages, DeviceStates states, IncomingHandler incoming, QueueHolds holds) {
     this.messages = messages;
     this.states = states;
     this.incoming = incoming;
+    this.hold =
+        holds != null
+            ? holds::hold
+            : (deviceId, reason) -> {
+              stateChanged(deviceId, io.kurir.driver.DeviceState.FAILED, reason);
+              messages.connectionChanged(deviceId, false);
+            };
+  }
+
+  @Override
+  public void hold(long deviceId, String reason) {
+    hold.accept(deviceId, reason);
+  }
+
+  @Override
+  public void note(long deviceId, long messageId, String note) {
+    messages.note(deviceId, messageId, note);
   }
 
   @Override

@@ -25,14 +25,36 @@ public final class Sessions {
 
   private final Drivers drivers;
   private final DeviceStates states;
+  private final QueueHolds holds;
 
-  public Sessions(Drivers drivers, DeviceStates states) {
+  /** Sessions whose devices are {@code failed} while their queue is held in {@code holds}. */
+  public Sessions(Drivers drivers, DeviceStates states, QueueHolds holds) {
     this.drivers = drivers;
     this.states = states;
+    this.holds = holds;
   }
 
-  /** The session's state now; empty when the device's driver is not running ({@code port_down}). */
+  /**
+   * An operator's retry of a device whose queue is held (its network refused the account): the
+   * queue resumes and the driver checks again; false when the device was not held.
+   */
+  public boolean retry(Device device) {
+    return holds.resume(device, "an operator retried it");
+  }
+
+  /** Why the device's queue is held, if it is. */
+  public Optional<String> heldBecause(Device device) {
+    return holds.reason(device.id());
+  }
+
+  /**
+   * The session's state now; empty when the device's driver is not running ({@code port_down}). A
+   * device whose queue is held (its network refused the account) is {@code failed}.
+   */
   public Optional<DeviceState> state(Device device) {
+    if (holds.reason(device.id()).isPresent()) {
+      return Optional.of(DeviceState.FAILED);
+    }
     Driver driver = drivers.of(device.ref());
     return driver.isRunning() ? Optional.of(stateOf(driver, device)) : Optional.empty();
   }

@@ -38,6 +38,22 @@ public interface Driver extends AutoCloseable {
    */
   default void detach(DeviceRef device) {}
 
+  /**
+   * The core resumes {@code device} after a {@link DriverListener#hold}: its configuration changed
+   * or an operator asked to retry it. A driver forgets what made it refuse the device and checks
+   * again on the next send (or now); idempotent.
+   */
+  default void resume(DeviceRef device) {}
+
+  /**
+   * The media types (such as {@code image/jpeg}) the network takes for a message of {@code kind}
+   * ({@code image} or {@code file}); empty when it takes any. The core refuses at accept a message
+   * whose media is of another type, so that it does not fail late at the network.
+   */
+  default java.util.Set<String> mediaTypes(String kind) {
+    return java.util.Set.of();
+  }
+
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
   boolean isConnected(DeviceRef device);
 

@@ -3,7 +3,8 @@ package io.kurir.driver;
 /**
  * What a driver tells the core. Calls may come from any thread and return quickly: none of them
  * waits for a database commit, except {@link #incoming}, whose caller acknowledges the message to
- * its network only once it is stored.
+ * its network only once it is stored, and {@link #hold}, which is stored before the device's next
+ * send is looked at.
  */
 public interface DriverListener {
 
@@ -33,4 +34,20 @@ public interface DriverListener {
   default void stateStep(long deviceId, DeviceState state, String reason) {
     stateChanged(deviceId, state, reason);
   }
+
+  /**
+   * The device cannot send until it is resumed, for {@code reason} (the network refused the
+   * account, its token or its number id): the core shows it {@link DeviceState#FAILED} with the
+   * reason and holds its queue (messages stay queued, none fails) until the device's configuration
+   * changes or an operator retries it, and then calls {@link Driver#resume}. A driver that reports
+   * this answers the send that found it {@link SendOutcome.DeviceUnavailable}.
+   */
+  default void hold(long deviceId, String reason) {}
+
+  /**
+   * A line for the history of message {@code messageId} that changes none of its states: a status
+   * the network gives that is not a failure ({@code paused}, {@code held_for_quality_assessment}),
+   * a resend in another form. Not waited for.
+   */
+  default void note(long deviceId, long messageId, String note) {}
 }

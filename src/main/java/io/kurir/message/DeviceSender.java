@@ -57,6 +57,9 @@ final class DeviceSender {
   private volatile boolean deleted;
   private boolean attached;
   private final Driver driver;
+  // Whether the device's queue is held (its network refused the account): it sends nothing then,
+  // whatever its driver says, until it is resumed.
+  private final java.util.function.LongPredicate held;
   private final MessageStore store;
   private final Leases leases;
   private final DeviceOwnership ownership;
@@ -170,8 +173,10 @@ final class DeviceSender {
       Supplier<Pacing> pacing,
       SendObserver observer,
       SenderTrouble trouble,
-      java.util.function.LongConsumer whenDeleted) {
+      java.util.function.LongConsumer whenDeleted,
+      java.util.function.LongPredicate held) {
     this.device = device;
+    this.held = held;
     this.trouble = trouble;
     this.failures =
         new io.kurir.logging.RepeatingFailure(log, "the sender of device " + device.id(), clock);
@@ -314,7 +319,7 @@ final class DeviceSender {
     } finally {
       lock.unlock();
     }
-    if (!driver.isConnected(device.ref())) { // sync callers are refused by the usual path
+    if (!canSend()) { // sync callers are refused by the usual path
       forgetHeld(messages);
       handOver(List.of());
       wake();
@@ -457,7 +462,12 @@ final class DeviceSender {
 
   /** Whether the device's driver says it is connected now. */
   boolean deviceConnected() {
-    return driver.isConnected(device.ref());
+    return canSend();
+  }
+
+  /** Whether the device may send now: its queue is not held and its driver says it is connected. */
+  private boolean canSend() {
+    return !held.test(device.id()) && driver.isConnected(device.ref());
   }
 
   /** Whether a hand-over would be taken now (tests wait on it instead of sleeping). */
@@ -1189,7 +1199,7 @@ final class DeviceSender {
       pacing = pacingNow.get(); // a device's configuration may change while it sends
       pacingReadNanos = System.nanoTime();
     }
-    if (!driver.isConnected(device.ref())) {
+    if (!canSend()) {
       if (refuseSync) {
         lock.lock();
         try {
@@ -1271,6 +1281,11 @@ final class DeviceSender {
       log.warn(
           "device {}: fetching the media of message {}: {}", device.id(), m.id(), e.toString());
       result = new MediaFetch.Result.Refused(FailureReason.MEDIA_UNREACHABLE);
+    }
+    if (result instanceof MediaFetch.Result.Kept kept
+        && !Messages.carries(driver, m.kind(), kept.media().mimeType())) {
+      // Fetched only now: the type the network refuses fails the message here, not at the network.
+      result = new MediaFetch.Result.Refused(FailureReason.MEDIA_TYPE_NOT_SUPPORTED);
     }
     switch (result) {
       case MediaFetch.Result.Kept kept -> store.attachMedia(m.id(), kept.media());

@@ -29,6 +29,12 @@ public final class FailureReason {
   /** The image or file URL of an async send could not be fetched (refused, timed out, 4xx/5xx). */
   public static final String MEDIA_UNREACHABLE = "media_unreachable";
 
+  /**
+   * The image or file is of a type the device's network does not take (a GIF or a WebP image on the
+   * Cloud API).
+   */
+  public static final String MEDIA_TYPE_NOT_SUPPORTED = "media_type_not_supported";
+
   /** Taken back before it went out (a removed schedule). */
   public static final String CANCELLED = "cancelled";
 

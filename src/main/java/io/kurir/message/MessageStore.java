@@ -973,6 +973,25 @@ final class MessageStore {
   /** What {@link #recoverInterrupted} did. */
   record Recovered(int queuedAgain, int failed) {}
 
+  /**
+   * Adds a history line to message {@code id} of {@code deviceId} with its current state and {@code
+   * note} as the reason, changing nothing else; nothing for a message of another device. Not waited
+   * for.
+   */
+  CompletableFuture<Integer> noteLater(long deviceId, long id, String note, Instant at) {
+    return db.writes()
+        .submitInBackground(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO message_event (message_id, state, reason, at)"
+                            + " SELECT id, state, ?, ? FROM message WHERE id = ? AND device_id = ?")
+                    .bind(0, note)
+                    .bind(1, at.toEpochMilli())
+                    .bind(2, id)
+                    .bind(3, deviceId)
+                    .execute());
+  }
+
   private static final String INSERT_EVENT =
       "INSERT INTO message_event (message_id, state, reason, at) VALUES (?, ?, ?, ?)";
 

@@ -266,6 +266,20 @@ public final class Messages implements AutoCloseable {
       throw new SendRefused(
           SendRefused.Reason.TEXT_TOO_LONG, "at most " + MAX_TEXT_LENGTH + " characters");
     }
+    if (request.media().isPresent()
+        && drivers.names().contains(device.driver())
+        && !carries(drivers.of(device.ref()), request.kind(), request.media().get().mimeType())) {
+      throw new SendRefused(
+          SendRefused.Reason.MEDIA_TYPE_NOT_SUPPORTED,
+          "the device's network does not take "
+              + request.kind()
+              + "s of type "
+              + request.media().get().mimeType()
+              + "; it takes "
+              + String.join(
+                  ", ",
+                  new java.util.TreeSet<>(drivers.of(device.ref()).mediaTypes(request.kind()))));
+    }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
     if (first.isPresent()) {
@@ -798,7 +812,8 @@ public final class Messages implements AutoCloseable {
                         trouble.worksAgain(deviceId, driverSays);
                       }
                     },
-                    this::endQueueOfDeleted);
+                    this::endQueueOfDeleted,
+                    deviceId -> held.test(deviceId));
             s.start();
             return s;
           });
@@ -953,6 +968,32 @@ public final class Messages implements AutoCloseable {
   }
 
   private static final int DELETE_BATCH = 500;
+
+  /** Whether {@code driver}'s network takes a {@code kind} message whose media is {@code mime}. */
+  static boolean carries(io.kurir.driver.Driver driver, String kind, String mime) {
+    java.util.Set<String> types = driver.mediaTypes(kind);
+    return types.isEmpty() || types.contains(mime);
+  }
+
+  /**
+   * Adds {@code note} to the history of message {@code messageId} of {@code deviceId}, beside its
+   * current state, which it does not change (a network's status that is not a failure, a resend in
+   * another form). Not waited for.
+   */
+  public void note(long deviceId, long messageId, String note) {
+    store.noteLater(deviceId, messageId, note, clock.instant());
+  }
+
+  /**
+   * Whether a device's sender may send now, besides its driver's word: false while its queue is
+   * held ({@link #holdWith}).
+   */
+  private volatile java.util.function.LongPredicate held = id -> false;
+
+  /** Tells senders which devices' queues are held; set before the first device is used. */
+  public void holdWith(java.util.function.LongPredicate held) {
+    this.held = held;
+  }
 
   /** A device became able, or unable, to send. */
   public void connectionChanged(long deviceId, boolean connected) {

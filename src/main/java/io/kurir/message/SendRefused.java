@@ -28,7 +28,12 @@ public final class SendRefused extends RuntimeException {
      * before this caller's timeout: nothing was stored, so retrying after {@link
      * #retryAfterSeconds} is safe.
      */
-    DEVICE_BUSY
+    DEVICE_BUSY,
+    /**
+     * The image or file is of a type the device's network does not take ({@link
+     * io.kurir.driver.Driver#mediaTypes}): refused at once instead of failing at the network.
+     */
+    MEDIA_TYPE_NOT_SUPPORTED
   }
 
   private final Reason reason;

@@ -32,10 +32,37 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Meta's Graph API for one WhatsApp business number, as its reference documents it, on loopback:
  * {@code POST /<version>/<phone-number-id>/messages}, {@code POST …/media} (multipart), {@code GET
- * /<version>/<media-id>} and the media download it points at. It checks what Kurir sends (path,
- * version, bearer token, body) and records every breach in {@link #violations}; it answers as the
- * real one does, errors included ({@link #failNext}), and posts signed webhooks back to Kurir: by
- * default {@code sent} then {@code delivered} after each accepted message.
+ * /<version>/<phone-number-id>} (the number's details), {@code GET /<version>/<media-id>} and the
+ * media download it points at. It checks what Kurir sends (path, version, bearer token, body) and
+ * records every breach in {@link #violations}; it answers as the real one does, errors included
+ * ({@link #failNext}, {@link #accountError}), and posts signed webhooks back to Kurir: by default
+ * {@code sent} then {@code delivered} after each accepted message.
+ *
+ * <p>Written from, for Graph API {@value #VERSION}:
+ *
+ * <ul>
+ *   <li>Meta's Business Messaging OpenAPI ({@code facebook/openapi},
+ *       business-messaging-api_v23.0.yaml): the paths, {@code MessageResponse} with {@code
+ *       messages[].message_status} ({@code accepted}, {@code held_for_quality_assessment}, {@code
+ *       paused}), {@code ErrorObject}, the webhook examples;
+ *   <li>developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes: the
+ *       codes and titles of {@link #accountError} and of the 24-hour window's 131047;
+ *   <li>developers.facebook.com/docs/graph-api/guides/error-handling: the error body ({@code
+ *       message}, {@code type}, {@code code}, {@code error_subcode}, {@code error_data}, {@code
+ *       fbtrace_id}); a wrong object id answers code 100 with subcode 33;
+ *   <li>…/whatsapp/webhooks/reference/messages/status/: statuses, which may come out of order and
+ *       more than once ({@link #scrambleStatuses});
+ *   <li>…/whatsapp/business-scoped-user-ids/: {@code user_id}, {@code from_user_id}, {@code
+ *       profile.username}, {@code from} left out for a user whose phone Meta does not share, and
+ *       {@code recipient} in place of {@code to} for a send to a BSUID;
+ *   <li>…/whatsapp/cloud-api/reference/media/ (supported media types): images are JPEG and PNG;
+ *       WebP is a sticker type; GIF is not taken at all.
+ * </ul>
+ *
+ * <p>The 24-hour customer service window is enforced: a free-form (non-template) message to a user
+ * who has not written in the last 24 hours of the fake's clock, one never contacted included,
+ * answers 131047; a template always goes. A user's window opens when the fake posts a message of
+ * theirs to Kurir's webhook. Nothing here was checked against Meta's live service.
  */
 public final class FakeGraphApi implements AutoCloseable {
   public static final String VERSION = "v23.0";
@@ -52,13 +79,79 @@ public final class FakeGraphApi implements AutoCloseable {
       return body.path("type").asText();
     }
 
+    /** Who it went to: the phone's digits ({@code to}) or a BSUID ({@code recipient}). */
     public String to() {
-      return body.path("to").asText();
+      return body.has("recipient") ? body.path("recipient").asText() : body.path("to").asText();
     }
   }
 
   /** An error to answer instead of accepting. */
   private record Scripted(int httpStatus, int code, String message, boolean byWebhook) {}
+
+  /** An account-level error as Meta answers it: status, code, title, details. */
+  public record AccountError(int httpStatus, int code, String type, String title, String details) {}
+
+  /**
+   * Meta's account-level errors, with their status, type, title ({@code message} is {@code (#code)
+   * title}) and {@code error_data.details}, from the error-code reference.
+   */
+  public static final Map<Integer, AccountError> ACCOUNT_ERRORS =
+      Map.of(
+          10,
+          new AccountError(
+              403,
+              10,
+              "OAuthException",
+              "Application does not have permission for this action",
+              "Permission is either not granted or has been removed."),
+          200,
+          new AccountError(
+              403,
+              200,
+              "OAuthException",
+              "Permissions error",
+              "The app does not have the permission whatsapp_business_messaging."),
+          131005,
+          new AccountError(
+              403,
+              131005,
+              "OAuthException",
+              "Access denied",
+              "Permission is either not granted or has been removed."),
+          131031,
+          new AccountError(
+              400,
+              131031,
+              "OAuthException",
+              "Account has been locked",
+              "The WhatsApp Business Account is restricted or disabled for violating a platform"
+                  + " policy."),
+          131042,
+          new AccountError(
+              400,
+              131042,
+              "OAuthException",
+              "Business eligibility payment issue",
+              "Message failed to send because there were one or more errors related to your"
+                  + " payment method."),
+          133010,
+          new AccountError(
+              400,
+              133010,
+              "OAuthException",
+              "Phone number not registered",
+              "The phone number is not registered on the WhatsApp Business Platform."),
+          368,
+          new AccountError(
+              403,
+              368,
+              "OAuthException",
+              "Temporarily blocked for policies violations",
+              "The WhatsApp Business Account is temporarily blocked for violating a platform"
+                  + " policy."));
+
+  /** The window Meta keeps open after a user writes: free-form messages only within it. */
+  public static final java.time.Duration WINDOW = java.time.Duration.ofHours(24);
 
   private final HttpServer server;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -72,6 +165,16 @@ public final class FakeGraphApi implements AutoCloseable {
   private final AtomicLong ids = new AtomicLong(1000);
   private volatile String webhookUrl;
   private volatile boolean autoStatuses = true;
+  private volatile boolean scrambled;
+  private volatile boolean windowErrorsByWebhook;
+  private volatile AccountError accountError;
+  private final Deque<String> messageStatuses = new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final Map<String, java.time.Instant> lastWrote = new ConcurrentHashMap<>();
+  private final List<String> windowRefusals = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger statusesDelivered =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger numberLookUps =
+      new java.util.concurrent.atomic.AtomicInteger();
   private volatile int uploads;
   private final java.util.concurrent.atomic.AtomicInteger posts =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -111,6 +214,63 @@ public final class FakeGraphApi implements AutoCloseable {
 
   public void acceptToken(String token) {
     tokens.add(token);
+  }
+
+  /**
+   * Every call from now on (messages, media, the number's look-up) answers Meta's account-level
+   * error {@code code}, one of {@link #ACCOUNT_ERRORS}, until {@link #accountFixed}: such errors
+   * last until the business fixes its account.
+   */
+  public void accountError(int code) {
+    AccountError e = ACCOUNT_ERRORS.get(code);
+    if (e == null) {
+      throw new IllegalArgumentException("not an account-level error: " + code);
+    }
+    this.accountError = e;
+  }
+
+  public void accountFixed() {
+    this.accountError = null;
+  }
+
+  /**
+   * Statuses of each accepted message come out of order and twice, as Meta may send them: {@code
+   * read}, {@code delivered}, {@code sent}, {@code delivered}, {@code read}.
+   */
+  public void scrambleStatuses(boolean on) {
+    this.scrambled = on;
+  }
+
+  /**
+   * The window's 131047 comes as a {@code failed} status after a 200 (as Meta reports most send
+   * errors), not in the reply.
+   */
+  public void windowErrorsByWebhook(boolean on) {
+    this.windowErrorsByWebhook = on;
+  }
+
+  /**
+   * The next accepted message is {@code status} ({@code paused}, {@code
+   * held_for_quality_assessment}) in the reply's {@code message_status} and in a status webhook of
+   * that name before its {@code sent}.
+   */
+  public void nextMessageStatus(String status) {
+    messageStatuses.add(status);
+  }
+
+  /** The users (digits or BSUIDs) whose free-form messages were refused with 131047. */
+  public List<String> windowRefusals() {
+    return windowRefusals;
+  }
+
+  /** How many automatic statuses Kurir has taken. */
+  public int statusesDelivered() {
+    return statusesDelivered.get();
+  }
+
+  /** How often the phone number's details were asked for (the check at attach). */
+  public int numberLookUps() {
+    return numberLookUps.get();
   }
 
   /**
@@ -180,19 +340,70 @@ public final class FakeGraphApi implements AutoCloseable {
             ex,
             401,
             190,
-            "Error validating access token: Session has expired on Tuesday, 10-Mar-26 04:00:00 PST.");
+            463,
+            "OAuthException",
+            "Error validating access token: Session has expired on Tuesday, 10-Mar-26 04:00:00 PST.",
+            null);
+        return;
+      }
+      AccountError account = accountError;
+      if (account != null) {
+        if (parts.length == 4 && parts[3].equals("messages")) {
+          posts.incrementAndGet();
+        }
+        error(
+            ex,
+            account.httpStatus(),
+            account.code(),
+            0,
+            account.type(),
+            account.title(),
+            account.details());
+        return;
+      }
+      boolean onNumber = parts.length == 4 || parts[2].matches("\\d{15}");
+      if (onNumber && !parts[2].equals(PHONE_NUMBER_ID) && !media.containsKey(parts[2])) {
+        // A wrong phone number id: Graph's "no such object" (code 100, subcode 33).
+        if (parts.length == 4 && parts[3].equals("messages")) {
+          posts.incrementAndGet();
+        }
+        error(
+            ex,
+            400,
+            100,
+            33,
+            "GraphMethodException",
+            "Unsupported "
+                + ex.getRequestMethod().toLowerCase(java.util.Locale.ROOT)
+                + " request. Object with ID '"
+                + parts[2]
+                + "' does not exist, cannot be loaded due to missing permissions, or does not"
+                + " support this operation. Please read the Graph API documentation at"
+                + " https://developers.facebook.com/docs/graph-api",
+            null);
         return;
       }
       if (ex.getRequestMethod().equals("POST")
           && parts.length == 4
           && parts[3].equals("messages")) {
-        checkNumberId(parts[2]);
         messages(ex, body);
       } else if (ex.getRequestMethod().equals("POST")
           && parts.length == 4
           && parts[3].equals("media")) {
-        checkNumberId(parts[2]);
         upload(ex, body);
+      } else if (ex.getRequestMethod().equals("GET")
+          && parts.length == 3
+          && parts[2].equals(PHONE_NUMBER_ID)) {
+        numberLookUps.incrementAndGet();
+        ObjectNode number = JSON.createObjectNode();
+        number.put("verified_name", "Kurir Test");
+        number.put("code_verification_status", "VERIFIED");
+        number.put("display_phone_number", "+62 811-0000-7401");
+        number.put("quality_rating", "GREEN");
+        number.put("platform_type", "CLOUD_API");
+        number.putObject("throughput").put("level", "STANDARD");
+        number.put("id", PHONE_NUMBER_ID);
+        json(ex, 200, number);
       } else if (ex.getRequestMethod().equals("GET") && parts.length == 3) {
         mediaUrl(ex, parts[2]);
       } else {
@@ -205,11 +416,8 @@ public final class FakeGraphApi implements AutoCloseable {
     }
   }
 
-  private void checkNumberId(String id) {
-    if (!id.equals(PHONE_NUMBER_ID)) {
-      violations.add("unknown phone number id " + id);
-    }
-  }
+  private static final java.util.regex.Pattern BSUID =
+      java.util.regex.Pattern.compile("[A-Z]{2}\\.(ENT\\.)?[A-Za-z0-9]{1,128}");
 
   private void messages(HttpExchange ex, byte[] raw) throws IOException {
     if (!String.valueOf(ex.getRequestHeaders().getFirst("Content-Type"))
@@ -222,14 +430,34 @@ public final class FakeGraphApi implements AutoCloseable {
     if (!body.path("messaging_product").asText().equals("whatsapp")) {
       violations.add("messaging_product is not whatsapp");
     }
-    if (!body.path("to").asText().matches("\\d{8,15}")) {
+    // A user is addressed by phone (to) or, known only by a BSUID, by recipient: one of the two.
+    boolean byBsuid = body.has("recipient");
+    if (byBsuid && body.has("to")) {
+      violations.add("both to and recipient: " + body);
+    } else if (byBsuid && !BSUID.matcher(body.path("recipient").asText()).matches()) {
+      violations.add("recipient is not a BSUID: " + body.path("recipient"));
+    } else if (!byBsuid && !body.path("to").asText().matches("\\d{8,15}")) {
       violations.add("to is not international digits: " + body.path("to"));
     }
+    String to = byBsuid ? body.path("recipient").asText() : body.path("to").asText();
     switch (type) {
       case "text" -> require(body.path("text").path("body").isTextual(), "text.body");
-      case "image" ->
-          require(
-              media.containsKey(body.path("image").path("id").asText()), "an uploaded image id");
+      case "image" -> {
+        String id = body.path("image").path("id").asText();
+        require(media.containsKey(id), "an uploaded image id");
+        String mime = mediaTypes.getOrDefault(id, "");
+        if (media.containsKey(id) && !IMAGE_TYPES.contains(mime)) {
+          error(
+              ex,
+              400,
+              131053,
+              0,
+              "OAuthException",
+              "Media upload error",
+              "Unsupported image type " + mime + ": images are image/jpeg or image/png");
+          return;
+        }
+      }
       case "document" -> {
         require(
             media.containsKey(body.path("document").path("id").asText()),
@@ -248,33 +476,90 @@ public final class FakeGraphApi implements AutoCloseable {
     synchronized (this) {
       failure = scripted.poll();
     }
+    if (failure == null && !type.equals("template") && !windowOpen(to)) {
+      windowRefusals.add(to);
+      failure =
+          new Scripted(
+              400,
+              131047,
+              "Re-engagement message: more than 24 hours have passed since the recipient last"
+                  + " replied to the sender number",
+              windowErrorsByWebhook);
+    }
     if (failure != null && !failure.byWebhook()) {
       error(ex, failure.httpStatus(), failure.code(), failure.message());
       return;
     }
     String wamid = "wamid.HBgN" + ids.incrementAndGet();
     sent.add(new Sent(wamid, body));
+    String messageStatus = failure == null ? messageStatuses.poll() : null;
     ObjectNode reply = JSON.createObjectNode();
     reply.put("messaging_product", "whatsapp");
     ObjectNode contact = reply.putArray("contacts").addObject();
-    contact.put("input", body.path("to").asText());
-    contact.put("wa_id", body.path("to").asText());
-    reply.putArray("messages").addObject().put("id", wamid);
+    contact.put("input", to);
+    if (byBsuid) {
+      contact.put("user_id", to);
+    } else {
+      contact.put("wa_id", to);
+    }
+    ObjectNode m = reply.putArray("messages").addObject().put("id", wamid);
+    if (messageStatus != null) {
+      m.put("message_status", messageStatus);
+    }
     json(ex, 200, reply);
     String opaque = body.path("biz_opaque_callback_data").asText(null);
-    String to = body.path("to").asText();
-    if (failure != null) {
+    Scripted failed = failure;
+    if (failed != null) {
       Thread.startVirtualThread(
           () ->
-              deliver(
-                  statusPayload(wamid, "failed", opaque, to, failure.code(), failure.message())));
+              deliver(statusPayload(wamid, "failed", opaque, to, failed.code(), failed.message())));
     } else if (autoStatuses) {
+      List<String> order =
+          scrambled
+              ? List.of("read", "delivered", "sent", "delivered", "read")
+              : List.of("sent", "delivered");
       Thread.startVirtualThread(
           () -> {
-            deliver(statusPayload(wamid, "sent", opaque, to, 0, null));
-            deliver(statusPayload(wamid, "delivered", opaque, to, 0, null));
+            if (messageStatus != null) {
+              deliver(statusPayload(wamid, messageStatus, opaque, to, 0, null));
+            }
+            for (String status : order) {
+              deliver(statusPayload(wamid, status, opaque, to, 0, null));
+              statusesDelivered.incrementAndGet();
+            }
           });
     }
+  }
+
+  /** Images Meta takes: JPEG and PNG. */
+  static final Set<String> IMAGE_TYPES = Set.of("image/jpeg", "image/png");
+
+  /** What Meta takes in an upload (its supported media types); GIF is not among them. */
+  static final Set<String> UPLOAD_TYPES =
+      Set.of(
+          "audio/aac",
+          "audio/amr",
+          "audio/mpeg",
+          "audio/mp4",
+          "audio/ogg",
+          "text/plain",
+          "application/pdf",
+          "application/vnd.ms-powerpoint",
+          "application/msword",
+          "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+          "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+          "application/vnd.ms-excel",
+          "image/jpeg",
+          "image/png",
+          "image/webp",
+          "video/3gpp",
+          "video/mp4");
+
+  /** Whether {@code user} wrote within the last 24 hours of the fake's clock. */
+  private boolean windowOpen(String user) {
+    java.time.Instant wrote = lastWrote.get(user);
+    return wrote != null && wrote.plus(WINDOW).isAfter(clock.instant());
   }
 
   private void require(boolean ok, String what) {
@@ -306,6 +591,21 @@ public final class FakeGraphApi implements AutoCloseable {
     int end = text.indexOf("\r\n--" + boundary, start);
     String partHead = text.substring(file, start);
     String mime = partHead.replaceAll("(?s).*Content-Type: ([^\r\n]+).*", "$1");
+    if (!UPLOAD_TYPES.contains(mime)) {
+      error(
+          ex,
+          400,
+          131053,
+          0,
+          "OAuthException",
+          "Media upload error",
+          "Param file must be a file with one of the following types: "
+              + String.join(", ", new java.util.TreeSet<>(UPLOAD_TYPES))
+              + ". Received file of type '"
+              + mime
+              + "'.");
+      return;
+    }
     String id = addMedia(java.util.Arrays.copyOfRange(raw, start, end), mime);
     uploads++;
     json(ex, 200, JSON.createObjectNode().put("id", id));
@@ -343,12 +643,29 @@ public final class FakeGraphApi implements AutoCloseable {
 
   private static void error(HttpExchange ex, int status, int code, String message)
       throws IOException {
+    error(ex, status, code, 0, "OAuthException", message, message);
+  }
+
+  /**
+   * Graph's error body: {@code message} is {@code (#code) title} for WhatsApp's codes (the token's
+   * and the object's errors carry the text alone), {@code error_subcode} when there is one, {@code
+   * error_data.details} for WhatsApp's codes.
+   */
+  private static void error(
+      HttpExchange ex, int status, int code, int subcode, String type, String title, String details)
+      throws IOException {
     ObjectNode body = JSON.createObjectNode();
     ObjectNode e = body.putObject("error");
-    e.put("message", "(#" + code + ") " + message);
-    e.put("type", code == 190 ? "OAuthException" : "OAuthException");
+    e.put(
+        "message", code == 190 || code == 100 && subcode != 0 ? title : "(#" + code + ") " + title);
+    e.put("type", type);
     e.put("code", code);
-    e.putObject("error_data").put("messaging_product", "whatsapp").put("details", message);
+    if (subcode != 0) {
+      e.put("error_subcode", subcode);
+    }
+    if (details != null) {
+      e.putObject("error_data").put("messaging_product", "whatsapp").put("details", details);
+    }
     e.put("fbtrace_id", "AbCdEfGh");
     json(ex, status, body);
   }
@@ -391,7 +708,11 @@ public final class FakeGraphApi implements AutoCloseable {
     s.put("id", wamid);
     s.put("status", status);
     s.put("timestamp", Long.toString(clock.instant().getEpochSecond()));
-    s.put("recipient_id", recipient);
+    if (BSUID.matcher(recipient).matches()) {
+      s.put("recipient_user_id", recipient); // sent to a BSUID: no phone unless Meta may share it
+    } else {
+      s.put("recipient_id", recipient);
+    }
     if (opaque != null) {
       s.put("biz_opaque_callback_data", opaque);
     }
@@ -466,6 +787,18 @@ public final class FakeGraphApi implements AutoCloseable {
 
   /** Posts {@code payload} to Kurir's webhook, signed with the app secret; Kurir's status. */
   public int postWebhook(JsonNode payload) {
+    // The user wrote: their 24-hour window is open at Meta from now, whenever Kurir takes it.
+    for (JsonNode entry : payload.path("entry")) {
+      for (JsonNode change : entry.path("changes")) {
+        for (JsonNode m : change.path("value").path("messages")) {
+          for (String who : List.of(m.path("from").asText(""), m.path("from_user_id").asText(""))) {
+            if (!who.isEmpty()) {
+              lastWrote.merge(who, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
+            }
+          }
+        }
+      }
+    }
     try {
       return postWebhook(
           JSON.writeValueAsBytes(payload),
@@ -473,6 +806,46 @@ public final class FakeGraphApi implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The user {@code e164} writes to the business number (a text, delivered to Kurir's webhook until
+   * taken), which opens their 24-hour window at Meta and at Kurir; {@code e164} back.
+   */
+  public String customerWrites(String e164) {
+    String digits = e164.startsWith("+") ? e164.substring(1) : e164;
+    int status =
+        postWebhook(textMessage(digits, "wamid.IN" + ids.incrementAndGet(), "Customer", "halo"));
+    if (status != 200) {
+      throw new IllegalStateException("Kurir did not take the customer's message: " + status);
+    }
+    return e164;
+  }
+
+  /**
+   * A text from a user who has a username: known by their BSUID ({@code from_user_id}, {@code
+   * contacts[].user_id}), with their phone ({@code from}, {@code wa_id}) only when {@code phone} is
+   * not null (Meta shares it while the user is in the business's contact book).
+   */
+  public ObjectNode bsuidTextMessage(
+      String bsuid, String phone, String wamid, String name, String username, String text) {
+    ObjectNode value = JSON.createObjectNode();
+    ObjectNode contact = value.putArray("contacts").addObject();
+    contact.putObject("profile").put("name", name).put("username", username);
+    if (phone != null) {
+      contact.put("wa_id", phone);
+    }
+    contact.put("user_id", bsuid);
+    ObjectNode m = value.putArray("messages").addObject();
+    if (phone != null) {
+      m.put("from", phone);
+    }
+    m.put("from_user_id", bsuid);
+    m.put("id", wamid);
+    m.put("timestamp", Long.toString(clock.instant().getEpochSecond()));
+    m.put("type", "text");
+    m.putObject("text").put("body", text);
+    return envelope(value);
   }
 
   /** Posts raw bytes with the given signature header (null: none). */

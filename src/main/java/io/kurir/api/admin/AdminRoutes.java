@@ -141,6 +141,7 @@ public final class AdminRoutes implements RouteTable {
     r.get("/admin/messages/{id}", admin(this::message));
     r.post("/admin/devices/{id}/pairing", admin(this::pairing));
     r.post("/admin/devices/{id}/link-code", admin(this::linkCode));
+    r.post("/admin/devices/{id}/retry", admin(this::retry));
 
     r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
     r.post(
@@ -314,6 +315,23 @@ public final class AdminRoutes implements RouteTable {
     reply.put(
         "payload",
         sessions.pairing(device) instanceof Sessions.Pairing.Code code ? code.payload() : null);
+    ctx.json(reply);
+  }
+
+  /**
+   * An operator's retry of a device whose queue is held because its network refused the account (a
+   * bad token, a wrong number id, a locked account): the queue resumes, and the next send tells
+   * whether the cause is gone. 409 {@code device_not_held} for a device that is not held.
+   */
+  private void retry(Context ctx) {
+    var device = tenants.device(id(ctx));
+    if (!sessions.retry(device)) {
+      throw new ApiException(
+          409, "device_not_held", "the device's queue is not held: nothing to retry");
+    }
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("device", Long.toString(device.id()));
+    reply.put("state", sessions.state(device).map(DeviceState::wireName).orElse("port_down"));
     ctx.json(reply);
   }
 

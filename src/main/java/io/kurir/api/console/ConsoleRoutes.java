@@ -110,6 +110,7 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/devices/{id}/scan",
         operator(form(devices::simulatedScan, devices::operatorPage)));
     r.post("/console/devices/{id}/logout", operator(form(devices::logout, devices::operatorPage)));
+    r.post("/console/devices/{id}/retry", operator(form(devices::retry, devices::operatorPage)));
     r.post(
         "/console/devices/{id}/webhooks",
         operator(form(devices::setWebhooks, devices::operatorPage)));

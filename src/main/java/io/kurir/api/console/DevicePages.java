@@ -54,7 +54,8 @@ final class DevicePages {
       Summary summary,
       Pairing pairing,
       List<MessageRow> messages,
-      Webhooks webhooks) {}
+      Webhooks webhooks,
+      Optional<String> held) {}
 
   /** The operator's page of a device: the common parts, the forms and the operators' parts. */
   record OperatorView(
@@ -100,7 +101,17 @@ final class DevicePages {
         summary(d),
         pairing(d, base, v, operator),
         recentMessages(d, messageLink),
-        webhooks(ctx, d, base));
+        webhooks(ctx, d, base),
+        // Why the device's queue is held (its network refused the account), for an operator's
+        // Retry button.
+        operator ? deps.sessions().heldBecause(d) : Optional.empty());
+  }
+
+  /** An operator's retry of a device whose queue is held; back to its page. */
+  void retry(Context ctx, ConsoleRoutes.Viewer v) {
+    Device d = deps.tenants().device(Pages.id(ctx));
+    deps.sessions().retry(d);
+    Pages.seeOther(ctx, "/console/devices/" + d.id());
   }
 
   /** Deletes the device (docs/decisions.md, "Deleting a device") and goes back to the list. */

@@ -1,5 +1,6 @@
 package io.kurir.driver.cloud;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
@@ -28,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * delivered}, {@code read}, or {@code failed} with an error code that ends the message as a failure
  * in the reply would have.
  *
+ * <p>The customer service window decides what goes: free-form only to a customer who wrote to the
+ * device in the last 24 hours, the device's template otherwise (once more after a 131047). A token,
+ * number id or account that Meta refuses holds the device's queue through {@link
+ * io.kurir.driver.DriverListener#hold}; it is checked as the device attaches and when it resumes.
+ *
  * <p>Thread-safe: what must outlive a call is in the database ({@link CloudSessions}); the back-off
  * counters in memory only lengthen waits.
  */
@@ -36,6 +42,9 @@ public final class CloudDriver implements Driver {
 
   /** The reason stored with a free-form message refused outside the 24-hour window. */
   public static final String WINDOW_CLOSED = "window_closed";
+
+  /** The reason stored with an image of a type the Cloud API does not take. */
+  public static final String MEDIA_TYPE = "media_type_not_supported";
 
   /** The reason stored with a message the network refused for good (a bad parameter, media). */
   public static final String NETWORK_REFUSED = "network_refused";
@@ -83,12 +92,88 @@ public final class CloudDriver implements Driver {
 
   /**
    * Nothing to set up at the network (the number is linked at Meta); the device's stored state is
-   * brought in line with what its configuration says now (a device just created is online).
+   * brought in line with what its configuration says now (a device just created is online), and its
+   * token and phone number id are checked with a look-up of the number ({@link #checkAccount}), so
+   * that a bad one is found now rather than at the first send.
    */
   @Override
   public void attach(DeviceRef device) {
     DeviceState now = state(device);
     tell(l -> l.stateChanged(device.id(), now, "attached"));
+    if (now == DeviceState.ONLINE) {
+      checkAccount(device.id());
+    }
+  }
+
+  /**
+   * The core resumed the device after a hold (a changed configuration, an operator's retry): the
+   * refused token is forgotten and the account checked again, which holds it again at once if the
+   * cause is still there.
+   */
+  @Override
+  public void resume(DeviceRef device) {
+    sessions.clearRefusal(device.id());
+    if (stateOf(device.id(), configOf.apply(device.id())) == DeviceState.ONLINE) {
+      checkAccount(device.id());
+    }
+  }
+
+  /** The types Meta takes for an image message: JPEG and PNG (WebP is a sticker, GIF is not). */
+  static final java.util.Set<String> IMAGE_TYPES = java.util.Set.of("image/jpeg", "image/png");
+
+  @Override
+  public java.util.Set<String> mediaTypes(String kind) {
+    return kind.equals("image") ? IMAGE_TYPES : java.util.Set.of();
+  }
+
+  /**
+   * {@code GET /<version>/<phone-number-id>} with the device's token: Meta answers the number's
+   * details, or 190 for a bad token, 100 with subcode 33 for a wrong number id, a permission error
+   * for a token without the number. A refusal holds the device; a network error changes nothing
+   * (the sends find out).
+   */
+  private void checkAccount(long deviceId) {
+    DeviceConfig config = configOf.apply(deviceId);
+    Optional<String> token = config.get(CloudDriverFactory.ACCESS_TOKEN);
+    Optional<String> numberId = config.get(CloudDriverFactory.PHONE_NUMBER_ID);
+    if (token.isEmpty() || numberId.isEmpty()) {
+      return;
+    }
+    try {
+      GraphApi.Reply reply = graph.get(numberId.get(), token.get());
+      graphAnswered();
+      if (reply.ok()) {
+        return;
+      }
+      GraphError error = reply.error();
+      DeviceConfig now = configOf.apply(deviceId);
+      if (!now.get(CloudDriverFactory.ACCESS_TOKEN).equals(token)
+          || !now.get(CloudDriverFactory.PHONE_NUMBER_ID).equals(numberId)) {
+        return; // reconfigured while asked: the change's own check decides
+      }
+      switch (error.kind()) {
+        case TOKEN -> tokenRefused(deviceId, token.get(), error.describe());
+        case ACCOUNT -> accountRefused(deviceId, error);
+        default -> {
+          try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+            log.warn(
+                "device {}: the look-up of phone number id {} answered {}",
+                deviceId,
+                numberId.get(),
+                error.describe());
+          }
+        }
+      }
+    } catch (IOException e) {
+      graphNotReached(deviceId, "checking the account of device " + deviceId, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The network refused the account or the number: the core holds the device's queue. */
+  private void accountRefused(long deviceId, GraphError error) {
+    tell(l -> l.hold(deviceId, "the Cloud API refused the account: " + error.describe()));
   }
 
   @Override
@@ -138,53 +223,90 @@ public final class CloudDriver implements Driver {
     }
     String phoneNumberId = config.require(CloudDriverFactory.PHONE_NUMBER_ID);
     String token = config.require(CloudDriverFactory.ACCESS_TOKEN);
-    String e164 = message.recipient();
+    String to = message.recipient();
+    Optional<CloudTemplate> template = template(config);
+    boolean asTemplate = template.isPresent() && message.kind().equals("text");
     try {
       ObjectNode body;
-      if (windowClosed(device.id(), e164)) {
-        Optional<CloudTemplate> template =
-            config.get(CloudDriverFactory.TEMPLATE).flatMap(CloudTemplate::parse);
-        if (template.isEmpty() || !message.kind().equals("text")) {
+      if (!windowOpen(device.id(), to)) {
+        // Unknown (never wrote here) or closed: Meta takes only a template (error 131047).
+        if (!asTemplate) {
           return new SendOutcome.Permanent(
               WINDOW_CLOSED,
-              "more than 24 hours since "
-                  + e164
-                  + " last wrote"
+              to
+                  + " has not written to this number in the last 24 hours"
                   + (template.isEmpty() ? " and no template is configured" : "")
                   + "; a free-form "
                   + message.kind()
                   + " message cannot be sent");
         }
-        body = CloudMessages.template(e164, template.get(), message.text());
+        body = CloudMessages.template(to, template.get(), message.text());
+        tell(
+            l ->
+                l.note(
+                    device.id(),
+                    message.id(),
+                    "sent as template " + template.get().name() + ": no open 24-hour window"));
       } else if (message.media().isPresent()) {
         OutgoingMessage.Attachment a = message.media().get();
+        if (message.kind().equals("image") && !IMAGE_TYPES.contains(a.mimeType())) {
+          return new SendOutcome.Permanent(
+              MEDIA_TYPE, "the Cloud API takes JPEG and PNG images, not " + a.mimeType());
+        }
         GraphApi.Reply upload =
             graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
         graphAnswered();
         if (!upload.ok()) {
-          return outcomeOf(upload.error(), upload.retryAfter(), device.id(), e164, token);
+          return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, token);
         }
         String mediaId = upload.body().path("id").asText("");
         if (mediaId.isBlank()) {
           return new SendOutcome.Failed("the media upload answered no id");
         }
-        body = CloudMessages.media(e164, message.kind(), mediaId, message.text(), a.name());
+        body = CloudMessages.media(to, message.kind(), mediaId, message.text(), a.name());
       } else {
-        body = CloudMessages.text(e164, message.text(), linkPreview(config, message));
+        body = CloudMessages.text(to, message.text(), linkPreview(config, message));
       }
-      // Echoed in every status of the message: the webhook names Kurir's id with it.
-      body.put("biz_opaque_callback_data", Long.toString(message.id()));
-      GraphApi.Reply reply = graph.postJson(phoneNumberId + "/messages", token, body);
-      graphAnswered();
+      GraphApi.Reply reply = post(phoneNumberId, token, body, message.id());
+      if (!reply.ok()
+          && reply.error().kind() == GraphError.Kind.WINDOW_CLOSED
+          && asTemplate
+          && !body.path("type").asText().equals("template")) {
+        // 131047: not delivered, so the template is no duplicate. Once per message: a template
+        // is not refused for the window.
+        sessions.windowClosed(device.id(), to, context.clock().instant());
+        String why = reply.error().describe();
+        tell(
+            l ->
+                l.note(
+                    device.id(),
+                    message.id(),
+                    "refused outside the 24-hour window ("
+                        + why
+                        + "): sent again as template "
+                        + template.get().name()));
+        reply =
+            post(
+                phoneNumberId,
+                token,
+                CloudMessages.template(to, template.get(), message.text()),
+                message.id());
+      }
       if (!reply.ok()) {
-        return outcomeOf(reply.error(), reply.retryAfter(), device.id(), e164, token);
+        return outcomeOf(reply.error(), reply.retryAfter(), device.id(), to, token);
       }
       rateHits.remove(device.id());
-      pairHits.remove(device.id() + " " + e164);
-      String networkId = reply.body().path("messages").path(0).path("id").asText("");
+      pairHits.remove(device.id() + " " + to);
+      JsonNode sent = reply.body().path("messages").path(0);
+      String status = sent.path("message_status").asText("");
+      if (status.equals("paused") || status.equals("held_for_quality_assessment")) {
+        tell(l -> l.note(device.id(), message.id(), status));
+      }
+      String networkId = sent.path("id").asText("");
       return new SendOutcome.Accepted(Optional.of(networkId).filter(id -> !id.isBlank()));
     } catch (IOException e) {
-      graphNotReached(device.id(), message.id(), e);
+      graphNotReached(
+          device.id(), "sending message " + message.id() + " of device " + device.id(), e);
       return new SendOutcome.Failed("Graph API not reachable: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -193,25 +315,41 @@ public final class CloudDriver implements Driver {
   }
 
   /**
+   * Posts one message. Its Kurir id goes in {@code biz_opaque_callback_data}, echoed in every
+   * status of it: the webhook names the message by it, and a {@code :t} after it says a template
+   * went.
+   */
+  private GraphApi.Reply post(String phoneNumberId, String token, ObjectNode body, long messageId)
+      throws IOException, InterruptedException {
+    boolean template = body.path("type").asText().equals("template");
+    body.put("biz_opaque_callback_data", messageId + (template ? TEMPLATE_MARK : ""));
+    GraphApi.Reply reply = graph.postJson(phoneNumberId + "/messages", token, body);
+    graphAnswered();
+    return reply;
+  }
+
+  /** After a message's id in {@code biz_opaque_callback_data}: the send was a template. */
+  static final String TEMPLATE_MARK = ":t";
+
+  /**
    * A send that did not reach the Graph API (refused, timed out, no route): the message's history
    * has the reason; the log says it once per outage, with where Kurir tried, since that is the
    * operator's to fix (a firewall, a proxy, {@code drivers.cloud.graph-url}).
    */
-  private void graphNotReached(long deviceId, long messageId, IOException e) {
+  private void graphNotReached(long deviceId, String doing, IOException e) {
     try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
       if (graphReached.compareAndSet(true, false)) {
         log.warn(
             "the Graph API at {} cannot be reached ({}): Cloud API sends fail (flag_retry ones are"
-                + " tried again) until it answers; first seen sending message {} of device {}",
+                + " tried again) until it answers; first seen {}",
             graphUrl,
             e.toString(),
-            messageId,
-            deviceId);
+            doing);
       } else {
         log.debug(
-            "device {}: message {} not sent, the Graph API still cannot be reached ({})",
+            "device {}: {} failed, the Graph API still cannot be reached ({})",
             deviceId,
-            messageId,
+            doing,
             e.toString());
       }
     }
@@ -224,15 +362,21 @@ public final class CloudDriver implements Driver {
   }
 
   /**
-   * Whether the window is known to be closed: only then is a send refused before trying (a window
-   * that is not known, a customer who never wrote here, is left for the network to judge).
+   * Whether the customer's 24-hour window is known to be open: they wrote to this device less than
+   * 24 hours ago. A customer who never wrote here (or before Kurir kept track) has no open window,
+   * as Meta sees it too.
    */
-  private boolean windowClosed(long deviceId, String e164) {
+  boolean windowOpen(long deviceId, String address) {
     Instant now = context.clock().instant();
     return sessions
-        .lastInbound(deviceId, e164)
-        .map(last -> !last.plus(CloudSessions.WINDOW).isAfter(now))
+        .lastInbound(deviceId, address)
+        .map(last -> last.plus(CloudSessions.WINDOW).isAfter(now))
         .orElse(false);
+  }
+
+  /** The device's default template, if it has one. */
+  Optional<CloudTemplate> template(DeviceConfig config) {
+    return config.get(CloudDriverFactory.TEMPLATE).flatMap(CloudTemplate::parse);
   }
 
   /**
@@ -286,6 +430,10 @@ public final class CloudDriver implements Driver {
         tokenRefused(deviceId, token, detail);
         yield new SendOutcome.DeviceUnavailable();
       }
+      case ACCOUNT -> {
+        accountRefused(deviceId, error);
+        yield new SendOutcome.DeviceUnavailable();
+      }
       case TRANSIENT -> new SendOutcome.Failed(detail);
       case PERMANENT -> new SendOutcome.Permanent(NETWORK_REFUSED, detail);
     };
@@ -300,8 +448,7 @@ public final class CloudDriver implements Driver {
       log.warn("device {}: the Cloud API refused its access token: {}", deviceId, detail);
     }
     sessions.refuseToken(deviceId, token, detail);
-    tell(l -> l.stateChanged(deviceId, DeviceState.FAILED, "access token refused: " + detail));
-    tell(l -> l.connectionChanged(deviceId, false));
+    tell(l -> l.hold(deviceId, "access token refused: " + detail));
   }
 
   private static Duration min(Duration a, Duration b) {

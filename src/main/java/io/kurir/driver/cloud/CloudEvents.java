@@ -56,7 +56,7 @@ final class CloudEvents {
       }
     }
     for (JsonNode message : value.path("messages")) {
-      incoming(device, config, message, contactName(value, message.path("from").asText("")));
+      incoming(device, config, message, contact(value, message));
     }
   }
 
@@ -68,12 +68,15 @@ final class CloudEvents {
       return;
     }
     Instant at = time(status.path("timestamp"));
+    String opaque = status.path("biz_opaque_callback_data").asText("");
+    boolean template = opaque.endsWith(CloudDriver.TEMPLATE_MARK);
     Optional<Long> kurirId =
-        Optional.of(status.path("biz_opaque_callback_data").asText(""))
+        Optional.of(template ? opaque.substring(0, opaque.length() - 2) : opaque)
             .filter(v -> v.matches("\\d{1,19}"))
             .map(Long::parseLong);
     long deviceId = device.id();
-    switch (status.path("status").asText("").toLowerCase(Locale.ROOT)) {
+    String name = status.path("status").asText("").toLowerCase(Locale.ROOT);
+    switch (name) {
       case "sent" -> kurirId.ifPresent(id -> sent(deviceId, id, networkId, at));
       case "delivered" -> {
         kurirId.ifPresent(id -> sent(deviceId, id, networkId, at)); // "sent" may come later
@@ -83,7 +86,11 @@ final class CloudEvents {
         kurirId.ifPresent(id -> sent(deviceId, id, networkId, at));
         receipt(deviceId, networkId, Receipt.Status.READ, Optional.empty(), at);
       }
-      case "failed" -> failed(device, config, status, networkId, kurirId, at);
+      case "failed" -> failed(device, config, status, networkId, kurirId, template, at);
+      // Not failures: Meta holds a marketing message for a quality check, or paused the template.
+      // The message's history says so; a later status moves it on.
+      case "paused", "held_for_quality_assessment" ->
+          kurirId.ifPresent(id -> driver.tell(l -> l.note(deviceId, id, name)));
       default -> {
         try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
           log.info("device {}: status '{}' ignored", deviceId, status.path("status"));
@@ -113,13 +120,40 @@ final class CloudEvents {
       JsonNode status,
       String networkId,
       Optional<Long> kurirId,
+      boolean template,
       Instant at) {
     JsonNode first = status.path("errors").path(0);
     GraphError error =
         first.isMissingNode()
             ? new GraphError(0, 131000, "failed with no error", "")
             : GraphError.ofWebhook(first);
-    String e164 = "+" + status.path("recipient_id").asText("");
+    String recipient = status.path("recipient_id").asText("");
+    String e164 =
+        recipient.matches("\\d{5,20}")
+            ? "+" + recipient
+            : status.path("recipient_user_id").asText(recipient);
+    if (error.kind() == GraphError.Kind.WINDOW_CLOSED
+        && !template
+        && kurirId.isPresent()
+        && driver.template(config).isPresent()) {
+      // 131047 for a free-form send: it was not delivered, so the message goes again, once, and
+      // as the template, since the window is now known to be closed (a text; other kinds fail
+      // then with window_closed).
+      driver.sessions().windowClosed(device.id(), e164, driver.context().clock().instant());
+      long id = kurirId.get();
+      driver.tell(
+          l ->
+              l.note(
+                  device.id(),
+                  id,
+                  "refused outside the 24-hour window ("
+                      + error.describe()
+                      + "): sent again as template "
+                      + driver.template(config).get().name()));
+      driver.tell(
+          l -> l.outcome(device.id(), id, new SendOutcome.RetryAfter(java.time.Duration.ZERO, "")));
+      return;
+    }
     SendOutcome outcome =
         driver.outcomeOf(
             error,
@@ -141,26 +175,56 @@ final class CloudEvents {
 
   // --- incoming messages
 
-  /** The name the customer gave in WhatsApp, from the change's {@code contacts}; blank if none. */
-  private static String contactName(JsonNode value, String waId) {
+  /**
+   * The change's {@code contacts} entry of a message's sender: by its BSUID ({@code user_id}, which
+   * Meta gives in every messages webhook since 2026) or by its phone ({@code wa_id}); missing if
+   * none.
+   */
+  private static JsonNode contact(JsonNode value, JsonNode message) {
+    String from = message.path("from").asText("");
+    String userId = message.path("from_user_id").asText("");
     for (JsonNode contact : value.path("contacts")) {
-      if (contact.path("wa_id").asText("").equals(waId)) {
-        return contact.path("profile").path("name").asText("");
+      if (!userId.isEmpty() && contact.path("user_id").asText("").equals(userId)) {
+        return contact;
+      }
+      if (!from.isEmpty() && contact.path("wa_id").asText("").equals(from)) {
+        return contact;
       }
     }
-    return "";
+    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
   }
 
-  private void incoming(DeviceRef device, DeviceConfig config, JsonNode message, String name) {
+  /**
+   * Who wrote: the phone ({@code from}, which Meta leaves out for a user with a username whose
+   * number it may not share) and the business-scoped user id ({@code from_user_id}, or the
+   * contact's {@code user_id}).
+   */
+  private static Optional<io.kurir.driver.ContactId> bsuidOf(JsonNode message, JsonNode contact) {
+    String userId = message.path("from_user_id").asText(contact.path("user_id").asText(""));
+    return Optional.of(userId)
+        .filter(v -> io.kurir.driver.ContactId.parse(v).filter(id -> !id.isPhone()).isPresent())
+        .map(io.kurir.driver.ContactId::bsuid);
+  }
+
+  private void incoming(DeviceRef device, DeviceConfig config, JsonNode message, JsonNode contact) {
     String networkId = message.path("id").asText("");
-    String from = message.path("from").asText("");
-    if (networkId.isBlank() || !from.matches("\\d{5,20}")) {
+    String from = message.path("from").asText(contact.path("wa_id").asText(""));
+    Optional<io.kurir.driver.ContactId> bsuid = bsuidOf(message, contact);
+    boolean phone = from.matches("\\d{5,20}");
+    if (networkId.isBlank() || (!phone && bsuid.isEmpty())) {
       try (var ids = io.kurir.logging.LogIds.device(device.id())) {
         log.info("device {}: incoming message without id or sender ignored", device.id());
       }
       return;
     }
-    String e164 = "+" + from;
+    String name = contact.path("profile").path("name").asText("");
+    String e164 =
+        phone
+            ? "+" + from
+            : bsuid.flatMap(id -> driver.context().contacts().phoneOf(device.id(), id)).orElse("");
+    if (!e164.isEmpty() && bsuid.isPresent()) {
+      driver.context().contacts().learn(device.id(), e164, bsuid.get());
+    }
     Instant at = time(message.path("timestamp"));
     String type = message.path("type").asText("");
     JsonNode content = message.path(type);
@@ -189,15 +253,27 @@ final class CloudEvents {
     }
     IncomingMessage in =
         new IncomingMessage(
-                device.id(), Optional.of(networkId), e164, Optional.empty(), text, media, at)
-            .withContactName(name);
+            device.id(),
+            Optional.of(networkId),
+            e164,
+            Optional.empty(),
+            text,
+            media,
+            at,
+            Optional.of(name),
+            bsuid);
+    // Before it is handed on: its auto-reply may go out at once and must find the window open.
+    // (The customer wrote, so Meta opened it, whether or not Kurir stores the message now.) A
+    // reply may go to the phone or to the BSUID: both windows open.
+    if (!e164.isEmpty()) {
+      driver.sessions().inbound(device.id(), e164, at);
+    }
+    bsuid.ifPresent(id -> driver.sessions().inbound(device.id(), id.address(), at));
     try {
       driver.listener().incoming(in);
     } catch (RuntimeException e) {
       throw new NotStored(e.toString(), e);
     }
-    // After it is stored: a message that failed to be stored did not open the window.
-    driver.sessions().inbound(device.id(), e164, at);
   }
 
   /**

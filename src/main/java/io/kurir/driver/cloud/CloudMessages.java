@@ -1,6 +1,8 @@
 package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.driver.ContactId;
+import java.util.Optional;
 
 /** The bodies of {@code POST /<version>/<phone-number-id>/messages}, per Meta's reference. */
 final class CloudMessages {
@@ -11,11 +13,22 @@ final class CloudMessages {
     return e164.startsWith("+") ? e164.substring(1) : e164;
   }
 
-  private static ObjectNode base(String e164, String type) {
+  /**
+   * The common fields. A user known only by their business-scoped user id (a BSUID such as {@code
+   * US.13491208655302741918}) is addressed with {@code recipient} in place of {@code to}, as Meta's
+   * page on business-scoped user ids documents.
+   */
+  private static ObjectNode base(String address, String type) {
     ObjectNode body = GraphApi.JSON.createObjectNode();
     body.put("messaging_product", "whatsapp");
     body.put("recipient_type", "individual");
-    body.put("to", to(e164));
+    Optional<ContactId> bsuid =
+        ContactId.parse(address).filter(id -> id.kind() == ContactId.Kind.BSUID);
+    if (bsuid.isPresent()) {
+      body.put("recipient", bsuid.get().value());
+    } else {
+      body.put("to", to(address));
+    }
     body.put("type", type);
     return body;
   }

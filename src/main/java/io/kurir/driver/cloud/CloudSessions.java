@@ -17,8 +17,8 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code logged-out}: present after {@code logout};
  *   <li>{@code token-refused}: {@code <sha-256 of the token, 16 hex> <reason>};
- *   <li>{@code window:<E.164>}: epoch milliseconds of the customer's last message, or {@code 0}
- *       when the network said the window is closed and no message came since.
+ *   <li>{@code window:<E.164 or BSUID>}: epoch milliseconds of the customer's last message, or
+ *       {@code 0} when the network said the window is closed and no message came since.
  * </ul>
  *
  * <p>Thread-safe.
@@ -93,8 +93,9 @@ final class CloudSessions {
   /** The network said the window is closed (error 131047): later sends know it before trying. */
   void windowClosed(long deviceId, String e164, Instant reportedAt) {
     Optional<Instant> known = lastInbound(deviceId, e164);
-    // A message the customer wrote after the failed send opened the window again.
-    if (known.isEmpty() || known.get().plus(WINDOW).isBefore(reportedAt)) {
+    // Meta's word wins over what Kurir saw (a message it never got to Kurir, clocks apart); only
+    // a message the customer wrote after the refusal opened the window again.
+    if (known.isEmpty() || !known.get().isAfter(reportedAt)) {
       store.put(deviceId, WINDOW_PREFIX + e164, "0");
     }
   }

@@ -12,7 +12,17 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param message Meta's message, for logs
  * @param details {@code error_data.details}, for logs
  */
-record GraphError(int httpStatus, int code, String message, String details) {
+record GraphError(int httpStatus, int code, int subcode, String message, String details) {
+
+  GraphError(int httpStatus, int code, String message, String details) {
+    this(httpStatus, code, 0, message, details);
+  }
+
+  /**
+   * Meta's subcode of error 100 for an object that does not exist or that the token may not use: in
+   * a call on the phone number id, a wrong number id.
+   */
+  static final int NO_SUCH_OBJECT = 33;
 
   /** What Kurir does about an error. */
   enum Kind {
@@ -26,6 +36,11 @@ record GraphError(int httpStatus, int code, String message, String details) {
     PAIR_RATE_LIMIT,
     /** The access token expired or was revoked: the device fails until a new one is set. */
     TOKEN,
+    /**
+     * The account or the number cannot send at all (permission, locked, payment, not registered,
+     * blocked for policy, a wrong phone number id): the device fails and its queue is held.
+     */
+    ACCOUNT,
     /** A network error, a 5xx, Meta's "something went wrong": retried with backoff. */
     TRANSIENT,
     /** The message itself is refused (bad parameter, media, template): final. */
@@ -37,6 +52,7 @@ record GraphError(int httpStatus, int code, String message, String details) {
     return new GraphError(
         httpStatus,
         e.path("code").asInt(0),
+        e.path("error_subcode").asInt(0),
         e.path("message").asText(""),
         e.path("error_data").path("details").asText(""));
   }
@@ -52,10 +68,19 @@ record GraphError(int httpStatus, int code, String message, String details) {
    * Codes from Meta's error-code reference (see docs/drivers/cloud.md): 131026 undeliverable,
    * 131047 re-engagement, 130429 throughput, 131056 pair rate, 4 / 80007 app and account call
    * rates, 131048 spam rate, 131057 maintenance, 0 / 190 / 102 authentication, 1 / 2 / 131000 /
-   * 131016 temporary.
+   * 131016 temporary; 3, 10, 200-299 permissions, 131005 access denied, 131031 account locked,
+   * 131042 payment, 133010 number not registered, 368 policy block and 100 with subcode 33 (a wrong
+   * phone number id) hold the device.
    */
   Kind kind() {
+    if (code == 100 && subcode == NO_SUCH_OBJECT) {
+      return Kind.ACCOUNT;
+    }
+    if (code >= 200 && code <= 299) {
+      return Kind.ACCOUNT;
+    }
     return switch (code) {
+      case 3, 10, 131005, 131031, 131042, 133010, 368 -> Kind.ACCOUNT;
       case 131026 -> Kind.NOT_FOUND;
       case 131047 -> Kind.WINDOW_CLOSED;
       case 130429, 4, 80007, 131048, 131057 -> Kind.RATE_LIMIT;

@@ -49,15 +49,17 @@ class OpenApiExchangesTest {
   /**
    * Operations that this suite reaches only with a refusal: a delivery to replay needs a receiver
    * that failed for hours; a WAHA or GOWA event and a link code need an engine's session (the
-   * sandbox gives no link code). Their successes are in the webhook and WAHA suites, whose replies
-   * are checked against the document when their gateway closes.
+   * sandbox gives no link code); a retry needs a device whose network refused its account. Their
+   * successes are in the webhook, WAHA, GOWA and Cloud API suites (CloudAccountHoldTest), whose
+   * replies are checked against the document when their gateway closes.
    */
   static final Set<String> REFUSALS_ONLY =
       Set.of(
           "POST /admin/webhooks/{id}/replay",
           "POST /drivers/waha/events/{device}",
           "POST /drivers/gowa/webhook",
-          "POST /admin/devices/{id}/link-code");
+          "POST /admin/devices/{id}/link-code",
+          "POST /admin/devices/{id}/retry");
 
   @TempDir Path dir;
   TestGateway kurir;
@@ -227,6 +229,7 @@ class OpenApiExchangesTest {
             .asText();
     refused("POST", "/admin/devices/" + spare + "/link-code", null, ADMIN); // link_code_unavailable
     refused("POST", "/admin/devices/" + deviceId + "/link-code", null, ADMIN); // already_paired
+    refused("POST", "/admin/devices/" + deviceId + "/retry", null, ADMIN); // device_not_held
 
     // A cloud device: its configuration is patched through the Admin API.
     String cloud =

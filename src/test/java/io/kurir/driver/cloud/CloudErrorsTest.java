@@ -6,7 +6,6 @@ import io.kurir.device.DeviceState;
 import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
-import io.kurir.testing.Numbers;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +24,7 @@ class CloudErrorsTest {
   @Test
   void undeliverableIsNumberNotFoundInTheReplyAndByWebhook() {
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       f.graph.failNext(1, 400, 131026, "Message undeliverable", false);
       long inReply = f.sendAsync(to, "one");
       f.awaitState(inReply, MessageState.FAILED);
@@ -37,7 +36,7 @@ class CloudErrorsTest {
       assertThat(f.message(byWebhook).reason()).contains("number_not_found");
 
       f.graph.failNext(1, 400, 131026, "Message undeliverable", false);
-      assertThat(f.postEco("/api/send_message", f.body(Numbers.fresh(), "sync")))
+      assertThat(f.postEco("/api/send_message", f.body(f.customer(), "sync")))
           .endsWith("Number not found");
     }
   }
@@ -46,13 +45,13 @@ class CloudErrorsTest {
   void theWindowErrorIsFinalEvenUnderFlagRetryInTheReplyAndByWebhook() {
     try (CloudFixture f = new CloudFixture(dir)) {
       f.graph.failNext(1, 400, 131047, "Re-engagement message", false);
-      long inReply = f.sendAsync(Numbers.fresh(), "one", "flag_retry", "on");
+      long inReply = f.sendAsync(f.customer(), "one", "flag_retry", "on");
       f.awaitState(inReply, MessageState.FAILED);
       assertThat(f.message(inReply).reason()).contains("window_closed");
       assertThat(f.message(inReply).attempts()).isOne();
 
       f.graph.failNext(1, 400, 131047, "Re-engagement message", true);
-      long byWebhook = f.sendAsync(Numbers.fresh(), "two", "flag_retry", "on");
+      long byWebhook = f.sendAsync(f.customer(), "two", "flag_retry", "on");
       f.awaitState(byWebhook, MessageState.FAILED);
       assertThat(f.message(byWebhook).reason()).contains("window_closed");
     }
@@ -62,7 +61,7 @@ class CloudErrorsTest {
   void aBadParameterIsRefusedForGood() {
     try (CloudFixture f = new CloudFixture(dir)) {
       f.graph.failNext(1, 400, 100, "Invalid parameter", false);
-      long id = f.sendAsync(Numbers.fresh(), "one", "flag_retry", "on");
+      long id = f.sendAsync(f.customer(), "one", "flag_retry", "on");
       f.awaitState(id, MessageState.FAILED);
       assertThat(f.message(id).reason()).contains("network_refused");
     }
@@ -71,7 +70,7 @@ class CloudErrorsTest {
   @Test
   void rateLimitsWaitAndTheMessageGoesOutLaterInTheReplyAndByWebhook() {
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       for (int[] error : new int[][] {{400, 130429}, {429, 131056}}) {
         f.graph.failNext(1, error[0], error[1], "rate limit hit", false);
         int postsBefore = f.graph.posts();
@@ -110,7 +109,7 @@ class CloudErrorsTest {
   void serverErrorsAreRetriedWithBackoffUnderFlagRetry() {
     try (CloudFixture f = new CloudFixture(dir)) {
       f.graph.failNext(1, 500, 131000, "Something went wrong", false);
-      long id = f.sendAsync(Numbers.fresh(), "one", "flag_retry", "on");
+      long id = f.sendAsync(f.customer(), "one", "flag_retry", "on");
       Eventually.until(
           "scheduled again",
           () -> f.message(id).state() == MessageState.PENDING && f.message(id).attempts() == 1);
@@ -118,7 +117,7 @@ class CloudErrorsTest {
       f.awaitState(id, MessageState.DELIVERY);
 
       f.graph.failNext(1, 503, 2, "Service temporarily unavailable", false);
-      long once = f.sendAsync(Numbers.fresh(), "two");
+      long once = f.sendAsync(f.customer(), "two");
       f.awaitState(once, MessageState.FAILED);
       assertThat(f.message(once).reason()).contains("driver_error");
     }
@@ -129,7 +128,7 @@ class CloudErrorsTest {
     try (WebhookReceiver receiver = new WebhookReceiver();
         CloudFixture f = new CloudFixture(dir)) {
       f.kurir.gateway().deviceStates().setStatusWebhook(f.device.id(), receiver.url("/status"));
-      String to = Numbers.fresh();
+      String to = f.customer();
       long before = f.sendAsync(to, "before");
       f.awaitState(before, MessageState.DELIVERY);
       assertThat(f.postEco("/api/qr_status", f.key())).isEqualTo("online");

@@ -52,6 +52,14 @@ final class CloudFixture implements AutoCloseable {
                 "verify-token", FakeGraphApi.VERIFY_TOKEN));
   }
 
+  /**
+   * A new customer who wrote to the device (their 24-hour window open at Meta and at Kurir), as
+   * E.164: free-form messages to them go.
+   */
+  String customer() {
+    return graph.customerWrites(io.kurir.testing.Numbers.fresh());
+  }
+
   String body(String to, String text, String... extra) {
     StringBuilder b =
         new StringBuilder("{\"key\":\"")

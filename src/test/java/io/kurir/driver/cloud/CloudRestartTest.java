@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
-import io.kurir.testing.Numbers;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,7 +23,7 @@ class CloudRestartTest {
   @Test
   void aRestartInTheMiddleOfSendsLosesNothingAndPostsNothingTwice() {
     try (CloudFixture f = new CloudFixture(dir, "--drivers.cloud.pacing.rate=25")) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       List<Long> ids = new ArrayList<>();
       for (int i = 0; i < 30; i++) {
         ids.add(f.sendAsync(to, "m" + i));

@@ -9,7 +9,6 @@ import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
 import io.kurir.testing.FakeGraphApi.Sent;
-import io.kurir.testing.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -26,7 +25,7 @@ class CloudSendTest {
   @Test
   void aTextIsPostedAcceptedAndMovedBySentAndDeliveredStatuses() {
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       long id = f.sendAsync(to, "Hello from Kurir");
       f.awaitState(id, MessageState.DELIVERY);
 
@@ -45,7 +44,7 @@ class CloudSendTest {
   @Test
   void aSyncSendIsAnsweredSuccessOnceTheSentStatusComes() {
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       assertThat(f.postEco("/api/send_message", f.body(to, "code 1234"))).isEqualTo("success");
       assertThat(f.graph.sentTo(to.substring(1))).hasSize(1);
     }
@@ -54,7 +53,7 @@ class CloudSendTest {
   @Test
   void aLinkIsPreviewedUnlessTheCallerOrTheDeviceSaysNot() {
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       long id = f.sendAsync(to, "see https://example.org/a");
       f.awaitState(id, MessageState.DELIVERY);
       assertThat(f.graph.sent().getFirst().body().path("text").path("preview_url").asBoolean())
@@ -83,7 +82,7 @@ class CloudSendTest {
     files.start();
     String base = "http://127.0.0.1:" + files.getAddress().getPort();
     try (CloudFixture f = new CloudFixture(dir)) {
-      String to = Numbers.fresh();
+      String to = f.customer();
       String image =
           f.postEco("/api/async_send_image_url", f.body(to, "our logo", "url", base + "/logo.png"));
       String file =
@@ -108,7 +107,7 @@ class CloudSendTest {
   void statusesOutOfOrderAndDuplicatedOnlyMoveTheMessageForward() {
     try (CloudFixture f = new CloudFixture(dir)) {
       f.graph.autoStatuses(false);
-      String to = Numbers.fresh();
+      String to = f.customer();
       long id = f.sendAsync(to, "hi");
       Eventually.until("posted", () -> f.graph.sent().size() == 1);
       String wamid = f.graph.sent().getFirst().wamid();
@@ -138,7 +137,7 @@ class CloudSendTest {
   void aFailedStatusAfterSentFailsTheMessageWithItsReason() {
     try (CloudFixture f = new CloudFixture(dir)) {
       f.graph.autoStatuses(false);
-      String to = Numbers.fresh();
+      String to = f.customer();
       long id = f.sendAsync(to, "hi");
       Eventually.until("posted", () -> f.graph.sent().size() == 1);
       String wamid = f.graph.sent().getFirst().wamid();

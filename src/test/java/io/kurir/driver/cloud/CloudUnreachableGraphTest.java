@@ -7,7 +7,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.LogCapture;
-import io.kurir.testing.Numbers;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -33,8 +32,8 @@ class CloudUnreachableGraphTest {
     String graph = "http://127.0.0.1:" + deadPort;
     try (LogCapture logs = LogCapture.of();
         CloudFixture f = new CloudFixture(dir, "--drivers.cloud.graph-url=" + graph)) {
-      long first = f.sendAsync(Numbers.fresh(), "satu");
-      long second = f.sendAsync(Numbers.fresh(), "dua");
+      long first = f.sendAsync(f.customer(), "satu");
+      long second = f.sendAsync(f.customer(), "dua");
       f.awaitState(first, MessageState.FAILED);
       f.awaitState(second, MessageState.FAILED);
       assertThat(f.message(first).reason()).contains("driver_error");
@@ -62,7 +61,7 @@ class CloudUnreachableGraphTest {
           });
       back.start();
       try {
-        long third = f.sendAsync(Numbers.fresh(), "tiga");
+        long third = f.sendAsync(f.customer(), "tiga");
         Eventually.until("sent once Graph answers", () -> f.networkId(third).isPresent());
         var again = logs.lines(l -> l.message().contains("Graph API"));
         assertThat(again).hasSize(2);

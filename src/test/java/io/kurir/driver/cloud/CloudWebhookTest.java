@@ -184,7 +184,7 @@ class CloudWebhookTest {
   }
 
   /** The cloud device's license answers "harga" and pushes what arrives (as the sandbox tests). */
-  private static Device deviceWithBotAndWebhook(CloudFixture f, WebhookReceiver receiver) {
+  static Device deviceWithBotAndWebhook(CloudFixture f, WebhookReceiver receiver) {
     var tenants = f.kurir.gateway().tenants();
     String secret = "reseller-secret-0123456789abcdef";
     Partner partner = tenants.createPartner("Reseller", "", "reseller", secret);

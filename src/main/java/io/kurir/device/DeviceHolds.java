@@ -1,0 +1,94 @@
+package io.kurir.device;
+
+import io.kurir.store.Database;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Devices whose queue is held because their network refused the account (a driver's {@link
+ * io.kurir.driver.DriverListener#hold}): stored, so that every node and a restart see it, until the
+ * device is resumed (its configuration changed, an operator's retry). Whoever sends asks {@link
+ * #isHeld} before each send; the answer is cached for a moment, as a sender asks often and another
+ * node may resume the device.
+ *
+ * <p>Thread-safe.
+ */
+public final class DeviceHolds {
+  /** How long an answer of {@link #isHeld} is reused before the database is asked again. */
+  private static final long FRESH_NANOS = 1_000_000_000L;
+
+  private record Known(Optional<String> reason, long readNanos) {}
+
+  private final Database db;
+  private final Clock clock;
+  private final Map<Long, Known> known = new ConcurrentHashMap<>();
+
+  public DeviceHolds(Database db, Clock clock) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /** Holds the device's queue for {@code reason}; a second hold keeps the first reason. */
+  public boolean hold(long deviceId, String reason) {
+    boolean added =
+        db.writes()
+            .write(
+                h -> {
+                  boolean exists =
+                      h.createQuery("SELECT COUNT(*) FROM device_hold WHERE device_id = ?")
+                              .bind(0, deviceId)
+                              .mapTo(Integer.class)
+                              .one()
+                          > 0;
+                  if (!exists) {
+                    h.createUpdate(
+                            "INSERT INTO device_hold (device_id, reason, held_at) VALUES (?, ?, ?)")
+                        .bind(0, deviceId)
+                        .bind(1, reason)
+                        .bind(2, clock.instant().toEpochMilli())
+                        .execute();
+                  }
+                  return !exists;
+                });
+    known.remove(deviceId);
+    return added;
+  }
+
+  /** Ends the device's hold; false when it had none. */
+  public boolean release(long deviceId) {
+    int removed =
+        db.writes()
+            .write(
+                h ->
+                    h.createUpdate("DELETE FROM device_hold WHERE device_id = ?")
+                        .bind(0, deviceId)
+                        .execute());
+    known.remove(deviceId);
+    return removed > 0;
+  }
+
+  /** Why the device is held, if it is. */
+  public Optional<String> reason(long deviceId) {
+    long now = System.nanoTime();
+    Known k = known.get(deviceId);
+    if (k != null && now - k.readNanos() < FRESH_NANOS) {
+      return k.reason();
+    }
+    Optional<String> reason =
+        db.jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery("SELECT reason FROM device_hold WHERE device_id = ?")
+                        .bind(0, deviceId)
+                        .mapTo(String.class)
+                        .findOne());
+    known.put(deviceId, new Known(reason, now));
+    return reason;
+  }
+
+  public boolean isHeld(long deviceId) {
+    return reason(deviceId).isPresent();
+  }
+}

@@ -1,0 +1,155 @@
+package io.kurir.driver.cloud;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.device.DeviceState;
+import io.kurir.message.MessageState;
+import io.kurir.testing.Eventually;
+import io.kurir.testing.FakeGraphApi;
+import io.kurir.testing.TestGateway;
+import io.kurir.testing.WebhookReceiver;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Meta's account-level errors, a bad token and a wrong phone number id: the device goes {@code
+ * failed} with the reason, its queue is held (its messages stay queued, none fails), and it resumes
+ * on an operator's retry or a changed configuration. The token and the number id are checked as the
+ * device attaches.
+ */
+class CloudAccountHoldTest {
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(ints = {10, 200, 131005, 131031, 131042, 133010, 368})
+  void anAccountLevelErrorHoldsTheQueueUntilAnOperatorRetries(int code) {
+    try (WebhookReceiver receiver = new WebhookReceiver();
+        CloudFixture f = new CloudFixture(dir)) {
+      f.kurir.gateway().deviceStates().setStatusWebhook(f.device.id(), receiver.url("/status"));
+      String to = f.customer();
+      f.graph.accountError(code);
+      long first = f.sendAsync(to, "satu", "flag_retry", "on");
+      long second = f.sendAsync(to, "dua");
+      Eventually.until(
+          "the device failed", () -> f.postEco("/api/qr_status", f.key()).equals("failed"));
+      Eventually.until(
+          "the device-status webhook with the code",
+          () ->
+              receiver.ofEvent("device.status").stream()
+                  .anyMatch(
+                      r ->
+                          r.json().path("newState").asText().equals("failed")
+                              && r.json().toString().contains(Integer.toString(code))));
+      Eventually.until(
+          "both wait in the queue",
+          () ->
+              f.message(first).state() == MessageState.PENDING
+                  && f.message(second).state() == MessageState.PENDING);
+      int posts = f.graph.posts();
+      assertThat(posts)
+          .as("one message found it; the rest were not tried")
+          .isLessThanOrEqualTo(1 + 2);
+      assertThat(retry(f).status()).as("still refused: held again").isEqualTo(200);
+      Eventually.until(
+          "held again by the next send",
+          () -> f.kurir.gateway().queueHolds().reason(f.device.id()).isPresent());
+
+      f.graph.accountFixed();
+      TestGateway.Reply resumed = retry(f);
+      assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
+      f.awaitState(first, MessageState.DELIVERY);
+      f.awaitState(second, MessageState.DELIVERY);
+      assertThat(f.postEco("/api/qr_status", f.key())).isEqualTo("online");
+      assertThat(retry(f).status()).as("nothing held now").isEqualTo(409);
+    }
+  }
+
+  @Test
+  void aWrongPhoneNumberIdIsFoundAtAttachAndAFixedConfigurationResumes() {
+    try (CloudFixture f = new CloudFixture(dir)) {
+      String to = f.customer();
+      var tenants = f.kurir.gateway().tenants();
+      var wrong =
+          tenants.createDevice(
+              tenants.device(f.device.id()).licenseId(),
+              "+6281100007409",
+              "cloud",
+              Map.of(
+                  "phone-number-id",
+                  "106540352249999",
+                  "access-token",
+                  FakeGraphApi.TOKEN,
+                  "app-secret",
+                  FakeGraphApi.APP_SECRET,
+                  // The customer wrote to the other device: this one reaches them by template.
+                  "template",
+                  "otp_code"));
+      long id = sendFrom(f, wrong.ecoKey(), to);
+      Eventually.until(
+          "held at attach",
+          () ->
+              f.kurir.gateway().queueHolds().reason(wrong.id()).orElse("").contains("100")
+                  && f.kurir.gateway().deviceStates().current(wrong.id()) == DeviceState.FAILED);
+      assertThat(f.kurir.gateway().messages().find(wrong, id).orElseThrow().state())
+          .isEqualTo(MessageState.PENDING);
+      tenants.configureDevice(f.device.id(), Map.of("phone-number-id", "1"));
+      tenants.configureDevice(wrong.id(), Map.of("phone-number-id", FakeGraphApi.PHONE_NUMBER_ID));
+      Eventually.until(
+          "sent once the number id is fixed",
+          () ->
+              f.kurir.gateway().messages().find(wrong, id).orElseThrow().state()
+                  == MessageState.DELIVERY);
+    }
+  }
+
+  @Test
+  void aBadTokenIsFoundAtAttachBeforeAnySend() {
+    try (CloudFixture f = new CloudFixture(dir)) {
+      var tenants = f.kurir.gateway().tenants();
+      int posts = f.graph.posts();
+      var bad =
+          tenants.createDevice(
+              tenants.device(f.device.id()).licenseId(),
+              "+6281100007408",
+              "cloud",
+              Map.of(
+                  "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
+                  "access-token", "EAAG-revoked",
+                  "app-secret", FakeGraphApi.APP_SECRET));
+      f.kurir.gateway().messages().deviceChanged(bad); // its sender starts and attaches it
+      Eventually.until(
+          "failed at attach",
+          () ->
+              f.kurir.gateway().deviceStates().current(bad.id()) == DeviceState.FAILED
+                  && f.kurir.gateway().queueHolds().reason(bad.id()).orElse("").contains("190"));
+      assertThat(f.graph.posts()).as("no message posted to find it").isEqualTo(posts);
+      assertThat(
+              f.kurir.gateway().deviceStates().history(bad.id()).stream()
+                  .map(e -> e.reason().orElse(""))
+                  .toList())
+          .anyMatch(r -> r.contains("access token refused"));
+    }
+  }
+
+  private static long sendFrom(CloudFixture f, String key, String to) {
+    TestGateway.Reply r =
+        f.kurir.postJson(
+            "/api/async_send_message",
+            "{\"key\":\"" + key + "\",\"phone_no\":\"" + to + "\",\"message\":\"halo\"}");
+    assertThat(r.body()).as(r.body()).matches("\\d+");
+    return Long.parseLong(r.body());
+  }
+
+  private static TestGateway.Reply retry(CloudFixture f) {
+    return f.kurir.post(
+        "/admin/devices/" + f.device.id() + "/retry",
+        "",
+        "application/json",
+        "Authorization",
+        "Bearer " + TestGateway.ADMIN_TOKEN);
+  }
+}
