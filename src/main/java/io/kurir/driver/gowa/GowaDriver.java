@@ -294,8 +294,21 @@ public final class GowaDriver implements Driver {
     try (var ids = LogIds.device(deviceId)) {
       log.info("device {}: {}", deviceId, reason);
     }
-    tell(l -> l.stateChanged(deviceId, state, reason));
+    if (status.equals(GowaStatus.AUTH_REFUSED)) {
+      // An account-level refusal (docs/decisions.md): failed with the reason, its queue held until
+      // the operator retries it (after fixing drivers.gowa.basic-auth and restarting).
+      tell(l -> l.hold(deviceId, reason));
+    } else {
+      tell(l -> l.stateChanged(deviceId, state, reason));
+    }
     tell(l -> l.connectionChanged(deviceId, state == DeviceState.ONLINE));
+  }
+
+  /** The operator retries a held device: its slot is read again (and made, if it is missing). */
+  @Override
+  public void resume(DeviceRef device) {
+    slots.setStatus(device.id(), GowaStatus.NOT_PAIRED); // forgets the refusal; read again now
+    attachQuietly(device);
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.kurir.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,6 +122,27 @@ class GowaEngineRestartTest {
       f.clock.advance(GowaDriver.RETRY_MAX);
       Eventually.until("back", () -> f.lastEvent(a).startsWith("none "));
       assertThat(f.lastEvent(a)).contains("logged out").doesNotContain("not paired yet");
+    }
+  }
+
+  @Test
+  void aGowaThatRefusesKurirsLoginFailsTheDeviceAndHoldsItsQueue() {
+    try (GowaFixture f = new GowaFixture(dir, "--drivers.gowa.basic-auth=kurir:not-the-password")) {
+      Device a = f.kurir.newDevice("+6281100027341", "gowa", Map.of());
+      Eventually.until(
+          "held",
+          () -> f.lastEvent(a).startsWith("failed ") && f.lastEvent(a).contains("basic-auth"));
+      long id = f.sendAsync(a, "6281100027349", "menunggu login");
+      assertThat(f.message(a, id).state()).isEqualTo(MessageState.PENDING);
+      assertThat(f.gowa.sent()).isEmpty();
+      // Held, as an account-level refusal: an operator's retry asks GOWA again (still refused).
+      long triesBefore = f.gowa.calls().size();
+      var retry = f.admin("/admin/devices/" + a.id() + "/retry");
+      assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+      Eventually.until("asked again", () -> f.gowa.calls().size() > triesBefore);
+      assertThat(f.message(a, id).state()).isEqualTo(MessageState.PENDING);
+      assertThat(f.gowa.violations()).isNotEmpty().allMatch(v -> v.contains("Basic credentials"));
+      f.gowa.violations().clear(); // refused on purpose
     }
   }
 }
