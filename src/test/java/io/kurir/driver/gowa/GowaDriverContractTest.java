@@ -43,7 +43,9 @@ class GowaDriverContractTest extends DriverContract {
     private final Map<String, Set<Receipt.Status>> acknowledged = new ConcurrentHashMap<>();
 
     GowaContractFixture(Path dir) {
-      f = new GowaFixture(dir, factory);
+      // The suite sends to hundreds of numbers at once; the pace of number checks (20 a minute by
+      // default) has its own test, GowaSendTest.numberChecksArePacedPerDevice.
+      f = new GowaFixture(dir, factory, "--drivers.gowa.number-checks-per-minute=100000");
     }
 
     @Override
