@@ -132,8 +132,8 @@ class GowaWebhookTest {
       List<String> rows = inbound(f, device);
       assertThat(rows).hasSize(3);
       assertThat(rows.subList(0, 2)).containsExactly("+6281100027222||a", "+6281100027222||b");
-      // Kept, with no phone made up for it (the core shows such a sender by its LID).
-      assertThat(rows.get(2)).endsWith("||c").doesNotStartWith("+");
+      // Kept by its LID, with no phone made up for it.
+      assertThat(rows.get(2)).isEqualTo("251556368777399@lid||c");
     }
   }
 
