@@ -150,6 +150,11 @@ public final class DriverCatalog {
     return next;
   }
 
+  /** The keys of {@code driver}'s configuration no two of its devices may share a value of. */
+  public List<String> uniqueConfigKeys(String driver) {
+    return find(driver).map(DriverFactory::uniqueConfigKeys).orElse(List.of());
+  }
+
   /** Whether {@code key} of {@code driver}'s configuration is a secret, never shown. */
   public boolean isSecret(String driver, String key) {
     return find(driver)

@@ -31,6 +31,15 @@ public interface DriverFactory {
   }
 
   /**
+   * Keys of a device's configuration whose value names one thing on the network's side (an engine's
+   * session, an account): no two devices of this driver may share a value, or one device's traffic
+   * would be another's. Refused like any bad configuration when a device is created or configured.
+   */
+  default List<String> uniqueConfigKeys() {
+    return List.of();
+  }
+
+  /**
    * Problems of its settings that a single value's check cannot see (one setting that needs
    * another), each naming the setting; empty when there are none.
    */

@@ -34,6 +34,11 @@ public interface DeviceDrivers {
       public boolean isSecret(String driver, String key) {
         return catalog.isSecret(driver, key);
       }
+
+      @Override
+      public java.util.List<String> uniqueConfigKeys(String driver) {
+        return catalog.uniqueConfigKeys(driver);
+      }
     };
   }
 
@@ -53,4 +58,9 @@ public interface DeviceDrivers {
 
   /** Whether {@code key} of {@code driver}'s configuration is a secret, never shown. */
   boolean isSecret(String driver, String key);
+
+  /** The keys of {@code driver}'s configuration no two of its devices may share a value of. */
+  default java.util.List<String> uniqueConfigKeys(String driver) {
+    return java.util.List.of();
+  }
 }

@@ -275,6 +275,7 @@ public final class Tenants {
           Reason.INVALID, "driver: '" + driverName + "' is not one of " + drivers.names());
     }
     Map<String, String> checkedConfig = configured(driverName, Map.of(), config);
+    requireUnshared(driverName, checkedConfig, -1);
     Device device =
         new Device(
             ids.next(),
@@ -564,10 +565,41 @@ public final class Tenants {
    */
   public Device configureDevice(long deviceId, Map<String, String> changes) {
     Device device = device(deviceId);
-    store.replaceDeviceConfig(
-        deviceId, configured(device.driver(), store.deviceConfig(deviceId), changes));
+    Map<String, String> next = configured(device.driver(), store.deviceConfig(deviceId), changes);
+    requireUnshared(device.driver(), next, deviceId);
+    store.replaceDeviceConfig(deviceId, next);
     deviceListeners.forEach(l -> l.accept(device));
     return device;
+  }
+
+  /**
+   * Refuses a configuration that names what another device of the same driver names already (its
+   * {@link DeviceDrivers#uniqueConfigKeys}): two devices on one engine session would receive each
+   * other's messages, across licenses too. Values are sealed in the store, so they are compared
+   * here, device by device.
+   */
+  private void requireUnshared(String driver, Map<String, String> config, long self) {
+    for (String key : drivers.uniqueConfigKeys(driver)) {
+      String value = config.get(key);
+      if (value == null) {
+        continue;
+      }
+      for (Device other : store.devices()) {
+        if (other.id() != self
+            && other.driver().equals(driver)
+            && value.equals(store.deviceConfig(other.id()).get(key))) {
+          throw new TenantException(
+              Reason.CONFLICT,
+              "config: '"
+                  + key
+                  + "' = '"
+                  + value
+                  + "' is already device "
+                  + other.id()
+                  + "'s: two devices cannot share it");
+        }
+      }
+    }
   }
 
   private Map<String, String> configured(

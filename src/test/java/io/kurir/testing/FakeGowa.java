@@ -50,11 +50,12 @@ import javax.crypto.spec.SecretKeySpec;
  * <ul>
  *   <li>HTTP Basic on every route but {@code /health} and {@code /statics/*} (a wrong login: 401
  *       plain {@code Unauthorized}, {@code WWW-Authenticate: Basic realm="Restricted"});
- *   <li>devices ("slots", v8): {@code GET|POST /devices}, {@code GET|DELETE /devices/{id}}, {@code
- *       /devices/{id}/login} (a PNG QR code at {@code qr_link} under {@code /statics/qrcode/},
- *       deleted after {@code qr_duration} s on the clock), {@code login/code?phone=}, {@code
- *       logout}, {@code reconnect}, {@code status}; states {@code disconnected | connecting |
- *       connected | logged_in}, {@code jid} only while paired;
+ *   <li>devices ("slots", v8): {@code GET|POST /devices}, {@code GET|DELETE /devices/{id}} (an
+ *       unknown id: 500 {@code INTERNAL_SERVER_ERROR} "device … not found", as its reconnect and
+ *       status), {@code /devices/{id}/login} (a PNG QR code at {@code qr_link} under {@code
+ *       /statics/qrcode/}, deleted after {@code qr_duration} s on the clock), {@code
+ *       login/code?phone=}, {@code logout}, {@code reconnect}, {@code status}; states {@code
+ *       disconnected | connecting | connected | logged_in}, {@code jid} only while paired;
  *   <li>device scoping of {@code /send}, {@code /user}, {@code /group}: {@code X-Device-Id}, else
  *       {@code device_id}; unknown: 404 {@code DEVICE_NOT_FOUND}; none named: 400 {@code
  *       DEVICE_ID_REQUIRED} (the one-device default is refused here: Kurir must name its slot);
@@ -252,6 +253,14 @@ public final class FakeGowa implements AutoCloseable {
     notOnWhatsApp.add(digits);
   }
 
+  /**
+   * {@code digits} is found again: GOWA answers {@code is_on_whatsapp: false} too when its own
+   * look-up fails (pkg/utils/whatsapp.go IsOnWhatsapp), so a "no" may pass.
+   */
+  public void onWhatsApp(String digits) {
+    notOnWhatsApp.remove(digits);
+  }
+
   /** A group every account is in. */
   public void group(String jid, String name, Member... members) {
     groups.put(jid, new Group(jid, name, List.of(members)));
@@ -260,6 +269,47 @@ public final class FakeGowa implements AutoCloseable {
   /** The next send of {@code slot} is answered {@code status} with GOWA's {@code code}. */
   public void refuseNextSend(String slot, int status, String code, String message) {
     refusals.put(slot, new Refusal(status, code, message));
+  }
+
+  private final Set<String> hangUps = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The slot's next send reaches WhatsApp, and GOWA goes before it answers (a restart mid-request):
+   * the connection is closed with no reply.
+   */
+  public void hangUpAfterNextSend(String slot) {
+    hangUps.add(slot);
+  }
+
+  /**
+   * Posts {@code envelope} (GOWA's {@code {event, device_id, session_id, payload}}, written by the
+   * test) to the webhook, signed with the secret unless {@code signature} is given ("" for none);
+   * the HTTP status Kurir answered.
+   */
+  public int deliver(String envelope, String signature) {
+    byte[] bytes = envelope.getBytes(StandardCharsets.UTF_8);
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(webhook))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+    String sig = signature != null ? signature : "sha256=" + hmac(WEBHOOK_SECRET, bytes);
+    if (!sig.isEmpty()) {
+      b.header("X-Hub-Signature-256", sig);
+    }
+    try {
+      return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** Places a file GOWA serves at {@code path} (such as {@code /statics/media/x.jpg}). */
+  public void staticFile(String path, byte[] bytes) {
+    statics.put(path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
   }
 
   // --- the phone
@@ -541,7 +591,9 @@ public final class FakeGowa implements AutoCloseable {
     } else if ((m = match("/devices/([^/]+)", path)) != null) {
       Slot s = slots.get(decode(m.group(1)));
       if (s == null) {
-        deviceNotFound(ex, decode(m.group(1)));
+        // usecase/device.go GetDevice: a plain error, through the recovery middleware (a 500);
+        // DEVICE_NOT_FOUND is only the scoping middleware's, on the send and user routes.
+        error(ex, 500, "INTERNAL_SERVER_ERROR", "device " + decode(m.group(1)) + " not found");
       } else if (method.equals("GET")) {
         ok(ex, "Success", dto(s));
       } else if (method.equals("DELETE")) {
@@ -553,11 +605,16 @@ public final class FakeGowa implements AutoCloseable {
     } else if ((m = match("/devices/([^/]+)/(login|login/code|logout|reconnect|status)", path))
         != null) {
       Slot s = slots.get(decode(m.group(1)));
+      String what = m.group(2);
+      if (s == null && (what.equals("reconnect") || what.equals("status"))) {
+        // usecase/device.go ReconnectDevice, GetStatus: a plain error, so a 500.
+        error(ex, 500, "INTERNAL_SERVER_ERROR", "device " + decode(m.group(1)) + " not found");
+        return;
+      }
       if (s == null) {
         deviceNotFound(ex, decode(m.group(1)));
         return;
       }
-      String what = m.group(2);
       boolean get = what.equals("login") || what.equals("status");
       if (!method.equals(get ? "GET" : "POST")) {
         methodNotAllowed(ex, method, path);
@@ -585,7 +642,16 @@ public final class FakeGowa implements AutoCloseable {
           ok(ex, "Logout requested", null);
         }
         case "reconnect" -> {
-          if (!s.jid.isEmpty() && !s.cutOff) {
+          if (s.jid.isEmpty()) {
+            // ReconnectDevice: a slot never paired (or logged out) has no session to connect.
+            error(
+                ex,
+                500,
+                "INTERNAL_SERVER_ERROR",
+                "device " + s.id + " is not logged in (session deleted)");
+            return;
+          }
+          if (!s.cutOff) {
             s.state = "logged_in";
           }
           ok(ex, "Reconnect requested", null);
@@ -854,6 +920,10 @@ public final class FakeGowa implements AutoCloseable {
             file == null ? null : file.fileName(),
             file == null ? null : file.type(),
             file == null ? null : file.bytes()));
+    if (hangUps.remove(s.id)) {
+      ex.close(); // before any status line: the connection is closed, the client sees no reply
+      return;
+    }
     String what = path.endsWith("file") ? "Document" : path.endsWith("image") ? "Image" : "Message";
     String status = what + " sent to " + jid + " (server timestamp: " + clock.instant() + ")";
     ok(ex, status, Map.of("message_id", id, "status", status));

@@ -38,11 +38,15 @@ final class GowaApi implements AutoCloseable {
 
   private final HttpClient http;
   private final String base;
+  // GOWA's APP_BASE_PATH, the path of drivers.gowa.url ("" for none): it prefixes /statics too.
+  private final String basePath;
   private final String authorization;
   private final Duration timeout;
 
   GowaApi(String url, String basicAuth, Duration timeout) {
     this.base = url.replaceAll("/+$", "");
+    String p = URI.create(base).getRawPath();
+    this.basePath = p == null ? "" : p;
     this.authorization =
         basicAuth.isEmpty()
             ? ""
@@ -155,21 +159,34 @@ final class GowaApi implements AutoCloseable {
    * The bytes of a file GOWA serves under {@code /statics/} (a login QR code, an incoming message's
    * media), at most {@code maxBytes}. Only the path of {@code link} is used: GOWA writes its own
    * idea of its address into links (the request's Host), and a file is never fetched from anywhere
-   * but GOWA.
+   * but GOWA. GOWA run with {@code APP_BASE_PATH} serves them under {@code <base>/statics/} and
+   * puts the base in its QR links: the base is {@code drivers.gowa.url}'s path.
+   *
+   * @throws FileGone when the link is not one of GOWA's files, the file is larger than {@code
+   *     maxBytes} or GOWA no longer has it: asking again would not change that
    */
   byte[] download(String link, long maxBytes) throws IOException, InterruptedException {
     String path;
+    String decoded;
     try {
       URI given = URI.create(link.strip());
       path = given.getRawPath() == null ? "" : given.getRawPath();
+      decoded = given.getPath() == null ? "" : given.getPath();
     } catch (IllegalArgumentException e) {
-      throw new IOException("not a link: " + link, e);
+      throw new FileGone("not a link: " + link);
     }
     if (!path.startsWith("/")) {
       path = "/" + path; // incoming media is named relative to GOWA's folder: statics/media/…
+      decoded = "/" + decoded;
     }
-    if (!path.startsWith("/statics/") || path.contains("/../")) {
-      throw new IOException("not a file GOWA serves: " + link);
+    if (!basePath.isEmpty() && path.startsWith(basePath + "/statics/")) {
+      path = path.substring(basePath.length()); // request() puts the base back
+      decoded = decoded.substring(basePath.length());
+    }
+    if (!path.startsWith("/statics/")
+        || java.util.Arrays.asList(decoded.split("/")).contains("..")
+        || decoded.contains("\\")) {
+      throw new FileGone("not a file GOWA serves: " + link);
     }
     HttpResponse<InputStream> r =
         http.send(request(path, null).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -181,7 +198,7 @@ final class GowaApi implements AutoCloseable {
       byte[] buf = new byte[64 * 1024];
       for (int n; (n = in.read(buf)) > 0; ) {
         if (bytes.size() + n > maxBytes) {
-          throw new IOException("file larger than " + maxBytes + " bytes: " + path);
+          throw new FileGone("file larger than " + maxBytes + " bytes: " + path);
         }
         bytes.write(buf, 0, n);
       }
@@ -189,7 +206,10 @@ final class GowaApi implements AutoCloseable {
     }
   }
 
-  /** A file GOWA no longer has (a QR code past its time, media it deleted). */
+  /**
+   * A file Kurir will not get from GOWA, however often asked: one it no longer has (a QR code past
+   * its time, media it deleted), one too large, a link to anything but its files.
+   */
   static final class FileGone extends IOException {
     FileGone(String message) {
       super(message);

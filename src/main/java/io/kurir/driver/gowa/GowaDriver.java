@@ -123,8 +123,10 @@ public final class GowaDriver implements Driver {
         new GowaApi(
             url,
             values.getOrDefault(GowaDriverFactory.BASIC_AUTH, "").strip(),
-            Values.duration(values.getOrDefault(GowaDriverFactory.TIMEOUT, "30s"))
-                .orElse(Duration.ofSeconds(30)));
+            Values.duration(
+                    values.getOrDefault(
+                        GowaDriverFactory.TIMEOUT, GowaDriverFactory.TIMEOUT_DEFAULT))
+                .orElse(Duration.ofSeconds(60)));
     this.healthEvery =
         Values.duration(
                 values.getOrDefault(
@@ -139,6 +141,11 @@ public final class GowaDriver implements Driver {
                         GowaDriverFactory.NUMBER_CHECK_FOR,
                         GowaDriverFactory.NUMBER_CHECK_FOR_DEFAULT))
                 .orElse(Duration.ofDays(7)),
+            Values.duration(
+                    values.getOrDefault(
+                        GowaDriverFactory.NUMBER_CHECK_NO_FOR,
+                        GowaDriverFactory.NUMBER_CHECK_NO_FOR_DEFAULT))
+                .orElse(Duration.ofHours(1)),
             Integer.parseInt(
                 values.getOrDefault(
                     GowaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
@@ -185,20 +192,37 @@ public final class GowaDriver implements Driver {
     try {
       GowaApi.Reply found = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
       JsonNode described;
-      if (found.status() == 404) {
+      boolean made = false;
+      if (missing(slot, found)) {
         ObjectNode body = GowaApi.JSON.createObjectNode();
         body.put("device_id", slot);
         GowaApi.Reply created = call(() -> api.post(null, "/devices", body));
+        if (!created.ok() && alreadyExists(slot, created)) {
+          // Made meanwhile (another node, or a GOWA that answered the look-up wrongly): adopted.
+          created = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
+        }
         if (!created.ok()) {
           throw refused(device, "did not create device " + slot, created);
         }
         described = created.results();
+        made = true;
       } else if (found.ok()) {
         described = found.results();
       } else {
         throw refused(device, "did not answer for device " + slot, found);
       }
       slots.rememberSlot(device.id(), slot);
+      noteAccount(device.id(), described);
+      if (made && slots.everPaired(device.id())) {
+        // Not the phone's doing: GOWA lost the device (a new, empty store), so it was made again.
+        statusChanged(
+            device.id(),
+            GowaStatus.NOT_PAIRED,
+            "GOWA had lost its device "
+                + slot
+                + " (an empty store?); made again, to be linked again");
+        return;
+      }
       String status = GowaStatus.of(described, slots.everPaired(device.id()));
       statusChanged(device.id(), status, "attached");
       if (status.equals(GowaStatus.PAIRED_AWAY)) {
@@ -216,6 +240,36 @@ public final class GowaDriver implements Driver {
         }
       }
     }
+  }
+
+  /**
+   * Whether GOWA has no device {@code slot}, by its answer to {@code GET /devices/{slot}}. GOWA v9
+   * answers an unknown id with a 500 {@code INTERNAL_SERVER_ERROR} "device … not found" (a plain
+   * error through its recovery middleware), not a 404: so any refusal but Fiber's Basic-auth one is
+   * checked against its list, {@code GET /devices}, which names every device it has.
+   */
+  private boolean missing(String slot, GowaApi.Reply found) throws IOException {
+    if (found.ok() || (found.status() == 401 && found.code().isEmpty())) {
+      return false;
+    }
+    if (found.status() == 404) {
+      return true; // an older GOWA, or a proxy in front of it
+    }
+    GowaApi.Reply all = call(() -> api.get("/devices"));
+    if (!all.ok() || !all.results().isArray()) {
+      return false; // it cannot say: the refusal stands
+    }
+    for (JsonNode d : all.results()) {
+      if (slot.equals(d.path("id").asText(d.path("device").asText("")))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** GOWA's answer to a {@code POST /devices} of an id it has: 500 "device … already exists". */
+  private static boolean alreadyExists(String slot, GowaApi.Reply r) {
+    return r.body().path("message").asText("").equals("device " + slot + " already exists");
   }
 
   private IllegalStateException refused(DeviceRef device, String what, GowaApi.Reply r) {
@@ -254,8 +308,9 @@ public final class GowaDriver implements Driver {
     GowaApi.Reply r = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
     String status;
     if (r.ok()) {
+      noteAccount(deviceId, r.results());
       status = GowaStatus.of(r.results(), slots.everPaired(deviceId));
-    } else if (r.status() == 404) {
+    } else if (missing(slot, r)) {
       status = GowaStatus.NO_SLOT;
     } else if (r.status() == 401 && r.code().isEmpty()) {
       status = GowaStatus.AUTH_REFUSED;
@@ -264,6 +319,25 @@ public final class GowaDriver implements Driver {
     }
     statusChanged(deviceId, status, why);
     return status;
+  }
+
+  /** Keeps the account paired on the slot, as GOWA described it (its {@code jid}), if any. */
+  private void noteAccount(long deviceId, JsonNode described) {
+    accountDigits(described.path("jid").asText(""))
+        .ifPresent(d -> slots.rememberAccount(deviceId, d));
+  }
+
+  /**
+   * The phone digits of an account's JID: {@code 628123@s.whatsapp.net}, or with whatsmeow's device
+   * suffix {@code 628123:12@s.whatsapp.net}.
+   */
+  static Optional<String> accountDigits(String jid) {
+    if (!jid.endsWith("@s.whatsapp.net")) {
+      return Optional.empty();
+    }
+    String user = jid.substring(0, jid.indexOf('@'));
+    int colon = user.indexOf(':');
+    return phoneDigits(colon > 0 ? user.substring(0, colon) : user);
   }
 
   /** Asks GOWA to connect a paired slot again (a lost connection it did not mend itself). */

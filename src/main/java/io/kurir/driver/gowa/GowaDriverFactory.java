@@ -43,6 +43,20 @@ public final class GowaDriverFactory implements DriverFactory {
 
   static final String NUMBER_CHECK_FOR_DEFAULT = "7d";
 
+  /**
+   * How long GOWA's "not on WhatsApp" is kept: briefly, for GOWA answers no as well when its own
+   * look-up failed.
+   */
+  static final String NUMBER_CHECK_NO_FOR = "number-check-no-for";
+
+  static final String NUMBER_CHECK_NO_FOR_DEFAULT = "1h";
+
+  /**
+   * Above GOWA's own 45 s deadline for a request (middleware/timeout.go): a send GOWA is still
+   * working on is not given up by Kurir first, to be recorded unknown while it goes out.
+   */
+  static final String TIMEOUT_DEFAULT = "60s";
+
   /** Number checks a device may make in a minute; beyond, its sends to new numbers wait. */
   static final String NUMBER_CHECKS_PER_MINUTE = "number-checks-per-minute";
 
@@ -66,11 +80,17 @@ public final class GowaDriverFactory implements DriverFactory {
     all.add(DriverSetting.of(URL, Kind.TEXT, DEFAULT_URL, DEFAULT_URL));
     all.add(DriverSetting.of(BASIC_AUTH, Kind.TEXT, "", ""));
     all.add(DriverSetting.of(WEBHOOK_SECRET, Kind.TEXT, "", ""));
-    all.add(DriverSetting.of(TIMEOUT, Kind.DURATION, "30s", "30s"));
+    all.add(DriverSetting.of(TIMEOUT, Kind.DURATION, TIMEOUT_DEFAULT, TIMEOUT_DEFAULT));
     all.add(DriverSetting.of(HEALTH_EVERY, Kind.DURATION, HEALTH_DEFAULT, HEALTH_DEFAULT));
     all.add(
         DriverSetting.of(
             NUMBER_CHECK_FOR, Kind.DURATION, NUMBER_CHECK_FOR_DEFAULT, NUMBER_CHECK_FOR_DEFAULT));
+    all.add(
+        DriverSetting.of(
+            NUMBER_CHECK_NO_FOR,
+            Kind.DURATION,
+            NUMBER_CHECK_NO_FOR_DEFAULT,
+            NUMBER_CHECK_NO_FOR_DEFAULT));
     all.add(
         DriverSetting.of(
             NUMBER_CHECKS_PER_MINUTE,
@@ -100,7 +120,22 @@ public final class GowaDriverFactory implements DriverFactory {
               + id.get()
               + "' is not a GOWA device id (letters, digits, _, . and -, at most 64)");
     }
+    if (id.isPresent() && GowaSlots.isDefaultId(id.get())) {
+      // kurir-<n> is the slot of Kurir's device n when it names none: naming it would share it.
+      return Optional.of(
+          "'"
+              + DEVICE_ID
+              + "' = '"
+              + id.get()
+              + "' is the name Kurir gives a device's own GOWA device: pick another");
+    }
     return Optional.empty();
+  }
+
+  /** One GOWA device is one Kurir device: GOWA's webhook names the slot, not the Kurir device. */
+  @Override
+  public List<String> uniqueConfigKeys() {
+    return List.of(DEVICE_ID);
   }
 
   @Override

@@ -47,14 +47,22 @@ final class GowaNumberChecks {
   private final ContactDirectory contacts;
   private final Clock clock;
   private final Duration keepFor;
+  private final Duration keepNoFor;
   private final int perMinute;
   // By device, when its checks of the last minute were made; guarded by the deque itself.
   private final Map<Long, Deque<Instant>> recent = new ConcurrentHashMap<>();
 
-  GowaNumberChecks(ContactDirectory contacts, Clock clock, Duration keepFor, int perMinute) {
+  /**
+   * @param keepFor how long a "yes" is kept
+   * @param keepNoFor how long a "no" is kept: briefly, for GOWA answers "no" too when its own
+   *     look-up failed (pkg/utils/whatsapp.go IsOnWhatsapp), so a no may be wrong
+   */
+  GowaNumberChecks(
+      ContactDirectory contacts, Clock clock, Duration keepFor, Duration keepNoFor, int perMinute) {
     this.contacts = contacts;
     this.clock = clock;
     this.keepFor = keepFor;
+    this.keepNoFor = keepNoFor;
     this.perMinute = perMinute;
   }
 
@@ -66,12 +74,12 @@ final class GowaNumberChecks {
    * @throws java.net.ConnectException when GOWA cannot be reached (nothing can be sent)
    */
   Route route(long deviceId, String e164, Asker asker) throws IOException {
+    if (contacts.hasTalkedTo(deviceId, e164)) {
+      return new Route.Go(); // a chat proves the number is on WhatsApp, whatever a check said
+    }
     Optional<CheckedNumber> last = contacts.lastCheck(deviceId, e164);
     if (last.isPresent() && fresh(last.get())) {
       return last.get().exists() ? new Route.Go() : new Route.NotOnWhatsApp();
-    }
-    if (contacts.hasTalkedTo(deviceId, e164)) {
-      return new Route.Go();
     }
     Optional<Duration> wait = take(deviceId, true);
     if (wait.isPresent()) {
@@ -101,7 +109,7 @@ final class GowaNumberChecks {
   }
 
   private boolean fresh(CheckedNumber check) {
-    return check.at().plus(keepFor).isAfter(clock.instant());
+    return check.at().plus(check.exists() ? keepFor : keepNoFor).isAfter(clock.instant());
   }
 
   /**

@@ -21,6 +21,7 @@ final class GowaSlots {
   static final String KEY_SLOT = "slot";
   static final String KEY_STATUS = "status";
   static final String KEY_PAIRED = "paired";
+  static final String KEY_JID = "jid";
 
   private final DeviceSessionStore store;
   private final Map<Long, String> status = new ConcurrentHashMap<>();
@@ -36,6 +37,11 @@ final class GowaSlots {
   /** The slot a device without {@code device-id} configured gets. */
   static String defaultId(long deviceId) {
     return "kurir-" + deviceId;
+  }
+
+  /** Whether {@code id} has the form of {@link #defaultId}: the slot of some Kurir device. */
+  static boolean isDefaultId(String id) {
+    return id.matches("kurir-\\d+");
   }
 
   /** The slot the device was attached to, if it ever was. */
@@ -58,6 +64,20 @@ final class GowaSlots {
     Optional<String> stored = store.get(deviceId, KEY_STATUS);
     stored.ifPresent(v -> status.put(deviceId, v));
     return stored;
+  }
+
+  /**
+   * The account (its phone's digits) last seen paired on the device's slot: the webhook's {@code
+   * device_id} must name it.
+   */
+  Optional<String> account(long deviceId) {
+    return store.get(deviceId, KEY_JID);
+  }
+
+  void rememberAccount(long deviceId, String digits) {
+    if (account(deviceId).filter(digits::equals).isEmpty()) {
+      store.put(deviceId, KEY_JID, digits);
+    }
   }
 
   /** Whether the device's slot was ever seen logged in: a slot without a JID then logged out. */

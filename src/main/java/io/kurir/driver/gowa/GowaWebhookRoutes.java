@@ -87,7 +87,11 @@ final class GowaWebhookRoutes {
       // Typing, labels, calls, group changes: taken (GOWA would retry a refusal) and let be.
       return DriverReply.json(Map.of("status", "ok"));
     }
-    DeviceRef device = device(root);
+    Optional<DeviceRef> found = device(root);
+    if (found.isEmpty()) {
+      return dropped();
+    }
+    DeviceRef device = found.get();
     JsonNode payload = root.path("payload");
     if (event.equals("message.ack")) {
       ack(device, root, payload);
@@ -98,42 +102,86 @@ final class GowaWebhookRoutes {
   }
 
   /**
-   * The Kurir device the event is for: by {@code session_id} (the slot, GOWA v9), else by {@code
-   * device_id} (the account's JID) against the devices' numbers.
+   * The answer to a signed event Kurir will not take however often it comes (a device deleted,
+   * another account's, a malformed id): 200, for GOWA retries any other answer five times; the
+   * reason is in the WARN line written before.
    */
-  private DeviceRef device(JsonNode root) {
+  private static DriverReply dropped() {
+    return DriverReply.json(Map.of("status", "dropped"));
+  }
+
+  /** The longest message id taken: WhatsApp's are some 20 to 40 characters. */
+  static final int MAX_MESSAGE_ID = 128;
+
+  // A group's JID: <digits>@g.us, or the older <creator>-<seconds>@g.us.
+  private static final java.util.regex.Pattern GROUP_JID =
+      java.util.regex.Pattern.compile("\\d{5,25}(-\\d{5,15})?@g\\.us");
+
+  /**
+   * The Kurir device the event is for: by {@code session_id} (the slot, GOWA v9), else by {@code
+   * device_id} (the account's JID) against the devices' numbers. Empty (after a WARN line) when no
+   * device has the slot, when two do (a configuration made before they were refused), or when
+   * {@code device_id} names another account than the one last seen paired on the slot: an event is
+   * never put on a device that may not be its own.
+   */
+  private Optional<DeviceRef> device(JsonNode root) {
     String slot = root.path("session_id").asText("");
+    String jid = root.path("device_id").asText("");
+    Optional<DeviceRef> bySlot = Optional.empty();
     if (!slot.isEmpty()) {
-      Optional<DeviceRef> known =
+      bySlot =
           driver.deviceOfSlot(slot).flatMap(this::byId).filter(d -> driver.slotId(d).equals(slot));
-      if (known.isPresent()) {
-        return known.get();
-      }
-      for (DeviceRef d : devices.ofDriver(GowaDriverFactory.NAME)) {
-        if (driver.slotId(d).equals(slot)) {
-          driver.knowSlot(slot, d.id());
-          return d;
+      if (bySlot.isEmpty()) {
+        List<DeviceRef> having =
+            devices.ofDriver(GowaDriverFactory.NAME).stream()
+                .filter(d -> driver.slotId(d).equals(slot))
+                .toList();
+        if (having.size() > 1) {
+          log.warn(
+              "GOWA event for device {} dropped: Kurir devices {} all name it",
+              slot,
+              having.stream().map(DeviceRef::id).toList());
+          return Optional.empty();
+        }
+        if (having.size() == 1) {
+          driver.knowSlot(slot, having.getFirst().id());
+          bySlot = Optional.of(having.getFirst());
         }
       }
     }
-    Optional<String> digits = GowaDriver.phoneDigits(root.path("device_id").asText(""));
+    if (bySlot.isPresent()) {
+      DeviceRef d = bySlot.get();
+      Optional<String> named = GowaDriver.accountDigits(jid);
+      Optional<String> known = driver.slots().account(d.id());
+      if (named.isPresent() && known.isPresent() && !named.equals(known)) {
+        try (var ids = LogIds.device(d.id())) {
+          log.warn(
+              "device {}: GOWA event dropped: its device_id {} is not the account +{} paired on"
+                  + " GOWA device {}",
+              d.id(),
+              jid,
+              known.get(),
+              slot);
+        }
+        return Optional.empty();
+      }
+      return bySlot;
+    }
+    Optional<String> digits = GowaDriver.accountDigits(jid).or(() -> GowaDriver.phoneDigits(jid));
     if (digits.isPresent()) {
       Optional<DeviceRef> byNumber =
           devices
               .byNumber("+" + digits.get())
-              .filter(d -> d.driver().equals(GowaDriverFactory.NAME));
+              .filter(d -> d.driver().equals(GowaDriverFactory.NAME))
+              // a slot named but not this device's: it is another's, whatever the number says
+              .filter(d -> slot.isEmpty() || driver.slotId(d).equals(slot));
       if (byNumber.isPresent()) {
-        return byNumber.get();
+        return byNumber;
       }
     }
-    throw new RouteException(
-        404,
-        "device_not_found",
-        "no gowa device for session_id '"
-            + slot
-            + "' or device_id '"
-            + root.path("device_id").asText("")
-            + "'");
+    // A device deleted in Kurir, or one this gateway never had: GOWA would retry a refusal.
+    log.warn("GOWA event dropped: no gowa device for session_id '{}' or device_id '{}'", slot, jid);
+    return Optional.empty();
   }
 
   private Optional<DeviceRef> byId(long id) {
@@ -184,6 +232,14 @@ final class GowaWebhookRoutes {
     }
     if (chat.endsWith("@broadcast") || chat.endsWith("@newsletter")) {
       return; // a status update, a channel: no person wrote to the device
+    }
+    if (id.length() > MAX_MESSAGE_ID || id.chars().anyMatch(Character::isISOControl)) {
+      dropMalformed(device, "its id is not WhatsApp's (" + id.length() + " characters)");
+      return;
+    }
+    if (chat.endsWith("@g.us") && !GROUP_JID.matcher(chat).matches()) {
+      dropMalformed(device, "its chat_id is not a group's JID");
+      return;
     }
     Optional<String> group = chat.endsWith("@g.us") ? Optional.of(chat) : Optional.empty();
     // GOWA puts the phone in from when it knows it, the LID (of an LID-migrated sender) in
@@ -241,6 +297,13 @@ final class GowaWebhookRoutes {
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
+    }
+  }
+
+  /** A signed message Kurir does not store: answered 200 (a retry would not mend it), logged. */
+  private static void dropMalformed(DeviceRef device, String why) {
+    try (var ids = LogIds.device(device.id())) {
+      log.warn("device {}: incoming message from GOWA dropped: {}", device.id(), why);
     }
   }
 

@@ -88,7 +88,11 @@ class GowaEngineRestartTest {
         assertThat(logs.lines(l -> l.message().contains("answers again"))).hasSize(1);
       }
       // A later probe changes nothing: nothing is sent twice.
+      String probeOfA = "GET /devices/" + GowaFixture.slot(a);
+      long probes = f.gowa.calls().stream().filter(probeOfA::equals).count();
       f.clock.advance(Duration.ofSeconds(30));
+      Eventually.until(
+          "the probe ran", () -> f.gowa.calls().stream().filter(probeOfA::equals).count() > probes);
       assertThat(f.gowa.sent()).hasSize(3);
     }
   }

@@ -9,6 +9,7 @@ import io.kurir.testing.FakeGowa;
 import io.kurir.testing.QrCamera;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -142,5 +143,80 @@ class GowaLinkingTest {
       assertThat(refused.status()).isEqualTo(400);
       assertThat(refused.body()).contains("device-id");
     }
+  }
+
+  @Test
+  void aNewDeviceIsMadeOnAGowaThatAnswersAnUnknownIdWithA500() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      // GOWA answers GET /devices/{unknown} 500 "device … not found" (not a 404): still made.
+      Device device = f.newDevice("+6281100027041");
+      String slot = GowaFixture.slot(device);
+      assertThat(f.gowa.calls()).contains("GET /devices/" + slot, "POST /devices");
+      Eventually.until("none", () -> f.eco(device, "/api/qr_status").equals("none"));
+      f.eco(device, "/api/generate_qr");
+      f.gowa.scan(slot, "6281100027041");
+      Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+
+      // Its GOWA device goes (a GOWA on an empty volume): the probe sees it gone, not an error.
+      f.gowa.removeSlot(slot);
+      f.clock.advance(Duration.ofSeconds(30));
+      Eventually.until(
+          "gone recorded",
+          () -> f.events(device).stream().anyMatch(e -> e.contains("no such device on GOWA")));
+    }
+  }
+
+  @Test
+  void twoKurirDevicesCannotShareOneGowaDevice() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device first = f.newDevice("+6281100027051", Map.of("device-id", "shared"));
+      long license = f.licenseOf(first).id();
+      var second = createWith(f, license, "+6281100027052", "shared");
+      assertThat(second.status()).as(second.body()).isEqualTo(409);
+      assertThat(second.body()).contains("device-id", "shared");
+      // Another license's device, the same: refused too.
+      Device other = f.newDevice("+6281100027053");
+      var across = createWith(f, f.licenseOf(other).id(), "+6281100027054", "shared");
+      assertThat(across.status()).as(across.body()).isEqualTo(409);
+      // Nor may a device name the GOWA device Kurir gives another by default.
+      var taken = createWith(f, license, "+6281100027055", GowaFixture.slot(other));
+      assertThat(taken.status()).as(taken.body()).isEqualTo(400);
+      assertThat(taken.body()).contains("device-id");
+      // Nor be configured to share it later.
+      var patched = patchConfig(f, other, "shared");
+      assertThat(patched.status()).as(patched.body()).isEqualTo(409);
+      // Its own value again is no conflict.
+      var same = patchConfig(f, first, "shared");
+      assertThat(same.status()).as(same.body()).isEqualTo(200);
+    }
+  }
+
+  private static io.kurir.testing.TestGateway.Reply patchConfig(
+      GowaFixture f, Device device, String slot) {
+    String body = "{\"config\":{\"device-id\":\"" + slot + "\"}}";
+    return f.kurir.send(
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(f.kurir.url("/admin/devices/" + device.id())))
+            .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN)
+            .build(),
+        body);
+  }
+
+  private static io.kurir.testing.TestGateway.Reply createWith(
+      GowaFixture f, long license, String number, String slot) {
+    return f.kurir.post(
+        "/admin/devices",
+        "{\"license\":"
+            + license
+            + ",\"number\":\""
+            + number
+            + "\",\"driver\":\"gowa\",\"config\":{\"device-id\":\""
+            + slot
+            + "\"}}",
+        "application/json",
+        "Authorization",
+        "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
   }
 }

@@ -209,4 +209,49 @@ class GowaSendTest {
       Eventually.until("both sent", () -> f.gowa.sent().size() == 2);
     }
   }
+
+  @Test
+  void aNoFromGowaIsKeptBrieflyAndAChatWinsOverIt() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027131");
+      String slot = GowaFixture.slot(device);
+      f.gowa.notOnWhatsApp("6281100027132");
+      long first = f.sendAsync(device, "6281100027132", "pertama");
+      f.awaitState(device, first, MessageState.FAILED);
+      // GOWA's look-up failed that time; the number is on WhatsApp. An hour on it is asked again.
+      f.gowa.onWhatsApp("6281100027132");
+      f.clock.advance(Duration.ofHours(1).plusSeconds(1));
+      long later = f.sendAsync(device, "6281100027132", "kemudian");
+      f.awaitState(device, later, MessageState.SENT);
+
+      // A "no" kept, then the number writes to the device: the chat wins, no check needed.
+      f.gowa.notOnWhatsApp("6281100027133");
+      long refused = f.sendAsync(device, "6281100027133", "ditolak");
+      f.awaitState(device, refused, MessageState.FAILED);
+      f.gowa.onWhatsApp("6281100027133");
+      assertThat(f.gowa.incoming(slot, "3EB0T1", "6281100027133", "halo")).isEqualTo(200);
+      long checks = f.gowa.calls().stream().filter(c -> c.equals("GET /user/check")).count();
+      long reply = f.sendAsync(device, "6281100027133", "balasan");
+      f.awaitState(device, reply, MessageState.SENT);
+      assertThat(f.gowa.calls().stream().filter(c -> c.equals("GET /user/check")).count())
+          .isEqualTo(checks);
+    }
+  }
+
+  @Test
+  void aSendCutOffMidRequestFailsAndGoesOnceUnlessRetryWasAsked() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027141");
+      String slot = GowaFixture.slot(device);
+      f.gowa.hangUpAfterNextSend(slot); // WhatsApp took it; GOWA restarted before answering
+      long id = f.sendAsync(device, "6281100027142", "terputus");
+      f.awaitState(device, id, MessageState.FAILED);
+      assertThat(f.message(device, id).reason()).contains("driver_error");
+      f.clock.advance(GowaDriver.RETRY_MAX);
+      Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+      f.clock.advance(Duration.ofMinutes(10));
+      assertThat(f.message(device, id).state()).isEqualTo(MessageState.FAILED);
+      assertThat(f.gowa.sent()).extracting(FakeGowa.Sent::text).containsExactly("terputus");
+    }
+  }
 }

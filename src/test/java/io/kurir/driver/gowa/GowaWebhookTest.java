@@ -52,6 +52,20 @@ class GowaWebhookTest {
       assertThat(plain.body()).contains("signature_not_valid");
       assertThat(f.kurir.storedIncoming(device.id())).isZero();
       assertThat(f.message(device, id).state().wireName()).isEqualTo("sent");
+      // A forged receipt: the message stays sent.
+      String netId = f.gowa.sent().getFirst().id();
+      String ack =
+          envelope(
+              "message.ack",
+              "6281100027201@s.whatsapp.net",
+              slot,
+              "{\"ids\":[\"" + netId + "\"],\"receipt_type\":\"read\"}");
+      assertThat(f.gowa.deliver(ack, forged)).isEqualTo(401);
+      assertThat(f.gowa.deliver(ack, "")).isEqualTo(401);
+      assertThat(f.message(device, id).state().wireName()).isEqualTo("sent");
+      // Signed, it would have moved it: the forged one was refused for its signature alone.
+      assertThat(f.gowa.deliver(ack, null)).isEqualTo(200);
+      f.awaitState(device, id, io.kurir.message.MessageState.READ);
 
       // Signed, but not JSON: a 400 in Kurir's style, not a 500.
       byte[] broken = "{nope".getBytes(StandardCharsets.UTF_8);
@@ -154,5 +168,140 @@ class GowaWebhookTest {
 
   static ContactId lid(String digits) {
     return ContactId.lid(digits);
+  }
+
+  /** GOWA's webhook envelope; {@code sessionId} null leaves it out (GOWA before v9). */
+  private static String envelope(String event, String deviceJid, String sessionId, String payload) {
+    return "{\"event\":\""
+        + event
+        + "\",\"device_id\":\""
+        + deviceJid
+        + "\""
+        + (sessionId == null ? "" : ",\"session_id\":\"" + sessionId + "\"")
+        + ",\"payload\":"
+        + payload
+        + "}";
+  }
+
+  private static String text(String id, String chat, String from, String body) {
+    return "{\"id\":\""
+        + id
+        + "\",\"chat_id\":\""
+        + chat
+        + "\",\"from\":\""
+        + from
+        + "\",\"body\":\""
+        + body
+        + "\",\"is_from_me\":false}";
+  }
+
+  @Test
+  void anEventIsTakenOnlyForTheDeviceAndAccountItNames() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027231");
+      String slot = GowaFixture.slot(device);
+      String sender = "6281100027232@s.whatsapp.net";
+      // GOWA without session_id: the account's JID (with whatsmeow's device suffix) names it.
+      assertThat(
+              f.gowa.deliver(
+                  envelope(
+                      "message",
+                      "6281100027231:12@s.whatsapp.net",
+                      null,
+                      text("3EB0J1", sender, sender, "lewat jid")),
+                  null))
+          .isEqualTo(200);
+      assertThat(inbound(f, device)).containsExactly("+6281100027232||lewat jid");
+
+      // The slot's name with another account's JID: not this device's, dropped (200: GOWA would
+      // retry a refusal five times).
+      assertThat(
+              f.gowa.deliver(
+                  envelope(
+                      "message",
+                      "6281100027239@s.whatsapp.net",
+                      slot,
+                      text("3EB0J2", sender, sender, "akun lain")),
+                  null))
+          .isEqualTo(200);
+      // A device Kurir does not have (deleted): dropped, 200 too.
+      assertThat(
+              f.gowa.deliver(
+                  envelope(
+                      "message",
+                      "6281100027238@s.whatsapp.net",
+                      "kurir-999999",
+                      text("3EB0J3", sender, sender, "terhapus")),
+                  null))
+          .isEqualTo(200);
+      assertThat(inbound(f, device)).containsExactly("+6281100027232||lewat jid");
+    }
+  }
+
+  @Test
+  void signedButUnusableInputIsAnsweredOnceAndNotRetried() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027241");
+      String slot = GowaFixture.slot(device);
+      String jid = "6281100027241@s.whatsapp.net";
+      String sender = "6281100027242@s.whatsapp.net";
+      // Media GOWA does not serve: kept without the file, answered 200 (a retry gives the same).
+      for (String[] bad :
+          new String[][] {
+            {"3EB0M1", "/etc/passwd"},
+            {"3EB0M2", "statics/../../etc/passwd"},
+            {"3EB0M3", "statics/media/%2e%2e/%2e%2e/etc/passwd"},
+            {"3EB0M4", "statics/media/gone.jpg"}
+          }) {
+        String payload =
+            "{\"id\":\""
+                + bad[0]
+                + "\",\"chat_id\":\""
+                + sender
+                + "\",\"from\":\""
+                + sender
+                + "\",\"image\":\""
+                + bad[1]
+                + "\"}";
+        assertThat(f.gowa.deliver(envelope("message", jid, slot, payload), null))
+            .as(bad[1])
+            .isEqualTo(200);
+      }
+      assertThat(inbound(f, device))
+          .hasSize(4)
+          .allMatch(r -> r.equals("+6281100027242||[image not kept by GOWA]"));
+
+      // Junk ids and group JIDs: dropped, 200.
+      String longId = "A".repeat(5000);
+      String longGroup = "1".repeat(300) + "@g.us";
+      assertThat(
+              f.gowa.deliver(
+                  envelope("message", jid, slot, text(longId, sender, sender, "id panjang")), null))
+          .isEqualTo(200);
+      assertThat(
+              f.gowa.deliver(
+                  envelope("message", jid, slot, text("3EB0G1", "@g.us", sender, "grup kosong")),
+                  null))
+          .isEqualTo(200);
+      assertThat(
+              f.gowa.deliver(
+                  envelope("message", jid, slot, text("3EB0G2", longGroup, sender, "grup panjang")),
+                  null))
+          .isEqualTo(200);
+      assertThat(inbound(f, device)).hasSize(4);
+      // A group JID of either form is taken.
+      assertThat(
+              f.gowa.deliver(
+                  envelope(
+                      "message",
+                      jid,
+                      slot,
+                      text("3EB0G3", "6281100027249-1600000000@g.us", sender, "grup lama")),
+                  null))
+          .isEqualTo(200);
+      assertThat(inbound(f, device))
+          .last()
+          .isEqualTo("+6281100027242|6281100027249-1600000000@g.us|grup lama");
+    }
   }
 }
