@@ -178,9 +178,19 @@ public final class FakeGowa implements AutoCloseable {
     }
   }
 
+  private volatile String basePath = "";
+
+  /**
+   * GOWA run with {@code APP_BASE_PATH=<base>} (such as {@code /wa}): every route, {@code /statics}
+   * too, is under it, and {@code qr_link} names it.
+   */
+  public void basePath(String base) {
+    basePath = base;
+  }
+
   /** The setting {@code drivers.gowa.url}. */
   public String url() {
-    return "http://127.0.0.1:" + port;
+    return "http://127.0.0.1:" + port + basePath;
   }
 
   /** The setting {@code drivers.gowa.basic-auth}. */
@@ -520,6 +530,14 @@ public final class FakeGowa implements AutoCloseable {
     try (ex) {
       String method = ex.getRequestMethod();
       String path = ex.getRequestURI().getRawPath();
+      if (!basePath.isEmpty()) {
+        if (!path.startsWith(basePath + "/")) {
+          violations.add(method + " " + path + " outside APP_BASE_PATH " + basePath);
+          error(ex, 404, "NOT_FOUND", "Cannot " + method + " " + path);
+          return;
+        }
+        path = path.substring(basePath.length());
+      }
       calls.add(method + " " + path);
       if (path.startsWith("/statics/")) {
         servStatic(ex, path); // mounted before the Basic-auth middleware
@@ -855,7 +873,7 @@ public final class FakeGowa implements AutoCloseable {
     String host = ex.getRequestHeaders().getFirst("Host");
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("device_id", s.id);
-    r.put("qr_link", "http://" + host + file);
+    r.put("qr_link", "http://" + host + basePath + file);
     r.put("qr_duration", duration);
     ok(ex, "Login success", r);
   }

@@ -36,6 +36,16 @@ final class GowaFixture implements AutoCloseable {
 
   /** As {@link #GowaFixture(Path, String...)}, with the gowa driver that {@code driver} makes. */
   GowaFixture(Path dir, DriverFactory driver, String... flags) {
+    this(dir, driver, "", flags);
+  }
+
+  /** A GOWA run with {@code APP_BASE_PATH=basePath}, {@code drivers.gowa.url} ending in it. */
+  static GowaFixture withBasePath(Path dir, String basePath) {
+    return new GowaFixture(dir, null, basePath, new String[0]);
+  }
+
+  private GowaFixture(Path dir, DriverFactory driver, String basePath, String[] flags) {
+    gowa.basePath(basePath);
     int port = freePort();
     List<String> all = new ArrayList<>();
     all.add("--server.port=" + port);

@@ -219,4 +219,23 @@ class GowaLinkingTest {
         "Authorization",
         "Bearer " + io.kurir.testing.TestGateway.ADMIN_TOKEN);
   }
+
+  @Test
+  void aGowaUnderABasePathIsLinkedAndItsFilesFetchedThere() throws Exception {
+    try (GowaFixture f = GowaFixture.withBasePath(dir, "/wa")) {
+      // The QR picture is at <base>/statics/qrcode/…, as GOWA's qr_link says.
+      Device device = f.linked("+6281100027061");
+      byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF, 9};
+      assertThat(
+              f.gowa.incomingMedia(
+                  GowaFixture.slot(device), "3EB0BP1", "6281100027062", "image", "", "jpeg", jpeg))
+          .isEqualTo(200);
+      java.util.List<String> files =
+          f.texts(
+              "SELECT media_path FROM inbound_message WHERE device_id = ? AND media_path IS NOT NULL",
+              device.id());
+      assertThat(files).hasSize(1);
+      assertThat(java.nio.file.Files.readAllBytes(Path.of(files.getFirst()))).isEqualTo(jpeg);
+    }
+  }
 }
