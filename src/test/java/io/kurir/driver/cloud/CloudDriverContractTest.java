@@ -76,6 +76,12 @@ class CloudDriverContractTest extends DriverContract {
                           "verify-token", FakeGraphApi.VERIFY_TOKEN))
                   .ref();
       Eventually.until("connected", () -> driver().isConnected(device));
+      // Meta takes free-form messages only to a person who wrote in the last 24 hours: the suite's
+      // customers write first, as a real business's do (each write reaches every device of the
+      // number, and opens their window at Meta and at the driver).
+      for (String customer : DriverContract.CUSTOMERS) {
+        f.graph.customerWrites(customer);
+      }
       return device;
     }
 
@@ -204,7 +210,7 @@ class CloudDriverContractTest extends DriverContract {
                     .gateway()
                     .tenants()
                     .configureDevice(d.id(), Map.of("access-token", NEW_TOKEN));
-                driver().state(d);
+                driver().state(d); // the driver sees the new token at its next look
               },
               DeviceState.ONLINE,
               true),
@@ -218,7 +224,7 @@ class CloudDriverContractTest extends DriverContract {
     }
 
     private OutgoingMessage text(String text) {
-      return new OutgoingMessage(ids.incrementAndGet(), "+6281100007718", false, "text", text);
+      return new OutgoingMessage(ids.incrementAndGet(), DriverContract.FIXTURE_CUSTOMER, false, "text", text);
     }
 
     @Override
