@@ -146,13 +146,34 @@ public abstract class ContractFixture implements AutoCloseable {
       byte[] bytes);
 
   /**
-   * The extension point for senders known only by a network id (a WAHA LID, a Meta BSUID): the
-   * network ids a message can come from on this network. Empty until the drivers carry them; the
-   * lead adds their cases to the suite after issue 26's identity work.
+   * Why the network names no sender by an id of {@code kind} (the Cloud API shows businesses no
+   * LID, WAHA no BSUID); empty when it does. The suite then checks the kind is absent: a send to
+   * such an id reaches nobody.
    */
-  public List<ContactId> hiddenSenderIds() {
-    return List.of();
-  }
+  public abstract Optional<String> noHiddenSenders(ContactId.Kind kind);
+
+  /**
+   * The id of {@code kind} the network names the person with phone {@code e164} by when it hides
+   * their number (a LID, a BSUID). Only for a kind the network has.
+   */
+  public abstract ContactId hiddenId(ContactId.Kind kind, String e164);
+
+  /**
+   * A text with the network's id {@code networkId} from the person with phone {@code e164}
+   * arrives at {@code device} (in group {@code groupId} when present), the network naming the
+   * sender by {@link #hiddenId} only. With {@code phoneKnown} the network lets the driver know the
+   * phone behind the id (Meta's {@code wa_id} beside {@code user_id}, WAHA's lids route answering
+   * {@code pn}); without, it does not (and the driver must not guess it). Whether the network was
+   * told it was taken.
+   */
+  public abstract boolean hiddenIncoming(
+      DeviceRef device,
+      ContactId.Kind kind,
+      String networkId,
+      String e164,
+      boolean phoneKnown,
+      Optional<String> groupId,
+      String text);
 
   // --- numbers and groups
 

@@ -425,8 +425,118 @@ public abstract class DriverContract {
         .allMatch(m -> m.networkId().equals(in.networkId()));
   }
 
-  // The extension point for senders known only by a network id (issue 26): a case per id of
-  // ContractFixture.hiddenSenderIds(), added once the WAHA and Cloud drivers carry them.
+  // --- senders known only by a network id (a WAHA LID, a Meta BSUID)
+
+  @Test
+  void anIncomingMessageFromASenderKnownOnlyByALidIsPassedOnAndAnswerable() {
+    checkHiddenSender(ContactId.Kind.LID);
+  }
+
+  @Test
+  void anIncomingMessageFromASenderKnownOnlyByABsuidIsPassedOnAndAnswerable() {
+    checkHiddenSender(ContactId.Kind.BSUID);
+  }
+
+  @Test
+  void aGroupMemberKnownOnlyByALidIsNamedByIt() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Optional<String> none =
+        network.noGroups().or(() -> network.noHiddenSenders(ContactId.Kind.LID));
+    if (none.isPresent()) {
+      // A network without groups: checked by the groups case; without LIDs: by the LID case.
+      log.info("{} driver: no group member known by LID: {}", network.driver().name(), none.get());
+      assertThat(none.get()).isNotBlank();
+      return;
+    }
+    String member = "+6281100007735";
+    String group = network.group("Arisan", List.of(DEVICE, TO, member));
+    ContactId lid = network.hiddenId(ContactId.Kind.LID, member);
+    int before = network.events().incoming(device.id()).size();
+    for (boolean phoneKnown : List.of(false, true)) {
+      String text = "from a hidden member, phone " + (phoneKnown ? "known" : "unknown");
+      assertThat(
+              network.hiddenIncoming(
+                  device,
+                  ContactId.Kind.LID,
+                  "in-hidden-member-" + phoneKnown,
+                  member,
+                  phoneKnown,
+                  Optional.of(group),
+                  text))
+          .as("acknowledged")
+          .isTrue();
+      Eventually.until(
+          "passed on", () -> texts(network.events().incoming(device.id())).contains(text));
+      IncomingMessage in = only(device, text);
+      assertThat(in.groupId()).contains(group);
+      assertThat(in.senderId()).as("the member's LID").contains(lid);
+      assertThat(in.senderE164()).isEqualTo(phoneKnown ? member : "");
+      assertThat(in.senderAddress()).isEqualTo(phoneKnown ? member : lid.address());
+    }
+    assertThat(network.events().incoming(device.id()).stream().skip(before)).hasSize(2);
+  }
+
+  /**
+   * A sender the network names by an id of {@code kind} only: passed on with that id, with the phone
+   * when the network lets it be known (and never a guess when not), and a send to the id's address
+   * reaches them. A kind the network has not is checked as absent: a send to such an id reaches
+   * nobody.
+   */
+  private void checkHiddenSender(ContactId.Kind kind) {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    Optional<String> none = network.noHiddenSenders(kind);
+    if (none.isPresent()) {
+      log.info("{} driver: no sender known by {}: {}", network.driver().name(), kind, none.get());
+      assertThat(none.get()).isNotBlank();
+      ContactId foreign =
+          kind == ContactId.Kind.LID
+              ? ContactId.lid("190000000007741")
+              : ContactId.bsuid("ID.1900000000077410");
+      String text = "to a " + kind.wireName() + " of another network";
+      SendOutcome outcome = network.driver().send(device, text(foreign.address(), text));
+      assertThat(outcome)
+          .as("a send to an id the network has not")
+          .isInstanceOfAny(SendOutcome.NotFound.class, SendOutcome.Permanent.class);
+      assertThat(network.textsReceived()).doesNotContain(text);
+      return;
+    }
+    int before = network.events().incoming(device.id()).size();
+    for (boolean phoneKnown : List.of(false, true)) {
+      String person = phoneKnown ? "+6281100007733" : "+6281100007732";
+      ContactId id = network.hiddenId(kind, person);
+      assertThat(id.kind()).isEqualTo(kind);
+      String text = "from a hidden " + kind.wireName() + ", phone " + (phoneKnown ? "known" : "not");
+      assertThat(
+              network.hiddenIncoming(
+                  device,
+                  kind,
+                  "in-hidden-" + kind.wireName() + "-" + phoneKnown,
+                  person,
+                  phoneKnown,
+                  Optional.empty(),
+                  text))
+          .as("acknowledged")
+          .isTrue();
+      Eventually.until(
+          "passed on", () -> texts(network.events().incoming(device.id())).contains(text));
+      IncomingMessage in = only(device, text);
+      assertThat(in.networkId()).as("the network's id, for redeliveries").isPresent();
+      assertThat(in.senderId()).as("the network's id of the sender").contains(id);
+      assertThat(in.senderE164())
+          .as(phoneKnown ? "the phone the network tells" : "no phone guessed")
+          .isEqualTo(phoneKnown ? person : "");
+      assertThat(in.senderAddress()).isEqualTo(phoneKnown ? person : id.address());
+      assertThat(in.groupId()).isEmpty();
+
+      // A reply to the id the message named reaches the person behind it.
+      String reply = "reply to " + id.address();
+      assertThat(sendSettled(device, text(id.address(), reply)))
+          .as("a send to " + id.address())
+          .isInstanceOf(SendOutcome.Sent.class);
+      assertThat(network.textsReceived()).containsOnlyOnce(reply);
+    }
+    assertThat(network.events().incoming(device.id()).stream().skip(before)).hasSize(2);
+  }
 
   // --- number check
 

@@ -777,6 +777,14 @@ public final class WahaDriver implements Driver {
     if (!isConnected(device)) {
       return new SendOutcome.DeviceUnavailable();
     }
+    // A BSUID is the Cloud API's id of a user: WhatsApp Web has no account by it, and its digits
+    // are no phone number (read as one, they would be checked, or reach a stranger).
+    if (!message.toGroup()
+        && ContactId.parse(message.recipient())
+            .filter(id -> id.kind() == ContactId.Kind.BSUID)
+            .isPresent()) {
+      return new SendOutcome.NotFound();
+    }
     String session = sessionName(device);
     String chatId = chatId(message);
     String digits = message.recipient().replaceAll("\\D", "");

@@ -168,6 +168,52 @@ class CloudDriverContractTest extends DriverContract {
       return f.graph.postWebhook(payload) == 200;
     }
 
+    @Override
+    public Optional<String> noHiddenSenders(io.kurir.driver.ContactId.Kind kind) {
+      return kind == io.kurir.driver.ContactId.Kind.LID
+          ? Optional.of(
+              "the Cloud API shows a business no LID: a user who hides their number is named by a"
+                  + " business-scoped user id (BSUID)")
+          : Optional.empty();
+    }
+
+    /** A BSUID as Meta writes one: the user's country, a period, letters and digits. */
+    @Override
+    public io.kurir.driver.ContactId hiddenId(io.kurir.driver.ContactId.Kind kind, String e164) {
+      if (kind != io.kurir.driver.ContactId.Kind.BSUID) {
+        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
+      }
+      return io.kurir.driver.ContactId.bsuid("ID.7" + digits(e164));
+    }
+
+    /**
+     * A text from a username user ({@code from_user_id}, {@code contacts[].user_id}); with {@code
+     * phoneKnown} Meta shares the phone beside it ({@code from}, {@code wa_id}). Their writing opens
+     * the window, so the suite's reply may go.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        io.kurir.driver.ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      if (groupId.isPresent()) {
+        throw new UnsupportedOperationException(noGroups().orElseThrow());
+      }
+      return f.graph.postWebhook(
+              f.graph.bsuidTextMessage(
+                  hiddenId(kind, e164).value(),
+                  phoneKnown ? digits(e164) : null,
+                  networkId,
+                  "Pelanggan",
+                  "pelanggan_" + digits(e164).substring(digits(e164).length() - 4),
+                  text))
+          == 200;
+    }
+
     /** Nothing to mark: the Graph API has no look-up, it refuses a send (131026) at most. */
     @Override
     public void notOnNetwork(String e164) {}

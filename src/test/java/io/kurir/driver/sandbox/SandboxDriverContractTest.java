@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.driver.ContactId;
 import io.kurir.driver.ContractFixture;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -164,6 +165,59 @@ class SandboxDriverContractTest extends DriverContract {
         return new IncomingMessage.Media(kind, mime, file);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
+      }
+    }
+
+    /** The sandbox names hidden senders either way, as WAHA (LID) and the Cloud API (BSUID) do. */
+    @Override
+    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
+      return Optional.empty();
+    }
+
+    @Override
+    public ContactId hiddenId(ContactId.Kind kind, String e164) {
+      return kind == ContactId.Kind.LID
+          ? SandboxNetwork.lidOf(e164)
+          : SandboxNetwork.bsuidOf(e164);
+    }
+
+    /**
+     * {@link SandboxNetwork#injectHiddenIncoming} for a direct message (the sandbox makes its own
+     * id); in a group, the member's message as the network hands it over, named by the id.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      try {
+        if (groupId.isEmpty()) {
+          return sandbox.injectHiddenIncoming(
+              device.id(),
+              e164,
+              kind == ContactId.Kind.LID
+                  ? SandboxNetwork.HiddenAs.LID
+                  : SandboxNetwork.HiddenAs.BSUID,
+              phoneKnown,
+              text);
+        }
+        return sandbox.injectIncoming(
+            new IncomingMessage(
+                device.id(),
+                Optional.of(networkId),
+                phoneKnown ? e164 : "",
+                groupId,
+                text,
+                Optional.empty(),
+                clock.instant(),
+                Optional.empty(),
+                Optional.of(hiddenId(kind, e164))));
+      } catch (RuntimeException notStored) {
+        return false;
       }
     }
 

@@ -2,6 +2,7 @@ package io.kurir.driver.waha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.ContactId;
 import io.kurir.driver.ContractFixture;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -149,6 +150,47 @@ class WahaDriverContractTest extends DriverContract {
             case GROUP_TEXT ->
                 f.waha.incomingInGroup(name, networkId, groupId.orElseThrow(), from, text);
           };
+      return answered == 200;
+    }
+
+    @Override
+    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
+      return kind == ContactId.Kind.BSUID
+          ? Optional.of(
+              "WhatsApp Web (WAHA's engines) names a user who hides their number by a LID; BSUIDs"
+                  + " are the Cloud API's")
+          : Optional.empty();
+    }
+
+    /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
+    @Override
+    public ContactId hiddenId(ContactId.Kind kind, String e164) {
+      if (kind != ContactId.Kind.LID) {
+        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
+      }
+      return ContactId.lid("2107" + digits(e164).substring(2) + "5");
+    }
+
+    /**
+     * {@code from} (or, in a group, {@code participant}) is {@code <lid>@lid}; the engine's lids
+     * route answers the phone in {@code pn} when {@code phoneKnown}, {@code pn: null} when not.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      String lid = hiddenId(kind, e164).value();
+      f.waha.lid(lid, phoneKnown ? digits(e164) : null);
+      String name = session(device);
+      int answered =
+          groupId.isPresent()
+              ? f.waha.incomingInGroupFromLid(name, networkId, groupId.get(), lid, text)
+              : f.waha.incomingFromLid(name, networkId, lid, text);
       return answered == 200;
     }
 
