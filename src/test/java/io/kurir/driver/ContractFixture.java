@@ -62,6 +62,39 @@ public abstract class ContractFixture implements AutoCloseable {
   public record SessionChange(
       String what, Consumer<DeviceRef> apply, DeviceState state, boolean connected) {}
 
+  /**
+   * A device made while the network cannot be reached, or with a credential it refuses, and what
+   * the driver then reports: {@code state}, not connected, sends answering {@code
+   * DeviceUnavailable}; {@code fix} removes the cause (and does what the core would then do), after
+   * which the device connects and sends. Or, {@code absent}, why the network has no such trouble.
+   */
+  public record AttachTrouble(
+      String what,
+      Optional<String> absent,
+      java.util.function.Function<String, DeviceRef> attach,
+      DeviceState state,
+      Consumer<DeviceRef> fix) {
+
+    public static AttachTrouble of(
+        String what,
+        java.util.function.Function<String, DeviceRef> attach,
+        DeviceState state,
+        Consumer<DeviceRef> fix) {
+      return new AttachTrouble(what, Optional.empty(), attach, state, fix);
+    }
+
+    public static AttachTrouble absent(String what, String why) {
+      return new AttachTrouble(
+          what,
+          Optional.of(why),
+          e164 -> {
+            throw new UnsupportedOperationException(why);
+          },
+          DeviceState.NONE,
+          d -> {});
+    }
+  }
+
   protected final RecordingListener events = new RecordingListener();
 
   /** Everything the driver reported. */
@@ -159,12 +192,12 @@ public abstract class ContractFixture implements AutoCloseable {
   public abstract ContactId hiddenId(ContactId.Kind kind, String e164);
 
   /**
-   * A text with the network's id {@code networkId} from the person with phone {@code e164}
-   * arrives at {@code device} (in group {@code groupId} when present), the network naming the
-   * sender by {@link #hiddenId} only. With {@code phoneKnown} the network lets the driver know the
-   * phone behind the id (Meta's {@code wa_id} beside {@code user_id}, WAHA's lids route answering
-   * {@code pn}); without, it does not (and the driver must not guess it). Whether the network was
-   * told it was taken.
+   * A text with the network's id {@code networkId} from the person with phone {@code e164} arrives
+   * at {@code device} (in group {@code groupId} when present), the network naming the sender by
+   * {@link #hiddenId} only. With {@code phoneKnown} the network lets the driver know the phone
+   * behind the id (Meta's {@code wa_id} beside {@code user_id}, WAHA's lids route answering {@code
+   * pn}); without, it does not (and the driver must not guess it). Whether the network was told it
+   * was taken.
    */
   public abstract boolean hiddenIncoming(
       DeviceRef device,
@@ -204,6 +237,12 @@ public abstract class ContractFixture implements AutoCloseable {
    * the last one leaves it connected.
    */
   public abstract List<SessionChange> sessionChanges(DeviceRef device);
+
+  /**
+   * The troubles a device can meet when it is attached: the network not reached, a credential
+   * refused; each made by {@link AttachTrouble#attach} or declared absent with the reason.
+   */
+  public abstract List<AttachTrouble> attachTroubles();
 
   /** What {@link #restart} restarts on this network, for people. */
   public abstract String restarts();

@@ -176,9 +176,7 @@ class SandboxDriverContractTest extends DriverContract {
 
     @Override
     public ContactId hiddenId(ContactId.Kind kind, String e164) {
-      return kind == ContactId.Kind.LID
-          ? SandboxNetwork.lidOf(e164)
-          : SandboxNetwork.bsuidOf(e164);
+      return kind == ContactId.Kind.LID ? SandboxNetwork.lidOf(e164) : SandboxNetwork.bsuidOf(e164);
     }
 
     /**
@@ -274,6 +272,18 @@ class SandboxDriverContractTest extends DriverContract {
               d -> sandbox.scan(driver().pairingCode(d).orElseThrow()),
               DeviceState.ONLINE,
               true));
+    }
+
+    @Override
+    public List<AttachTrouble> attachTroubles() {
+      return List.of(
+          AttachTrouble.absent(
+              "the network not reached",
+              "the sandbox network runs in the gateway's process: it is always reached"),
+          AttachTrouble.absent(
+              "a credential refused",
+              "the sandbox takes no credential: a device is linked by scanning its code (the"
+                  + " session case)"));
     }
 
     @Override

@@ -234,7 +234,18 @@ class WahaDriverContractTest extends DriverContract {
           // waits
           // 30 s on the gateway's clock, which the suite does not move.
           new SessionChange(
-              "the session fails", d -> f.waha.breakSession(name, 1), DeviceState.FAILED, false),
+              "the session fails",
+              d -> {
+                long before = f.waha.restarts(name);
+                f.waha.breakSession(name, 1);
+                // Kurir's own restart takes the one that fails; the operator's must come after it
+                // (the engine FAILED again), or it would be the one to fail.
+                Eventually.until(
+                    "Kurir restarted the failed session", () -> f.waha.restarts(name) > before);
+                f.awaitSession(name, "FAILED");
+              },
+              DeviceState.FAILED,
+              false),
           new SessionChange(
               "the operator restarts it on the engine",
               d -> engine("POST", "/api/sessions/" + name + "/restart"),
@@ -250,6 +261,33 @@ class WahaDriverContractTest extends DriverContract {
               d -> engine("POST", "/api/sessions/" + name + "/start"),
               DeviceState.ONLINE,
               true));
+    }
+
+    /**
+     * The engine down when a device is made: the driver reports it port_down and attaches it once
+     * the engine answers. The API key is the gateway's ({@code drivers.waha.api-key}), not a
+     * device's: a key the engine refuses is the whole driver's trouble, tested apart.
+     */
+    @Override
+    public List<AttachTrouble> attachTroubles() {
+      return List.of(
+          AttachTrouble.of(
+              "the engine not reached",
+              e164 -> {
+                f.waha.down();
+                return f.newDevice(e164, Map.of()).ref();
+              },
+              DeviceState.PORT_DOWN,
+              d -> {
+                f.waha.up();
+                f.clock.advance(WahaDriver.RETRY_MAX); // the driver's next try of the engine
+                f.awaitSession(session(d), "SCAN_QR_CODE");
+                f.waha.scan(session(d), digits(d.number()));
+              }),
+          AttachTrouble.absent(
+              "a credential refused",
+              "the engine's API key is a setting of the driver, not of a device: a refused key"
+                  + " fails every device alike (WahaSessionFidelityTest)"));
     }
 
     @Override
