@@ -208,6 +208,14 @@ public abstract class ContractFixture implements AutoCloseable {
       Optional<String> groupId,
       String text);
 
+  /**
+   * Why the network (or its fake) makes no group message from a member known only by a LID; empty
+   * when {@link #hiddenIncoming} takes a group.
+   */
+  public Optional<String> noHiddenGroupMembers() {
+    return Optional.empty();
+  }
+
   // --- numbers and groups
 
   /** {@code e164} has no account on the network from now on. */

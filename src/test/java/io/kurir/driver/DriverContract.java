@@ -454,7 +454,10 @@ public abstract class DriverContract {
   void aGroupMemberKnownOnlyByALidIsNamedByIt() {
     DeviceRef device = network.connectedDevice(DEVICE);
     Optional<String> none =
-        network.noGroups().or(() -> network.noHiddenSenders(ContactId.Kind.LID));
+        network
+            .noGroups()
+            .or(() -> network.noHiddenSenders(ContactId.Kind.LID))
+            .or(network::noHiddenGroupMembers);
     if (none.isPresent()) {
       // A network without groups: checked by the groups case; without LIDs: by the LID case.
       log.info("{} driver: no group member known by LID: {}", network.driver().name(), none.get());
