@@ -240,8 +240,18 @@ class WahaDriverContractTest extends DriverContract {
                 f.waha.breakSession(name, 1);
                 // Kurir's own restart takes the one that fails; the operator's must come after it
                 // (the engine FAILED again), or it would be the one to fail.
-                Eventually.until(
-                    "Kurir restarted the failed session", () -> f.waha.restarts(name) > before);
+                try {
+                  Eventually.until(
+                      "Kurir restarted the failed session", () -> f.waha.restarts(name) > before);
+                } catch (AssertionError e) {
+                  throw new AssertionError(
+                      e.getMessage()
+                          + "; reported "
+                          + events.states(d.id())
+                          + "; the engine's session "
+                          + f.waha.session(name).status(),
+                      e);
+                }
                 f.awaitSession(name, "FAILED");
               },
               DeviceState.FAILED,
