@@ -24,9 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The answers are kept per device in the {@link ContactDirectory} for {@code keepFor}; checks
  * are paced, at most {@code perMinute} a minute per device (bursts of lookups get a number
  * flagged): beyond that the send waits, it does not go unchecked, and a caller's check is answered
- * unknown. A contact the device has sent to or heard from is never checked, whatever an older
- * check said (they wrote in: they are reachable). A check that fails for a passing
- * reason (the engine's error, a malformed answer) lets the send go to the number as written.
+ * unknown. A contact the device has sent to or heard from is never checked, whatever an older check
+ * said (they wrote in: they are reachable). A check that fails for a passing reason (the engine's
+ * error, a malformed answer) lets the send go to the number as written.
  *
  * <p>Thread-safe.
  */
@@ -57,6 +57,7 @@ final class NumberChecks {
   private final Clock clock;
   private final Duration keepFor;
   private final int perMinute;
+
   /** Known contacts remembered per device; the least recently used are forgotten beyond. */
   static final int KNOWN_PER_DEVICE = 10_000;
 
@@ -75,11 +76,11 @@ final class NumberChecks {
   /**
    * Where a send from {@code deviceId} to {@code digits} goes when the device has sent to or heard
    * from the number (a known contact, never checked): its kept chat id (an old Brazilian account's
-   * canonical one) or the number as written; empty for a new contact. A kept "not on WhatsApp"
-   * does not count against a contact who wrote in since: they are reachable.
+   * canonical one) or the number as written; empty for a new contact. A kept "not on WhatsApp" does
+   * not count against a contact who wrote in since: they are reachable.
    *
-   * <p>A number found known is remembered in memory for this device, so that later sends to it
-   * cost no query at all; a number found new is asked again each time (it may write in).
+   * <p>A number found known is remembered in memory for this device, so that later sends to it cost
+   * no query at all; a number found new is asked again each time (it may write in).
    */
   Optional<String> knownChat(long deviceId, String digits) {
     Map<String, String> fine = knownOf(deviceId);

@@ -67,7 +67,6 @@ public final class WahaDriver implements Driver {
   private final NumberChecks numberChecks;
   private final AccountLimits limits;
 
-
   private volatile boolean engineUp = true;
 
   /**
@@ -808,8 +807,7 @@ public final class WahaDriver implements Driver {
                 wait.why());
           }
           // This message alone waits: the device's messages to known contacts go on.
-          return new SendOutcome.Deferred(
-              context.clock().instant().plus(wait.after()), wait.why());
+          return new SendOutcome.Deferred(context.clock().instant().plus(wait.after()), wait.why());
         }
         case NumberChecks.Route.Go go -> chatId = go.chatId();
       }
@@ -900,8 +898,8 @@ public final class WahaDriver implements Driver {
 
   /**
    * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
-   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
-   * lock ends. Sends to known contacts go on.
+   * refused with 463 during it): deferred in the queue until the lock ends, with no call to the
+   * engine. Sends to known contacts go on meanwhile.
    */
   private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
     return limits
@@ -996,7 +994,8 @@ public final class WahaDriver implements Driver {
     }
     String digits = e164.replaceAll("\\D", "");
     // A kept answer while fresh: asking again would only spend the device's pace.
-    Optional<io.kurir.driver.ContactDirectory.CheckedNumber> kept = numberChecks.kept(device.id(), digits);
+    Optional<io.kurir.driver.ContactDirectory.CheckedNumber> kept =
+        numberChecks.kept(device.id(), digits);
     if (kept.isPresent()) {
       return kept.get().exists() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
     }

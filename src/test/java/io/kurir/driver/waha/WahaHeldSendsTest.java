@@ -85,7 +85,8 @@ class WahaHeldSendsTest {
   /** {@code digits} wrote to the device: a known contact, never checked nor locked out. */
   static void wroteIn(WahaFixture f, Device device, String digits) {
     int before = f.storedIncoming(device);
-    assertThat(f.waha.incoming("kurir-" + device.id(), "IN" + digits, digits, "halo")).isEqualTo(200);
+    assertThat(f.waha.incoming("kurir-" + device.id(), "IN" + digits, digits, "halo"))
+        .isEqualTo(200);
     f.waha.sending().talkedWith(digits);
     Eventually.until("stored", () -> f.storedIncoming(device) > before);
   }

@@ -191,8 +191,10 @@ class WahaNumberCheckTest {
       MemoryContactDirectory memory = new MemoryContactDirectory();
       memory.talkedTo(device.id(), "+6281100008772");
       f.waha.sending().talkedWith("6281100008772");
-      java.util.concurrent.atomic.AtomicInteger talked = new java.util.concurrent.atomic.AtomicInteger();
-      java.util.concurrent.atomic.AtomicInteger checked = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger talked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger checked =
+          new java.util.concurrent.atomic.AtomicInteger();
       ContactDirectory counting =
           new ContactDirectory() {
             @Override
