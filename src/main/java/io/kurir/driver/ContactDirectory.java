@@ -23,6 +23,17 @@ public interface ContactDirectory {
    */
   void learn(long deviceId, String e164, ContactId id);
 
+  /**
+   * Records that {@code deviceId} has met the network id {@code id} without learning its phone (a
+   * message from it, a group's member list, a lookup that found no phone), so that a send to it is
+   * accepted: the network gave the id to this device, so it reaches someone. Idempotent; a phone
+   * learned later takes its place as where sends go.
+   */
+  void heardFrom(long deviceId, ContactId id);
+
+  /** Whether {@code deviceId} has met the network id {@code id} (learned or heard from). */
+  boolean knows(long deviceId, ContactId id);
+
   /** Whether {@code deviceId} has sent a message to {@code e164} or received one from it. */
   boolean hasTalkedTo(long deviceId, String e164);
 
