@@ -172,8 +172,9 @@ class WahaDriverContractTest extends DriverContract {
       return Expected.instead(
           SendOutcome.Sent.class,
           "the fake engine takes a send to any group id with 201, and the driver does not look"
-              + " the group up first; what WAHA answers for a group the session is not in is not"
-              + " in its documents (left to issue 26 item 2, the faithful fake)");
+              + " the group up first; what WAHA answers for a group the session is not in is in"
+              + " none of its docs, OpenAPI 2026.7.1, public core or issues (searched in the"
+              + " review of issue 26; docs/drivers/contract.md), so the fake does not invent one");
     }
 
     @Override
