@@ -867,6 +867,9 @@ public final class WahaDriver implements Driver {
     if (AccountLimits.reachOutLocked(r)) {
       return reachOutRefused(device, message, newContact, r);
     }
+    if (message.toGroup() && EngineShapes.notInGroup(r)) {
+      return new SendOutcome.NotFound();
+    }
     return switch (r.status()) {
       case 401 -> {
         // Kurir's API key is refused: the device shows why and its messages wait; no retries.
