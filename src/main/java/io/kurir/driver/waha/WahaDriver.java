@@ -68,12 +68,15 @@ public final class WahaDriver implements Driver {
   private final AccountLimits limits;
 
   /**
-   * The longest a send held by a limit (the reach-out lock, the number checks of a minute) waits
-   * before it is looked at again. The lock's end is on the gateway's clock, while the sender waits
-   * a {@code RetryAfter} out in real time: short looks keep the two in step, and cost no call to
-   * the engine.
+   * How long a LID lookup that found no phone (or failed) is trusted before the engine is asked
+   * again: an unresolvable LID would otherwise cost one {@code GET …/lids/…} per message and per
+   * member listing.
    */
-  static final Duration HOLD_RELOOK = Duration.ofSeconds(1);
+  static final Duration LID_MISS_TTL = Duration.ofMinutes(10);
+
+  /** Per {@code deviceId/<lid>@lid}: until when the engine is not asked again for its phone. */
+  private final Map<String, java.time.Instant> lidMisses =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private volatile boolean engineUp = true;
 
@@ -777,20 +780,30 @@ public final class WahaDriver implements Driver {
     if (!isConnected(device)) {
       return new SendOutcome.DeviceUnavailable();
     }
+    // A BSUID is the Cloud API's id of a user: WhatsApp Web has no account by it, and its digits
+    // are no phone number (read as one, they would be checked, or reach a stranger).
+    if (!message.toGroup()
+        && ContactId.parse(message.recipient())
+            .filter(id -> id.kind() == ContactId.Kind.BSUID)
+            .isPresent()) {
+      return new SendOutcome.NotFound();
+    }
     String session = sessionName(device);
     String chatId = chatId(message);
     String digits = message.recipient().replaceAll("\\D", "");
-    // A LID comes from a message the contact wrote (a reply to it): a known contact.
-    boolean newContact =
-        !message.toGroup()
-            && !byLid(message)
-            && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+    // A LID comes from a message the contact wrote (a reply to it): a known contact; and a LID
+    // is WhatsApp's own id of an account that exists: nothing to check.
+    boolean toNumber = !message.toGroup() && !byLid(message);
+    Optional<String> knownChat =
+        toNumber ? numberChecks.knownChat(device.id(), digits) : Optional.of(chatId);
+    boolean newContact = knownChat.isEmpty();
     Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
     if (held.isPresent()) {
       return held.get();
     }
-    // A LID is WhatsApp's own id of an account that exists: nothing to check.
-    if (!message.toGroup() && !byLid(message)) {
+    if (toNumber && knownChat.isPresent()) {
+      chatId = knownChat.get(); // a contact: never checked
+    } else if (toNumber) {
       NumberChecks.Route route;
       try {
         route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
@@ -812,7 +825,8 @@ public final class WahaDriver implements Driver {
                 wait.after().toMillis(),
                 wait.why());
           }
-          return new SendOutcome.RetryAfter(min(wait.after(), HOLD_RELOOK), wait.why());
+          // This message alone waits: the device's messages to known contacts go on.
+          return new SendOutcome.Deferred(context.clock().instant().plus(wait.after()), wait.why());
         }
         case NumberChecks.Route.Go go -> chatId = go.chatId();
       }
@@ -851,10 +865,16 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.Failed("WAHA engine did not answer: " + e.getMessage());
     }
     if (r.ok()) {
+      if (toNumber) {
+        numberChecks.sentTo(device.id(), digits, chatId); // later sends to it ask nothing
+      }
       return new SendOutcome.Sent(EngineShapes.sentId(r.body(), chatId), context.clock().instant());
     }
     if (AccountLimits.reachOutLocked(r)) {
       return reachOutRefused(device, message, newContact, r);
+    }
+    if (message.toGroup() && EngineShapes.notInGroup(r)) {
+      return new SendOutcome.NotFound();
     }
     return switch (r.status()) {
       case 401 -> {
@@ -898,14 +918,10 @@ public final class WahaDriver implements Driver {
             .isPresent();
   }
 
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
-
   /**
    * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
-   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
-   * lock ends. Sends to known contacts go on.
+   * refused with 463 during it): deferred in the queue until the lock ends, with no call to the
+   * engine. Sends to known contacts go on meanwhile.
    */
   private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
     return limits
@@ -920,9 +936,8 @@ public final class WahaDriver implements Driver {
                     message.id(),
                     until);
               }
-              return new SendOutcome.RetryAfter(
-                  min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
-                  "WhatsApp's reach-out time lock lasts until " + until);
+              return new SendOutcome.Deferred(
+                  until, "WhatsApp's reach-out time lock lasts until " + until);
             });
   }
 
@@ -964,9 +979,8 @@ public final class WahaDriver implements Driver {
             r.describe());
       }
     }
-    return new SendOutcome.RetryAfter(
-        min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
-        "WhatsApp's reach-out time lock (463) lasts until " + until);
+    return new SendOutcome.Deferred(
+        until, "WhatsApp's reach-out time lock (463) lasts until " + until);
   }
 
   /** The engine's check-exists of {@code digits}; empty when it gave no definite answer. */
@@ -1001,8 +1015,18 @@ public final class WahaDriver implements Driver {
       return NumberCheck.UNKNOWN;
     }
     String digits = e164.replaceAll("\\D", "");
+    // A kept answer while fresh: asking again would only spend the device's pace.
+    Optional<io.kurir.driver.ContactDirectory.CheckedNumber> kept =
+        numberChecks.kept(device.id(), digits);
+    if (kept.isPresent()) {
+      return kept.get().exists() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
+    }
+    if (!numberChecks.mayAsk(device.id())) {
+      // The device's checks of this minute are spent (bursts get a number flagged): answered at
+      // once as when the engine cannot be asked, rather than holding the caller up to a minute.
+      return NumberCheck.UNKNOWN;
+    }
     try {
-      numberChecks.counted(device.id());
       Optional<NumberChecks.Answer> answer = askExists(device, digits);
       if (answer.isEmpty()) {
         return NumberCheck.UNKNOWN;
@@ -1194,8 +1218,13 @@ public final class WahaDriver implements Driver {
           lid.ifPresent(l -> context.contacts().learn(device.id(), phone, l));
         } else if (lid.isPresent()) {
           // A member known only by LID: its phone when the engine can tell, else the LID itself
-          // (kept, not dropped: a message to it reaches it).
-          numbers.add(phoneOfLid(device, lid.get()).orElse(lid.get().address()));
+          // (kept, not dropped: a message to it reaches it), met by the device so that a caller's
+          // send to the id listed here is accepted.
+          Optional<String> phone = phoneOfLid(device, lid.get());
+          if (phone.isEmpty()) {
+            context.contacts().heardFrom(device.id(), lid.get());
+          }
+          numbers.add(phone.orElse(lid.get().address()));
         }
       }
       return new GroupMembers.Members(numbers);
@@ -1493,13 +1522,23 @@ public final class WahaDriver implements Driver {
    * The phone behind a LID, as {@code +<digits>}: what the core knows already (learned before),
    * else the engine's answer to {@code GET /api/{session}/lids/<lid>@lid} ({@code {lid, pn}}),
    * learned for next time. Empty when the engine knows none ({@code pn: null}), fails or cannot be
-   * reached: the caller keeps the contact by its LID, and a later message asks again.
+   * reached: the caller keeps the contact by its LID. Such a miss is remembered for {@link
+   * #LID_MISS_TTL} on the gateway's clock, so that every message of that contact and every member
+   * listing does not ask the engine again; after it, the next one asks (the engine may have learned
+   * the phone by then).
    */
   Optional<String> phoneOfLid(DeviceRef device, ContactId lid) {
     Optional<String> known = context.contacts().phoneOf(device.id(), lid);
     if (known.isPresent()) {
       return known.map(p -> "+" + p.replaceAll("\\D", ""));
     }
+    String missKey = device.id() + "/" + lid.address();
+    java.time.Instant now = context.clock().instant();
+    java.time.Instant missedUntil = lidMisses.get(missKey);
+    if (missedUntil != null && now.isBefore(missedUntil)) {
+      return Optional.empty();
+    }
+    lidMisses.remove(missKey);
     String path =
         "/api/" + WahaApi.enc(sessionName(device)) + "/lids/" + WahaApi.enc(lid.address());
     try {
@@ -1509,6 +1548,7 @@ public final class WahaDriver implements Driver {
       if (phone.isPresent()) {
         context.contacts().learn(device.id(), phone.get(), lid);
       } else {
+        lidMisses.put(missKey, now.plus(LID_MISS_TTL));
         try (var ids = io.kurir.logging.LogIds.device(device.id())) {
           log.debug(
               "device {}: the engine knows no phone of {}: {}",
@@ -1519,6 +1559,7 @@ public final class WahaDriver implements Driver {
       }
       return phone;
     } catch (IOException e) {
+      lidMisses.put(missKey, now.plus(LID_MISS_TTL));
       return Optional.empty();
     }
   }
