@@ -585,7 +585,7 @@ public final class FakeGowa implements AutoCloseable {
     if (method.equals("GET") && path.equals("/devices")) {
       ArrayNode all = JSON.createArrayNode();
       slots.values().forEach(s -> all.add(JSON.valueToTree(dto(s))));
-      ok(ex, "Success", all);
+      ok(ex, "List devices", all);
     } else if (method.equals("POST") && path.equals("/devices")) {
       JsonNode body = json(ex, path, raw);
       if (body == null) {
@@ -613,7 +613,7 @@ public final class FakeGowa implements AutoCloseable {
         // DEVICE_NOT_FOUND is only the scoping middleware's, on the send and user routes.
         error(ex, 500, "INTERNAL_SERVER_ERROR", "device " + decode(m.group(1)) + " not found");
       } else if (method.equals("GET")) {
-        ok(ex, "Success", dto(s));
+        ok(ex, "Device info", dto(s));
       } else if (method.equals("DELETE")) {
         slots.remove(s.id);
         ok(ex, "Device removed", null);
@@ -650,7 +650,7 @@ public final class FakeGowa implements AutoCloseable {
           } else {
             codeRequestedFor = phone;
             s.state = "connected";
-            ok(ex, "Login with code success", Map.of("device_id", s.id, "pair_code", "ABCD-1234"));
+            ok(ex, "Login with code started", Map.of("device_id", s.id, "pair_code", "ABCD-1234"));
           }
         }
         case "logout" -> {
@@ -677,7 +677,7 @@ public final class FakeGowa implements AutoCloseable {
         default ->
             ok(
                 ex,
-                "Success",
+                "Device status",
                 Map.of(
                     "device_id",
                     s.id,
@@ -736,7 +736,8 @@ public final class FakeGowa implements AutoCloseable {
         if (body == null) {
           return;
         }
-        if (!body.path("message").isTextual()) {
+        // validations/send_validation.go: message is Required, so an empty one is refused too.
+        if (!body.path("message").isTextual() || body.path("message").asText().isEmpty()) {
           violations.add(path + " without message");
           error(ex, 400, "VALIDATION_ERROR", "message: cannot be blank.");
           return;
