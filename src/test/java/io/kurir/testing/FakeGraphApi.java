@@ -150,6 +150,13 @@ public final class FakeGraphApi implements AutoCloseable {
               "The WhatsApp Business Account is temporarily blocked for violating a platform"
                   + " policy."));
 
+  /**
+   * Account-level errors that stop sends but not reads: a payment issue (131042) or a temporary
+   * policy block (368) refuses messages, while the number's details still answer (its look-up is no
+   * send). The others (a permission, a locked account, a number not registered) refuse every call.
+   */
+  public static final Set<Integer> SENDS_ONLY = Set.of(131042, 368);
+
   /** The window Meta keeps open after a user writes: free-form messages only within it. */
   public static final java.time.Duration WINDOW = java.time.Duration.ofHours(24);
 
@@ -217,9 +224,9 @@ public final class FakeGraphApi implements AutoCloseable {
   }
 
   /**
-   * Every call from now on (messages, media, the number's look-up) answers Meta's account-level
-   * error {@code code}, one of {@link #ACCOUNT_ERRORS}, until {@link #accountFixed}: such errors
-   * last until the business fixes its account.
+   * Every call from now on (messages, media, the number's look-up; not the look-up for {@link
+   * #SENDS_ONLY}) answers Meta's account-level error {@code code}, one of {@link #ACCOUNT_ERRORS},
+   * until {@link #accountFixed}: such errors last until the business fixes its account.
    */
   public void accountError(int code) {
     AccountError e = ACCOUNT_ERRORS.get(code);
@@ -347,7 +354,11 @@ public final class FakeGraphApi implements AutoCloseable {
         return;
       }
       AccountError account = accountError;
-      if (account != null) {
+      boolean numberLookUp =
+          ex.getRequestMethod().equals("GET")
+              && parts.length == 3
+              && parts[2].equals(PHONE_NUMBER_ID);
+      if (account != null && !(numberLookUp && SENDS_ONLY.contains(account.code()))) {
         if (parts.length == 4 && parts[3].equals("messages")) {
           posts.incrementAndGet();
         }
