@@ -269,9 +269,9 @@ final class TenantStore {
   /**
    * Deletes a device, in one commit: its row stays as a tombstone (switched off, new credentials,
    * no webhook URLs, {@code deleted_at} set) that keeps its history's foreign keys; its driver
-   * configuration and session state, its idempotency keys, its mobile CS entries, what it learned of
-   * its contacts (network ids, number checks) and its queue's hold go. False when
-   * there is no live device {@code id}.
+   * configuration and session state, its idempotency keys, its mobile CS entries, what it learned
+   * of its contacts (network ids, number checks) and its queue's hold go. False when there is no
+   * live device {@code id}.
    */
   boolean delete(long id, Instant at, List<String> newCredentials) {
     return db.writes()

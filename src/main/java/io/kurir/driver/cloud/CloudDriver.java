@@ -121,9 +121,29 @@ public final class CloudDriver implements Driver {
   /** The types Meta takes for an image message: JPEG and PNG (WebP is a sticker, GIF is not). */
   static final java.util.Set<String> IMAGE_TYPES = java.util.Set.of("image/jpeg", "image/png");
 
+  /**
+   * The types Meta takes for a document message (a Kurir file): text, PDF, Word, Excel and
+   * PowerPoint, old and new formats (Meta's supported media types, "Document"); another type is
+   * refused at the upload (131053).
+   */
+  static final java.util.Set<String> DOCUMENT_TYPES =
+      java.util.Set.of(
+          "text/plain",
+          "application/pdf",
+          "application/msword",
+          "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+          "application/vnd.ms-excel",
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+          "application/vnd.ms-powerpoint",
+          "application/vnd.openxmlformats-officedocument.presentationml.presentation");
+
   @Override
   public java.util.Set<String> mediaTypes(String kind) {
-    return kind.equals("image") ? IMAGE_TYPES : java.util.Set.of();
+    return switch (kind) {
+      case "image" -> IMAGE_TYPES;
+      case "file" -> DOCUMENT_TYPES;
+      default -> java.util.Set.of();
+    };
   }
 
   /**
@@ -252,6 +272,12 @@ public final class CloudDriver implements Driver {
         if (message.kind().equals("image") && !IMAGE_TYPES.contains(a.mimeType())) {
           return new SendOutcome.Permanent(
               MEDIA_TYPE, "the Cloud API takes JPEG and PNG images, not " + a.mimeType());
+        }
+        if (message.kind().equals("file") && !DOCUMENT_TYPES.contains(a.mimeType())) {
+          return new SendOutcome.Permanent(
+              MEDIA_TYPE,
+              "the Cloud API takes text, PDF, Word, Excel and PowerPoint documents, not "
+                  + a.mimeType());
         }
         GraphApi.Reply upload =
             graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
