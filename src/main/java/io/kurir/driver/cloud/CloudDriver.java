@@ -460,9 +460,38 @@ public final class CloudDriver implements Driver {
         accountRefused(deviceId, error);
         yield new SendOutcome.DeviceUnavailable();
       }
+      case TEMPLATE -> {
+        templateRefused(deviceId, error);
+        yield new SendOutcome.DeviceUnavailable();
+      }
       case TRANSIENT -> new SendOutcome.Failed(detail);
       case PERMANENT -> new SendOutcome.Permanent(NETWORK_REFUSED, detail);
     };
+  }
+
+  /**
+   * Meta refused the device's template (132001: not approved in that language; 132000: another
+   * number of body parameters than the one Kurir gives): every message outside the window would
+   * fail the same way, so the device is held, naming the setting to fix; a changed configuration
+   * resumes it.
+   */
+  private void templateRefused(long deviceId, GraphError error) {
+    String setting =
+        configOf
+            .apply(deviceId)
+            .get(CloudDriverFactory.TEMPLATE)
+            .map(t -> "template=" + t)
+            .orElse("template");
+    tell(
+        l ->
+            l.hold(
+                deviceId,
+                "the Cloud API refused the device's template ("
+                    + setting
+                    + "): "
+                    + error.describe()
+                    + "; approve it on the account in that language with one body parameter, or"
+                    + " set another"));
   }
 
   /** The network refused the device's token: it fails, and its messages wait for a new one. */
