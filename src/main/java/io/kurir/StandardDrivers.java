@@ -2,6 +2,7 @@ package io.kurir;
 
 import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.cloud.CloudDriverFactory;
+import io.kurir.driver.gowa.GowaDriverFactory;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.waha.WahaDriverFactory;
 import java.util.List;
@@ -14,9 +15,13 @@ import java.util.List;
 public final class StandardDrivers {
   private StandardDrivers() {}
 
-  /** The sandbox, the Cloud API and the WAHA engine, in that order. */
+  /** The sandbox, the Cloud API, the WAHA engine and GOWA, in that order. */
   public static DriverCatalog catalog() {
     return new DriverCatalog(
-        List.of(new SandboxDriverFactory(), new CloudDriverFactory(), new WahaDriverFactory()));
+        List.of(
+            new SandboxDriverFactory(),
+            new CloudDriverFactory(),
+            new WahaDriverFactory(),
+            new GowaDriverFactory()));
   }
 }

@@ -47,6 +47,14 @@ public sealed interface SendOutcome {
   record RetryAfter(Duration after, String detail) implements SendOutcome {}
 
   /**
+   * This message cannot go before {@code until} (a limit of the network on it alone: WhatsApp's
+   * reach-out lock on new contacts, the pace of number checks): not an attempt; it waits in the
+   * queue until then, and the device's other messages go on meanwhile. Unlike {@link RetryAfter},
+   * which pauses the device's whole queue.
+   */
+  record Deferred(Instant until, String detail) implements SendOutcome {}
+
+  /**
    * A failure that may pass (a timeout, a 5xx): retried with backoff under {@code flag_retry=on},
    * else final. {@code detail} is for operators, not for API replies.
    */

@@ -70,6 +70,11 @@ final class Attempts {
       case SendOutcome.RetryAfter later ->
           // Not an attempt either: the network asked to be called again later.
           store.unclaim(m.id(), now.plus(later.after()));
+      case SendOutcome.Deferred deferred -> {
+        // Not an attempt: this message alone waits; the device's queue goes on without it.
+        log.debug("message {} deferred until {}: {}", m.id(), deferred.until(), deferred.detail());
+        yield store.unclaim(m.id(), deferred.until().isAfter(now) ? deferred.until() : now);
+      }
       case SendOutcome.Failed failed -> retryOrFail(m, failed.detail(), now);
       case SendOutcome.Permanent permanent -> {
         log.info("message {} refused by the network: {}", m.id(), permanent.detail());

@@ -1010,7 +1010,10 @@ final class DeviceSender {
     expressOutstanding.remove(m.id());
     startedHandOvers.remove(m.id());
     long now = System.nanoTime();
-    if (pacing.recipientGap().isPositive()) {
+    boolean deferred = outcome instanceof SendOutcome.Deferred;
+    if (deferred) {
+      // Nothing went to the network: no recipient gap; the message waits for its own time.
+    } else if (pacing.recipientGap().isPositive()) {
       lastSendTo.put(m.recipient(), now);
       if (lastSendTo.size() > MAX_SPACED_RECIPIENTS) {
         long gap = pacing.recipientGap().toNanos();
@@ -1043,7 +1046,9 @@ final class DeviceSender {
         lock.unlock();
       }
     }
-    long gap = paceFromEnd ? pacing.nextGapNanos() : 0;
+    // A deferred message took no turn of the pace: the next one may go at once (it waited the
+    // gap since the last real send before this one was looked at).
+    long gap = paceFromEnd && !deferred ? pacing.nextGapNanos() : 0;
     if (outcome instanceof SendOutcome.DeviceUnavailable) {
       gap = Math.max(gap, OFFLINE_RECHECK.toNanos());
       giveBackClaimed(); // the rest waits for the device too

@@ -203,6 +203,7 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
       // Not an attempt that ended: the message waits in its queue.
       case SendOutcome.DeviceUnavailable unavailable -> {}
       case SendOutcome.RetryAfter later -> {}
+      case SendOutcome.Deferred deferred -> {}
     }
   }
 

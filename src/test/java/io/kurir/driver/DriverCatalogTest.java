@@ -35,7 +35,7 @@ class DriverCatalogTest {
   @Test
   void theStandardCatalogHasTheSandboxFirstAndWithAddsOrReplaces() {
     DriverCatalog standard = StandardDrivers.catalog();
-    assertThat(standard.names()).containsExactly("sandbox", "cloud", "waha");
+    assertThat(standard.names()).containsExactly("sandbox", "cloud", "waha", "gowa");
     assertThat(standard.defaultName()).isEqualTo("sandbox");
     assertThat(standard.settings())
         .extracting(DriverCatalog.QualifiedSetting::fullKey)
@@ -50,15 +50,19 @@ class DriverCatalogTest {
             "drivers.waha.url",
             "drivers.waha.api-key",
             "drivers.waha.pacing.min-gap",
-            "drivers.waha.pacing.jitter");
+            "drivers.waha.pacing.jitter",
+            "drivers.gowa.url",
+            "drivers.gowa.basic-auth",
+            "drivers.gowa.webhook-secret",
+            "drivers.gowa.pacing.min-gap");
 
     DriverCatalog more = standard.with(scripted("vault"));
-    assertThat(more.names()).containsExactly("sandbox", "cloud", "waha", "vault");
+    assertThat(more.names()).containsExactly("sandbox", "cloud", "waha", "gowa", "vault");
     assertThat(more.defaultName()).as("still the first").isEqualTo("sandbox");
 
     SandboxDriverFactory replacement = new SandboxDriverFactory();
     DriverCatalog replaced = more.with(replacement);
-    assertThat(replaced.names()).containsExactly("sandbox", "cloud", "waha", "vault");
+    assertThat(replaced.names()).containsExactly("sandbox", "cloud", "waha", "gowa", "vault");
     assertThat(replaced.find("sandbox")).containsSame(replacement);
   }
 

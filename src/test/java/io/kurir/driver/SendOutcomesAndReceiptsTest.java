@@ -417,6 +417,31 @@ class SendOutcomesAndReceiptsTest {
   }
 
   @Test
+  void aDeferredMessageWaitsAloneAndTheQueueGoesOn() {
+    String held = Numbers.fresh();
+    java.time.Instant until = clock.instant().plus(Duration.ofHours(1));
+    driver.then(held, m -> new SendOutcome.Deferred(until, "a limit on new contacts"));
+    long first = send(held, "");
+    Eventually.until(
+        "deferred, not counted",
+        () ->
+            driver.sentIds().contains(first)
+                && state(first) == MessageState.PENDING
+                && message(first).attempts() == 0);
+    assertThat(message(first).notBefore().toEpochMilli()).isEqualTo(until.toEpochMilli());
+
+    // The device's queue goes on: the next message is sent without the clock moving.
+    long next = send(Numbers.fresh(), "");
+    Eventually.until("the next one sent", () -> state(next) == MessageState.SENT);
+    assertThat(state(first)).isEqualTo(MessageState.PENDING);
+    assertThat(driver.sentIds()).containsExactly(first, next);
+
+    clock.advance(Duration.ofHours(1));
+    Eventually.until("sent at its time", () -> state(first) == MessageState.SENT);
+    assertThat(message(first).attempts()).isOne();
+  }
+
+  @Test
   void aDeviceUnavailableAnswerIsNotAnAttemptAndTheMessageWaitsForTheDevice() {
     String to = Numbers.fresh();
     driver.then(to, m -> new SendOutcome.DeviceUnavailable());

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,8 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The answers are kept per device in the {@link ContactDirectory} for {@code keepFor}; checks
  * are paced, at most {@code perMinute} a minute per device (bursts of lookups get a number
- * flagged): beyond that the send waits, it does not go unchecked. A check that fails for a passing
- * reason (the engine's error, a malformed answer) lets the send go to the number as written.
+ * flagged): beyond that the send waits, it does not go unchecked, and a caller's check is answered
+ * unknown. A contact the device has sent to or heard from is never checked, whatever an older check
+ * said (they wrote in: they are reachable). A check that fails for a passing reason (the engine's
+ * error, a malformed answer) lets the send go to the number as written.
  *
  * <p>Thread-safe.
  */
@@ -54,6 +57,12 @@ final class NumberChecks {
   private final Clock clock;
   private final Duration keepFor;
   private final int perMinute;
+
+  /** Known contacts remembered per device; the least recently used are forgotten beyond. */
+  static final int KNOWN_PER_DEVICE = 10_000;
+
+  // By device, numbers it has sent to or heard from and the chat id to use; each guarded by itself.
+  private final Map<Long, Map<String, String>> known = new ConcurrentHashMap<>();
   // By device, when its checks of the last minute were made; guarded by the deque itself.
   private final Map<Long, Deque<Instant>> recent = new ConcurrentHashMap<>();
 
@@ -65,30 +74,79 @@ final class NumberChecks {
   }
 
   /**
-   * Where a send from {@code deviceId} to {@code digits} goes: checked with {@code asker} first
-   * when the number is new to the device and its last answer is older than {@code keepFor}.
+   * Where a send from {@code deviceId} to {@code digits} goes when the device has sent to or heard
+   * from the number (a known contact, never checked): its kept chat id (an old Brazilian account's
+   * canonical one) or the number as written; empty for a new contact. A kept "not on WhatsApp" does
+   * not count against a contact who wrote in since: they are reachable.
+   *
+   * <p>A number found known is remembered in memory for this device, so that later sends to it cost
+   * no query at all; a number found new is asked again each time (it may write in).
+   */
+  Optional<String> knownChat(long deviceId, String digits) {
+    Map<String, String> fine = knownOf(deviceId);
+    synchronized (fine) {
+      String chat = fine.get(digits);
+      if (chat != null) {
+        return Optional.of(chat);
+      }
+    }
+    String e164 = "+" + digits;
+    if (!contacts.hasTalkedTo(deviceId, e164)) {
+      return Optional.empty();
+    }
+    String chat =
+        contacts
+            .lastCheck(deviceId, e164)
+            .filter(CheckedNumber::exists)
+            .flatMap(CheckedNumber::chatAddress)
+            .orElse(digits + "@c.us");
+    remember(deviceId, digits, chat);
+    return Optional.of(chat);
+  }
+
+  /** The device sent to {@code digits} at {@code chatId}: a known contact from now on. */
+  void sentTo(long deviceId, String digits, String chatId) {
+    remember(deviceId, digits, chatId);
+  }
+
+  private void remember(long deviceId, String digits, String chatId) {
+    Map<String, String> fine = knownOf(deviceId);
+    synchronized (fine) {
+      fine.put(digits, chatId);
+    }
+  }
+
+  private Map<String, String> knownOf(long deviceId) {
+    return known.computeIfAbsent(
+        deviceId,
+        id ->
+            new LinkedHashMap<>(16, 0.75f, true) {
+              @Override
+              protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                return size() > KNOWN_PER_DEVICE;
+              }
+            });
+  }
+
+  /**
+   * Where a send from {@code deviceId} to {@code digits}, a number new to the device (see {@link
+   * #knownChat}), goes: its kept answer while younger than {@code keepFor}, else checked with
+   * {@code asker} first, within the device's pace.
    *
    * @throws java.net.ConnectException when the engine cannot be reached (nothing can be sent)
    */
   Route route(long deviceId, String digits, Asker asker) throws IOException {
     String e164 = "+" + digits;
     String asWritten = digits + "@c.us";
-    Optional<CheckedNumber> last = contacts.lastCheck(deviceId, e164);
-    if (last.isPresent() && fresh(last.get())) {
+    Optional<CheckedNumber> last = kept(deviceId, digits);
+    if (last.isPresent()) {
       return last.get().exists()
           ? new Route.Go(last.get().chatAddress().orElse(asWritten))
           : new Route.NotOnWhatsApp();
     }
-    if (contacts.hasTalkedTo(deviceId, e164)) {
-      return new Route.Go(asWritten);
-    }
     Optional<Duration> wait = take(deviceId, true);
     if (wait.isPresent()) {
-      return new Route.Wait(
-          wait.get(),
-          perMinute
-              + " number checks in the last minute, the most drivers.waha.number-checks-per-minute"
-              + " allows");
+      return new Route.Wait(wait.get(), paceReached());
     }
     Optional<Answer> answer = asker.ask();
     if (answer.isEmpty()) {
@@ -98,6 +156,17 @@ final class NumberChecks {
     return kept.exists()
         ? new Route.Go(kept.chatAddress().orElse(asWritten))
         : new Route.NotOnWhatsApp();
+  }
+
+  /** The kept answer for {@code digits} on {@code deviceId} while younger than {@code keepFor}. */
+  Optional<CheckedNumber> kept(long deviceId, String digits) {
+    return contacts.lastCheck(deviceId, "+" + digits).filter(this::fresh);
+  }
+
+  private String paceReached() {
+    return perMinute
+        + " number checks in the last minute, the most drivers.waha.number-checks-per-minute"
+        + " allows";
   }
 
   /**
@@ -116,9 +185,12 @@ final class NumberChecks {
     return kept;
   }
 
-  /** Counts a check made for a caller who asked for it (check_number): never waits. */
-  void counted(long deviceId) {
-    take(deviceId, false);
+  /**
+   * Takes one of the device's checks of this minute for a caller who asked (check_number): false
+   * when none is left (the caller is answered at once, as when the engine cannot be asked).
+   */
+  boolean mayAsk(long deviceId) {
+    return take(deviceId, true).isEmpty();
   }
 
   private boolean fresh(CheckedNumber check) {

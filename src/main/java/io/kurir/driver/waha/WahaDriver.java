@@ -67,14 +67,6 @@ public final class WahaDriver implements Driver {
   private final NumberChecks numberChecks;
   private final AccountLimits limits;
 
-  /**
-   * The longest a send held by a limit (the reach-out lock, the number checks of a minute) waits
-   * before it is looked at again. The lock's end is on the gateway's clock, while the sender waits
-   * a {@code RetryAfter} out in real time: short looks keep the two in step, and cost no call to
-   * the engine.
-   */
-  static final Duration HOLD_RELOOK = Duration.ofSeconds(1);
-
   private volatile boolean engineUp = true;
 
   /**
@@ -780,17 +772,19 @@ public final class WahaDriver implements Driver {
     String session = sessionName(device);
     String chatId = chatId(message);
     String digits = message.recipient().replaceAll("\\D", "");
-    // A LID comes from a message the contact wrote (a reply to it): a known contact.
-    boolean newContact =
-        !message.toGroup()
-            && !byLid(message)
-            && !context.contacts().hasTalkedTo(device.id(), "+" + digits);
+    // A LID comes from a message the contact wrote (a reply to it): a known contact; and a LID
+    // is WhatsApp's own id of an account that exists: nothing to check.
+    boolean toNumber = !message.toGroup() && !byLid(message);
+    Optional<String> knownChat =
+        toNumber ? numberChecks.knownChat(device.id(), digits) : Optional.of(chatId);
+    boolean newContact = knownChat.isEmpty();
     Optional<SendOutcome> held = heldByLock(device.id(), message, newContact);
     if (held.isPresent()) {
       return held.get();
     }
-    // A LID is WhatsApp's own id of an account that exists: nothing to check.
-    if (!message.toGroup() && !byLid(message)) {
+    if (toNumber && knownChat.isPresent()) {
+      chatId = knownChat.get(); // a contact: never checked
+    } else if (toNumber) {
       NumberChecks.Route route;
       try {
         route = numberChecks.route(device.id(), digits, () -> askExists(device, digits));
@@ -812,7 +806,8 @@ public final class WahaDriver implements Driver {
                 wait.after().toMillis(),
                 wait.why());
           }
-          return new SendOutcome.RetryAfter(min(wait.after(), HOLD_RELOOK), wait.why());
+          // This message alone waits: the device's messages to known contacts go on.
+          return new SendOutcome.Deferred(context.clock().instant().plus(wait.after()), wait.why());
         }
         case NumberChecks.Route.Go go -> chatId = go.chatId();
       }
@@ -851,6 +846,9 @@ public final class WahaDriver implements Driver {
       return new SendOutcome.Failed("WAHA engine did not answer: " + e.getMessage());
     }
     if (r.ok()) {
+      if (toNumber) {
+        numberChecks.sentTo(device.id(), digits, chatId); // later sends to it ask nothing
+      }
       return new SendOutcome.Sent(EngineShapes.sentId(r.body(), chatId), context.clock().instant());
     }
     if (AccountLimits.reachOutLocked(r)) {
@@ -898,14 +896,10 @@ public final class WahaDriver implements Driver {
             .isPresent();
   }
 
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
-
   /**
    * A send to a new contact while WhatsApp's reach-out time lock lasts (or to one the engine
-   * refused with 463 during it): held (looked at again shortly, no call to the engine) until the
-   * lock ends. Sends to known contacts go on.
+   * refused with 463 during it): deferred in the queue until the lock ends, with no call to the
+   * engine. Sends to known contacts go on meanwhile.
    */
   private Optional<SendOutcome> heldByLock(long deviceId, OutgoingMessage message, boolean isNew) {
     return limits
@@ -920,9 +914,8 @@ public final class WahaDriver implements Driver {
                     message.id(),
                     until);
               }
-              return new SendOutcome.RetryAfter(
-                  min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
-                  "WhatsApp's reach-out time lock lasts until " + until);
+              return new SendOutcome.Deferred(
+                  until, "WhatsApp's reach-out time lock lasts until " + until);
             });
   }
 
@@ -964,9 +957,8 @@ public final class WahaDriver implements Driver {
             r.describe());
       }
     }
-    return new SendOutcome.RetryAfter(
-        min(Duration.between(context.clock().instant(), until), HOLD_RELOOK),
-        "WhatsApp's reach-out time lock (463) lasts until " + until);
+    return new SendOutcome.Deferred(
+        until, "WhatsApp's reach-out time lock (463) lasts until " + until);
   }
 
   /** The engine's check-exists of {@code digits}; empty when it gave no definite answer. */
@@ -1001,8 +993,18 @@ public final class WahaDriver implements Driver {
       return NumberCheck.UNKNOWN;
     }
     String digits = e164.replaceAll("\\D", "");
+    // A kept answer while fresh: asking again would only spend the device's pace.
+    Optional<io.kurir.driver.ContactDirectory.CheckedNumber> kept =
+        numberChecks.kept(device.id(), digits);
+    if (kept.isPresent()) {
+      return kept.get().exists() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
+    }
+    if (!numberChecks.mayAsk(device.id())) {
+      // The device's checks of this minute are spent (bursts get a number flagged): answered at
+      // once as when the engine cannot be asked, rather than holding the caller up to a minute.
+      return NumberCheck.UNKNOWN;
+    }
     try {
-      numberChecks.counted(device.id());
       Optional<NumberChecks.Answer> answer = askExists(device, digits);
       if (answer.isEmpty()) {
         return NumberCheck.UNKNOWN;

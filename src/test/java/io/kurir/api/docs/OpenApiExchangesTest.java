@@ -48,15 +48,16 @@ class OpenApiExchangesTest {
 
   /**
    * Operations that this suite reaches only with a refusal: a delivery to replay needs a receiver
-   * that failed for hours; a WAHA event and a link code need a WAHA engine's session (the sandbox
-   * gives no link code); a retry needs a device whose network refused its account. Their successes
-   * are in the webhook, WAHA and Cloud API suites (CloudAccountHoldTest), whose replies are checked
-   * against the document when their gateway closes.
+   * that failed for hours; a WAHA or GOWA event and a link code need an engine's session (the
+   * sandbox gives no link code); a retry needs a device whose network refused its account. Their
+   * successes are in the webhook, WAHA, GOWA and Cloud API suites (CloudAccountHoldTest), whose
+   * replies are checked against the document when their gateway closes.
    */
   static final Set<String> REFUSALS_ONLY =
       Set.of(
           "POST /admin/webhooks/{id}/replay",
           "POST /drivers/waha/events/{device}",
+          "POST /drivers/gowa/webhook",
           "POST /admin/devices/{id}/link-code",
           "POST /admin/devices/{id}/retry");
 
@@ -639,6 +640,13 @@ class OpenApiExchangesTest {
         null,
         "X-Webhook-Hmac",
         "00");
+    refused(
+        "POST",
+        "/drivers/gowa/webhook",
+        "{\"event\":\"message\",\"session_id\":\"kurir-1\",\"payload\":{}}",
+        null,
+        "X-Hub-Signature-256",
+        "sha256=00"); // GOWA's successes are in the gowa suites, checked when their gateway closes
   }
 
   @Test

@@ -32,13 +32,9 @@ class NumberChecksTest {
   void aNumberTheDeviceTalkedWithIsNotChecked() throws IOException {
     NumberChecks checks = new NumberChecks(contacts, clock, Duration.ofDays(7), 20);
     contacts.talkedTo(1, "+6281100009001");
-    var route =
-        checks.route(
-            1,
-            "6281100009001",
-            answers(new NumberChecks.Answer(false, Optional.empty(), Optional.empty())));
-    assertThat(route).isEqualTo(new NumberChecks.Route.Go("6281100009001@c.us"));
+    assertThat(checks.knownChat(1, "6281100009001")).contains("6281100009001@c.us");
     assertThat(asked).hasValue(0);
+    assertThat(checks.knownChat(2, "6281100009001")).isEmpty();
     // Another device has not talked with it: checked there.
     assertThat(
             checks.route(
@@ -89,5 +85,20 @@ class NumberChecksTest {
     clock.advance(Duration.ofSeconds(30));
     assertThat(checks.route(1, "6281100009005", fails)).isInstanceOf(NumberChecks.Route.Go.class);
     assertThat(asked).hasValue(4);
+  }
+
+  @Test
+  void aContactWhoWroteInIsKnownWhateverAnOlderCheckSaid() throws IOException {
+    NumberChecks checks = new NumberChecks(contacts, clock, Duration.ofDays(7), 20);
+    assertThat(
+            checks.route(
+                1,
+                "6281100009006",
+                answers(new NumberChecks.Answer(false, Optional.empty(), Optional.empty()))))
+        .isInstanceOf(NumberChecks.Route.NotOnWhatsApp.class);
+    assertThat(checks.knownChat(1, "6281100009006")).isEmpty();
+    contacts.talkedTo(1, "+6281100009006"); // a message in from it
+    assertThat(checks.knownChat(1, "6281100009006")).contains("6281100009006@c.us");
+    assertThat(asked).hasValue(1);
   }
 }

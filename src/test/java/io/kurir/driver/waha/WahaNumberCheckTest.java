@@ -2,6 +2,8 @@ package io.kurir.driver.waha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.ContactDirectory;
+import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.MemoryContactDirectory;
 import io.kurir.driver.OutgoingMessage;
@@ -130,6 +132,117 @@ class WahaNumberCheckTest {
       f.awaitState(device, lid, MessageState.SENT);
       assertThat(f.waha.sent().getLast().body().path("chatId").asText())
           .isEqualTo("231876543210987@lid");
+    }
+  }
+
+  @Test
+  void aContactWhoWroteInIsReachedThoughAKeptAnswerSaidNotOnWhatsApp() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008751");
+      f.waha.notOnWhatsApp("6281100008759");
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008759"))
+          .isEqualTo("not_exists");
+      // The number joined WhatsApp since and wrote in: it is reachable, whatever was kept.
+      WahaHeldSendsTest.wroteIn(f, device, "6281100008759");
+      long reply = f.sendAsync(device, "6281100008759", "terima kasih");
+      f.awaitState(device, reply, MessageState.SENT);
+      assertThat(f.waha.sent())
+          .extracting(s -> s.body().path("chatId").asText())
+          .containsExactly("6281100008759@c.us");
+      assertThat(f.waha.sending().checks()).containsExactly("6281100008759");
+    }
+  }
+
+  @Test
+  void checkNumberUsesAKeptAnswerAndKeepsToThePace() {
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.number-checks-per-minute=2")) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008761");
+      f.waha.notOnWhatsApp("6281100008762");
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008762"))
+          .isEqualTo("not_exists");
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008763"))
+          .isEqualTo("exists");
+      // Kept: answered again without asking the engine, and without spending the pace.
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008762"))
+          .isEqualTo("not_exists");
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008763"))
+          .isEqualTo("exists");
+      assertThat(f.waha.sending().checks()).containsExactly("6281100008762", "6281100008763");
+      // The minute's checks are spent: answered at once as when the engine cannot be asked.
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008764"))
+          .isEqualTo("unknow");
+      assertThat(f.waha.sending().checks()).hasSize(2);
+
+      f.clock.advance(Duration.ofMinutes(1));
+      assertThat(f.eco(device, "/api/check_number", "phone_no", "6281100008764"))
+          .isEqualTo("exists");
+      assertThat(f.waha.sending().checks()).hasSize(3);
+    }
+  }
+
+  /**
+   * A send to a known contact asks the contact directory once (whether the device talked with the
+   * number); later sends to it ask nothing at all.
+   */
+  @Test
+  void aKnownContactCostsOneLookupThenNone() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100008771");
+      MemoryContactDirectory memory = new MemoryContactDirectory();
+      memory.talkedTo(device.id(), "+6281100008772");
+      f.waha.sending().talkedWith("6281100008772");
+      java.util.concurrent.atomic.AtomicInteger talked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger checked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      ContactDirectory counting =
+          new ContactDirectory() {
+            @Override
+            public java.util.Optional<String> phoneOf(long deviceId, ContactId id) {
+              return memory.phoneOf(deviceId, id);
+            }
+
+            @Override
+            public java.util.Optional<ContactId> networkIdOf(
+                long deviceId, String e164, ContactId.Kind kind) {
+              return memory.networkIdOf(deviceId, e164, kind);
+            }
+
+            @Override
+            public void learn(long deviceId, String e164, ContactId id) {
+              memory.learn(deviceId, e164, id);
+            }
+
+            @Override
+            public boolean hasTalkedTo(long deviceId, String e164) {
+              talked.incrementAndGet();
+              return memory.hasTalkedTo(deviceId, e164);
+            }
+
+            @Override
+            public java.util.Optional<CheckedNumber> lastCheck(long deviceId, String e164) {
+              checked.incrementAndGet();
+              return memory.lastCheck(deviceId, e164);
+            }
+
+            @Override
+            public void recordCheck(long deviceId, CheckedNumber check) {
+              memory.recordCheck(deviceId, check);
+            }
+          };
+      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, counting);
+      try {
+        DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
+        for (int i = 1; i <= 3; i++) {
+          assertThat(driver.send(ref, new OutgoingMessage(i, "+6281100008772", false, "text", "x")))
+              .isInstanceOf(SendOutcome.Sent.class);
+        }
+        assertThat(talked).as("whether the device talked with it: asked once").hasValue(1);
+        assertThat(checked).as("its kept check: read at most once").hasValueLessThanOrEqualTo(1);
+        assertThat(f.waha.sending().checks()).isEmpty();
+      } finally {
+        driver.close();
+      }
     }
   }
 }

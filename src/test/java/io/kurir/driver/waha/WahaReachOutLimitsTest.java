@@ -44,13 +44,11 @@ class WahaReachOutLimitsTest {
       long fresh = f.sendAsync(device, "6281100008809", "halo, kenalan baru");
       Eventually.until("refused with 463", () -> f.waha.sending().refused463() == 1);
       f.awaitState(device, fresh, MessageState.PENDING); // back in the queue, not failed
-      // Looked at again later while the lock lasts: held without a call to the engine.
-      f.clock.advance(Duration.ofMinutes(1));
+      // It waits in the queue until the lock's end, not looked at again meanwhile.
       Eventually.until(
-          "held",
-          () ->
-              !logs.lines(l -> l.message().contains("message " + fresh + " to a new contact held"))
-                  .isEmpty());
+          "deferred to the lock's end",
+          () -> f.message(device, fresh).notBefore().toEpochMilli() == ends.toEpochMilli());
+      f.clock.advance(Duration.ofMinutes(1));
       f.awaitState(device, fresh, MessageState.PENDING);
       assertThat(f.waha.sending().refused463()).isOne();
       assertThat(logs.atLeast(Level.WARN))
@@ -86,11 +84,14 @@ class WahaReachOutLimitsTest {
       try {
         DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
         assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
-            .isInstanceOf(SendOutcome.RetryAfter.class);
+            .as("this message alone waits, until the lock's end")
+            .isEqualTo(
+                new SendOutcome.Deferred(
+                    ends, "WhatsApp's reach-out time lock (463) lasts until " + ends));
         assertThat(f.waha.sending().refused463()).isOne();
         assertThat(driver.send(ref, new OutgoingMessage(2, "+6281100008828", false, "text", "b")))
             .as("held by the lock already known")
-            .isInstanceOf(SendOutcome.RetryAfter.class);
+            .isInstanceOf(SendOutcome.Deferred.class);
         assertThat(f.waha.sending().refused463()).isOne();
         assertThat(driver.send(ref, new OutgoingMessage(3, "+6281100008822", false, "text", "c")))
             .as("a known contact")
@@ -99,9 +100,9 @@ class WahaReachOutLimitsTest {
         // Taken for known by the gateway, new to WhatsApp: refused once, then held too.
         contacts.talkedTo(device.id(), "+6281100008827");
         assertThat(driver.send(ref, new OutgoingMessage(4, "+6281100008827", false, "text", "d")))
-            .isInstanceOf(SendOutcome.RetryAfter.class);
+            .isInstanceOf(SendOutcome.Deferred.class);
         assertThat(driver.send(ref, new OutgoingMessage(4, "+6281100008827", false, "text", "d")))
-            .isInstanceOf(SendOutcome.RetryAfter.class);
+            .isInstanceOf(SendOutcome.Deferred.class);
         assertThat(f.waha.sending().refused463()).isEqualTo(2);
 
         f.clock.advance(Duration.ofHours(1));
