@@ -318,6 +318,13 @@ public final class CloudDriver implements Driver {
                 CloudMessages.template(to, template.get(), message.text()),
                 message.id());
       }
+      if (!reply.ok()
+          && reply.error().kind() == GraphError.Kind.TEMPLATE
+          && !template(configOf.apply(device.id())).equals(template)) {
+        // The template was changed while this one went: the change resumed the device already,
+        // so a hold now would outlive the fix; the message goes again with the new one.
+        return new SendOutcome.RetryAfter(Duration.ZERO, reply.error().describe());
+      }
       if (!reply.ok()) {
         return outcomeOf(reply.error(), reply.retryAfter(), device.id(), to, token);
       }
