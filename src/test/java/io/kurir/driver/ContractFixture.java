@@ -62,6 +62,39 @@ public abstract class ContractFixture implements AutoCloseable {
   public record SessionChange(
       String what, Consumer<DeviceRef> apply, DeviceState state, boolean connected) {}
 
+  /**
+   * A device made while the network cannot be reached, or with a credential it refuses, and what
+   * the driver then reports: {@code state}, not connected, sends answering {@code
+   * DeviceUnavailable}; {@code fix} removes the cause (and does what the core would then do), after
+   * which the device connects and sends. Or, {@code absent}, why the network has no such trouble.
+   */
+  public record AttachTrouble(
+      String what,
+      Optional<String> absent,
+      java.util.function.Function<String, DeviceRef> attach,
+      DeviceState state,
+      Consumer<DeviceRef> fix) {
+
+    public static AttachTrouble of(
+        String what,
+        java.util.function.Function<String, DeviceRef> attach,
+        DeviceState state,
+        Consumer<DeviceRef> fix) {
+      return new AttachTrouble(what, Optional.empty(), attach, state, fix);
+    }
+
+    public static AttachTrouble absent(String what, String why) {
+      return new AttachTrouble(
+          what,
+          Optional.of(why),
+          e164 -> {
+            throw new UnsupportedOperationException(why);
+          },
+          DeviceState.NONE,
+          d -> {});
+    }
+  }
+
   protected final RecordingListener events = new RecordingListener();
 
   /** Everything the driver reported. */
@@ -146,12 +179,41 @@ public abstract class ContractFixture implements AutoCloseable {
       byte[] bytes);
 
   /**
-   * The extension point for senders known only by a network id (a WAHA LID, a Meta BSUID): the
-   * network ids a message can come from on this network. Empty until the drivers carry them; the
-   * lead adds their cases to the suite after issue 26's identity work.
+   * Why the network names no sender by an id of {@code kind} (the Cloud API shows businesses no
+   * LID, WAHA no BSUID); empty when it does. The suite then checks the kind is absent: a send to
+   * such an id reaches nobody.
    */
-  public List<ContactId> hiddenSenderIds() {
-    return List.of();
+  public abstract Optional<String> noHiddenSenders(ContactId.Kind kind);
+
+  /**
+   * The id of {@code kind} the network names the person with phone {@code e164} by when it hides
+   * their number (a LID, a BSUID). Only for a kind the network has.
+   */
+  public abstract ContactId hiddenId(ContactId.Kind kind, String e164);
+
+  /**
+   * A text with the network's id {@code networkId} from the person with phone {@code e164} arrives
+   * at {@code device} (in group {@code groupId} when present), the network naming the sender by
+   * {@link #hiddenId} only. With {@code phoneKnown} the network lets the driver know the phone
+   * behind the id (Meta's {@code wa_id} beside {@code user_id}, WAHA's lids route answering {@code
+   * pn}); without, it does not (and the driver must not guess it). Whether the network was told it
+   * was taken.
+   */
+  public abstract boolean hiddenIncoming(
+      DeviceRef device,
+      ContactId.Kind kind,
+      String networkId,
+      String e164,
+      boolean phoneKnown,
+      Optional<String> groupId,
+      String text);
+
+  /**
+   * Why the network (or its fake) makes no group message from a member known only by a LID; empty
+   * when {@link #hiddenIncoming} takes a group.
+   */
+  public Optional<String> noHiddenGroupMembers() {
+    return Optional.empty();
   }
 
   // --- numbers and groups
@@ -183,6 +245,12 @@ public abstract class ContractFixture implements AutoCloseable {
    * the last one leaves it connected.
    */
   public abstract List<SessionChange> sessionChanges(DeviceRef device);
+
+  /**
+   * The troubles a device can meet when it is attached: the network not reached, a credential
+   * refused; each made by {@link AttachTrouble#attach} or declared absent with the reason.
+   */
+  public abstract List<AttachTrouble> attachTroubles();
 
   /** What {@link #restart} restarts on this network, for people. */
   public abstract String restarts();

@@ -21,11 +21,19 @@ public final class RecordingListener implements DriverListener {
   /** A change of session state. */
   public record State(long deviceId, DeviceState state, String reason) {}
 
+  /** A device held until resumed ({@link DriverListener#hold}). */
+  public record Hold(long deviceId, String reason) {}
+
+  /** A line for a message's history ({@link DriverListener#note}). */
+  public record Note(long deviceId, long messageId, String note) {}
+
   private final List<Receipt> receipts = new CopyOnWriteArrayList<>();
   private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
   private final List<IncomingMessage> incoming = new CopyOnWriteArrayList<>();
   private final List<Connection> connections = new CopyOnWriteArrayList<>();
   private final List<State> states = new CopyOnWriteArrayList<>();
+  private final List<Hold> holds = new CopyOnWriteArrayList<>();
+  private final List<Note> notes = new CopyOnWriteArrayList<>();
   private final AtomicInteger refusals = new AtomicInteger();
   private final AtomicInteger refused = new AtomicInteger();
 
@@ -57,6 +65,34 @@ public final class RecordingListener implements DriverListener {
   @Override
   public void stateChanged(long deviceId, DeviceState state, String reason) {
     states.add(new State(deviceId, state, reason));
+  }
+
+  /**
+   * Kept, and also recorded as the core shows a held device: {@link DeviceState#FAILED} with the
+   * reason, not connected. So a case that waits for a device reported failed sees a hold too.
+   */
+  @Override
+  public void hold(long deviceId, String reason) {
+    holds.add(new Hold(deviceId, reason));
+    states.add(new State(deviceId, DeviceState.FAILED, reason));
+    connections.add(new Connection(deviceId, false));
+  }
+
+  @Override
+  public void note(long deviceId, long messageId, String note) {
+    notes.add(new Note(deviceId, messageId, note));
+  }
+
+  /** The holds of a device, oldest first. */
+  public List<Hold> holds(long deviceId) {
+    return holds.stream().filter(h -> h.deviceId() == deviceId).toList();
+  }
+
+  /** The notes of a message, oldest first. */
+  public List<Note> notes(long deviceId, long messageId) {
+    return notes.stream()
+        .filter(n -> n.deviceId() == deviceId && n.messageId() == messageId)
+        .toList();
   }
 
   /** The next {@code n} incoming messages are not stored: {@link #incoming} throws. */

@@ -401,8 +401,21 @@ public final class GowaDriver implements Driver {
     }
     String slot = slotId(device);
     String phone;
+    Optional<ContactId> hidden =
+        message.toGroup()
+            ? Optional.empty()
+            : ContactId.parse(message.recipient()).filter(id -> !id.isPhone());
+    if (hidden.isPresent() && hidden.get().kind() == ContactId.Kind.BSUID) {
+      // The Cloud API's id of a user: WhatsApp Web has no account by it, and its digits are no
+      // phone number (read as one, they would be checked, or reach a stranger).
+      return new SendOutcome.NotFound();
+    }
     if (message.toGroup()) {
       phone = groupJid(message.recipient());
+    } else if (hidden.isPresent()) {
+      // A reply to a sender known only by a LID: WhatsApp's own id of an account that exists,
+      // sent to as GOWA names it; nothing to check.
+      phone = hidden.get().address();
     } else {
       String digits = message.recipient().replaceAll("\\D", "");
       phone = digits + "@s.whatsapp.net";

@@ -76,7 +76,69 @@ class CloudDriverContractTest extends DriverContract {
                           "verify-token", FakeGraphApi.VERIFY_TOKEN))
                   .ref();
       Eventually.until("connected", () -> driver().isConnected(device));
+      customersWrite();
       return device;
+    }
+
+    /**
+     * Meta takes free-form messages only to a person who wrote in the last 24 hours: the suite's
+     * customers write first, as a real business's do (each write reaches every device of the
+     * number, and opens their window at Meta and at the driver).
+     */
+    private void customersWrite() {
+      for (String customer : DriverContract.CUSTOMERS) {
+        f.graph.customerWrites(customer);
+      }
+    }
+
+    private DeviceRef newDevice(String e164, String phoneNumberId, String token) {
+      return f.kurir
+          .newDevice(
+              e164,
+              CloudDriverFactory.NAME,
+              Map.of(
+                  "phone-number-id",
+                  phoneNumberId,
+                  "access-token",
+                  token,
+                  "app-secret",
+                  FakeGraphApi.APP_SECRET,
+                  "verify-token",
+                  FakeGraphApi.VERIFY_TOKEN))
+          .ref();
+    }
+
+    /**
+     * A token or phone-number id Meta refuses is found by the look-up at attach: the device is held
+     * (failed, its queue waiting). Fixed, the core resumes it: the suite's listener took the hold,
+     * so the fixture calls {@link Driver#resume} as the core does after a configuration change. The
+     * Graph API not reached at attach is not made here: the fake is Meta's network, always up while
+     * a test runs (the driver leaves the state alone then; sends answer Failed and are tried again,
+     * {@code CloudDriverTest}).
+     */
+    @Override
+    public List<AttachTrouble> attachTroubles() {
+      return List.of(
+          AttachTrouble.absent(
+              "the network not reached",
+              "FakeGraphApi has no outage: a Cloud device has no session at Meta, so an unreached"
+                  + " Graph API changes no state; its sends answer Failed"),
+          AttachTrouble.of(
+              "an access token Meta refuses",
+              e164 -> newDevice(e164, FakeGraphApi.PHONE_NUMBER_ID, "EAAG-refused-token"),
+              DeviceState.FAILED,
+              d -> fixed(d, Map.of("access-token", FakeGraphApi.TOKEN))),
+          AttachTrouble.of(
+              "a phone-number id Meta does not know",
+              e164 -> newDevice(e164, "106540352242999", FakeGraphApi.TOKEN),
+              DeviceState.FAILED,
+              d -> fixed(d, Map.of("phone-number-id", FakeGraphApi.PHONE_NUMBER_ID))));
+    }
+
+    private void fixed(DeviceRef d, Map<String, String> config) {
+      f.kurir.gateway().tenants().configureDevice(d.id(), config);
+      driver().resume(d);
+      customersWrite(); // the device is new to them
     }
 
     @Override
@@ -162,6 +224,52 @@ class CloudDriverContractTest extends DriverContract {
       return f.graph.postWebhook(payload) == 200;
     }
 
+    @Override
+    public Optional<String> noHiddenSenders(io.kurir.driver.ContactId.Kind kind) {
+      return kind == io.kurir.driver.ContactId.Kind.LID
+          ? Optional.of(
+              "the Cloud API shows a business no LID: a user who hides their number is named by a"
+                  + " business-scoped user id (BSUID)")
+          : Optional.empty();
+    }
+
+    /** A BSUID as Meta writes one: the user's country, a period, letters and digits. */
+    @Override
+    public io.kurir.driver.ContactId hiddenId(io.kurir.driver.ContactId.Kind kind, String e164) {
+      if (kind != io.kurir.driver.ContactId.Kind.BSUID) {
+        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
+      }
+      return io.kurir.driver.ContactId.bsuid("ID.7" + digits(e164));
+    }
+
+    /**
+     * A text from a username user ({@code from_user_id}, {@code contacts[].user_id}); with {@code
+     * phoneKnown} Meta shares the phone beside it ({@code from}, {@code wa_id}). Their writing
+     * opens the window, so the suite's reply may go.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        io.kurir.driver.ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      if (groupId.isPresent()) {
+        throw new UnsupportedOperationException(noGroups().orElseThrow());
+      }
+      return f.graph.postWebhook(
+              f.graph.bsuidTextMessage(
+                  hiddenId(kind, e164).value(),
+                  phoneKnown ? digits(e164) : null,
+                  networkId,
+                  "Pelanggan",
+                  "pelanggan_" + digits(e164).substring(digits(e164).length() - 4),
+                  text))
+          == 200;
+    }
+
     /** Nothing to mark: the Graph API has no look-up, it refuses a send (131026) at most. */
     @Override
     public void notOnNetwork(String e164) {}
@@ -204,7 +312,7 @@ class CloudDriverContractTest extends DriverContract {
                     .gateway()
                     .tenants()
                     .configureDevice(d.id(), Map.of("access-token", NEW_TOKEN));
-                driver().state(d);
+                driver().state(d); // the driver sees the new token at its next look
               },
               DeviceState.ONLINE,
               true),
@@ -218,7 +326,8 @@ class CloudDriverContractTest extends DriverContract {
     }
 
     private OutgoingMessage text(String text) {
-      return new OutgoingMessage(ids.incrementAndGet(), "+6281100007718", false, "text", text);
+      return new OutgoingMessage(
+          ids.incrementAndGet(), DriverContract.FIXTURE_CUSTOMER, false, "text", text);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.kurir.driver.gowa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.driver.ContactId;
 import io.kurir.driver.ContractFixture;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -161,6 +162,87 @@ class GowaDriverContractTest extends DriverContract {
                 f.gowa.incomingInGroup(slot, networkId, groupId.orElseThrow(), from, text);
           };
       return answered == 200;
+    }
+
+    @Override
+    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
+      return kind == ContactId.Kind.BSUID
+          ? Optional.of(
+              "WhatsApp Web (GOWA's whatsmeow) names a user who hides their number by a LID;"
+                  + " BSUIDs are the Cloud API's")
+          : Optional.empty();
+    }
+
+    @Override
+    public Optional<String> noHiddenGroupMembers() {
+      return Optional.of(
+          "FakeGowa makes no group message from a member known only by a LID (its group"
+              + " messages name the member by phone): a gap of the fake");
+    }
+
+    /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
+    @Override
+    public ContactId hiddenId(ContactId.Kind kind, String e164) {
+      if (kind != ContactId.Kind.LID) {
+        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
+      }
+      return ContactId.lid("2107" + digits(e164).substring(2) + "5");
+    }
+
+    /**
+     * {@code from_lid} is the LID; {@code from} the phone when GOWA resolved it, else the LID
+     * itself.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      if (groupId.isPresent()) {
+        throw new UnsupportedOperationException(noHiddenGroupMembers().orElseThrow());
+      }
+      return f.gowa.incomingFromLid(
+              slot(device),
+              networkId,
+              hiddenId(kind, e164).value(),
+              phoneKnown ? digits(e164) : null,
+              text)
+          == 200;
+    }
+
+    /**
+     * GOWA down when a device is made: the driver reports it port_down and sets it up once GOWA
+     * answers. The Basic credentials are the driver's setting ({@code drivers.gowa.basic-auth}),
+     * not a device's.
+     */
+    @Override
+    public List<AttachTrouble> attachTroubles() {
+      return List.of(
+          AttachTrouble.of(
+              "GOWA not reached",
+              e164 -> {
+                f.gowa.down();
+                // Made as an operator makes one; its slot on GOWA comes once GOWA is back.
+                return f.kurir.newDevice(e164, "gowa", Map.of()).ref();
+              },
+              DeviceState.PORT_DOWN,
+              d -> {
+                f.gowa.up();
+                f.clock.advance(GowaDriver.RETRY_MAX); // the driver's next try of GOWA
+                Eventually.until("slot on GOWA", () -> f.gowa.slot(slot(d)) != null);
+                assertThat(driver().pairingCode(d)).isPresent();
+                f.gowa.scan(slot(d), digits(d.number()));
+                Eventually.until("logged in", () -> driver().state(d) == DeviceState.ONLINE);
+                f.clock.advance(Duration.ofSeconds(30)); // the driver's probe sees it
+              }),
+          AttachTrouble.absent(
+              "a credential refused",
+              "GOWA's Basic credentials are a setting of the driver, not of a device: refused,"
+                  + " they fail every device alike"));
     }
 
     @Override

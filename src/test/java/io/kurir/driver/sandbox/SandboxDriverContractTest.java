@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.driver.ContactId;
 import io.kurir.driver.ContractFixture;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -167,6 +168,57 @@ class SandboxDriverContractTest extends DriverContract {
       }
     }
 
+    /** The sandbox names hidden senders either way, as WAHA (LID) and the Cloud API (BSUID) do. */
+    @Override
+    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
+      return Optional.empty();
+    }
+
+    @Override
+    public ContactId hiddenId(ContactId.Kind kind, String e164) {
+      return kind == ContactId.Kind.LID ? SandboxNetwork.lidOf(e164) : SandboxNetwork.bsuidOf(e164);
+    }
+
+    /**
+     * {@link SandboxNetwork#injectHiddenIncoming} for a direct message (the sandbox makes its own
+     * id); in a group, the member's message as the network hands it over, named by the id.
+     */
+    @Override
+    public boolean hiddenIncoming(
+        DeviceRef device,
+        ContactId.Kind kind,
+        String networkId,
+        String e164,
+        boolean phoneKnown,
+        Optional<String> groupId,
+        String text) {
+      try {
+        if (groupId.isEmpty()) {
+          return sandbox.injectHiddenIncoming(
+              device.id(),
+              e164,
+              kind == ContactId.Kind.LID
+                  ? SandboxNetwork.HiddenAs.LID
+                  : SandboxNetwork.HiddenAs.BSUID,
+              phoneKnown,
+              text);
+        }
+        return sandbox.injectIncoming(
+            new IncomingMessage(
+                device.id(),
+                Optional.of(networkId),
+                phoneKnown ? e164 : "",
+                groupId,
+                text,
+                Optional.empty(),
+                clock.instant(),
+                Optional.empty(),
+                Optional.of(hiddenId(kind, e164))));
+      } catch (RuntimeException notStored) {
+        return false;
+      }
+    }
+
     @Override
     public void notOnNetwork(String e164) {
       sandbox.setRegistered(e164, false);
@@ -220,6 +272,18 @@ class SandboxDriverContractTest extends DriverContract {
               d -> sandbox.scan(driver().pairingCode(d).orElseThrow()),
               DeviceState.ONLINE,
               true));
+    }
+
+    @Override
+    public List<AttachTrouble> attachTroubles() {
+      return List.of(
+          AttachTrouble.absent(
+              "the network not reached",
+              "the sandbox network runs in the gateway's process: it is always reached"),
+          AttachTrouble.absent(
+              "a credential refused",
+              "the sandbox takes no credential: a device is linked by scanning its code (the"
+                  + " session case)"));
     }
 
     @Override

@@ -121,8 +121,9 @@ class WahaReachOutLimitsTest {
 
   /**
    * A second waha driver on the gateway's database and engine, not started (no listener, no probe),
-   * whose contact directory the test holds: for what the gateway's in-memory directory cannot be
-   * taught from outside.
+   * whose contact directory the test holds and teaches directly ({@code talkedTo}): simpler than
+   * making the gateway's directory (the {@code contact_identity} table of ContactIdentities) learn
+   * a conversation by sending and receiving through the engine.
    */
   static WahaDriver driverBeside(WahaFixture f, Path dir, ContactDirectory contacts) {
     return new WahaDriver(
