@@ -155,7 +155,8 @@ class WahaSessionFidelityTest {
    */
   @Test
   void aSessionThatFailsBeforeTheEngineAnsweredItsCreationIsRestartedAtOnce() {
-    try (WahaFixture f = new WahaFixture(dir)) {
+    // A late answer, not an engine gone: the held creation must not time out meanwhile.
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.timeout=60s")) {
       f.waha.holdSessionCreations();
       try {
         Device device = f.newDevice("+6281100008851", Map.of());
