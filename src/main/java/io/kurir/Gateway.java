@@ -199,6 +199,7 @@ public final class Gateway implements AutoCloseable {
               "node-" + settings.nodeId());
       messages.observeWith(metrics); // before any device is used: every sender reports to it
       messages.answerSyncWithin(settings.syncTimeout());
+      messages.knowContactsFrom(contacts);
       tenants.onDeviceChanged(messages::deviceChanged);
       tenants.onDeviceDeleted(messages::deviceDeleted);
       Bots bots = new Bots(db, ids, clock);
@@ -267,7 +268,8 @@ public final class Gateway implements AutoCloseable {
               ecoMessages.groups(),
               new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
               new EcoDeviceHandlers(sessions, urlGuard, VERSION),
-              new EcoScheduleHandlers(schedules, phones, timestamps, settings.media().maxKb()),
+              new EcoScheduleHandlers(
+                  schedules, phones, timestamps, settings.media().maxKb(), contacts),
               settings.trustedProxies()));
       tables.add(
           new AdminRoutes(

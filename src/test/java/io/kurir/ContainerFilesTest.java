@@ -337,9 +337,26 @@ class ContainerFilesTest {
     assertThat(kurir.environment().get("KURIR_DRIVERS_WAHA_API_KEY"))
         .isEqualTo(waha.environment().get("WAHA_API_KEY"));
     assertThat(waha.image())
-        .as("the image docs/drivers/waha.md runs")
-        .isEqualTo("devlikeapro/waha:gows")
+        .as("the image docs/drivers/waha.md runs, pinned to a version")
+        .matches("devlikeapro/waha:gows-(\\d{4})\\.(\\d+)\\.(\\d+)")
         .isIn(wahaImagesInTheDriverDocs());
+    Matcher version = Pattern.compile("gows-(\\d{4})\\.(\\d+)\\.(\\d+)").matcher(waha.image());
+    assertThat(version.find()).isTrue();
+    assertThat(
+            List.of(
+                Integer.parseInt(version.group(1)),
+                Integer.parseInt(version.group(2)),
+                Integer.parseInt(version.group(3))))
+        .as("WAHA 2026.6.1 or later, as the guide requires")
+        .satisfies(
+            v ->
+                assertThat(v.get(0) * 1_000_000 + v.get(1) * 1_000 + v.get(2))
+                    .isGreaterThanOrEqualTo(2026_006_001));
+    assertThat(waha.environment().get("WHATSAPP_FILES_LIFETIME"))
+        .as("received files outlive an outage of Kurir (the guide's day), not the engine's 180 s")
+        .isNotNull();
+    assertThat(Long.parseLong(waha.environment().get("WHATSAPP_FILES_LIFETIME")))
+        .isGreaterThanOrEqualTo(86_400);
     URI callback = URI.create(kurir.environment().get("KURIR_PUBLIC_CALLBACK_URL"));
     assertThat(callback.getHost())
         .as("the engine calls Kurir back on the stack's network, by its service name")

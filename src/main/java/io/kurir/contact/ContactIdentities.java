@@ -59,13 +59,19 @@ public final class ContactIdentities implements ContactDirectory {
   }
 
   /**
-   * A message came from {@code id}, which the network gave without a phone: the device knows the id
-   * from now on, so a reply (or a caller's send) to it is accepted.
+   * A message came from {@code id}, or a driver met it in a member list or a lookup that found no
+   * phone: the device knows the id from now on, so a reply (or a caller's send) to it is accepted.
    */
+  @Override
   public void heardFrom(long deviceId, ContactId id) {
     if (!id.isPhone()) {
       store.remember(deviceId, id, clock.instant());
     }
+  }
+
+  @Override
+  public boolean knows(long deviceId, ContactId id) {
+    return !id.isPhone() && store.knows(deviceId, id.address());
   }
 
   /**

@@ -24,6 +24,11 @@ public final class DeviceHolds {
   private final Database db;
   private final Clock clock;
   private final Map<Long, Known> known = new ConcurrentHashMap<>();
+  // Counts holds and releases, so that an answer read while one was written is not cached: a
+  // sender asking while its own send holds the device would otherwise keep "not held" for a
+  // moment and send the next message.
+  private final java.util.concurrent.atomic.AtomicLong changes =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public DeviceHolds(Database db, Clock clock) {
     this.db = db;
@@ -52,6 +57,7 @@ public final class DeviceHolds {
                   }
                   return !exists;
                 });
+    changes.incrementAndGet();
     known.remove(deviceId);
     return added;
   }
@@ -65,6 +71,7 @@ public final class DeviceHolds {
                     h.createUpdate("DELETE FROM device_hold WHERE device_id = ?")
                         .bind(0, deviceId)
                         .execute());
+    changes.incrementAndGet();
     known.remove(deviceId);
     return removed > 0;
   }
@@ -76,6 +83,7 @@ public final class DeviceHolds {
     if (k != null && now - k.readNanos() < FRESH_NANOS) {
       return k.reason();
     }
+    long seen = changes.get();
     Optional<String> reason =
         db.jdbi()
             .withHandle(
@@ -84,7 +92,9 @@ public final class DeviceHolds {
                         .bind(0, deviceId)
                         .mapTo(String.class)
                         .findOne());
-    known.put(deviceId, new Known(reason, now));
+    if (changes.get() == seen) {
+      known.put(deviceId, new Known(reason, now));
+    }
     return reason;
   }
 

@@ -111,6 +111,12 @@ public final class DeviceStates {
                   || (!evenIfSame && next.wireName().equals(row.get().get("state")))) {
                 return Optional.<DeviceEvent>empty();
               }
+              if (next != DeviceState.FAILED && held(h, deviceId)) {
+                // A held device stays failed with its reason until resumed (QueueHolds releases
+                // the hold before recording the state it resumes in): a driver reporting it
+                // online as it attaches after a restart or a lease handover changes nothing.
+                return Optional.<DeviceEvent>empty();
+              }
               String old = (String) row.get().get("state");
               h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
                   .bind(0, next.wireName())
@@ -156,6 +162,15 @@ public final class DeviceStates {
               }
               return change;
             });
+  }
+
+  /** Whether the device's queue is held ({@link DeviceHolds}), read in the writer's transaction. */
+  private static boolean held(org.jdbi.v3.core.Handle h, long deviceId) {
+    return h.createQuery("SELECT COUNT(*) FROM device_hold WHERE device_id = ?")
+            .bind(0, deviceId)
+            .mapTo(Integer.class)
+            .one()
+        > 0;
   }
 
   /** The device-status webhook's JSON; see docs/webhooks.md. */

@@ -115,11 +115,20 @@ public final class Sessions {
   /**
    * Brings every stored state in line with what the drivers report now, as a gateway starts: a
    * session that did not survive the restart (the sandbox keeps its sessions in memory) is recorded
-   * as ended, with that reason, instead of being shown as online.
+   * as ended, with that reason, instead of being shown as online. A device whose queue is held
+   * stays {@code failed} with its hold's reason whatever its driver says (a Cloud API driver
+   * reports a configured number online): only a resume ends the hold.
    */
   public void reconcile(List<Device> devices) {
     Map<Long, DeviceState> stored = states.all();
     for (Device device : devices) {
+      Optional<String> held = holds.reason(device.id());
+      if (held.isPresent()) {
+        if (stored.getOrDefault(device.id(), DeviceState.NONE) != DeviceState.FAILED) {
+          states.record(device.id(), DeviceState.FAILED, held.get());
+        }
+        continue;
+      }
       Driver driver = drivers.of(device.ref());
       if (!driver.isRunning()) {
         continue;

@@ -23,6 +23,23 @@ public interface ContactDirectory {
    */
   void learn(long deviceId, String e164, ContactId id);
 
+  /**
+   * Records that {@code deviceId} has met the network id {@code id} without learning its phone (a
+   * message from it, a group's member list, a lookup that found no phone), so that a send to it is
+   * accepted: the network gave the id to this device, so it reaches someone. Idempotent; a phone
+   * learned later takes its place as where sends go. The default keeps nothing (a directory that
+   * only wraps another for a test); the gateway's and the in-memory directory keep it.
+   */
+  default void heardFrom(long deviceId, ContactId id) {}
+
+  /**
+   * Whether {@code deviceId} has met the network id {@code id} (learned or heard from). The default
+   * knows an id only by a phone learned for it.
+   */
+  default boolean knows(long deviceId, ContactId id) {
+    return !id.isPhone() && phoneOf(deviceId, id).isPresent();
+  }
+
   /** Whether {@code deviceId} has sent a message to {@code e164} or received one from it. */
   boolean hasTalkedTo(long deviceId, String e164);
 

@@ -38,6 +38,53 @@ public final class FileTypes {
     return "application/octet-stream";
   }
 
+  /**
+   * The type of {@code bytes} named {@code name}: {@link #sniff}, made precise by the name's
+   * extension where the content alone cannot tell (Word, Excel and PowerPoint files are ZIP or OLE2
+   * containers; a text file has no magic number), so that a network that takes only some document
+   * types (the Cloud API) is told what the file is. The extension alone never decides: a {@code
+   * .docx} that is no ZIP keeps its sniffed type.
+   */
+  public static String typeOf(byte[] b, String name) {
+    String sniffed = sniff(b);
+    String ext = name.substring(name.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
+    if (sniffed.equals("application/zip")) {
+      return switch (ext) {
+        case "docx" -> "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+        case "xlsx" -> "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+        case "pptx" -> "application/vnd.openxmlformats-officedocument.presentationml.presentation";
+        default -> sniffed;
+      };
+    }
+    if (sniffed.equals("application/octet-stream")
+        && starts(b, 0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1)) { // OLE2 compound file
+      return switch (ext) {
+        case "doc" -> "application/msword";
+        case "xls" -> "application/vnd.ms-excel";
+        case "ppt" -> "application/vnd.ms-powerpoint";
+        default -> sniffed;
+      };
+    }
+    if (sniffed.equals("application/octet-stream") && ext.equals("txt") && isText(b)) {
+      return "text/plain";
+    }
+    return sniffed;
+  }
+
+  /** Valid UTF-8 with no control characters but tab, line feed and carriage return. */
+  private static boolean isText(byte[] b) {
+    try {
+      String text =
+          java.nio.charset.StandardCharsets.UTF_8
+              .newDecoder()
+              .decode(java.nio.ByteBuffer.wrap(b))
+              .toString();
+      return text.chars().noneMatch(c -> c < 0x20 && c != '\t' && c != '\n' && c != '\r');
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return false;
+    }
+  }
+
   private static boolean starts(byte[] b, int... magic) {
     if (b.length < magic.length) {
       return false;

@@ -144,9 +144,9 @@ public final class SafeFetcher {
       if (answer.body().length == 0) {
         return new FetchResult.Unreachable("empty body");
       }
-      String type = FileTypes.sniff(answer.body());
+      String name = FileTypes.nameFor(uri, FileTypes.sniff(answer.body()));
       return new FetchResult.Fetched(
-          new FetchedFile(FileTypes.nameFor(uri, type), type, answer.body()));
+          new FetchedFile(name, FileTypes.typeOf(answer.body(), name), answer.body()));
     }
     return new FetchResult.Unreachable("too many redirects");
   }

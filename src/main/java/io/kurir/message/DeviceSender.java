@@ -839,6 +839,13 @@ final class DeviceSender {
       awaitPace(waitNanos); // short: a claim covers about a second of sends
       return;
     }
+    if (held.test(device.id())) {
+      // Held after these were claimed or handed over (a send under way found the network
+      // refusing the account): nothing more goes to the driver until the device resumes.
+      giveBackClaimed();
+      awaitChange(OFFLINE_RECHECK.toNanos());
+      return;
+    }
     if (deleted || !store.deviceLive(device.id())) {
       // Deleted, here or on another node, after this window was claimed: nothing more goes to the
       // driver. The loop stops; what it claimed goes back and its queue ends device_deleted.

@@ -84,6 +84,10 @@ public final class Messages implements AutoCloseable {
   private volatile SendObserver observer = SendObserver.NONE;
   private volatile SenderTrouble trouble = SenderTrouble.NONE;
   private volatile Duration syncTimeout = Duration.ofSeconds(10);
+  // What the gateway knows of each device's contacts (its ContactIdentities); an empty directory
+  // for tests of the core that never set one.
+  private volatile io.kurir.driver.ContactDirectory contacts =
+      new io.kurir.driver.MemoryContactDirectory();
 
   /** Receipts for network ids no message took are kept this long. */
   private static final Duration KEEP_EARLY_RECEIPTS = Duration.ofDays(1);
@@ -730,8 +734,24 @@ public final class Messages implements AutoCloseable {
     return store.find(id).filter(m -> m.deviceId() == device.id());
   }
 
-  public NumberCheck checkNumber(Device device, String e164) {
-    return drivers.of(device.ref()).checkNumber(device.ref(), e164);
+  /** Where {@link #checkNumber} learns which network ids a device has met. */
+  public void knowContactsFrom(io.kurir.driver.ContactDirectory contacts) {
+    this.contacts = contacts;
+  }
+
+  /**
+   * Whether {@code address} has an account on {@code device}'s network: a phone number (E.164) is
+   * asked of the driver; a network id (a LID, a BSUID) exists when the device has met it, since the
+   * network gave it to this device, and is unknown to the network otherwise ({@code NOT_EXISTS}, as
+   * a send to it is refused): drivers check phone numbers only.
+   */
+  public NumberCheck checkNumber(Device device, String address) {
+    Optional<io.kurir.driver.ContactId> id =
+        io.kurir.driver.ContactId.parse(address).filter(i -> !i.isPhone());
+    if (id.isPresent()) {
+      return contacts.knows(device.id(), id.get()) ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
+    }
+    return drivers.of(device.ref()).checkNumber(device.ref(), address);
   }
 
   /** Whether {@code device} can send right now. */

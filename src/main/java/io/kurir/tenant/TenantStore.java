@@ -269,8 +269,9 @@ final class TenantStore {
   /**
    * Deletes a device, in one commit: its row stays as a tombstone (switched off, new credentials,
    * no webhook URLs, {@code deleted_at} set) that keeps its history's foreign keys; its driver
-   * configuration and session state, its idempotency keys and its mobile CS entries go. False when
-   * there is no live device {@code id}.
+   * configuration and session state, its idempotency keys, its mobile CS entries, what it learned
+   * of its contacts (network ids, number checks) and its queue's hold go. False when there is no
+   * live device {@code id}.
    */
   boolean delete(long id, Instant at, List<String> newCredentials) {
     return db.writes()
@@ -295,9 +296,17 @@ final class TenantStore {
               }
               // The driver's secrets and session state must not outlive the device; a repeated
               // request with an old idempotency key is refused by the key check anyway; a mobile
-              // CS handset relays for this device only.
+              // CS handset relays for this device only. What it learned of its contacts (network
+              // ids, number checks) meant something to its account only, and a hold ends with it.
               for (String table :
-                  List.of("device_config", "driver_state", "idempotency_key", "mobile_cs")) {
+                  List.of(
+                      "device_config",
+                      "driver_state",
+                      "idempotency_key",
+                      "mobile_cs",
+                      "contact_identity",
+                      "number_check",
+                      "device_hold")) {
                 h.createUpdate("DELETE FROM " + table + " WHERE device_id = ?")
                     .bind(0, id)
                     .execute();

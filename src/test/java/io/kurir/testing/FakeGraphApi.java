@@ -56,7 +56,11 @@ import javax.crypto.spec.SecretKeySpec;
  *       profile.username}, {@code from} left out for a user whose phone Meta does not share, and
  *       {@code recipient} in place of {@code to} for a send to a BSUID;
  *   <li>…/whatsapp/cloud-api/reference/media/ (supported media types): images are JPEG and PNG;
- *       WebP is a sticker type; GIF is not taken at all.
+ *       WebP is a sticker type; GIF is not taken at all;
+ *   <li>…/whatsapp/support/error-codes and …/whatsapp/templates/: a template goes only when it is
+ *       approved on the account in the language asked (132001, "Template name does not exist in the
+ *       translation"), with as many body parameters as it has (132000), none holding a new line, a
+ *       tab or more than four spaces in a row (132018): {@link #approveTemplate}.
  * </ul>
  *
  * <p>The 24-hour customer service window is enforced: a free-form (non-template) message to a user
@@ -150,6 +154,13 @@ public final class FakeGraphApi implements AutoCloseable {
               "The WhatsApp Business Account is temporarily blocked for violating a platform"
                   + " policy."));
 
+  /**
+   * Account-level errors that stop sends but not reads: a payment issue (131042) or a temporary
+   * policy block (368) refuses messages, while the number's details still answer (its look-up is no
+   * send). The others (a permission, a locked account, a number not registered) refuse every call.
+   */
+  public static final Set<Integer> SENDS_ONLY = Set.of(131042, 368);
+
   /** The window Meta keeps open after a user writes: free-form messages only within it. */
   public static final java.time.Duration WINDOW = java.time.Duration.ofHours(24);
 
@@ -157,6 +168,7 @@ public final class FakeGraphApi implements AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
   private final Clock clock;
   private final Set<String> tokens = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> templates = new ConcurrentHashMap<>();
   private final List<Sent> sent = new CopyOnWriteArrayList<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private final Map<String, byte[]> media = new ConcurrentHashMap<>();
@@ -207,6 +219,15 @@ public final class FakeGraphApi implements AutoCloseable {
     this.autoStatuses = on;
   }
 
+  /**
+   * Approves a template on the account: {@code name} in {@code language} (such as {@code id} or
+   * {@code en_US}) whose body takes {@code bodyParameters} parameters. Only approved templates go;
+   * a fixture declares the account's.
+   */
+  public void approveTemplate(String name, String language, int bodyParameters) {
+    templates.put(name + " " + language, bodyParameters);
+  }
+
   /** Revokes every token (the next call answers 190) and, with a new one, accepts that one. */
   public void revokeTokens() {
     tokens.clear();
@@ -217,9 +238,9 @@ public final class FakeGraphApi implements AutoCloseable {
   }
 
   /**
-   * Every call from now on (messages, media, the number's look-up) answers Meta's account-level
-   * error {@code code}, one of {@link #ACCOUNT_ERRORS}, until {@link #accountFixed}: such errors
-   * last until the business fixes its account.
+   * Every call from now on (messages, media, the number's look-up; not the look-up for {@link
+   * #SENDS_ONLY}) answers Meta's account-level error {@code code}, one of {@link #ACCOUNT_ERRORS},
+   * until {@link #accountFixed}: such errors last until the business fixes its account.
    */
   public void accountError(int code) {
     AccountError e = ACCOUNT_ERRORS.get(code);
@@ -347,7 +368,11 @@ public final class FakeGraphApi implements AutoCloseable {
         return;
       }
       AccountError account = accountError;
-      if (account != null) {
+      boolean numberLookUp =
+          ex.getRequestMethod().equals("GET")
+              && parts.length == 3
+              && parts[2].equals(PHONE_NUMBER_ID);
+      if (account != null && !(numberLookUp && SENDS_ONLY.contains(account.code()))) {
         if (parts.length == 4 && parts[3].equals("messages")) {
           posts.incrementAndGet();
         }
@@ -469,6 +494,9 @@ public final class FakeGraphApi implements AutoCloseable {
         require(
             body.path("template").path("language").path("code").isTextual(),
             "template.language.code");
+        if (!templateTaken(ex, body.path("template"))) {
+          return;
+        }
       }
       default -> violations.add("unknown type " + type);
     }
@@ -529,6 +557,65 @@ public final class FakeGraphApi implements AutoCloseable {
             }
           });
     }
+  }
+
+  /**
+   * Whether a template send is one Meta takes; if not, the error is answered. As Meta checks it:
+   * the template must be approved on the account in that language (132001), its body must get as
+   * many parameters as the template has (132000), and no parameter may hold a new line, a tab or
+   * more than four spaces in a row (132018).
+   */
+  private boolean templateTaken(HttpExchange ex, JsonNode template) throws IOException {
+    String name = template.path("name").asText();
+    String language = template.path("language").path("code").asText();
+    Integer expected = templates.get(name + " " + language);
+    if (expected == null) {
+      error(
+          ex,
+          400,
+          132001,
+          0,
+          "OAuthException",
+          "Template name does not exist in the translation",
+          "template name (" + name + ") does not exist in " + language);
+      return false;
+    }
+    int given = 0;
+    for (JsonNode component : template.path("components")) {
+      for (JsonNode parameter : component.path("parameters")) {
+        String text = parameter.path("text").asText("");
+        if (text.matches("(?s).*([\\n\\t]| {5,}).*")) {
+          error(
+              ex,
+              400,
+              132018,
+              0,
+              "OAuthException",
+              "There was an issue with the parameters in your template.",
+              "Param text cannot have new-line/tab characters or more than 4 consecutive spaces");
+          return false;
+        }
+        if (component.path("type").asText().equals("body")) {
+          given++;
+        }
+      }
+    }
+    if (given != expected) {
+      error(
+          ex,
+          400,
+          132000,
+          0,
+          "OAuthException",
+          "Number of parameters does not match the expected number of params",
+          "body: number of localizable_params ("
+              + given
+              + ") does not match the expected number of params ("
+              + expected
+              + ")");
+      return false;
+    }
+    return true;
   }
 
   /** Images Meta takes: JPEG and PNG. */

@@ -21,6 +21,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -953,6 +954,13 @@ public final class FakeWaha implements AutoCloseable {
           refusal.status(),
           Map.of("statusCode", refusal.status(), "message", refusal.message()));
       return;
+    }
+    if (chatId.endsWith("@g.us") && !groups.containsKey(chatId)) {
+      Optional<FakeWahaSending.Outcome> notIn = sending.notInGroup();
+      if (notIn.isPresent()) {
+        reply(ex, notIn.get().status(), notIn.get().body());
+        return;
+      }
     }
     FakeWahaSending.Outcome outcome = sending.send(s.me, path, kind, chatId, body);
     if (outcome.status() == 201) {

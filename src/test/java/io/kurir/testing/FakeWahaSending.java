@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,6 +59,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       refreshed on a 463 (release 2026.8.1, issue #2219), shaped as the engines' source gives it
  *       ({@code isActive}, {@code timeEnforcementEnds}, {@code enforcementType}; Baileys'
  *       ReachoutTimelockState).
+ *   <li><b>A group the session is not in</b> (GOWS): whatsmeow's group send first fetches the
+ *       group's members ({@code send.go}: {@code "failed to get group members: %w"}), which
+ *       WhatsApp refuses with 403, {@code ErrNotInGroup} "you're not participating in that group"
+ *       (404, {@code ErrGroupNotFound} "that group does not exist", for no group at all; whatsmeow
+ *       {@code errors.go}); WAHA passes a GOWS error on as 500 with the gRPC error in {@code
+ *       exception} (issue #1904's shape). NOWEB and WEBJS: neither WAHA's documents nor its issues
+ *       say; the fake keeps taking the send (201) for them.
  *   <li><b>Message capping</b>: {@code me.messageCapping {cappingStatus: NONE | FIRST_WARNING |
  *       SECOND_WARNING | CAPPED, totalQuota (-1: none), usedQuota, cycleStart, cycleEnd, mvStatus,
  *       oteStatus}}, and a change re-issues {@code WORKING} in {@code session.status} (waha pull
@@ -191,6 +199,28 @@ public final class FakeWahaSending {
     } else {
       me.putNull("reachoutTimelock");
     }
+  }
+
+  /**
+   * A send to a group the session is not in, when the engine says so (GOWS): its 500; empty where
+   * the engine's answer is not documented (NOWEB, WEBJS: the send is taken).
+   */
+  Optional<Outcome> notInGroup() {
+    if (engine != Engine.GOWS) {
+      return Optional.empty();
+    }
+    String details = "failed to get group members: you're not participating in that group";
+    Map<String, Object> exception = new LinkedHashMap<>();
+    exception.put("message", "2 UNKNOWN: " + details);
+    exception.put("code", 2);
+    exception.put("details", details);
+    exception.put("metadata", Map.of());
+    exception.put("name", "Error");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("statusCode", 500);
+    body.put("timestamp", clock.instant().toString());
+    body.put("exception", exception);
+    return Optional.of(new Outcome(500, body, null, false));
   }
 
   /** {@code GET /api/{session}/new-message-id}. */

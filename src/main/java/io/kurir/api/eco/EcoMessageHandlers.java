@@ -230,9 +230,17 @@ public final class EcoMessageHandlers {
     }
   }
 
-  /** {@code /api/check_number}: exists, not_exists or unknow. */
+  /**
+   * {@code /api/check_number}: exists, not_exists or unknow. A network id (a LID, a BSUID) is read
+   * as one before it could be taken for digits, and the core answers it from what the device met.
+   */
   void checkNumber(Context ctx, EcoRequest req) {
-    Optional<String> number = phones.normalize(req.fields().required("phone_no"));
+    String raw = req.fields().required("phone_no").strip();
+    Optional<String> number =
+        io.kurir.driver.ContactId.parse(raw)
+            .filter(id -> !id.isPhone())
+            .map(io.kurir.driver.ContactId::address)
+            .or(() -> phones.normalize(raw));
     if (number.isEmpty()) {
       plain(ctx, EcoResults.NOT_EXISTS);
       return;

@@ -30,13 +30,19 @@ public final class EcoScheduleHandlers {
   private final PhoneNumbers phones;
   private final Timestamps timestamps;
   private final long maxKb;
+  private final io.kurir.contact.ContactIdentities contacts;
 
   public EcoScheduleHandlers(
-      Schedules schedules, PhoneNumbers phones, Timestamps timestamps, long maxKb) {
+      Schedules schedules,
+      PhoneNumbers phones,
+      Timestamps timestamps,
+      long maxKb,
+      io.kurir.contact.ContactIdentities contacts) {
     this.schedules = schedules;
     this.phones = phones;
     this.timestamps = timestamps;
     this.maxKb = maxKb;
+    this.contacts = contacts;
   }
 
   /** {@code /api/scheduler}: the schedule's id, or one of the contract's result strings. */
@@ -66,7 +72,7 @@ public final class EcoScheduleHandlers {
       plain(ctx, EcoResults.URL_EMPTY);
       return;
     }
-    String target = oneNumber(f.required("phone_no"));
+    String target = oneNumber(f.required("phone_no"), req);
     try {
       Schedule s =
           schedules.schedule(
@@ -86,8 +92,12 @@ public final class EcoScheduleHandlers {
     }
   }
 
-  /** A schedule goes to one number: a list would need one id per number, and has only one. */
-  private String oneNumber(String raw) {
+  /**
+   * A schedule goes to one number: a list would need one id per number, and has only one. A network
+   * id (a LID, a BSUID) the device has met is taken as an Eco send takes it (the phone behind it
+   * when known): a reply due later to a hidden sender is as legitimate as one sent now.
+   */
+  private String oneNumber(String raw, EcoRequest req) {
     if (ListedValues.moreThan(raw, PhoneNumbers.LIST_SEPARATORS_CHARS, 1)) {
       throw ApiException.fieldNotValid("phone_no", "a schedule goes to one number");
     }
@@ -100,6 +110,7 @@ public final class EcoScheduleHandlers {
     }
     return numbers
         .getFirst()
+        .or(() -> contacts.sendableAddress(req.device().id(), raw))
         .orElseThrow(() -> ApiException.fieldNotValid("phone_no", "not a phone number"));
   }
 

@@ -151,7 +151,8 @@ public final class MultiAgentRoutes implements RouteTable {
     if (bytes.length == 0) {
       throw ApiException.fieldEmpty("media");
     }
-    return new FetchedFile(FileTypes.sanitize(file.filename()), FileTypes.sniff(bytes), bytes);
+    String name = FileTypes.sanitize(file.filename());
+    return new FetchedFile(name, FileTypes.typeOf(bytes, name), bytes);
   }
 
   private static String type(RequestFields f) {

@@ -121,9 +121,29 @@ public final class CloudDriver implements Driver {
   /** The types Meta takes for an image message: JPEG and PNG (WebP is a sticker, GIF is not). */
   static final java.util.Set<String> IMAGE_TYPES = java.util.Set.of("image/jpeg", "image/png");
 
+  /**
+   * The types Meta takes for a document message (a Kurir file): text, PDF, Word, Excel and
+   * PowerPoint, old and new formats (Meta's supported media types, "Document"); another type is
+   * refused at the upload (131053).
+   */
+  static final java.util.Set<String> DOCUMENT_TYPES =
+      java.util.Set.of(
+          "text/plain",
+          "application/pdf",
+          "application/msword",
+          "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+          "application/vnd.ms-excel",
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+          "application/vnd.ms-powerpoint",
+          "application/vnd.openxmlformats-officedocument.presentationml.presentation");
+
   @Override
   public java.util.Set<String> mediaTypes(String kind) {
-    return kind.equals("image") ? IMAGE_TYPES : java.util.Set.of();
+    return switch (kind) {
+      case "image" -> IMAGE_TYPES;
+      case "file" -> DOCUMENT_TYPES;
+      default -> java.util.Set.of();
+    };
   }
 
   /**
@@ -253,6 +273,12 @@ public final class CloudDriver implements Driver {
           return new SendOutcome.Permanent(
               MEDIA_TYPE, "the Cloud API takes JPEG and PNG images, not " + a.mimeType());
         }
+        if (message.kind().equals("file") && !DOCUMENT_TYPES.contains(a.mimeType())) {
+          return new SendOutcome.Permanent(
+              MEDIA_TYPE,
+              "the Cloud API takes text, PDF, Word, Excel and PowerPoint documents, not "
+                  + a.mimeType());
+        }
         GraphApi.Reply upload =
             graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
         graphAnswered();
@@ -291,6 +317,13 @@ public final class CloudDriver implements Driver {
                 token,
                 CloudMessages.template(to, template.get(), message.text()),
                 message.id());
+      }
+      if (!reply.ok()
+          && reply.error().kind() == GraphError.Kind.TEMPLATE
+          && !template(configOf.apply(device.id())).equals(template)) {
+        // The template was changed while this one went: the change resumed the device already,
+        // so a hold now would outlive the fix; the message goes again with the new one.
+        return new SendOutcome.RetryAfter(Duration.ZERO, reply.error().describe());
       }
       if (!reply.ok()) {
         return outcomeOf(reply.error(), reply.retryAfter(), device.id(), to, token);
@@ -434,9 +467,38 @@ public final class CloudDriver implements Driver {
         accountRefused(deviceId, error);
         yield new SendOutcome.DeviceUnavailable();
       }
+      case TEMPLATE -> {
+        templateRefused(deviceId, error);
+        yield new SendOutcome.DeviceUnavailable();
+      }
       case TRANSIENT -> new SendOutcome.Failed(detail);
       case PERMANENT -> new SendOutcome.Permanent(NETWORK_REFUSED, detail);
     };
+  }
+
+  /**
+   * Meta refused the device's template (132001: not approved in that language; 132000: another
+   * number of body parameters than the one Kurir gives): every message outside the window would
+   * fail the same way, so the device is held, naming the setting to fix; a changed configuration
+   * resumes it.
+   */
+  private void templateRefused(long deviceId, GraphError error) {
+    String setting =
+        configOf
+            .apply(deviceId)
+            .get(CloudDriverFactory.TEMPLATE)
+            .map(t -> "template=" + t)
+            .orElse("template");
+    tell(
+        l ->
+            l.hold(
+                deviceId,
+                "the Cloud API refused the device's template ("
+                    + setting
+                    + "): "
+                    + error.describe()
+                    + "; approve it on the account in that language with one body parameter, or"
+                    + " set another"));
   }
 
   /** The network refused the device's token: it fails, and its messages wait for a new one. */

@@ -41,6 +41,12 @@ record GraphError(int httpStatus, int code, int subcode, String message, String 
      * blocked for policy, a wrong phone number id): the device fails and its queue is held.
      */
     ACCOUNT,
+    /**
+     * The device's template cannot go (not approved on the account in its language, another number
+     * of body parameters): its configuration's fault, not the message's; the device fails and its
+     * queue is held until the configuration changes.
+     */
+    TEMPLATE,
     /** A network error, a 5xx, Meta's "something went wrong": retried with backoff. */
     TRANSIENT,
     /** The message itself is refused (bad parameter, media, template): final. */
@@ -70,7 +76,8 @@ record GraphError(int httpStatus, int code, int subcode, String message, String 
    * rates, 131048 spam rate, 131057 maintenance, 0 / 190 / 102 authentication, 1 / 2 / 131000 /
    * 131016 temporary; 3, 10, 200-299 permissions, 131005 access denied, 131031 account locked,
    * 131042 payment, 133010 number not registered, 368 policy block and 100 with subcode 33 (a wrong
-   * phone number id) hold the device.
+   * phone number id) hold the device; so do 132001 (template does not exist in that language) and
+   * 132000 (its number of parameters), since Kurir sends only the device's template.
    */
   Kind kind() {
     if (code == 100 && subcode == NO_SUCH_OBJECT) {
@@ -81,6 +88,7 @@ record GraphError(int httpStatus, int code, int subcode, String message, String 
     }
     return switch (code) {
       case 3, 10, 131005, 131031, 131042, 133010, 368 -> Kind.ACCOUNT;
+      case 132000, 132001 -> Kind.TEMPLATE;
       case 131026 -> Kind.NOT_FOUND;
       case 131047 -> Kind.WINDOW_CLOSED;
       case 130429, 4, 80007, 131048, 131057 -> Kind.RATE_LIMIT;

@@ -148,6 +148,14 @@ public final class SandboxRoutes {
     Fields f = ctx.fields();
     String from = number(f.required("from"), "from");
     String message = f.required("message");
+    Optional<com.fasterxml.jackson.databind.JsonNode> json = jsonBody(ctx);
+    // The fields' text flattens a list and a number into text ("lid", "1"): the JSON types are
+    // checked here, so that ["lid"] is not read as a sender kind nor 1 or "yes" as a yes.
+    if (json.map(j -> j.path("as")).filter(n -> !n.isMissingNode() && !n.isNull()).isPresent()
+        && !json.get().path("as").isTextual()) {
+      throw RouteException.fieldNotValid("as", "as must be phone, lid or bsuid");
+    }
+    Optional<Boolean> reveal = reveal(f, json);
     String as = f.text("as").orElse("phone").strip().toLowerCase(Locale.ROOT);
     boolean delivered =
         switch (as) {
@@ -160,7 +168,7 @@ public final class SandboxRoutes {
                   device.id(),
                   from,
                   as.equals("lid") ? SandboxNetwork.HiddenAs.LID : SandboxNetwork.HiddenAs.BSUID,
-                  f.text("reveal").isPresent() && f.flag("reveal"),
+                  reveal.orElse(false),
                   message);
           default -> throw RouteException.fieldNotValid("as", "as must be phone, lid or bsuid");
         };
@@ -168,6 +176,45 @@ public final class SandboxRoutes {
       throw new RouteException(409, "not_paired", "pair the device first");
     }
     return DriverReply.json(Map.of("status", "ok"));
+  }
+
+  /** The body as a JSON object when it is one; empty for a form or a query string. */
+  private static Optional<com.fasterxml.jackson.databind.JsonNode> jsonBody(DriverRequest ctx) {
+    byte[] body = ctx.bodyAsBytes();
+    if (body.length == 0) {
+      return Optional.empty();
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode node =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+      return node != null && node.isObject() ? Optional.of(node) : Optional.empty();
+    } catch (java.io.IOException e) {
+      return Optional.empty(); // not JSON: the fields' reader says what is wrong with it
+    }
+  }
+
+  /**
+   * {@code reveal}: a JSON boolean, or the text {@code true}/{@code false} (a form, a query string,
+   * a JSON string); 400 {@code reveal_not_valid} for anything else ({@code "yes"}, {@code 1}, a
+   * list).
+   */
+  private static Optional<Boolean> reveal(
+      Fields f, Optional<com.fasterxml.jackson.databind.JsonNode> json) {
+    com.fasterxml.jackson.databind.JsonNode given =
+        json.map(j -> j.path("reveal"))
+            .orElse(com.fasterxml.jackson.databind.node.MissingNode.getInstance());
+    if (!given.isMissingNode() && !given.isNull() && !given.isBoolean() && !given.isTextual()) {
+      throw RouteException.fieldNotValid("reveal", "reveal must be true or false");
+    }
+    Optional<String> text = f.text("reveal").map(v -> v.strip().toLowerCase(Locale.ROOT));
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    return switch (text.get()) {
+      case "true" -> Optional.of(true);
+      case "false" -> Optional.of(false);
+      default -> throw RouteException.fieldNotValid("reveal", "reveal must be true or false");
+    };
   }
 
   private DriverReply injectFailure(DriverRequest ctx) {

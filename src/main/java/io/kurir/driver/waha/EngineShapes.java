@@ -19,12 +19,28 @@ import java.util.Optional;
  *   <li>Group list: WEBJS an array of chats ({@code id._serialized}, {@code name}); NOWEB an object
  *       keyed by group id of {@code {id, subject}}; GOWS an array of whatsmeow's {@code {JID,
  *       Name}}.
+ *   <li>A send to a group the session is not in: GOWS answers 500 with whatsmeow's error in {@code
+ *       exception} ("failed to get group members: you're not participating in that group", or "that
+ *       group does not exist"); what NOWEB and WEBJS answer is not documented.
  * </ul>
  *
  * <p>Stateless and thread-safe.
  */
 final class EngineShapes {
   private EngineShapes() {}
+
+  /**
+   * Whether a refused send to a group says the session is not in it, or that it does not exist
+   * (whatsmeow's {@code ErrNotInGroup}, {@code ErrGroupNotFound}, passed on by GOWS as a 500).
+   */
+  static boolean notInGroup(WahaApi.Reply r) {
+    if (r.ok()) {
+      return false;
+    }
+    String body = r.body().toString();
+    return body.contains("not participating in that group")
+        || body.contains("that group does not exist");
+  }
 
   /**
    * The id acks will name the sent message by, from the engine's reply to a send to {@code chatId}:

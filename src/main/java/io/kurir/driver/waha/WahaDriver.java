@@ -67,6 +67,17 @@ public final class WahaDriver implements Driver {
   private final NumberChecks numberChecks;
   private final AccountLimits limits;
 
+  /**
+   * How long a LID lookup that found no phone (or failed) is trusted before the engine is asked
+   * again: an unresolvable LID would otherwise cost one {@code GET …/lids/…} per message and per
+   * member listing.
+   */
+  static final Duration LID_MISS_TTL = Duration.ofMinutes(10);
+
+  /** Per {@code deviceId/<lid>@lid}: until when the engine is not asked again for its phone. */
+  private final Map<String, java.time.Instant> lidMisses =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private volatile boolean engineUp = true;
 
   /**
@@ -867,6 +878,9 @@ public final class WahaDriver implements Driver {
     if (AccountLimits.reachOutLocked(r)) {
       return reachOutRefused(device, message, newContact, r);
     }
+    if (message.toGroup() && EngineShapes.notInGroup(r)) {
+      return new SendOutcome.NotFound();
+    }
     return switch (r.status()) {
       case 401 -> {
         // Kurir's API key is refused: the device shows why and its messages wait; no retries.
@@ -1209,8 +1223,13 @@ public final class WahaDriver implements Driver {
           lid.ifPresent(l -> context.contacts().learn(device.id(), phone, l));
         } else if (lid.isPresent()) {
           // A member known only by LID: its phone when the engine can tell, else the LID itself
-          // (kept, not dropped: a message to it reaches it).
-          numbers.add(phoneOfLid(device, lid.get()).orElse(lid.get().address()));
+          // (kept, not dropped: a message to it reaches it), met by the device so that a caller's
+          // send to the id listed here is accepted.
+          Optional<String> phone = phoneOfLid(device, lid.get());
+          if (phone.isEmpty()) {
+            context.contacts().heardFrom(device.id(), lid.get());
+          }
+          numbers.add(phone.orElse(lid.get().address()));
         }
       }
       return new GroupMembers.Members(numbers);
@@ -1508,13 +1527,23 @@ public final class WahaDriver implements Driver {
    * The phone behind a LID, as {@code +<digits>}: what the core knows already (learned before),
    * else the engine's answer to {@code GET /api/{session}/lids/<lid>@lid} ({@code {lid, pn}}),
    * learned for next time. Empty when the engine knows none ({@code pn: null}), fails or cannot be
-   * reached: the caller keeps the contact by its LID, and a later message asks again.
+   * reached: the caller keeps the contact by its LID. Such a miss is remembered for {@link
+   * #LID_MISS_TTL} on the gateway's clock, so that every message of that contact and every member
+   * listing does not ask the engine again; after it, the next one asks (the engine may have learned
+   * the phone by then).
    */
   Optional<String> phoneOfLid(DeviceRef device, ContactId lid) {
     Optional<String> known = context.contacts().phoneOf(device.id(), lid);
     if (known.isPresent()) {
       return known.map(p -> "+" + p.replaceAll("\\D", ""));
     }
+    String missKey = device.id() + "/" + lid.address();
+    java.time.Instant now = context.clock().instant();
+    java.time.Instant missedUntil = lidMisses.get(missKey);
+    if (missedUntil != null && now.isBefore(missedUntil)) {
+      return Optional.empty();
+    }
+    lidMisses.remove(missKey);
     String path =
         "/api/" + WahaApi.enc(sessionName(device)) + "/lids/" + WahaApi.enc(lid.address());
     try {
@@ -1524,6 +1553,7 @@ public final class WahaDriver implements Driver {
       if (phone.isPresent()) {
         context.contacts().learn(device.id(), phone.get(), lid);
       } else {
+        lidMisses.put(missKey, now.plus(LID_MISS_TTL));
         try (var ids = io.kurir.logging.LogIds.device(device.id())) {
           log.debug(
               "device {}: the engine knows no phone of {}: {}",
@@ -1534,6 +1564,7 @@ public final class WahaDriver implements Driver {
       }
       return phone;
     } catch (IOException e) {
+      lidMisses.put(missKey, now.plus(LID_MISS_TTL));
       return Optional.empty();
     }
   }

@@ -135,6 +135,49 @@ class DeviceDeleteApiTest {
   }
 
   @Test
+  void aDeletedDevicesContactsNumberChecksAndHoldGoWithIt() {
+    Device device = kurir.newDevice("+6281100007304", true);
+    Device other = kurir.newDevice("+6281100007305", true);
+    var contacts =
+        new io.kurir.contact.ContactIdentities(
+            kurir.gateway().database(), java.time.Clock.systemUTC());
+    for (Device d : java.util.List.of(device, other)) {
+      contacts.learn(d.id(), "+6281234567001", io.kurir.driver.ContactId.lid("1234567001@lid"));
+      contacts.recordCheck(
+          d.id(),
+          new io.kurir.driver.ContactDirectory.CheckedNumber(
+              "+6281234567002", true, java.util.Optional.empty(), java.time.Instant.now()));
+      kurir.gateway().queueHolds().hold(d.id(), "the network refused the account");
+    }
+    for (String table : TABLES_OF_A_DEVICE) {
+      assertThat(rows(table, device.id())).as(table + " before").isPositive();
+    }
+
+    assertThat(delete(Long.toString(device.id())).status()).isEqualTo(204);
+
+    for (String table : TABLES_OF_A_DEVICE) {
+      assertThat(rows(table, device.id())).as(table + " of the deleted device").isZero();
+      assertThat(rows(table, other.id())).as(table + " of another device").isPositive();
+    }
+  }
+
+  private static final java.util.List<String> TABLES_OF_A_DEVICE =
+      java.util.List.of("contact_identity", "number_check", "device_hold");
+
+  private int rows(String table, long deviceId) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM " + table + " WHERE device_id = ?")
+                    .bind(0, deviceId)
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
+  @Test
   void theLicensesPartnerStillLearnsHowTheDeletedDevicesMessagesEnded() {
     var tenants = kurir.gateway().tenants();
     var partner = tenants.createPartner("Reseller", "", "reseller-7303", "secret-7303-abcdefgh");

@@ -41,6 +41,10 @@ final class CloudFixture implements AutoCloseable {
             ? TestGateway.start(dir, clock, all.toArray(String[]::new))
             : TestGateway.start(dir, clock, driver, all.toArray(String[]::new));
     graph.webhookTo(kurir.url(CloudWebhookRoutes.PATH));
+    // The account's approved templates, each with one body parameter (the message's text).
+    graph.approveTemplate("otp_code", "id", 1);
+    graph.approveTemplate("otp_code", "en_US", 1);
+    graph.approveTemplate("order_update", "id", 1);
     device =
         kurir.newDevice(
             NUMBER,

@@ -53,6 +53,79 @@ class CloudMediaTypesTest {
     }
   }
 
+  @Test
+  void aFileOfATypeMetaDoesNotTakeIsRefusedAtAcceptOrFailsBeforeTheNetwork() throws IOException {
+    byte[] binary = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0}; // an executable, not a document
+    HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    files.createContext(
+        "/tool.bin",
+        ex -> {
+          ex.sendResponseHeaders(200, binary.length);
+          ex.getResponseBody().write(binary);
+          ex.close();
+        });
+    files.start();
+    String url = "http://127.0.0.1:" + files.getAddress().getPort() + "/tool.bin";
+    try (CloudFixture f = new CloudFixture(dir)) {
+      String to = f.customer();
+      TestGateway.Reply sync = f.kurir.postJson("/api/send_file_url", f.body(to, "", "url", url));
+      assertThat(sync.status()).as(sync.body()).isEqualTo(400);
+      assertThat(sync.body()).contains("media_type_not_supported");
+
+      long id = Long.parseLong(f.postEco("/api/async_send_file_url", f.body(to, "", "url", url)));
+      f.awaitState(id, MessageState.FAILED);
+      assertThat(f.message(id).reason()).contains("media_type_not_supported");
+      assertThat(f.graph.uploads()).isZero();
+      assertThat(f.graph.posts()).isZero();
+    } finally {
+      files.stop(0);
+    }
+  }
+
+  @Test
+  void wordExcelAndTextFilesGoWithTheTypesMetaTakes() throws IOException {
+    // A .docx is a ZIP and a .txt has no magic number: the name tells what the content cannot.
+    byte[] zip = {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0};
+    byte[] ole2 = {
+      (byte) 0xD0, (byte) 0xCF, 0x11, (byte) 0xE0, (byte) 0xA1, (byte) 0xB1, 0x1A, (byte) 0xE1, 0, 0
+    };
+    byte[] text = "Pesanan 42: dikirim hari ini.\n".getBytes(StandardCharsets.UTF_8);
+    HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    for (var file :
+        java.util.Map.of("/report.docx", zip, "/prices.xls", ole2, "/notes.txt", text).entrySet()) {
+      files.createContext(
+          file.getKey(),
+          ex -> {
+            ex.sendResponseHeaders(200, file.getValue().length);
+            ex.getResponseBody().write(file.getValue());
+            ex.close();
+          });
+    }
+    files.start();
+    String base = "http://127.0.0.1:" + files.getAddress().getPort();
+    try (CloudFixture f = new CloudFixture(dir)) {
+      String to = f.customer();
+      for (String name : java.util.List.of("report.docx", "prices.xls", "notes.txt")) {
+        long id =
+            Long.parseLong(
+                f.postEco("/api/async_send_file_url", f.body(to, "", "url", base + "/" + name)));
+        io.kurir.testing.Eventually.until(
+            name + " ended",
+            () ->
+                f.message(id).state() == MessageState.DELIVERY
+                    || f.message(id).state() == MessageState.FAILED);
+        assertThat(f.message(id).state())
+            .as(name + ": " + f.message(id).reason())
+            .isEqualTo(MessageState.DELIVERY);
+        assertThat(f.graph.sent().getLast().body().path("document").path("filename").asText())
+            .isEqualTo(name);
+      }
+      assertThat(f.graph.uploads()).isEqualTo(3);
+    } finally {
+      files.stop(0);
+    }
+  }
+
   /** A 1×1 GIF89a. */
   private static byte[] gif() {
     byte[] head = "GIF89a".getBytes(StandardCharsets.US_ASCII);

@@ -121,6 +121,17 @@ class FakeWahaTest {
       assertThat(waha.ackGroup(waha.sent().getLast().id(), "6281100008902@c.us", 3, "READ"))
           .as("no webhook subscribes to message.ack.group")
           .isZero();
+
+      // A group the session is not in: taken on WEBJS (undocumented), refused on GOWS as
+      // whatsmeow refuses it, passed on as WAHA passes a GOWS error.
+      String notIn = "{\"session\":\"s1\",\"chatId\":\"120363099999999999@g.us\",\"text\":\"hi\"}";
+      assertThat(http.send(post(waha.url() + "/api/sendText", notIn), body()).statusCode())
+          .isEqualTo(201);
+      waha.sending().engine(FakeWahaSending.Engine.GOWS);
+      HttpResponse<String> refused = http.send(post(waha.url() + "/api/sendText", notIn), body());
+      assertThat(refused.statusCode()).isEqualTo(500);
+      assertThat(JSON.readTree(refused.body()).path("exception").path("details").asText())
+          .isEqualTo("failed to get group members: you're not participating in that group");
       assertThat(waha.violations()).isEmpty();
     }
   }

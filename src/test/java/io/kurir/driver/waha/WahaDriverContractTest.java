@@ -211,11 +211,9 @@ class WahaDriverContractTest extends DriverContract {
 
     @Override
     public Expected sendToUnknownGroup() {
-      return Expected.instead(
-          SendOutcome.Sent.class,
-          "the fake engine takes a send to any group id with 201, and the driver does not look"
-              + " the group up first; what WAHA answers for a group the session is not in is not"
-              + " in its documents (left to issue 26 item 2, the faithful fake)");
+      // Closed (review of issue 26): GOWS, the fixture's engine, answers 500 with whatsmeow's
+      // "not participating in that group", which the driver reads as NotFound.
+      return Expected.as(SendOutcome.NotFound.class);
     }
 
     @Override

@@ -147,6 +147,52 @@ class WahaLidTest {
 
       String members = f.eco(device, "/api/getGroupMember", "group_id", group);
       assertThat(members.split(",")).containsExactly("6281100008731", PHONE, "99887766554433@lid");
+
+      // A member listed by its LID can be sent to, as listed: async and sync.
+      long id = f.sendAsync(device, "99887766554433@lid", "Halo anggota");
+      f.awaitState(device, id, io.kurir.message.MessageState.SENT);
+      String sync =
+          f.eco(device, "/api/send_message", "phone_no", "99887766554433@lid", "message", "Lagi");
+      assertThat(sync).as(sync).doesNotContain("Number not found");
+      assertThat(f.waha.sent())
+          .extracting(x -> x.body().path("chatId").asText())
+          .containsExactly("99887766554433@lid", "99887766554433@lid");
+      // An id the device never met is still refused as a bad number is.
+      assertThat(
+              f.eco(
+                  device,
+                  "/api/async_send_message",
+                  "phone_no",
+                  "55544433322211@lid",
+                  "message",
+                  "x"))
+          .isEqualTo("phone_no_not_valid");
+    }
+  }
+
+  @Test
+  void aLidWhosePhoneTheEngineDoesNotKnowIsNotLookedUpAgainForTenMinutes() {
+    try (WahaFixture f = new WahaFixture(dir, "--media.allow-private-addresses=true")) {
+      Device device = linked(f, "6281100008751");
+      String name = "kurir-" + device.id();
+      String group = "120363025982934577@g.us";
+      f.waha.group(group, "Toko Maju", "6281100008751");
+      f.waha.lidMember(group, LID);
+      f.waha.lid(LID, null);
+
+      assertThat(f.waha.incomingFromLid(name, "M1", LID, "halo")).isEqualTo(200);
+      Eventually.until("kept", () -> f.storedIncoming(device) == 1);
+      assertThat(f.waha.lidLookups()).isOne();
+      assertThat(f.waha.incomingFromLid(name, "M2", LID, "lagi")).isEqualTo(200);
+      Eventually.until("kept", () -> f.storedIncoming(device) == 2);
+      f.eco(device, "/api/getGroupMember", "group_id", group);
+      assertThat(f.waha.lidLookups()).as("the miss is remembered").isOne();
+
+      // Ten minutes on: the engine is asked again, and what it has learned since is used.
+      f.clock.advance(WahaDriver.LID_MISS_TTL);
+      f.waha.lid(LID, PHONE);
+      assertThat(f.eco(device, "/api/getGroupMember", "group_id", group)).contains(PHONE);
+      assertThat(f.waha.lidLookups()).isEqualTo(2);
     }
   }
 

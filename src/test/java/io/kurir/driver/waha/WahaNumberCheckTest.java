@@ -97,7 +97,8 @@ class WahaNumberCheckTest {
   void aReplyToAContactKnownOnlyByItsLidGoesToTheLidUnchecked() {
     try (WahaFixture f = new WahaFixture(dir)) {
       Device device = WahaEngineFlavoursTest.paired(f, "+6281100008741");
-      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, new MemoryContactDirectory());
+      WahaDriver driver =
+          WahaReachOutLimitsTest.driverBeside(f, dir, device, new MemoryContactDirectory());
       try {
         DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
         assertThat(
@@ -230,7 +231,7 @@ class WahaNumberCheckTest {
               memory.recordCheck(deviceId, check);
             }
           };
-      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, counting);
+      WahaDriver driver = WahaReachOutLimitsTest.driverBeside(f, dir, device, counting);
       try {
         DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
         for (int i = 1; i <= 3; i++) {

@@ -80,7 +80,7 @@ class WahaReachOutLimitsTest {
       f.waha.sending().talkedWith("6281100008822");
       Instant ends = f.clock.instant().plus(Duration.ofHours(1));
       f.waha.sending().reachOutLock(ends, true);
-      WahaDriver driver = driverBeside(f, dir, contacts);
+      WahaDriver driver = driverBeside(f, dir, device, contacts);
       try {
         DeviceRef ref = new DeviceRef(device.id(), device.number(), "waha");
         assertThat(driver.send(ref, new OutgoingMessage(1, "+6281100008829", false, "text", "a")))
@@ -121,10 +121,20 @@ class WahaReachOutLimitsTest {
 
   /**
    * A second waha driver on the gateway's database and engine, not started (no listener, no probe),
-   * whose contact directory the test holds: for what the gateway's in-memory directory cannot be
-   * taught from outside.
+   * whose contact directory the test holds and teaches directly ({@code talkedTo}): simpler than
+   * making the gateway's directory (the {@code contact_identity} table of ContactIdentities) learn
+   * a conversation by sending and receiving through the engine.
    */
-  static WahaDriver driverBeside(WahaFixture f, Path dir, ContactDirectory contacts) {
+  static WahaDriver driverBeside(
+      WahaFixture f, Path dir, Device device, ContactDirectory contacts) {
+    // The driver beside reads the session's status from the store once and keeps it: wait until
+    // the gateway's driver has stored WORKING (it keeps it in memory first, then stores it).
+    DeviceSessionStore store =
+        new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha");
+    Eventually.until(
+        "the session's WORKING is stored",
+        () ->
+            store.get(device.id(), WahaSessions.KEY_STATUS).filter("WORKING"::equals).isPresent());
     return new WahaDriver(
         new DriverContext(
             new DriverSettings(
