@@ -191,6 +191,7 @@ public final class GowaDriver implements Driver {
   public void attach(DeviceRef device) {
     String slot = slotId(device);
     deviceBySlot.put(slot, device.id());
+    long read = slots.nextRead(); // before GOWA is asked: what it answers is as of now
     try {
       GowaApi.Reply found = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
       JsonNode described;
@@ -226,7 +227,7 @@ public final class GowaDriver implements Driver {
         return;
       }
       String status = GowaStatus.of(described, slots.everPaired(device.id()));
-      statusChanged(device.id(), status, "attached");
+      statusChanged(device.id(), status, "attached", read);
       if (status.equals(GowaStatus.PAIRED_AWAY)) {
         reconnect(device.id(), slot);
       }
@@ -307,6 +308,7 @@ public final class GowaDriver implements Driver {
 
   /** Reads the slot's state from GOWA and records it; the status read. */
   private String refresh(long deviceId, String slot, String why) throws IOException {
+    long read = slots.nextRead(); // before GOWA is asked: what it answers is as of now
     GowaApi.Reply r = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
     String status;
     if (r.ok()) {
@@ -319,7 +321,7 @@ public final class GowaDriver implements Driver {
     } else {
       return slots.status(deviceId).orElse(GowaStatus.NOT_PAIRED);
     }
-    statusChanged(deviceId, status, why);
+    statusChanged(deviceId, status, why, read);
     return status;
   }
 
@@ -360,7 +362,15 @@ public final class GowaDriver implements Driver {
    * history, device-status webhook) and whether it can send.
    */
   void statusChanged(long deviceId, String status, String why) {
-    if (!slots.setStatus(deviceId, status)) {
+    statusChanged(deviceId, status, why, slots.nextRead());
+  }
+
+  /**
+   * As {@link #statusChanged(long, String, String)}, for a status read from GOWA by the read
+   * numbered {@code read} ({@link GowaSlots#nextRead}): dropped when a later read set it already.
+   */
+  private void statusChanged(long deviceId, String status, String why, long read) {
+    if (!slots.setStatus(deviceId, status, read)) {
       return;
     }
     qrs.remove(deviceId); // a code shown before a change of state is not the one to scan now
