@@ -88,8 +88,7 @@ public final class GowaDriver implements Driver {
   // By device, until when WhatsApp's reach-out time lock holds its sends to new contacts.
   private final Map<Long, Instant> reachOutUntil = new ConcurrentHashMap<>();
   // By device, the recipients refused with the lock during it (though taken for known).
-  private final Map<Long, Set<String>> refusedDuringLock =
-      new ConcurrentHashMap<>();
+  private final Map<Long, Set<String>> refusedDuringLock = new ConcurrentHashMap<>();
   private final Duration healthEvery;
   private final Map<Long, GroupList> groupLists = new ConcurrentHashMap<>();
   private final Object[] checkLocks = newLocks(64);
@@ -613,8 +612,7 @@ public final class GowaDriver implements Driver {
    * ends, so sends to new contacts wait {@link #REACHOUT_WAIT}, each in the queue; sends to known
    * contacts go on. Told once per lock, as a warning.
    */
-  private SendOutcome reachOutRefused(
-      DeviceRef device, OutgoingMessage message, GowaApi.Reply r) {
+  private SendOutcome reachOutRefused(DeviceRef device, OutgoingMessage message, GowaApi.Reply r) {
     Instant until = context.clock().instant().plus(REACHOUT_WAIT);
     Instant before = reachOutUntil.get(device.id());
     boolean already = before != null && before.isAfter(context.clock().instant());

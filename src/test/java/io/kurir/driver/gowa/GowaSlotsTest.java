@@ -11,8 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A slot's status follows the order in which GOWA was asked, not the order the answers came back:
  * the gateway's attach of a new device (answered "not paired") that finishes after the linking's
- * read found it logged in does not write the older status over the newer one (the device looked
- * not connected, and a send answered DeviceUnavailable).
+ * read found it logged in does not write the older status over the newer one (the device looked not
+ * connected, and a send answered DeviceUnavailable).
  */
 class GowaSlotsTest {
   @TempDir Path dir;
