@@ -135,6 +135,7 @@ public final class FakeWaha implements AutoCloseable {
   private volatile HttpServer server;
   private volatile String codeRequestedFor;
   private volatile java.util.concurrent.CountDownLatch sendsHeld;
+  private volatile java.util.concurrent.CountDownLatch creationsHeld;
 
   public FakeWaha(Clock clock) {
     this.clock = clock;
@@ -177,6 +178,25 @@ public final class FakeWaha implements AutoCloseable {
    */
   public void holdSends() {
     sendsHeld = new java.util.concurrent.CountDownLatch(1);
+  }
+
+  /**
+   * Session creations ({@code POST /api/sessions}) are answered only after {@link
+   * #releaseSessionCreations}: the session is created and started, and its {@code session.status}
+   * webhooks posted, as before, but the answer comes late (a busy engine). Kurir then hears of the
+   * session before the call that made it returns. Test-only; other calls are not held.
+   */
+  public void holdSessionCreations() {
+    creationsHeld = new java.util.concurrent.CountDownLatch(1);
+  }
+
+  /** Held session creations are answered now, and later ones at once. */
+  public void releaseSessionCreations() {
+    java.util.concurrent.CountDownLatch held = creationsHeld;
+    creationsHeld = null;
+    if (held != null) {
+      held.countDown();
+    }
   }
 
   /** Held sends are answered now, and later ones at once. */
@@ -852,6 +872,15 @@ public final class FakeWaha implements AutoCloseable {
     sessions.put(name, s);
     if (body.path("start").asBoolean(true)) {
       start(s);
+    }
+    java.util.concurrent.CountDownLatch held = creationsHeld;
+    if (held != null) {
+      try {
+        held.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
     reply(ex, 201, dto(s));
   }

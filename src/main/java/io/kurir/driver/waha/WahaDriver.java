@@ -372,6 +372,15 @@ public final class WahaDriver implements Driver {
         statusChanged(device.id(), UNAUTHORIZED, keyRefused(found));
         return;
       }
+      if (found.status() != 404 && !found.ok()) {
+        throw new IllegalStateException(
+            "the engine did not answer for session " + name + ": " + found.describe());
+      }
+      // Remembered before the session is created or adopted: the engine posts its session.status
+      // webhooks before it answers that call, and a FAILED among them is restarted at once by this
+      // name (FailedSessions). Remembered only after the answer, that restart found no session
+      // and was put off a whole back-off.
+      sessions.rememberName(device.id(), name);
       if (found.status() == 404) {
         ObjectNode body = WahaApi.JSON.createObjectNode();
         body.put("name", name);
@@ -383,13 +392,9 @@ public final class WahaDriver implements Driver {
               "the engine did not create session " + name + ": " + created.describe());
         }
         session = created.body();
-      } else if (found.ok()) {
-        session = adopt(name, found.body(), webhook, base);
       } else {
-        throw new IllegalStateException(
-            "the engine did not answer for session " + name + ": " + found.describe());
+        session = adopt(name, found.body(), webhook, base);
       }
-      sessions.rememberName(device.id(), name);
       String status = session.path("status").asText("STOPPED");
       if (status.equals("STOPPED")) {
         WahaApi.Reply started =

@@ -147,6 +147,36 @@ class WahaSessionFidelityTest {
     }
   }
 
+  /**
+   * The engine posts a new session's {@code session.status} webhooks before it answers the call
+   * that created it: the session can be linked, and fail, while Kurir's attach still waits for that
+   * answer. Its restart must come at once all the same, not a back-off later (the driver contract
+   * suite's {@code sessionStatesAreReportedAsTheNetworkChangesThem} failed so, now and then).
+   */
+  @Test
+  void aSessionThatFailsBeforeTheEngineAnsweredItsCreationIsRestartedAtOnce() {
+    // A late answer, not an engine gone: the held creation must not time out meanwhile.
+    try (WahaFixture f = new WahaFixture(dir, "--drivers.waha.timeout=60s")) {
+      f.waha.holdSessionCreations();
+      try {
+        Device device = f.newDevice("+6281100008851", Map.of());
+        String name = "kurir-" + device.id();
+        f.awaitSession(name, "SCAN_QR_CODE");
+        f.waha.scan(name, "6281100008851");
+        Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
+        f.waha.breakSession(name, 1); // the second restart cures it
+        Eventually.until("restarted at once", () -> f.waha.restarts(name) == 1);
+        f.waha.releaseSessionCreations();
+        f.clock.advance(FailedSessions.waitAfter(1));
+        Eventually.until("second restart", () -> f.waha.restarts(name) == 2);
+        Eventually.until("online again", () -> f.eco(device, "/api/qr_status").equals("online"));
+        assertThat(f.waha.logouts(name)).isZero();
+      } finally {
+        f.waha.releaseSessionCreations();
+      }
+    }
+  }
+
   @Test
   void theWaitsBetweenStepsDoubleUpToFiveMinutes() {
     assertThat(
