@@ -71,9 +71,6 @@ public final class GowaDriver implements Driver {
    */
   static final Duration REACHOUT_WAIT = Duration.ofMinutes(15);
 
-  /** The longest a send waits for its number check before its queue looks again. */
-  static final Duration CHECK_RELOOK = Duration.ofSeconds(5);
-
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
   private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
@@ -88,6 +85,10 @@ public final class GowaDriver implements Driver {
   private final GowaApi api;
   private final String url;
   private final GowaNumberChecks numberChecks;
+  // By device, until when WhatsApp's reach-out time lock holds its sends to new contacts.
+  private final Map<Long, Instant> reachOutUntil = new ConcurrentHashMap<>();
+  // By device, the recipients refused with the lock during it (though taken for known).
+  private final Map<Long, Set<String>> refusedDuringLock = new ConcurrentHashMap<>();
   private final Duration healthEvery;
   private final Map<Long, GroupList> groupLists = new ConcurrentHashMap<>();
   private final Object[] checkLocks = newLocks(64);
@@ -189,6 +190,7 @@ public final class GowaDriver implements Driver {
   public void attach(DeviceRef device) {
     String slot = slotId(device);
     deviceBySlot.put(slot, device.id());
+    long read = slots.nextRead(); // before GOWA is asked: what it answers is as of now
     try {
       GowaApi.Reply found = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
       JsonNode described;
@@ -224,7 +226,7 @@ public final class GowaDriver implements Driver {
         return;
       }
       String status = GowaStatus.of(described, slots.everPaired(device.id()));
-      statusChanged(device.id(), status, "attached");
+      statusChanged(device.id(), status, "attached", read);
       if (status.equals(GowaStatus.PAIRED_AWAY)) {
         reconnect(device.id(), slot);
       }
@@ -305,6 +307,7 @@ public final class GowaDriver implements Driver {
 
   /** Reads the slot's state from GOWA and records it; the status read. */
   private String refresh(long deviceId, String slot, String why) throws IOException {
+    long read = slots.nextRead(); // before GOWA is asked: what it answers is as of now
     GowaApi.Reply r = call(() -> api.get("/devices/" + GowaApi.enc(slot)));
     String status;
     if (r.ok()) {
@@ -317,7 +320,7 @@ public final class GowaDriver implements Driver {
     } else {
       return slots.status(deviceId).orElse(GowaStatus.NOT_PAIRED);
     }
-    statusChanged(deviceId, status, why);
+    statusChanged(deviceId, status, why, read);
     return status;
   }
 
@@ -358,7 +361,15 @@ public final class GowaDriver implements Driver {
    * history, device-status webhook) and whether it can send.
    */
   void statusChanged(long deviceId, String status, String why) {
-    if (!slots.setStatus(deviceId, status)) {
+    statusChanged(deviceId, status, why, slots.nextRead());
+  }
+
+  /**
+   * As {@link #statusChanged(long, String, String)}, for a status read from GOWA by the read
+   * numbered {@code read} ({@link GowaSlots#nextRead}): dropped when a later read set it already.
+   */
+  private void statusChanged(long deviceId, String status, String why, long read) {
+    if (!slots.setStatus(deviceId, status, read)) {
       return;
     }
     qrs.remove(deviceId); // a code shown before a change of state is not the one to scan now
@@ -484,6 +495,28 @@ public final class GowaDriver implements Driver {
       // phone number (read as one, they would be checked, or reach a stranger).
       return new SendOutcome.NotFound();
     }
+    // A group or a LID (someone who wrote in) is no new chat; a number is one until the device has
+    // talked with it.
+    boolean newContact =
+        !message.toGroup()
+            && hidden.isEmpty()
+            && !context
+                .contacts()
+                .hasTalkedTo(device.id(), "+" + message.recipient().replaceAll("\\D", ""));
+    Optional<Instant> held = heldByLock(device.id(), message.recipient(), newContact);
+    if (held.isPresent()) {
+      try (var ids = LogIds.device(device.id())) {
+        log.debug(
+            "device {}: message {} to a new contact held: WhatsApp's reach-out time lock lasts"
+                + " until {}",
+            device.id(),
+            message.id(),
+            held.get());
+      }
+      // This message alone waits, in the queue: the device's messages to known contacts go on.
+      return new SendOutcome.Deferred(
+          held.get(), "WhatsApp's reach-out time lock lasts until " + held.get());
+    }
     if (message.toGroup()) {
       phone = groupJid(message.recipient());
     } else if (hidden.isPresent()) {
@@ -513,16 +546,16 @@ public final class GowaDriver implements Driver {
           return new SendOutcome.NotFound();
         }
         case GowaNumberChecks.Route.Wait wait -> {
-          Duration after = wait.after().compareTo(CHECK_RELOOK) > 0 ? CHECK_RELOOK : wait.after();
           try (var ids = LogIds.device(device.id())) {
             log.debug(
                 "device {}: message {} waits {} ms for its number check: {}",
                 device.id(),
                 message.id(),
-                after.toMillis(),
+                wait.after().toMillis(),
                 wait.why());
           }
-          return new SendOutcome.RetryAfter(after, wait.why());
+          // This message alone waits, in the queue: the device's messages to known contacts go on.
+          return new SendOutcome.Deferred(context.clock().instant().plus(wait.after()), wait.why());
         }
         case GowaNumberChecks.Route.Go go -> {}
       }
@@ -550,7 +583,58 @@ public final class GowaDriver implements Driver {
     if (message.toGroup() && notInGroup(device, phone).orElse(false)) {
       return new SendOutcome.NotFound();
     }
-    return refusal(device, slot, r);
+    return refusal(device, slot, message, r);
+  }
+
+  /**
+   * Until when a send from the device to {@code recipient} waits for WhatsApp's reach-out time
+   * lock: a new contact's does, and so does one refused with the lock during it (a contact taken
+   * for known), so that it is not sent again and again meanwhile. Empty when it goes.
+   */
+  private Optional<Instant> heldByLock(long deviceId, String recipient, boolean newContact) {
+    Instant until = reachOutUntil.get(deviceId);
+    if (until == null) {
+      return Optional.empty();
+    }
+    if (!until.isAfter(context.clock().instant())) {
+      if (reachOutUntil.remove(deviceId, until)) {
+        refusedDuringLock.remove(deviceId);
+      }
+      return Optional.empty();
+    }
+    return newContact || refusedDuringLock.getOrDefault(deviceId, Set.of()).contains(recipient)
+        ? Optional.of(until)
+        : Optional.empty();
+  }
+
+  /**
+   * GOWA answered {@code WA_REACHOUT_TIMELOCK} (WhatsApp's 463): GOWA does not say when the lock
+   * ends, so sends to new contacts wait {@link #REACHOUT_WAIT}, each in the queue; sends to known
+   * contacts go on. Told once per lock, as a warning.
+   */
+  private SendOutcome reachOutRefused(DeviceRef device, OutgoingMessage message, GowaApi.Reply r) {
+    Instant until = context.clock().instant().plus(REACHOUT_WAIT);
+    Instant before = reachOutUntil.get(device.id());
+    boolean already = before != null && before.isAfter(context.clock().instant());
+    if (!already) {
+      refusedDuringLock.remove(device.id());
+      reachOutUntil.put(device.id(), until);
+      try (var ids = LogIds.device(device.id())) {
+        log.warn(
+            "device {}: WhatsApp's reach-out time lock ({}): messages to new contacts wait until"
+                + " {}; messages to known contacts go on",
+            device.id(),
+            r.describe(),
+            until);
+      }
+    } else {
+      until = before;
+    }
+    refusedDuringLock
+        .computeIfAbsent(device.id(), id -> ConcurrentHashMap.newKeySet())
+        .add(message.recipient());
+    return new SendOutcome.Deferred(
+        until, "WhatsApp's reach-out time lock (" + r.describe() + ") lasts until " + until);
   }
 
   /** The send's request: JSON for a text, multipart with the file for an image or a file. */
@@ -578,7 +662,8 @@ public final class GowaDriver implements Driver {
   }
 
   /** What a refused send answers, by GOWA's HTTP status and error code. */
-  private SendOutcome refusal(DeviceRef device, String slot, GowaApi.Reply r) {
+  private SendOutcome refusal(
+      DeviceRef device, String slot, OutgoingMessage message, GowaApi.Reply r) {
     String code = r.code();
     if (r.status() == 401 && code.isEmpty()) {
       // Fiber's Basic-auth refusal (plain text), not GOWA's JSON: Kurir's credentials are wrong.
@@ -607,7 +692,7 @@ public final class GowaDriver implements Driver {
         return new SendOutcome.DeviceUnavailable();
       }
       case "WA_REACHOUT_TIMELOCK" -> {
-        return new SendOutcome.RetryAfter(REACHOUT_WAIT, r.describe());
+        return reachOutRefused(device, message, r);
       }
       default -> {}
     }

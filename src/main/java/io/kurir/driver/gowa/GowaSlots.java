@@ -25,6 +25,11 @@ final class GowaSlots {
 
   private final DeviceSessionStore store;
   private final Map<Long, String> status = new ConcurrentHashMap<>();
+  // Reads of GOWA numbered in the order they were asked; by device, the number of the read its
+  // status was last set from (guarded by this).
+  private final java.util.concurrent.atomic.AtomicLong reads =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final Map<Long, Long> statusRead = new ConcurrentHashMap<>();
 
   GowaSlots(DeviceSessionStore store) {
     this.store = store;
@@ -95,6 +100,28 @@ final class GowaSlots {
    * that read the same new status (an attach and an API call) tell the change once.
    */
   synchronized boolean setStatus(long deviceId, String newStatus) {
+    return setStatus(deviceId, newStatus, nextRead());
+  }
+
+  /**
+   * Numbers a read of GOWA, taken before the request is sent: a status read from it is set with
+   * {@link #setStatus(long, String, long)}.
+   */
+  long nextRead() {
+    return reads.incrementAndGet();
+  }
+
+  /**
+   * Records a status that read {@code read} found; false, and nothing recorded, when it differs
+   * from the one known before or when a later read has set the status already: a slow read (the
+   * attach of a new device, whose answer says "not paired") must not write its older status over
+   * the "logged in" that a newer read found meanwhile.
+   */
+  synchronized boolean setStatus(long deviceId, String newStatus, long read) {
+    if (statusRead.getOrDefault(deviceId, 0L) > read) {
+      return false;
+    }
+    statusRead.put(deviceId, read);
     Optional<String> before = status(deviceId);
     if (before.filter(newStatus::equals).isPresent()) {
       return false;
