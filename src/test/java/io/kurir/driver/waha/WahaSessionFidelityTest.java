@@ -167,15 +167,8 @@ class WahaSessionFidelityTest {
         f.waha.breakSession(name, 1); // the second restart cures it
         Eventually.until("restarted at once", () -> f.waha.restarts(name) == 1);
         f.waha.releaseSessionCreations();
-        // The next restart is set from the clock when the first one's FAILED comes back, which
-        // on a busy machine may be after a single move of the clock: move it a little at a time
-        // until the second restart is made (it cures the session, so nothing follows it).
-        Eventually.until(
-            "second restart",
-            () -> {
-              f.clock.advance(java.time.Duration.ofSeconds(5));
-              return f.waha.restarts(name) == 2;
-            });
+        f.clock.advance(FailedSessions.waitAfter(1));
+        Eventually.until("second restart", () -> f.waha.restarts(name) == 2);
         Eventually.until("online again", () -> f.eco(device, "/api/qr_status").equals("online"));
         assertThat(f.waha.logouts(name)).isZero();
       } finally {
