@@ -1,81 +1,25 @@
 package io.kurir;
 
-import io.kurir.api.DriverRouteTable;
 import io.kurir.api.HttpApi;
 import io.kurir.api.ListeningSocket;
-import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
-import io.kurir.api.account.AccountRoutes;
-import io.kurir.api.admin.AdminRoutes;
-import io.kurir.api.console.ConsoleDeps;
-import io.kurir.api.console.ConsoleRoutes;
-import io.kurir.api.crm.CrmRoutes;
-import io.kurir.api.docs.ApiDocsRoutes;
-import io.kurir.api.eco.EcoDeviceHandlers;
-import io.kurir.api.eco.EcoMediaHandlers;
-import io.kurir.api.eco.EcoMessageHandlers;
-import io.kurir.api.eco.EcoReportHandlers;
-import io.kurir.api.eco.EcoRoutes;
-import io.kurir.api.eco.EcoScheduleHandlers;
-import io.kurir.api.eco.EcoUploadHandlers;
-import io.kurir.api.multiagent.MultiAgentRoutes;
-import io.kurir.api.partner.PartnerRoutes;
-import io.kurir.api.push.PushV1Routes;
-import io.kurir.api.push.PushV2Routes;
-import io.kurir.bot.Bots;
-import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
-import io.kurir.console.ConsoleSessions;
-import io.kurir.console.SignInLimiter;
-import io.kurir.contact.ContactIdentities;
-import io.kurir.device.DeviceHolds;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.QueueHolds;
-import io.kurir.device.SenderTroubleAsState;
-import io.kurir.device.SessionEvents;
-import io.kurir.device.Sessions;
-import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DriverCatalog;
-import io.kurir.driver.DriverFactory;
-import io.kurir.driver.DriverRoutesContext;
-import io.kurir.driver.Drivers;
-import io.kurir.driver.SimulatedPhones;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
-import io.kurir.health.Health;
-import io.kurir.health.HealthRoutes;
 import io.kurir.limit.RequestLimits;
-import io.kurir.media.CallerMedia;
-import io.kurir.media.MediaFiles;
 import io.kurir.media.MediaSweep;
-import io.kurir.media.SafeFetcher;
-import io.kurir.media.Uploads;
-import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
-import io.kurir.message.RetryPolicy;
-import io.kurir.metrics.GatewayMetrics;
 import io.kurir.metrics.MetricsEndpoint;
-import io.kurir.phone.PhoneNumbers;
-import io.kurir.report.Reports;
-import io.kurir.schedule.ScheduleRunner;
-import io.kurir.schedule.Schedules;
 import io.kurir.store.DataFolder;
 import io.kurir.store.Database;
-import io.kurir.store.IdGenerator;
-import io.kurir.store.InstanceLock;
 import io.kurir.store.SecretKeys;
 import io.kurir.tenant.DemoAccount;
 import io.kurir.tenant.Device;
-import io.kurir.tenant.DeviceDrivers;
-import io.kurir.tenant.MobileCs;
-import io.kurir.tenant.TenantDeviceLookup;
-import io.kurir.tenant.TenantViews;
 import io.kurir.tenant.Tenants;
-import io.kurir.time.Timestamps;
-import io.kurir.webhook.MessageWebhooks;
-import io.kurir.webhook.WebhookDeliveries;
-import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,304 +38,85 @@ public final class Gateway implements AutoCloseable {
           .orElse("dev");
 
   private final ListeningSocket socket;
-  private final InstanceLock lock;
-  private final DeviceStates deviceStates;
-  private final QueueHolds queueHolds;
-  private final WebhookOutbox outbox;
-  private final Database db;
-  private final Drivers drivers;
-  private final Tenants tenants;
-  private final Messages messages;
-  private final ScheduleRunner scheduler;
-  private final MediaSweep mediaSweep;
+  // Everything opened, closed in reverse: the rollback of a failed start and the shutdown alike.
+  private final Closers closers = new Closers();
+  private final Core core;
   private final Optional<Device> demoDevice;
-  private final GatewayMetrics metrics;
-  private volatile MetricsEndpoint metricsEndpoint;
-  private volatile HttpApi http;
+  private final MetricsEndpoint metricsEndpoint;
+  private final HttpApi http;
 
   private Gateway(
       Settings settings, Clock clock, DriverCatalog catalog, List<RouteTable> extraRoutes) {
     this.settings = settings;
     // The port first: a gateway that cannot listen says so before it writes anything to its data
-    // folder (the lock file, the database).
-    this.socket = ListeningSocket.bind(settings.host(), settings.port(), settings.tls());
+    // folder (the lock file, the database). The server closes it; this is for one that never
+    // started.
+    this.socket =
+        closers.push(
+            "listening socket",
+            ListeningSocket.bind(settings.host(), settings.port(), settings.tls()));
     try {
       DataFolder.prepare(settings.dataDir());
-      this.lock = Database.lockInstance(settings.database(), settings.nodeId());
-    } catch (RuntimeException e) {
-      socket.close();
-      throw e;
-    }
-    try {
+      closers.push("instance lock", Database.lockInstance(settings.database(), settings.nodeId()));
       // The secrets key is checked against the database, and what an older version stored in
-      // plaintext is hashed and encrypted, before any service reads a credential.
-      this.db =
-          Database.open(
-              settings.database(),
-              new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
-              // A key made beside the database is worth a warning in production, not in the demo.
-              message -> {
-                org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Gateway.class);
-                if (settings.demo()) {
-                  log.info(message);
-                } else {
-                  log.warn(message);
-                }
-              });
-    } catch (RuntimeException e) {
-      lock.close();
-      socket.close();
-      throw e;
-    }
-    try {
-      this.metrics = new GatewayMetrics(db, clock);
-      db.writes().observeCommits(metrics::committed);
-      IdGenerator ids = new IdGenerator(clock, settings.nodeId());
-      PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());
-      Timestamps timestamps = new Timestamps(settings.zone());
-      // One guard for every caller-given URL (media and webhook targets): one connection pool.
-      SafeFetcher urlGuard = new SafeFetcher(settings.media(), clock);
-      // One instance: its lock orders keeping a file against the sweep's removing it.
-      MediaFiles mediaFiles = new MediaFiles(settings.dataDir(), clock);
-      this.mediaSweep = new MediaSweep(mediaFiles, db, clock, settings.media().keepFor());
-      this.tenants =
-          new Tenants(db, ids, clock, settings.zone(), phones, DeviceDrivers.of(catalog));
-      ContactIdentities contacts = new ContactIdentities(db, clock);
-      this.drivers =
-          Drivers.load(
-              catalog,
-              settings::driver,
-              id -> new DeviceConfig(tenants.deviceConfig(id)),
-              db,
-              clock,
-              settings.dataDir(),
-              settings.callbackUrlIfSet(),
-              contacts);
-      this.outbox =
-          new WebhookOutbox(
-              db,
-              clock,
-              urlGuard,
-              settings.webhooks().retryFor(),
-              settings.webhooks().timeout(),
-              settings.nodeId());
-      outbox.observeAttempts(metrics::webhookAttempt);
-      outbox.start();
-      MessageWebhooks messageWebhooks =
-          new MessageWebhooks(
-              db,
-              ids,
-              clock,
-              timestamps,
-              outbox::wake,
-              ServerAddress.of(settings.host()),
-              this::port);
-      this.messages =
-          new Messages(
-              db,
-              ids,
-              clock,
-              drivers,
-              tenants,
-              new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
-              messageWebhooks,
-              new CallerMedia(urlGuard, mediaFiles),
-              "node-" + settings.nodeId());
-      messages.observeWith(metrics); // before any device is used: every sender reports to it
-      messages.answerSyncWithin(settings.syncTimeout());
-      messages.knowContactsFrom(contacts);
-      tenants.onDeviceChanged(messages::deviceChanged);
-      tenants.onDeviceDeleted(messages::deviceDeleted);
-      Bots bots = new Bots(db, ids, clock);
-      MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
-      this.deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
-      messages.reportTroubleTo(new SenderTroubleAsState(deviceStates));
-      IncomingMessages incoming =
-          new IncomingMessages(
-              db,
-              ids,
-              clock,
-              tenants,
-              bots,
-              messages,
-              messageWebhooks,
-              contacts,
-              settings.bots().answerInGroups());
-      DeviceHolds deviceHolds = new DeviceHolds(db, clock);
-      messages.holdWith(deviceHolds::isHeld);
-      this.queueHolds = new QueueHolds(deviceHolds, deviceStates, messages, drivers);
-      // A held device resumes when its configuration changes (a new token, a fixed number id).
-      tenants.onDeviceChanged(d -> queueHolds.resume(d, "its configuration changed"));
-      drivers.start(new SessionEvents(messages, deviceStates, incoming::received, queueHolds));
+      // plaintext is hashed and encrypted, before any service reads a credential. The writer
+      // commits what it holds before closing.
+      Database db =
+          closers.push(
+              "database",
+              Database.open(
+                  settings.database(),
+                  new SecretKeys.Source(settings.secrets().keyFile(), settings.secrets().key()),
+                  // A key made beside the database is worth a warning in production, not in the
+                  // demo.
+                  message -> {
+                    org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Gateway.class);
+                    if (settings.demo()) {
+                      log.info(message);
+                    } else {
+                      log.warn(message);
+                    }
+                  }));
+      this.core = Core.open(settings, clock, catalog, db, this::port, closers);
       if (settings.demo()) {
-        Device demo = DemoAccount.seed(tenants);
+        Device demo = DemoAccount.seed(core.tenants());
         sandbox().pair(demo.id(), demo.number());
         this.demoDevice = Optional.of(demo);
       } else {
         this.demoDevice = Optional.empty();
       }
-
-      this.scheduler =
-          new ScheduleRunner(
-              db,
-              messages,
-              tenants,
-              urlGuard,
-              mediaFiles,
-              clock,
-              settings.nodeId(),
-              settings.media().maxKb());
-      scheduler.observeLateness(metrics::scheduleLateness);
-      Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
-      tenants.onDeviceDeleted(schedules::deviceDeleted);
-      Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
-      sessions.reconcile(tenants.devices());
-      List<RouteTable> tables = new ArrayList<>();
-      EcoMessageHandlers ecoMessages =
-          new EcoMessageHandlers(
-              messages, phones, contacts, timestamps, clock, settings.syncTimeout());
-      tables.add(
-          new EcoRoutes(
-              tenants,
-              ecoMessages,
-              new EcoMediaHandlers(ecoMessages, urlGuard, mediaFiles, settings.media().maxKb()),
-              new EcoUploadHandlers(
-                  new Uploads(
-                      db,
-                      ids,
-                      clock,
-                      mediaFiles,
-                      settings.media().maxBytes(),
-                      settings.media().uploadQuotaBytes()),
-                  ecoMessages,
-                  settings.media().maxKb()),
-              ecoMessages.groups(),
-              new EcoReportHandlers(new Reports(db, clock, settings.zone()), timestamps),
-              new EcoDeviceHandlers(sessions, urlGuard, VERSION),
-              new EcoScheduleHandlers(
-                  schedules, phones, timestamps, settings.media().maxKb(), contacts),
-              settings.trustedProxies()));
-      tables.add(
-          new AdminRoutes(
-              tenants,
-              new TenantViews(timestamps),
-              messages,
-              sessions,
-              messageWebhooks,
-              new WebhookDeliveries(db, clock),
-              outbox::wake,
-              settings.webhooks().secretOverlap(),
-              timestamps,
-              mobileCs,
-              settings.pushAppId(),
-              settings.publicUrlIfSet(),
-              settings.adminTokenIfSet()));
-      tables.add(
-          new ConsoleRoutes(
-              new ConsoleDeps(
-                  tenants,
-                  messages,
-                  new MessageSearch(db),
-                  sessions,
-                  messageWebhooks,
-                  new WebhookDeliveries(db, clock),
-                  outbox::wake,
-                  urlGuard,
-                  bots,
-                  schedules,
-                  phones,
-                  timestamps,
-                  clock,
-                  new ConsoleSessions(db, clock),
-                  new SignInLimiter(clock),
-                  simulatedPhone(),
-                  settings.webhooks().secretOverlap(),
-                  settings.adminTokenIfSet(),
-                  settings.publicUrlIfSet(),
-                  settings.trustedProxies())));
-      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
-      tables.add(
-          new AccountRoutes(
-              tenants,
-              phones,
-              messageWebhooks,
-              urlGuard,
-              mobileCs,
-              messages,
-              timestamps,
-              settings.syncTimeout(),
-              sessions,
-              remoteMedia));
-      tables.add(new PartnerRoutes(tenants, bots, messages));
-      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppIds()));
-      tables.add(
-          new PushV2Routes(
-              tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
-      tables.add(
-          new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout(), contacts));
-      tables.add(
-          new MultiAgentRoutes(
-              tenants,
-              phones,
-              messages,
-              remoteMedia,
-              mediaFiles,
-              timestamps,
-              settings.media().maxKb(),
-              contacts));
-      // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the
-      // control routes take the admin token, except in the demo, which is open by design.
-      DriverRoutesContext routesContext =
-          new DriverRoutesContext(new TenantDeviceLookup(tenants), phones, timestamps);
-      Optional<String> controlToken =
-          settings.demo() ? Optional.empty() : settings.adminTokenIfSet();
-      for (DriverFactory f : catalog.factories()) {
-        drivers
-            .named(f.name())
-            .ifPresent(
-                d ->
-                    f.routes(d, routesContext)
-                        .forEach(r -> tables.add(new DriverRouteTable(r, controlToken))));
-      }
-      tables.add(new ApiDocsRoutes(VERSION));
+      core.sessions().reconcile(core.tenants().devices());
+      List<RouteTable> tables = new ArrayList<>(FamilyRoutes.of(core, catalog));
       tables.addAll(extraRoutes);
-      tables.add(new HealthRoutes(new Health(db, drivers)));
-      try {
-        this.metricsEndpoint = MetricsEndpoint.start(settings, metrics);
-        tables.add(metricsEndpoint.apiPortRoutes());
-        RequestLimits limits =
-            new RequestLimits(
-                settings.limits().perKey(),
-                settings.limits().perAddress(),
-                settings.limits().exempt(),
-                clock);
-        this.http =
-            HttpApi.start(
-                socket,
-                settings.maxBodyBytes(),
-                limits,
-                settings.trustedProxies(),
-                tables,
-                metrics,
-                settings.edge());
-      } catch (RuntimeException e) {
-        if (metricsEndpoint != null) {
-          metricsEndpoint.close();
-        }
-        // Nothing may be sent by a gateway that could not start (its port is taken, say).
-        stopCore();
-        throw e;
-      }
+      tables.add(FamilyRoutes.health(core));
+      this.metricsEndpoint =
+          closers.push("metrics endpoint", MetricsEndpoint.start(settings, core.metrics()));
+      tables.add(metricsEndpoint.apiPortRoutes());
+      RequestLimits limits =
+          new RequestLimits(
+              settings.limits().perKey(),
+              settings.limits().perAddress(),
+              settings.limits().exempt(),
+              clock);
+      // Closed first: no new requests.
+      this.http =
+          closers.push(
+              "HTTP server",
+              HttpApi.start(
+                  socket,
+                  settings.maxBodyBytes(),
+                  limits,
+                  settings.trustedProxies(),
+                  tables,
+                  core.metrics(),
+                  settings.edge()));
       // Only now: a gateway that cannot serve must not send what an earlier run left pending.
-      messages.resume();
-      scheduler.start(); // after the resume: what it hands over is queued by its own accept
-      mediaSweep.start();
-    } catch (RuntimeException e) {
-      // Whatever failed on the way up, the database and its lock are released (closing twice is
-      // harmless when the HTTP failure path has closed them already).
-      db.close();
-      lock.close();
-      socket.close();
+      core.startSending(closers);
+    } catch (RuntimeException | Error e) {
+      // Whatever failed on the way up, what was opened is closed, the last first: nothing is sent
+      // by a gateway that could not start (its port is taken, say), and the database and its lock
+      // are released.
+      closers.close();
       throw e;
     }
   }
@@ -486,20 +211,20 @@ public final class Gateway implements AutoCloseable {
 
   /** The gateway's database, for tests and tools that read what the core stored. */
   public Database database() {
-    return db;
+    return core.db();
   }
 
   public Tenants tenants() {
-    return tenants;
+    return core.tenants();
   }
 
   public Messages messages() {
-    return messages;
+    return core.messages();
   }
 
   /** The sweep of unreferenced media files (tests run it at once instead of waiting an hour). */
   public MediaSweep mediaSweep() {
-    return mediaSweep;
+    return core.mediaSweep();
   }
 
   /** The simulated network of the sandbox driver (tests, the demo). */
@@ -508,19 +233,8 @@ public final class Gateway implements AutoCloseable {
         .orElseThrow(() -> new IllegalStateException("the sandbox driver is not loaded"));
   }
 
-  /** The phone of the first loaded driver over a simulated network, for the console's button. */
-  private Optional<ConsoleDeps.SimulatedPhone> simulatedPhone() {
-    return drivers.all().stream()
-        .filter(SimulatedPhones.class::isInstance)
-        .findFirst()
-        .map(
-            d ->
-                new ConsoleDeps.SimulatedPhone(
-                    d.name(), device -> ((SimulatedPhones) d).scanCurrentCode(device.ref())));
-  }
-
   private Optional<SandboxNetwork> sandboxNetwork() {
-    return drivers.all().stream()
+    return core.drivers().all().stream()
         .filter(SandboxDriver.class::isInstance)
         .map(d -> ((SandboxDriver) d).network())
         .findFirst();
@@ -528,11 +242,11 @@ public final class Gateway implements AutoCloseable {
 
   /** Devices whose queue is held because their network refused the account. */
   public QueueHolds queueHolds() {
-    return queueHolds;
+    return core.queueHolds();
   }
 
   public DeviceStates deviceStates() {
-    return deviceStates;
+    return core.deviceStates();
   }
 
   public Optional<Device> demoDevice() {
@@ -544,22 +258,9 @@ public final class Gateway implements AutoCloseable {
     return metricsEndpoint.ownPort();
   }
 
+  /** Stops the gateway: what it opened, the last first ({@link Closers}). */
   @Override
   public void close() {
-    http.close(); // no new requests
-    metricsEndpoint.close();
-    socket.close(); // the server closed it already; this is for a server that never started
-    stopCore();
-  }
-
-  private void stopCore() {
-    mediaSweep.close(); // removes nothing more; a sweep under way ends with the database
-    scheduler.close(); // nothing new is handed to the senders
-    messages.close(); // senders finish the send in progress and record it
-    drivers.close(); // a driver that made its network (the sandbox's) closes it
-    outbox.close(); // a delivery in progress is recorded; the rest wait in the database
-    db.close(); // the writer commits what it holds before closing
-    metrics.close();
-    lock.close();
+    closers.close();
   }
 }
