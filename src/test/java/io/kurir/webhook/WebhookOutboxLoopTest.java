@@ -101,9 +101,9 @@ class WebhookOutboxLoopTest {
   long add(Device d, String url, String payload) {
     long id = ids.next();
     db.writes()
-        .write(
-            h -> {
-              WebhookOutbox.add(h, id, d.id(), url, "test.event", payload, Instant.now());
+        .writeIn(
+            tx -> {
+              WebhookOutbox.add(tx, id, d.id(), url, "test.event", payload, Instant.now());
               return null;
             });
     return id;
@@ -252,9 +252,9 @@ class WebhookOutboxLoopTest {
       long id = ids.next();
       String payload = "{\"message\":\"pesan " + i + "\"}";
       db.writes()
-          .write(
-              h -> {
-                WebhookOutbox.add(h, id, d.id(), url, "message.incoming", payload, at);
+          .writeIn(
+              tx -> {
+                WebhookOutbox.add(tx, id, d.id(), url, "message.incoming", payload, at);
                 return null;
               });
       events.add(id);
