@@ -207,7 +207,12 @@ final class TenantStore {
         > 0;
   }
 
-  static long maxId(Handle h) {
+  /** The largest id of a partner, license or device; 0 when there is none. */
+  long maxId() {
+    return db.jdbi().withHandle(TenantStore::maxId);
+  }
+
+  private static long maxId(Handle h) {
     return h.createQuery(
             "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM partner UNION ALL SELECT MAX(id) FROM"
                 + " license UNION ALL SELECT MAX(id) FROM device) AS ids")

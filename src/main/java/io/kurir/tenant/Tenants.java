@@ -76,7 +76,7 @@ public final class Tenants {
     this.zone = zone;
     this.phones = phones;
     this.drivers = drivers;
-    ids.continueAfter(db.jdbi().withHandle(TenantStore::maxId));
+    ids.continueAfter(store.maxId());
   }
 
   // --- partners
