@@ -1,11 +1,14 @@
 package io.kurir.testing;
 
 import io.kurir.store.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * What tests read of the database, in one place: typed rows of the tables tests look at, so that a
@@ -30,6 +33,23 @@ public final class TestTables {
     return new TestTables(kurir.gateway().database());
   }
 
+  /** The rows {@code sql} answers with {@code args} bound in order, each mapped by {@code row}. */
+  private <T> List<T> rows(String sql, RowMapper<T> row, Object... args) {
+    return db.jdbi()
+        .withHandle(
+            h -> {
+              var q = h.createQuery(sql);
+              for (int i = 0; i < args.length; i++) {
+                q.bind(i, args[i]);
+              }
+              return q.map(row).list();
+            });
+  }
+
+  private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
+    return Optional.ofNullable(rs.getObject(column)).map(v -> ((Number) v).longValue());
+  }
+
   // --- message
 
   /** A stored message, as its columns say. */
@@ -47,27 +67,19 @@ public final class TestTables {
       "SELECT id, device_id, recipient, api, state, reason, network_id, status_at FROM message";
 
   private List<MessageRow> messagesWhere(String where, Object... args) {
-    return db.jdbi()
-        .withHandle(
-            h -> {
-              var q = h.createQuery(MESSAGE_COLUMNS + where + " ORDER BY id");
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return q.map(
-                      (rs, ctx) ->
-                          new MessageRow(
-                              rs.getLong("id"),
-                              rs.getLong("device_id"),
-                              rs.getString("recipient"),
-                              rs.getString("api"),
-                              rs.getString("state"),
-                              rs.getString("reason"),
-                              Optional.ofNullable(rs.getString("network_id")),
-                              Optional.ofNullable(rs.getObject("status_at"))
-                                  .map(v -> ((Number) v).longValue())))
-                  .list();
-            });
+    return rows(
+        MESSAGE_COLUMNS + where + " ORDER BY id",
+        (rs, ctx) ->
+            new MessageRow(
+                rs.getLong("id"),
+                rs.getLong("device_id"),
+                rs.getString("recipient"),
+                rs.getString("api"),
+                rs.getString("state"),
+                rs.getString("reason"),
+                Optional.ofNullable(rs.getString("network_id")),
+                optionalLong(rs, "status_at")),
+        args);
   }
 
   /** Every stored message, oldest id first. */
@@ -110,34 +122,24 @@ public final class TestTables {
       long receivedAt) {}
 
   private List<InboundRow> inboundWhere(String where, Object... args) {
-    return db.jdbi()
-        .withHandle(
-            h -> {
-              var q =
-                  h.createQuery(
-                      "SELECT id, device_id, sender, sender_id, body, network_id, reply_message_id,"
-                          + " media_type, media_path, received_at FROM inbound_message"
-                          + where
-                          + " ORDER BY id");
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return q.map(
-                      (rs, ctx) ->
-                          new InboundRow(
-                              rs.getLong("id"),
-                              rs.getLong("device_id"),
-                              rs.getString("sender"),
-                              Optional.ofNullable(rs.getString("sender_id")),
-                              rs.getString("body"),
-                              Optional.ofNullable(rs.getString("network_id")),
-                              Optional.ofNullable(rs.getObject("reply_message_id"))
-                                  .map(v -> ((Number) v).longValue()),
-                              Optional.ofNullable(rs.getString("media_type")),
-                              Optional.ofNullable(rs.getString("media_path")),
-                              rs.getLong("received_at")))
-                  .list();
-            });
+    return rows(
+        "SELECT id, device_id, sender, sender_id, body, network_id, reply_message_id,"
+            + " media_type, media_path, received_at FROM inbound_message"
+            + where
+            + " ORDER BY id",
+        (rs, ctx) ->
+            new InboundRow(
+                rs.getLong("id"),
+                rs.getLong("device_id"),
+                rs.getString("sender"),
+                Optional.ofNullable(rs.getString("sender_id")),
+                rs.getString("body"),
+                Optional.ofNullable(rs.getString("network_id")),
+                optionalLong(rs, "reply_message_id"),
+                Optional.ofNullable(rs.getString("media_type")),
+                Optional.ofNullable(rs.getString("media_path")),
+                rs.getLong("received_at")),
+        args);
   }
 
   /** Every stored incoming message, by id (the order stored). */
@@ -168,32 +170,21 @@ public final class TestTables {
       Optional<Long> claimUntil) {}
 
   private List<DeliveryRow> deliveriesWhere(String where, Object... args) {
-    return db.jdbi()
-        .withHandle(
-            h -> {
-              var q =
-                  h.createQuery(
-                      "SELECT id, event, state, attempts, last_error, claim_token, claim_until"
-                          + " FROM webhook_delivery"
-                          + where
-                          + " ORDER BY id");
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return q.map(
-                      (rs, ctx) ->
-                          new DeliveryRow(
-                              rs.getLong("id"),
-                              rs.getString("event"),
-                              rs.getString("state"),
-                              rs.getInt("attempts"),
-                              Optional.ofNullable(rs.getString("last_error")),
-                              Optional.ofNullable(rs.getObject("claim_token"))
-                                  .map(v -> ((Number) v).longValue()),
-                              Optional.ofNullable(rs.getObject("claim_until"))
-                                  .map(v -> ((Number) v).longValue())))
-                  .list();
-            });
+    return rows(
+        "SELECT id, event, state, attempts, last_error, claim_token, claim_until"
+            + " FROM webhook_delivery"
+            + where
+            + " ORDER BY id",
+        (rs, ctx) ->
+            new DeliveryRow(
+                rs.getLong("id"),
+                rs.getString("event"),
+                rs.getString("state"),
+                rs.getInt("attempts"),
+                Optional.ofNullable(rs.getString("last_error")),
+                optionalLong(rs, "claim_token"),
+                optionalLong(rs, "claim_until")),
+        args);
   }
 
   /** Every webhook delivery, by id. */
@@ -290,14 +281,6 @@ public final class TestTables {
   }
 
   private int count(String sql, Object... args) {
-    return db.jdbi()
-        .withHandle(
-            h -> {
-              var q = h.createQuery(sql);
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return q.mapTo(Integer.class).one();
-            });
+    return rows(sql, (rs, ctx) -> rs.getInt(1), args).getFirst();
   }
 }
