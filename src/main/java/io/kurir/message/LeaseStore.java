@@ -16,7 +16,10 @@ final class LeaseStore {
     this.db = db;
   }
 
-  /** Takes the device's lease if it is free, expired or this owner's. */
+  /**
+   * Takes the device's lease for {@code owner} until {@code until} if it is free, expired or
+   * theirs.
+   */
   Leases.Take acquire(long deviceId, String owner, long until, Instant now) {
     return db.writes()
         .write(
@@ -48,8 +51,8 @@ final class LeaseStore {
   }
 
   /**
-   * Extends every lease this owner holds that has not run out; returns how many. One that ran out
-   * stays run out, even if nobody took it yet: another node may be taking it now, so this owner
+   * Extends every lease {@code owner} holds that has not run out; returns how many. One that ran
+   * out stays run out, even if nobody took it yet: another node may be taking it now, so this owner
    * takes it again like any other ({@link Leases#acquire}).
    */
   int renewAll(String owner, Instant until, Instant now) {
@@ -64,7 +67,7 @@ final class LeaseStore {
                     .execute());
   }
 
-  /** Whether this owner still holds the device's lease. */
+  /** Whether {@code owner} still holds the device's lease. */
   boolean holds(long deviceId, String owner) {
     try {
       return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
@@ -87,7 +90,7 @@ final class LeaseStore {
     }
   }
 
-  /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */
+  /** {@code owner} gives the device's lease up (a clean stop). */
   java.util.concurrent.CompletableFuture<Integer> release(long deviceId, String owner) {
     return db.writes()
         .submit(
