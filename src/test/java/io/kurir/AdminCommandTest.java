@@ -155,17 +155,19 @@ class AdminCommandTest {
         io.kurir.config.SettingsLoader.load(
             io.kurir.config.SettingsLoader.Profile.SERVE, List.of(), Map.of(), dir);
     try (io.kurir.store.Database db = io.kurir.store.Database.open(settings.databaseUrl())) {
-      db.jdbi()
-          .useHandle(
-              h ->
-                  io.kurir.webhook.WebhookOutbox.add(
-                      h,
-                      7,
-                      device,
-                      "https://example.com/hook",
-                      "device_status",
-                      "{}",
-                      java.time.Instant.parse("2026-03-10T03:00:00Z")));
+      db.writes()
+          .writeIn(
+              tx -> {
+                io.kurir.webhook.WebhookOutbox.add(
+                    tx,
+                    7,
+                    device,
+                    "https://example.com/hook",
+                    "device_status",
+                    "{}",
+                    java.time.Instant.parse("2026-03-10T03:00:00Z"));
+                return null;
+              });
     }
     assertThat(admin("webhook", "list", "--state", "pending", "--time.zone=Asia/Makassar"))
         .isZero();

@@ -10,6 +10,7 @@ import io.kurir.message.SendRefused;
 import io.kurir.message.SendRequest;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.Transaction;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +47,7 @@ public final class IncomingMessages {
   private static final String NO_KEYWORD = "default";
 
   private final Database db;
+  private final InboundMessageStore inbound;
   private final IdGenerator ids;
   private final Clock clock;
   private final Tenants tenants;
@@ -68,6 +69,7 @@ public final class IncomingMessages {
       ContactIdentities contacts,
       boolean answerInGroups) {
     this.db = db;
+    this.inbound = new InboundMessageStore(db);
     this.ids = ids;
     this.clock = clock;
     this.tenants = tenants;
@@ -119,8 +121,10 @@ public final class IncomingMessages {
                 new GuardedSend(
                     sending.get(),
                     reply,
+                    // Messages.Guard still hands over the message store's Jdbi handle: Messages
+                    // is being split (issue 28); when its Guard takes a Transaction, this goes.
                     (h, replyId) -> {
-                      Stored stored = store(h, inboundId, in, keyword, replyId);
+                      Stored stored = store(Transaction.of(h), inboundId, in, keyword, replyId);
                       webhook[0] = stored.webhook();
                       return stored.isNew(); // a redelivery stores no second reply
                     })));
@@ -129,10 +133,10 @@ public final class IncomingMessages {
         try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
           log.info("device {}: no auto-reply while stopping", deviceId);
         }
-        webhook[0] = db.writes().write(h -> store(h, inboundId, in, keyword, null)).webhook();
+        webhook[0] = db.writes().writeIn(tx -> store(tx, inboundId, in, keyword, null)).webhook();
       }
     } else {
-      webhook[0] = db.writes().write(h -> store(h, inboundId, in, keyword, null)).webhook();
+      webhook[0] = db.writes().writeIn(tx -> store(tx, inboundId, in, keyword, null)).webhook();
     }
     if (webhook[0]) {
       webhooks.committed();
@@ -162,16 +166,7 @@ public final class IncomingMessages {
   }
 
   private boolean isKnown(long deviceId, String networkId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT 1 FROM inbound_message WHERE device_id = ? AND network_id = ?")
-                    .bind(0, deviceId)
-                    .bind(1, networkId)
-                    .mapTo(Integer.class)
-                    .findOne()
-                    .isPresent());
+    return inbound.isKnown(deviceId, networkId);
   }
 
   /** The device if it may send now (its auto-replies included). */
@@ -186,27 +181,11 @@ public final class IncomingMessages {
   /** What storing an incoming message did: stored anew, and whether a webhook event was added. */
   private record Stored(boolean isNew, boolean webhook) {}
 
-  private Stored store(Handle h, long id, IncomingMessage in, String keyword, Long replyId) {
-    int inserted =
-        h.createUpdate(
-                "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
-                    + " reply_message_id, network_id, group_id, media_type, media_path, sender_id)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    + " ON CONFLICT (device_id, network_id) DO NOTHING")
-            .bind(0, id)
-            .bind(1, in.deviceId())
-            .bind(2, in.senderAddress())
-            .bind(3, in.text())
-            .bind(4, in.at().toEpochMilli())
-            .bind(5, NO_KEYWORD.equals(keyword) ? null : keyword)
-            .bind(6, replyId)
-            .bind(7, in.networkId().orElse(null))
-            .bind(8, in.groupId().orElse(null))
-            .bind(9, in.media().map(IncomingMessage.Media::mimeType).orElse(null))
-            .bind(10, in.media().map(m -> m.path().toString()).orElse(null))
-            .bind(11, in.senderId().map(ContactId::address).orElse(null))
-            .execute();
-    if (inserted == 0) {
+  private Stored store(Transaction tx, long id, IncomingMessage in, String keyword, Long replyId) {
+    boolean inserted =
+        InboundMessageStore.insert(
+            tx, id, in, NO_KEYWORD.equals(keyword) ? null : keyword, replyId);
+    if (!inserted) {
       return new Stored(false, false); // delivered twice by the network: stored the first time
     }
     // A sender with no known phone is named by the network id, as the network gave it, and its
@@ -215,7 +194,7 @@ public final class IncomingMessages {
     return new Stored(
         true,
         webhooks.addIncoming(
-            h,
+            tx,
             in.deviceId(),
             in.senderAddress(),
             hidden.map(ContactId::address).or(in::contactName),

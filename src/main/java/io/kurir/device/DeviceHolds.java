@@ -21,7 +21,7 @@ public final class DeviceHolds {
 
   private record Known(Optional<String> reason, long readNanos) {}
 
-  private final Database db;
+  private final DeviceStateStore store;
   private final Clock clock;
   private final Map<Long, Known> known = new ConcurrentHashMap<>();
   // Counts holds and releases, so that an answer read while one was written is not cached: a
@@ -31,32 +31,13 @@ public final class DeviceHolds {
       new java.util.concurrent.atomic.AtomicLong();
 
   public DeviceHolds(Database db, Clock clock) {
-    this.db = db;
+    this.store = new DeviceStateStore(db);
     this.clock = clock;
   }
 
   /** Holds the device's queue for {@code reason}; a second hold keeps the first reason. */
   public boolean hold(long deviceId, String reason) {
-    boolean added =
-        db.writes()
-            .write(
-                h -> {
-                  boolean exists =
-                      h.createQuery("SELECT COUNT(*) FROM device_hold WHERE device_id = ?")
-                              .bind(0, deviceId)
-                              .mapTo(Integer.class)
-                              .one()
-                          > 0;
-                  if (!exists) {
-                    h.createUpdate(
-                            "INSERT INTO device_hold (device_id, reason, held_at) VALUES (?, ?, ?)")
-                        .bind(0, deviceId)
-                        .bind(1, reason)
-                        .bind(2, clock.instant().toEpochMilli())
-                        .execute();
-                  }
-                  return !exists;
-                });
+    boolean added = store.hold(deviceId, reason, clock.instant());
     changes.incrementAndGet();
     known.remove(deviceId);
     return added;
@@ -64,13 +45,7 @@ public final class DeviceHolds {
 
   /** Ends the device's hold; false when it had none. */
   public boolean release(long deviceId) {
-    int removed =
-        db.writes()
-            .write(
-                h ->
-                    h.createUpdate("DELETE FROM device_hold WHERE device_id = ?")
-                        .bind(0, deviceId)
-                        .execute());
+    int removed = store.release(deviceId);
     changes.incrementAndGet();
     known.remove(deviceId);
     return removed > 0;
@@ -84,14 +59,7 @@ public final class DeviceHolds {
       return k.reason();
     }
     long seen = changes.get();
-    Optional<String> reason =
-        db.jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery("SELECT reason FROM device_hold WHERE device_id = ?")
-                        .bind(0, deviceId)
-                        .mapTo(String.class)
-                        .findOne());
+    Optional<String> reason = store.holdReason(deviceId);
     if (changes.get() == seen) {
       known.put(deviceId, new Known(reason, now));
     }

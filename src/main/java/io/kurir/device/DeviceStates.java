@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.tenant.DeviceStore;
 import io.kurir.time.Timestamps;
 import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
@@ -26,6 +27,8 @@ public final class DeviceStates {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Database db;
+  private final DeviceStore devices;
+  private final DeviceStateStore store;
   private final Clock clock;
   private final IdGenerator ids;
   private final Timestamps timestamps;
@@ -37,6 +40,8 @@ public final class DeviceStates {
   public DeviceStates(
       Database db, Clock clock, IdGenerator ids, Timestamps timestamps, Runnable webhookAdded) {
     this.db = db;
+    this.devices = new DeviceStore(db);
+    this.store = new DeviceStateStore(db);
     this.clock = clock;
     this.ids = ids;
     this.timestamps = timestamps;
@@ -45,13 +50,7 @@ public final class DeviceStates {
 
   /** The device's status webhook URL, if one is registered. */
   public Optional<String> statusWebhook(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT status_webhook_url FROM device WHERE id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(String.class)
-                    .findOne());
+    return devices.statusWebhookUrl(deviceId);
   }
 
   /**
@@ -60,14 +59,12 @@ public final class DeviceStates {
    */
   public void setStatusWebhook(long deviceId, String url) {
     db.writes()
-        .write(
-            h -> {
-              h.createUpdate("UPDATE device SET status_webhook_url = ? WHERE id = ?")
-                  .bind(0, url)
-                  .bind(1, deviceId)
-                  .execute();
+        .writeIn(
+            tx -> {
+              DeviceStore.setWebhookUrl(
+                  tx, deviceId, DeviceStore.WebhookUrl.STATUS, Optional.ofNullable(url));
               WebhookOutbox.retarget(
-                  h, deviceId, "device.status", Optional.ofNullable(url), clock.instant());
+                  tx, deviceId, "device.status", Optional.ofNullable(url), clock.instant());
               return null;
             });
     webhookAdded.run();
@@ -100,48 +97,32 @@ public final class DeviceStates {
     Instant at = clock.instant();
     boolean[] webhook = {false};
     return db.writes()
-        .submit(
-            h -> {
-              var row =
-                  h.createQuery("SELECT state, number, status_webhook_url FROM device WHERE id = ?")
-                      .bind(0, deviceId)
-                      .mapToMap()
-                      .findOne();
-              if (row.isEmpty()
-                  || (!evenIfSame && next.wireName().equals(row.get().get("state")))) {
+        .submitIn(
+            tx -> {
+              Optional<DeviceStore.StateRow> row = DeviceStore.stateRow(tx, deviceId);
+              if (row.isEmpty() || (!evenIfSame && next.wireName().equals(row.get().state()))) {
                 return Optional.<DeviceEvent>empty();
               }
-              if (next != DeviceState.FAILED && held(h, deviceId)) {
+              if (next != DeviceState.FAILED && DeviceStateStore.held(tx, deviceId)) {
                 // A held device stays failed with its reason until resumed (QueueHolds releases
                 // the hold before recording the state it resumes in): a driver reporting it
                 // online as it attaches after a restart or a lease handover changes nothing.
                 return Optional.<DeviceEvent>empty();
               }
-              String old = (String) row.get().get("state");
-              h.createUpdate("UPDATE device SET state = ? WHERE id = ?")
-                  .bind(0, next.wireName())
-                  .bind(1, deviceId)
-                  .execute();
-              h.createUpdate(
-                      "INSERT INTO device_event (device_id, old_state, new_state, reason, at)"
-                          + " VALUES (?, ?, ?, ?, ?)")
-                  .bind(0, deviceId)
-                  .bind(1, old)
-                  .bind(2, next.wireName())
-                  .bind(3, reason)
-                  .bind(4, at.toEpochMilli())
-                  .execute();
-              Object url = row.get().get("status_webhook_url");
-              if (url != null) {
+              String old = row.get().state();
+              DeviceStore.setState(tx, deviceId, next.wireName());
+              DeviceStateStore.addEvent(tx, deviceId, old, next.wireName(), reason, at);
+              Optional<String> url = row.get().statusWebhookUrl();
+              if (url.isPresent()) {
                 // Taken in the writer, like message events' ids: by id, events to one URL
                 // are in the order of their commits.
                 long eventId = ids.next();
-                String number = String.valueOf(row.get().get("number"));
+                String number = row.get().number();
                 WebhookOutbox.add(
-                    h,
+                    tx,
                     eventId,
                     deviceId,
-                    url.toString(),
+                    url.get(),
                     "device.status",
                     payload(eventId, deviceId, number, old, next, reason, at),
                     at);
@@ -162,15 +143,6 @@ public final class DeviceStates {
               }
               return change;
             });
-  }
-
-  /** Whether the device's queue is held ({@link DeviceHolds}), read in the writer's transaction. */
-  private static boolean held(org.jdbi.v3.core.Handle h, long deviceId) {
-    return h.createQuery("SELECT COUNT(*) FROM device_hold WHERE device_id = ?")
-            .bind(0, deviceId)
-            .mapTo(Integer.class)
-            .one()
-        > 0;
   }
 
   /** The device-status webhook's JSON; see docs/webhooks.md. */
@@ -199,15 +171,7 @@ public final class DeviceStates {
   }
 
   public DeviceState current(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT state FROM device WHERE id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(String.class)
-                    .findOne()
-                    .map(DeviceState::ofWireName)
-                    .orElse(DeviceState.NONE));
+    return devices.state(deviceId).map(DeviceState::ofWireName).orElse(DeviceState.NONE);
   }
 
   /**
@@ -221,36 +185,14 @@ public final class DeviceStates {
     if (deviceIds.isEmpty()) {
       return java.util.Set.of();
     }
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT d.id FROM device d WHERE d.id IN (<ids>)"
-                            + " AND (d.state IN ('online', 'offline')"
-                            + " OR (d.state = 'port_down' AND (SELECT e.old_state FROM"
-                            + " device_event e WHERE e.device_id = d.id AND e.new_state ="
-                            + " 'port_down' ORDER BY e.at DESC, e."
-                            + db.dialect().insertionOrder()
-                            + " DESC LIMIT 1) IN ('online', 'offline')))")
-                    .bindList("ids", List.copyOf(deviceIds))
-                    .mapTo(Long.class)
-                    .collect(java.util.stream.Collectors.toSet()));
+    return store.linked(deviceIds);
   }
 
   /** The stored state of every device, in one read. */
   public Map<Long, DeviceState> all() {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT id, state FROM device")
-                    .reduceRows(
-                        new HashMap<Long, DeviceState>(),
-                        (map, row) -> {
-                          map.put(
-                              row.getColumn("id", Long.class),
-                              DeviceState.ofWireName(row.getColumn("state", String.class)));
-                          return map;
-                        }));
+    Map<Long, DeviceState> all = new HashMap<>();
+    devices.states().forEach((id, state) -> all.put(id, DeviceState.ofWireName(state)));
+    return all;
   }
 
   /**
@@ -258,22 +200,14 @@ public final class DeviceStates {
    * SenderTroubleAsState}): the last change says so.
    */
   public boolean senderStuck(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT new_state, reason FROM device_event WHERE device_id = ?"
-                            + " ORDER BY at DESC, "
-                            + db.dialect().insertionOrder()
-                            + " DESC LIMIT 1")
-                    .bind(0, deviceId)
-                    .map(
-                        (rs, ctx) ->
-                            DeviceState.FAILED.wireName().equals(rs.getString("new_state"))
-                                && rs.getString("reason") != null
-                                && rs.getString("reason").startsWith(SenderTroubleAsState.STUCK))
-                    .findOne()
-                    .orElse(false));
+    return store
+        .lastEvent(deviceId)
+        .map(
+            last ->
+                DeviceState.FAILED.wireName().equals(last.get(0))
+                    && last.get(1) != null
+                    && last.get(1).startsWith(SenderTroubleAsState.STUCK))
+        .orElse(false);
   }
 
   /** The reason of the device's last recorded state change or step, if any. */
@@ -284,22 +218,6 @@ public final class DeviceStates {
 
   /** Every change of the device's state, oldest first. */
   public List<DeviceEvent> history(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT old_state, new_state, reason, at FROM device_event"
-                            + " WHERE device_id = ? ORDER BY at, "
-                            + db.dialect().insertionOrder())
-                    .bind(0, deviceId)
-                    .map(
-                        (rs, ctx) ->
-                            new DeviceEvent(
-                                deviceId,
-                                DeviceState.ofWireName(rs.getString("old_state")),
-                                DeviceState.ofWireName(rs.getString("new_state")),
-                                Optional.ofNullable(rs.getString("reason")),
-                                Instant.ofEpochMilli(rs.getLong("at"))))
-                    .list());
+    return store.history(deviceId);
   }
 }

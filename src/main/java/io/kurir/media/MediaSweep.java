@@ -36,7 +36,7 @@ public final class MediaSweep implements AutoCloseable {
   private static final Duration EVERY = Duration.ofHours(1);
 
   private final MediaFiles files;
-  private final MediaReferences references;
+  private final MediaReferenceStore references;
   private final Clock clock;
   private final ScheduledExecutorService loop =
       Executors.newSingleThreadScheduledExecutor(
@@ -52,7 +52,7 @@ public final class MediaSweep implements AutoCloseable {
    */
   public MediaSweep(MediaFiles files, Database db, Clock clock, java.time.Duration keepFor) {
     this.files = files;
-    this.references = new MediaReferences(db);
+    this.references = new MediaReferenceStore(db);
     this.clock = clock;
     this.keepFor = keepFor;
     this.failures = RepeatingFailure.atFixedPace(log, "the media sweep", clock, EVERY);

@@ -4,7 +4,6 @@ import io.kurir.message.MediaRef;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 
@@ -28,7 +27,7 @@ public final class Uploads {
   /** The outcome of an upload: the stored upload's id, or why it was refused. */
   public record Outcome(Optional<Long> id, Optional<Refusal> refusal) {}
 
-  private final Database db;
+  private final UploadStore store;
   private final IdGenerator ids;
   private final Clock clock;
   private final MediaFiles files;
@@ -41,7 +40,7 @@ public final class Uploads {
    */
   public Uploads(
       Database db, IdGenerator ids, Clock clock, MediaFiles files, long maxBytes, long quotaBytes) {
-    this.db = db;
+    this.store = new UploadStore(db);
     this.ids = ids;
     this.clock = clock;
     this.files = files;
@@ -69,68 +68,15 @@ public final class Uploads {
     long now = clock.millis();
     // The file the name had before stays until the media sweep finds no row refers to it.
     boolean stored =
-        db.writes()
-            .write(
-                h -> {
-                  // Checked again in the write: two uploads at once must not pass the quota
-                  // together.
-                  long used =
-                      h.createQuery(USED_BY_LICENSE)
-                          .bind(0, device.licenseId())
-                          .bind(1, device.id())
-                          .bind(2, name)
-                          .mapTo(Long.class)
-                          .one();
-                  if (used + bytes.length > quotaBytes) {
-                    return false;
-                  }
-                  int replaced =
-                      h.createUpdate(
-                              "UPDATE upload SET mime_type = ?, path = ?, size = ?, created_at = ?"
-                                  + " WHERE device_id = ? AND name = ?")
-                          .bind(0, type)
-                          .bind(1, kept.path().toString())
-                          .bind(2, bytes.length)
-                          .bind(3, now)
-                          .bind(4, device.id())
-                          .bind(5, name)
-                          .execute();
-                  if (replaced == 0) {
-                    h.createUpdate(
-                            "INSERT INTO upload (id, device_id, name, mime_type, path, size, created_at)"
-                                + " VALUES (?, ?, ?, ?, ?, ?, ?)")
-                        .bind(0, id)
-                        .bind(1, device.id())
-                        .bind(2, name)
-                        .bind(3, type)
-                        .bind(4, kept.path().toString())
-                        .bind(5, bytes.length)
-                        .bind(6, now)
-                        .execute();
-                  }
-                  return true;
-                });
+        store.put(device, name, id, type, kept.path().toString(), bytes.length, now, quotaBytes);
     if (!stored) {
       return refused(Refusal.OVER_QUOTA); // the kept file is left to the media sweep
     }
     return new Outcome(Optional.of(idOf(device, name).orElse(id)), Optional.empty());
   }
 
-  // The bytes a license's uploads hold, but for the one a new upload of this name replaces.
-  private static final String USED_BY_LICENSE =
-      "SELECT COALESCE(SUM(u.size), 0) FROM upload u JOIN device d ON d.id = u.device_id"
-          + " WHERE d.license_id = ? AND NOT (u.device_id = ? AND u.name = ?)";
-
   private long usedByLicense(Device device, String name) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(USED_BY_LICENSE)
-                    .bind(0, device.licenseId())
-                    .bind(1, device.id())
-                    .bind(2, name)
-                    .mapTo(Long.class)
-                    .one());
+    return store.usedByLicense(device, name);
   }
 
   /**
@@ -143,33 +89,17 @@ public final class Uploads {
       raw = raw.substring("/media/".length());
     }
     String name = keyOf(raw);
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT name, mime_type, path FROM upload WHERE device_id = ? AND name = ?")
-                    .bind(0, device.id())
-                    .bind(1, name)
-                    .map(
-                        (rs, ctx) ->
-                            new MediaRef(
-                                displayName(rs.getString("name"), rs.getString("mime_type")),
-                                rs.getString("mime_type"),
-                                Path.of(rs.getString("path"))))
-                    .findOne())
+    return store
+        .find(device, name)
+        .map(
+            row ->
+                new MediaRef(displayName(row.name(), row.mimeType()), row.mimeType(), row.path()))
         // Used now: the media sweep leaves its file alone while the send is accepted.
         .filter(ref -> files.markUsed(ref.path()));
   }
 
   private Optional<Long> idOf(Device device, String name) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT id FROM upload WHERE device_id = ? AND name = ?")
-                    .bind(0, device.id())
-                    .bind(1, name)
-                    .mapTo(Long.class)
-                    .findOne());
+    return store.idOf(device, name);
   }
 
   /**

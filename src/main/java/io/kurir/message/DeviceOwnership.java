@@ -212,8 +212,6 @@ final class DeviceOwnership implements AutoCloseable {
     }
   }
 
-  private record Lease(long deviceId, String owner, long expiresAt) {}
-
   /** One look at every switched-on device's lease; see the class comment. */
   private void look(boolean report) {
     // Who held a lease before the table was read: only they can be judged to have lost it (a lease
@@ -228,16 +226,7 @@ final class DeviceOwnership implements AutoCloseable {
               }
             });
     long now = clock.millis();
-    List<Lease> rows =
-        db.jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery(
-                            "SELECT d.id, l.owner, l.expires_at FROM device d"
-                                + " LEFT JOIN device_lease l ON l.device_id = d.id"
-                                + " WHERE d.disabled = 0 ORDER BY d.id")
-                        .map((rs, ctx) -> new Lease(rs.getLong(1), rs.getString(2), rs.getLong(3)))
-                        .list());
+    List<LeaseStore.Row> rows = leases.devicesWithLeases();
     int live = db.liveNodes();
     int share = (rows.size() + live - 1) / live;
     Map<Long, DeviceSender> mine = senders.all();
@@ -246,7 +235,7 @@ final class DeviceOwnership implements AutoCloseable {
     Set<Long> held = new HashSet<>();
     List<Long> ownFromBefore = new ArrayList<>();
     List<Long> takeable = new ArrayList<>();
-    for (Lease l : rows) {
+    for (LeaseStore.Row l : rows) {
       boolean own = leases.owner().equals(l.owner());
       boolean expired = l.owner() == null || l.expiresAt() < now;
       DeviceSender s = mine.get(l.deviceId());

@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -25,7 +26,11 @@ final class IdempotencyKeyStore {
   }
 
   /** {@link #find(long, String, Instant)} in the caller's transaction. */
-  static Optional<Row> find(Handle h, long deviceId, String key, Instant after) {
+  static Optional<Row> find(Transaction tx, long deviceId, String key, Instant after) {
+    return find(tx.handle(), deviceId, key, after);
+  }
+
+  private static Optional<Row> find(Handle h, long deviceId, String key, Instant after) {
     return h.createQuery(
             "SELECT fingerprint, ids FROM idempotency_key"
                 + " WHERE device_id = ? AND idem_key = ? AND created_at > ?")
@@ -41,8 +46,9 @@ final class IdempotencyKeyStore {
    * transaction.
    */
   static void put(
-      Handle h, long deviceId, String key, String fingerprint, List<Long> ids, Instant at) {
-    h.createUpdate(
+      Transaction tx, long deviceId, String key, String fingerprint, List<Long> ids, Instant at) {
+    tx.handle()
+        .createUpdate(
             "INSERT INTO idempotency_key (device_id, idem_key, fingerprint, ids, created_at)"
                 + " VALUES (?, ?, ?, ?, ?)"
                 + " ON CONFLICT (device_id, idem_key) DO UPDATE SET fingerprint ="

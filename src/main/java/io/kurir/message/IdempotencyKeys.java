@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,7 +12,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -161,13 +161,13 @@ public final class IdempotencyKeys {
      * tells after the commit), in the caller's write transaction. It never throws for a different
      * request, so that it cannot fail the other writes of a group commit.
      */
-    public boolean takenIn(Handle h) {
-      return IdempotencyKeyStore.find(h, deviceId, key, oldestKept()).isPresent();
+    public boolean takenIn(Transaction tx) {
+      return IdempotencyKeyStore.find(tx, deviceId, key, oldestKept()).isPresent();
     }
 
     /** Records that this request stored {@code ids}, in the caller's write transaction. */
-    public void recordIn(Handle h, List<Long> ids) {
-      IdempotencyKeyStore.put(h, deviceId, key, fingerprint, ids, clock.instant());
+    public void recordIn(Transaction tx, List<Long> ids) {
+      IdempotencyKeyStore.put(tx, deviceId, key, fingerprint, ids, clock.instant());
     }
   }
 

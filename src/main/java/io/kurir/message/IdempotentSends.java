@@ -1,5 +1,6 @@
 package io.kurir.message;
 
+import io.kurir.store.Transaction;
 import io.kurir.tenant.Device;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,11 +92,14 @@ final class IdempotentSends {
    */
   Messages.Guard firstWithKey(IdempotencyKeys.Claim claim, List<Message> messages) {
     List<Long> ids = messages.stream().map(Message::id).toList();
+    // Messages.Guard still hands over the message store's Jdbi handle: Messages is being split
+    // (issue 28); when its Guard takes a Transaction, this wrapping goes.
     return (h, messageId) -> {
-      if (claim.takenIn(h)) {
+      Transaction tx = Transaction.of(h);
+      if (claim.takenIn(tx)) {
         return false;
       }
-      claim.recordIn(h, ids);
+      claim.recordIn(tx, ids);
       return true;
     };
   }

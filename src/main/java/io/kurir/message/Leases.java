@@ -14,12 +14,12 @@ import org.jdbi.v3.core.Handle;
  * <p>Thread-safe; every write goes through the group-commit writer.
  */
 final class Leases {
-  private final Database db;
+  private final LeaseStore store;
   private final String owner;
   private final Duration ttl;
 
   Leases(Database db, String owner, Duration ttl) {
-    this.db = db;
+    this.store = new LeaseStore(db);
     this.owner = owner;
     this.ttl = ttl;
   }
@@ -48,34 +48,7 @@ final class Leases {
 
   /** Takes the device's lease if it is free, expired or this owner's. */
   Take acquire(long deviceId, Instant now) {
-    long until = now.plus(ttl).toEpochMilli();
-    return db.writes()
-        .write(
-            h -> {
-              int taken =
-                  h.createUpdate(
-                          "UPDATE device_lease SET owner = ?, expires_at = ? WHERE device_id = ?"
-                              + " AND (owner = ? OR expires_at < ?)")
-                      .bind(0, owner)
-                      .bind(1, until)
-                      .bind(2, deviceId)
-                      .bind(3, owner)
-                      .bind(4, now.toEpochMilli())
-                      .execute();
-              if (taken > 0) {
-                return Take.LEFT_BEHIND;
-              }
-              // Portable "insert if absent": a row another node inserts meanwhile wins.
-              int inserted =
-                  h.createUpdate(
-                          "INSERT INTO device_lease (device_id, owner, expires_at) VALUES (?, ?, ?)"
-                              + " ON CONFLICT (device_id) DO NOTHING")
-                      .bind(0, deviceId)
-                      .bind(1, owner)
-                      .bind(2, until)
-                      .execute();
-              return inserted > 0 ? Take.FREE : Take.REFUSED;
-            });
+    return store.acquire(deviceId, owner, now.plus(ttl).toEpochMilli(), now);
   }
 
   /**
@@ -84,48 +57,30 @@ final class Leases {
    * takes it again like any other ({@link #acquire}).
    */
   int renewAll(Instant now) {
-    return db.writes()
-        .write(
-            h ->
-                h.createUpdate(
-                        "UPDATE device_lease SET expires_at = ? WHERE owner = ? AND expires_at >= ?")
-                    .bind(0, now.plus(ttl).toEpochMilli())
-                    .bind(1, owner)
-                    .bind(2, now.toEpochMilli())
-                    .execute());
+    return store.renewAll(owner, now.plus(ttl), now);
   }
 
   /** Whether this owner still holds the device's lease. */
   boolean holds(long deviceId) {
-    try {
-      return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
-    } catch (java.sql.SQLException e) {
-      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
-    }
+    return store.holds(deviceId, owner);
   }
 
-  /** Whether {@code owner} holds the device's lease, in the caller's transaction. */
+  /**
+   * Whether {@code owner} holds the device's lease, in the caller's transaction. The message
+   * store's claims call it with their Jdbi handle; once the message store's split (issue 28) calls
+   * {@link LeaseStore} itself, this goes.
+   */
   static boolean holds(Handle h, long deviceId, String owner) throws java.sql.SQLException {
-    // Plain JDBC: it runs in every claim's transaction.
-    try (java.sql.PreparedStatement q =
-        h.getConnection()
-            .prepareStatement("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = ?")) {
-      q.setLong(1, deviceId);
-      q.setString(2, owner);
-      try (java.sql.ResultSet rs = q.executeQuery()) {
-        return rs.next();
-      }
-    }
+    return LeaseStore.holds(h, deviceId, owner);
   }
 
   /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */
   java.util.concurrent.CompletableFuture<Integer> release(long deviceId) {
-    return db.writes()
-        .submit(
-            h ->
-                h.createUpdate("DELETE FROM device_lease WHERE device_id = ? AND owner = ?")
-                    .bind(0, deviceId)
-                    .bind(1, owner)
-                    .execute());
+    return store.release(deviceId, owner);
+  }
+
+  /** Every device that is switched on, with its lease if any, by id. */
+  java.util.List<LeaseStore.Row> devicesWithLeases() {
+    return store.devicesWithLeases();
   }
 }

@@ -4,10 +4,8 @@ import io.kurir.store.Database;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import org.jdbi.v3.core.Handle;
 
 /**
  * The gauges read from the database: messages waiting per state, webhook deliveries waiting or
@@ -41,14 +39,14 @@ final class QueueFigures {
   /** A device's driver and its state: the stored state's name, or {@code disabled}. */
   record DriverState(String driver, String state) {}
 
-  private final Database db;
+  private final QueueFigureStore store;
   private final Clock clock;
   private final LongSupplier nanoTime;
   private Figures figures;
   private long readAtNanos;
 
   QueueFigures(Database db, Clock clock, LongSupplier nanoTime) {
-    this.db = db;
+    this.store = new QueueFigureStore(db);
     this.clock = clock;
     this.nanoTime = nanoTime;
   }
@@ -102,52 +100,6 @@ final class QueueFigures {
   }
 
   private Figures read() {
-    Map<String, Long> messages = new HashMap<>();
-    Map<String, Instant> oldestMessage = new HashMap<>();
-    Map<String, Long> deliveries = new HashMap<>();
-    Map<String, Instant> oldestDelivery = new HashMap<>();
-    Map<DriverState, Long> devices = new HashMap<>();
-    db.jdbi()
-        .useHandle(
-            h -> {
-              countByState(h, "message", "'pending', 'sending'", messages, oldestMessage);
-              countByState(h, "webhook_delivery", "'pending', 'dead'", deliveries, oldestDelivery);
-              // A switched-off device counts as disabled, whatever its session last said: an
-              // alert on offline devices should not fire for devices an operator switched off.
-              h.createQuery(
-                      "SELECT driver, CASE WHEN disabled <> 0 THEN 'disabled' ELSE state END AS s,"
-                          + " COUNT(*) AS n FROM device WHERE deleted_at IS NULL"
-                          + " GROUP BY driver, CASE WHEN disabled <> 0 THEN 'disabled' ELSE state"
-                          + " END")
-                  .map(
-                      (rs, ctx) ->
-                          Map.entry(
-                              new DriverState(rs.getString("driver"), rs.getString("s")),
-                              rs.getLong("n")))
-                  .forEach(e -> devices.put(e.getKey(), e.getValue()));
-            });
-    return new Figures(messages, oldestMessage, deliveries, oldestDelivery, devices);
-  }
-
-  /** Rows of {@code table} in each of {@code states}, and the oldest one's creation. */
-  private static void countByState(
-      Handle h,
-      String table,
-      String states,
-      Map<String, Long> counts,
-      Map<String, Instant> oldest) {
-    h.createQuery(
-            "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM "
-                + table
-                + " WHERE state IN ("
-                + states
-                + ") GROUP BY state")
-        .map(
-            (rs, ctx) -> {
-              counts.put(rs.getString("state"), rs.getLong("n"));
-              oldest.put(rs.getString("state"), Instant.ofEpochMilli(rs.getLong("oldest")));
-              return rs.getString("state");
-            })
-        .list();
+    return store.read();
   }
 }

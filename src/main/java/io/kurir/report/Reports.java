@@ -58,12 +58,12 @@ public final class Reports {
     record KeywordTooLong(int maxChars) implements Result {}
   }
 
-  private final Database db;
+  private final ReportStore store;
   private final Clock clock;
   private final ZoneId zone;
 
   public Reports(Database db, Clock clock, ZoneId zone) {
-    this.db = db;
+    this.store = new ReportStore(db);
     this.clock = clock;
     this.zone = zone;
   }
@@ -77,33 +77,7 @@ public final class Reports {
     }
     Optional<String> pattern = stripped.map(Dialect::containsPattern);
     List<Row> rows =
-        db.jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery(
-                            "SELECT id, body, kind, recipient, state, reason, created_at FROM message"
-                                + " WHERE device_id = :device AND created_at >= :from"
-                                + " AND created_at < :to"
-                                + (pattern.isPresent()
-                                    ? " AND " + db.dialect().lowerLike("body", "pattern")
-                                    : "")
-                                + " ORDER BY created_at DESC, id DESC LIMIT :limit")
-                        .bind("device", device.id())
-                        .bind("from", from)
-                        .bind("to", to)
-                        .bind("pattern", pattern.orElse(""))
-                        .bind("limit", MAX_ROWS)
-                        .map(
-                            (rs, ctx) ->
-                                new Row(
-                                    rs.getLong("id"),
-                                    rs.getString("body"),
-                                    rs.getString("kind"),
-                                    rs.getString("recipient"),
-                                    rs.getString("state"),
-                                    failureReason(rs.getString("state"), rs.getString("reason")),
-                                    Instant.ofEpochMilli(rs.getLong("created_at"))))
-                        .withStream(Reports::withinTextBudget));
+        store.newest(device.id(), from, to, pattern, MAX_ROWS, Reports::withinTextBudget);
     if (!rows.isEmpty()) {
       return new Result.Found(rows.reversed());
     }
@@ -114,7 +88,7 @@ public final class Reports {
   }
 
   /** The stored reason of a failed message; a retried one's last failure is not shown. */
-  private static Optional<String> failureReason(String state, String reason) {
+  static Optional<String> failureReason(String state, String reason) {
     return MessageState.FAILED.wireName().equals(state)
         ? Optional.ofNullable(reason)
         : Optional.empty();
@@ -139,17 +113,6 @@ public final class Reports {
   }
 
   private boolean anyIn(Device device, long from, long to) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT 1 FROM message WHERE device_id = ? AND created_at >= ?"
-                            + " AND created_at < ? LIMIT 1")
-                    .bind(0, device.id())
-                    .bind(1, from)
-                    .bind(2, to)
-                    .mapTo(Integer.class)
-                    .findOne()
-                    .isPresent());
+    return store.anyIn(device.id(), from, to);
   }
 }

@@ -3,6 +3,7 @@ package io.kurir.schedule;
 import io.kurir.message.IdempotencyKeys;
 import io.kurir.message.MessageState;
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,7 +49,7 @@ final class ScheduleStore {
         .write(
             h -> {
               // The key first: a repeat is not refused for the place its first request took.
-              if (claim.isPresent() && claim.get().takenIn(h)) {
+              if (claim.isPresent() && claim.get().takenIn(Transaction.of(h))) {
                 return Insert.KEY_TAKEN;
               }
               if (countInMinute(h, s.deviceId(), s.dueAt()) >= limit) {
@@ -70,7 +71,7 @@ final class ScheduleStore {
                   .bind(9, s.createdAt().toEpochMilli())
                   .execute();
               if (claim.isPresent()) {
-                claim.get().recordIn(h, List.of(s.id()));
+                claim.get().recordIn(Transaction.of(h), List.of(s.id()));
               }
               return Insert.STORED;
             });

@@ -103,7 +103,7 @@ public final class InstanceLock implements AutoCloseable {
    * key. Nothing on SQLite, where the rotation holds the gateway's own file lock ({@link
    * #forMaintenance}).
    */
-  public static void lockSecretsKey(org.jdbi.v3.core.Handle h, Dialect dialect) {
+  static void lockSecretsKey(org.jdbi.v3.core.Handle h, Dialect dialect) {
     if (dialect.singleWriter()) {
       return;
     }

@@ -146,6 +146,16 @@ public final class WriteQueue implements AutoCloseable {
     return pending.done;
   }
 
+  /** {@link #submit} for work outside the stores, which sees the transaction only as a type. */
+  public <T> CompletableFuture<T> submitIn(Transaction.Work<T> work) {
+    return submit(h -> work.in(Transaction.of(h)));
+  }
+
+  /** {@link #write} for work outside the stores, which sees the transaction only as a type. */
+  public <T> T writeIn(Transaction.Work<T> work) {
+    return write(h -> work.in(Transaction.of(h)));
+  }
+
   /**
    * Runs {@code work} in a shared transaction and returns its result once committed. A commit that
    * takes longer than {@link #WRITE_TIMEOUT} (a disk that stopped answering) fails the caller

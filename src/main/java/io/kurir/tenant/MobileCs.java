@@ -2,13 +2,10 @@ package io.kurir.tenant;
 
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.jdbi.v3.core.statement.StatementContext;
 
 /**
  * Mobile CS entries: customer-service handsets of a license, each tied to one of its devices and
@@ -28,13 +25,13 @@ public final class MobileCs {
       String handsetId,
       Instant createdAt) {}
 
-  private final Database db;
+  private final MobileCsStore store;
   private final IdGenerator ids;
   private final Clock clock;
   private final Tenants tenants;
 
   public MobileCs(Database db, IdGenerator ids, Clock clock, Tenants tenants) {
-    this.db = db;
+    this.store = new MobileCsStore(db);
     this.ids = ids;
     this.clock = clock;
     this.tenants = tenants;
@@ -61,42 +58,17 @@ public final class MobileCs {
             playerId.strip(),
             handsetId.strip(),
             clock.instant());
-    db.writes()
-        .write(
-            h ->
-                h.createUpdate(
-                        "INSERT INTO mobile_cs (id, license_id, device_id, cs_name, player_id,"
-                            + " handset_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                    .bind(0, e.id())
-                    .bind(1, e.licenseId())
-                    .bind(2, e.deviceId())
-                    .bind(3, e.name())
-                    .bind(4, e.playerId())
-                    .bind(5, e.handsetId())
-                    .bind(6, e.createdAt().toEpochMilli())
-                    .execute());
+    store.insert(e);
     return e;
   }
 
   /** A license's entries, oldest first. */
   public List<Entry> of(long licenseId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM mobile_cs WHERE license_id = ? ORDER BY id")
-                    .bind(0, licenseId)
-                    .map(MobileCs::entry)
-                    .list());
+    return store.ofLicense(licenseId);
   }
 
   public Optional<Entry> find(long id) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM mobile_cs WHERE id = ?")
-                    .bind(0, id)
-                    .map(MobileCs::entry)
-                    .findOne());
+    return store.find(id);
   }
 
   /**
@@ -106,18 +78,7 @@ public final class MobileCs {
    */
   public Optional<Device> deviceForTarget(License license, String target) {
     String id = target.strip();
-    Optional<Long> deviceId =
-        db.jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery(
-                            "SELECT device_id FROM mobile_cs WHERE license_id = ?"
-                                + " AND (player_id = ? OR handset_id = ?) ORDER BY id LIMIT 1")
-                        .bind(0, license.id())
-                        .bind(1, id)
-                        .bind(2, id)
-                        .mapTo(Long.class)
-                        .findOne());
+    Optional<Long> deviceId = store.deviceOfTarget(license.id(), id);
     if (deviceId.isEmpty() && id.matches("\\d{1,18}")) {
       deviceId = Optional.of(Long.parseLong(id));
     }
@@ -131,19 +92,6 @@ public final class MobileCs {
 
   /** Removes an entry; false when there was none. */
   public boolean remove(long id) {
-    return db.writes()
-            .write(h -> h.createUpdate("DELETE FROM mobile_cs WHERE id = ?").bind(0, id).execute())
-        == 1;
-  }
-
-  private static Entry entry(ResultSet rs, StatementContext ctx) throws SQLException {
-    return new Entry(
-        rs.getLong("id"),
-        rs.getLong("license_id"),
-        rs.getLong("device_id"),
-        rs.getString("cs_name"),
-        rs.getString("player_id"),
-        rs.getString("handset_id"),
-        Instant.ofEpochMilli(rs.getLong("created_at")));
+    return store.remove(id);
   }
 }

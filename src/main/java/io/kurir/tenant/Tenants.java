@@ -54,6 +54,7 @@ public final class Tenants {
   }
 
   private final TenantStore store;
+  private final DeviceStore devices;
   private final IdGenerator ids;
   private final Clock clock;
   private final ZoneId zone;
@@ -69,12 +70,13 @@ public final class Tenants {
       PhoneNumbers phones,
       DeviceDrivers drivers) {
     this.store = new TenantStore(db);
+    this.devices = new DeviceStore(db);
     this.ids = ids;
     this.clock = clock;
     this.zone = zone;
     this.phones = phones;
     this.drivers = drivers;
-    ids.continueAfter(db.jdbi().withHandle(TenantStore::maxId));
+    ids.continueAfter(store.maxId());
   }
 
   // --- partners
@@ -265,7 +267,7 @@ public final class Tenants {
                 () ->
                     new TenantException(
                         Reason.INVALID, "number: '" + number + "' is not a valid phone number"));
-    if (store.deviceByNumber(e164).isPresent()) {
+    if (devices.deviceByNumber(e164).isPresent()) {
       // One number is one account on the network: it cannot be linked twice.
       throw new TenantException(Reason.CONFLICT, "a device with number " + e164 + " exists");
     }
@@ -288,7 +290,7 @@ public final class Tenants {
             false,
             clock.instant());
     try {
-      store.insert(device, checkedConfig);
+      devices.insert(device, checkedConfig);
       ecoKeys.clear();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
@@ -300,11 +302,11 @@ public final class Tenants {
   }
 
   public List<Device> devices() {
-    return store.devices();
+    return devices.devices();
   }
 
   public Device device(long id) {
-    return store
+    return devices
         .device(id)
         .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no device " + id));
   }
@@ -316,7 +318,7 @@ public final class Tenants {
   public Device rotate(long deviceId, Credential credential) {
     device(deviceId);
     String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
-    store.setDeviceCredential(deviceId, credential.column, value);
+    devices.setDeviceCredential(deviceId, credential.column, value);
     ecoKeys.clear();
     Device d = device(deviceId);
     return new Device(
@@ -351,7 +353,7 @@ public final class Tenants {
   }
 
   public void setDeviceDisabled(long id, boolean disabled) {
-    requireFound(store.setDisabled("device", id, disabled), "device", id);
+    requireFound(devices.setDisabled(id, disabled), "device", id);
     ecoKeys.clear();
     Device changed = device(id);
     deviceListeners.forEach(l -> l.accept(changed));
@@ -368,7 +370,7 @@ public final class Tenants {
     Device device = device(id);
     List<String> newCredentials =
         List.of(Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH));
-    requireFound(store.delete(id, clock.instant(), newCredentials), "device", id);
+    requireFound(devices.delete(id, clock.instant(), newCredentials), "device", id);
     ecoKeys.clear();
     deletedListeners.forEach(l -> l.accept(device));
     return device;
@@ -422,7 +424,7 @@ public final class Tenants {
             credential.name() + "\u0000" + value,
             k -> {
               Device device =
-                  store
+                  devices
                       .deviceByCredential(credential.column, value)
                       .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown device"));
               License license = license(device.licenseId());
@@ -465,12 +467,12 @@ public final class Tenants {
    * a message ended stays readable after its device was deleted).
    */
   public java.util.Set<Long> deviceIdsEverOf(License license) {
-    return store.deviceIdsOfLicense(license.id());
+    return devices.deviceIdsOfLicense(license.id());
   }
 
   /** A license's devices, oldest first. */
   public List<Device> devicesOf(License license) {
-    return store.devicesOfLicense(license.id());
+    return devices.devicesOfLicense(license.id());
   }
 
   /**
@@ -541,7 +543,7 @@ public final class Tenants {
 
   /** A device's driver configuration, secrets included: for its driver only. */
   public Map<String, String> deviceConfig(long deviceId) {
-    return store.deviceConfig(deviceId);
+    return devices.deviceConfig(deviceId);
   }
 
   /**
@@ -549,7 +551,7 @@ public final class Tenants {
    */
   public Map<String, String> deviceConfigShown(Device device) {
     Map<String, String> shown = new java.util.TreeMap<>();
-    store
+    devices
         .deviceConfig(device.id())
         .forEach((k, v) -> shown.put(k, drivers.isSecret(device.driver(), k) ? SECRET_SHOWN : v));
     return shown;
@@ -565,9 +567,9 @@ public final class Tenants {
    */
   public Device configureDevice(long deviceId, Map<String, String> changes) {
     Device device = device(deviceId);
-    Map<String, String> next = configured(device.driver(), store.deviceConfig(deviceId), changes);
+    Map<String, String> next = configured(device.driver(), devices.deviceConfig(deviceId), changes);
     requireUnshared(device.driver(), next, deviceId);
-    store.replaceDeviceConfig(deviceId, next);
+    devices.replaceDeviceConfig(deviceId, next);
     deviceListeners.forEach(l -> l.accept(device));
     return device;
   }
@@ -584,10 +586,10 @@ public final class Tenants {
       if (value == null) {
         continue;
       }
-      for (Device other : store.devices()) {
+      for (Device other : devices.devices()) {
         if (other.id() != self
             && other.driver().equals(driver)
-            && value.equals(store.deviceConfig(other.id()).get(key))) {
+            && value.equals(devices.deviceConfig(other.id()).get(key))) {
           throw new TenantException(
               Reason.CONFLICT,
               "config: '"
@@ -613,7 +615,7 @@ public final class Tenants {
 
   private AccessCache.Access loadEcoAccess(String key) {
     Device device =
-        store
+        devices
             .deviceByEcoKey(key)
             .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown key"));
     License license = license(device.licenseId());

@@ -6,17 +6,17 @@ import io.kurir.message.MessageState;
 import io.kurir.message.StatusHook;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
+import io.kurir.store.Transaction;
+import io.kurir.tenant.DeviceStore;
 import io.kurir.time.Timestamps;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntSupplier;
-import org.jdbi.v3.core.Handle;
 
 /**
  * The message webhooks of a device (Account API {@code /v2.0/webhook}): the incoming URL, which
@@ -26,20 +26,20 @@ import org.jdbi.v3.core.Handle;
  *
  * <p>Thread-safe.
  */
-public final class MessageWebhooks implements StatusHook {
+public final class MessageWebhooks extends StatusHook {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How often the status hook looks whether any device has an outgoing URL at all. */
   private static final Duration ANY_OUTGOING_RECHECK = Duration.ofSeconds(5);
 
   public enum Direction {
-    INCOMING("incoming_webhook_url", "message.incoming"),
-    OUTGOING("outgoing_webhook_url", "message.status");
+    INCOMING(DeviceStore.WebhookUrl.INCOMING, "message.incoming"),
+    OUTGOING(DeviceStore.WebhookUrl.OUTGOING, "message.status");
 
-    private final String column;
+    private final DeviceStore.WebhookUrl column;
     private final String event;
 
-    Direction(String column, String event) {
+    Direction(DeviceStore.WebhookUrl column, String event) {
       this.column = column;
       this.event = event;
     }
@@ -49,6 +49,7 @@ public final class MessageWebhooks implements StatusHook {
   public record Urls(Optional<String> incoming, Optional<String> outgoing) {}
 
   private final Database db;
+  private final DeviceStore devices;
   private final IdGenerator ids;
   private final Timestamps timestamps;
   private final java.time.Clock clock;
@@ -72,6 +73,7 @@ public final class MessageWebhooks implements StatusHook {
       String ipServer,
       IntSupplier port) {
     this.db = db;
+    this.devices = new DeviceStore(db);
     this.ids = ids;
     this.timestamps = timestamps;
     this.clock = clock;
@@ -82,19 +84,8 @@ public final class MessageWebhooks implements StatusHook {
   }
 
   public Urls urls(long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT incoming_webhook_url, outgoing_webhook_url FROM device"
-                            + " WHERE id = ?")
-                    .bind(0, deviceId)
-                    .map(
-                        (rs, ctx) ->
-                            new Urls(
-                                Optional.ofNullable(rs.getString(1)),
-                                Optional.ofNullable(rs.getString(2))))
-                    .one());
+    List<Optional<String>> urls = devices.messageWebhookUrls(deviceId);
+    return new Urls(urls.get(0), urls.get(1));
   }
 
   /**
@@ -103,13 +94,10 @@ public final class MessageWebhooks implements StatusHook {
    */
   public void set(long deviceId, Direction direction, Optional<String> url) {
     db.writes()
-        .write(
-            h -> {
-              h.createUpdate("UPDATE device SET " + direction.column + " = ? WHERE id = ?")
-                  .bind(0, url.orElse(null))
-                  .bind(1, deviceId)
-                  .execute();
-              WebhookOutbox.retarget(h, deviceId, direction.event, url, clock.instant());
+        .writeIn(
+            tx -> {
+              DeviceStore.setWebhookUrl(tx, deviceId, direction.column, url);
+              WebhookOutbox.retarget(tx, deviceId, direction.event, url, clock.instant());
               return null;
             });
     outboxWake.run();
@@ -130,7 +118,7 @@ public final class MessageWebhooks implements StatusHook {
    * {@code contactType} ({@code lid}, {@code bsuid}), which adds {@code contact_type}.
    */
   public boolean addIncoming(
-      Handle h,
+      Transaction tx,
       long deviceId,
       String senderAddress,
       Optional<String> contactName,
@@ -139,11 +127,7 @@ public final class MessageWebhooks implements StatusHook {
       String keyword,
       Optional<String> groupId,
       Instant at) {
-    Optional<String> url =
-        h.createQuery("SELECT incoming_webhook_url FROM device WHERE id = ?")
-            .bind(0, deviceId)
-            .mapTo(String.class)
-            .findOne();
+    Optional<String> url = DeviceStore.incomingWebhookUrl(tx, deviceId);
     if (url.isEmpty()) {
       return false;
     }
@@ -157,72 +141,54 @@ public final class MessageWebhooks implements StatusHook {
     // Only for a sender with no known phone (contact_name is then a LID or a BSUID): a phone
     // sender's event keeps exactly the contract's fields.
     contactType.ifPresent(type -> body.put("contact_type", type));
-    WebhookOutbox.add(h, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
+    WebhookOutbox.add(tx, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
     return true;
   }
 
   // --- outgoing messages
 
   @Override
-  public boolean moved(Handle h, long messageId, MessageState state, String reason, Instant at)
+  public boolean moved(
+      Transaction tx, long messageId, MessageState state, String reason, Instant at)
       throws SQLException {
-    if (!anyOutgoing(h)) {
+    if (!anyOutgoing(tx)) {
       return false;
     }
-    try (PreparedStatement q =
-        h.getConnection()
-            .prepareStatement(
-                "SELECT m.device_id, m.recipient, m.recipient_type, m.kind, m.body, m.api,"
-                    + " d.number, d.outgoing_webhook_url FROM message m"
-                    + " JOIN device d ON d.id = m.device_id WHERE m.id = ?")) {
-      q.setLong(1, messageId);
-      try (ResultSet rs = q.executeQuery()) {
-        if (!rs.next() || rs.getString("outgoing_webhook_url") == null) {
-          return false;
-        }
-        long eventId = ids.next();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("event", "message.status");
-        body.put("eventId", Long.toString(eventId));
-        body.put("messageId", Long.toString(messageId));
-        body.put("device", Long.toString(rs.getLong("device_id")));
-        body.put("number", digits(rs.getString("number")));
-        boolean toGroup = "group".equals(rs.getString("recipient_type"));
-        body.put("to", toGroup ? rs.getString("recipient") : digits(rs.getString("recipient")));
-        body.put("toGroup", toGroup);
-        body.put("type", rs.getString("kind"));
-        body.put("message", rs.getString("body"));
-        body.put("api", rs.getString("api"));
-        body.put("status", state.wireName());
-        body.put("reason", reason);
-        body.put("time", timestamps.reply(at));
-        WebhookOutbox.addForMessage(
-            h,
-            eventId,
-            rs.getLong("device_id"),
-            messageId,
-            rs.getString("outgoing_webhook_url"),
-            "message.status",
-            json(body),
-            at);
-        return true;
-      }
+    Optional<WebhookStore.StatusSource> found = WebhookStore.statusSource(tx, messageId);
+    if (found.isEmpty()) {
+      return false;
     }
+    WebhookStore.StatusSource m = found.get();
+    long eventId = ids.next();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("event", "message.status");
+    body.put("eventId", Long.toString(eventId));
+    body.put("messageId", Long.toString(messageId));
+    body.put("device", Long.toString(m.deviceId()));
+    body.put("number", digits(m.number()));
+    boolean toGroup = "group".equals(m.recipientType());
+    body.put("to", toGroup ? m.recipient() : digits(m.recipient()));
+    body.put("toGroup", toGroup);
+    body.put("type", m.kind());
+    body.put("message", m.body());
+    body.put("api", m.api());
+    body.put("status", state.wireName());
+    body.put("reason", reason);
+    body.put("time", timestamps.reply(at));
+    WebhookOutbox.addForMessage(
+        tx, eventId, m.deviceId(), messageId, m.outgoingUrl(), "message.status", json(body), at);
+    return true;
   }
 
   @Override
-  public boolean mayWant(Handle h) {
-    return anyOutgoing(h);
+  public boolean mayWant(Transaction tx) {
+    return anyOutgoing(tx);
   }
 
-  private boolean anyOutgoing(Handle h) {
+  private boolean anyOutgoing(Transaction tx) {
     long now = System.nanoTime();
     if (now - anyOutgoingCheckedNanos > ANY_OUTGOING_RECHECK.toNanos()) {
-      anyOutgoing =
-          h.createQuery("SELECT 1 FROM device WHERE outgoing_webhook_url IS NOT NULL LIMIT 1")
-              .mapTo(Integer.class)
-              .findOne()
-              .isPresent();
+      anyOutgoing = DeviceStore.anyOutgoingWebhookUrl(tx);
       anyOutgoingCheckedNanos = now;
     }
     return anyOutgoing;

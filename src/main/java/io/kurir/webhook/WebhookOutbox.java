@@ -3,6 +3,7 @@ package io.kurir.webhook;
 import io.kurir.logging.RepeatingFailure;
 import io.kurir.media.SafeFetcher;
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import io.kurir.time.Wakeable;
 import io.kurir.webhook.WebhookSender.Outcome;
 import io.kurir.webhook.WebhookStore.Delivery;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,8 +126,14 @@ public final class WebhookOutbox implements AutoCloseable {
 
   /** Stores an event for delivery; call it inside the transaction of the change it reports. */
   public static void add(
-      Handle h, long id, long deviceId, String url, String event, String payload, Instant now) {
-    WebhookStore.add(h, id, deviceId, url, event, payload, now, OptionalLong.empty());
+      Transaction tx,
+      long id,
+      long deviceId,
+      String url,
+      String event,
+      String payload,
+      Instant now) {
+    WebhookStore.add(tx, id, deviceId, url, event, payload, now, OptionalLong.empty());
   }
 
   /**
@@ -135,7 +141,7 @@ public final class WebhookOutbox implements AutoCloseable {
    * delivered in order whatever happens to the other events.
    */
   public static void addForMessage(
-      Handle h,
+      Transaction tx,
       long id,
       long deviceId,
       long messageId,
@@ -143,7 +149,7 @@ public final class WebhookOutbox implements AutoCloseable {
       String event,
       String payload,
       Instant now) {
-    WebhookStore.add(h, id, deviceId, url, event, payload, now, OptionalLong.of(messageId));
+    WebhookStore.add(tx, id, deviceId, url, event, payload, now, OptionalLong.of(messageId));
   }
 
   /**
@@ -152,8 +158,8 @@ public final class WebhookOutbox implements AutoCloseable {
    * failed (operators can still replay them). Call it in the transaction that changes the URL.
    */
   public static void retarget(
-      Handle h, long deviceId, String event, Optional<String> url, Instant now) {
-    WebhookStore.retarget(h, deviceId, event, url, now);
+      Transaction tx, long deviceId, String event, Optional<String> url, Instant now) {
+    WebhookStore.retarget(tx, deviceId, event, url, now);
   }
 
   /** HMAC-SHA256 of {@code "<timestamp>.<body>"} with {@code secret}, in hex. */

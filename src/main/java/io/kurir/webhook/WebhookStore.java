@@ -1,6 +1,8 @@
 package io.kurir.webhook;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -78,7 +80,7 @@ final class WebhookStore {
    * so numbers follow commit order on PostgreSQL too.
    */
   static void add(
-      Handle h,
+      Transaction tx,
       long id,
       long deviceId,
       String url,
@@ -86,6 +88,7 @@ final class WebhookStore {
       String payload,
       Instant at,
       OptionalLong messageId) {
+    Handle h = tx.handle();
     h.createUpdate(
             "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
                 + " ON CONFLICT (device_id, event)"
@@ -112,8 +115,52 @@ final class WebhookStore {
         .execute();
   }
 
+  /** What a message's status event tells of it, and the URL it goes to. */
+  record StatusSource(
+      long deviceId,
+      String recipient,
+      String recipientType,
+      String kind,
+      String body,
+      String api,
+      String number,
+      String outgoingUrl) {}
+
+  /**
+   * The message {@code messageId} as its status event shows it, when its device has an outgoing
+   * URL; in the caller's transaction. Plain JDBC: it runs with every status change.
+   */
+  static Optional<StatusSource> statusSource(Transaction tx, long messageId) throws SQLException {
+    try (PreparedStatement q =
+        tx.handle()
+            .getConnection()
+            .prepareStatement(
+                "SELECT m.device_id, m.recipient, m.recipient_type, m.kind, m.body, m.api,"
+                    + " d.number, d.outgoing_webhook_url FROM message m"
+                    + " JOIN device d ON d.id = m.device_id WHERE m.id = ?")) {
+      q.setLong(1, messageId);
+      try (ResultSet rs = q.executeQuery()) {
+        if (!rs.next() || rs.getString("outgoing_webhook_url") == null) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new StatusSource(
+                rs.getLong("device_id"),
+                rs.getString("recipient"),
+                rs.getString("recipient_type"),
+                rs.getString("kind"),
+                rs.getString("body"),
+                rs.getString("api"),
+                rs.getString("number"),
+                rs.getString("outgoing_webhook_url")));
+      }
+    }
+  }
+
   /** See {@link WebhookOutbox#retarget}. An attempt under way keeps its claim. */
-  static void retarget(Handle h, long deviceId, String event, Optional<String> url, Instant now) {
+  static void retarget(
+      Transaction tx, long deviceId, String event, Optional<String> url, Instant now) {
+    Handle h = tx.handle();
     if (url.isPresent()) {
       h.createUpdate(
               "UPDATE webhook_delivery SET url = ?, next_attempt_at = ? WHERE device_id = ?"

@@ -16,6 +16,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -377,17 +378,7 @@ class IdempotencyTest {
     Reply reused = eco("/api/scheduler", schedule(d, to, when, "lain"), keys.get(0));
     assertThat(reused.status()).isEqualTo(422);
     assertThat(reused.body()).isEqualTo("idempotency_key_reused");
-    long schedules =
-        kurir
-            .gateway()
-            .database()
-            .jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery("SELECT COUNT(*) FROM schedule WHERE device_id = ?")
-                        .bind(0, d.id())
-                        .mapTo(Long.class)
-                        .one());
+    long schedules = TestTables.of(kurir).schedulesOf(d.id());
     assertThat(schedules).isEqualTo(3);
   }
 
@@ -853,19 +844,7 @@ class IdempotencyTest {
       gateway.post("/api/async_send_message", body, "application/json", HEADER, newKey());
       Eventually.until(
           "the expired key is deleted",
-          () ->
-              gateway
-                      .gateway()
-                      .database()
-                      .jdbi()
-                      .withHandle(
-                          h ->
-                              h.createQuery(
-                                      "SELECT COUNT(*) FROM idempotency_key WHERE idem_key = ?")
-                                  .bind(0, "never-repeated")
-                                  .mapTo(Long.class)
-                                  .one())
-                  == 0);
+          () -> TestTables.of(gateway).idempotencyKeys("never-repeated") == 0);
     }
   }
 
@@ -887,18 +866,7 @@ class IdempotencyTest {
           pool.submit(
               () -> gateway.post("/api/send_message", body, "application/json", HEADER, key));
       Eventually.until("the first is stored", () -> stored(gateway, d) == 2);
-      String state =
-          gateway
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery(
-                              "SELECT state FROM message WHERE device_id = ? ORDER BY id DESC")
-                          .bind(0, d.id())
-                          .mapTo(String.class)
-                          .first());
+      String state = TestTables.of(gateway).messagesOf(d.id()).getLast().state();
       assertThat(state).as("not out yet").isIn("pending", "sending");
 
       Reply again = gateway.post("/api/send_message", body, "application/json", HEADER, key);

@@ -8,6 +8,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
@@ -152,12 +153,8 @@ class ContactIdentitiesTest {
 
     contacts.learn(device.id(), phone, lid);
 
-    String shown =
-        db.withHandle(
-            h ->
-                h.createQuery("SELECT sender || '/' || sender_id FROM inbound_message")
-                    .mapTo(String.class)
-                    .one());
+    TestTables.InboundRow row = TestTables.of(kurir).inbound().getFirst();
+    String shown = row.sender() + "/" + row.senderId().orElse(null);
     assertThat(shown).isEqualTo(phone + "/" + lid.address());
     assertThat(contacts.hasTalkedTo(device.id(), phone)).isTrue();
   }

@@ -14,6 +14,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -77,19 +78,33 @@ class HiddenSenderTest {
         "Bearer " + TestGateway.ADMIN_TOKEN);
   }
 
-  private static String stored(TestGateway kurir, String sql, Object... args) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h -> {
-              var q = h.createQuery(sql);
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return String.join(",", q.mapTo(String.class).list());
-            });
+  /** The device's incoming messages' senders as stored, in the order received, comma-joined. */
+  private static String senders(TestGateway kurir, long deviceId) {
+    return TestTables.of(kurir).inboundOf(deviceId).stream()
+        .sorted(
+            java.util.Comparator.comparingLong(TestTables.InboundRow::receivedAt)
+                .thenComparingLong(TestTables.InboundRow::id))
+        .map(TestTables.InboundRow::sender)
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  /** The device's incoming messages' sender and sender id, as {@code sender/id}, comma-joined. */
+  private static String sendersWithIds(TestGateway kurir, long deviceId) {
+    return TestTables.of(kurir).inboundOf(deviceId).stream()
+        .map(r -> r.sender() + "/" + r.senderId().orElse(null))
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  /** The recipients of the device's auto-replies, comma-joined. */
+  private static String botRecipients(TestGateway kurir, long deviceId) {
+    return TestTables.of(kurir).messagesOf(deviceId).stream()
+        .filter(m -> m.api().equals("bot"))
+        .map(TestTables.MessageRow::recipient)
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  private static String recipientOf(TestGateway kurir, long messageId) {
+    return TestTables.of(kurir).message(messageId).orElseThrow().recipient();
   }
 
   private static List<String> reportedRecipients(TestGateway kurir, Device device)
@@ -120,11 +135,7 @@ class HiddenSenderTest {
               "{\"from\":\"" + customer + "\",\"message\":\"harga\",\"as\":\"lid\"}");
       assertThat(in.status()).as(in.body()).isEqualTo(200);
 
-      assertThat(
-              stored(
-                  kurir,
-                  "SELECT sender || '/' || sender_id FROM inbound_message WHERE device_id = ?",
-                  device.id()))
+      assertThat(sendersWithIds(kurir, device.id()))
           .as("stored, by its LID")
           .isEqualTo(lid + "/" + lid);
       Eventually.until(
@@ -132,12 +143,7 @@ class HiddenSenderTest {
           () ->
               kurir.sandbox().inbox(customer).stream()
                   .anyMatch(e -> e.text().equals("Mulai 10rb")));
-      assertThat(
-              stored(
-                  kurir,
-                  "SELECT recipient FROM message WHERE device_id = ? AND api = 'bot'",
-                  device.id()))
-          .isEqualTo(lid);
+      assertThat(botRecipients(kurir, device.id())).isEqualTo(lid);
       Eventually.until("pushed", () -> receiver.ofEvent("message.incoming").size() == 1);
       JsonNode pushed = receiver.ofEvent("message.incoming").getFirst().json();
       assertThat(pushed.get("contact_name").asText()).isEqualTo(lid);
@@ -152,9 +158,7 @@ class HiddenSenderTest {
               "{\"key\":\"" + device.ecoKey() + "\",\"phone_no\":\"" + customer + "\"}");
       assertThat(check.body()).isEqualTo("exists");
       assertThat(reportedRecipients(kurir, device)).containsExactly(customer);
-      assertThat(
-              stored(kurir, "SELECT sender FROM inbound_message WHERE device_id = ?", device.id()))
-          .isEqualTo(customer);
+      assertThat(senders(kurir, device.id())).isEqualTo(customer);
 
       // The next message by the LID alone is the phone's, and is pushed as a phone sender's is.
       assertThat(
@@ -204,11 +208,7 @@ class HiddenSenderTest {
       assertThat(pushed.get(1).json().get("contact_name").asText())
           .isEqualTo(Numbers.digits(customer));
       assertThat(pushed.get(1).json().has("contact_type")).isFalse();
-      assertThat(
-              stored(
-                  kurir,
-                  "SELECT sender FROM inbound_message WHERE device_id = ? ORDER BY received_at, id",
-                  device.id()))
+      assertThat(senders(kurir, device.id()))
           .as("the first message's row shows the phone learned from the second")
           .isEqualTo(customer + "," + customer);
     }
@@ -242,10 +242,7 @@ class HiddenSenderTest {
               kurir.sandbox().inbox(customer).stream()
                   .map(InboxEntry::text)
                   .anyMatch("Pesanan siap"::equals));
-      assertThat(
-              stored(
-                  kurir, "SELECT recipient FROM message WHERE id = ?", Long.parseLong(sent.body())))
-          .isEqualTo(lid);
+      assertThat(recipientOf(kurir, Long.parseLong(sent.body()))).isEqualTo(lid);
 
       // An id this device never met is refused as a bad number is, and nothing is stored.
       long before = kurir.storedMessages(device.id());
@@ -277,12 +274,7 @@ class HiddenSenderTest {
       Reply toBsuid =
           kurir.sendAsync(device, SandboxNetwork.bsuidOf(other).address(), "Terima kasih");
       assertThat(toBsuid.status()).as(toBsuid.body()).isEqualTo(200);
-      assertThat(
-              stored(
-                  kurir,
-                  "SELECT recipient FROM message WHERE id = ?",
-                  Long.parseLong(toBsuid.body())))
-          .isEqualTo(other);
+      assertThat(recipientOf(kurir, Long.parseLong(toBsuid.body()))).isEqualTo(other);
 
       Reply badKind =
           incoming(
@@ -376,10 +368,7 @@ class HiddenSenderTest {
       // The network answers a send to the number with the chat's LID: the driver learns it.
       assertThat(kurir.sendAsync(device, customer, "Tagihan").status()).isEqualTo(200);
       Eventually.until(
-          "the LID's rows show the number",
-          () ->
-              stored(kurir, "SELECT sender FROM inbound_message WHERE device_id = ?", device.id())
-                  .equals(customer));
+          "the LID's rows show the number", () -> senders(kurir, device.id()).equals(customer));
       assertThat(reportedRecipients(kurir, device)).containsExactly(customer, customer);
     }
   }

@@ -10,6 +10,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,19 +35,12 @@ class IncomingRedeliveryTest {
   @TempDir Path dir;
 
   private static long replyTo(TestGateway kurir, long deviceId, String networkId) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT reply_message_id FROM inbound_message WHERE device_id = ?"
-                            + " AND network_id = ?")
-                    .bind(0, deviceId)
-                    .bind(1, networkId)
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(kurir).inboundOf(deviceId).stream()
+        .filter(r -> r.networkId().equals(java.util.Optional.of(networkId)))
+        .findFirst()
+        .orElseThrow()
+        .replyMessageId()
+        .orElseThrow();
   }
 
   /** A gateway with a paired device whose license answers "harga" and pushes what arrives. */

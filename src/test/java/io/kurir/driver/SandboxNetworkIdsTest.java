@@ -11,6 +11,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -71,15 +72,7 @@ class SandboxNetworkIdsTest {
   }
 
   private static int incoming(Gateway gateway, long deviceId) {
-    return gateway
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .one());
+    return TestTables.of(gateway.database()).inboundOf(deviceId).size();
   }
 
   /** One run of the gateway: a message in, a message out and read. Returns the one sent. */
@@ -109,17 +102,10 @@ class SandboxNetworkIdsTest {
     try (Gateway gateway = Gateway.start(settings(), clock)) {
       long second = oneRun(gateway, device, 1);
       assertThat(state(gateway, device, first)).isEqualTo(MessageState.READ);
+      TestTables tables = TestTables.of(gateway.database());
       String[] ids =
-          gateway
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT network_id FROM message WHERE id IN (?, ?)")
-                          .bind(0, first)
-                          .bind(1, second)
-                          .mapTo(String.class)
-                          .list())
+          java.util.stream.Stream.of(first, second)
+              .map(id -> tables.message(id).flatMap(TestTables.MessageRow::networkId).orElse(null))
               .toArray(String[]::new);
       assertThat(ids).hasSize(2).doesNotHaveDuplicates();
     }

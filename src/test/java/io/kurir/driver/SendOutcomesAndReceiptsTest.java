@@ -13,6 +13,7 @@ import io.kurir.testing.Numbers;
 import io.kurir.testing.ScriptedDriver;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import io.kurir.time.SettableClock;
 import java.nio.file.Path;
@@ -85,25 +86,11 @@ class SendOutcomesAndReceiptsTest {
   }
 
   private Optional<String> networkIdOf(long id) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT network_id FROM message WHERE id = ?")
-                    .bind(0, id)
-                    .mapTo(String.class)
-                    .findOne());
+    return kurir.networkIdOf(id);
   }
 
   private int earlyReceipts() {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h -> h.createQuery("SELECT COUNT(*) FROM early_receipt").mapTo(Integer.class).one());
+    return TestTables.of(kurir).earlyReceipts();
   }
 
   private void receipt(String networkId, Status status, Optional<String> reason) {

@@ -6,6 +6,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.CoreNode;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.TestTables;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -21,15 +22,7 @@ class AttachDetachTest {
   @TempDir Path dir;
 
   private static boolean leaseHeld(CoreNode node, long deviceId) {
-    return node.db()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = 'node-0'")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .findOne()
-                    .isPresent());
+    return TestTables.of(node.db()).leaseOwner(deviceId).filter("node-0"::equals).isPresent();
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -58,18 +59,9 @@ class BusyDatabaseTest {
       Eventually.until(
           "withdrawn",
           () ->
-              kurir
-                      .gateway()
-                      .database()
-                      .jdbi()
-                      .withHandle(
-                          h ->
-                              h.createQuery(
-                                      "SELECT COUNT(*) FROM message WHERE device_id = ?"
-                                          + " AND state = 'failed' AND reason = 'timeout'")
-                                  .bind(0, device.id())
-                                  .mapTo(Integer.class)
-                                  .one())
+              TestTables.of(kurir).messagesOf(device.id()).stream()
+                      .filter(m -> m.state().equals("failed") && "timeout".equals(m.reason()))
+                      .count()
                   == 1);
       // A marker sent afterwards arrives; the refused message before it never does.
       kurir.postJson(

@@ -7,6 +7,7 @@ import io.kurir.testing.CoreNode;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.OnPostgreSQL;
 import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.TestTables;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -59,13 +60,6 @@ class ClaimSkipLockedPostgresTest {
   }
 
   private static java.util.Optional<String> leaseHolder(CoreNode node, Device device) {
-    return node.db()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT owner FROM device_lease WHERE device_id = ?")
-                    .bind(0, device.id())
-                    .mapTo(String.class)
-                    .findOne());
+    return TestTables.of(node.db()).leaseOwner(device.id());
   }
 }

@@ -8,6 +8,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.ScriptedDriver;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -87,18 +88,9 @@ class DeviceBusyTest {
           "the device's queue is empty", () -> kurir.gateway().messages().queued(device.id()) == 0);
       // A refused send is either not stored or stored failed, which is final: none can go later.
       long unfinished =
-          kurir
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery(
-                              "SELECT COUNT(*) FROM message WHERE device_id = ?"
-                                  + " AND state <> 'failed'")
-                          .bind(0, device.id())
-                          .mapTo(Long.class)
-                          .one());
+          TestTables.of(kurir).messagesOf(device.id()).stream()
+              .filter(m -> !m.state().equals("failed"))
+              .count();
       assertThat(unfinished).as("only the sent ones are not failed").isEqualTo(sent.size());
       for (String number : sent) {
         Eventually.until(number + " received", () -> !kurir.sandbox().inbox(number).isEmpty());
@@ -176,18 +168,9 @@ class DeviceBusyTest {
             Eventually.until(
                 "the wait ended and withdrew the second",
                 () ->
-                    kurir
-                            .gateway()
-                            .database()
-                            .jdbi()
-                            .withHandle(
-                                h ->
-                                    h.createQuery(
-                                            "SELECT COUNT(*) FROM message WHERE device_id = ?"
-                                                + " AND state = 'failed'")
-                                        .bind(0, device.id())
-                                        .mapTo(Integer.class)
-                                        .one())
+                    TestTables.of(kurir).messagesOf(device.id()).stream()
+                            .filter(row -> row.state().equals("failed"))
+                            .count()
                         == 1);
             return SendOutcome.Sent.of(ScriptedDriver.networkIdOf(m.id()), Instant.now());
           });

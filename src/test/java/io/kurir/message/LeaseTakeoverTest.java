@@ -7,6 +7,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.CoreNode;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.TestTables;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
@@ -29,13 +30,7 @@ class LeaseTakeoverTest {
   @TempDir Path dir;
 
   private static Optional<String> leaseOwner(Database db, long deviceId) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT owner FROM device_lease WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(String.class)
-                    .findOne());
+    return TestTables.of(db).leaseOwner(deviceId);
   }
 
   private static Set<Long> writerThreads() {

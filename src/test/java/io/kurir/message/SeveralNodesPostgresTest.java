@@ -10,6 +10,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.OnPostgreSQL;
 import io.kurir.testing.ScriptedDriver;
 import io.kurir.testing.TestDatabases;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,15 +31,7 @@ class SeveralNodesPostgresTest {
   @TempDir Path dir;
 
   private static Map<Long, String> owners(Database db) {
-    return db
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT device_id, owner FROM device_lease")
-                    .map((rs, ctx) -> Map.entry(rs.getLong(1), rs.getString(2)))
-                    .list())
-        .stream()
-        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    return TestTables.of(db).leases();
   }
 
   private static long held(Database db, String owner, List<Device> devices) {

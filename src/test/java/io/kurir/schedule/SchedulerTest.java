@@ -10,6 +10,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -333,16 +334,8 @@ class SchedulerTest {
 
   /** Messages the scheduler made for {@code to}: a schedule sent twice would show here. */
   static long scheduledMessagesTo(TestGateway kurir, String to) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT COUNT(*) FROM message WHERE api = 'eco.scheduler' AND recipient = ?")
-                    .bind(0, to)
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(kurir).messagesTo(to).stream()
+        .filter(m -> m.api().equals("eco.scheduler"))
+        .count();
   }
 }

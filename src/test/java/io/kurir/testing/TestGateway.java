@@ -208,41 +208,17 @@ public final class TestGateway implements AutoCloseable {
 
   /** The network's id of message {@code messageId}, once its send was recorded. */
   public java.util.Optional<String> networkIdOf(long messageId) {
-    return gateway
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT network_id FROM message WHERE id = ?")
-                    .bind(0, messageId)
-                    .mapTo(String.class)
-                    .findOne());
+    return TestTables.of(this).message(messageId).flatMap(TestTables.MessageRow::networkId);
   }
 
   /** Messages stored for {@code deviceId}, in any state. */
   public long storedMessages(long deviceId) {
-    return gateway
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM message WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(this).messagesOf(deviceId).size();
   }
 
   /** Incoming messages stored for {@code deviceId} (a redelivery is not stored again). */
   public int storedIncoming(long deviceId) {
-    return gateway
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .one());
+    return TestTables.of(this).inboundOf(deviceId).size();
   }
 
   public Device newDevice() {

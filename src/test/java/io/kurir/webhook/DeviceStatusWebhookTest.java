@@ -9,6 +9,7 @@ import io.kurir.store.Database;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -93,28 +94,16 @@ class DeviceStatusWebhookTest {
   /** Whether a failed attempt of the delivery is recorded: counted, and its claim let go. */
   private boolean failedAttemptRecorded(String eventId) {
     try (Database db = Database.open(kurir.settings().database())) {
-      return db.jdbi()
-          .withHandle(
-              h ->
-                  h.createQuery(
-                              "SELECT COUNT(*) FROM webhook_delivery WHERE id = ? AND attempts >= 1"
-                                  + " AND claim_token IS NULL")
-                          .bind(0, Long.parseLong(eventId))
-                          .mapTo(Integer.class)
-                          .one()
-                      == 1);
+      return TestTables.of(db)
+          .delivery(Long.parseLong(eventId))
+          .filter(d -> d.attempts() >= 1 && d.claimToken().isEmpty())
+          .isPresent();
     }
   }
 
   private String state(String eventId) {
     try (Database db = Database.open(kurir.settings().database())) {
-      return db.jdbi()
-          .withHandle(
-              h ->
-                  h.createQuery("SELECT state FROM webhook_delivery WHERE id = ?")
-                      .bind(0, Long.parseLong(eventId))
-                      .mapTo(String.class)
-                      .one());
+      return TestTables.of(db).delivery(Long.parseLong(eventId)).orElseThrow().state();
     }
   }
 

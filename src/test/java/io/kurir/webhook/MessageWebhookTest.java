@@ -10,6 +10,7 @@ import io.kurir.tenant.License;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import io.kurir.testing.WebhookReceiver.Received;
 import io.kurir.time.SettableClock;
@@ -199,15 +200,9 @@ class MessageWebhookTest {
   }
 
   long delivered() {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM webhook_delivery WHERE state = 'delivered'")
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(kurir).deliveries().stream()
+        .filter(d -> d.state().equals("delivered"))
+        .count();
   }
 
   /**
@@ -265,12 +260,7 @@ class MessageWebhookTest {
   }
 
   long stored() {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h -> h.createQuery("SELECT COUNT(*) FROM webhook_delivery").mapTo(Long.class).one());
+    return TestTables.of(kurir).deliveries().size();
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.kurir.tenant.Partner;
 import io.kurir.tenant.Tenants;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.TestDatabases;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -101,22 +102,16 @@ class WebhookOutboxLoopTest {
   long add(Device d, String url, String payload) {
     long id = ids.next();
     db.writes()
-        .write(
-            h -> {
-              WebhookOutbox.add(h, id, d.id(), url, "test.event", payload, Instant.now());
+        .writeIn(
+            tx -> {
+              WebhookOutbox.add(tx, id, d.id(), url, "test.event", payload, Instant.now());
               return null;
             });
     return id;
   }
 
   String state(long id) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT state FROM webhook_delivery WHERE id = ?")
-                    .bind(0, id)
-                    .mapTo(String.class)
-                    .one());
+    return TestTables.of(db).delivery(id).orElseThrow().state();
   }
 
   @Test
@@ -252,9 +247,9 @@ class WebhookOutboxLoopTest {
       long id = ids.next();
       String payload = "{\"message\":\"pesan " + i + "\"}";
       db.writes()
-          .write(
-              h -> {
-                WebhookOutbox.add(h, id, d.id(), url, "message.incoming", payload, at);
+          .writeIn(
+              tx -> {
+                WebhookOutbox.add(tx, id, d.id(), url, "message.incoming", payload, at);
                 return null;
               });
       events.add(id);
@@ -421,17 +416,12 @@ class WebhookOutboxLoopTest {
     Eventually.until(
         "the failed attempt recorded",
         () ->
-            db.jdbi()
-                .withHandle(
-                    h ->
-                        h.createQuery(
-                                    "SELECT attempts FROM webhook_delivery WHERE id = ? AND state ="
-                                        + " 'pending' AND last_error LIKE 'java.lang.NullPointerException%'")
-                                .bind(0, id)
-                                .mapTo(Integer.class)
-                                .findOne()
-                                .orElse(0)
-                            == 1));
+            TestTables.of(db)
+                .delivery(id)
+                .filter(row -> row.state().equals("pending") && row.attempts() == 1)
+                .filter(
+                    row -> row.lastError().orElse("").startsWith("java.lang.NullPointerException"))
+                .isPresent());
     assertThat(receiver.received()).isEmpty();
     long other = add(devices(1).getFirst(), receiver.url("/y"), "{}");
     outbox.wake();

@@ -8,6 +8,7 @@ import io.kurir.tenant.License;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.TricklingReceiver;
 import io.kurir.testing.TricklingReceiver.Connection;
 import io.kurir.testing.TricklingReceiver.Trickle;
@@ -48,28 +49,13 @@ class WebhookOutboxTest {
   }
 
   Map<String, Object> delivery(TestGateway kurir, String eventId) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT * FROM webhook_delivery WHERE id = ?")
-                    .bind(0, Long.parseLong(eventId))
-                    .mapToMap()
-                    .one());
+    return TestTables.of(kurir).deliveryColumns(Long.parseLong(eventId));
   }
 
-  long count(TestGateway kurir, String where) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM webhook_delivery WHERE " + where)
-                    .mapTo(Long.class)
-                    .one());
+  long count(TestGateway kurir, String state, int attempts) {
+    return TestTables.of(kurir).deliveries().stream()
+        .filter(d -> d.state().equals(state) && (attempts < 0 || d.attempts() == attempts))
+        .count();
   }
 
   // --- never twice
@@ -101,7 +87,7 @@ class WebhookOutboxTest {
       Eventually.until(
           "all 2,400 events delivered",
           Duration.ofSeconds(180), // a hang guard for heavy work on a busy machine
-          () -> count(kurir, "state = 'delivered'") == 2400);
+          () -> count(kurir, "delivered", -1) == 2400);
       kurir.stop(); // attempts under way end before this returns: nothing can arrive later
       assertThat(receiver.distinctEvents()).isEqualTo(2400);
       assertThat(receiver.duplicates()).as("events received twice").isZero();
@@ -145,18 +131,8 @@ class WebhookOutboxTest {
 
       endedAtTheDeadline(slow, stored);
       Eventually.until(
-          "the attempt recorded as failed, to be retried",
-          () -> count(kurir, "state = 'pending' AND attempts = 1") == 1);
-      String error =
-          kurir
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT last_error FROM webhook_delivery")
-                          .mapTo(String.class)
-                          .one());
+          "the attempt recorded as failed, to be retried", () -> count(kurir, "pending", 1) == 1);
+      String error = TestTables.of(kurir).deliveries().getFirst().lastError().orElse(null);
       assertThat(error).isEqualTo("no complete answer within 2000 ms");
     }
   }
@@ -172,8 +148,7 @@ class WebhookOutboxTest {
       kurir.gateway().deviceStates().record(d.id(), DeviceState.ONLINE, "test");
 
       endedAtTheDeadline(slow, stored);
-      Eventually.until(
-          "the attempt recorded", () -> count(kurir, "state = 'pending' AND attempts = 1") == 1);
+      Eventually.until("the attempt recorded", () -> count(kurir, "pending", 1) == 1);
     }
   }
 
@@ -332,11 +307,9 @@ class WebhookOutboxTest {
               + "\","
               + "\"message\":\"biasa\"}");
       Eventually.until(
-          "the second message sent (its event waits)",
-          () -> count(kurir, "state = 'pending'") == 2);
+          "the second message sent (its event waits)", () -> count(kurir, "pending", -1) == 2);
       clock.advance(Duration.ofSeconds(3)); // both delivered (1 s) and read (2 s) on the sandbox
-      Eventually.until(
-          "their receipts' events stored", () -> count(kurir, "state = 'pending'") == 6);
+      Eventually.until("their receipts' events stored", () -> count(kurir, "pending", -1) == 6);
 
       clock.set(firstFailure.plus(WebhookOutbox.HOLD));
       Eventually.until(
@@ -360,7 +333,7 @@ class WebhookOutboxTest {
       clock.set(nextAttempt(kurir, refused));
       Eventually.until(
           "the first message's statuses, in order",
-          () -> count(kurir, "state = 'pending'") == 0 && receiver.received().size() >= 8);
+          () -> count(kurir, "pending", -1) == 0 && receiver.received().size() >= 8);
       List<String> first =
           receiver.received().stream()
               .filter(r -> r.body().contains("racun"))

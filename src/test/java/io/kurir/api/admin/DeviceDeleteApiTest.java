@@ -7,6 +7,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -120,18 +121,9 @@ class DeviceDeleteApiTest {
     assertThat(kurir.get(mobileCs, AUTH).body())
         .as("its mobile CS entries go with it")
         .isEqualTo("[]");
-    var stored =
-        kurir
-            .gateway()
-            .database()
-            .jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery("SELECT state, reason FROM schedule WHERE id = ?")
-                        .bind(0, Long.parseLong(scheduled.body()))
-                        .mapToMap()
-                        .one());
-    assertThat(stored).containsEntry("state", "failed").containsEntry("reason", "device_deleted");
+    var stored = TestTables.of(kurir).schedule(Long.parseLong(scheduled.body())).orElseThrow();
+    assertThat(stored.state()).isEqualTo("failed");
+    assertThat(stored.reason()).contains("device_deleted");
   }
 
   @Test
@@ -165,16 +157,7 @@ class DeviceDeleteApiTest {
       java.util.List.of("contact_identity", "number_check", "device_hold");
 
   private int rows(String table, long deviceId) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM " + table + " WHERE device_id = ?")
-                    .bind(0, deviceId)
-                    .mapTo(Integer.class)
-                    .one());
+    return TestTables.of(kurir).rowsOfDevice(table, deviceId);
   }
 
   @Test

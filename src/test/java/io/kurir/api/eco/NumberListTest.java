@@ -9,6 +9,7 @@ import io.kurir.testing.Numbers;
 import io.kurir.testing.TestFiles;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -74,16 +75,7 @@ class NumberListTest {
 
   /** Messages stored for {@code to}: none means nothing was, or ever will be, sent to it. */
   private long stored(String to) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM message WHERE recipient = ?")
-                    .bind(0, to)
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(kurir).messagesTo(to).size();
   }
 
   private void assertNothingFor(String... numbers) {

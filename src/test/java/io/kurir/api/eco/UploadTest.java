@@ -8,6 +8,7 @@ import io.kurir.testing.Numbers;
 import io.kurir.testing.TestFiles;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -266,18 +267,15 @@ class UploadTest {
 
       // Its last change (the read receipt) is where the keeping time counts from.
       clock.advance(java.time.Duration.ofSeconds(5));
-      var db = g.gateway().database().jdbi();
-      String lastChange =
-          "SELECT MAX(status_at) FROM message WHERE device_id = " + online.id() + " AND state = ?";
-      io.kurir.testing.Eventually.until(
-          "read",
+      TestTables tables = TestTables.of(g);
+      java.util.function.Supplier<java.util.Optional<Long>> lastRead =
           () ->
-              db.withHandle(h -> h.createQuery(lastChange).bind(0, "read").mapTo(Long.class).one())
-                  != null);
-      java.time.Instant sent =
-          java.time.Instant.ofEpochMilli(
-              db.withHandle(
-                  h -> h.createQuery(lastChange).bind(0, "read").mapTo(Long.class).one()));
+              tables.messagesOf(online.id()).stream()
+                  .filter(m -> m.state().equals("read"))
+                  .flatMap(m -> m.statusAt().stream())
+                  .max(Long::compare);
+      io.kurir.testing.Eventually.until("read", () -> lastRead.get().isPresent());
+      java.time.Instant sent = java.time.Instant.ofEpochMilli(lastRead.get().orElseThrow());
       clock.set(sent.plus(java.time.Duration.ofDays(29)));
       assertThat(g.gateway().mediaSweep().sweepOnce()).as("within the keeping time").isZero();
       clock.set(sent.plus(java.time.Duration.ofDays(31)));

@@ -17,6 +17,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -559,17 +560,7 @@ class SiblingFamiliesTest {
                 "Authorization",
                 "Basic " + license.pushKey()));
     assertThat(v1.get("recipients").asInt()).isEqualTo(1);
-    long made =
-        kurir
-            .gateway()
-            .database()
-            .jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery("SELECT COUNT(*) FROM message WHERE recipient = ?")
-                        .bind(0, to)
-                        .mapTo(Long.class)
-                        .one());
+    long made = TestTables.of(kurir).messagesTo(to).size();
     assertThat(made).as("messages made for the three ids").isEqualTo(1);
     Eventually.until("arrived", () -> !kurir.sandbox().inbox(to).isEmpty());
     assertThat(kurir.sandbox().inbox(to)).hasSize(1);

@@ -13,6 +13,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -272,17 +273,9 @@ class PartnerApiTest {
 
   /** Auto-replies stored for the messages from {@code sender}. */
   long repliesStoredFor(String sender) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT COUNT(reply_message_id) FROM inbound_message WHERE sender = ?")
-                    .bind(0, sender)
-                    .mapTo(Long.class)
-                    .one());
+    return TestTables.of(kurir).inboundFrom(sender).stream()
+        .filter(r -> r.replyMessageId().isPresent())
+        .count();
   }
 
   @Test

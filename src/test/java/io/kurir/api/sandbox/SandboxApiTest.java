@@ -8,6 +8,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -155,14 +156,10 @@ class SandboxApiTest {
       Eventually.until(
           "stored",
           () ->
-              db.jdbi()
-                      .withHandle(
-                          h ->
-                              h.createQuery(
-                                      "SELECT COUNT(*) FROM inbound_message WHERE device_id = ? AND sender = '+6281234599999' AND body = 'INFO jadwal'")
-                                  .bind(0, device.id())
-                                  .mapTo(Integer.class)
-                                  .one())
+              TestTables.of(db).inboundOf(device.id()).stream()
+                      .filter(r -> r.sender().equals("+6281234599999"))
+                      .filter(r -> r.body().equals("INFO jadwal"))
+                      .count()
                   == 1);
     }
   }

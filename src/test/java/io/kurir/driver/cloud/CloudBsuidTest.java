@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,15 +66,8 @@ class CloudBsuidTest {
   }
 
   private static List<String> sendersOf(CloudFixture f, Device device) {
-    return f.kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT sender FROM inbound_message WHERE device_id = ? ORDER BY id")
-                    .bind(0, device.id())
-                    .mapTo(String.class)
-                    .list());
+    return TestTables.of(f.kurir).inboundOf(device.id()).stream()
+        .map(TestTables.InboundRow::sender)
+        .toList();
   }
 }

@@ -95,29 +95,11 @@ final class CloudFixture implements AutoCloseable {
   }
 
   Optional<String> networkId(long id) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT network_id FROM message WHERE id = ?")
-                    .bind(0, id)
-                    .mapTo(String.class)
-                    .findOne());
+    return kurir.networkIdOf(id);
   }
 
   int storedIncoming() {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h ->
-                h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                    .bind(0, device.id())
-                    .mapTo(Integer.class)
-                    .one());
+    return kurir.storedIncoming(device.id());
   }
 
   String postEco(String path, String json) {

@@ -11,6 +11,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -129,17 +130,7 @@ class CloudWebhookTest {
       assertThat(pushed.path("contact_name").asText())
           .as("the name the customer gave in WhatsApp")
           .isEqualTo("Sheena");
-      int stored =
-          f.kurir
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery("SELECT COUNT(*) FROM inbound_message WHERE device_id = ?")
-                          .bind(0, device.id())
-                          .mapTo(Integer.class)
-                          .one());
+      int stored = TestTables.of(f.kurir).inboundOf(device.id()).size();
       assertThat(stored).isOne();
       assertThat(f.graph.sentTo(customer)).as("answered once").hasSize(1);
     }
@@ -158,28 +149,17 @@ class CloudWebhookTest {
                   f.graph.mediaMessage(
                       customer, "wamid.DOC", "document", PDF, "application/pdf", null)))
           .isEqualTo(200);
-      List<Map<String, Object>> rows =
-          f.kurir
-              .gateway()
-              .database()
-              .jdbi()
-              .withHandle(
-                  h ->
-                      h.createQuery(
-                              "SELECT network_id, body AS message, media_type, media_path FROM"
-                                  + " inbound_message WHERE device_id = ? ORDER BY network_id")
-                          .bind(0, f.device.id())
-                          .mapToMap()
-                          .list());
+      List<TestTables.InboundRow> rows =
+          TestTables.of(f.kurir).inboundOf(f.device.id()).stream()
+              .sorted(java.util.Comparator.comparing(r -> r.networkId().orElse("")))
+              .toList();
       assertThat(rows).hasSize(2);
-      assertThat(rows.get(0).get("network_id")).isEqualTo("wamid.DOC");
-      assertThat(rows.get(0).get("media_type")).isEqualTo("application/pdf");
-      assertThat(Files.readAllBytes(Path.of((String) rows.get(0).get("media_path"))))
-          .isEqualTo(PDF);
-      assertThat(rows.get(1).get("message")).isEqualTo("look");
-      assertThat(rows.get(1).get("media_type")).isEqualTo("image/png");
-      assertThat(Files.readAllBytes(Path.of((String) rows.get(1).get("media_path"))))
-          .isEqualTo(PNG);
+      assertThat(rows.get(0).networkId()).contains("wamid.DOC");
+      assertThat(rows.get(0).mediaType()).contains("application/pdf");
+      assertThat(Files.readAllBytes(Path.of(rows.get(0).mediaPath().orElseThrow()))).isEqualTo(PDF);
+      assertThat(rows.get(1).body()).isEqualTo("look");
+      assertThat(rows.get(1).mediaType()).contains("image/png");
+      assertThat(Files.readAllBytes(Path.of(rows.get(1).mediaPath().orElseThrow()))).isEqualTo(PNG);
     }
   }
 

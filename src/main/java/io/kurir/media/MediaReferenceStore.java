@@ -6,16 +6,16 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * Which kept files rows still refer to: messages (sent or waiting), uploads and incoming messages.
- * By file name, which is the content's hash: a path stored under another spelling of the data
- * folder (relative then absolute) still names the same file.
+ * The SQL of which kept files rows still refer to: messages (sent or waiting), uploads and incoming
+ * messages. By file name, which is the content's hash: a path stored under another spelling of the
+ * data folder (relative then absolute) still names the same file.
  *
  * <p>Thread-safe.
  */
-final class MediaReferences {
+final class MediaReferenceStore {
   private final Database db;
 
-  MediaReferences(Database db) {
+  MediaReferenceStore(Database db) {
     this.db = db;
   }
 
