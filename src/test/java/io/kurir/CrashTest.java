@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConfig;
@@ -43,6 +44,7 @@ import org.sqlite.SQLiteConfig;
  * one that does not, a message cut off by a kill arrives at most once and ends {@code
  * failed/interrupted}, and there are no more of those per kill than a device claims at a time.
  */
+@Tag("crash")
 class CrashTest {
   private static final String ADMIN_TOKEN = "crash-test-admin-token-0123456789";
   private static final ObjectMapper JSON = new ObjectMapper();

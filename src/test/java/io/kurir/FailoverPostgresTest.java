@@ -38,6 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  * once. Each node keeps its own sandbox journal (its view of the network); arrivals are counted
  * over all three.
  */
+@Tag("failover")
 @OnPostgreSQL
 class FailoverPostgresTest {
   private static final String ADMIN_TOKEN = "failover-test-admin-token-0123456789";
