@@ -3,17 +3,12 @@ package io.kurir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.SendLoad;
 import io.kurir.testing.ServeProcess;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -24,12 +19,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConfig;
@@ -43,9 +34,9 @@ import org.sqlite.SQLiteConfig;
  * one that does not, a message cut off by a kill arrives at most once and ends {@code
  * failed/interrupted}, and there are no more of those per kill than a device claims at a time.
  */
+@Tag("crash")
 class CrashTest {
   private static final String ADMIN_TOKEN = "crash-test-admin-token-0123456789";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Kills, each after this many accepted requests of its round; then a last round, not killed. */
   private static final int KILLS = 3;
@@ -138,20 +129,29 @@ class CrashTest {
     List<Long> startupMillis = new ArrayList<>();
     Map<Long, String> accepted;
     int cutOffRequests;
-    try (Load load = new Load(recipients)) {
+    try (SendLoad load = new SendLoad(ADMIN_TOKEN)) {
+      PairedDevice device = null;
       for (int round = 0; round <= KILLS; round++) {
         startedAt.add(System.currentTimeMillis());
-        GatewayProcess gateway = GatewayProcess.start(dir, data, deduplicate, round);
-        started.add(gateway.process);
+        ServeProcess gateway = startGateway(dir, data, deduplicate, round);
+        started.add(gateway.process());
         startupMillis.add(System.currentTimeMillis() - startedAt.getLast());
         if (round == 0) {
-          pairDevice(gateway, load);
+          device = pairDevice(gateway, load);
+          String key = device.key();
+          load.start(
+              CLIENTS,
+              (client, n) -> {
+                String text = "crash c" + client + " m" + n;
+                String to = recipients.get((client * 7 + n) % recipients.size());
+                return SendLoad.Send.async(key, to, text, null);
+              });
         }
-        assertThat(load.get(gateway.url, "/sandbox/devices/" + load.deviceId).path("paired"))
+        assertThat(load.get(gateway.url(), "/sandbox/devices/" + device.id()).path("paired"))
             .as("the pairing outlived the gateway (round %d)", round)
             .hasToString("true");
         int before = load.accepted.size();
-        load.target(gateway.url);
+        load.up(gateway.url());
         boolean last = round == KILLS;
         int goal = before + (last ? ACCEPTED_IN_LAST_ROUND : ACCEPTED_PER_ROUND);
         Eventually.until(
@@ -168,7 +168,7 @@ class CrashTest {
           gateway.stop();
         } else {
           gateway.kill();
-          load.down();
+          load.down(gateway.url());
           acceptedPerRound.add(load.accepted.size() - before);
         }
         roundMillis.add(System.currentTimeMillis() - startedAt.getLast());
@@ -276,217 +276,41 @@ class CrashTest {
     return config.createConnection("jdbc:sqlite:" + database);
   }
 
+  private record PairedDevice(String id, String key) {}
+
   /** A partner, license and device made through the Admin API, paired through the sandbox API. */
-  private static void pairDevice(GatewayProcess gateway, Load load) throws Exception {
+  private static PairedDevice pairDevice(ServeProcess gateway, SendLoad load) throws Exception {
     String partner =
-        load.post(gateway.url, "/admin/partners", "{\"name\":\"Crash partner\"}")
+        load.post(gateway.url(), "/admin/partners", "{\"name\":\"Crash partner\"}")
             .get("id")
             .asText();
     String license =
         load.post(
-                gateway.url,
+                gateway.url(),
                 "/admin/licenses",
                 "{\"partner\":\"" + partner + "\",\"name\":\"Crash customer\"}")
             .get("id")
             .asText();
     JsonNode device =
         load.post(
-            gateway.url,
+            gateway.url(),
             "/admin/devices",
             "{\"license\":\"" + license + "\",\"number\":\"+6281100007777\"}");
-    load.deviceId = device.get("id").asText();
-    load.key = device.get("key").asText();
-    load.post(gateway.url, "/sandbox/devices/" + load.deviceId + "/pair", "{}");
+    String id = device.get("id").asText();
+    load.post(gateway.url(), "/sandbox/devices/" + id + "/pair", "{}");
+    return new PairedDevice(id, device.get("key").asText());
   }
 
   // --- the gateway's process
 
-  /** {@code java … io.kurir.Kurir serve} on the test's class path, in its own process. */
-  private static final class GatewayProcess {
-    final Process process;
-    final String url;
-    private final ServeProcess serve;
-
-    private GatewayProcess(ServeProcess serve) {
-      this.serve = serve;
-      this.process = serve.process();
-      this.url = serve.url();
-    }
-
-    static GatewayProcess start(Path dir, Path data, boolean deduplicate, int round)
-        throws Exception {
-      return new GatewayProcess(
-          ServeProcess.start(
-              dir,
-              "gateway-" + round,
-              List.of(
-                  "--server.port=0",
-                  "--data.dir=" + data,
-                  "--admin.token=" + ADMIN_TOKEN,
-                  "--drivers.sandbox.api=true",
-                  "--drivers.sandbox.deduplicate=" + deduplicate,
-                  // drivers.sandbox.journal is left at its default (on): the network outlives us.
-                  "--drivers.sandbox.delivery-after=300ms",
-                  "--drivers.sandbox.read-after=600ms",
-                  "--drivers.sandbox.pacing.min-gap=0ms",
-                  "--drivers.sandbox.pacing.jitter=0ms")));
-    }
-
-    void kill() throws InterruptedException {
-      serve.kill();
-    }
-
-    void stop() throws InterruptedException {
-      serve.stop();
-    }
-  }
-
-  // --- the clients
-
-  /**
-   * Clients that post {@code /api/async_send_message} as fast as they can, each with its own texts,
-   * to the gateway up now; a request cut off by a kill waits for the next gateway. Only what was
-   * answered with an id is accepted.
-   */
-  private static final class Load implements AutoCloseable {
-    final Map<Long, String> accepted = new ConcurrentHashMap<>();
-    final AtomicInteger cutOff = new AtomicInteger();
-    final HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
-    private final List<String> recipients;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final List<Thread> clients = new ArrayList<>();
-    private String url; // the gateway up now, or null; guarded by lock
-    private boolean running = true; // guarded by lock
-    volatile String key;
-    volatile String deviceId;
-
-    Load(List<String> recipients) {
-      this.recipients = recipients;
-    }
-
-    void target(String gatewayUrl) {
-      lock.lock();
-      try {
-        url = gatewayUrl;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
-      if (clients.isEmpty()) {
-        for (int i = 0; i < CLIENTS; i++) {
-          int client = i;
-          clients.add(Thread.ofPlatform().name("client-" + i).start(() -> run(client)));
-        }
-      }
-    }
-
-    void down() {
-      lock.lock();
-      try {
-        url = null;
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    void stop() throws InterruptedException {
-      lock.lock();
-      try {
-        running = false;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
-      for (Thread t : clients) {
-        t.join(Duration.ofSeconds(15));
-      }
-    }
-
-    /** The gateway to call, once one is up and is not {@code failed}; null once stopped. */
-    private String awaitGateway(String failed) throws InterruptedException {
-      lock.lock();
-      try {
-        while (running && (url == null || url.equals(failed))) {
-          changed.await(1, TimeUnit.SECONDS);
-        }
-        return running ? url : null;
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    private void run(int client) {
-      String failed = null;
-      for (int n = 0; ; n++) {
-        String base;
-        try {
-          base = awaitGateway(failed);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (base == null) {
-          return;
-        }
-        String text = "crash c" + client + " m" + n;
-        String to = recipients.get((client * 7 + n) % recipients.size());
-        String body =
-            "{\"key\":\"" + key + "\",\"phone_no\":\"" + to + "\",\"message\":\"" + text + "\"}";
-        try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(URI.create(base + "/api/async_send_message"))
-                      .timeout(Duration.ofSeconds(15))
-                      .header("Content-Type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(body))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-          if (r.statusCode() == 200 && r.body().matches("\\d+")) {
-            accepted.put(Long.parseLong(r.body()), text);
-          }
-          failed = null;
-        } catch (IOException e) {
-          cutOff.incrementAndGet(); // killed mid-request: not accepted, not counted
-          failed = base;
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    JsonNode post(String base, String path, String json) throws Exception {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .header("Content-Type", "application/json")
-                  .header("Authorization", "Bearer " + ADMIN_TOKEN)
-                  .POST(HttpRequest.BodyPublishers.ofString(json))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(r.statusCode()).as(path + ": " + r.body()).isBetween(200, 201);
-      return JSON.readTree(r.body());
-    }
-
-    JsonNode get(String base, String path) throws Exception {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .header("Authorization", "Bearer " + ADMIN_TOKEN)
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
-      return JSON.readTree(r.body());
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop();
-      http.close();
-    }
+  /** {@code java … io.kurir.Kurir serve} on {@code data}, its sandbox journal on (the default). */
+  private static ServeProcess startGateway(Path dir, Path data, boolean deduplicate, int round)
+      throws Exception {
+    List<String> flags =
+        new ArrayList<>(
+            List.of("--server.port=0", "--data.dir=" + data, "--admin.token=" + ADMIN_TOKEN));
+    // drivers.sandbox.journal is left at its default (on): the network outlives us.
+    flags.addAll(ServeProcess.sandboxUnderLoad(deduplicate));
+    return ServeProcess.start(dir, "gateway-" + round, flags);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kurir.message.MessageState;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.LogCapture;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import io.kurir.time.SettableClock;
@@ -32,12 +33,15 @@ class DailyCapByTheOperatorTest {
   private final SettableClock clock = TestGateway.settableClock(); // 10:00 in Jakarta
   private TestGateway kurir;
   private final List<Long> ids = new ArrayList<>();
+  // The sender's debug line that it holds for the next day (DeviceSender is not visible here).
+  private final LogCapture logs = LogCapture.ofLoggers("io.kurir.message.DeviceSender");
 
   @AfterEach
   void stop() {
     if (kurir != null) {
       kurir.close();
     }
+    logs.close();
   }
 
   @Test
@@ -64,7 +68,10 @@ class DailyCapByTheOperatorTest {
       ids.add(Long.parseLong(accepted.body())); // accepted with its id, not refused
     }
     Eventually.until("two sent", () -> gone(device) == 2);
-    Thread.sleep(1_500); // a sender that ignored the cap would have sent the rest by now
+    // The sender tells that it holds the rest: a sender that ignored the cap never would.
+    Eventually.until(
+        "the sender holds the rest for the next day",
+        () -> logs.saw("device " + device.id() + ": daily cap reached (2 of 2 today)"));
     assertThat(gone(device)).isEqualTo(2L);
     assertThat(waiting(device)).isEqualTo(2L);
 
@@ -81,7 +88,9 @@ class DailyCapByTheOperatorTest {
                 "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY))
         .isZero();
     Eventually.until("a third sent under the new cap", () -> gone(device) == 3);
-    Thread.sleep(1_500);
+    Eventually.until(
+        "the sender holds the fourth for the next day",
+        () -> logs.saw("device " + device.id() + ": daily cap reached (3 of 3 today)"));
     assertThat(waiting(device)).as("the fourth waits for tomorrow").isEqualTo(1L);
 
     // 14 hours after 10:00 in Jakarta the next day has begun there.

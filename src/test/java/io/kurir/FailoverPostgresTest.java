@@ -3,7 +3,6 @@ package io.kurir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
@@ -11,15 +10,11 @@ import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.store.DatabaseLocation;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.OnPostgreSQL;
+import io.kurir.testing.SendLoad;
 import io.kurir.testing.ServeProcess;
 import io.kurir.testing.TestDatabases;
 import io.kurir.testing.TestFiles;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -36,8 +31,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,10 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * once. Each node keeps its own sandbox journal (its view of the network); arrivals are counted
  * over all three.
  */
+@Tag("failover")
 @OnPostgreSQL
 class FailoverPostgresTest {
   private static final String ADMIN_TOKEN = "failover-test-admin-token-0123456789";
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int NODES = 3;
   private static final int DEVICES = 6;
   private static final int CLIENTS = 6;
@@ -109,8 +104,10 @@ class FailoverPostgresTest {
           }
         });
     files.start();
+    String imageUrl = "http://127.0.0.1:" + files.getAddress().getPort() + "/logo.png";
+    Map<Long, String> devices = new ConcurrentHashMap<>(); // id → key
     try (Connection sql = DriverManager.getConnection(db.url(), db.user(), db.password());
-        Load load = new Load("http://127.0.0.1:" + files.getAddress().getPort() + "/logo.png")) {
+        SendLoad load = new SendLoad(ADMIN_TOKEN)) {
       Node first = nodes.getFirst();
       String license = license(load, first);
       for (int i = 0; i < DEVICES; i++) {
@@ -119,7 +116,7 @@ class FailoverPostgresTest {
                 first.url,
                 "/admin/devices",
                 "{\"license\":\"" + license + "\",\"number\":\"+62811000088" + i + "0\"}");
-        load.devices.put(device.get("id").asLong(), device.get("key").asText());
+        devices.put(device.get("id").asLong(), device.get("key").asText());
         for (Node node : nodes) { // each node's view of the network knows the phone
           load.post(node.url, "/sandbox/devices/" + device.get("id").asText() + "/pair", "{}");
         }
@@ -131,10 +128,18 @@ class FailoverPostgresTest {
                   && heldPerNode(sql).size() == NODES);
 
       for (Node node : nodes) {
-        load.targets.add(node.url);
+        load.up(node.url);
       }
       phases.add("shared out " + millisSince(began));
-      load.start();
+      List<String> keys = List.copyOf(devices.values());
+      load.start(
+          CLIENTS,
+          (client, n) -> {
+            String key = keys.get((client * 5 + n) % keys.size());
+            String text = "failover c" + client + " m" + n;
+            String to = String.format("+628129900%04d", (client * 7 + n) % 40);
+            return SendLoad.Send.async(key, to, text, n % 20 == 0 ? imageUrl : null);
+          });
       Eventually.until("load accepted", Eventually.GUARD, () -> load.accepted.size() >= 300);
       phases.add("loaded " + millisSince(began));
 
@@ -142,7 +147,7 @@ class FailoverPostgresTest {
       Node killed = nodes.get(1);
       Set<Long> killedDevices = devicesOf(sql, "node-" + killed.id());
       assertThat(killedDevices).hasSize(DEVICES / NODES);
-      load.targets.remove(killed.url);
+      load.down(killed.url);
       killed.kill();
       long killedAt = System.currentTimeMillis();
       Eventually.until(
@@ -164,7 +169,7 @@ class FailoverPostgresTest {
       // A clean stop of node 3: its devices are taken over at once, not after the lease time.
       Node stopping = nodes.get(2);
       Set<Long> stoppingDevices = devicesOf(sql, "node-" + stopping.id());
-      load.targets.remove(stopping.url);
+      load.down(stopping.url);
       stopping.stop();
       long stoppedAt = System.currentTimeMillis();
       Eventually.until(
@@ -227,7 +232,7 @@ class FailoverPostgresTest {
       }
       files.stop(0);
       assertThat(load.accepted.keySet()).isNotEmpty();
-      assertThat(load.images.get()).as("images sent by URL").isPositive();
+      assertThat(load.acceptedAt(SendLoad.Send.IMAGE_URL)).as("images sent by URL").isPositive();
       load.accepted.forEach(
           (id, text) -> {
             assertThat(states.get(id))
@@ -250,7 +255,7 @@ class FailoverPostgresTest {
           "failover test: %d accepted (%d images), %d stored, %d requests cut off, sends resumed %d ms after"
               + " kill -9, %d ms after a clean stop; phases (ms) %s%n",
           load.accepted.size(),
-          load.images.get(),
+          load.acceptedAt(SendLoad.Send.IMAGE_URL),
           states.size(),
           load.cutOff.get(),
           resumedAfter,
@@ -263,7 +268,7 @@ class FailoverPostgresTest {
     return Duration.ofNanos(System.nanoTime() - nanos).toMillis();
   }
 
-  private static String license(Load load, Node node) throws Exception {
+  private static String license(SendLoad load, Node node) throws Exception {
     String partner =
         load.post(node.url, "/admin/partners", "{\"name\":\"Failover partner\"}")
             .get("id")
@@ -343,10 +348,8 @@ class FailoverPostgresTest {
   private record Node(ServeProcess serve, String url, int id, Path data) {
     static Node start(Path dir, DatabaseLocation db, int id) throws Exception {
       Path data = dir.resolve("node-" + id);
-      ServeProcess serve =
-          ServeProcess.start(
-              dir,
-              "node-" + id,
+      List<String> flags =
+          new ArrayList<>(
               List.of(
                   "--server.port=0",
                   "--node.id=" + id,
@@ -358,13 +361,9 @@ class FailoverPostgresTest {
                   // Every node of one database has the same secrets key (each data folder is its
                   // own, so a key made there would differ).
                   "--secrets.key=" + io.kurir.testing.TestDatabases.TEST_SECRETS_KEY,
-                  "--media.allow-private-addresses=true", // the test's image server is on loopback
-                  "--drivers.sandbox.api=true",
-                  "--drivers.sandbox.deduplicate=true",
-                  "--drivers.sandbox.delivery-after=300ms",
-                  "--drivers.sandbox.read-after=600ms",
-                  "--drivers.sandbox.pacing.min-gap=0ms",
-                  "--drivers.sandbox.pacing.jitter=0ms"));
+                  "--media.allow-private-addresses=true")); // the image server is on loopback
+      flags.addAll(ServeProcess.sandboxUnderLoad(true));
+      ServeProcess serve = ServeProcess.start(dir, "node-" + id, flags);
       return new Node(serve, serve.url(), id, data);
     }
 
@@ -378,108 +377,6 @@ class FailoverPostgresTest {
 
     void stop() throws InterruptedException {
       serve.stop();
-    }
-  }
-
-  /**
-   * Clients posting {@code /api/async_send_message} round-robin to the nodes up now and over the
-   * devices; a request cut off by the kill is not accepted and not counted.
-   */
-  private static final class Load implements AutoCloseable {
-    final Map<Long, String> accepted = new ConcurrentHashMap<>();
-    final Map<Long, String> devices = new ConcurrentHashMap<>(); // id → key
-    final List<String> targets = new java.util.concurrent.CopyOnWriteArrayList<>();
-    final AtomicInteger cutOff = new AtomicInteger();
-    final HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
-    final AtomicInteger images = new AtomicInteger();
-    private final String imageUrl;
-    private final List<Thread> clients = new ArrayList<>();
-    private volatile boolean running = true;
-
-    Load(String imageUrl) {
-      this.imageUrl = imageUrl;
-    }
-
-    void start() {
-      for (int i = 0; i < CLIENTS; i++) {
-        int client = i;
-        clients.add(Thread.ofPlatform().name("client-" + i).start(() -> run(client)));
-      }
-    }
-
-    void stop() throws InterruptedException {
-      running = false;
-      for (Thread t : clients) {
-        t.join(Duration.ofSeconds(15));
-      }
-    }
-
-    private void run(int client) {
-      List<String> keys = new ArrayList<>(devices.values());
-      for (int n = 0; running; n++) {
-        List<String> up = List.copyOf(targets);
-        if (up.isEmpty()) {
-          return;
-        }
-        String base = up.get((client + n) % up.size());
-        String key = keys.get((client * 5 + n) % keys.size());
-        String text = "failover c" + client + " m" + n;
-        String to = String.format("+628129900%04d", (client * 7 + n) % 40);
-        boolean image = n % 20 == 0;
-        String body =
-            "{\"key\":\""
-                + key
-                + "\",\"phone_no\":\""
-                + to
-                + "\",\"message\":\""
-                + text
-                + (image ? "\",\"url\":\"" + imageUrl : "")
-                + "\"}";
-        String path = image ? "/api/async_send_image_url" : "/api/async_send_message";
-        try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(URI.create(base + path))
-                      .timeout(Duration.ofSeconds(15))
-                      .header("Content-Type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(body))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-          if (r.statusCode() == 200 && r.body().matches("\\d+")) {
-            accepted.put(Long.parseLong(r.body()), text);
-            if (image) {
-              images.incrementAndGet();
-            }
-          }
-        } catch (IOException e) {
-          cutOff.incrementAndGet();
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    JsonNode post(String base, String path, String json) throws Exception {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .header("Content-Type", "application/json")
-                  .header("Authorization", "Bearer " + ADMIN_TOKEN)
-                  .POST(HttpRequest.BodyPublishers.ofString(json))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(r.statusCode()).as(path + ": " + r.body()).isBetween(200, 201);
-      return JSON.readTree(r.body());
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop();
-      http.close();
     }
   }
 }

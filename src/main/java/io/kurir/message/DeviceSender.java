@@ -1094,6 +1094,13 @@ final class DeviceSender {
   private void holdForNextDay() throws InterruptedException {
     giveBackClaimed();
     Instant nextDay = capDay.plusDays(1).atStartOfDay(zone).toInstant();
+    // At each look (every PACING_RECHECK); tests wait for it to know the sender holds.
+    log.debug(
+        "device {}: daily cap reached ({} of {} today); the rest wait until {}",
+        device.id(),
+        sentToday + inFlight,
+        pacing.dailyCap(),
+        nextDay);
     long untilNextDay = Duration.between(clock.instant(), nextDay).toNanos();
     // Looked at again now and then: the pacing (the cap) may be changed meanwhile.
     awaitPace(Math.max(1_000_000, Math.min(untilNextDay, PACING_RECHECK.toNanos())));

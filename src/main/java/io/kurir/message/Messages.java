@@ -84,6 +84,7 @@ public final class Messages implements AutoCloseable {
   private volatile SendObserver observer = SendObserver.NONE;
   private volatile SenderTrouble trouble = SenderTrouble.NONE;
   private volatile Duration syncTimeout = Duration.ofSeconds(10);
+  private volatile Duration acceptTimeout = ACCEPT_TIMEOUT;
   // What the gateway knows of each device's contacts (its ContactIdentities); an empty directory
   // for tests of the core that never set one.
   private volatile io.kurir.driver.ContactDirectory contacts =
@@ -248,6 +249,15 @@ public final class Messages implements AutoCloseable {
   }
 
   /**
+   * How long an accept waits for its commit before the caller is refused ({@code busy}) or the
+   * scheduler holds the device back: 14 s unless set, as clients give up at 15 s. Only tests set
+   * it, to see a stalled commit run out without waiting 14 s.
+   */
+  public void commitWithin(Duration timeout) {
+    this.acceptTimeout = timeout;
+  }
+
+  /**
    * Stores one message per recipient in one commit and queues them; returns them in recipient order
    * once committed. Nothing is queued unless everything was stored.
    *
@@ -382,7 +392,7 @@ public final class Messages implements AutoCloseable {
               }
             });
     try {
-      handedOver.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      handedOver.get(acceptTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       if (!decided.compareAndSet(false, true)) {
         return messages; // committed and handed over just now: the caller learns the ids
@@ -393,7 +403,7 @@ public final class Messages implements AutoCloseable {
           messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
       throw new SendRefused(
           SendRefused.Reason.BUSY,
-          "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
+          "the database did not commit within " + acceptTimeout + "; nothing was sent");
     } catch (ExecutionException e) {
       messages.forEach(m -> outcomes.forget(m.id()));
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
@@ -555,18 +565,18 @@ public final class Messages implements AutoCloseable {
    */
   private <T> T awaitCommit(CompletableFuture<T> commit, List<Message> messages, boolean withdraw) {
     try {
-      return commit.get(ACCEPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return commit.get(acceptTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
     } catch (TimeoutException e) {
       if (!withdraw) {
-        throw new IllegalStateException("the database did not commit within " + ACCEPT_TIMEOUT);
+        throw new IllegalStateException("the database did not commit within " + acceptTimeout);
       }
       store.withdrawLater(
           messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
       throw new SendRefused(
           SendRefused.Reason.BUSY,
-          "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
+          "the database did not commit within " + acceptTimeout + "; nothing was sent");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while accepting", e);

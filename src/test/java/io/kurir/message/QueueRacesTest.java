@@ -173,11 +173,14 @@ class QueueRacesTest {
           java.util.Collections.synchronizedList(new java.util.ArrayList<>());
       try (var callers = java.util.concurrent.Executors.newFixedThreadPool(8)) {
         for (int round = 0; round < 40; round++) {
+          // Arrivals spread out, as a sender finishes its hand-overs: a round starts once the
+          // round before last was accepted, so two rounds at most overlap.
+          int accepted = (round - 1) * devices.size();
+          Eventually.until("round " + (round - 2) + " accepted", () -> sent.size() >= accepted);
           for (Device d : devices) {
             int r = round;
             callers.submit(() -> sent.add(node.send(d, "+62812345790" + (r % 10), "m" + r)));
           }
-          Thread.sleep(5); // arrivals spread out, as a sender finishes its hand-overs
         }
       }
       assertThat(sent).hasSize(800);

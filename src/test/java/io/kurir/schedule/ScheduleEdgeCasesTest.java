@@ -12,6 +12,7 @@ import io.kurir.media.MediaFiles;
 import io.kurir.media.SafeFetcher;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.LogCapture;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
@@ -155,6 +156,9 @@ class ScheduleEdgeCasesTest {
   @Test
   void stoppingTheRunnerDuringAFetchDoesNotFailTheSchedule() throws Exception {
     java.util.concurrent.CountDownLatch fetching = new java.util.concurrent.CountDownLatch(1);
+    // The file server answers once the test is over: the fetch is under way until the runner's
+    // close cuts it off.
+    java.util.concurrent.CountDownLatch testOver = new java.util.concurrent.CountDownLatch(1);
     HttpServer files = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     AtomicBoolean slow = new AtomicBoolean(false);
     files.createContext(
@@ -163,7 +167,7 @@ class ScheduleEdgeCasesTest {
           try {
             if (slow.get()) {
               fetching.countDown();
-              Thread.sleep(3000);
+              testOver.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
             }
           } catch (InterruptedException ignored) {
             // served anyway
@@ -212,12 +216,13 @@ class ScheduleEdgeCasesTest {
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
       assertThat(
               fetching.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
-          .as("the fetch is under way (the server answers after 3 s)")
+          .as("the fetch is under way (the server answers once the test is over)")
           .isTrue();
       runner.close(); // what Gateway.stopCore does first; it waits for the fetch to end
       Schedule after = new ScheduleStore(g.database()).find(Long.parseLong(id)).orElseThrow();
       assertThat(after.state()).as("reason " + after.reason()).isNotEqualTo(ScheduleState.FAILED);
     } finally {
+      testOver.countDown();
       files.stop(0);
     }
   }
@@ -257,17 +262,24 @@ class ScheduleEdgeCasesTest {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // 6. A commit slower than Messages.ACCEPT_TIMEOUT (14 s): the runner gives up, but the guarded
-  //    insert still commits later. The schedule is 'handed' and its message 'pending' in the
-  //    database, yet it was never enqueued: nothing sends it until the next restart.
+  // 6. A commit slower than the runner waits for it (Messages.commitWithin, 14 s in production):
+  //    the runner gives up, but the guarded insert still commits later. The schedule is 'handed'
+  //    and its message 'pending' in the database, yet it was never enqueued: nothing sends it
+  //    until the next restart.
   @Test
   void aSlowCommitDoesNotStrandAHandedSchedule() throws Exception {
     SettableClock clock = TestGateway.settableClock();
-    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+    try (TestGateway kurir = TestGateway.start(dir, clock);
+        LogCapture logs = LogCapture.of()) {
       Device d = kurir.newDevice();
       String to = Numbers.fresh();
       String id = kurir.postJson("/api/scheduler", textBody(d, to, "2026-03-10 10:01")).body();
+      assertThat(id).matches("\\d+");
       java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch gaveUp = new java.util.concurrent.CountDownLatch(1);
+      // The runner's wait for the commit runs out at once instead of after 14 s: the stall
+      // lasts until the runner gave up, however long that takes on a busy machine.
+      kurir.gateway().messages().commitWithin(Duration.ofMillis(100));
       kurir
           .gateway()
           .database()
@@ -275,16 +287,21 @@ class ScheduleEdgeCasesTest {
           .submit(
               h -> {
                 stalled.countDown();
-                Thread.sleep(15_000); // a disk or lock stall, longer than a caller waits (14 s)
+                // A disk or lock stall, until the runner gave up (the bound is a hang guard).
+                gaveUp.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
                 return null;
               });
       assertThat(stalled.await(Eventually.GUARD.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
           .isTrue();
       clock.advance(Duration.ofMinutes(1));
+      String holding = "the hand-over of device " + d.id() + "'s schedules failed";
       Eventually.until(
-          "sent once the commit went through",
-          Eventually.GUARD, // behind a 15 s stall
-          () -> kurir.sandbox().inbox(to).size() == 1);
+          "the runner gave up waiting for the commit and holds the device back",
+          () -> logs.saw(holding));
+      gaveUp.countDown(); // the database answers again: the guarded insert commits now
+      kurir.gateway().messages().commitWithin(Duration.ofSeconds(14)); // as in production
+      Eventually.until(
+          "sent once the commit went through", () -> kurir.sandbox().inbox(to).size() == 1);
       assertThat(kurir.sandbox().inbox(to)).as("sent once the commit went through").hasSize(1);
     }
   }

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * same columns, nullability and kind of type, and the same migration version: a migration added to
  * one folder and not the other fails here.
  */
+@Tag("postgres")
 class SchemaParityTest {
   /** Columns only PostgreSQL has: its stand-ins for SQLite's implicit rowid. */
   private static final Set<String> ROWID_STAND_INS = Set.of("message_event.id", "device_event.id");

@@ -32,13 +32,22 @@ public final class Eventually {
   }
 
   public static void until(String what, Duration timeout, BooleanSupplier condition) {
+    until(what, timeout, Duration.ofMillis(5), condition);
+  }
+
+  /**
+   * Polls {@code condition} every {@code every}: for a condition that costs something to ask (a
+   * fake's retried delivery), where a 5 ms poll would flood the other side.
+   */
+  public static void until(
+      String what, Duration timeout, Duration every, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
             "timed out after " + timeout.toMillis() + " ms waiting until " + what);
       }
-      LockSupport.parkNanos(Duration.ofMillis(5).toNanos()); // a poll interval, not a fixed delay
+      LockSupport.parkNanos(every.toNanos()); // a poll interval, not a fixed delay
     }
   }
 }

@@ -859,17 +859,15 @@ public final class FakeGraphApi implements AutoCloseable {
 
   /**
    * Posts {@code payload} until Kurir answers 200, as Meta retries a delivery that was not
-   * acknowledged (here for about 60 seconds: a stopped gateway comes back within a test, also on a
-   * busy machine).
+   * acknowledged (here every 200 ms for up to a minute: a stopped gateway comes back within a test,
+   * also on a busy machine); fails the test when Kurir never acknowledges it.
    */
   public void deliver(JsonNode payload) {
-    for (int i = 0; i < 300 && postWebhook(payload) != 200; i++) {
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        return;
-      }
-    }
+    Eventually.until(
+        "Kurir acknowledges the webhook delivery",
+        Eventually.GUARD,
+        java.time.Duration.ofMillis(200),
+        () -> postWebhook(payload) == 200);
   }
 
   /** Posts {@code payload} to Kurir's webhook, signed with the app secret; Kurir's status. */

@@ -42,8 +42,8 @@ public final class LogCapture implements AutoCloseable {
   private final List<Logger> lowered;
   private final List<Level> before;
 
-  private LogCapture(List<Class<?>> debugOf) {
-    lowered = debugOf.stream().map(c -> (Logger) LoggerFactory.getLogger(c)).toList();
+  private LogCapture(List<String> debugOf) {
+    lowered = debugOf.stream().map(name -> (Logger) LoggerFactory.getLogger(name)).toList();
     before = lowered.stream().map(Logger::getLevel).toList();
     lowered.forEach(l -> l.setLevel(Level.DEBUG));
     appender.setContext(root.getLoggerContext());
@@ -54,6 +54,14 @@ public final class LogCapture implements AutoCloseable {
 
   /** Captures every record of {@code io.kurir}, and the debug ones of {@code debugOf}. */
   public static LogCapture of(Class<?>... debugOf) {
+    return new LogCapture(java.util.Arrays.stream(debugOf).map(Class::getName).toList());
+  }
+
+  /**
+   * Captures every record of {@code io.kurir}, and the debug ones of the loggers named (for a class
+   * the test's package cannot see, such as {@code io.kurir.message.DeviceSender}).
+   */
+  public static LogCapture ofLoggers(String... debugOf) {
     return new LogCapture(List.of(debugOf));
   }
 
@@ -64,6 +72,11 @@ public final class LogCapture implements AutoCloseable {
   /** The lines that match. */
   public List<Line> lines(Predicate<Line> which) {
     return lines.stream().filter(which).toList();
+  }
+
+  /** Whether a line was logged whose message contains {@code text}: tests wait on it. */
+  public boolean saw(String text) {
+    return lines.stream().anyMatch(l -> l.message().contains(text));
   }
 
   /** The lines at {@code level} or more severe. */

@@ -4,6 +4,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -16,8 +17,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * @OnPostgreSQL
  * class MessageStatePostgresTest extends MessageStateTest {}
  * }</pre>
+ *
+ * <p>It also tags the class {@code postgres}, a slow tier that {@code ./kurir test fast} leaves out
+ * (a subclass inherits both the extension and the tag).
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @ExtendWith(TestDatabases.PostgreSQLExtension.class)
+@Tag("postgres")
 public @interface OnPostgreSQL {}

@@ -84,6 +84,20 @@ public final class ServeProcess {
     }
   }
 
+  /**
+   * The sandbox as the tests under load run it ({@code CrashTest}, {@code FailoverPostgresTest}):
+   * its API on, no pacing, receipts soon after each send; {@code deduplicate} as the test says.
+   */
+  public static List<String> sandboxUnderLoad(boolean deduplicate) {
+    return List.of(
+        "--drivers.sandbox.api=true",
+        "--drivers.sandbox.deduplicate=" + deduplicate,
+        "--drivers.sandbox.delivery-after=300ms",
+        "--drivers.sandbox.read-after=600ms",
+        "--drivers.sandbox.pacing.min-gap=0ms",
+        "--drivers.sandbox.pacing.jitter=0ms");
+  }
+
   public Process process() {
     return process;
   }

@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * operator and a customer do, click by click. Each page visited is saved as a screenshot under
  * {@code target/console-screenshots/}.
  */
+@Tag("browser")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleBrowserTest {
   TestGateway kurir;

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,6 +94,7 @@ class ApiDocsPageTest {
   }
 
   @Test
+  @Tag("browser")
   void aBrowserRendersTheDocumentFromTheGatewayAlone() throws Exception {
     // Deep link to the sandbox tag: its operations are path items shared by reference, which the
     // page must resolve from the document it fetched.
