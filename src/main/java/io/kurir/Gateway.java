@@ -54,6 +54,7 @@ import io.kurir.media.Uploads;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
+import io.kurir.message.Sends;
 import io.kurir.metrics.GatewayMetrics;
 import io.kurir.metrics.MetricsEndpoint;
 import io.kurir.phone.PhoneNumbers;
@@ -247,9 +248,9 @@ public final class Gateway implements AutoCloseable {
       Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
       sessions.reconcile(tenants.devices());
       List<RouteTable> tables = new ArrayList<>();
+      Sends sends = new Sends(messages, settings.syncTimeout());
       EcoMessageHandlers ecoMessages =
-          new EcoMessageHandlers(
-              messages, phones, contacts, timestamps, clock, settings.syncTimeout());
+          new EcoMessageHandlers(messages, sends, phones, contacts, timestamps, clock);
       tables.add(
           new EcoRoutes(
               tenants,

@@ -23,5 +23,13 @@ public interface RouteTable {
 
   ErrorStyle errorStyle();
 
+  /**
+   * The family's answers to the core's refusals ({@link io.kurir.core.KurirException}), rendered in
+   * its {@link #errorStyle}; {@link ErrorCatalogue#COMMON} unless the family answers more.
+   */
+  default ErrorCatalogue errors() {
+    return ErrorCatalogue.COMMON;
+  }
+
   void addTo(RoutesConfig routes);
 }
