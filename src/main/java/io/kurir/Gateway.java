@@ -318,9 +318,8 @@ public final class Gateway implements AutoCloseable {
               messageWebhooks,
               urlGuard,
               mobileCs,
-              messages,
+              sends,
               timestamps,
-              settings.syncTimeout(),
               sessions,
               remoteMedia));
       tables.add(new PartnerRoutes(tenants, bots, messages));
@@ -328,8 +327,7 @@ public final class Gateway implements AutoCloseable {
       tables.add(
           new PushV2Routes(
               tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
-      tables.add(
-          new CrmRoutes(tenants, phones, messages, remoteMedia, settings.syncTimeout(), contacts));
+      tables.add(new CrmRoutes(tenants, phones, sends, remoteMedia, contacts));
       tables.add(
           new MultiAgentRoutes(
               tenants,

@@ -107,7 +107,7 @@ public final class HttpApi implements AutoCloseable {
             .toList();
     List<Map.Entry<String, ErrorCatalogue>> errorsByPrefix =
         tables.stream()
-            .flatMap(t -> t.pathPrefixes().stream().map(p -> Map.entry(p, t.errors())))
+            .flatMap(t -> t.errorsByPrefix().entrySet().stream())
             .sorted(
                 Comparator.comparingInt(
                         (Map.Entry<String, ErrorCatalogue> e) -> e.getKey().length())

@@ -31,5 +31,16 @@ public interface RouteTable {
     return ErrorCatalogue.COMMON;
   }
 
+  /**
+   * The catalogue per path prefix, the longest prefix winning: {@link #errors} for each of {@link
+   * #pathPrefixes}, unless a family whose endpoints name their credentials or fields differently
+   * gives an endpoint a catalogue of its own.
+   */
+  default java.util.Map<String, ErrorCatalogue> errorsByPrefix() {
+    java.util.Map<String, ErrorCatalogue> byPrefix = new java.util.LinkedHashMap<>();
+    pathPrefixes().forEach(p -> byPrefix.put(p, errors()));
+    return byPrefix;
+  }
+
   void addTo(RoutesConfig routes);
 }
