@@ -323,16 +323,16 @@ public final class Gateway implements AutoCloseable {
               sessions,
               remoteMedia));
       tables.add(new PartnerRoutes(tenants, bots, messages));
-      tables.add(new PushV1Routes(tenants, mobileCs, phones, messages, settings.pushAppIds()));
+      tables.add(new PushV1Routes(tenants, mobileCs, phones, sends, settings.pushAppIds()));
       tables.add(
           new PushV2Routes(
-              tenants, mobileCs, phones, messages, schedules, remoteMedia, ids, timestamps));
+              tenants, mobileCs, phones, sends, schedules, remoteMedia, ids, timestamps));
       tables.add(new CrmRoutes(tenants, phones, sends, remoteMedia, contacts));
       tables.add(
           new MultiAgentRoutes(
               tenants,
               phones,
-              messages,
+              sends,
               remoteMedia,
               mediaFiles,
               timestamps,

@@ -3,21 +3,20 @@ package io.kurir.api.push;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.ListedValues;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.message.MessageText;
-import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
+import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.Tenants;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,21 +38,17 @@ public final class PushV1Routes implements RouteTable {
   private final PushCredentials credentials;
   private final MobileCs mobileCs;
   private final PhoneNumbers phones;
-  private final Messages messages;
+  private final Sends sends;
 
   /** The accepted {@code app_id}s ({@code push.app-ids}). */
   private final List<String> appIds;
 
   public PushV1Routes(
-      Tenants tenants,
-      MobileCs mobileCs,
-      PhoneNumbers phones,
-      Messages messages,
-      List<String> appIds) {
+      Tenants tenants, MobileCs mobileCs, PhoneNumbers phones, Sends sends, List<String> appIds) {
     this.credentials = new PushCredentials(tenants);
     this.mobileCs = mobileCs;
     this.phones = phones;
-    this.messages = messages;
+    this.sends = sends;
     this.appIds = List.copyOf(appIds);
   }
 
@@ -65,6 +60,15 @@ public final class PushV1Routes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return ErrorStyle.ERRORS_LIST_JSON;
+  }
+
+  /** A refused send names the notification's text, {@code data.message}. */
+  private static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder().sendRefusals("data.message").build();
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   @Override
@@ -114,25 +118,13 @@ public final class PushV1Routes implements RouteTable {
     // An idempotency key is scoped to the device: each handset's send is checked on its own.
     List<Long> sent = new ArrayList<>();
     for (Device device : devices) {
-      try {
-        sent.add(
-            messages
-                .accept(
-                    device,
-                    new SendRequest(
-                            List.of(Recipient.number(to)),
-                            "text",
-                            text,
-                            "push.v1",
-                            false,
-                            false,
-                            Duration.ZERO)
-                        .withIdempotencyKey(key))
-                .getFirst()
-                .id());
-      } catch (SendRefused e) {
-        throw ApiException.ofRefusal(e, "data.message");
-      }
+      SendCommand command =
+          SendCommand.builder("push.v1")
+              .to(Recipient.number(to))
+              .text(text)
+              .idempotencyKey(key)
+              .build();
+      sent.add(sends.send(device, command).first().id());
     }
     int recipients = sent.size();
     Map<String, Object> body = new LinkedHashMap<>();
