@@ -292,6 +292,7 @@ public final class Gateway implements AutoCloseable {
               new ConsoleDeps(
                   tenants,
                   messages,
+                  sends,
                   new MessageSearch(db),
                   sessions,
                   messageWebhooks,

@@ -46,6 +46,14 @@ public final class ErrorCatalogue {
     return new Builder(COMMON.entries);
   }
 
+  /**
+   * A catalogue of only what the builder adds: for a part of a family that handles some refusals
+   * itself (the console's forms show them on the form) and leaves the rest to the family's.
+   */
+  public static Builder builderWithoutCommon() {
+    return new Builder(Map.of());
+  }
+
   /** The family's answer to {@code refusal}; empty when the catalogue does not list its reason. */
   public Optional<ApiException> answer(KurirException refusal) {
     return Optional.ofNullable(entries.get(refusal.reason())).map(a -> a.apply(refusal));
