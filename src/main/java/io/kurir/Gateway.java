@@ -323,7 +323,7 @@ public final class Gateway implements AutoCloseable {
               timestamps,
               sessions,
               remoteMedia));
-      tables.add(new PartnerRoutes(tenants, bots, messages));
+      tables.add(new PartnerRoutes(tenants, bots, messages, phones));
       tables.add(new PushV1Routes(tenants, mobileCs, phones, sends, settings.pushAppIds()));
       tables.add(
           new PushV2Routes(
