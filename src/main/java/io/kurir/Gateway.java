@@ -187,6 +187,7 @@ public final class Gateway implements AutoCloseable {
               outbox::wake,
               ServerAddress.of(settings.host()),
               this::port);
+      CallerMedia callerMedia = new CallerMedia(urlGuard, mediaFiles);
       this.messages =
           new Messages(
               db,
@@ -196,7 +197,7 @@ public final class Gateway implements AutoCloseable {
               tenants,
               new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
               messageWebhooks,
-              new CallerMedia(urlGuard, mediaFiles),
+              callerMedia,
               "node-" + settings.nodeId());
       messages.observeWith(metrics); // before any device is used: every sender reports to it
       messages.answerSyncWithin(settings.syncTimeout());
@@ -255,7 +256,7 @@ public final class Gateway implements AutoCloseable {
           new EcoRoutes(
               tenants,
               ecoMessages,
-              new EcoMediaHandlers(ecoMessages, urlGuard, mediaFiles, settings.media().maxKb()),
+              new EcoMediaHandlers(ecoMessages, callerMedia, settings.media().maxKb()),
               new EcoUploadHandlers(
                   new Uploads(
                       db,
@@ -311,7 +312,7 @@ public final class Gateway implements AutoCloseable {
                   settings.adminTokenIfSet(),
                   settings.publicUrlIfSet(),
                   settings.trustedProxies())));
-      RemoteMedia remoteMedia = new RemoteMedia(urlGuard, mediaFiles, settings.media().maxKb());
+      RemoteMedia remoteMedia = new RemoteMedia(callerMedia, settings.media().maxKb());
       tables.add(
           new AccountRoutes(
               tenants,
