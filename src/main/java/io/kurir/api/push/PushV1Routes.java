@@ -62,9 +62,8 @@ public final class PushV1Routes implements RouteTable {
     return ErrorStyle.ERRORS_LIST_JSON;
   }
 
-  /** A refused send names the notification's text, {@code data.message}. */
-  private static final ErrorCatalogue ERRORS =
-      ErrorCatalogue.builder().sendRefusals("data.message").build();
+  /** An expired license's push key; a refused send names the text, {@code data.message}. */
+  private static final ErrorCatalogue ERRORS = PushErrors.catalogue("data.message");
 
   @Override
   public ErrorCatalogue errors() {

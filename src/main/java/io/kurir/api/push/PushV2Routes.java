@@ -3,6 +3,7 @@ package io.kurir.api.push;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
@@ -90,6 +91,17 @@ public final class PushV2Routes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return ErrorStyle.ERROR_JSON;
+  }
+
+  /**
+   * An expired license's push key. A refused send or schedule is a result ({@link #RESULTS}), not
+   * an error, so its text field is named only for completeness.
+   */
+  private static final ErrorCatalogue ERRORS = PushErrors.catalogue("message");
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   @Override
