@@ -69,6 +69,13 @@ public final class ApiException extends RuntimeException {
     return token;
   }
 
+  /**
+   * 404 {@code not_found}: the thing {@code detail} names does not exist (or is not the caller's).
+   */
+  public static ApiException notFound(String detail) {
+    return new ApiException(404, "not_found", detail);
+  }
+
   public static ApiException badRequest(String token, String detail) {
     return new ApiException(400, token, detail);
   }

@@ -122,7 +122,7 @@ public final class ErrorCatalogue {
      */
     public Builder credentialRefusals(
         String disabledToken, String unknownToken, String unknownDetail) {
-      add(TenantException.Reason.EXPIRED, 403, "license_expired");
+      licenseExpired();
       add(TenantException.Reason.DISABLED, 403, disabledToken);
       for (TenantException.Reason r :
           List.of(
@@ -132,6 +132,11 @@ public final class ErrorCatalogue {
         add(r, 401, unknownToken, unknownDetail);
       }
       return this;
+    }
+
+    /** A license that expired (a tenant refusal {@code EXPIRED}): 403 {@code license_expired}. */
+    public Builder licenseExpired() {
+      return add(TenantException.Reason.EXPIRED, 403, "license_expired");
     }
 
     /** Every entry of {@code other}, replacing this builder's for the same reasons. */

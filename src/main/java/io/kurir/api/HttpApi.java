@@ -245,8 +245,7 @@ public final class HttpApi implements AutoCloseable {
                   "*",
                   ctx -> {
                     if (ctx.result() == null || ctx.result().isEmpty()) { // not a handler's 404
-                      styleOf(byPrefix, ctx)
-                          .render(ctx, new ApiException(404, "not_found", "no such endpoint"));
+                      styleOf(byPrefix, ctx).render(ctx, ApiException.notFound("no such endpoint"));
                     }
                   });
               config.routes.error(
@@ -359,7 +358,7 @@ public final class HttpApi implements AutoCloseable {
   private static ApiException fromJavalin(HttpResponseException e) {
     return switch (e.getStatus()) {
       case 413 -> new ApiException(413, "body_too_large", "the request body is too large");
-      case 404 -> new ApiException(404, "not_found", "not found");
+      case 404 -> ApiException.notFound("not found");
       case 405 -> new ApiException(405, "method_not_allowed", "method not allowed");
       default ->
           e.getStatus() >= 500

@@ -123,7 +123,7 @@ public final class AccountRoutes implements RouteTable {
       ErrorCatalogue.builder()
           .add(TenantException.Reason.NOT_FOUND, 401, "invalid_license", "no such license")
           .add(TenantException.Reason.DISABLED, 403, "license_disabled")
-          .add(TenantException.Reason.EXPIRED, 403, "license_expired")
+          .licenseExpired()
           .sendRefusals("text")
           .build();
 
@@ -192,6 +192,11 @@ public final class AccountRoutes implements RouteTable {
     Sent sent =
         sends.send(
             device, command.to(Recipient.number(to)).callerWaitsSince(started, sync).build());
+    ctx.json(sendReply(sent, sync));
+  }
+
+  /** {@code {"status", "message", "msg_id"}}: queued, or a sync send's outcome. */
+  private static Map<String, Object> sendReply(Sent sent, boolean sync) {
     Map<String, Object> body = new LinkedHashMap<>();
     if (!sync) {
       body.put("status", "success");
@@ -211,7 +216,7 @@ public final class AccountRoutes implements RouteTable {
           });
     }
     body.put("msg_id", Long.toString(sent.first().id()));
-    ctx.json(body);
+    return body;
   }
 
   /** The image ({@code gambar}) or file ({@code file}) URL of a legacy send; the image wins. */

@@ -368,7 +368,7 @@ public final class AdminRoutes implements RouteTable {
 
   private void replay(Context ctx) {
     if (!deliveries.replay(id(ctx))) {
-      throw new ApiException(404, "not_found", "no failed or dead delivery " + ctx.pathParam("id"));
+      throw ApiException.notFound("no failed or dead delivery " + ctx.pathParam("id"));
     }
     outboxWake.run();
   }
@@ -397,8 +397,7 @@ public final class AdminRoutes implements RouteTable {
     MessageHistory history =
         messages
             .history(id(ctx))
-            .orElseThrow(
-                () -> new ApiException(404, "not_found", "no message " + ctx.pathParam("id")));
+            .orElseThrow(() -> ApiException.notFound("no message " + ctx.pathParam("id")));
     Message m = history.message();
     Map<String, Object> message = new LinkedHashMap<>();
     message.put("id", Long.toString(m.id()));

@@ -75,7 +75,7 @@ final class AutoReplyPages {
   void delete(Context ctx, ConsoleRoutes.Viewer v) {
     long license = Pages.id(ctx);
     if (!deps.bots().delete(license, Pages.id(ctx, "rule"))) {
-      throw new ApiException(404, "not_found", "No such auto-reply.");
+      throw ApiException.notFound("No such auto-reply.");
     }
     Pages.seeOther(ctx, "/console/licenses/" + license + "/auto-replies");
   }

@@ -380,7 +380,7 @@ public final class ConsoleRoutes implements RouteTable {
     String file = ctx.pathParam("file");
     String type = ASSETS.get(file);
     if (type == null) {
-      throw new ApiException(404, "not_found", "No such file.");
+      throw ApiException.notFound("No such file.");
     }
     try (InputStream in = ConsoleRoutes.class.getResourceAsStream("/console/" + file)) {
       if (in == null) {

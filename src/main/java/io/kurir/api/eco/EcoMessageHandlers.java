@@ -148,8 +148,16 @@ public final class EcoMessageHandlers {
                 .build());
     if (!sync) {
       plain(ctx, Long.toString(sent.first().id()));
-      return;
+    } else {
+      answerOutcomes(ctx, req, sent);
     }
+  }
+
+  /**
+   * A sync send's answer: {@code success} when every message went out (or is held, not waited for),
+   * else the first failure in the order given.
+   */
+  private void answerOutcomes(Context ctx, EcoRequest req, Sent sent) {
     for (int i = 0; i < sent.messages().size(); i++) {
       SendResult outcome = sent.outcomes().isEmpty() ? SendResult.SENT : sent.outcomes().get(i);
       String result = results.ofSend(outcome, clock.instant());

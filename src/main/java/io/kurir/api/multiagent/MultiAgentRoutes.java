@@ -233,6 +233,11 @@ public final class MultiAgentRoutes implements RouteTable {
                     .idempotencyKey(key)
                     .build())
             .first();
+    ctx.json(reply(device, to, kind, m));
+  }
+
+  /** {@code {"status": 200, "message": "Success!", "data": {…the message…}}}. */
+  private Map<String, Object> reply(Device device, Recipient to, String kind, Message m) {
     Map<String, Object> data = new LinkedHashMap<>();
     // A number without its +; a group id, a LID or a BSUID as it is.
     String number = to.address().startsWith("+") ? to.address().substring(1) : to.address();
@@ -253,6 +258,6 @@ public final class MultiAgentRoutes implements RouteTable {
     body.put("status", 200);
     body.put("message", "Success!");
     body.put("data", data);
-    ctx.json(body);
+    return body;
   }
 }

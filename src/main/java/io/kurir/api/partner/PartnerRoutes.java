@@ -147,7 +147,7 @@ public final class PartnerRoutes implements RouteTable {
       throw ApiException.fieldNotValid("id", "id is a bot id from get_bot");
     }
     if (!bots.delete(req.license().id(), Long.parseLong(raw))) {
-      throw new ApiException(404, "not_found", "the license has no bot " + raw);
+      throw ApiException.notFound("the license has no bot " + raw);
     }
     ctx.json(success("bot deleted"));
   }
@@ -187,22 +187,26 @@ public final class PartnerRoutes implements RouteTable {
     if (devices.isEmpty()) {
       throw new ApiException(404, "no_device", "the license has no device yet");
     }
-    Device chosen = devices.getFirst();
-    Optional<String> noWa = f.text("no_wa").map(String::strip);
-    if (noWa.isPresent()) { // a license with several devices: which one's key
-      // Read as every number is, in the configured default region (a number that is not one
-      // names no device).
-      Optional<String> wanted = phones.normalize(noWa.get());
-      chosen =
-          devices.stream()
-              .filter(d -> wanted.isPresent() && d.number().equals(wanted.get()))
-              .findFirst()
-              .orElseThrow(
-                  () -> new ApiException(404, "no_wa_not_found", "the license has no such device"));
-    }
+    Device chosen = chosen(devices, f.text("no_wa").map(String::strip));
     Map<String, Object> body = success("found");
     body.put("key", chosen.ecoKey());
     ctx.json(body);
+  }
+
+  /**
+   * The device whose key {@code get_key} answers: the one numbered {@code noWa} (a license with
+   * several devices), read as every number is, in the configured default region; else the first.
+   */
+  private Device chosen(List<Device> devices, Optional<String> noWa) {
+    if (noWa.isEmpty()) {
+      return devices.getFirst();
+    }
+    Optional<String> wanted = phones.normalize(noWa.get());
+    return devices.stream()
+        .filter(d -> wanted.isPresent() && d.number().equals(wanted.get()))
+        .findFirst()
+        .orElseThrow(
+            () -> new ApiException(404, "no_wa_not_found", "the license has no such device"));
   }
 
   /**

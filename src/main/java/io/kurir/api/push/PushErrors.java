@@ -1,7 +1,6 @@
 package io.kurir.api.push;
 
 import io.kurir.api.ErrorCatalogue;
-import io.kurir.tenant.TenantException;
 
 /** The push families' answers to the core's refusals, in each family's error style. */
 final class PushErrors {
@@ -12,9 +11,6 @@ final class PushErrors {
    * family's text field.
    */
   static ErrorCatalogue catalogue(String textField) {
-    return ErrorCatalogue.builder()
-        .add(TenantException.Reason.EXPIRED, 403, "license_expired")
-        .sendRefusals(textField)
-        .build();
+    return ErrorCatalogue.builder().licenseExpired().sendRefusals(textField).build();
   }
 }

@@ -81,17 +81,7 @@ public final class PushV1Routes implements RouteTable {
     if (!appIds.contains(f.required("app_id").strip())) {
       throw ApiException.fieldNotValid("app_id", "not an app_id this installation accepts");
     }
-    String rawTargets = f.required("include_player_ids");
-    if (ListedValues.moreThan(rawTargets, ",", MAX_IDS)) { // before the list is split
-      throw ApiException.badRequest(
-          "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
-    }
-    List<String> targets = new ArrayList<>();
-    for (String id : rawTargets.split(",")) {
-      if (!id.isBlank()) {
-        targets.add(id.strip());
-      }
-    }
+    List<String> targets = targets(f.required("include_player_ids"));
     String text =
         MessageText.normalize(f.text("data.message").or(() -> f.text("contents.en")).orElse(""));
     if (text.isBlank()) {
@@ -103,17 +93,7 @@ public final class PushV1Routes implements RouteTable {
             .orElseThrow(() -> ApiException.fieldNotValid("data.no_wa", "not a phone number"));
     Optional<String> key = f.idempotencyKey();
     List<String> invalid = new ArrayList<>();
-    // Several ids may name one handset (its player id and its handset id): it sends once.
-    java.util.Set<Long> seen = new java.util.HashSet<>();
-    List<Device> devices = new ArrayList<>();
-    for (String target : targets) {
-      Optional<Device> device = mobileCs.deviceForTarget(license, target);
-      if (device.isEmpty()) {
-        invalid.add(target);
-      } else if (seen.add(device.get().id())) {
-        devices.add(device.get());
-      }
-    }
+    List<Device> devices = handsets(license, targets, invalid);
     // An idempotency key is scoped to the device: each handset's send is checked on its own.
     List<Long> sent = new ArrayList<>();
     for (Device device : devices) {
@@ -125,6 +105,44 @@ public final class PushV1Routes implements RouteTable {
               .build();
       sent.add(sends.send(device, command).first().id());
     }
+    ctx.json(reply(sent, invalid));
+  }
+
+  /**
+   * The license's handsets the ids name, each once: several ids may name one handset (its player id
+   * and its handset id), and it sends once. Ids that name none are added to {@code invalid}.
+   */
+  private List<Device> handsets(License license, List<String> targets, List<String> invalid) {
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    List<Device> devices = new ArrayList<>();
+    for (String target : targets) {
+      Optional<Device> device = mobileCs.deviceForTarget(license, target);
+      if (device.isEmpty()) {
+        invalid.add(target);
+      } else if (seen.add(device.get().id())) {
+        devices.add(device.get());
+      }
+    }
+    return devices;
+  }
+
+  /** The ids of {@code include_player_ids}, at most {@link #MAX_IDS}. */
+  private static List<String> targets(String rawTargets) {
+    if (ListedValues.moreThan(rawTargets, ",", MAX_IDS)) { // before the list is split
+      throw ApiException.badRequest(
+          "include_player_ids_too_many", "at most " + MAX_IDS + " ids per notification");
+    }
+    List<String> targets = new ArrayList<>();
+    for (String id : rawTargets.split(",")) {
+      if (!id.isBlank()) {
+        targets.add(id.strip());
+      }
+    }
+    return targets;
+  }
+
+  /** OneSignal's {@code {id, recipients, external_id[, errors]}}. */
+  private static Map<String, Object> reply(List<Long> sent, List<String> invalid) {
     int recipients = sent.size();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", recipients == 0 ? "" : notificationId(sent));
@@ -133,7 +151,7 @@ public final class PushV1Routes implements RouteTable {
     if (!invalid.isEmpty()) {
       body.put("errors", Map.of("invalid_player_ids", invalid));
     }
-    ctx.json(body);
+    return body;
   }
 
   /**
