@@ -19,6 +19,7 @@ import io.kurir.media.MediaSweep;
 import io.kurir.media.SafeFetcher;
 import io.kurir.message.Messages;
 import io.kurir.message.RetryPolicy;
+import io.kurir.message.Sends;
 import io.kurir.metrics.GatewayMetrics;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.schedule.ScheduleRunner;
@@ -58,7 +59,9 @@ record Core(
     WebhookOutbox outbox,
     Drivers drivers,
     MessageWebhooks messageWebhooks,
+    CallerMedia callerMedia,
     Messages messages,
+    Sends sends,
     Bots bots,
     MobileCs mobileCs,
     DeviceStates deviceStates,
@@ -124,6 +127,7 @@ record Core(
     MessageWebhooks messageWebhooks =
         new MessageWebhooks(
             db, ids, clock, timestamps, outbox::wake, ServerAddress.of(settings.host()), port);
+    CallerMedia callerMedia = new CallerMedia(urlGuard, mediaFiles);
     // Senders finish the send in progress and record it.
     Messages messages =
         closers.push(
@@ -136,7 +140,7 @@ record Core(
                 tenants,
                 new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
                 messageWebhooks,
-                new CallerMedia(urlGuard, mediaFiles),
+                callerMedia,
                 "node-" + settings.nodeId()));
     messages.observeWith(metrics); // before any device is used: every sender reports to it
     messages.answerSyncWithin(settings.syncTimeout());
@@ -181,6 +185,7 @@ record Core(
     Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
     tenants.onDeviceDeleted(schedules::deviceDeleted);
     Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
+    Sends sends = new Sends(messages, settings.syncTimeout());
     return new Core(
         settings,
         clock,
@@ -197,7 +202,9 @@ record Core(
         outbox,
         drivers,
         messageWebhooks,
+        callerMedia,
         messages,
+        sends,
         bots,
         mobileCs,
         deviceStates,

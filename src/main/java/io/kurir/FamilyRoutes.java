@@ -54,17 +54,16 @@ final class FamilyRoutes {
     EcoMessageHandlers ecoMessages =
         new EcoMessageHandlers(
             core.messages(),
+            core.sends(),
             core.phones(),
             core.contacts(),
             core.timestamps(),
-            core.clock(),
-            settings.syncTimeout());
+            core.clock());
     tables.add(
         new EcoRoutes(
             core.tenants(),
             ecoMessages,
-            new EcoMediaHandlers(
-                ecoMessages, core.urlGuard(), core.mediaFiles(), settings.media().maxKb()),
+            new EcoMediaHandlers(ecoMessages, core.callerMedia(), settings.media().maxKb()),
             new EcoUploadHandlers(
                 new Uploads(
                     core.db(),
@@ -106,6 +105,7 @@ final class FamilyRoutes {
             new ConsoleDeps(
                 core.tenants(),
                 core.messages(),
+                core.sends(),
                 new MessageSearch(core.db()),
                 core.sessions(),
                 core.messageWebhooks(),
@@ -124,8 +124,7 @@ final class FamilyRoutes {
                 settings.adminTokenIfSet(),
                 settings.publicUrlIfSet(),
                 settings.trustedProxies())));
-    RemoteMedia remoteMedia =
-        new RemoteMedia(core.urlGuard(), core.mediaFiles(), settings.media().maxKb());
+    RemoteMedia remoteMedia = new RemoteMedia(core.callerMedia(), settings.media().maxKb());
     tables.add(
         new AccountRoutes(
             core.tenants(),
@@ -133,42 +132,31 @@ final class FamilyRoutes {
             core.messageWebhooks(),
             core.urlGuard(),
             core.mobileCs(),
-            core.messages(),
+            core.sends(),
             core.timestamps(),
-            settings.syncTimeout(),
             core.sessions(),
             remoteMedia));
-    tables.add(new PartnerRoutes(core.tenants(), core.bots(), core.messages()));
+    tables.add(new PartnerRoutes(core.tenants(), core.bots(), core.messages(), core.phones()));
     tables.add(
         new PushV1Routes(
-            core.tenants(),
-            core.mobileCs(),
-            core.phones(),
-            core.messages(),
-            settings.pushAppIds()));
+            core.tenants(), core.mobileCs(), core.phones(), core.sends(), settings.pushAppIds()));
     tables.add(
         new PushV2Routes(
             core.tenants(),
             core.mobileCs(),
             core.phones(),
-            core.messages(),
+            core.sends(),
             core.schedules(),
             remoteMedia,
             core.ids(),
             core.timestamps()));
     tables.add(
-        new CrmRoutes(
-            core.tenants(),
-            core.phones(),
-            core.messages(),
-            remoteMedia,
-            settings.syncTimeout(),
-            core.contacts()));
+        new CrmRoutes(core.tenants(), core.phones(), core.sends(), remoteMedia, core.contacts()));
     tables.add(
         new MultiAgentRoutes(
             core.tenants(),
             core.phones(),
-            core.messages(),
+            core.sends(),
             remoteMedia,
             core.mediaFiles(),
             core.timestamps(),

@@ -61,23 +61,6 @@ public final class ApiException extends RuntimeException {
     return retryAfterSeconds;
   }
 
-  /**
-   * 429 {@code device_busy}: a sync send's device is online but has more sync sends waiting than it
-   * can send in time, and nothing of this request went out (so a retry cannot send twice).
-   */
-  public static ApiException deviceBusy(String detail, long retryAfterSeconds) {
-    return new ApiException(429, "device_busy", detail, retryAfterSeconds);
-  }
-
-  /** {@link #deviceBusy} for a sync send whose wait ended while its device was busy. */
-  public static ApiException deviceBusyAfterWait(long retryAfterSeconds) {
-    return deviceBusy(
-        "the device is online but busy with other sync sends; nothing was sent, retry after "
-            + retryAfterSeconds
-            + " s",
-        retryAfterSeconds);
-  }
-
   public int status() {
     return status;
   }
@@ -87,20 +70,10 @@ public final class ApiException extends RuntimeException {
   }
 
   /**
-   * A send the core refused, for the families whose only text field is {@code textField}: 400
-   * {@code <textField>_too_long}, 429 {@code device_busy} (with Retry-After), or 503 {@code
-   * stopping}.
+   * 404 {@code not_found}: the thing {@code detail} names does not exist (or is not the caller's).
    */
-  public static ApiException ofRefusal(io.kurir.message.SendRefused e, String textField) {
-    return switch (e.reason()) {
-      case TEXT_TOO_LONG -> badRequest(textField + "_too_long", e.getMessage());
-      case TOO_MANY_RECIPIENTS -> badRequest("phone_no_too_many", e.getMessage());
-      case STOPPING -> new ApiException(503, "stopping", e.getMessage());
-      case BUSY -> new ApiException(503, "busy", e.getMessage());
-      case DRIVER_NOT_LOADED -> new ApiException(503, "driver_not_loaded", e.getMessage());
-      case DEVICE_BUSY -> deviceBusy(e.getMessage(), e.retryAfterSeconds());
-      case MEDIA_TYPE_NOT_SUPPORTED -> badRequest("media_type_not_supported", e.getMessage());
-    };
+  public static ApiException notFound(String detail) {
+    return new ApiException(404, "not_found", detail);
   }
 
   public static ApiException badRequest(String token, String detail) {

@@ -5,16 +5,15 @@ import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.kurir.config.Settings;
-import io.kurir.limit.RateLimited;
+import io.kurir.core.KurirException;
 import io.kurir.limit.RequestLimits;
-import io.kurir.message.IdempotencyKeyReused;
-import io.kurir.store.SearchTooLong;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
@@ -106,6 +105,14 @@ public final class HttpApi implements AutoCloseable {
                 Comparator.comparingInt((Map.Entry<String, ErrorStyle> e) -> e.getKey().length())
                     .reversed())
             .toList();
+    List<Map.Entry<String, ErrorCatalogue>> errorsByPrefix =
+        tables.stream()
+            .flatMap(t -> t.errorsByPrefix().entrySet().stream())
+            .sorted(
+                Comparator.comparingInt(
+                        (Map.Entry<String, ErrorCatalogue> e) -> e.getKey().length())
+                    .reversed())
+            .toList();
     // The server itself, for the routes a 405 names in its Allow header; set once it is made.
     java.util.concurrent.atomic.AtomicReference<Javalin> served =
         new java.util.concurrent.atomic.AtomicReference<>();
@@ -161,36 +168,22 @@ public final class HttpApi implements AutoCloseable {
               for (RouteTable table : tables) {
                 table.addTo(config.routes);
               }
-              // Every family answers a caller over its limit alike, in its own error style.
               config.routes.exception(
-                  RateLimited.class,
-                  (e, ctx) -> {
-                    ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
-                    styleOf(byPrefix, ctx)
-                        .render(ctx, new ApiException(429, "rate_limited", e.getMessage()));
-                  });
+                  ApiException.class, (e, ctx) -> render(styleOf(byPrefix, ctx), ctx, e));
+              // The core's refusals, answered as the family's catalogue says; a reason it does not
+              // list is a fault like any other.
               config.routes.exception(
-                  ApiException.class,
+                  KurirException.class,
                   (e, ctx) -> {
-                    if (e.retryAfterSeconds() > 0) {
-                      ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+                    Optional<ApiException> answer = errorsOf(errorsByPrefix, ctx).answer(e);
+                    if (answer.isPresent()) {
+                      render(styleOf(byPrefix, ctx), ctx, answer.get());
+                    } else {
+                      log.error("{} {} failed", ctx.method(), routeOf(ctx), e);
+                      styleOf(byPrefix, ctx)
+                          .render(ctx, new ApiException(500, "server_error", "internal error"));
                     }
-                    styleOf(byPrefix, ctx).render(ctx, e);
                   });
-              // Every family that sends answers a reused key alike, in its own error style.
-              config.routes.exception(
-                  IdempotencyKeyReused.class,
-                  (e, ctx) ->
-                      styleOf(byPrefix, ctx)
-                          .render(
-                              ctx,
-                              new ApiException(422, "idempotency_key_reused", e.getMessage())));
-              // A search too long to run (the console's message search), in the family's style.
-              config.routes.exception(
-                  SearchTooLong.class,
-                  (e, ctx) ->
-                      styleOf(byPrefix, ctx)
-                          .render(ctx, ApiException.badRequest("search_too_long", e.getMessage())));
               // A secret sealed with another key (rotated under a running gateway): nothing the
               // caller can fix; said once in the log, without a trace, not per request.
               config.routes.exception(
@@ -252,8 +245,7 @@ public final class HttpApi implements AutoCloseable {
                   "*",
                   ctx -> {
                     if (ctx.result() == null || ctx.result().isEmpty()) { // not a handler's 404
-                      styleOf(byPrefix, ctx)
-                          .render(ctx, new ApiException(404, "not_found", "no such endpoint"));
+                      styleOf(byPrefix, ctx).render(ctx, ApiException.notFound("no such endpoint"));
                     }
                   });
               config.routes.error(
@@ -366,7 +358,7 @@ public final class HttpApi implements AutoCloseable {
   private static ApiException fromJavalin(HttpResponseException e) {
     return switch (e.getStatus()) {
       case 413 -> new ApiException(413, "body_too_large", "the request body is too large");
-      case 404 -> new ApiException(404, "not_found", "not found");
+      case 404 -> ApiException.notFound("not found");
       case 405 -> new ApiException(405, "method_not_allowed", "method not allowed");
       default ->
           e.getStatus() >= 500
@@ -376,13 +368,31 @@ public final class HttpApi implements AutoCloseable {
   }
 
   private static ErrorStyle styleOf(List<Map.Entry<String, ErrorStyle>> byPrefix, Context ctx) {
+    return ofPath(byPrefix, ctx, ErrorStyle.PLAIN_TOKEN);
+  }
+
+  private static ErrorCatalogue errorsOf(
+      List<Map.Entry<String, ErrorCatalogue>> errorsByPrefix, Context ctx) {
+    return ofPath(errorsByPrefix, ctx, ErrorCatalogue.COMMON);
+  }
+
+  /** The value of the longest prefix of the request's path, else {@code otherwise}. */
+  private static <T> T ofPath(List<Map.Entry<String, T>> byPrefix, Context ctx, T otherwise) {
     String path = ctx.path();
-    for (Map.Entry<String, ErrorStyle> prefix : byPrefix) {
+    for (Map.Entry<String, T> prefix : byPrefix) {
       if (path.startsWith(prefix.getKey())) {
         return prefix.getValue();
       }
     }
-    return ErrorStyle.PLAIN_TOKEN;
+    return otherwise;
+  }
+
+  /** Renders a refusal in {@code style}, with its {@code Retry-After} if it says one. */
+  private static void render(ErrorStyle style, Context ctx, ApiException e) {
+    if (e.retryAfterSeconds() > 0) {
+      ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+    }
+    style.render(ctx, e);
   }
 
   public int port() {

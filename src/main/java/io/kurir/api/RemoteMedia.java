@@ -1,8 +1,6 @@
 package io.kurir.api;
 
-import io.kurir.media.FetchResult;
-import io.kurir.media.MediaFiles;
-import io.kurir.media.SafeFetcher;
+import io.kurir.media.CallerMedia;
 import io.kurir.message.MediaRef;
 import java.time.Instant;
 
@@ -12,31 +10,30 @@ import java.time.Instant;
  * URL Kurir may fetch), {@code file_more_than_<N>KB} (413), {@code <field>_unreachable}.
  */
 public final class RemoteMedia {
-  private final SafeFetcher fetcher;
-  private final MediaFiles files;
+  private final CallerMedia media;
   private final long maxKb;
 
-  public RemoteMedia(SafeFetcher fetcher, MediaFiles files, long maxKb) {
-    this.fetcher = fetcher;
-    this.files = files;
+  public RemoteMedia(CallerMedia media, long maxKb) {
+    this.media = media;
     this.maxKb = maxKb;
   }
 
   /** The file at {@code url} (the request's {@code field}), kept; fetched by {@code deadline}. */
   public MediaRef fetch(String field, String url, Instant deadline) {
-    FetchResult fetched = fetcher.fetch(url.strip(), deadline);
-    return switch (fetched) {
-      case FetchResult.BadUrl bad -> throw ApiException.fieldNotValid(field, bad.why());
-      case FetchResult.TooLarge tooLarge ->
+    return switch (media.take(url.strip(), deadline, false)) {
+      case CallerMedia.Intake.BadUrl bad -> throw ApiException.fieldNotValid(field, bad.why());
+      case CallerMedia.Intake.TooLarge tooLarge ->
           throw new ApiException(413, "file_more_than_" + maxKb + "KB", "the file is too large");
-      case FetchResult.Unreachable unreachable ->
+      case CallerMedia.Intake.Unreachable unreachable ->
           throw new ApiException(400, field + "_unreachable", unreachable.why());
-      case FetchResult.Fetched ok -> files.keep(ok.file());
+      case CallerMedia.Intake.NotImage notImage ->
+          throw new IllegalStateException("not asked for an image only");
+      case CallerMedia.Intake.Kept kept -> kept.media();
     };
   }
 
   /** How long a fetch may take at most. */
   public java.time.Duration timeout() {
-    return fetcher.timeout();
+    return media.timeout();
   }
 }

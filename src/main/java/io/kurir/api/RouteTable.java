@@ -23,5 +23,24 @@ public interface RouteTable {
 
   ErrorStyle errorStyle();
 
+  /**
+   * The family's answers to the core's refusals ({@link io.kurir.core.KurirException}), rendered in
+   * its {@link #errorStyle}; {@link ErrorCatalogue#COMMON} unless the family answers more.
+   */
+  default ErrorCatalogue errors() {
+    return ErrorCatalogue.COMMON;
+  }
+
+  /**
+   * The catalogue per path prefix, the longest prefix winning: {@link #errors} for each of {@link
+   * #pathPrefixes}, unless a family whose endpoints name their credentials or fields differently
+   * gives an endpoint a catalogue of its own.
+   */
+  default java.util.Map<String, ErrorCatalogue> errorsByPrefix() {
+    java.util.Map<String, ErrorCatalogue> byPrefix = new java.util.LinkedHashMap<>();
+    pathPrefixes().forEach(p -> byPrefix.put(p, errors()));
+    return byPrefix;
+  }
+
   void addTo(RoutesConfig routes);
 }

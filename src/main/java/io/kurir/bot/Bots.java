@@ -51,9 +51,19 @@ public final class Bots {
   }
 
   /** Why a rule was not added. */
-  public static final class RuleRefused extends RuntimeException {
+  public static final class RuleRefused extends io.kurir.core.KurirException {
+    /** Its one reason: the message says which rule of {@link #add} the rule broke. */
+    public enum Reason implements io.kurir.core.KurirException.Reason {
+      RULE_REFUSED
+    }
+
     public RuleRefused(String message) {
-      super(message, null, false, false);
+      super(message, false);
+    }
+
+    @Override
+    public Reason reason() {
+      return Reason.RULE_REFUSED;
     }
   }
 

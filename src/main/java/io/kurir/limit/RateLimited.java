@@ -1,12 +1,18 @@
 package io.kurir.limit;
 
+import io.kurir.core.KurirException;
 import java.time.Duration;
 
 /**
  * A request over a caller's rate limit. Each API family answers it with HTTP 429 {@code
  * rate_limited} in its own error style and a {@code Retry-After} header.
  */
-public final class RateLimited extends RuntimeException {
+public final class RateLimited extends KurirException {
+  /** Its one reason. */
+  public enum Reason implements KurirException.Reason {
+    RATE_LIMITED
+  }
+
   private final Duration retryAfter;
 
   public RateLimited(String detail, Duration retryAfter) {
@@ -22,8 +28,14 @@ public final class RateLimited extends RuntimeException {
   /**
    * {@link #retryAfter} in whole seconds, rounded up, at least 1: the {@code Retry-After} value.
    */
+  @Override
   public long retryAfterSeconds() {
     long millis = retryAfter.toMillis();
     return Math.max(1, Math.ceilDiv(millis, 1000));
+  }
+
+  @Override
+  public Reason reason() {
+    return Reason.RATE_LIMITED;
   }
 }

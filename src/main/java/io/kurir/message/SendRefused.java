@@ -1,9 +1,11 @@
 package io.kurir.message;
 
-/** A send request the core will not accept; dialects turn {@link #reason} into their own error. */
-public final class SendRefused extends RuntimeException {
+import io.kurir.core.KurirException;
 
-  public enum Reason {
+/** A send request the core will not accept; dialects turn {@link #reason} into their own error. */
+public final class SendRefused extends KurirException {
+
+  public enum Reason implements KurirException.Reason {
     /**
      * More recipients than {@link Messages#MAX_RECIPIENTS} (sync: {@link
      * Messages#MAX_SYNC_RECIPIENTS}).
@@ -51,10 +53,12 @@ public final class SendRefused extends RuntimeException {
   }
 
   /** When a retry may succeed, in whole seconds; 0 when the refusal does not say. */
+  @Override
   public long retryAfterSeconds() {
     return retryAfterSeconds;
   }
 
+  @Override
   public Reason reason() {
     return reason;
   }

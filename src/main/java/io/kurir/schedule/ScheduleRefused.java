@@ -1,8 +1,10 @@
 package io.kurir.schedule;
 
+import io.kurir.core.KurirException;
+
 /** Why a schedule was not accepted; dialects turn the reasons into their own result strings. */
-public final class ScheduleRefused extends RuntimeException {
-  public enum Reason {
+public final class ScheduleRefused extends KurirException {
+  public enum Reason implements KurirException.Reason {
     /** Its minute has passed already. */
     DUE_IN_PAST,
     /** The device has as many schedules in that minute as it may. */
@@ -20,10 +22,11 @@ public final class ScheduleRefused extends RuntimeException {
   private final Reason reason;
 
   public ScheduleRefused(Reason reason, String message) {
-    super(message, null, false, false);
+    super(message, false);
     this.reason = reason;
   }
 
+  @Override
   public Reason reason() {
     return reason;
   }

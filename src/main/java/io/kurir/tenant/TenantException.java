@@ -1,9 +1,11 @@
 package io.kurir.tenant;
 
-/** A tenant operation was refused; {@link #reason} says why, the message says it to a person. */
-public final class TenantException extends RuntimeException {
+import io.kurir.core.KurirException;
 
-  public enum Reason {
+/** A tenant operation was refused; {@link #reason} says why, the message says it to a person. */
+public final class TenantException extends KurirException {
+
+  public enum Reason implements KurirException.Reason {
     NOT_FOUND,
     DISABLED,
     EXPIRED,
@@ -18,6 +20,7 @@ public final class TenantException extends RuntimeException {
     this.reason = reason;
   }
 
+  @Override
   public Reason reason() {
     return reason;
   }

@@ -463,6 +463,45 @@ public final class Tenants {
   }
 
   /**
+   * The license whose code is {@code code}, if it and its partner are switched on; it may have
+   * expired (an expired license may still read and remove what it set).
+   *
+   * @throws TenantException {@code NOT_FOUND} or {@code DISABLED}
+   */
+  public License licenseToRead(String code) {
+    License license =
+        licenseByCode(code.strip())
+            .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "no such license"));
+    if (license.disabled() || partner(license.partnerId()).disabled()) {
+      throw new TenantException(Reason.DISABLED, "the license is switched off");
+    }
+    return license;
+  }
+
+  /**
+   * {@link #licenseToRead}, if the license may also be used today (it has not expired).
+   *
+   * @throws TenantException {@code NOT_FOUND}, {@code DISABLED} or {@code EXPIRED}
+   */
+  public License licenseToUse(String code) {
+    return requireNotExpired(licenseToRead(code));
+  }
+
+  /**
+   * {@code license} if it has not expired by today (whether it is switched on is the caller's, as
+   * for {@link #licenseForPushKey}).
+   *
+   * @throws TenantException {@code EXPIRED}
+   */
+  public License requireNotExpired(License license) {
+    if (isExpired(license)) {
+      throw new TenantException(
+          Reason.EXPIRED, "the license expired on " + license.expiresOn().orElseThrow());
+    }
+    return license;
+  }
+
+  /**
    * The ids of every device a license ever had, deleted ones included: for reading its history (how
    * a message ended stays readable after its device was deleted).
    */

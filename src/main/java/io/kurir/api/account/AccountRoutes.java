@@ -3,6 +3,7 @@ package io.kurir.api.account;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
@@ -13,11 +14,11 @@ import io.kurir.media.SafeFetcher;
 import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageText;
-import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
 import io.kurir.message.SendResult;
+import io.kurir.message.Sends;
+import io.kurir.message.Sends.Sent;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -28,7 +29,6 @@ import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.MessageWebhooks.Direction;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,9 +55,8 @@ public final class AccountRoutes implements RouteTable {
   private final SafeFetcher urlGuard;
 
   private final MobileCs mobileCs;
-  private final Messages messages;
+  private final Sends sends;
   private final Timestamps timestamps;
-  private final Duration syncTimeout;
   private final Sessions sessions;
   private final RemoteMedia media;
 
@@ -86,12 +85,10 @@ public final class AccountRoutes implements RouteTable {
       MessageWebhooks webhooks,
       SafeFetcher urlGuard,
       MobileCs mobileCs,
-      Messages messages,
+      Sends sends,
       Timestamps timestamps,
-      Duration syncTimeout,
       Sessions sessions,
       RemoteMedia media) {
-    this.syncTimeout = syncTimeout;
     this.sessions = sessions;
     this.media = media;
     this.tenants = tenants;
@@ -99,7 +96,7 @@ public final class AccountRoutes implements RouteTable {
     this.webhooks = webhooks;
     this.urlGuard = urlGuard;
     this.mobileCs = mobileCs;
-    this.messages = messages;
+    this.sends = sends;
     this.timestamps = timestamps;
   }
 
@@ -116,6 +113,35 @@ public final class AccountRoutes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return ErrorStyle.STATUS_FAILED_JSON;
+  }
+
+  /**
+   * A refused license ({@code license} field or path) as 401 {@code invalid_license} or 403 {@code
+   * license_disabled} / {@code license_expired}; a refused send names the {@code text} field.
+   */
+  private static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder()
+          .add(TenantException.Reason.NOT_FOUND, 401, "invalid_license", "no such license")
+          .add(TenantException.Reason.DISABLED, 403, "license_disabled")
+          .licenseExpired()
+          .sendRefusals("text")
+          .build();
+
+  /** {@code /v2.0/demo} names a device by its Eco key, and its text {@code message}. */
+  private static final ErrorCatalogue DEMO_ERRORS =
+      ErrorCatalogue.builder()
+          .credentialRefusals("key_disabled", "invalid_key", "no device has this key")
+          .sendRefusals("message")
+          .build();
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
+  }
+
+  @Override
+  public Map<String, ErrorCatalogue> errorsByPrefix() {
+    return Map.of("/v2.0/", ERRORS, "/v3.0/", ERRORS, "/v2.0/demo", DEMO_ERRORS);
   }
 
   @Override
@@ -144,7 +170,7 @@ public final class AccountRoutes implements RouteTable {
   private void sendMessage(Context ctx) {
     Instant started = Instant.now();
     RequestFields f = RequestFields.of(ctx, SEND_FIELDS);
-    License license = usableLicense(f.required("license"));
+    License license = tenants.licenseToUse(f.required("license"));
     String to =
         phones
             .normalize(f.required("wa_number"))
@@ -158,19 +184,25 @@ public final class AccountRoutes implements RouteTable {
     if (device.disabled()) {
       throw new ApiException(403, "device_disabled", "the sending device is switched off");
     }
-    Message m =
+    SendCommand.Builder command =
         attached.isEmpty()
-            ? acceptText(device, to, text, "account.send", sync, f, "text")
-            : acceptMedia(device, to, text, attached.get(), sync, f, started);
+            ? SendCommand.builder("account.send").text(text).idempotencyKey(f.idempotencyKey())
+            : withMedia(
+                SendCommand.builder("account.send").body(text), attached.get(), sync, f, started);
+    Sent sent =
+        sends.send(
+            device, command.to(Recipient.number(to)).callerWaitsSince(started, sync).build());
+    ctx.json(sendReply(sent, sync));
+  }
+
+  /** {@code {"status", "message", "msg_id"}}: queued, or a sync send's outcome. */
+  private static Map<String, Object> sendReply(Sent sent, boolean sync) {
     Map<String, Object> body = new LinkedHashMap<>();
     if (!sync) {
       body.put("status", "success");
       body.put("message", "queued");
     } else {
-      SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
-      if (result == SendResult.DEVICE_BUSY) {
-        throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(device));
-      }
+      SendResult result = sent.firstOutcome();
       body.put("status", result == SendResult.SENT ? "success" : "failed");
       body.put(
           "message",
@@ -183,8 +215,8 @@ public final class AccountRoutes implements RouteTable {
             case FAILED, DEVICE_BUSY -> "other_error";
           });
     }
-    body.put("msg_id", Long.toString(m.id()));
-    ctx.json(body);
+    body.put("msg_id", Long.toString(sent.first().id()));
+    return body;
   }
 
   /** The image ({@code gambar}) or file ({@code file}) URL of a legacy send; the image wins. */
@@ -216,81 +248,31 @@ public final class AccountRoutes implements RouteTable {
   }
 
   /**
-   * Accepts an image or file send: queued, it is fetched when its turn comes (the URL is checked
-   * now, and again then); sync, it is fetched first, in half the call's time.
+   * An image or file send: queued, it is fetched when its turn comes (the URL is checked now, and
+   * again then); sync, it is fetched first, in half the call's time.
    */
-  private Message acceptMedia(
-      Device device,
-      String to,
-      String caption,
+  private SendCommand.Builder withMedia(
+      SendCommand.Builder command,
       LegacyMedia attached,
       boolean sync,
       RequestFields f,
       Instant started) {
-    Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
-    SendRequest request;
+    command.idempotencyKey(f.idempotencyKey()); // a bad key is refused before the fetch
     if (sync) {
       MediaRef file =
-          media.fetch(attached.field(), attached.url(), started.plus(syncTimeout.dividedBy(2)));
+          media.fetch(
+              attached.field(), attached.url(), started.plus(sends.syncTimeout().dividedBy(2)));
       // What came back decides, as in the CRM's image send: a PDF given as gambar goes as a file.
-      String kind = file.mimeType().startsWith("image/") ? "image" : "file";
-      request =
-          new SendRequest(
-              List.of(Recipient.number(to)),
-              kind,
-              caption,
-              "account.send",
-              true,
-              false,
-              Duration.ZERO,
-              Optional.of(file),
-              key);
-    } else {
-      Optional<String> refusal = urlGuard.refusalOf(attached.url());
-      if (refusal.isPresent()) {
-        throw ApiException.fieldNotValid(
-            attached.field(), "Kurir may not fetch this URL: " + refusal.get());
-      }
-      request =
-          new SendRequest(
-                  List.of(Recipient.number(to)),
-                  attached.kind(),
-                  caption,
-                  "account.send",
-                  false,
-                  false,
-                  Duration.ZERO,
-                  Optional.empty(),
-                  key)
-              .withMediaUrl(Optional.of(attached.url()));
+      return command
+          .kind(file.mimeType().startsWith("image/") ? "image" : "file")
+          .media(Optional.of(file));
     }
-    try {
-      return messages.accept(device, request).getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "text");
+    Optional<String> refusal = urlGuard.refusalOf(attached.url());
+    if (refusal.isPresent()) {
+      throw ApiException.fieldNotValid(
+          attached.field(), "Kurir may not fetch this URL: " + refusal.get());
     }
-  }
-
-  /** Accepts one text to {@code to}; a refusal answers in the API's style, naming {@code field}. */
-  private Message acceptText(
-      Device device,
-      String to,
-      String text,
-      String api,
-      boolean sync,
-      RequestFields f,
-      String field) {
-    try {
-      return messages
-          .accept(
-              device,
-              new SendRequest(
-                      List.of(Recipient.number(to)), "text", text, api, sync, false, Duration.ZERO)
-                  .withIdempotencyKey(f.idempotencyKey()))
-          .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, field);
-    }
+    return command.kind(attached.kind()).mediaUrl(Optional.of(attached.url()));
   }
 
   /**
@@ -312,13 +294,13 @@ public final class AccountRoutes implements RouteTable {
   private void webhook(Context ctx) {
     RequestFields f = RequestFields.of(ctx);
     // An expired license may still look at and remove its webhooks, not set new ones.
-    License license = knownLicense(f.required("license"));
+    License license = tenants.licenseToRead(f.required("license"));
     Device device = deviceOf(license, f.required("no_wa"));
     Guards.countKey(ctx, device);
     String action = f.required("action").strip().toLowerCase(Locale.ROOT);
     switch (action) {
-      case "set" -> set(ctx, f, device, Direction.INCOMING);
-      case "set_outgoing" -> set(ctx, f, device, Direction.OUTGOING);
+      case "set" -> set(ctx, f, license, device, Direction.INCOMING);
+      case "set_outgoing" -> set(ctx, f, license, device, Direction.OUTGOING);
       case "get" -> reply(ctx, webhooks.urls(device.id()).incoming().orElse(""), null);
       case "get_all" -> {
         MessageWebhooks.Urls urls = webhooks.urls(device.id());
@@ -335,8 +317,9 @@ public final class AccountRoutes implements RouteTable {
     }
   }
 
-  private void set(Context ctx, RequestFields f, Device device, Direction direction) {
-    requireUsable(knownLicense(tenants.license(device.licenseId())));
+  private void set(
+      Context ctx, RequestFields f, License license, Device device, Direction direction) {
+    tenants.requireNotExpired(license);
     String url = f.required("url").strip();
     if (url.length() > MAX_URL) {
       throw ApiException.fieldNotValid("url", "at most " + MAX_URL + " characters");
@@ -352,35 +335,6 @@ public final class AccountRoutes implements RouteTable {
   private void unset(Context ctx, Device device, Direction direction) {
     webhooks.set(device.id(), direction, Optional.empty());
     reply(ctx, "unset success", null);
-  }
-
-  /** The license named by {@code code}, if it may be used today: else 401, or 403 with why. */
-  private License usableLicense(String code) {
-    return requireUsable(knownLicense(code));
-  }
-
-  /** {@code license} if it has not expired; else 403. */
-  private License requireUsable(License license) {
-    if (tenants.isExpired(license)) {
-      throw new ApiException(
-          403, "license_expired", "the license expired on " + license.expiresOn().orElseThrow());
-    }
-    return license;
-  }
-
-  private License knownLicense(String code) {
-    return knownLicense(
-        tenants
-            .licenseByCode(code.strip())
-            .orElseThrow(() -> new ApiException(401, "invalid_license", "no such license")));
-  }
-
-  /** {@code license} if it and its partner are switched on; else 403. */
-  private License knownLicense(License license) {
-    if (license.disabled() || tenants.partner(license.partnerId()).disabled()) {
-      throw new ApiException(403, "license_disabled", "the license is switched off");
-    }
-    return license;
   }
 
   /** The license's device with the number {@code noWa}. */
@@ -441,7 +395,7 @@ public final class AccountRoutes implements RouteTable {
   // --- /v2.0/mobile/get-cs-id-all/{license}
 
   private void mobileCsList(Context ctx) {
-    License license = knownLicense(ctx.pathParam("license"));
+    License license = tenants.licenseToRead(ctx.pathParam("license"));
     Guards.countKey(ctx, license);
     List<Map<String, Object>> entries =
         mobileCs.of(license.id()).stream()
@@ -472,16 +426,7 @@ public final class AccountRoutes implements RouteTable {
   private void demo(Context ctx) {
     Partner partner = Guards.requirePartner(ctx, tenants);
     RequestFields f = RequestFields.of(ctx);
-    Device device;
-    try {
-      device = tenants.deviceForEcoKey(f.required("key").strip());
-    } catch (TenantException e) {
-      throw switch (e.reason()) {
-        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
-        case DISABLED -> new ApiException(403, "key_disabled", e.getMessage());
-        default -> new ApiException(401, "invalid_key", "no device has this key");
-      };
-    }
+    Device device = tenants.deviceForEcoKey(f.required("key").strip());
     if (tenants.license(device.licenseId()).partnerId() != partner.id()) {
       throw new ApiException(403, "not_your_client", "the key is not of your clients");
     }
@@ -493,7 +438,16 @@ public final class AccountRoutes implements RouteTable {
     if (text.isBlank()) {
       throw ApiException.fieldEmpty("message");
     }
-    Message m = acceptText(device, to, text, "account.demo", false, f, "message");
+    Message m =
+        sends
+            .send(
+                device,
+                SendCommand.builder("account.demo")
+                    .to(Recipient.number(to))
+                    .text(text)
+                    .idempotencyKey(f.idempotencyKey())
+                    .build())
+            .first();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "success");
     body.put("message", "queued");

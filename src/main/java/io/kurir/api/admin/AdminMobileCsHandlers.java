@@ -44,7 +44,7 @@ final class AdminMobileCsHandlers {
 
   void remove(Context ctx, long id) {
     if (!mobileCs.remove(id)) {
-      throw new ApiException(404, "not_found", "no mobile CS entry " + id);
+      throw ApiException.notFound("no mobile CS entry " + id);
     }
     ctx.status(204);
   }

@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
@@ -367,7 +368,7 @@ public final class AdminRoutes implements RouteTable {
 
   private void replay(Context ctx) {
     if (!deliveries.replay(id(ctx))) {
-      throw new ApiException(404, "not_found", "no failed or dead delivery " + ctx.pathParam("id"));
+      throw ApiException.notFound("no failed or dead delivery " + ctx.pathParam("id"));
     }
     outboxWake.run();
   }
@@ -396,8 +397,7 @@ public final class AdminRoutes implements RouteTable {
     MessageHistory history =
         messages
             .history(id(ctx))
-            .orElseThrow(
-                () -> new ApiException(404, "not_found", "no message " + ctx.pathParam("id")));
+            .orElseThrow(() -> ApiException.notFound("no message " + ctx.pathParam("id")));
     Message m = history.message();
     Map<String, Object> message = new LinkedHashMap<>();
     message.put("id", Long.toString(m.id()));
@@ -448,25 +448,25 @@ public final class AdminRoutes implements RouteTable {
       if (BODY_METHODS.contains(ctx.method().name())) {
         RequestFields.of(ctx).refuseUnknown(fields);
       }
-      try {
-        handler.handle(ctx);
-        if (ctx.result() == null && ctx.resultInputStream() == null) {
-          ctx.json(Map.of("status", "ok")); // one field: its order cannot vary
-        }
-      } catch (TenantException e) {
-        throw toApi(e);
+      handler.handle(ctx);
+      if (ctx.result() == null && ctx.resultInputStream() == null) {
+        ctx.json(Map.of("status", "ok")); // one field: its order cannot vary
       }
     };
   }
 
   /** A refusal of the tenant core in the Admin API's (and the console's) tokens. */
-  public static ApiException toApi(TenantException e) {
-    return switch (e.reason()) {
-      case NOT_FOUND -> new ApiException(404, "not_found", e.getMessage());
-      case INVALID -> new ApiException(400, "invalid", e.getMessage());
-      case CONFLICT -> new ApiException(409, "conflict", e.getMessage());
-      case DISABLED, EXPIRED -> new ApiException(403, "forbidden", e.getMessage());
-    };
+  public static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder()
+          .add(TenantException.Reason.NOT_FOUND, 404, "not_found")
+          .add(TenantException.Reason.INVALID, 400, "invalid")
+          .add(TenantException.Reason.CONFLICT, 409, "conflict")
+          .addAll(403, "forbidden", TenantException.Reason.DISABLED, TenantException.Reason.EXPIRED)
+          .build();
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   private static long id(Context ctx) {

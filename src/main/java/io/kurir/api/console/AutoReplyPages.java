@@ -3,7 +3,6 @@ package io.kurir.api.console;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.bot.BotRule;
-import io.kurir.bot.Bots;
 import io.kurir.bot.MatchType;
 import io.kurir.tenant.License;
 import java.util.LinkedHashMap;
@@ -64,23 +63,19 @@ final class AutoReplyPages {
     MatchType type =
         MatchType.ofWireName(Pages.field(ctx, "type").orElse("match"))
             .orElseThrow(() -> new ApiException(400, "type_not_valid", "Choose how it matches."));
-    try {
-      deps.bots()
-          .add(
-              l.id(),
-              Pages.required(ctx, "keyword", "the keyword"),
-              Pages.required(ctx, "response", "the answer"),
-              type);
-    } catch (Bots.RuleRefused e) {
-      throw new ApiException(400, "rule_refused", e.getMessage());
-    }
+    deps.bots()
+        .add(
+            l.id(),
+            Pages.required(ctx, "keyword", "the keyword"),
+            Pages.required(ctx, "response", "the answer"),
+            type);
     Pages.seeOther(ctx, "/console/licenses/" + l.id() + "/auto-replies");
   }
 
   void delete(Context ctx, ConsoleRoutes.Viewer v) {
     long license = Pages.id(ctx);
     if (!deps.bots().delete(license, Pages.id(ctx, "rule"))) {
-      throw new ApiException(404, "not_found", "No such auto-reply.");
+      throw ApiException.notFound("No such auto-reply.");
     }
     Pages.seeOther(ctx, "/console/licenses/" + license + "/auto-replies");
   }

@@ -7,6 +7,7 @@ import io.kurir.device.Sessions;
 import io.kurir.media.SafeFetcher;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
+import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.schedule.Schedules;
 import io.kurir.tenant.Device;
@@ -33,6 +34,7 @@ import java.util.function.Predicate;
 public record ConsoleDeps(
     Tenants tenants,
     Messages messages,
+    Sends sends,
     MessageSearch search,
     Sessions sessions,
     MessageWebhooks messageWebhooks,

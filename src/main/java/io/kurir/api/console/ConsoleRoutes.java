@@ -8,11 +8,14 @@ import io.javalin.http.HttpStatus;
 import io.javalin.http.SameSite;
 import io.kurir.api.ApiException;
 import io.kurir.api.ClientAddress;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.TenantException;
@@ -67,6 +70,24 @@ public final class ConsoleRoutes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return this::errorPage;
+  }
+
+  /**
+   * The refusals a form's action can meet, each shown on the form's page: the tenant core's in the
+   * Admin API's tokens, a refused send (naming {@code text}), schedule or auto-reply.
+   */
+  private static final ErrorCatalogue FORM_ERRORS =
+      DevicePages.refusals(ErrorCatalogue.builderWithoutCommon().addAll(AdminRoutes.ERRORS))
+          .sendRefusals("text")
+          .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
+          .build();
+
+  /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
+  private static final ErrorCatalogue ERRORS = ErrorCatalogue.builder().addAll(FORM_ERRORS).build();
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   @Override
@@ -156,8 +177,9 @@ public final class ConsoleRoutes implements RouteTable {
         return;
       } catch (ApiException e) {
         refused = e;
-      } catch (TenantException e) {
-        refused = AdminRoutes.toApi(e);
+      } catch (KurirException e) {
+        // A refusal the form can correct: shown on its page; any other as an error page.
+        refused = FORM_ERRORS.answer(e).orElseThrow(() -> e);
       }
       ctx.attribute(
           Pages.PROBLEM, Optional.ofNullable(refused.getMessage()).orElse(refused.token()));
@@ -220,11 +242,7 @@ public final class ConsoleRoutes implements RouteTable {
     ctx.header(
         "Content-Security-Policy",
         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'");
-    try {
-      page.handle(ctx, viewer);
-    } catch (TenantException e) {
-      throw AdminRoutes.toApi(e);
-    }
+    page.handle(ctx, viewer);
   }
 
   /**
@@ -362,7 +380,7 @@ public final class ConsoleRoutes implements RouteTable {
     String file = ctx.pathParam("file");
     String type = ASSETS.get(file);
     if (type == null) {
-      throw new ApiException(404, "not_found", "No such file.");
+      throw ApiException.notFound("No such file.");
     }
     try (InputStream in = ConsoleRoutes.class.getResourceAsStream("/console/" + file)) {
       if (in == null) {

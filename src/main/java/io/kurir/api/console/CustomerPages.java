@@ -115,6 +115,6 @@ final class CustomerPages {
     return deps.tenants().devices().stream()
         .filter(d -> d.id() == id && d.licenseId() == v.licenseId())
         .findFirst()
-        .orElseThrow(() -> new ApiException(404, "not_found", "No such device."));
+        .orElseThrow(() -> ApiException.notFound("No such device."));
   }
 }

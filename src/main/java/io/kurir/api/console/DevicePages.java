@@ -2,6 +2,7 @@ package io.kurir.api.console;
 
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.device.DeviceEvent;
 import io.kurir.device.DeviceState;
 import io.kurir.device.Sessions;
@@ -9,8 +10,7 @@ import io.kurir.message.GroupIds;
 import io.kurir.message.Message;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
 import io.kurir.schedule.ApiType;
 import io.kurir.schedule.ScheduleRefused;
 import io.kurir.schedule.ScheduleRequest;
@@ -19,7 +19,6 @@ import io.kurir.tenant.License;
 import io.kurir.webhook.MessageWebhooks.Direction;
 import io.kurir.webhook.MessageWebhooks.Urls;
 import io.kurir.webhook.WebhookDeliveries;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -203,29 +202,32 @@ final class DevicePages {
           case "file" -> ApiType.FILE;
           default -> ApiType.TEXT;
         };
-    try {
-      deps.schedules()
-          .schedule(d, new ScheduleRequest(type, to, text, url, due, SCHEDULES_PER_MINUTE));
-    } catch (ScheduleRefused e) {
-      throw new ApiException(
-          400, e.reason().name().toLowerCase(Locale.ROOT), scheduleRefusal(e.reason()));
-    }
+    deps.schedules()
+        .schedule(d, new ScheduleRequest(type, to, text, url, due, SCHEDULES_PER_MINUTE));
     Pages.seeOther(ctx, "/console/schedules");
   }
 
   /** The Eco scheduler's limit, which the console's schedules share: 3 per device and minute. */
   private static final int SCHEDULES_PER_MINUTE = 3;
 
-  private static String scheduleRefusal(ScheduleRefused.Reason reason) {
-    return switch (reason) {
-      case DUE_IN_PAST -> "That time has passed.";
-      case TOO_MANY_IN_MINUTE ->
-          "This device has " + SCHEDULES_PER_MINUTE + " schedules in that minute already.";
-      case FILE_TOO_LARGE -> "The file at that URL is larger than the limit.";
-      case IMAGE_NOT_FOUND -> "There is no image at that URL.";
-      case URL_NOT_VALID -> "Kurir may not fetch that URL.";
-      case TEXT_TOO_LONG -> "The text is too long.";
-    };
+  /**
+   * A refused schedule as the console shows it: 400, the reason's name in lower case, and a
+   * sentence for people.
+   */
+  static ErrorCatalogue.Builder refusals(ErrorCatalogue.Builder catalogue) {
+    Map<ScheduleRefused.Reason, String> sentences =
+        Map.of(
+            ScheduleRefused.Reason.DUE_IN_PAST, "That time has passed.",
+            ScheduleRefused.Reason.TOO_MANY_IN_MINUTE,
+                "This device has " + SCHEDULES_PER_MINUTE + " schedules in that minute already.",
+            ScheduleRefused.Reason.FILE_TOO_LARGE, "The file at that URL is larger than the limit.",
+            ScheduleRefused.Reason.IMAGE_NOT_FOUND, "There is no image at that URL.",
+            ScheduleRefused.Reason.URL_NOT_VALID, "Kurir may not fetch that URL.",
+            ScheduleRefused.Reason.TEXT_TOO_LONG, "The text is too long.");
+    sentences.forEach(
+        (reason, sentence) ->
+            catalogue.add(reason, 400, reason.name().toLowerCase(Locale.ROOT), sentence));
+    return catalogue;
   }
 
   /**
@@ -236,24 +238,9 @@ final class DevicePages {
     String kind = kind(ctx);
     Optional<String> url = mediaUrl(ctx, kind);
     String text = text(ctx, kind);
-    try {
-      return deps.messages()
-          .accept(
-              d,
-              new SendRequest(
-                      List.of(to),
-                      kind,
-                      text,
-                      "console",
-                      false,
-                      false,
-                      Duration.ZERO,
-                      Optional.empty())
-                  .withMediaUrl(url))
-          .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "text");
-    }
+    return deps.sends()
+        .send(d, SendCommand.builder("console").to(to).kind(kind).body(text).mediaUrl(url).build())
+        .first();
   }
 
   private String number(Context ctx) {

@@ -153,7 +153,7 @@ final class MessagePages {
   private MessageHistory history(long id) {
     return deps.messages()
         .history(id)
-        .orElseThrow(() -> new ApiException(404, "not_found", "No message " + id + "."));
+        .orElseThrow(() -> ApiException.notFound("No message " + id + "."));
   }
 
   private History historyPart(MessageHistory h) {

@@ -149,7 +149,7 @@ final class Pages {
     try {
       return Long.parseLong(ctx.pathParam(name));
     } catch (NumberFormatException e) {
-      throw new ApiException(404, "not_found", "No such page.");
+      throw ApiException.notFound("No such page.");
     }
   }
 

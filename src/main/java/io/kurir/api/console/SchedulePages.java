@@ -54,7 +54,7 @@ final class SchedulePages {
       case Schedules.Removal.TooLate t ->
           throw new ApiException(409, "too_late", "That message has gone out already.");
       case Schedules.Removal.NotFound n ->
-          throw new ApiException(404, "not_found", "No such scheduled message.");
+          throw ApiException.notFound("No such scheduled message.");
     }
   }
 }

@@ -76,7 +76,7 @@ final class TenantPages {
         shownOnce(ctx, v, "New partner secret", credentials(p), "", "", "", "/console/partners");
         return;
       }
-      default -> throw new ApiException(404, "not_found", "No such action.");
+      default -> throw ApiException.notFound("No such action.");
     }
     Pages.seeOther(ctx, "/console/partners");
   }
@@ -208,7 +208,7 @@ final class TenantPages {
             "/console/licenses");
         return;
       }
-      default -> throw new ApiException(404, "not_found", "No such action.");
+      default -> throw ApiException.notFound("No such action.");
     }
     Pages.seeOther(ctx, "/console/licenses");
   }

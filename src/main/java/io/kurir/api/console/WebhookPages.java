@@ -70,7 +70,7 @@ final class WebhookPages {
   void replay(Context ctx, ConsoleRoutes.Viewer v) {
     long id = Pages.id(ctx);
     if (!deps.deliveries().replay(id)) {
-      throw new ApiException(404, "not_found", "No failed or dead delivery " + id + ".");
+      throw ApiException.notFound("No failed or dead delivery " + id + ".");
     }
     deps.outboxWake().run();
     Pages.seeOther(ctx, "/console/webhooks?state=pending");

@@ -3,6 +3,7 @@ package io.kurir.api.crm;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
@@ -10,21 +11,16 @@ import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.contact.ContactIdentities;
 import io.kurir.message.MediaRef;
-import io.kurir.message.Message;
 import io.kurir.message.MessageText;
-import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
 import io.kurir.message.SendResult;
+import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
-import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,23 +34,27 @@ public final class CrmRoutes implements RouteTable {
   private final Tenants tenants;
   private final ContactIdentities contacts;
   private final PhoneNumbers phones;
-  private final Messages messages;
+  private final Sends sends;
   private final RemoteMedia media;
-  private final Duration syncTimeout;
+
+  /** The CRM API's answers to a refused deviceId or send, in its {@code status: false} style. */
+  private static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder()
+          .credentialRefusals("device_disabled", "invalid_device_id", "no device has this deviceId")
+          .sendRefusals("message")
+          .build();
 
   public CrmRoutes(
       Tenants tenants,
       PhoneNumbers phones,
-      Messages messages,
+      Sends sends,
       RemoteMedia media,
-      Duration syncTimeout,
       ContactIdentities contacts) {
     this.contacts = contacts;
     this.tenants = tenants;
     this.phones = phones;
-    this.messages = messages;
+    this.sends = sends;
     this.media = media;
-    this.syncTimeout = syncTimeout;
   }
 
   @Override
@@ -68,6 +68,11 @@ public final class CrmRoutes implements RouteTable {
   }
 
   @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
+  }
+
+  @Override
   public void addTo(RoutesConfig routes) {
     routes.post("/send/message-text", ctx -> send(ctx, false));
     routes.post("/send/message-image", ctx -> send(ctx, true));
@@ -77,14 +82,9 @@ public final class CrmRoutes implements RouteTable {
     Instant started = Instant.now();
     RequestFields f = RequestFields.of(ctx);
     String deviceId = f.required("deviceId").strip();
-    Device device = device(deviceId);
+    Device device = tenants.deviceFor(Tenants.Credential.CRM_ID, deviceId);
     Guards.countKey(ctx, device);
-    String number =
-        phones
-            .normalize(f.required("number"))
-            // A LID or a BSUID the device met: a CRM replying to the contact_name it was pushed.
-            .or(() -> contacts.sendableAddress(device.id(), f.required("number")))
-            .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number"));
+    String number = number(device, f);
     String text = MessageText.normalize(f.text("message").orElse(""));
     Optional<String> key = f.idempotencyKey(); // a bad key is refused before the fetch
     Optional<MediaRef> file = Optional.empty();
@@ -94,36 +94,42 @@ public final class CrmRoutes implements RouteTable {
       // Half of a sync call's time for the fetch; the send needs the rest.
       file =
           Optional.of(
-              media.fetch("imageUrl", imageUrl.get(), started.plus(syncTimeout.dividedBy(2))));
+              media.fetch(
+                  "imageUrl", imageUrl.get(), started.plus(sends.syncTimeout().dividedBy(2))));
     } else if (text.isBlank()) {
       throw ApiException.fieldEmpty("message");
     }
-    String kind =
-        file.map(m -> m.mimeType().startsWith("image/") ? "image" : "file").orElse("text");
-    Message m;
-    try {
-      m =
-          messages
-              .accept(
-                  device,
-                  new SendRequest(
-                      List.of(Recipient.number(number)),
-                      kind,
-                      text,
-                      "crm",
-                      true,
-                      false,
-                      Duration.ZERO,
-                      file,
-                      key))
-              .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "message");
-    }
-    SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
-    if (result == SendResult.DEVICE_BUSY) {
-      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(device));
-    }
+    SendResult result =
+        sends
+            .send(
+                device,
+                SendCommand.builder("crm")
+                    .to(Recipient.number(number))
+                    .kind(
+                        file.map(m -> m.mimeType().startsWith("image/") ? "image" : "file")
+                            .orElse("text"))
+                    .body(text)
+                    .media(file)
+                    .idempotencyKey(key)
+                    .callerWaitsSince(started)
+                    .build())
+            .firstOutcome();
+    ctx.json(reply(result, number, text, deviceId, imageUrl));
+  }
+
+  /**
+   * A number, or a LID or a BSUID the device met: a CRM replying to the contact_name it was pushed.
+   */
+  private String number(Device device, RequestFields f) {
+    return phones
+        .normalize(f.required("number"))
+        .or(() -> contacts.sendableAddress(device.id(), f.required("number")))
+        .orElseThrow(() -> ApiException.fieldNotValid("number", "not a phone number"));
+  }
+
+  /** {@code {status, message, data{number, message, deviceId[, imageUrl]}}}. */
+  private static Map<String, Object> reply(
+      SendResult result, String number, String text, String deviceId, Optional<String> imageUrl) {
     Map<String, Object> data = new LinkedHashMap<>();
     // Digits without +; a LID or a BSUID as the caller gave it.
     data.put("number", number.startsWith("+") ? number.substring(1) : number);
@@ -141,18 +147,6 @@ public final class CrmRoutes implements RouteTable {
           case FAILED, DEVICE_BUSY -> "Message failed";
         });
     body.put("data", data);
-    ctx.json(body);
-  }
-
-  private Device device(String deviceId) {
-    try {
-      return tenants.deviceFor(Tenants.Credential.CRM_ID, deviceId);
-    } catch (TenantException e) {
-      throw switch (e.reason()) {
-        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
-        case DISABLED -> new ApiException(403, "device_disabled", e.getMessage());
-        default -> new ApiException(401, "invalid_device_id", "no device has this deviceId");
-      };
-    }
+    return body;
   }
 }

@@ -90,7 +90,7 @@ public final class ApiDocsRoutes implements RouteTable {
     }
     String type = SWAGGER_UI_FILES.get(name);
     if (type == null) {
-      throw new ApiException(404, "not_found", "no such file of the docs page");
+      throw ApiException.notFound("no such file of the docs page");
     }
     // Large and fixed for this build: read from the jar, kept by the browser for a day.
     ctx.header("Cache-Control", "public, max-age=86400");

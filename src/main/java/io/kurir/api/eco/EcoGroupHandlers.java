@@ -3,32 +3,29 @@ package io.kurir.api.eco;
 import static io.kurir.api.eco.EcoMessageHandlers.plain;
 
 import io.javalin.http.Context;
-import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
 import io.kurir.driver.GroupMembers;
 import io.kurir.message.GroupIds;
 import io.kurir.message.MediaRef;
-import io.kurir.message.Message;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRequest;
-import io.kurir.message.SendResult;
-import java.time.Duration;
+import io.kurir.message.SendCommand;
+import io.kurir.message.Sends;
+import io.kurir.message.Sends.Sent;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 
 /** Sending text to groups, by name or id, and listing a group's members. */
 public final class EcoGroupHandlers {
   private final Messages messages;
   private final EcoResults results;
-  private final Duration syncTimeout;
+  private final Sends sends;
 
-  public EcoGroupHandlers(Messages messages, EcoResults results, Duration syncTimeout) {
+  public EcoGroupHandlers(Messages messages, Sends sends, EcoResults results) {
     this.messages = messages;
+    this.sends = sends;
     this.results = results;
-    this.syncTimeout = syncTimeout;
   }
 
   /** {@code /api/send_group}: by {@code group_name}. */
@@ -110,13 +107,8 @@ public final class EcoGroupHandlers {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;
     }
-    RequestFields f = req.fields();
-    Message m = accept(req, group.get(), kind, text, media, true, f).getFirst();
-    SendResult result = messages.awaitFirstOutcome(m, started.plus(syncTimeout), started);
-    if (result == SendResult.DEVICE_BUSY) {
-      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(req.device()));
-    }
-    plain(ctx, results.ofGroupSend(result));
+    Sent sent = send(req, toGroup(req, group.get(), kind, text, media).callerWaitsSince(started));
+    plain(ctx, results.ofGroupSend(sent.firstOutcome()));
   }
 
   /** Queues one message to a group and answers its id. */
@@ -143,42 +135,24 @@ public final class EcoGroupHandlers {
       plain(ctx, EcoResults.GROUP_NOT_FOUND);
       return;
     }
-    RequestFields f = req.fields();
-    SendRequest request =
-        new SendRequest(
-                List.of(new Recipient(group.get(), true)),
-                kind,
-                text,
-                "eco",
-                false,
-                f.flag("flag_retry"),
-                Duration.ZERO,
-                media)
-            .withIdempotencyKey(f.idempotencyKey())
-            .withMediaUrl(mediaUrl);
-    plain(ctx, Long.toString(EcoMessageHandlers.accept(messages, req, request).getFirst().id()));
+    Sent sent = send(req, toGroup(req, group.get(), kind, text, media).mediaUrl(mediaUrl));
+    plain(ctx, Long.toString(sent.first().id()));
   }
 
-  private List<Message> accept(
-      EcoRequest req,
-      String groupId,
-      String kind,
-      String text,
-      Optional<MediaRef> media,
-      boolean sync,
-      RequestFields f) {
-    return EcoMessageHandlers.accept(
-        messages,
-        req,
-        new SendRequest(
-                List.of(new Recipient(groupId, true)),
-                kind,
-                text,
-                "eco",
-                sync,
-                f.flag("flag_retry"),
-                Duration.ZERO,
-                media)
-            .withIdempotencyKey(f.idempotencyKey()));
+  /** A send of one message to the group, with the request's retry flag and idempotency key. */
+  private static SendCommand.Builder toGroup(
+      EcoRequest req, String groupId, String kind, String text, Optional<MediaRef> media) {
+    RequestFields f = req.fields();
+    return SendCommand.builder("eco")
+        .to(new Recipient(groupId, true))
+        .kind(kind)
+        .body(text)
+        .media(media)
+        .retry(f.flag("flag_retry"))
+        .idempotencyKey(f.idempotencyKey());
+  }
+
+  private Sent send(EcoRequest req, SendCommand.Builder command) {
+    return sends.send(req.device(), command.build());
   }
 }

@@ -6,10 +6,7 @@ import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
 import io.kurir.api.eco.EcoRoutes.EcoRequest;
-import io.kurir.media.FetchResult;
-import io.kurir.media.FetchedFile;
-import io.kurir.media.MediaFiles;
-import io.kurir.media.SafeFetcher;
+import io.kurir.media.CallerMedia;
 import io.kurir.message.GroupIds;
 import io.kurir.message.MediaRef;
 import io.kurir.message.MessageText;
@@ -25,16 +22,13 @@ import java.util.Optional;
 public final class EcoMediaHandlers {
   private final EcoMessageHandlers sends;
   private final EcoGroupHandlers groups;
-  private final SafeFetcher fetcher;
-  private final MediaFiles files;
+  private final CallerMedia media;
   private final long maxKb;
 
-  public EcoMediaHandlers(
-      EcoMessageHandlers sends, SafeFetcher fetcher, MediaFiles files, long maxKb) {
+  public EcoMediaHandlers(EcoMessageHandlers sends, CallerMedia media, long maxKb) {
     this.sends = sends;
     this.groups = sends.groups();
-    this.fetcher = fetcher;
-    this.files = files;
+    this.media = media;
     this.maxKb = maxKb;
   }
 
@@ -104,7 +98,7 @@ public final class EcoMediaHandlers {
    */
   private Optional<String> urlOrAnswer(Context ctx, RequestFields f) {
     Optional<String> url =
-        f.text("url").map(String::strip).filter(u -> fetcher.refusalOf(u).isEmpty());
+        f.text("url").map(String::strip).filter(u -> media.refusalOf(u).isEmpty());
     if (url.isEmpty()) {
       plain(ctx, EcoResults.URL_WRONG);
     }
@@ -139,7 +133,7 @@ public final class EcoMediaHandlers {
   }
 
   private Instant deadline(Instant started, boolean sync) {
-    return sync ? started.plus(sends.syncTimeout().dividedBy(2)) : started.plus(fetcher.timeout());
+    return sync ? started.plus(sends.syncTimeout().dividedBy(2)) : started.plus(media.timeout());
   }
 
   private static String caption(RequestFields f) {
@@ -161,24 +155,22 @@ public final class EcoMediaHandlers {
       plain(ctx, EcoResults.URL_WRONG); // real clients forget it; the contract's answer is this
       return Optional.empty();
     }
-    boolean image = kind.equals("image");
-    String otherError = toGroup ? EcoResults.GROUP_OTHER_ERROR : EcoResults.OTHER_ERROR;
-    FetchResult fetched = fetcher.fetch(url.get(), deadline);
-    String failure =
-        switch (fetched) {
-          case FetchResult.BadUrl bad -> EcoResults.URL_WRONG;
-          case FetchResult.TooLarge tooLarge -> EcoResults.fileMoreThan(maxKb);
+    CallerMedia.Intake taken = media.take(url.get(), deadline, kind.equals("image"));
+    if (taken instanceof CallerMedia.Intake.Kept kept) {
+      return Optional.of(kept.media());
+    }
+    plain(
+        ctx,
+        switch (taken) {
+          case CallerMedia.Intake.BadUrl bad -> EcoResults.URL_WRONG;
+          case CallerMedia.Intake.TooLarge tooLarge -> EcoResults.fileMoreThan(maxKb);
           // A URL that cannot be fetched is not a verdict on the image: image_not_found is only
           // for what came back and is not an image.
-          case FetchResult.Unreachable unreachable -> otherError;
-          case FetchResult.Fetched ok ->
-              image && !ok.file().isImage() ? EcoResults.imageNotFound(maxKb) : null;
-        };
-    if (failure != null) {
-      plain(ctx, failure);
-      return Optional.empty();
-    }
-    FetchedFile file = ((FetchResult.Fetched) fetched).file();
-    return Optional.of(files.keep(file));
+          case CallerMedia.Intake.Unreachable unreachable ->
+              toGroup ? EcoResults.GROUP_OTHER_ERROR : EcoResults.OTHER_ERROR;
+          case CallerMedia.Intake.NotImage notImage -> EcoResults.imageNotFound(maxKb);
+          case CallerMedia.Intake.Kept kept -> throw new AssertionError("returned above");
+        });
+    return Optional.empty();
   }
 }

@@ -14,9 +14,10 @@ import io.kurir.message.MessageState;
 import io.kurir.message.MessageText;
 import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
 import io.kurir.message.SendResult;
+import io.kurir.message.Sends;
+import io.kurir.message.Sends.Sent;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
 import io.kurir.time.Timestamps;
@@ -43,28 +44,28 @@ public final class EcoMessageHandlers {
   private final EcoResults results;
   private final EcoGroupHandlers groups;
   private final Clock clock;
-  private final Duration syncTimeout;
+  private final Sends sends;
 
   public EcoMessageHandlers(
       Messages messages,
+      Sends sends,
       PhoneNumbers phones,
       ContactIdentities contacts,
       Timestamps timestamps,
-      Clock clock,
-      Duration syncTimeout) {
+      Clock clock) {
     this.messages = messages;
+    this.sends = sends;
     this.phones = phones;
     this.contacts = contacts;
     this.timestamps = timestamps;
     this.results = new EcoResults(timestamps);
-    this.groups = new EcoGroupHandlers(messages, results, syncTimeout);
+    this.groups = new EcoGroupHandlers(messages, sends, results);
     this.clock = clock;
-    this.syncTimeout = syncTimeout;
   }
 
   /** How long a sync send may wait in all, from the request's arrival. */
   Duration syncTimeout() {
-    return syncTimeout;
+    return sends.syncTimeout();
   }
 
   /** The group sends, which share this family's results and timeout. */
@@ -129,41 +130,43 @@ public final class EcoMessageHandlers {
     if (refusedWhole(ctx, req, numbers, sync)) {
       return;
     }
-    List<Recipient> recipients = numbers.stream().map(n -> Recipient.number(n.get())).toList();
-    if (!sync) {
-      List<Message> accepted =
-          accept(
-              req,
-              new SendRequest(recipients, kind, text, "eco", false, retry, delay, media)
-                  .withIdempotencyKey(key)
-                  .withMediaUrl(mediaUrl)
-                  .withLinkPreview(linkPreview));
-      plain(ctx, Long.toString(accepted.getFirst().id()));
-      return;
-    }
     // A held message (pendingTime) is not waited for, so it queues like an async one.
-    boolean waits = delay.isZero();
-    List<Message> accepted =
-        accept(
-            req,
-            new SendRequest(recipients, kind, text, "eco", waits, retry, delay, media)
-                .withIdempotencyKey(key)
-                .withLinkPreview(linkPreview));
-    List<SendResult> outcomes =
-        waits
-            ? messages.awaitAll(accepted, started.plus(syncTimeout), started)
-            : accepted.stream().map(m -> SendResult.SENT).toList();
-    if (SendResult.busyWithNothingSent(outcomes)) {
-      throw ApiException.deviceBusyAfterWait(messages.busyForSeconds(req.device()));
+    Sent sent =
+        sends.send(
+            req.device(),
+            SendCommand.builder("eco")
+                .to(numbers.stream().map(n -> Recipient.number(n.get())).toList())
+                .kind(kind)
+                .body(text)
+                .media(media)
+                .mediaUrl(sync ? Optional.empty() : mediaUrl)
+                .callerWaitsSince(started, sync && delay.isZero())
+                .retry(retry)
+                .delay(delay)
+                .idempotencyKey(key)
+                .linkPreview(linkPreview)
+                .build());
+    if (!sync) {
+      plain(ctx, Long.toString(sent.first().id()));
+    } else {
+      answerOutcomes(ctx, req, sent);
     }
-    for (int i = 0; i < accepted.size(); i++) {
-      String result = results.ofSend(outcomes.get(i), clock.instant());
+  }
+
+  /**
+   * A sync send's answer: {@code success} when every message went out (or is held, not waited for),
+   * else the first failure in the order given.
+   */
+  private void answerOutcomes(Context ctx, EcoRequest req, Sent sent) {
+    for (int i = 0; i < sent.messages().size(); i++) {
+      SendResult outcome = sent.outcomes().isEmpty() ? SendResult.SENT : sent.outcomes().get(i);
+      String result = results.ofSend(outcome, clock.instant());
       if (!result.equals(EcoResults.SUCCESS)) {
-        answer(ctx, req, result, Optional.of(accepted.get(i)));
+        answer(ctx, req, result, Optional.of(sent.messages().get(i)));
         return;
       }
     }
-    answer(ctx, req, EcoResults.SUCCESS, Optional.of(accepted.getFirst()));
+    answer(ctx, req, EcoResults.SUCCESS, Optional.of(sent.first()));
   }
 
   /**
@@ -199,19 +202,6 @@ public final class EcoMessageHandlers {
       ctx.json(reply);
     } else {
       plain(ctx, result);
-    }
-  }
-
-  private List<Message> accept(EcoRequest req, SendRequest request) {
-    return accept(messages, req, request);
-  }
-
-  /** Accepts a send for the request's device, turning the core's refusals into Eco errors. */
-  static List<Message> accept(Messages messages, EcoRequest req, SendRequest request) {
-    try {
-      return messages.accept(req.device(), request);
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "message");
     }
   }
 

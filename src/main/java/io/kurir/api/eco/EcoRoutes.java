@@ -3,14 +3,13 @@ package io.kurir.api.eco;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
-import io.kurir.api.ApiException;
 import io.kurir.api.ClientAddress;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
 import io.kurir.tenant.Device;
-import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
 import java.util.List;
 
@@ -28,6 +27,7 @@ public final class EcoRoutes implements RouteTable {
   private final EcoDeviceHandlers devices;
   private final EcoScheduleHandlers schedules;
   private final List<String> trustedProxies;
+  private final ErrorCatalogue errors;
 
   public EcoRoutes(
       Tenants tenants,
@@ -48,6 +48,7 @@ public final class EcoRoutes implements RouteTable {
     this.devices = devices;
     this.schedules = schedules;
     this.trustedProxies = trustedProxies;
+    this.errors = EcoErrors.catalogue(schedules.maxKb());
   }
 
   @Override
@@ -58,6 +59,11 @@ public final class EcoRoutes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return ErrorStyle.PLAIN_TOKEN;
+  }
+
+  @Override
+  public ErrorCatalogue errors() {
+    return errors;
   }
 
   @Override
@@ -118,12 +124,7 @@ public final class EcoRoutes implements RouteTable {
     return ctx -> {
       RequestFields fields = RequestFields.of(ctx);
       String key = fields.required("key").strip();
-      Device device;
-      try {
-        device = tenants.deviceForEcoKeyToRead(key);
-      } catch (TenantException e) {
-        throw refusal(e);
-      }
+      Device device = tenants.deviceForEcoKeyToRead(key);
       Guards.countKey(ctx, device);
       handler.handle(ctx, new EcoRequest(fields, device));
     };
@@ -158,19 +159,7 @@ public final class EcoRoutes implements RouteTable {
   }
 
   private Device deviceOfKey(String key) {
-    try {
-      return tenants.deviceForEcoKey(key);
-    } catch (TenantException e) {
-      throw refusal(e);
-    }
-  }
-
-  private static ApiException refusal(TenantException e) {
-    return switch (e.reason()) {
-      case DISABLED -> new ApiException(403, "key_disabled", e.getMessage());
-      case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
-      default -> new ApiException(401, "invalid_key", "no device has this key");
-    };
+    return tenants.deviceForEcoKey(key);
   }
 
   /** A parsed Eco request: its fields and the device of its key. */

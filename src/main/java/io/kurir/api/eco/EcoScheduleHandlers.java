@@ -11,7 +11,6 @@ import io.kurir.message.MessageText;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.schedule.ApiType;
 import io.kurir.schedule.Schedule;
-import io.kurir.schedule.ScheduleRefused;
 import io.kurir.schedule.ScheduleRequest;
 import io.kurir.schedule.Schedules;
 import io.kurir.time.Timestamps;
@@ -73,23 +72,18 @@ public final class EcoScheduleHandlers {
       return;
     }
     String target = oneNumber(f.required("phone_no"), req);
-    try {
-      Schedule s =
-          schedules.schedule(
-              req.device(),
-              new ScheduleRequest(type.get(), target, message, url, due.get(), PER_MINUTE)
-                  .withIdempotencyKey(key));
-      plain(ctx, Long.toString(s.id()));
-    } catch (ScheduleRefused e) {
-      switch (e.reason()) {
-        case DUE_IN_PAST -> plain(ctx, EcoResults.SCH_DATE_BELOW_NOW);
-        case TOO_MANY_IN_MINUTE -> plain(ctx, EcoResults.SCH_MORE_THAN_3_IN_1_MINUTE);
-        case FILE_TOO_LARGE -> plain(ctx, EcoResults.fileMoreThan(maxKb));
-        case IMAGE_NOT_FOUND -> plain(ctx, EcoResults.SCH_IMAGE_NOT_FOUND);
-        case URL_NOT_VALID -> throw ApiException.fieldNotValid("url", e.getMessage());
-        case TEXT_TOO_LONG -> throw ApiException.badRequest("message_too_long", e.getMessage());
-      }
-    }
+    // A refused schedule is answered by the family's catalogue (EcoErrors): mostly result strings.
+    Schedule s =
+        schedules.schedule(
+            req.device(),
+            new ScheduleRequest(type.get(), target, message, url, due.get(), PER_MINUTE)
+                .withIdempotencyKey(key));
+    plain(ctx, Long.toString(s.id()));
+  }
+
+  /** The media limit in KB, which a refused schedule's result names. */
+  long maxKb() {
+    return maxKb;
   }
 
   /**

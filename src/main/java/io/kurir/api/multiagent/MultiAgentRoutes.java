@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.UploadedFile;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
@@ -17,18 +18,15 @@ import io.kurir.message.GroupIds;
 import io.kurir.message.MediaRef;
 import io.kurir.message.Message;
 import io.kurir.message.MessageText;
-import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
-import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.SendCommand;
+import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
-import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import java.io.IOException;
 import java.io.InputStream;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +43,7 @@ public final class MultiAgentRoutes implements RouteTable {
   private final Tenants tenants;
   private final ContactIdentities contacts;
   private final PhoneNumbers phones;
-  private final Messages messages;
+  private final Sends sends;
   private final RemoteMedia remote;
   private final MediaFiles files;
   private final Timestamps timestamps;
@@ -54,7 +52,7 @@ public final class MultiAgentRoutes implements RouteTable {
   public MultiAgentRoutes(
       Tenants tenants,
       PhoneNumbers phones,
-      Messages messages,
+      Sends sends,
       RemoteMedia remote,
       MediaFiles files,
       Timestamps timestamps,
@@ -63,7 +61,7 @@ public final class MultiAgentRoutes implements RouteTable {
     this.contacts = contacts;
     this.tenants = tenants;
     this.phones = phones;
-    this.messages = messages;
+    this.sends = sends;
     this.remote = remote;
     this.files = files;
     this.timestamps = timestamps;
@@ -78,6 +76,19 @@ public final class MultiAgentRoutes implements RouteTable {
   @Override
   public ErrorStyle errorStyle() {
     return ErrorStyle.STATUS_CODE_JSON;
+  }
+
+  /** A refused {@code device-key} or send, in the API's {@code {"status": <code>}} style. */
+  private static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder()
+          .credentialRefusals(
+              "device_disabled", "invalid_device_key", "no device has this device-key")
+          .sendRefusals("message")
+          .build();
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   @Override
@@ -197,17 +208,9 @@ public final class MultiAgentRoutes implements RouteTable {
     if (key.isEmpty()) {
       throw new ApiException(401, "device_key_empty", "send the device-key header");
     }
-    try {
-      Device device = tenants.deviceFor(Tenants.Credential.DEVICE_KEY, key);
-      Guards.countKey(ctx, device);
-      return device;
-    } catch (TenantException e) {
-      throw switch (e.reason()) {
-        case EXPIRED -> new ApiException(403, "license_expired", e.getMessage());
-        case DISABLED -> new ApiException(403, "device_disabled", e.getMessage());
-        default -> new ApiException(401, "invalid_device_key", "no device has this device-key");
-      };
-    }
+    Device device = tenants.deviceFor(Tenants.Credential.DEVICE_KEY, key);
+    Guards.countKey(ctx, device);
+    return device;
   }
 
   private void send(
@@ -218,26 +221,23 @@ public final class MultiAgentRoutes implements RouteTable {
       String text,
       Optional<MediaRef> media,
       Optional<String> key) {
-    Message m;
-    try {
-      m =
-          messages
-              .accept(
-                  device,
-                  new SendRequest(
-                      List.of(to),
-                      kind,
-                      text,
-                      "multiagent",
-                      false,
-                      false,
-                      Duration.ZERO,
-                      media,
-                      key))
-              .getFirst();
-    } catch (SendRefused e) {
-      throw ApiException.ofRefusal(e, "message");
-    }
+    Message m =
+        sends
+            .send(
+                device,
+                SendCommand.builder("multiagent")
+                    .to(to)
+                    .kind(kind)
+                    .body(text)
+                    .media(media)
+                    .idempotencyKey(key)
+                    .build())
+            .first();
+    ctx.json(reply(device, to, kind, m));
+  }
+
+  /** {@code {"status": 200, "message": "Success!", "data": {…the message…}}}. */
+  private Map<String, Object> reply(Device device, Recipient to, String kind, Message m) {
     Map<String, Object> data = new LinkedHashMap<>();
     // A number without its +; a group id, a LID or a BSUID as it is.
     String number = to.address().startsWith("+") ? to.address().substring(1) : to.address();
@@ -258,6 +258,6 @@ public final class MultiAgentRoutes implements RouteTable {
     body.put("status", 200);
     body.put("message", "Success!");
     body.put("data", data);
-    ctx.json(body);
+    return body;
   }
 }

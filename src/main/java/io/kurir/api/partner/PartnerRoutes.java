@@ -3,6 +3,7 @@ package io.kurir.api.partner;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.ListedValues;
@@ -15,6 +16,7 @@ import io.kurir.message.FailureReason;
 import io.kurir.message.Message;
 import io.kurir.message.MessageState;
 import io.kurir.message.Messages;
+import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.Partner;
@@ -41,11 +43,24 @@ public final class PartnerRoutes implements RouteTable {
   private final Tenants tenants;
   private final Bots bots;
   private final Messages messages;
+  private final PhoneNumbers phones;
 
-  public PartnerRoutes(Tenants tenants, Bots bots, Messages messages) {
+  /** A refused bot rule: 400 {@code bot_not_valid}. */
+  private static final ErrorCatalogue ERRORS =
+      ErrorCatalogue.builder()
+          .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "bot_not_valid")
+          .build();
+
+  public PartnerRoutes(Tenants tenants, Bots bots, Messages messages, PhoneNumbers phones) {
     this.tenants = tenants;
     this.bots = bots;
     this.messages = messages;
+    this.phones = phones;
+  }
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
   }
 
   @Override
@@ -104,12 +119,7 @@ public final class PartnerRoutes implements RouteTable {
                     ApiException.fieldNotValid(
                         "bot_type", "bot_type is match, partial or partial_all"));
     boolean replaces = bots.exists(req.license().id(), keyword, type);
-    BotRule rule;
-    try {
-      rule = bots.add(req.license().id(), keyword, response, type);
-    } catch (Bots.RuleRefused e) {
-      throw ApiException.badRequest("bot_not_valid", e.getMessage());
-    }
+    BotRule rule = bots.add(req.license().id(), keyword, response, type);
     Map<String, Object> body = success(replaces ? "bot updated" : "bot added");
     body.put("id", Long.toString(rule.id()));
     ctx.json(body);
@@ -137,7 +147,7 @@ public final class PartnerRoutes implements RouteTable {
       throw ApiException.fieldNotValid("id", "id is a bot id from get_bot");
     }
     if (!bots.delete(req.license().id(), Long.parseLong(raw))) {
-      throw new ApiException(404, "not_found", "the license has no bot " + raw);
+      throw ApiException.notFound("the license has no bot " + raw);
     }
     ctx.json(success("bot deleted"));
   }
@@ -177,20 +187,26 @@ public final class PartnerRoutes implements RouteTable {
     if (devices.isEmpty()) {
       throw new ApiException(404, "no_device", "the license has no device yet");
     }
-    Device chosen = devices.getFirst();
-    Optional<String> noWa = f.text("no_wa").map(String::strip);
-    if (noWa.isPresent()) { // a license with several devices: which one's key
-      String wanted = "+" + noWa.get().replaceAll("\\D", "").replaceFirst("^0", "62");
-      chosen =
-          devices.stream()
-              .filter(d -> d.number().equals(wanted))
-              .findFirst()
-              .orElseThrow(
-                  () -> new ApiException(404, "no_wa_not_found", "the license has no such device"));
-    }
+    Device chosen = chosen(devices, f.text("no_wa").map(String::strip));
     Map<String, Object> body = success("found");
     body.put("key", chosen.ecoKey());
     ctx.json(body);
+  }
+
+  /**
+   * The device whose key {@code get_key} answers: the one numbered {@code noWa} (a license with
+   * several devices), read as every number is, in the configured default region; else the first.
+   */
+  private Device chosen(List<Device> devices, Optional<String> noWa) {
+    if (noWa.isEmpty()) {
+      return devices.getFirst();
+    }
+    Optional<String> wanted = phones.normalize(noWa.get());
+    return devices.stream()
+        .filter(d -> wanted.isPresent() && d.number().equals(wanted.get()))
+        .findFirst()
+        .orElseThrow(
+            () -> new ApiException(404, "no_wa_not_found", "the license has no such device"));
   }
 
   /**

@@ -40,9 +40,7 @@ final class PushCredentials {
           ? new ApiException(403, "license_disabled", refused.getMessage())
           : new ApiException(401, "invalid_push_key", "no license has this push key");
     }
-    if (tenants.isExpired(license)) {
-      throw new ApiException(403, "license_expired", "the license has expired");
-    }
+    tenants.requireNotExpired(license); // answered by the family's catalogue (PushErrors)
     Guards.countKey(ctx, license);
     return license;
   }

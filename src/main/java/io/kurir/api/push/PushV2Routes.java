@@ -3,16 +3,18 @@ package io.kurir.api.push;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RequestFields;
 import io.kurir.api.RouteTable;
+import io.kurir.core.KurirException;
 import io.kurir.message.MediaRef;
 import io.kurir.message.MessageText;
-import io.kurir.message.Messages;
 import io.kurir.message.Recipient;
+import io.kurir.message.SendCommand;
 import io.kurir.message.SendRefused;
-import io.kurir.message.SendRequest;
+import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.schedule.ApiType;
 import io.kurir.schedule.ScheduleRefused;
@@ -25,7 +27,6 @@ import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,7 +52,7 @@ public final class PushV2Routes implements RouteTable {
   private final PushCredentials credentials;
   private final MobileCs mobileCs;
   private final PhoneNumbers phones;
-  private final Messages messages;
+  private final Sends sends;
   private final Schedules schedules;
   private final RemoteMedia media;
   private final IdGenerator ids;
@@ -61,7 +62,7 @@ public final class PushV2Routes implements RouteTable {
       Tenants tenants,
       MobileCs mobileCs,
       PhoneNumbers phones,
-      Messages messages,
+      Sends sends,
       Schedules schedules,
       RemoteMedia media,
       IdGenerator ids,
@@ -70,7 +71,7 @@ public final class PushV2Routes implements RouteTable {
     this.credentials = new PushCredentials(tenants);
     this.mobileCs = mobileCs;
     this.phones = phones;
-    this.messages = messages;
+    this.sends = sends;
     this.schedules = schedules;
     this.media = media;
     this.ids = ids;
@@ -92,11 +93,36 @@ public final class PushV2Routes implements RouteTable {
     return ErrorStyle.ERROR_JSON;
   }
 
+  /**
+   * An expired license's push key. A refused send or schedule is a result ({@link #RESULTS}), not
+   * an error, so its text field is named only for completeness.
+   */
+  private static final ErrorCatalogue ERRORS = PushErrors.catalogue("message");
+
+  @Override
+  public ErrorCatalogue errors() {
+    return ERRORS;
+  }
+
   @Override
   public void addTo(RoutesConfig routes) {
     routes.post("/send", this::send);
     routes.post("/push/send-text", this::sendText);
   }
+
+  /**
+   * The family's catalogue of in-band results: FCM answers a refused send or schedule with an error
+   * name in the request's {@code results}, with 200; any other send refusal is {@code Unavailable}.
+   */
+  private static final Map<KurirException.Reason, String> RESULTS =
+      Map.of(
+          SendRefused.Reason.TEXT_TOO_LONG, "MessageTooBig",
+          ScheduleRefused.Reason.DUE_IN_PAST, "ScheduleInPast",
+          ScheduleRefused.Reason.FILE_TOO_LARGE, "MessageTooBig",
+          ScheduleRefused.Reason.TEXT_TOO_LONG, "MessageTooBig",
+          ScheduleRefused.Reason.IMAGE_NOT_FOUND, "InvalidMediaUrl",
+          ScheduleRefused.Reason.URL_NOT_VALID, "InvalidMediaUrl",
+          ScheduleRefused.Reason.TOO_MANY_IN_MINUTE, "TooManyMessages");
 
   /** One send's outcome: the id to look it up by, or an FCM-style error name. */
   private record Outcome(Optional<String> messageId, Optional<String> error) {
@@ -192,26 +218,19 @@ public final class PushV2Routes implements RouteTable {
         return Outcome.error("InvalidMediaUrl");
       }
     }
+    SendCommand command =
+        SendCommand.builder("push.v2")
+            .to(Recipient.number(number.get()))
+            .kind(type.kind())
+            .body(text)
+            .media(file)
+            .idempotencyKey(key)
+            .build();
     try {
-      return Outcome.sent(
-          messages
-              .accept(
-                  device,
-                  new SendRequest(
-                      List.of(Recipient.number(number.get())),
-                      type.kind(),
-                      text,
-                      "push.v2",
-                      false,
-                      false,
-                      Duration.ZERO,
-                      file,
-                      key))
-              .getFirst()
-              .id());
+      return Outcome.sent(sends.send(device, command).first().id());
     } catch (SendRefused e) {
-      return Outcome.error(
-          e.reason() == SendRefused.Reason.TEXT_TOO_LONG ? "MessageTooBig" : "Unavailable");
+      // FCM answers a refused message in its result, not as a failed request.
+      return Outcome.error(RESULTS.getOrDefault(e.reason(), "Unavailable"));
     }
   }
 
@@ -236,13 +255,7 @@ public final class PushV2Routes implements RouteTable {
                       .withIdempotencyKey(key))
               .id());
     } catch (ScheduleRefused e) {
-      return Outcome.error(
-          switch (e.reason()) {
-            case DUE_IN_PAST -> "ScheduleInPast";
-            case FILE_TOO_LARGE, TEXT_TOO_LONG -> "MessageTooBig";
-            case IMAGE_NOT_FOUND, URL_NOT_VALID -> "InvalidMediaUrl";
-            case TOO_MANY_IN_MINUTE -> "TooManyMessages";
-          });
+      return Outcome.error(RESULTS.get(e.reason()));
     }
   }
 

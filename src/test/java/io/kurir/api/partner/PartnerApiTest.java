@@ -343,6 +343,32 @@ class PartnerApiTest {
     assertThat(none.status()).isEqualTo(404);
   }
 
+  /**
+   * {@code no_wa} is read as every number is, in {@code phone.default-region}: a German operator's
+   * {@code 0151…} is +49151…, not an Indonesian number.
+   */
+  @Test
+  void getKeyReadsNoWaInTheConfiguredDefaultRegion() throws Exception {
+    kurir.close();
+    kurir =
+        TestGateway.start(
+            dir.resolve("de"), "--media.allow-private-addresses=true", "--phone.default-region=DE");
+    tenants = kurir.gateway().tenants();
+    Partner partner = tenants.createPartner("Reseller", "", "reseller", SECRET);
+    License german =
+        tenants.createLicense(
+            partner.id(), "Laden", "laden@example.com", LocalDate.of(2099, 1, 1), List.of());
+    tenants.createDevice(german.id(), "+4915100000001", "sandbox");
+    Device second = tenants.createDevice(german.id(), "+4915123456789", "sandbox");
+
+    JsonNode key =
+        ok(
+            "get_key",
+            "license=" + german.code() + "&email=laden@example.com&no_wa=0151%2023456789");
+
+    assertThat(key.get("key").asText()).isEqualTo(second.ecoKey());
+  }
+
   @Test
   void anExpiredLicensesBotsStaySilentThoughItsPartnerStillManagesThem() throws Exception {
     License expired =
