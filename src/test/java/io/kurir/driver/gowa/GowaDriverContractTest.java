@@ -174,13 +174,6 @@ class GowaDriverContractTest extends DriverContract {
           : Optional.empty();
     }
 
-    @Override
-    public Optional<String> noHiddenGroupMembers() {
-      return Optional.of(
-          "FakeGowa makes no group message from a member known only by a LID (its group"
-              + " messages name the member by phone): a gap of the fake");
-    }
-
     /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
     @Override
     public ContactId hiddenId(ContactId.Kind kind, String e164) {
@@ -192,7 +185,7 @@ class GowaDriverContractTest extends DriverContract {
 
     /**
      * {@code from_lid} is the LID; {@code from} the phone when GOWA resolved it, else the LID
-     * itself.
+     * itself; in a group, {@code chat_id} is the group.
      */
     @Override
     public boolean hiddenIncoming(
@@ -203,16 +196,14 @@ class GowaDriverContractTest extends DriverContract {
         boolean phoneKnown,
         Optional<String> groupId,
         String text) {
-      if (groupId.isPresent()) {
-        throw new UnsupportedOperationException(noHiddenGroupMembers().orElseThrow());
-      }
-      return f.gowa.incomingFromLid(
-              slot(device),
-              networkId,
-              hiddenId(kind, e164).value(),
-              phoneKnown ? digits(e164) : null,
-              text)
-          == 200;
+      String lid = hiddenId(kind, e164).value();
+      String phone = phoneKnown ? digits(e164) : null;
+      int answered =
+          groupId.isPresent()
+              ? f.gowa.incomingInGroupFromLid(
+                  slot(device), networkId, groupId.get(), lid, phone, text)
+              : f.gowa.incomingFromLid(slot(device), networkId, lid, phone, text);
+      return answered == 200;
     }
 
     /**
