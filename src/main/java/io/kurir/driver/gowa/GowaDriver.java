@@ -73,7 +73,12 @@ public final class GowaDriver implements Driver {
 
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
-  private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+
+  /**
+   * How long {@link #isRunning} trusts the outcome of the last call to GOWA before it asks again,
+   * on the injected clock (a test that stops GOWA moves the clock past it, as time would).
+   */
+  static final Duration PROBE_EVERY = Duration.ofSeconds(1);
 
   /** The largest incoming file Kurir keeps, and the largest QR picture it reads. */
   static final long MAX_INCOMING_MEDIA_BYTES = 64L * 1024 * 1024;
@@ -111,7 +116,8 @@ public final class GowaDriver implements Driver {
   private final Map<Long, DeviceRef> toAttach = new ConcurrentHashMap<>();
 
   private volatile Thread watch;
-  private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
+  // When GOWA last answered or failed a call, on the injected clock: EPOCH, none yet.
+  private volatile Instant lastCall = Instant.EPOCH;
   private volatile DriverListener listener;
   private volatile boolean closed;
 
@@ -409,12 +415,12 @@ public final class GowaDriver implements Driver {
 
   /**
    * Whether GOWA answers: the outcome of the last call, asked again (a cheap {@code GET /devices})
-   * when that is older than a second, so a stopped GOWA shows as {@code port_down} and one that is
-   * back shows as running without waiting for a send.
+   * when that is older than {@link #PROBE_EVERY} on the injected clock, so a stopped GOWA shows as
+   * {@code port_down} and one that is back shows as running without waiting for a send.
    */
   @Override
   public boolean isRunning() {
-    if (System.nanoTime() - lastCallNanos > PROBE_EVERY.toNanos()) {
+    if (context.clock().instant().isAfter(lastCall.plus(PROBE_EVERY))) {
       try {
         call(() -> api.get("/devices"));
       } catch (IOException e) {
@@ -1133,13 +1139,13 @@ public final class GowaDriver implements Driver {
   private GowaApi.Reply reach(Call call) throws IOException {
     try {
       GowaApi.Reply r = call.run();
-      lastCallNanos = System.nanoTime();
+      lastCall = context.clock().instant();
       if (!engineUp) {
         engineBack();
       }
       return r;
     } catch (IOException e) {
-      lastCallNanos = System.nanoTime();
+      lastCall = context.clock().instant();
       if (unreachable(e)) {
         engineLost(e);
       }
