@@ -9,19 +9,14 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A GOWA server (go-whatsapp-web-multidevice, MIT) on loopback, written from its own published
@@ -300,24 +293,17 @@ public final class FakeGowa implements AutoCloseable {
    * the HTTP status Kurir answered.
    */
   public int deliver(String envelope, String signature) {
-    byte[] bytes = envelope.getBytes(StandardCharsets.UTF_8);
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(webhook))
-            .timeout(Duration.ofSeconds(10))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
-    String sig = signature != null ? signature : "sha256=" + hmac(WEBHOOK_SECRET, bytes);
-    if (!sig.isEmpty()) {
-      b.header("X-Hub-Signature-256", sig);
-    }
-    try {
-      return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    return postSigned(envelope.getBytes(StandardCharsets.UTF_8), signature);
+  }
+
+  /** Posts {@code bytes} to the webhook, signed unless {@code signature} says otherwise. */
+  private int postSigned(byte[] bytes, String signature) {
+    String sig =
+        signature != null
+            ? signature
+            : "sha256=" + FakeWebhooks.hmac("HmacSHA256", WEBHOOK_SECRET, bytes);
+    return FakeWebhooks.post(
+        http, webhook, bytes, sig.isEmpty() ? Map.of() : Map.of("X-Hub-Signature-256", sig));
   }
 
   /** Places a file GOWA serves at {@code path} (such as {@code /statics/media/x.jpg}). */
@@ -554,32 +540,9 @@ public final class FakeGowa implements AutoCloseable {
     }
     envelope.set("payload", payload);
     try {
-      byte[] bytes = JSON.writeValueAsBytes(envelope);
-      HttpRequest.Builder b =
-          HttpRequest.newBuilder(URI.create(webhook))
-              .timeout(Duration.ofSeconds(10))
-              .header("Content-Type", "application/json")
-              .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
-      String sig = signature != null ? signature : "sha256=" + hmac(WEBHOOK_SECRET, bytes);
-      if (!sig.isEmpty()) {
-        b.header("X-Hub-Signature-256", sig);
-      }
-      return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      return postSigned(JSON.writeValueAsBytes(envelope), signature);
     } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
-  }
-
-  static String hmac(String key, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return HexFormat.of().formatHex(mac.doFinal(body));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -8,6 +8,7 @@ import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
+import io.kurir.driver.EngineContractFixture;
 import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
@@ -36,7 +37,7 @@ class GowaDriverContractTest extends DriverContract {
   }
 
   /** A {@link GowaFixture} whose gowa driver reports to the suite. */
-  static final class GowaContractFixture extends ContractFixture {
+  static final class GowaContractFixture extends EngineContractFixture {
     final ListeningDriverFactory factory = listened(new GowaDriverFactory());
     final GowaFixture f;
     private final AtomicInteger groups = new AtomicInteger();
@@ -44,6 +45,7 @@ class GowaDriverContractTest extends DriverContract {
     private final Map<String, Set<Receipt.Status>> acknowledged = new ConcurrentHashMap<>();
 
     GowaContractFixture(Path dir) {
+      super("GOWA's whatsmeow");
       // The suite sends to hundreds of numbers at once; the pace of number checks (20 a minute by
       // default) has its own test, GowaSendTest.numberChecksArePacedPerDevice.
       f = new GowaFixture(dir, factory, "--drivers.gowa.number-checks-per-minute=100000");
@@ -138,11 +140,6 @@ class GowaDriverContractTest extends DriverContract {
     }
 
     @Override
-    public Optional<String> noIncoming(IncomingKind kind) {
-      return Optional.empty();
-    }
-
-    @Override
     public boolean incoming(
         DeviceRef device,
         IncomingKind kind,
@@ -163,24 +160,6 @@ class GowaDriverContractTest extends DriverContract {
                 f.gowa.incomingInGroup(slot, networkId, groupId.orElseThrow(), from, text);
           };
       return answered == 200;
-    }
-
-    @Override
-    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
-      return kind == ContactId.Kind.BSUID
-          ? Optional.of(
-              "WhatsApp Web (GOWA's whatsmeow) names a user who hides their number by a LID;"
-                  + " BSUIDs are the Cloud API's")
-          : Optional.empty();
-    }
-
-    /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
-    @Override
-    public ContactId hiddenId(ContactId.Kind kind, String e164) {
-      if (kind != ContactId.Kind.LID) {
-        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
-      }
-      return ContactId.lid("2107" + digits(e164).substring(2) + "5");
     }
 
     /**
@@ -317,10 +296,7 @@ class GowaDriverContractTest extends DriverContract {
     @Override
     public void restart() {
       f.gowa.down();
-      // The driver trusts its last call to GOWA for a while on the gateway's clock; that while
-      // passes, as it would without a test holding the clock still.
-      f.clock.advance(GowaDriver.PROBE_EVERY.plusMillis(1));
-      Eventually.until("the driver sees GOWA gone", () -> !driver().isRunning());
+      awaitEngineSeenGone();
       f.gowa.up();
       f.clock.advance(GowaDriver.RETRY_MAX); // the driver's next try of GOWA is due
     }
@@ -332,10 +308,6 @@ class GowaDriverContractTest extends DriverContract {
 
     private static String slot(DeviceRef device) {
       return "kurir-" + device.id();
-    }
-
-    private static String digits(String e164) {
-      return e164.replaceAll("\\D", "");
     }
   }
 }
