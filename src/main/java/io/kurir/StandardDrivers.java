@@ -1,27 +1,17 @@
 package io.kurir;
 
 import io.kurir.driver.DriverCatalog;
-import io.kurir.driver.cloud.CloudDriverFactory;
-import io.kurir.driver.gowa.GowaDriverFactory;
-import io.kurir.driver.sandbox.SandboxDriverFactory;
-import io.kurir.driver.waha.WahaDriverFactory;
-import java.util.List;
 
 /**
- * The drivers that ship with Kurir, listed where the gateway is wired: the driver interface's
- * package ({@link DriverCatalog}) names none of its implementations. The first is the default of a
- * device created without one.
+ * The drivers that ship with Kurir, for the wiring in this package ({@code Gateway}, the admin
+ * commands): the list itself is {@link io.kurir.driver.standard.StandardDrivers}, where the
+ * settings loader reads it too without importing this package (it once did: a package cycle).
  */
 public final class StandardDrivers {
   private StandardDrivers() {}
 
-  /** The sandbox, the Cloud API, the WAHA engine and GOWA, in that order. */
+  /** {@link io.kurir.driver.standard.StandardDrivers#catalog()}. */
   public static DriverCatalog catalog() {
-    return new DriverCatalog(
-        List.of(
-            new SandboxDriverFactory(),
-            new CloudDriverFactory(),
-            new WahaDriverFactory(),
-            new GowaDriverFactory()));
+    return io.kurir.driver.standard.StandardDrivers.catalog();
   }
 }
