@@ -1,7 +1,6 @@
 package io.kurir.testing;
 
 import io.kurir.Gateway;
-import io.kurir.StandardDrivers;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader;
 import io.kurir.config.SettingsLoader.Profile;
@@ -9,6 +8,7 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverFactory;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.driver.standard.StandardDrivers;
 import io.kurir.tenant.Credentials;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;

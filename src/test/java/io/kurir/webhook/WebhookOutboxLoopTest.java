@@ -74,7 +74,7 @@ class WebhookOutboxLoopTest {
             Clock.systemUTC(),
             ZoneId.of("Asia/Jakarta"),
             new PhoneNumbers("ID"),
-            io.kurir.tenant.DeviceDrivers.of(io.kurir.StandardDrivers.catalog()));
+            io.kurir.tenant.DeviceDrivers.of(io.kurir.driver.standard.StandardDrivers.catalog()));
     Partner p = tenants.createPartner("P", "");
     License l = tenants.createLicense(p.id(), "L", "", null, List.of());
     List<Device> devices = new ArrayList<>();

@@ -211,6 +211,33 @@ class GowaSendTest {
   }
 
   @Test
+  void aGroupMessagesReceiptsComeFromItsMembers() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027151");
+      String slot = GowaFixture.slot(device);
+      String group = "120363025982934545@g.us";
+      FakeGowa.Member told = new FakeGowa.Member("6281100027152", "251556368777152");
+      FakeGowa.Member hidden = new FakeGowa.Member(null, "251556368777153");
+      f.gowa.group(group, "Toko Maju", told, hidden);
+      String r =
+          f.eco(device, "/api/async_send_message_group_id", "group_id", group, "message", "Halo");
+      assertThat(r).as(r).matches("\\d+");
+      long id = Long.parseLong(r);
+      f.awaitState(device, id, MessageState.SENT);
+      String networkId = f.gowa.sent().getLast().id();
+      // One receipt per member, each from the member (chat_id the group): the message is
+      // delivered with the first, read with the first read, whoever the member is.
+      assertThat(f.gowa.groupAck(slot, "delivered", told, networkId)).isEqualTo(200);
+      f.awaitState(device, id, MessageState.DELIVERY);
+      assertThat(f.gowa.groupAck(slot, "delivered", hidden, networkId)).isEqualTo(200);
+      assertThat(f.gowa.groupAck(slot, "read", hidden, networkId)).isEqualTo(200);
+      f.awaitState(device, id, MessageState.READ);
+      assertThat(f.gowa.groupAck(slot, "read", told, networkId)).isEqualTo(200);
+      assertThat(f.message(device, id).state()).isEqualTo(MessageState.READ);
+    }
+  }
+
+  @Test
   void aNoFromGowaIsKeptBrieflyAndAChatWinsOverIt() {
     try (GowaFixture f = new GowaFixture(dir)) {
       Device device = f.linked("+6281100027131");

@@ -140,11 +140,11 @@ class WahaReachOutLimitsTest {
             new DriverSettings(
                 "waha",
                 Map.of(
-                    WahaDriverFactory.URL,
+                    io.kurir.driver.EngineSettings.URL,
                     f.waha.url(),
                     WahaDriverFactory.API_KEY,
                     FakeWaha.API_KEY,
-                    WahaDriverFactory.HEALTH_EVERY,
+                    io.kurir.driver.EngineSettings.HEALTH_EVERY,
                     "0ms")),
             id -> DeviceConfig.EMPTY,
             new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha"),
