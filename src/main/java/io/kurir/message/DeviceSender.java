@@ -60,7 +60,7 @@ final class DeviceSender {
   // Whether the device's queue is held (its network refused the account): it sends nothing then,
   // whatever its driver says, until it is resumed.
   private final java.util.function.LongPredicate held;
-  private final MessageStore store;
+  private final MessageStores stores;
   private final Leases leases;
   private final DeviceOwnership ownership;
   private volatile boolean triedLease; // later tries need the ownership's permit
@@ -162,7 +162,7 @@ final class DeviceSender {
       Device device,
       java.util.function.LongFunction<Device> deviceNow,
       Driver driver,
-      MessageStore store,
+      MessageStores stores,
       Leases leases,
       DeviceOwnership ownership,
       Attempts attempts,
@@ -188,7 +188,7 @@ final class DeviceSender {
     this.zone = zone;
     this.deviceNow = deviceNow;
     this.driver = driver;
-    this.store = store;
+    this.stores = stores;
     this.leases = leases;
     this.ownership = ownership;
     this.attempts = attempts;
@@ -351,7 +351,7 @@ final class DeviceSender {
       forgetHeld(claimedNow);
       for (Message m : claimedNow) {
         // Looked for again once back in the queue: a look before this commit missed it.
-        store.unclaim(m.id(), m.notBefore()).thenRun(this::wake);
+        stores.queue().unclaim(m.id(), m.notBefore()).thenRun(this::wake);
       }
     }
   }
@@ -666,7 +666,7 @@ final class DeviceSender {
       for (Message m; (m = claimed.pollFirst()) != null; ) {
         expressOutstanding.remove(m.id());
         claimedSync.remove(m.id());
-        store.unclaimAsOwner(m.id(), m.notBefore(), leases.owner());
+        stores.queue().unclaimAsOwner(m.id(), m.notBefore(), leases.owner());
       }
     } else {
       giveBackClaimed();
@@ -780,10 +780,12 @@ final class DeviceSender {
     attached = true;
     // Only a holder that did not give the lease up can have been cut off mid-send; after a clean
     // stop (or this sender's own pause) what is "sending" is with the network (an accepted send).
-    MessageStore.Recovered r =
+    RecoveryStore.Recovered r =
         take == Leases.Take.LEFT_BEHIND
-            ? store.recoverInterrupted(device.id(), driver.deduplicates(), clock.instant())
-            : new MessageStore.Recovered(0, 0);
+            ? stores
+                .recovery()
+                .recoverInterrupted(device.id(), driver.deduplicates(), clock.instant())
+            : new RecoveryStore.Recovered(0, 0);
     lock.lock();
     try {
       holdsLease = true;
@@ -846,7 +848,7 @@ final class DeviceSender {
       awaitChange(OFFLINE_RECHECK.toNanos());
       return;
     }
-    if (deleted || !store.deviceLive(device.id())) {
+    if (deleted || !stores.queue().deviceLive(device.id())) {
       // Deleted, here or on another node, after this window was claimed: nothing more goes to the
       // driver. The loop stops; what it claimed goes back and its queue ends device_deleted.
       log.info("device {}: deleted; its sender stops before message {}", device.id(), m.id());
@@ -1080,7 +1082,7 @@ final class DeviceSender {
     }
     java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), zone);
     if (!today.equals(capDay)) {
-      sentToday = store.sentSince(device.id(), today.atStartOfDay(zone).toInstant());
+      sentToday = stores.queue().sentSince(device.id(), today.atStartOfDay(zone).toInstant());
       capDay = today;
     }
     return sentToday + inFlight >= cap;
@@ -1164,7 +1166,7 @@ final class DeviceSender {
     windowFromHandOvers = false;
     Instant now = clock.instant();
     int limit = Math.min(SYNC_AHEAD, claimSize());
-    List<Message> sync = store.dueSync(device.id(), now, limit);
+    List<Message> sync = stores.queue().dueSync(device.id(), now, limit);
     if (sync.size() == limit) {
       syncMayBeQueued(); // more may wait
     }
@@ -1233,12 +1235,12 @@ final class DeviceSender {
     }
     int limit = claimSize();
     boolean withSync = takeSyncLook();
-    List<Message> due = store.due(device.id(), now, limit, withSync);
+    List<Message> due = stores.queue().due(device.id(), now, limit, withSync);
     if (withSync && due.stream().filter(Message::sync).count() == limit) {
       syncMayBeQueued(); // more may wait
     }
     if (due.isEmpty()) {
-      Optional<Instant> held = store.nextNotBefore(device.id());
+      Optional<Instant> held = stores.queue().nextNotBefore(device.id());
       lock.lock();
       try {
         queueEmpty = held.isEmpty() && !workArrived && directInFlight == 0 && !expressTaken;
@@ -1300,10 +1302,10 @@ final class DeviceSender {
       result = new MediaFetch.Result.Refused(FailureReason.MEDIA_TYPE_NOT_SUPPORTED);
     }
     switch (result) {
-      case MediaFetch.Result.Kept kept -> store.attachMedia(m.id(), kept.media());
+      case MediaFetch.Result.Kept kept -> stores.queue().attachMedia(m.id(), kept.media());
       case MediaFetch.Result.Refused refused -> {
         log.info("device {}: message {} not sent: {}", device.id(), m.id(), refused.reason());
-        store.withdraw(List.of(m.id()), refused.reason(), clock.instant());
+        stores.outcomes().withdraw(List.of(m.id()), refused.reason(), clock.instant());
         outcomes.report(m.id(), SendResult.FAILED);
       }
     }
@@ -1311,12 +1313,14 @@ final class DeviceSender {
 
   private Set<Long> claim(List<Message> due, Instant now) throws InterruptedException {
     CompletableFuture<Set<Long>> commit =
-        store.claim(
-            device.id(),
-            leases.owner(),
-            due.stream().map(Message::id).toList(),
-            now,
-            due.getFirst().sync());
+        stores
+            .queue()
+            .claim(
+                device.id(),
+                leases.owner(),
+                due.stream().map(Message::id).toList(),
+                now,
+                due.getFirst().sync());
     try {
       return commit.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
@@ -1324,7 +1328,7 @@ final class DeviceSender {
       // goes back to the queue (the loop tries again), not left "sending" with nobody on it.
       commit.thenAccept(
           ids -> {
-            ids.forEach(id -> store.unclaim(id, now));
+            ids.forEach(id -> stores.queue().unclaim(id, now));
             syncMayBeQueued();
           });
       throw new IllegalStateException("cannot commit the sending attempt: " + e, e);
@@ -1350,11 +1354,11 @@ final class DeviceSender {
    * messages fail; {@code flag_retry} ones are told while their messages stay queued.
    */
   private void refuseWaitingCallers(Instant now) {
-    List<Long> waiting = store.waitingSyncCallers(device.id());
+    List<Long> waiting = stores.queue().waitingSyncCallers(device.id());
     if (waiting.isEmpty()) {
       return;
     }
-    List<Message> messages = store.findAll(waiting);
+    List<Message> messages = stores.reads().findAll(waiting);
     List<Long> refuse = new ArrayList<>();
     for (Message m : messages) {
       if (m.retry()) {
@@ -1363,7 +1367,7 @@ final class DeviceSender {
         refuse.add(m.id());
       }
     }
-    for (long id : store.withdraw(refuse, FailureReason.PHONE_OFFLINE, now)) {
+    for (long id : stores.outcomes().withdraw(refuse, FailureReason.PHONE_OFFLINE, now)) {
       outcomes.report(id, SendResult.PHONE_OFFLINE);
     }
   }
@@ -1380,7 +1384,10 @@ final class DeviceSender {
         syncMayBeQueued();
       }
       try {
-        store.unclaim(m.id(), m.notBefore()).get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        stores
+            .queue()
+            .unclaim(m.id(), m.notBefore())
+            .get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception e) {
         log.warn("device {}: message {} stays sending: {}", device.id(), m.id(), e.toString());
       }

@@ -127,7 +127,7 @@ public final class MessageSearch {
               c.from().ifPresent(v -> q.bind("from", v.toEpochMilli()));
               c.to().ifPresent(v -> q.bind("to", v.toEpochMilli()));
               q.bind("limit", Math.min(Math.max(c.limit(), 1), MAX_ROWS));
-              return q.map(MessageStore::message).list();
+              return q.map(MessageRows::message).list();
             });
   }
 

@@ -67,7 +67,7 @@ public final class Messages implements AutoCloseable {
   /** How long a stop waits for sends in progress. */
   private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
-  private final MessageStore store;
+  private final MessageStores stores;
   private final IdGenerator ids;
   private final Clock clock;
   private final Drivers drivers;
@@ -105,13 +105,13 @@ public final class Messages implements AutoCloseable {
       StatusHook statusHook,
       MediaFetch media,
       String nodeName) {
-    this.store = new MessageStore(db, statusHook);
-    this.idempotent = new IdempotentSends(new IdempotencyKeys(db, clock), store);
+    this.stores = MessageStores.open(db, statusHook);
+    this.idempotent = new IdempotentSends(new IdempotencyKeys(db, clock), stores);
     this.ids = ids;
     this.clock = clock;
     this.drivers = drivers;
     this.tenants = tenants;
-    this.attempts = new Attempts(store, outcomes, clock, retries);
+    this.attempts = new Attempts(stores, outcomes, clock, retries);
     this.media = media;
     this.leases = new Leases(db, nodeName, DeviceOwnership.LEASE_TTL);
     this.signals = db.signals();
@@ -131,9 +131,9 @@ public final class Messages implements AutoCloseable {
                 return closed ? Optional.empty() : senderOf(deviceId);
               }
             },
-            () -> store.pruneEarlyReceipts(clock.instant().minus(KEEP_EARLY_RECEIPTS)));
+            () -> stores.receipts().pruneEarlyReceipts(clock.instant().minus(KEEP_EARLY_RECEIPTS)));
     outcomes.tellElsewhere(id -> signals.publish(NodeSignals.Topic.OUTCOME, id));
-    ids.continueAfter(store.maxId());
+    ids.continueAfter(stores.reads().maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.values().forEach(DeviceSender::wake));
   }
@@ -158,7 +158,7 @@ public final class Messages implements AutoCloseable {
    */
   public void resume() {
     startOwnership();
-    List<Long> devices = store.devicesWithWork();
+    List<Long> devices = stores.queue().devicesWithWork();
     for (long deviceId : devices) {
       senderOf(deviceId);
     }
@@ -205,7 +205,8 @@ public final class Messages implements AutoCloseable {
         NodeSignals.Topic.OUTCOME,
         messageId -> {
           if (outcomes.isExpected(messageId)) {
-            store
+            stores
+                .reads()
                 .find(messageId)
                 .flatMap(Messages::finalResult)
                 .ifPresent(r -> outcomes.report(messageId, r));
@@ -311,7 +312,8 @@ public final class Messages implements AutoCloseable {
       // The sender looks once committed, even if that is after this caller stopped waiting.
       stored =
           awaitCommit(
-              store
+              stores
+                  .queue()
                   .insert(messages, claim.map(c -> idempotent.firstWithKey(c, messages)))
                   .thenApply(
                       done -> {
@@ -346,7 +348,8 @@ public final class Messages implements AutoCloseable {
     // caller's deadline (refused "busy", and then nothing of it may go out).
     java.util.concurrent.atomic.AtomicBoolean decided =
         new java.util.concurrent.atomic.AtomicBoolean();
-    CompletableFuture<Set<Long>> commit = store.insertClaimed(messages, leases.owner(), now);
+    CompletableFuture<Set<Long>> commit =
+        stores.queue().insertClaimed(messages, leases.owner(), now);
     // The caller waits for the hand-over itself, not only the commit: answered earlier, it could
     // send its next message, which a sender could then read from the queue and send ahead of
     // this one.
@@ -358,13 +361,15 @@ public final class Messages implements AutoCloseable {
               for (Message m : messages) {
                 if (claimedIds != null && claimedIds.contains(m.id())) {
                   if (refused) { // the caller was told "busy": it must not go out
-                    store.moveLater(
-                        m.id(),
-                        MessageState.FAILED,
-                        Set.of(MessageState.SENDING),
-                        clock.instant(),
-                        FailureReason.TIMEOUT,
-                        true);
+                    stores
+                        .outcomes()
+                        .moveLater(
+                            m.id(),
+                            MessageState.FAILED,
+                            Set.of(MessageState.SENDING),
+                            clock.instant(),
+                            FailureReason.TIMEOUT,
+                            true);
                   } else {
                     handed.add(m.withAttempts(1));
                   }
@@ -389,8 +394,10 @@ public final class Messages implements AutoCloseable {
       }
       messages.forEach(m -> outcomes.forget(m.id()));
       // Queued behind the insert: withdraws them if they were stored but not claimed.
-      store.withdrawLater(
-          messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
+      stores
+          .outcomes()
+          .withdrawLater(
+              messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
       throw new SendRefused(
           SendRefused.Reason.BUSY,
           "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
@@ -419,7 +426,7 @@ public final class Messages implements AutoCloseable {
     int ahead = sender.syncHandOversOutstanding();
     if ((long) (ahead + adding) * perSend <= syncTimeout.toNanos()) {
       // Only when the hand-overs alone fit; a count at most PENDING_SYNC_RECHECK old will do.
-      ahead += sender.pendingSyncCount(() -> store.pendingSyncCount(device.id()));
+      ahead += sender.pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
     }
     if ((long) (ahead + adding) * perSend > syncTimeout.toNanos()) {
       long seconds = retryAfterSeconds(ahead, perSend);
@@ -450,7 +457,7 @@ public final class Messages implements AutoCloseable {
     }
     int ahead =
         sender.syncHandOversOutstanding()
-            + sender.pendingSyncCount(() -> store.pendingSyncCount(device.id()));
+            + sender.pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
     return retryAfterSeconds(ahead, sender.syncSendNanos());
   }
 
@@ -527,7 +534,8 @@ public final class Messages implements AutoCloseable {
     // stored is sent, whoever waits for it.
     boolean[] stored =
         awaitCommit(
-            store
+            stores
+                .queue()
                 .insertGuarded(messages, guards)
                 .thenApply(
                     done -> {
@@ -562,8 +570,10 @@ public final class Messages implements AutoCloseable {
       if (!withdraw) {
         throw new IllegalStateException("the database did not commit within " + ACCEPT_TIMEOUT);
       }
-      store.withdrawLater(
-          messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
+      stores
+          .outcomes()
+          .withdrawLater(
+              messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
       throw new SendRefused(
           SendRefused.Reason.BUSY,
           "the database did not commit within " + ACCEPT_TIMEOUT + "; nothing was sent");
@@ -580,8 +590,8 @@ public final class Messages implements AutoCloseable {
    * device.
    */
   public boolean cancelQueued(long deviceId, long messageId, String reason, Guard also) {
-    return store.find(messageId).filter(m -> m.deviceId() == deviceId).isPresent()
-        && store.cancel(messageId, reason, clock.instant(), also);
+    return stores.reads().find(messageId).filter(m -> m.deviceId() == deviceId).isPresent()
+        && stores.outcomes().cancel(messageId, reason, clock.instant(), also);
   }
 
   /** {@link #awaitAll} for one message. */
@@ -633,7 +643,8 @@ public final class Messages implements AutoCloseable {
       try {
         return told.get(Math.min(left, OUTCOME_RECHECK.toMillis()), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
-        Optional<SendResult> stored = store.find(message.id()).flatMap(Messages::finalResult);
+        Optional<SendResult> stored =
+            stores.reads().find(message.id()).flatMap(Messages::finalResult);
         if (stored.isPresent()) {
           return stored.get();
         }
@@ -677,19 +688,22 @@ public final class Messages implements AutoCloseable {
     // Guarded: only what no sender has claimed is withdrawn; a claimed one is in a driver's hands.
     Instant now = clock.instant();
     java.util.Set<Long> withdrawn =
-        new java.util.HashSet<>(store.withdraw(withdrawable, FailureReason.TIMEOUT, now));
+        new java.util.HashSet<>(
+            stores.outcomes().withdraw(withdrawable, FailureReason.TIMEOUT, now));
     DeviceSender sender = late.isEmpty() ? null : senders.get(late.getFirst().deviceId());
     if (sender != null) {
       for (long id : withdrawable) {
         // One this node's sender holds claimed but has not started: its memory decides, then the
         // database says so (it was claimed, "sending", without ever reaching the driver).
         if (!withdrawn.contains(id) && sender.withdrawUnsent(id)) {
-          store.moveTo(
-              id,
-              MessageState.FAILED,
-              Set.of(MessageState.SENDING, MessageState.PENDING),
-              now,
-              FailureReason.TIMEOUT);
+          stores
+              .outcomes()
+              .moveTo(
+                  id,
+                  MessageState.FAILED,
+                  Set.of(MessageState.SENDING, MessageState.PENDING),
+                  now,
+                  FailureReason.TIMEOUT);
           withdrawn.add(id);
         }
       }
@@ -721,17 +735,19 @@ public final class Messages implements AutoCloseable {
 
   /** Any message by id, with the states it went through (for operators). */
   public Optional<MessageHistory> history(long id) {
-    return store.find(id).map(m -> new MessageHistory(m, store.events(id)));
+    return stores.reads().find(id).map(m -> new MessageHistory(m, stores.reads().events(id)));
   }
 
   /** The messages with these ids that belong to one of {@code deviceIds}. */
   public List<Message> findAll(java.util.Collection<Long> ids, java.util.Set<Long> deviceIds) {
-    return store.findAll(ids).stream().filter(m -> deviceIds.contains(m.deviceId())).toList();
+    return stores.reads().findAll(ids).stream()
+        .filter(m -> deviceIds.contains(m.deviceId()))
+        .toList();
   }
 
   /** The message with this id if it belongs to {@code device}. */
   public Optional<Message> find(Device device, long id) {
-    return store.find(id).filter(m -> m.deviceId() == device.id());
+    return stores.reads().find(id).filter(m -> m.deviceId() == device.id());
   }
 
   /** Where {@link #checkNumber} learns which network ids a device has met. */
@@ -782,7 +798,7 @@ public final class Messages implements AutoCloseable {
 
   /** Messages waiting in a device's queue (pending), for tests and operators. */
   public int queued(long deviceId) {
-    return store.pendingCount(deviceId);
+    return stores.queue().pendingCount(deviceId);
   }
 
   private DeviceSender senderFor(Device device) {
@@ -810,7 +826,7 @@ public final class Messages implements AutoCloseable {
                     device,
                     tenants::device,
                     drivers.of(device.ref()),
-                    store,
+                    stores,
                     leases,
                     ownership,
                     attempts,
@@ -880,21 +896,25 @@ public final class Messages implements AutoCloseable {
     }
     // Not waited for: the driver's receipt thread must not stall on a commit per receipt.
     if (receipt.messageId().isPresent()) {
-      store.moveLater(
-          receipt.messageId().get(),
-          state,
-          MessageStore.receiptFrom(state),
-          receipt.at(),
-          reason,
-          false);
+      stores
+          .outcomes()
+          .moveLater(
+              receipt.messageId().get(),
+              state,
+              ReceiptStore.receiptFrom(state),
+              receipt.at(),
+              reason,
+              false);
     } else {
-      store.receiptByNetworkId(
-          receipt.deviceId(),
-          receipt.networkId().orElseThrow(),
-          state,
-          reason,
-          receipt.at(),
-          clock.instant());
+      stores
+          .receipts()
+          .receiptByNetworkId(
+              receipt.deviceId(),
+              receipt.networkId().orElseThrow(),
+              state,
+              reason,
+              receipt.at(),
+              clock.instant());
     }
   }
 
@@ -904,7 +924,8 @@ public final class Messages implements AutoCloseable {
    * be idle, its queue empty when it last looked.
    */
   public void outcome(long deviceId, long messageId, SendOutcome outcome) {
-    store
+    stores
+        .reads()
         .find(messageId)
         .filter(m -> m.deviceId() == deviceId && m.state() == MessageState.SENDING)
         .ifPresentOrElse(
@@ -971,9 +992,9 @@ public final class Messages implements AutoCloseable {
     senders.computeIfPresent(deviceId, (id, s) -> s.deleted() ? null : s);
     int ended = 0;
     while (true) {
-      List<Long> queued = store.pendingIds(deviceId, DELETE_BATCH);
+      List<Long> queued = stores.queue().pendingIds(deviceId, DELETE_BATCH);
       java.util.Set<Long> failed =
-          store.withdraw(queued, FailureReason.DEVICE_DELETED, clock.instant());
+          stores.outcomes().withdraw(queued, FailureReason.DEVICE_DELETED, clock.instant());
       failed.forEach(id -> outcomes.report(id, SendResult.FAILED));
       ended += failed.size();
       if (failed.isEmpty()) {
@@ -1001,7 +1022,7 @@ public final class Messages implements AutoCloseable {
    * another form). Not waited for.
    */
   public void note(long deviceId, long messageId, String note) {
-    store.noteLater(deviceId, messageId, note, clock.instant());
+    stores.outcomes().noteLater(deviceId, messageId, note, clock.instant());
   }
 
   /**
