@@ -69,12 +69,14 @@ final class AcceptCommits {
                   }
                 }
               }
-              sender.handOver(handed);
+              sender.handOvers().handOver(handed);
               if (handed.size() < messages.size()) {
                 Set<Long> handedIds = new java.util.HashSet<>();
                 handed.forEach(m -> handedIds.add(m.id()));
-                sender.handOverDropped(
-                    messages.stream().filter(m -> !handedIds.contains(m.id())).toList());
+                sender
+                    .handOvers()
+                    .forgetHeld(
+                        messages.stream().filter(m -> !handedIds.contains(m.id())).toList());
               }
               if (claimedIds != null && handed.size() < messages.size()) {
                 sender.wake(); // stored, not claimed (the lease moved): they wait like any other

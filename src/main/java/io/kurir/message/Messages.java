@@ -402,7 +402,7 @@ public final class Messages implements AutoCloseable {
   /** Whether an accepted message is being handed to the device's sender (tests wait on it). */
   boolean handOverInFlight(long deviceId) {
     DeviceSender s = senders.get(deviceId);
-    return s != null && s.handOverInFlight();
+    return s != null && s.handOvers().inFlight();
   }
 
   /** Messages waiting in a device's queue (pending), for tests and operators. */

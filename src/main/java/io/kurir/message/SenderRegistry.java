@@ -193,7 +193,7 @@ final class SenderRegistry implements AutoCloseable {
    */
   void wakeSender(DeviceSender sender, boolean sync) {
     if (sender.holdsLease() || !signals.shared()) {
-      sender.wake(sync);
+      sender.wakes().wake(sync);
     } else {
       signals.publish(NodeSignals.Topic.WORK, sender.deviceId());
     }
@@ -351,7 +351,7 @@ final class SenderRegistry implements AutoCloseable {
   void connectionChanged(long deviceId, boolean connected) {
     DeviceSender s = senders.get(deviceId);
     if (s != null && connected) {
-      s.connectionRestored();
+      s.wakes().connectionRestored();
     } else if (s != null) {
       s.wake();
     }

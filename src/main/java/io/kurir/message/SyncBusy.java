@@ -36,11 +36,11 @@ final class SyncBusy {
     if (!sender.deviceConnected()) {
       return; // an offline device answers phone_offline, as before
     }
-    long perSend = sender.syncSendNanos();
-    int ahead = sender.syncHandOversOutstanding();
+    long perSend = sender.pacing().syncSendNanos();
+    int ahead = sender.handOvers().syncOutstanding();
     if ((long) (ahead + adding) * perSend <= syncTimeout.toNanos()) {
       // Only when the hand-overs alone fit; a count at most PENDING_SYNC_RECHECK old will do.
-      ahead += sender.pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
+      ahead += sender.pacing().pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
     }
     if ((long) (ahead + adding) * perSend > syncTimeout.toNanos()) {
       long seconds = retryAfterSeconds(ahead, perSend);
@@ -69,8 +69,8 @@ final class SyncBusy {
       return 1;
     }
     int ahead =
-        sender.syncHandOversOutstanding()
-            + sender.pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
-    return retryAfterSeconds(ahead, sender.syncSendNanos());
+        sender.handOvers().syncOutstanding()
+            + sender.pacing().pendingSyncCount(() -> stores.queue().pendingSyncCount(device.id()));
+    return retryAfterSeconds(ahead, sender.pacing().syncSendNanos());
   }
 }

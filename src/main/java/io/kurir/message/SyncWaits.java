@@ -145,7 +145,7 @@ final class SyncWaits {
       for (long id : withdrawable) {
         // One this node's sender holds claimed but has not started: its memory decides, then the
         // database says so (it was claimed, "sending", without ever reaching the driver).
-        if (!withdrawn.contains(id) && sender.withdrawUnsent(id)) {
+        if (!withdrawn.contains(id) && sender.handOvers().withdrawUnsent(id)) {
           stores
               .outcomes()
               .moveTo(
