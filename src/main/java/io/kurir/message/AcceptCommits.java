@@ -90,13 +90,7 @@ final class AcceptCommits {
       }
       messages.forEach(m -> outcomes.forget(m.id()));
       // Queued behind the insert: withdraws them if they were stored but not claimed.
-      stores
-          .outcomes()
-          .withdrawLater(
-              messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
-      throw new SendRefused(
-          SendRefused.Reason.BUSY,
-          "the database did not commit within " + Messages.ACCEPT_TIMEOUT + "; nothing was sent");
+      throw withdrawnBusy(messages);
     } catch (ExecutionException e) {
       messages.forEach(m -> outcomes.forget(m.id()));
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
@@ -125,16 +119,24 @@ final class AcceptCommits {
         throw new IllegalStateException(
             "the database did not commit within " + Messages.ACCEPT_TIMEOUT);
       }
-      stores
-          .outcomes()
-          .withdrawLater(
-              messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
-      throw new SendRefused(
-          SendRefused.Reason.BUSY,
-          "the database did not commit within " + Messages.ACCEPT_TIMEOUT + "; nothing was sent");
+      throw withdrawnBusy(messages);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while accepting", e);
     }
+  }
+
+  /**
+   * Withdraws {@code messages} by a write queued behind the one that did not commit in time (it
+   * withdraws what that write stores), and the refusal the caller is given.
+   */
+  private SendRefused withdrawnBusy(List<Message> messages) {
+    stores
+        .outcomes()
+        .withdrawLater(
+            messages.stream().map(Message::id).toList(), FailureReason.TIMEOUT, clock.instant());
+    return new SendRefused(
+        SendRefused.Reason.BUSY,
+        "the database did not commit within " + Messages.ACCEPT_TIMEOUT + "; nothing was sent");
   }
 }

@@ -125,7 +125,10 @@ final class DeviceLease {
     }
   }
 
-  /** Tells the ownership the device was let go: {@code handedOff} when released for another. */
+  /**
+   * Tells the ownership the device was let go; {@code lost} when the table gave the lease away (it
+   * was not released, so the other nodes are not told).
+   */
   void letGo(boolean lost) {
     ownership.letGo(deviceId, !lost, true);
   }

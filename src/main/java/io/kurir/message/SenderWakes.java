@@ -8,9 +8,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What a {@link DeviceSender}'s loop waits on and what wakes it: one lock and its condition, shared
- * by the sender's parts ({@link HandOvers}, {@link ClaimWindow}, {@link SendPacing}), and the flags
- * that say what may have changed since the loop last looked. The flags are guarded by {@link
- * #lock}; each part reads and writes them only while holding it.
+ * by the sender's parts ({@link HandOvers}, {@link ClaimWindow}, {@link DriverSends}, {@link
+ * SenderFailures}), and the flags that say what may have changed since the loop last looked. The
+ * flags are guarded by {@link #lock}; each part reads and writes them only while holding it.
  *
  * <p>Thread-safe: API threads wake it, the loop waits on it.
  */
