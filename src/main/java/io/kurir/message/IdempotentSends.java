@@ -31,7 +31,7 @@ final class IdempotentSends {
   private static final Duration FORGET_AFTER = Duration.ofMinutes(1);
 
   private final IdempotencyKeys keys;
-  private final MessageStore store;
+  private final MessageStores stores;
 
   /**
    * The message objects handed to sync repeats, by identity, until their caller waits for them: the
@@ -39,9 +39,9 @@ final class IdempotentSends {
    */
   private final Map<Identity, Long> repeats = new ConcurrentHashMap<>();
 
-  IdempotentSends(IdempotencyKeys keys, MessageStore store) {
+  IdempotentSends(IdempotencyKeys keys, MessageStores stores) {
     this.keys = keys;
-    this.store = store;
+    this.stores = stores;
   }
 
   /** Compares by identity: two loads of one message are two callers' objects. */
@@ -168,7 +168,8 @@ final class IdempotentSends {
 
   private List<Message> load(List<Long> ids) {
     Map<Long, Message> byId =
-        store.findAll(ids).stream().collect(Collectors.toMap(Message::id, Function.identity()));
+        stores.reads().findAll(ids).stream()
+            .collect(Collectors.toMap(Message::id, Function.identity()));
     List<Message> ordered = new ArrayList<>(ids.size());
     for (long id : ids) {
       Message m = byId.get(id);
