@@ -1,6 +1,5 @@
 package io.kurir.message;
 
-import io.kurir.store.Transaction;
 import io.kurir.tenant.Device;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,10 +91,7 @@ final class IdempotentSends {
    */
   Messages.Guard firstWithKey(IdempotencyKeys.Claim claim, List<Message> messages) {
     List<Long> ids = messages.stream().map(Message::id).toList();
-    // Messages.Guard still hands over the message store's Jdbi handle: Messages is being split
-    // (issue 28); when its Guard takes a Transaction, this wrapping goes.
-    return (h, messageId) -> {
-      Transaction tx = Transaction.of(h);
+    return (tx, messageId) -> {
       if (claim.takenIn(tx)) {
         return false;
       }

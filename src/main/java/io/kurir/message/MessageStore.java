@@ -1,10 +1,11 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRows.INSERT_EVENT;
-import static io.kurir.message.MessageRows.bindEvent;
-import static io.kurir.message.MessageRows.message;
+import static io.kurir.message.MessageRowStore.INSERT_EVENT;
+import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.message;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,7 +24,7 @@ import org.jdbi.v3.core.HandleCallback;
  * The SQL of the send queue: storing messages, what is due, claims ({@code pending → sending} while
  * the lease is held) and giving claims back. State changes are guarded in SQL, not in memory; the
  * other families of the {@code message} table are in {@link OutcomeStore}, {@link ReceiptStore},
- * {@link RecoveryStore} and {@link MessageReads}.
+ * {@link RecoveryStore} and {@link MessageReadStore}.
  */
 final class MessageStore {
   private final Database db;
@@ -49,7 +50,8 @@ final class MessageStore {
     return db.writes()
         .submit(
             h -> {
-              if (guard.isPresent() && !guard.get().holds(h, messages.getFirst().id())) {
+              if (guard.isPresent()
+                  && !guard.get().holds(Transaction.of(h), messages.getFirst().id())) {
                 return false; // the guard wrote nothing either
               }
               insertRows(h, messages);
@@ -68,7 +70,7 @@ final class MessageStore {
               boolean[] stored = new boolean[messages.size()];
               List<Message> kept = new java.util.ArrayList<>(messages.size());
               for (int i = 0; i < messages.size(); i++) {
-                stored[i] = guards.get(i).holds(h, messages.get(i).id());
+                stored[i] = guards.get(i).holds(Transaction.of(h), messages.get(i).id());
                 if (stored[i]) {
                   kept.add(messages.get(i));
                 }
@@ -361,7 +363,7 @@ final class MessageStore {
     return db.writes()
         .submit(
             h -> {
-              if (!Leases.holds(h, messages.getFirst().deviceId(), owner)) {
+              if (!LeaseStore.holds(h, messages.getFirst().deviceId(), owner)) {
                 insertRows(h, messages);
                 return Set.<Long>of();
               }
@@ -376,7 +378,7 @@ final class MessageStore {
       Handle h, String claimSql, long deviceId, String owner, List<Long> ids, Instant at)
       throws SQLException {
     Set<Long> claimed = new HashSet<>();
-    if (!Leases.holds(h, deviceId, owner)) {
+    if (!LeaseStore.holds(h, deviceId, owner)) {
       return claimed;
     }
     try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql);

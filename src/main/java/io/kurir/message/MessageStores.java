@@ -17,7 +17,7 @@ record MessageStores(
     OutcomeStore outcomes,
     ReceiptStore receipts,
     RecoveryStore recovery,
-    MessageReads reads) {
+    MessageReadStore reads) {
 
   static MessageStores open(Database db, StatusHook hook) {
     return new MessageStores(
@@ -25,6 +25,6 @@ record MessageStores(
         new OutcomeStore(db, hook),
         new ReceiptStore(db, hook),
         new RecoveryStore(db, hook),
-        new MessageReads(db));
+        new MessageReadStore(db));
   }
 }

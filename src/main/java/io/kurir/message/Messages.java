@@ -9,6 +9,7 @@ import io.kurir.driver.SendOutcome;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.NodeSignals;
+import io.kurir.store.Transaction;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import java.sql.SQLException;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jdbi.v3.core.Handle;
 
 /**
  * The message pipeline: accepting messages durably into the queue (the {@code message} table),
@@ -257,7 +257,7 @@ public final class Messages implements AutoCloseable {
    */
   @FunctionalInterface
   public interface Guard {
-    boolean holds(Handle handle, long messageId) throws SQLException;
+    boolean holds(Transaction tx, long messageId) throws SQLException;
   }
 
   /** One async send to one recipient, stored only if its guard holds. */

@@ -1,11 +1,12 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRows.INSERT_EVENT;
-import static io.kurir.message.MessageRows.bindEvent;
-import static io.kurir.message.MessageRows.committed;
-import static io.kurir.message.MessageRows.move;
+import static io.kurir.message.MessageRowStore.INSERT_EVENT;
+import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.Collection;
@@ -52,7 +53,7 @@ final class OutcomeStore {
         h -> {
           boolean moved = move(h, id, next, from, at, reason);
           if (moved) {
-            hooked[0] |= hook.moved(h, id, next, reason, at);
+            hooked[0] |= hook.moved(Transaction.of(h), id, next, reason, at);
           }
           return moved;
         };
@@ -78,7 +79,8 @@ final class OutcomeStore {
                     if (move(
                         h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)) {
                       moved.add(id);
-                      hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
+                      hooked[0] |=
+                          hook.moved(Transaction.of(h), id, MessageState.FAILED, reason, at);
                     }
                   }
                   return moved;
@@ -103,7 +105,8 @@ final class OutcomeStore {
                   for (long id : ids) {
                     if (move(
                         h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)) {
-                      hooked[0] |= hook.moved(h, id, MessageState.FAILED, reason, at);
+                      hooked[0] |=
+                          hook.moved(Transaction.of(h), id, MessageState.FAILED, reason, at);
                     }
                   }
                   return true;
@@ -125,13 +128,13 @@ final class OutcomeStore {
                   java.sql.Connection c = h.getConnection();
                   java.sql.Savepoint savepoint = c.setSavepoint("cancel");
                   if (!move(h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)
-                      || !also.holds(h, id)) {
+                      || !also.holds(Transaction.of(h), id)) {
                     c.rollback(savepoint); // neither, then
                     c.releaseSavepoint(savepoint);
                     return false;
                   }
                   c.releaseSavepoint(savepoint);
-                  hooked[0] = hook.moved(h, id, MessageState.FAILED, reason, at);
+                  hooked[0] = hook.moved(Transaction.of(h), id, MessageState.FAILED, reason, at);
                   return true;
                 });
     if (hooked[0]) {

@@ -1,12 +1,13 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRows.INSERT_EVENT;
-import static io.kurir.message.MessageRows.bindEvent;
-import static io.kurir.message.MessageRows.buildMoveSql;
-import static io.kurir.message.MessageRows.committed;
-import static io.kurir.message.MessageRows.move;
+import static io.kurir.message.MessageRowStore.INSERT_EVENT;
+import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.buildMoveSql;
+import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -69,7 +70,7 @@ final class ReceiptStore {
             bindEvent(event, id, MessageState.SENT, null, at);
             event.executeUpdate();
           }
-          hooked[0] |= hook.moved(h, id, MessageState.SENT, null, at);
+          hooked[0] |= hook.moved(Transaction.of(h), id, MessageState.SENT, null, at);
           if (networkId.isPresent()) {
             hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
           }
@@ -133,7 +134,7 @@ final class ReceiptStore {
     for (EarlyReceipt r : early) {
       MessageState next = MessageState.ofWireName(r.status());
       if (move(h, id, next, receiptFrom(next), r.at(), r.reason())) {
-        hooked |= hook.moved(h, id, next, r.reason(), r.at());
+        hooked |= hook.moved(Transaction.of(h), id, next, r.reason(), r.at());
       }
     }
     return hooked;
@@ -216,9 +217,9 @@ final class ReceiptStore {
                       event.setString(5, networkId);
                       event.executeUpdate();
                     }
-                    if (hook.mayWant(h)) {
+                    if (hook.mayWant(Transaction.of(h))) {
                       for (long id : idsOfNetworkId(h, deviceId, networkId)) {
-                        hooked[0] |= hook.moved(h, id, next, reason, at);
+                        hooked[0] |= hook.moved(Transaction.of(h), id, next, reason, at);
                       }
                     }
                     return true;

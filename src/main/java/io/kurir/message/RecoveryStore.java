@@ -1,10 +1,11 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRows.INSERT_EVENT;
-import static io.kurir.message.MessageRows.bindEvent;
-import static io.kurir.message.MessageRows.move;
+import static io.kurir.message.MessageRowStore.INSERT_EVENT;
+import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
+import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
@@ -84,7 +85,12 @@ final class RecoveryStore {
                         at,
                         FailureReason.INTERRUPTED)) {
                       hooked[0] |=
-                          hook.moved(h, id, MessageState.FAILED, FailureReason.INTERRUPTED, at);
+                          hook.moved(
+                              Transaction.of(h),
+                              id,
+                              MessageState.FAILED,
+                              FailureReason.INTERRUPTED,
+                              at);
                       failed++;
                     }
                   }

@@ -355,7 +355,7 @@ public final class ScheduleRunner implements AutoCloseable {
     return new GuardedSend(
         device,
         request,
-        (h, messageId) -> ScheduleStore.hand(h, s.id(), claimToken, messageId, clock.instant()));
+        (tx, messageId) -> ScheduleStore.hand(tx, s.id(), claimToken, messageId, clock.instant()));
   }
 
   private volatile java.util.function.Consumer<Duration> lateness = late -> {};

@@ -19,8 +19,8 @@ import org.jdbi.v3.core.statement.StatementContext;
  * What the message stores share, in the caller's transaction: the guarded state change and its
  * history row, and the mapping of a {@code message} row. No state.
  */
-final class MessageRows {
-  private MessageRows() {}
+final class MessageRowStore {
+  private MessageRowStore() {}
 
   /** Tells {@code hook} of what it took once {@code write} committed. */
   static CompletableFuture<Boolean> committed(

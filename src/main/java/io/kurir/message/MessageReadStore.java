@@ -8,10 +8,10 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** The SQL that reads messages and their history by id. */
-final class MessageReads {
+final class MessageReadStore {
   private final Database db;
 
-  MessageReads(Database db) {
+  MessageReadStore(Database db) {
     this.db = db;
   }
 
@@ -39,7 +39,7 @@ final class MessageReads {
             h ->
                 h.createQuery("SELECT * FROM message WHERE id = ?")
                     .bind(0, id)
-                    .map(MessageRows::message)
+                    .map(MessageRowStore::message)
                     .findOne());
   }
 
@@ -53,11 +53,11 @@ final class MessageReads {
         .withHandle(
             h ->
                 h.createQuery("SELECT * FROM message WHERE id IN (" + in + ")")
-                    .map(MessageRows::message)
+                    .map(MessageRowStore::message)
                     .list());
   }
 
   long maxId() {
-    return db.jdbi().withHandle(MessageRows::maxId);
+    return db.jdbi().withHandle(MessageRowStore::maxId);
   }
 }
