@@ -4,7 +4,6 @@ import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.Drivers;
 import io.kurir.driver.GroupMembers;
-import io.kurir.driver.MemoryContactDirectory;
 import io.kurir.driver.NumberCheck;
 import io.kurir.tenant.Device;
 import java.util.Optional;
@@ -17,16 +16,12 @@ import java.util.Optional;
  */
 public final class NetworkLookups {
   private final Drivers drivers;
-  // What the gateway knows of each device's contacts (its ContactIdentities); an empty directory
-  // for tests of the core that never set one.
-  private volatile ContactDirectory contacts = new MemoryContactDirectory();
+  // What the gateway knows of each device's contacts (its ContactIdentities): where checkNumber
+  // learns which network ids a device has met.
+  private final ContactDirectory contacts;
 
-  public NetworkLookups(Drivers drivers) {
+  public NetworkLookups(Drivers drivers, ContactDirectory contacts) {
     this.drivers = drivers;
-  }
-
-  /** Where {@link #checkNumber} learns which network ids a device has met. */
-  public void knowContactsFrom(ContactDirectory contacts) {
     this.contacts = contacts;
   }
 

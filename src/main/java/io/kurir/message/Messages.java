@@ -57,8 +57,30 @@ public final class Messages implements AutoCloseable {
   private final SyncWaits waits;
   private final NetworkLookups lookups;
   private final DriverReports reports;
-  private volatile SendObserver observer = SendObserver.NONE;
+  private final SendObserver observer;
 
+  /**
+   * What the pipeline is given besides its stores and drivers, fixed at construction: who observes
+   * it (the gateway's metrics), who is told of a sender's trouble (the device states), what it
+   * knows of each device's contacts, which devices' queues are held, and the sync callers' timeout.
+   */
+  public record Wiring(
+      SendObserver observer,
+      SenderTrouble trouble,
+      io.kurir.driver.ContactDirectory contacts,
+      java.util.function.LongPredicate held,
+      Duration syncTimeout) {
+    /** Nothing observed or told, no contacts known, nothing held, a 10 s sync timeout (tests). */
+    public static final Wiring NONE =
+        new Wiring(
+            SendObserver.NONE,
+            SenderTrouble.NONE,
+            new io.kurir.driver.MemoryContactDirectory(),
+            id -> false,
+            Duration.ofSeconds(10));
+  }
+
+  /** A pipeline with {@link Wiring#NONE}: the core's own tests. */
   public Messages(
       Database db,
       IdGenerator ids,
@@ -69,6 +91,21 @@ public final class Messages implements AutoCloseable {
       StatusHook statusHook,
       MediaFetch media,
       String nodeName) {
+    this(db, ids, clock, drivers, tenants, retries, statusHook, media, nodeName, Wiring.NONE);
+  }
+
+  public Messages(
+      Database db,
+      IdGenerator ids,
+      Clock clock,
+      Drivers drivers,
+      Tenants tenants,
+      RetryPolicy retries,
+      StatusHook statusHook,
+      MediaFetch media,
+      String nodeName,
+      Wiring wiring) {
+    this.observer = wiring.observer();
     this.stores = MessageStores.open(db, statusHook);
     this.idempotent = new IdempotentSends(new IdempotencyKeys(db, clock), stores);
     this.ids = ids;
@@ -77,31 +114,18 @@ public final class Messages implements AutoCloseable {
     this.attempts = new Attempts(stores, outcomes, clock, retries);
     Leases leases = new Leases(db, nodeName, DeviceOwnership.LEASE_TTL);
     this.senders =
-        new SenderRegistry(db, stores, clock, drivers, tenants, outcomes, attempts, media, leases);
+        new SenderRegistry(
+            db, stores, clock, drivers, tenants, outcomes, attempts, media, leases, wiring);
     this.commits = new AcceptCommits(stores, leases, outcomes, clock);
-    this.busy = new SyncBusy(stores);
+    this.busy = new SyncBusy(stores, wiring.syncTimeout());
     this.waits = new SyncWaits(stores, outcomes, idempotent, clock, senders.all());
-    this.lookups = new NetworkLookups(drivers);
+    this.lookups = new NetworkLookups(drivers, wiring.contacts());
     this.reports = new DriverReports(stores, attempts, senders, clock, () -> this.observer);
     NodeSignals signals = db.signals();
     outcomes.tellElsewhere(id -> signals.publish(NodeSignals.Topic.OUTCOME, id));
     ids.continueAfter(stores.reads().maxId());
     io.kurir.time.Wakeable.wakeOnClockChange(
         clock, () -> senders.all().values().forEach(DeviceSender::wake));
-  }
-
-  /** Tells {@code to} when a device's sender keeps failing and when it works again. */
-  public void reportTroubleTo(SenderTrouble to) {
-    senders.reportTroubleTo(to);
-  }
-
-  /**
-   * Tells {@code observer} what the pipeline does from now on (the gateway's metrics); set before
-   * the first device is used, so that every sender reports to it.
-   */
-  public void observeWith(SendObserver observer) {
-    this.observer = observer;
-    senders.observeWith(observer);
   }
 
   /**
@@ -111,15 +135,6 @@ public final class Messages implements AutoCloseable {
    */
   public void resume() {
     senders.resume();
-  }
-
-  /**
-   * The sync timeout ({@code send.sync-timeout}) the families give their callers: a sync send that
-   * could not go out within it on an online device is refused at once ({@link
-   * SendRefused.Reason#DEVICE_BUSY}).
-   */
-  public void answerSyncWithin(Duration timeout) {
-    busy.answerSyncWithin(timeout);
   }
 
   /**
@@ -377,11 +392,6 @@ public final class Messages implements AutoCloseable {
     return lookups;
   }
 
-  /** {@link NetworkLookups#knowContactsFrom}. */
-  public void knowContactsFrom(io.kurir.driver.ContactDirectory contacts) {
-    lookups.knowContactsFrom(contacts);
-  }
-
   /** {@link NetworkLookups#checkNumber}. */
   public NumberCheck checkNumber(Device device, String address) {
     return lookups.checkNumber(device, address);
@@ -467,11 +477,6 @@ public final class Messages implements AutoCloseable {
    */
   public void deviceDeleted(Device device) {
     senders.deviceDeleted(device);
-  }
-
-  /** Tells senders which devices' queues are held; set before the first device is used. */
-  public void holdWith(java.util.function.LongPredicate held) {
-    senders.holdWith(held);
   }
 
   /** A device became able, or unable, to send. */

@@ -47,8 +47,11 @@ final class SenderRegistry implements AutoCloseable {
   private final DeviceOwnership ownership;
   private final NodeSignals signals;
   private volatile boolean closed;
-  private volatile SendObserver observer = SendObserver.NONE;
-  private volatile SenderTrouble trouble = SenderTrouble.NONE;
+  private final SendObserver observer;
+  private final SenderTrouble trouble;
+  // Whether a device's sender may send now, besides its driver's word: false while its queue is
+  // held (its network refused the account).
+  private final java.util.function.LongPredicate held;
 
   SenderRegistry(
       Database db,
@@ -59,7 +62,11 @@ final class SenderRegistry implements AutoCloseable {
       Outcomes outcomes,
       Attempts attempts,
       MediaFetch media,
-      Leases leases) {
+      Leases leases,
+      Messages.Wiring wiring) {
+    this.observer = wiring.observer();
+    this.trouble = wiring.trouble();
+    this.held = wiring.held();
     this.stores = stores;
     this.clock = clock;
     this.drivers = drivers;
@@ -101,14 +108,6 @@ final class SenderRegistry implements AutoCloseable {
   /** Whether the gateway is stopping (no sender starts any more). */
   boolean closed() {
     return closed;
-  }
-
-  void reportTroubleTo(SenderTrouble to) {
-    this.trouble = to;
-  }
-
-  void observeWith(SendObserver observer) {
-    this.observer = observer;
   }
 
   /**
@@ -234,7 +233,7 @@ final class SenderRegistry implements AutoCloseable {
                     tenants.zone(),
                     () -> drivers.pacingOf(device.ref()),
                     observer,
-                    new SenderTrouble() { // read when told: set after the senders may start
+                    new SenderTrouble() { // the registry's, told for each sender
                       @Override
                       public void stuck(long deviceId, String why) {
                         trouble.stuck(deviceId, why);
@@ -335,17 +334,6 @@ final class SenderRegistry implements AutoCloseable {
   }
 
   private static final int DELETE_BATCH = 500;
-
-  /**
-   * Whether a device's sender may send now, besides its driver's word: false while its queue is
-   * held ({@link #holdWith}).
-   */
-  private volatile java.util.function.LongPredicate held = id -> false;
-
-  /** Tells senders which devices' queues are held; set before the first device is used. */
-  void holdWith(java.util.function.LongPredicate held) {
-    this.held = held;
-  }
 
   /** A device became able, or unable, to send. */
   void connectionChanged(long deviceId, boolean connected) {

@@ -11,19 +11,16 @@ import java.time.Duration;
  */
 final class SyncBusy {
   private final MessageStores stores;
-  private volatile Duration syncTimeout = Duration.ofSeconds(10);
-
-  SyncBusy(MessageStores stores) {
-    this.stores = stores;
-  }
+  private final Duration syncTimeout;
 
   /**
-   * The sync timeout ({@code send.sync-timeout}) the families give their callers: a sync send that
-   * could not go out within it on an online device is refused at once ({@link
-   * SendRefused.Reason#DEVICE_BUSY}).
+   * @param syncTimeout the sync timeout ({@code send.sync-timeout}) the families give their
+   *     callers: a sync send that could not go out within it on an online device is refused at once
+   *     ({@link SendRefused.Reason#DEVICE_BUSY})
    */
-  void answerSyncWithin(Duration timeout) {
-    this.syncTimeout = timeout;
+  SyncBusy(MessageStores stores, Duration syncTimeout) {
+    this.stores = stores;
+    this.syncTimeout = syncTimeout;
   }
 
   /**

@@ -81,6 +81,7 @@ public final class ScheduleRunner implements AutoCloseable {
   private static final int REFUSED_IN_A_ROW = 3;
 
   private final ScheduleStore store;
+  private final java.util.function.Consumer<Duration> lateness;
   private final Messages messages;
   private final Tenants tenants;
   private final SafeFetcher fetcher;
@@ -124,6 +125,24 @@ public final class ScheduleRunner implements AutoCloseable {
       Clock clock,
       int node,
       long maxKb) {
+    this(db, messages, tenants, fetcher, files, clock, node, maxKb, late -> {});
+  }
+
+  /**
+   * @param lateness told how long after its time each due schedule was taken up (the gateway's
+   *     metrics); on the runner's thread, so it must be quick
+   */
+  public ScheduleRunner(
+      Database db,
+      Messages messages,
+      Tenants tenants,
+      SafeFetcher fetcher,
+      MediaFiles files,
+      Clock clock,
+      int node,
+      long maxKb,
+      java.util.function.Consumer<Duration> lateness) {
+    this.lateness = lateness;
     this.store = new ScheduleStore(db);
     this.messages = messages;
     this.tenants = tenants;
@@ -356,16 +375,6 @@ public final class ScheduleRunner implements AutoCloseable {
         device,
         request,
         (tx, messageId) -> ScheduleStore.hand(tx, s.id(), claimToken, messageId, clock.instant()));
-  }
-
-  private volatile java.util.function.Consumer<Duration> lateness = late -> {};
-
-  /**
-   * Tells {@code lateness} how long after its time each due schedule was taken up from now on (the
-   * gateway's metrics). On the runner's thread; must be quick.
-   */
-  public void observeLateness(java.util.function.Consumer<Duration> lateness) {
-    this.lateness = lateness;
   }
 
   /** A device that may send today, or why it may not. */
