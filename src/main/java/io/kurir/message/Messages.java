@@ -80,20 +80,6 @@ public final class Messages implements AutoCloseable {
             Duration.ofSeconds(10));
   }
 
-  /** A pipeline with {@link Wiring#NONE}: the core's own tests. */
-  public Messages(
-      Database db,
-      IdGenerator ids,
-      Clock clock,
-      Drivers drivers,
-      Tenants tenants,
-      RetryPolicy retries,
-      StatusHook statusHook,
-      MediaFetch media,
-      String nodeName) {
-    this(db, ids, clock, drivers, tenants, retries, statusHook, media, nodeName, Wiring.NONE);
-  }
-
   public Messages(
       Database db,
       IdGenerator ids,

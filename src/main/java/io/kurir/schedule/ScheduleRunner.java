@@ -116,18 +116,6 @@ public final class ScheduleRunner implements AutoCloseable {
   // Failed passes, told once while they repeat, and the wait before the next; runner thread only.
   private final RepeatingFailure failures;
 
-  public ScheduleRunner(
-      Database db,
-      Messages messages,
-      Tenants tenants,
-      SafeFetcher fetcher,
-      MediaFiles files,
-      Clock clock,
-      int node,
-      long maxKb) {
-    this(db, messages, tenants, fetcher, files, clock, node, maxKb, late -> {});
-  }
-
   /**
    * @param lateness told how long after its time each due schedule was taken up (the gateway's
    *     metrics); on the runner's thread, so it must be quick

@@ -104,17 +104,6 @@ public final class WebhookOutbox implements AutoCloseable {
    * @param timeout the deadline of one attempt, everything included
    * @param node this gateway's node id: its claims carry it
    */
-  /** An outbox whose attempts nobody observes (tests). */
-  public WebhookOutbox(
-      Database db,
-      Clock clock,
-      SafeFetcher targets,
-      Duration retryFor,
-      Duration timeout,
-      int node) {
-    this(db, clock, targets, retryFor, timeout, node, outcome -> {});
-  }
-
   /**
    * @param attemptOutcomes told how each attempt ended (the gateway's metrics): {@code delivered},
    *     {@code retry} (failed, tried again later), {@code failed} (refused for good) or {@code

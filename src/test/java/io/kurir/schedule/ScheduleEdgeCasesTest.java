@@ -129,7 +129,8 @@ class ScheduleEdgeCasesTest {
               new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               clock,
               1,
-              s.media().maxKb());
+              s.media().maxKb(),
+              late -> {});
       runner.start();
       try {
         // Whether its first pass has run yet or not, the next one reads 3 ms before due and its
@@ -211,7 +212,8 @@ class ScheduleEdgeCasesTest {
               new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               new SteppingClock(Instant.parse("2026-03-10T03:01:00Z")),
               1,
-              s.media().maxKb());
+              s.media().maxKb(),
+              late -> {});
       runner.start();
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
       assertThat(

@@ -94,7 +94,8 @@ class WebhookOutboxLoopTest {
             new SafeFetcher(PRIVATE_ALLOWED),
             Duration.ofHours(24),
             Duration.ofSeconds(5),
-            node);
+            node,
+            outcome -> {});
     outboxes.add(outbox);
     return outbox;
   }
