@@ -25,6 +25,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Pacing as a policy ({@code pacing.in-flight}, {@code pacing.recipient-gap}, {@code
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cap that holds the rest until the next day. The driver under test takes its time over each send
  * and records what overlapped.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class PacingPolicyTest {
   @TempDir Path dir;
   final SettableClock clock = TestGateway.settableClock();

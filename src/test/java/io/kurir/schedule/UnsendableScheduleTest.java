@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * One schedule that cannot be sent never holds back the others due with it (issue 12, item 5): a
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Every schedule below is due at 2026-03-11 00:01 in the operator zone (UTC+7), the day after
  * the clock's start, so that a license can expire in between.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class UnsendableScheduleTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String DUE = "2026-03-11 00:01";
