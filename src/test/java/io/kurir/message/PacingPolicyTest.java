@@ -25,7 +25,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Pacing as a policy ({@code pacing.in-flight}, {@code pacing.recipient-gap}, {@code
@@ -34,7 +34,9 @@ import org.junit.jupiter.api.parallel.Isolated;
  * cap that holds the rest until the next day. The driver under test takes its time over each send
  * and records what overlapped.
  */
-@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
+// Not @Isolated: its LogCapture waits for its own device's daily-cap line, which no other class
+// logs; the lock keeps it from another LogCapture, which would set the same loggers' levels.
+@ResourceLock(LogCapture.LOG)
 class PacingPolicyTest {
   @TempDir Path dir;
   final SettableClock clock = TestGateway.settableClock();
