@@ -28,12 +28,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Edge cases of schedules found in review: odd dates, a schedule falling due while the runner
  * looks, a stop during a fetch, removing a handed schedule still queued, clocks finer than a
  * millisecond, and a commit slower than its caller's patience.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class ScheduleEdgeCasesTest {
   static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path dir;

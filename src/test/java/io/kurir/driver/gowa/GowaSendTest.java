@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Sends through GOWA: texts as JSON, images and files uploaded as multipart (never by handing GOWA
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * receipts moving the message on; the number check before a first send; {@code check_number} and a
  * group's members (a member GOWA knows only by a LID kept as it).
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class GowaSendTest {
   @TempDir Path dir;
 

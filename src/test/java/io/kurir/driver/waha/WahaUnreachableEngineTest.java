@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * An engine that cannot be reached is the operator's problem, not a log flood: one line when it
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code port_down} (recorded, so status webhooks and the console show it); a sync send to such a
  * device is answered {@code phone_offline} at once.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WahaUnreachableEngineTest {
   @TempDir Path dir;
 
