@@ -184,6 +184,11 @@ public final class TestTables {
         deviceId);
   }
 
+  /** The device's history, oldest first, each entry as {@code "<state> <reason>"}. */
+  public List<String> historyOf(long deviceId) {
+    return deviceEventsOf(deviceId).stream().map(DeviceEventRow::stateAndReason).toList();
+  }
+
   /** What a device's driver keeps under {@code key} (as stored: sealed values stay sealed). */
   public Optional<String> driverState(long deviceId, String key) {
     return rows(

@@ -134,9 +134,7 @@ final class GowaFixture implements AutoCloseable {
 
   /** The device's history, oldest first: {@code "<state> <reason>"}. */
   List<String> events(Device device) {
-    return tables().deviceEventsOf(device.id()).stream()
-        .map(TestTables.DeviceEventRow::stateAndReason)
-        .toList();
+    return tables().historyOf(device.id());
   }
 
   /** The device's last history entry, "" while it has none. */

@@ -128,9 +128,7 @@ final class WahaFixture implements AutoCloseable {
 
   /** The device's history, oldest first: {@code "<state> <reason>"}. */
   List<String> events(Device device) {
-    return tables().deviceEventsOf(device.id()).stream()
-        .map(TestTables.DeviceEventRow::stateAndReason)
-        .toList();
+    return tables().historyOf(device.id());
   }
 
   /** The license answers {@code keyword} with {@code response} (the Partner API's bots). */
