@@ -27,10 +27,7 @@ class WahaSessionFidelityTest {
   @TempDir Path dir;
 
   private static List<String> events(WahaFixture f, Device device) {
-    return f.texts(
-        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
-            + " WHERE device_id = ? ORDER BY at, rowid",
-        device.id());
+    return f.events(device);
   }
 
   private static boolean hasEvent(WahaFixture f, Device device, String containing) {
@@ -85,10 +82,9 @@ class WahaSessionFidelityTest {
       f.clock.advance(Duration.ofSeconds(181));
       f.waha.releaseWebhooks();
       Eventually.until("kept", () -> f.storedIncoming(device) == 1);
-      String body = WahaWebhookTest.inbound(f, device, "body");
+      String body = WahaWebhookTest.inbound(f, device).body();
       assertThat(body).startsWith("Bukti transfer\n").contains("image not received");
-      assertThat(WahaWebhookTest.inbound(f, device, "COALESCE(media_path, 'none')"))
-          .isEqualTo("none");
+      assertThat(WahaWebhookTest.inbound(f, device).mediaPath().orElse("none")).isEqualTo("none");
 
       // Within the lifetime the file is fetched at once, as before.
       assertThat(

@@ -8,6 +8,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.LogCapture;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -34,10 +36,7 @@ class WahaUnreachableEngineTest {
   @TempDir Path dir;
 
   private static List<String> events(WahaFixture f, Device device) {
-    return f.texts(
-        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
-            + " WHERE device_id = ? ORDER BY at, rowid",
-        device.id());
+    return f.events(device);
   }
 
   private static String lastState(WahaFixture f, Device device) {
@@ -193,7 +192,7 @@ class WahaUnreachableEngineTest {
           f.eco(device, "/api/send_message", "phone_no", "6281100008529", "message", "OTP 1234");
       assertThat(reply).isEqualTo("phone_offline");
       // Refused for the device, not answered after the sync wait ran out ("timeout").
-      assertThat(f.texts("SELECT reason FROM message WHERE device_id = ?", device.id()))
+      assertThat(f.tables().messagesOf(device.id()).stream().map(TestTables.MessageRow::reason))
           .containsExactly("phone_offline");
     }
   }
@@ -259,8 +258,10 @@ class WahaUnreachableEngineTest {
         Eventually.until(
             "the send timed out",
             () ->
-                f.texts("SELECT reason FROM message WHERE id = ?", id)
-                    .equals(List.of("driver_error")));
+                f.tables()
+                    .message(id)
+                    .map(TestTables.MessageRow::reason)
+                    .equals(Optional.of("driver_error")));
         f.waha.releaseSends();
 
         assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
