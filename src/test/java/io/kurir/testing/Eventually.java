@@ -45,7 +45,12 @@ public final class Eventually {
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "timed out after " + timeout.toMillis() + " ms waiting until " + what);
+            "timed out after "
+                + timeout.toMillis()
+                + " ms waiting until "
+                + what
+                + "; "
+                + ThreadDump.write(what));
       }
       LockSupport.parkNanos(every.toNanos()); // a poll interval, not a fixed delay
     }
