@@ -84,7 +84,8 @@ record Core(
       Database db,
       IntSupplier port,
       Closers closers) {
-    GatewayMetrics metrics = closers.push("metrics", new GatewayMetrics(db, clock));
+    GatewayMetrics metrics =
+        closers.push("metrics", new GatewayMetrics(db, clock, settings.metrics().gaugesFreshFor()));
     db.writes().observeCommits(metrics::committed);
     IdGenerator ids = new IdGenerator(clock, settings.nodeId());
     PhoneNumbers phones = new PhoneNumbers(settings.defaultRegion());

@@ -123,7 +123,7 @@ public record Settings(
    *     its own port
    * @param port the port of {@link MetricsAccess#PORT}, on {@code server.host}
    */
-  public record Metrics(MetricsAccess access, int port) {}
+  public record Metrics(MetricsAccess access, int port, Duration gaugesFreshFor) {}
 
   /** Who may read {@code /metrics}. */
   public enum MetricsAccess {

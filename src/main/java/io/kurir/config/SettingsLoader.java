@@ -98,6 +98,7 @@ public final class SettingsLoader {
           new Definition("server.tls.redirect-port", "0", "0"),
           new Definition("metrics.access", "admin", "admin"),
           new Definition("metrics.port", "9464", "9464"),
+          new Definition("metrics.gauges-fresh-for", "5s", "5s"),
           new Definition("log.format", "text", "text"),
           new Definition("log.level", "info", "info"),
           // Secrets at rest (issue 25 item 12): the key that encrypts stored secrets.
@@ -436,7 +437,8 @@ public final class SettingsLoader {
     Settings.Metrics metrics =
         new Settings.Metrics(
             r.oneOf("metrics.access", Settings.MetricsAccess.class),
-            r.integer("metrics.port", 1, 65535));
+            r.integer("metrics.port", 1, 65535),
+            r.duration("metrics.gauges-fresh-for"));
     if (metrics.access() == Settings.MetricsAccess.PORT && metrics.port() == port) {
       problems.add("metrics.port: " + port + " is server.port; metrics need a port of their own");
     }

@@ -55,8 +55,11 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
   private final QueueFigures figures;
   private final MultiGauge devices;
 
-  /** Metrics of a gateway whose database is {@code db}; gauges read it at scrape time. */
-  public GatewayMetrics(Database db, Clock clock) {
+  /**
+   * Metrics of a gateway whose database is {@code db}; gauges read it at scrape time, at most once
+   * per {@code gaugesFreshFor}.
+   */
+  public GatewayMetrics(Database db, Clock clock, Duration gaugesFreshFor) {
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     gc.bindTo(registry);
@@ -65,7 +68,7 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
     new UptimeMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
     db.measurePoolWith(registry);
-    this.figures = new QueueFigures(db, clock, System::nanoTime);
+    this.figures = new QueueFigures(db, clock, System::nanoTime, gaugesFreshFor);
     for (String state : QueueFigures.MESSAGE_STATES) {
       byState(
           "kurir.queue",

@@ -10,16 +10,14 @@ import java.util.function.LongSupplier;
 /**
  * The gauges read from the database: messages waiting per state, webhook deliveries waiting or
  * dead, and the age of the oldest of each; devices by driver and state. Read at scrape time, and at
- * most once per {@link #FRESH_FOR} however many gauges and scrapers ask: no request path and no
- * loop counts anything. The queries read the partial queue indexes, so a long history costs nothing
- * here.
+ * most once per {@code metrics.gauges-fresh-for} however many gauges and scrapers ask: no request
+ * path and no loop counts anything. The queries read the partial queue indexes, so a long history
+ * costs nothing here. The age is real time ({@code nanoTime}), not the gateway's clock: a scrape's
+ * cost is bounded by how often scrapers come, whatever time the clock says it is.
  *
  * <p>Thread-safe: scrapes may overlap.
  */
 final class QueueFigures {
-  /** A scrape sees figures at most this old. */
-  static final Duration FRESH_FOR = Duration.ofSeconds(5);
-
   /** Message states that are a queue: waiting for the sender, or in the driver's hands. */
   static final String[] MESSAGE_STATES = {"pending", "sending"};
 
@@ -42,13 +40,18 @@ final class QueueFigures {
   private final QueueFigureStore store;
   private final Clock clock;
   private final LongSupplier nanoTime;
+  private final Duration freshFor;
   private Figures figures;
   private long readAtNanos;
 
-  QueueFigures(Database db, Clock clock, LongSupplier nanoTime) {
+  /**
+   * {@code freshFor}: a scrape sees figures at most this old ({@code metrics.gauges-fresh-for}).
+   */
+  QueueFigures(Database db, Clock clock, LongSupplier nanoTime, Duration freshFor) {
     this.store = new QueueFigureStore(db);
     this.clock = clock;
     this.nanoTime = nanoTime;
+    this.freshFor = freshFor;
   }
 
   /** Messages in {@code state} now. */
@@ -83,7 +86,7 @@ final class QueueFigures {
 
   private synchronized Figures current() {
     long now = nanoTime.getAsLong();
-    if (figures == null || now - readAtNanos >= FRESH_FOR.toNanos()) {
+    if (figures == null || now - readAtNanos >= freshFor.toNanos()) {
       try {
         figures = read();
       } catch (RuntimeException e) {

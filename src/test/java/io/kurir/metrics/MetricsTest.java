@@ -28,6 +28,12 @@ class MetricsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AUTH = "Bearer " + TestGateway.ADMIN_TOKEN;
 
+  /**
+   * The gauges counted in the database are counted at each scrape here: with the default (5 s of
+   * real time) a test would wait that long for a change to show.
+   */
+  private static final String COUNT_AT_EACH_SCRAPE = "--metrics.gauges-fresh-for=0s";
+
   @TempDir Path dir;
 
   static Scrape scrape(TestGateway kurir) {
@@ -39,7 +45,7 @@ class MetricsTest {
 
   @Test
   void sendsMoveTheMessageCountersTheQueueGaugesAndTheHttpTimings() {
-    try (TestGateway kurir = TestGateway.start(dir)) {
+    try (TestGateway kurir = TestGateway.start(dir, COUNT_AT_EACH_SCRAPE)) {
       Device device = kurir.newDevice(Numbers.fresh(), true);
       Scrape before = scrape(kurir);
 
@@ -103,7 +109,8 @@ class MetricsTest {
 
   @Test
   void aFailedSendAndWebhookAttemptsAreCounted() throws Exception {
-    try (TestGateway kurir = TestGateway.start(dir, "--media.allow-private-addresses=true");
+    try (TestGateway kurir =
+            TestGateway.start(dir, COUNT_AT_EACH_SCRAPE, "--media.allow-private-addresses=true");
         WebhookReceiver receiver = new WebhookReceiver()) {
       Device device = kurir.newDevice(Numbers.fresh(), true);
       String number = Numbers.fresh();
@@ -165,7 +172,7 @@ class MetricsTest {
 
   @Test
   void devicesAreCountedByDriverAndState() {
-    try (TestGateway kurir = TestGateway.start(dir)) {
+    try (TestGateway kurir = TestGateway.start(dir, COUNT_AT_EACH_SCRAPE)) {
       kurir.newDevice(Numbers.fresh(), true);
       kurir.newDevice(Numbers.fresh(), true);
       kurir.newDevice(Numbers.fresh(), false);
@@ -173,7 +180,6 @@ class MetricsTest {
       kurir.gateway().tenants().setDeviceDisabled(off.id(), true);
       Eventually.until(
           "two online, one not linked and one switched off sandbox devices",
-          Duration.ofSeconds(15),
           () -> {
             Scrape s = scrape(kurir);
             return s.value("kurir_devices", "driver", "sandbox", "state", "online") == 2
@@ -184,15 +190,29 @@ class MetricsTest {
       kurir.gateway().tenants().deleteDevice(off.id());
       Eventually.until(
           "the deleted device gone from the gauge",
-          Duration.ofSeconds(15),
           () -> !scrape(kurir).text().contains("state=\"disabled\""));
+    }
+  }
+
+  @Test
+  void theGaugesCountedInTheDatabaseAreCountedAtMostOncePerTheirFreshness() {
+    try (TestGateway kurir = TestGateway.start(dir, "--metrics.gauges-fresh-for=1h")) {
+      Device device = kurir.newDevice(Numbers.fresh(), true);
+      kurir.sandbox().setDeviceOnline(device.id(), false);
+      assertThat(scrape(kurir).value("kurir_queue_messages", "state", "pending")).isZero();
+      assertThat(kurir.sendAsync(device, Numbers.fresh(), "waits").status()).isEqualTo(200);
+      // Counted, and in the counter at once; the gauge keeps the hour-old count.
+      Scrape later = scrape(kurir);
+      assertThat(later.value("kurir_messages_total", "driver", "sandbox", "event", "accepted"))
+          .isEqualTo(1);
+      assertThat(later.value("kurir_queue_messages", "state", "pending")).isZero();
     }
   }
 
   @Test
   void aScheduleTakenUpLateIsMeasured() {
     SettableClock clock = TestGateway.settableClock(); // 10:00 in the operator zone
-    try (TestGateway kurir = TestGateway.start(dir, clock)) {
+    try (TestGateway kurir = TestGateway.start(dir, clock, COUNT_AT_EACH_SCRAPE)) {
       Device device = kurir.newDevice(Numbers.fresh(), true);
       Reply scheduled =
           kurir.postJson(
@@ -218,7 +238,9 @@ class MetricsTest {
   @Test
   void aReceiverDownPastTheRetryWindowLeavesADeadLetter() throws Exception {
     SettableClock clock = TestGateway.settableClock();
-    try (TestGateway kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
+    try (TestGateway kurir =
+            TestGateway.start(
+                dir, clock, COUNT_AT_EACH_SCRAPE, "--media.allow-private-addresses=true");
         WebhookReceiver receiver = new WebhookReceiver()) {
       Device device = kurir.newDevice(Numbers.fresh(), true);
       setIncomingWebhook(kurir, device, receiver.url("/in"));
@@ -288,7 +310,7 @@ class MetricsTest {
           .hasMessageContaining("--metrics.port=<n>");
     }
     // Nothing was left behind: a gateway starts on the same folder at once.
-    try (TestGateway kurir = TestGateway.start(dir)) {
+    try (TestGateway kurir = TestGateway.start(dir, COUNT_AT_EACH_SCRAPE)) {
       assertThat(kurir.get("/health/ready").status()).isEqualTo(200);
     }
   }
