@@ -70,8 +70,9 @@ import java.util.regex.Pattern;
  *       LID of a LID-addressed chat); media as {@code statics/media/…} paths; {@code message.ack}
  *       with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code chat_id} the
  *       chat and {@code from} who received the message (in a group, the member). No login, logout
- *       or connection event reaches a webhook (GOWA puts them on its websocket only). GOWA's five
- *       retries are not played: a test posts again for a redelivery.
+ *       or connection event reaches a webhook (GOWA puts them on its websocket only). A delivery
+ *       Kurir does not answer 2xx is tried again four times, after 1, 2, 4 and 8 s of real time, as
+ *       GOWA's webhook.go does.
  * </ul>
  *
  * <p>What the phone and WhatsApp do is played by the test: {@link #scan}, {@link
@@ -296,14 +297,29 @@ public final class FakeGowa implements AutoCloseable {
     return postSigned(envelope.getBytes(StandardCharsets.UTF_8), signature);
   }
 
-  /** Posts {@code bytes} to the webhook, signed unless {@code signature} says otherwise. */
+  /**
+   * GOWA's waits before each retry of a webhook not answered 2xx: five tries in all, in memory
+   * (research/drivers.md §1.5, from {@code src/infrastructure/whatsapp/webhook.go}).
+   */
+  static final List<java.time.Duration> RETRIES =
+      List.of(1, 2, 4, 8).stream().map(java.time.Duration::ofSeconds).toList();
+
+  /**
+   * Posts {@code bytes} to the webhook, signed unless {@code signature} says otherwise; tried again
+   * as GOWA does when Kurir does not answer 2xx.
+   */
   private int postSigned(byte[] bytes, String signature) {
     String sig =
         signature != null
             ? signature
             : "sha256=" + FakeWebhooks.hmac("HmacSHA256", WEBHOOK_SECRET, bytes);
-    return FakeWebhooks.post(
-        http, webhook, bytes, sig.isEmpty() ? Map.of() : Map.of("X-Hub-Signature-256", sig));
+    return FakeWebhooks.postRetrying(
+        http,
+        webhook,
+        bytes,
+        sig.isEmpty() ? Map.of() : Map.of("X-Hub-Signature-256", sig),
+        RETRIES,
+        () -> closed);
   }
 
   /** Places a file GOWA serves at {@code path} (such as {@code /statics/media/x.jpg}). */
@@ -1115,6 +1131,6 @@ public final class FakeGowa implements AutoCloseable {
   public void close() {
     closed = true;
     server.stop(0);
-    http.close();
+    http.shutdownNow(); // not close(): it would wait for a webhook post still being tried
   }
 }

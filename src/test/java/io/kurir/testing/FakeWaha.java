@@ -13,6 +13,7 @@ import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +38,8 @@ import java.util.regex.Pattern;
  * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
  * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
  * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
- * X-Webhook-Timestamp}.
+ * X-Webhook-Timestamp}; a delivery Kurir does not answer 2xx is tried again as the webhook's {@code
+ * retries} asks ({@link #retryDelays}), in the background and in real time, as the engine does.
  *
  * <p>The sending side (engine flavours WEBJS, NOWEB, GOWS and their reply, ack-id and group-list
  * shapes, {@code new-message-id}, check-exists with canonical and LID chat ids, numbers not on
@@ -1046,9 +1048,37 @@ public final class FakeWaha implements AutoCloseable {
         headers.put("X-Webhook-Hmac", sig);
         headers.put("X-Webhook-Hmac-Algorithm", "sha512");
       }
-      last = FakeWebhooks.post(http, h.path("url").asText(), bytes, headers);
+      last =
+          FakeWebhooks.postRetrying(
+              http, h.path("url").asText(), bytes, headers, retryDelays(h), () -> closed);
     }
     return last;
+  }
+
+  /**
+   * The waits before each retry of a delivery Kurir did not answer 2xx, from the webhook's {@code
+   * retries} ({@code policy} constant, linear or exponential; {@code delaySeconds}; {@code
+   * attempts}, the first try included), the fields WAHA's webhook config takes (research/drivers.md
+   * §5, from WAHA's docs). The docs name the policies but not their formula: here the wait grows by
+   * {@code delaySeconds} (linear) or doubles from it (exponential). Without {@code retries}, one
+   * try: WAHA's default is not documented (research/drivers.md §7), and the driver always sets it.
+   */
+  static List<Duration> retryDelays(JsonNode webhook) {
+    JsonNode r = webhook.path("retries");
+    int attempts = r.path("attempts").asInt(1);
+    long delay = r.path("delaySeconds").asLong(2);
+    String policy = r.path("policy").asText("constant");
+    List<Duration> waits = new ArrayList<>();
+    for (int retry = 1; retry < attempts; retry++) {
+      long seconds =
+          switch (policy) {
+            case "linear" -> delay * retry;
+            case "exponential" -> delay * (1L << Math.min(retry - 1, 20));
+            default -> delay;
+          };
+      waits.add(Duration.ofSeconds(seconds));
+    }
+    return waits;
   }
 
   static String hmac(String key, byte[] body) {
