@@ -1,0 +1,21 @@
+package io.kurir.api.v1;
+
+import io.kurir.api.ErrorCatalogue;
+
+/**
+ * The one error catalogue of Kurir's own API ({@code /v1}): the answers every family gives ({@link
+ * ErrorCatalogue#COMMON}), and a bearer token the tenant core refused: 401 {@code invalid_key} for
+ * a key nobody has (or a revoked one; the sentence is fixed, so that it tells nothing about which
+ * keys exist), 403 {@code disabled} for a switched-off device, license or partner, 403 {@code
+ * license_expired} where the core refuses an expired license. Rendered as {@code {"error": token,
+ * "message": sentence}}.
+ */
+final class V1Errors {
+  private V1Errors() {}
+
+  static final String NO_KEY =
+      "send Authorization: Bearer <key>: a license's API key or a device's Eco key";
+
+  static final ErrorCatalogue CATALOGUE =
+      ErrorCatalogue.builder().credentialRefusals("disabled", "invalid_key", NO_KEY).build();
+}
