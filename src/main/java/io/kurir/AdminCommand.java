@@ -7,6 +7,7 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.device.DeviceStates;
+import io.kurir.driver.standard.StandardDrivers;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;

@@ -108,8 +108,8 @@ record Core(
                 urlGuard,
                 settings.webhooks().retryFor(),
                 settings.webhooks().timeout(),
-                settings.nodeId()));
-    outbox.observeAttempts(metrics::webhookAttempt);
+                settings.nodeId(),
+                metrics::webhookAttempt));
     outbox.start();
     // A driver that made its network (the sandbox's) closes it.
     Drivers drivers =
@@ -128,6 +128,8 @@ record Core(
         new MessageWebhooks(
             db, ids, clock, timestamps, outbox::wake, ServerAddress.of(settings.host()), port);
     CallerMedia callerMedia = new CallerMedia(urlGuard, mediaFiles);
+    DeviceStates deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
+    DeviceHolds deviceHolds = new DeviceHolds(db, clock);
     // Senders finish the send in progress and record it.
     Messages messages =
         closers.push(
@@ -141,16 +143,17 @@ record Core(
                 new RetryPolicy(settings.retryBackoff(), settings.maxRetries()),
                 messageWebhooks,
                 callerMedia,
-                "node-" + settings.nodeId()));
-    messages.observeWith(metrics); // before any device is used: every sender reports to it
-    messages.answerSyncWithin(settings.syncTimeout());
-    messages.knowContactsFrom(contacts);
+                "node-" + settings.nodeId(),
+                new Messages.Wiring(
+                    metrics,
+                    new SenderTroubleAsState(deviceStates),
+                    contacts,
+                    deviceHolds::isHeld,
+                    settings.syncTimeout())));
     tenants.onDeviceChanged(messages::deviceChanged);
     tenants.onDeviceDeleted(messages::deviceDeleted);
     Bots bots = new Bots(db, ids, clock);
     MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
-    DeviceStates deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
-    messages.reportTroubleTo(new SenderTroubleAsState(deviceStates));
     IncomingMessages incoming =
         new IncomingMessages(
             db,
@@ -162,8 +165,6 @@ record Core(
             messageWebhooks,
             contacts,
             settings.bots().answerInGroups());
-    DeviceHolds deviceHolds = new DeviceHolds(db, clock);
-    messages.holdWith(deviceHolds::isHeld);
     QueueHolds queueHolds = new QueueHolds(deviceHolds, deviceStates, messages, drivers);
     // A held device resumes when its configuration changes (a new token, a fixed number id).
     tenants.onDeviceChanged(d -> queueHolds.resume(d, "its configuration changed"));
@@ -180,8 +181,8 @@ record Core(
                 mediaFiles,
                 clock,
                 settings.nodeId(),
-                settings.media().maxKb()));
-    scheduler.observeLateness(metrics::scheduleLateness);
+                settings.media().maxKb(),
+                metrics::scheduleLateness));
     Schedules schedules = new Schedules(db, ids, clock, urlGuard, messages, scheduler::wake);
     tenants.onDeviceDeleted(schedules::deviceDeleted);
     Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);

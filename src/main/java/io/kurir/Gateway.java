@@ -10,6 +10,7 @@ import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.sandbox.SandboxDriver;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
 import io.kurir.driver.sandbox.SandboxNetwork;
+import io.kurir.driver.standard.StandardDrivers;
 import io.kurir.limit.RequestLimits;
 import io.kurir.media.MediaSweep;
 import io.kurir.message.Messages;

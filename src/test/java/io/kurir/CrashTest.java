@@ -48,7 +48,7 @@ class CrashTest {
 
   /**
    * The most messages of one device that may be cut off by one crash: what a device's sender claims
-   * as {@code sending} at a time (DeviceSender.MAX_CLAIM, docs/decisions.md).
+   * as {@code sending} at a time (ClaimWindow.MAX_CLAIM, docs/decisions.md).
    */
   private static final int IN_FLIGHT_PER_KILL = 64;
 

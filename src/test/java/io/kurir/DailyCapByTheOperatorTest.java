@@ -22,12 +22,16 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The anti-ban warm-up as an operator runs it: a device's daily send cap set with the Admin API,
  * then raised with {@code ./kurir admin device set}, on a running gateway. Messages past the cap
  * are accepted and held, not refused, and go out when the next day begins in {@code time.zone}.
  */
+// Not @Isolated: its LogCapture waits for its own device's daily-cap line, which no other class
+// logs; the lock keeps it from another LogCapture, which would set the same loggers' levels.
+@ResourceLock(LogCapture.LOG)
 class DailyCapByTheOperatorTest {
   @TempDir Path dir;
   private final SettableClock clock = TestGateway.settableClock(); // 10:00 in Jakarta

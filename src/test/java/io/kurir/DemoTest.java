@@ -19,8 +19,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** {@code ./kurir demo}: the printed curl commands work as printed, and seeding is idempotent. */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class DemoTest {
   @TempDir Path dir;
 

@@ -38,6 +38,7 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A stolen database holds no usable secret (issue 25 item 12): every credential and secret made
@@ -46,6 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * start and keeps working; a missing or wrong key stops the start with a clear message; rotating
  * the key re-encrypts everything. {@link SecretsAtRestPostgresTest} runs the same on PostgreSQL.
  */
+@Isolated(
+    "runs serve in this JVM, which resets Logback for every test, and reads the io.kurir log (LogCapture)")
 class SecretsAtRestTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AUTH = "Bearer " + TestGateway.ADMIN_TOKEN;

@@ -9,12 +9,14 @@ import io.kurir.testing.TestGateway;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The tests' gateways run on the fixed test secrets key: none makes a key file or logs the WARN
  * that asks an operator to move it, which tests that allow no WARN line would trip over. The tests
  * of a made key (SecretsAtRestTest) start without it on purpose.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class TestGatewaySecretsKeyTest {
   @TempDir Path dir;
 

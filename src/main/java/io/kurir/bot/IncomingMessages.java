@@ -121,10 +121,8 @@ public final class IncomingMessages {
                 new GuardedSend(
                     sending.get(),
                     reply,
-                    // Messages.Guard still hands over the message store's Jdbi handle: Messages
-                    // is being split (issue 28); when its Guard takes a Transaction, this goes.
-                    (h, replyId) -> {
-                      Stored stored = store(Transaction.of(h), inboundId, in, keyword, replyId);
+                    (tx, replyId) -> {
+                      Stored stored = store(tx, inboundId, in, keyword, replyId);
                       webhook[0] = stored.webhook();
                       return stored.isNew(); // a redelivery stores no second reply
                     })));

@@ -1,8 +1,8 @@
 package io.kurir.config;
 
-import io.kurir.StandardDrivers;
 import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.DriverSettings;
+import io.kurir.driver.standard.StandardDrivers;
 import io.kurir.store.DatabaseLocation;
 import java.io.IOException;
 import java.io.Reader;

@@ -14,8 +14,9 @@ import java.util.TreeMap;
  * and what a device of each may be configured with. The first listed is the default of a device
  * created without one.
  *
- * <p>It names no driver: the gateway's wiring lists the drivers that ship with Kurir ({@code
- * io.kurir.StandardDrivers}), so that the interface's package does not import its implementations.
+ * <p>It names no driver: the drivers that ship with Kurir are listed beside them ({@code
+ * StandardDrivers}, in the {@code standard} package next to the drivers' own), so that the
+ * interface's package does not import its implementations.
  *
  * <p>Immutable and thread-safe.
  */

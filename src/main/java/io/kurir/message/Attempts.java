@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
 final class Attempts {
   private static final Logger log = LoggerFactory.getLogger(Attempts.class);
 
-  private final MessageStore store;
+  private final MessageStores stores;
   private final Outcomes outcomes;
   private final Clock clock;
   private final RetryPolicy retries;
 
-  Attempts(MessageStore store, Outcomes outcomes, Clock clock, RetryPolicy retries) {
-    this.store = store;
+  Attempts(MessageStores stores, Outcomes outcomes, Clock clock, RetryPolicy retries) {
+    this.stores = stores;
     this.outcomes = outcomes;
     this.clock = clock;
     this.retries = retries;
@@ -51,13 +51,15 @@ final class Attempts {
               m,
               retrying(
                   () ->
-                      store.recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at(), m.sync()),
+                      stores
+                          .receipts()
+                          .recordSent(m.id(), m.deviceId(), sent.networkId(), sent.at(), m.sync()),
                   0),
               SendResult.SENT);
       // With the network now: marked (an empty network id when it gave none), so that the crash
       // rule does not take it for a send cut off before the network had it.
       case SendOutcome.Accepted accepted ->
-          store.recordNetworkId(m.id(), m.deviceId(), accepted.networkId().orElse(""));
+          stores.receipts().recordNetworkId(m.id(), m.deviceId(), accepted.networkId().orElse(""));
       case SendOutcome.NotFound notFound ->
           fail(m, FailureReason.NUMBER_NOT_FOUND, SendResult.NUMBER_NOT_FOUND, now);
       case SendOutcome.DeviceUnavailable unavailable -> {
@@ -65,15 +67,17 @@ final class Attempts {
           yield fail(m, FailureReason.PHONE_OFFLINE, SendResult.PHONE_OFFLINE, now);
         }
         // Not an attempt: the message waits for the device like the rest of the queue.
-        yield tell(m, store.unclaim(m.id(), m.notBefore()), SendResult.PHONE_OFFLINE);
+        yield tell(m, stores.queue().unclaim(m.id(), m.notBefore()), SendResult.PHONE_OFFLINE);
       }
       case SendOutcome.RetryAfter later ->
           // Not an attempt either: the network asked to be called again later.
-          store.unclaim(m.id(), now.plus(later.after()));
+          stores.queue().unclaim(m.id(), now.plus(later.after()));
       case SendOutcome.Deferred deferred -> {
         // Not an attempt: this message alone waits; the device's queue goes on without it.
         log.debug("message {} deferred until {}: {}", m.id(), deferred.until(), deferred.detail());
-        yield store.unclaim(m.id(), deferred.until().isAfter(now) ? deferred.until() : now);
+        yield stores
+            .queue()
+            .unclaim(m.id(), deferred.until().isAfter(now) ? deferred.until() : now);
       }
       case SendOutcome.Failed failed -> retryOrFail(m, failed.detail(), now);
       case SendOutcome.Permanent permanent -> {
@@ -97,15 +101,24 @@ final class Attempts {
     log.info("message {} failed ({}); retry {} at {}", m.id(), detail, attempts, notBefore);
     return tell(
         m,
-        store.scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR, now),
+        stores
+            .outcomes()
+            .scheduleRetry(m.id(), attempts, notBefore, FailureReason.DRIVER_ERROR, now),
         SendResult.FAILED);
   }
 
   private CompletableFuture<?> fail(Message m, String reason, SendResult result, Instant now) {
     return tell(
         m,
-        store.moveLater(
-            m.id(), MessageState.FAILED, java.util.Set.of(MessageState.SENDING), now, reason, true),
+        stores
+            .outcomes()
+            .moveLater(
+                m.id(),
+                MessageState.FAILED,
+                java.util.Set.of(MessageState.SENDING),
+                now,
+                reason,
+                true),
         result);
   }
 

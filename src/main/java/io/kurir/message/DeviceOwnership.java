@@ -116,6 +116,10 @@ final class DeviceOwnership implements AutoCloseable {
     this.alsoEveryRenewal = alsoEveryRenewal;
     this.renewals = RepeatingFailure.atFixedPace(log, "lease renewal", clock, RENEW_EVERY);
     this.looks = RepeatingFailure.atFixedPace(log, "the lease watch", clock, WATCH_EVERY);
+    // A test's clock that moves is a reason to look at once (a device given up after a failed
+    // attach is offered again when its wait has passed on that clock); real time looks every
+    // second.
+    io.kurir.time.Wakeable.wakeOnClockChange(clock, lookNow::release);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.kurir.message;
 
-import io.kurir.store.Transaction;
 import io.kurir.tenant.Device;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +30,7 @@ final class IdempotentSends {
   private static final Duration FORGET_AFTER = Duration.ofMinutes(1);
 
   private final IdempotencyKeys keys;
-  private final MessageStore store;
+  private final MessageStores stores;
 
   /**
    * The message objects handed to sync repeats, by identity, until their caller waits for them: the
@@ -39,9 +38,9 @@ final class IdempotentSends {
    */
   private final Map<Identity, Long> repeats = new ConcurrentHashMap<>();
 
-  IdempotentSends(IdempotencyKeys keys, MessageStore store) {
+  IdempotentSends(IdempotencyKeys keys, MessageStores stores) {
     this.keys = keys;
-    this.store = store;
+    this.stores = stores;
   }
 
   /** Compares by identity: two loads of one message are two callers' objects. */
@@ -92,10 +91,7 @@ final class IdempotentSends {
    */
   Messages.Guard firstWithKey(IdempotencyKeys.Claim claim, List<Message> messages) {
     List<Long> ids = messages.stream().map(Message::id).toList();
-    // Messages.Guard still hands over the message store's Jdbi handle: Messages is being split
-    // (issue 28); when its Guard takes a Transaction, this wrapping goes.
-    return (h, messageId) -> {
-      Transaction tx = Transaction.of(h);
+    return (tx, messageId) -> {
       if (claim.takenIn(tx)) {
         return false;
       }
@@ -168,7 +164,8 @@ final class IdempotentSends {
 
   private List<Message> load(List<Long> ids) {
     Map<Long, Message> byId =
-        store.findAll(ids).stream().collect(Collectors.toMap(Message::id, Function.identity()));
+        stores.reads().findAll(ids).stream()
+            .collect(Collectors.toMap(Message::id, Function.identity()));
     List<Message> ordered = new ArrayList<>(ids.size());
     for (long id : ids) {
       Message m = byId.get(id);

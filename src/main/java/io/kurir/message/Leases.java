@@ -3,7 +3,6 @@ package io.kurir.message;
 import io.kurir.store.Database;
 import java.time.Duration;
 import java.time.Instant;
-import org.jdbi.v3.core.Handle;
 
 /**
  * Which sender may send for a device: the owner of its lease row, until the lease expires. An owner
@@ -63,15 +62,6 @@ final class Leases {
   /** Whether this owner still holds the device's lease. */
   boolean holds(long deviceId) {
     return store.holds(deviceId, owner);
-  }
-
-  /**
-   * Whether {@code owner} holds the device's lease, in the caller's transaction. The message
-   * store's claims call it with their Jdbi handle; once the message store's split (issue 28) calls
-   * {@link LeaseStore} itself, this goes.
-   */
-  static boolean holds(Handle h, long deviceId, String owner) throws java.sql.SQLException {
-    return LeaseStore.holds(h, deviceId, owner);
   }
 
   /** Gives the device's lease up (a clean stop), so that another node need not wait for it. */

@@ -55,7 +55,7 @@ final class MessageSearchStore {
               c.from().ifPresent(v -> q.bind("from", v.toEpochMilli()));
               c.to().ifPresent(v -> q.bind("to", v.toEpochMilli()));
               q.bind("limit", limit);
-              return q.map(MessageStore::message).list();
+              return q.map(MessageRowStore::message).list();
             });
   }
 

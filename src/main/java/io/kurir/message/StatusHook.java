@@ -3,7 +3,6 @@ package io.kurir.message;
 import io.kurir.store.Transaction;
 import java.sql.SQLException;
 import java.time.Instant;
-import org.jdbi.v3.core.Handle;
 
 /**
  * Told of every state a message moves to after {@code pending}, inside the transaction that moves
@@ -46,15 +45,4 @@ public abstract class StatusHook {
 
   /** After the commit of a transaction in which {@link #moved} returned true. */
   public void committed() {}
-
-  // The message store's side (it works on Jdbi handles): the same calls, in its transaction.
-
-  final boolean mayWant(Handle h) throws SQLException {
-    return mayWant(Transaction.of(h));
-  }
-
-  final boolean moved(Handle h, long messageId, MessageState state, String reason, Instant at)
-      throws SQLException {
-    return moved(Transaction.of(h), messageId, state, reason, at);
-  }
 }

@@ -81,6 +81,7 @@ public final class ScheduleRunner implements AutoCloseable {
   private static final int REFUSED_IN_A_ROW = 3;
 
   private final ScheduleStore store;
+  private final java.util.function.Consumer<Duration> lateness;
   private final Messages messages;
   private final Tenants tenants;
   private final SafeFetcher fetcher;
@@ -115,6 +116,10 @@ public final class ScheduleRunner implements AutoCloseable {
   // Failed passes, told once while they repeat, and the wait before the next; runner thread only.
   private final RepeatingFailure failures;
 
+  /**
+   * @param lateness told how long after its time each due schedule was taken up (the gateway's
+   *     metrics); on the runner's thread, so it must be quick
+   */
   public ScheduleRunner(
       Database db,
       Messages messages,
@@ -123,7 +128,9 @@ public final class ScheduleRunner implements AutoCloseable {
       MediaFiles files,
       Clock clock,
       int node,
-      long maxKb) {
+      long maxKb,
+      java.util.function.Consumer<Duration> lateness) {
+    this.lateness = lateness;
     this.store = new ScheduleStore(db);
     this.messages = messages;
     this.tenants = tenants;
@@ -355,17 +362,7 @@ public final class ScheduleRunner implements AutoCloseable {
     return new GuardedSend(
         device,
         request,
-        (h, messageId) -> ScheduleStore.hand(h, s.id(), claimToken, messageId, clock.instant()));
-  }
-
-  private volatile java.util.function.Consumer<Duration> lateness = late -> {};
-
-  /**
-   * Tells {@code lateness} how long after its time each due schedule was taken up from now on (the
-   * gateway's metrics). On the runner's thread; must be quick.
-   */
-  public void observeLateness(java.util.function.Consumer<Duration> lateness) {
-    this.lateness = lateness;
+        (tx, messageId) -> ScheduleStore.hand(tx, s.id(), claimToken, messageId, clock.instant()));
   }
 
   /** A device that may send today, or why it may not. */

@@ -215,8 +215,10 @@ final class ScheduleStore {
    * {@code handed} if it is still waiting (a text) or still claimed by {@code token} (a fetched
    * file), recording the message's id. False when it was removed or someone else took it.
    */
-  static boolean hand(Handle h, long scheduleId, Optional<Long> token, long messageId, Instant at)
+  static boolean hand(
+      Transaction tx, long scheduleId, Optional<Long> token, long messageId, Instant at)
       throws SQLException {
+    Handle h = tx.handle();
     String sql =
         "UPDATE schedule SET state = 'handed', message_id = ?, status_at = ?,"
             + " claim_token = NULL, claim_expires = NULL WHERE id = ? AND "
@@ -236,7 +238,9 @@ final class ScheduleStore {
    * The guard of taking a handed schedule back (its message was still queued): moves it to {@code
    * removed} if it is still handed with that message.
    */
-  static boolean unhand(Handle h, long scheduleId, long messageId, Instant at) throws SQLException {
+  static boolean unhand(Transaction tx, long scheduleId, long messageId, Instant at)
+      throws SQLException {
+    Handle h = tx.handle();
     try (PreparedStatement update =
         h.getConnection()
             .prepareStatement(

@@ -238,7 +238,7 @@ public final class Schedules {
           s.deviceId(),
           s.messageId().get(),
           FailureReason.CANCELLED,
-          (h, messageId) -> ScheduleStore.unhand(h, s.id(), messageId, now));
+          (tx, messageId) -> ScheduleStore.unhand(tx, s.id(), messageId, now));
     } else {
       store.remove(id, now);
     }

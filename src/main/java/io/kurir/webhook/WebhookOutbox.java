@@ -79,6 +79,7 @@ public final class WebhookOutbox implements AutoCloseable {
   private static final int MAX_LINES_PER_LOOK = 256;
 
   private final WebhookStore store;
+  private final java.util.function.Consumer<String> attemptOutcomes;
   private final WebhookSender sender;
   private final Clock clock;
   private final Duration retryFor;
@@ -103,13 +104,20 @@ public final class WebhookOutbox implements AutoCloseable {
    * @param timeout the deadline of one attempt, everything included
    * @param node this gateway's node id: its claims carry it
    */
+  /**
+   * @param attemptOutcomes told how each attempt ended (the gateway's metrics): {@code delivered},
+   *     {@code retry} (failed, tried again later), {@code failed} (refused for good) or {@code
+   *     dead} (failed for {@code webhook.retry-for}); on the outbox's threads, so it must be quick
+   */
   public WebhookOutbox(
       Database db,
       Clock clock,
       SafeFetcher targets,
       Duration retryFor,
       Duration timeout,
-      int node) {
+      int node,
+      java.util.function.Consumer<String> attemptOutcomes) {
+    this.attemptOutcomes = attemptOutcomes;
     this.store = new WebhookStore(db);
     this.secrets = db.secrets();
     this.sender = new WebhookSender(clock, targets, timeout);
@@ -337,17 +345,6 @@ public final class WebhookOutbox implements AutoCloseable {
       return Optional.empty();
     }
   }
-
-  /**
-   * Tells {@code outcomes} how each attempt ended from now on (the gateway's metrics): {@code
-   * delivered}, {@code retry} (failed, tried again later), {@code failed} (refused for good) or
-   * {@code dead} (failed for {@code webhook.retry-for}). On the outbox's threads; must be quick.
-   */
-  public void observeAttempts(java.util.function.Consumer<String> outcomes) {
-    this.attemptOutcomes = outcomes;
-  }
-
-  private volatile java.util.function.Consumer<String> attemptOutcomes = outcome -> {};
 
   private Optional<Delivery> record(Delivery d, Outcome outcome, boolean claimNext) {
     Instant now = clock.instant();

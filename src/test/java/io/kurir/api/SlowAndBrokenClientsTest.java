@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -38,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * connections than {@code http.max-connections-per-address}. None of them gets a 5xx, none writes
  * an ERROR or a stack trace into the log.
  */
+@Isolated(
+    "reads every record of the root logger and lowers HttpApi's level, for every gateway in this JVM")
 class SlowAndBrokenClientsTest {
   /**
    * What a test allows a server that works to take; a server that does not takes forever. Only a

@@ -67,7 +67,7 @@ class ConsoleSessionsTest {
             clock,
             ZoneId.of("Asia/Jakarta"),
             new PhoneNumbers("ID"),
-            io.kurir.tenant.DeviceDrivers.of(io.kurir.StandardDrivers.catalog()));
+            io.kurir.tenant.DeviceDrivers.of(io.kurir.driver.standard.StandardDrivers.catalog()));
     Partner p = tenants.createPartner("P", "");
     License l = tenants.createLicense(p.id(), "L", "", null, List.of());
     ConsoleSessions sessions = new ConsoleSessions(node1, clock);

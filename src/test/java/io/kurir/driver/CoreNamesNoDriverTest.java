@@ -2,7 +2,7 @@ package io.kurir.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kurir.StandardDrivers;
+import io.kurir.driver.standard.StandardDrivers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,8 +3,8 @@ package io.kurir.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kurir.StandardDrivers;
 import io.kurir.driver.sandbox.SandboxDriverFactory;
+import io.kurir.driver.standard.StandardDrivers;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;

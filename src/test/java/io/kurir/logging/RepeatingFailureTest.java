@@ -10,10 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The rule every background loop follows for a failure that repeats (docs/decisions.md). */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class RepeatingFailureTest {
   private static final Logger log = LoggerFactory.getLogger(RepeatingFailureTest.class);
 

@@ -13,11 +13,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The hourly media sweep that fails the same way each hour (a database fault) says so once, with
  * the trace, and once when a sweep works again.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class MediaSweepFailureTest {
   @TempDir Path dir;
 

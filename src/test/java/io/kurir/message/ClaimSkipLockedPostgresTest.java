@@ -36,7 +36,7 @@ class ClaimSkipLockedPostgresTest {
       Message free = node.send(device, "+6281234573002", "free");
       Eventually.until("the sender holds the lease", () -> leaseHolder(node, device).isPresent());
       String holder = leaseHolder(node, device).orElseThrow();
-      MessageStore store = new MessageStore(node.db(), StatusHook.NONE);
+      MessageStore store = new MessageStore(node.db());
       try (var other = node.db().jdbi().open()) {
         other.begin();
         other

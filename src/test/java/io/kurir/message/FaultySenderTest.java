@@ -153,7 +153,8 @@ class FaultySenderTest {
               new RetryPolicy(Duration.ofSeconds(1), 0),
               StatusHook.NONE,
               MediaFetch.NONE,
-              "node-0")) {
+              "node-0",
+              Messages.Wiring.NONE)) {
         List<Message> accepted =
             messages.accept(
                 device,

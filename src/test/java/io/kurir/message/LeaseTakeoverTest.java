@@ -20,12 +20,15 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Two nodes on one database: a device is sent for by the holder of its lease only; another node
  * takes it over once the lease has expired, and applies the crash rule to what the first left
  * {@code sending}.
  */
+@Isolated(
+    "measures the CPU time of every kurir-writer thread started meanwhile: another test's gateway would count")
 class LeaseTakeoverTest {
   @TempDir Path dir;
 

@@ -12,12 +12,14 @@ import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The lease watch looks at the leases every second, whatever happens; a look that fails the same
  * way each time (a database fault) is one ERROR line with the trace, not one line a second, and one
  * INFO line when a look works again.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class LeaseWatchFailureTest {
   @TempDir Path dir;
 

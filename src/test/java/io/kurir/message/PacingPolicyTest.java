@@ -25,6 +25,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Pacing as a policy ({@code pacing.in-flight}, {@code pacing.recipient-gap}, {@code
@@ -33,6 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * cap that holds the rest until the next day. The driver under test takes its time over each send
  * and records what overlapped.
  */
+// Not @Isolated: its LogCapture waits for its own device's daily-cap line, which no other class
+// logs; the lock keeps it from another LogCapture, which would set the same loggers' levels.
+@ResourceLock(LogCapture.LOG)
 class PacingPolicyTest {
   @TempDir Path dir;
   final SettableClock clock = TestGateway.settableClock();

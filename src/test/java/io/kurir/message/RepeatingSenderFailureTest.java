@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A device's sender that fails the same way again and again (here a driver whose attach keeps
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * device recorded {@code failed} with the reason, one INFO line when it works again, and the queued
  * message sent; a failure that changes is told again.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class RepeatingSenderFailureTest {
   @TempDir Path dir;
 

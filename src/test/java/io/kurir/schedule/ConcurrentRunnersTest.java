@@ -42,7 +42,8 @@ class ConcurrentRunnersTest {
                 new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
                 clock,
                 node,
-                s.media().maxKb()));
+                s.media().maxKb(),
+                late -> {}));
       }
       List<String> targets = new ArrayList<>();
       for (int d = 0; d < 20; d++) {

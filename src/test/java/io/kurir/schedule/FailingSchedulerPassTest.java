@@ -12,12 +12,14 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A scheduler pass that fails the same way every time (here its table is gone: a database fault) is
  * one ERROR line with the trace, then DEBUG lines while the passes back off on the gateway's clock,
  * and one INFO line when a pass works again.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class FailingSchedulerPassTest {
   @TempDir Path dir;
 

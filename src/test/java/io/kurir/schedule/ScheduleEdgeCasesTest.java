@@ -28,12 +28,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Edge cases of schedules found in review: odd dates, a schedule falling due while the runner
  * looks, a stop during a fetch, removing a handed schedule still queued, clocks finer than a
  * millisecond, and a commit slower than its caller's patience.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class ScheduleEdgeCasesTest {
   static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path dir;
@@ -129,7 +131,8 @@ class ScheduleEdgeCasesTest {
               new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               clock,
               1,
-              s.media().maxKb());
+              s.media().maxKb(),
+              late -> {});
       runner.start();
       try {
         // Whether its first pass has run yet or not, the next one reads 3 ms before due and its
@@ -211,7 +214,8 @@ class ScheduleEdgeCasesTest {
               new MediaFiles(s.dataDir(), java.time.Clock.systemUTC()),
               new SteppingClock(Instant.parse("2026-03-10T03:01:00Z")),
               1,
-              s.media().maxKb());
+              s.media().maxKb(),
+              late -> {});
       runner.start();
       Eventually.until("claimed", () -> state(kurir, id) == ScheduleState.CLAIMED);
       assertThat(

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.LogCapture;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * One schedule that cannot be sent never holds back the others due with it (issue 12, item 5): a
@@ -29,6 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Every schedule below is due at 2026-03-11 00:01 in the operator zone (UTC+7), the day after
  * the clock's start, so that a license can expire in between.
  */
+// Not @Isolated: its LogCapture reads only its own device's schedule hand-over lines, which only a
+// broken schedule database logs; the lock keeps it from another LogCapture, which would set the
+// same loggers' levels.
+@ResourceLock(LogCapture.LOG)
 class UnsendableScheduleTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String DUE = "2026-03-11 00:01";

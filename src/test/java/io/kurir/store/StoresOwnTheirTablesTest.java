@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -43,24 +42,6 @@ class StoresOwnTheirTablesTest {
    */
   private static final Path DATABASE_LAYER = SOURCES.resolve("store");
 
-  /**
-   * Files split by another change of issue 28 (DeviceSender, MessageStore and Messages into their
-   * parts) at the same time as this rule came: they keep their SQL and their Jdbi handles until
-   * that split moves them into stores. Remove each entry when its file is split; Leases,
-   * IdempotentSends and IncomingMessages hand the message store's handle on ({@code
-   * Leases.holds(Handle ...)}, {@code Messages.Guard}'s handle wrapped as a transaction) until
-   * then; StatusHook tells the hook of a move from the message store's handle (package-private).
-   */
-  private static final Set<String> BEING_SPLIT =
-      Set.of(
-          "message/DeviceSender.java",
-          "message/MessageStore.java",
-          "message/Messages.java",
-          "message/Leases.java",
-          "message/StatusHook.java",
-          "message/IdempotentSends.java",
-          "bot/IncomingMessages.java");
-
   @Test
   void onlyStoresWriteSqlOrSeeJdbi() throws IOException {
     List<String> found = new ArrayList<>();
@@ -68,8 +49,7 @@ class StoresOwnTheirTablesTest {
       for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
         String name = SOURCES.relativize(file).toString().replace('\\', '/');
         if (file.getFileName().toString().endsWith("Store.java")
-            || file.startsWith(DATABASE_LAYER)
-            || BEING_SPLIT.contains(name)) {
+            || file.startsWith(DATABASE_LAYER)) {
           continue;
         }
         List<String> lines = Files.readAllLines(file);
@@ -85,14 +65,6 @@ class StoresOwnTheirTablesTest {
       }
     }
     assertThat(found).as("SQL or Jdbi outside a store").isEmpty();
-  }
-
-  @Test
-  void theFilesBeingSplitStillExist() {
-    // An entry whose file is gone would excuse a new file of the same name without anyone noticing.
-    for (String name : BEING_SPLIT) {
-      assertThat(SOURCES.resolve(name)).isRegularFile();
-    }
   }
 
   @Test

@@ -61,7 +61,8 @@ public final class CoreNode implements AutoCloseable {
             new RetryPolicy(Duration.ofSeconds(10), 3),
             StatusHook.NONE,
             io.kurir.message.MediaFetch.NONE,
-            "node-" + nodeId);
+            "node-" + nodeId,
+            Messages.Wiring.NONE);
     tenants.onDeviceChanged(messages::deviceChanged);
     tenants.onDeviceDeleted(messages::deviceDeleted);
     driver.start(

@@ -9,19 +9,14 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A GOWA server (go-whatsapp-web-multidevice, MIT) on loopback, written from its own published
@@ -42,8 +35,9 @@ import javax.crypto.spec.SecretKeySpec;
  * docs/webhook-payload.md} of {@code aldinokemal/go-whatsapp-web-multidevice} at commit {@code
  * 51f7b199e6fd} (2026-08-22, {@code AppVersion v9.2.0}), with the route, header and error shapes
  * checked against {@code src/ui/rest/device.go}, {@code src/ui/rest/middleware/device.go}, {@code
- * src/pkg/utils/response.go} and {@code src/infrastructure/whatsapp/event_message.go} of that
- * commit (notes in ../shared/research/drivers.md §1).
+ * src/pkg/utils/response.go}, {@code src/infrastructure/whatsapp/event_message.go}, {@code
+ * event_receipt.go} and {@code jid_utils.go} of that commit (notes in ../shared/research/drivers.md
+ * §1).
  *
  * <p>What it holds to, and records in {@link #violations} when Kurir does not:
  *
@@ -72,9 +66,11 @@ import javax.crypto.spec.SecretKeySpec;
  *       sha256=<hex HMAC-SHA256 of the body>} with {@code --webhook-secret}; envelope {@code
  *       {event, device_id: <JID>, session_id: <slot>, payload}}; {@code message} payloads with
  *       {@code from}/{@code from_lid} as GOWA builds them (a LID sender it knows no phone of has
- *       its LID in both); media as {@code statics/media/…} paths; {@code message.ack} with {@code
- *       ids}, {@code receipt_type} and a top-level {@code timestamp}. No login, logout or
- *       connection event reaches a webhook (GOWA puts them on its websocket only). GOWA's five
+ *       its LID in both) and {@code chat_id} the chat normalised the same way ({@code chat_lid} the
+ *       LID of a LID-addressed chat); media as {@code statics/media/…} paths; {@code message.ack}
+ *       with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code chat_id} the
+ *       chat and {@code from} who received the message (in a group, the member). No login, logout
+ *       or connection event reaches a webhook (GOWA puts them on its websocket only). GOWA's five
  *       retries are not played: a test posts again for a redelivery.
  * </ul>
  *
@@ -297,24 +293,17 @@ public final class FakeGowa implements AutoCloseable {
    * the HTTP status Kurir answered.
    */
   public int deliver(String envelope, String signature) {
-    byte[] bytes = envelope.getBytes(StandardCharsets.UTF_8);
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(webhook))
-            .timeout(Duration.ofSeconds(10))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
-    String sig = signature != null ? signature : "sha256=" + hmac(WEBHOOK_SECRET, bytes);
-    if (!sig.isEmpty()) {
-      b.header("X-Hub-Signature-256", sig);
-    }
-    try {
-      return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    return postSigned(envelope.getBytes(StandardCharsets.UTF_8), signature);
+  }
+
+  /** Posts {@code bytes} to the webhook, signed unless {@code signature} says otherwise. */
+  private int postSigned(byte[] bytes, String signature) {
+    String sig =
+        signature != null
+            ? signature
+            : "sha256=" + FakeWebhooks.hmac("HmacSHA256", WEBHOOK_SECRET, bytes);
+    return FakeWebhooks.post(
+        http, webhook, bytes, sig.isEmpty() ? Map.of() : Map.of("X-Hub-Signature-256", sig));
   }
 
   /** Places a file GOWA serves at {@code path} (such as {@code /statics/media/x.jpg}). */
@@ -376,7 +365,7 @@ public final class FakeGowa implements AutoCloseable {
 
   /** A text from {@code fromDigits} to the slot's account; the HTTP status Kurir answered. */
   public int incoming(String slot, String messageId, String fromDigits, String text) {
-    ObjectNode p = message(slot, messageId, fromDigits + "@s.whatsapp.net", null);
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
     p.put("body", text);
     return post(slots.get(slot), "message", p, null);
   }
@@ -384,19 +373,36 @@ public final class FakeGowa implements AutoCloseable {
   /** As {@link #incoming}, signed with {@code signature} instead ("" for none). */
   public int incoming(
       String slot, String messageId, String fromDigits, String text, String signature) {
-    ObjectNode p = message(slot, messageId, fromDigits + "@s.whatsapp.net", null);
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
     p.put("body", text);
     return post(slots.get(slot), "message", p, signature);
   }
 
   /**
    * A text from a LID-migrated sender: with {@code knownDigits} GOWA resolved the phone ({@code
-   * from} is it, {@code from_lid} the LID); without, {@code from} is the LID itself.
+   * from} is it, {@code from_lid} the LID); without, {@code from} is the LID itself. The chat is
+   * the LID's (whatsmeow names a LID-addressed chat by the LID): {@code chat_lid} is it and {@code
+   * chat_id} the same chat normalised, the phone's when known, else the LID (event_message.go
+   * buildFromFields, jid_utils.go NormalizeJIDFromLID).
    */
   public int incomingFromLid(
       String slot, String messageId, String lid, String knownDigits, String text) {
     String from = knownDigits == null ? lid + "@lid" : knownDigits + "@s.whatsapp.net";
-    ObjectNode p = message(slot, messageId, from, null);
+    ObjectNode p = message(messageId, from, from);
+    p.put("chat_lid", lid + "@lid");
+    p.put("from_lid", lid + "@lid");
+    p.put("body", text);
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A text written in group {@code groupJid} by a LID-migrated member: {@code chat_id} the group,
+   * {@code from_lid} the LID, {@code from} the phone when GOWA resolved it, else the LID.
+   */
+  public int incomingInGroupFromLid(
+      String slot, String messageId, String groupJid, String lid, String knownDigits, String text) {
+    String from = knownDigits == null ? lid + "@lid" : knownDigits + "@s.whatsapp.net";
+    ObjectNode p = message(messageId, from, groupJid);
     p.put("from_lid", lid + "@lid");
     p.put("body", text);
     return post(slots.get(slot), "message", p, null);
@@ -405,7 +411,7 @@ public final class FakeGowa implements AutoCloseable {
   /** A text written in group {@code groupJid} by {@code fromDigits}. */
   public int incomingInGroup(
       String slot, String messageId, String groupJid, String fromDigits, String text) {
-    ObjectNode p = message(slot, messageId, fromDigits + "@s.whatsapp.net", groupJid);
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", groupJid);
     p.put("body", text);
     return post(slots.get(slot), "message", p, null);
   }
@@ -431,7 +437,7 @@ public final class FakeGowa implements AutoCloseable {
             + "."
             + extension;
     statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
-    ObjectNode p = message(slot, messageId, fromDigits + "@s.whatsapp.net", null);
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
     if (caption.isEmpty()) {
       p.put(field, path);
     } else {
@@ -442,20 +448,59 @@ public final class FakeGowa implements AutoCloseable {
   }
 
   /**
-   * A receipt of message {@code messageId} that GOWA sent for {@code slot}: {@code delivered},
-   * {@code read} or {@code read-self}; the HTTP status Kurir answered.
+   * A receipt of messages {@code messageIds} that GOWA sent for {@code slot} to one number: {@code
+   * delivered}, {@code read} or {@code read-self}; the HTTP status Kurir answered. The receipt's
+   * {@code from} is the number (the one who received them). For a message to a group, see {@link
+   * #groupAck}.
    */
   public int ack(String slot, String receiptType, String... messageIds) {
-    Slot s = slots.get(slot);
-    Sent first = sent.stream().filter(x -> x.id().equals(messageIds[0])).findFirst().orElseThrow();
+    String chat = chatOf(messageIds[0]);
+    if (chat.endsWith("@g.us")) {
+      throw new IllegalArgumentException(
+          "a receipt in a group comes from one of its members: use groupAck");
+    }
+    return ack(slot, receiptType, chat, chat, null, messageIds);
+  }
+
+  /**
+   * A receipt of messages {@code messageIds} that GOWA sent for {@code slot} to a group, from the
+   * member {@code by}: WhatsApp sends one per member (GOWA forwards each member's primary device
+   * only), with {@code chat_id} the group, {@code from} the member (its phone's JID when GOWA knows
+   * it, else its LID) and {@code from_lid} its LID (event_receipt.go createReceiptPayload).
+   */
+  public int groupAck(String slot, String receiptType, Member by, String... messageIds) {
+    String chat = chatOf(messageIds[0]);
+    if (!chat.endsWith("@g.us")) {
+      throw new IllegalArgumentException(messageIds[0] + " was not sent to a group");
+    }
+    String from =
+        by.phoneDigits() != null ? by.phoneDigits() + "@s.whatsapp.net" : by.lid() + "@lid";
+    return ack(
+        slot, receiptType, chat, from, by.lid() == null ? null : by.lid() + "@lid", messageIds);
+  }
+
+  private String chatOf(String messageId) {
+    Sent first = sent.stream().filter(x -> x.id().equals(messageId)).findFirst().orElseThrow();
+    return first.phone().contains("@") ? first.phone() : first.phone() + "@s.whatsapp.net";
+  }
+
+  private int ack(
+      String slot,
+      String receiptType,
+      String chat,
+      String from,
+      String fromLid,
+      String... messageIds) {
     ObjectNode p = JSON.createObjectNode();
     ArrayNode all = p.putArray("ids");
     for (String id : messageIds) {
       all.add(id);
     }
-    String chat = first.phone().contains("@") ? first.phone() : first.phone() + "@s.whatsapp.net";
     p.put("chat_id", chat);
-    p.put("from", chat);
+    if (fromLid != null) {
+      p.put("from_lid", fromLid);
+    }
+    p.put("from", from);
     p.put("receipt_type", receiptType);
     p.put(
         "receipt_type_description",
@@ -463,17 +508,17 @@ public final class FakeGowa implements AutoCloseable {
             ? "the user opened the chat and saw the message."
             : "means the message was delivered to the device (but the user might not have"
                 + " noticed).");
-    return post(s, "message.ack", p, null);
+    return post(slots.get(slot), "message.ack", p, null);
   }
 
-  private ObjectNode message(String slot, String messageId, String from, String groupJid) {
-    Slot s = slots.get(slot);
+  /**
+   * The fields every {@code message} payload has; {@code chat} is {@code chat_id}: the group, or
+   * for a chat of two the sender's normalised JID (null: {@code from}, a phone's JID).
+   */
+  private ObjectNode message(String messageId, String from, String chat) {
     ObjectNode p = JSON.createObjectNode();
     p.put("id", messageId);
-    p.put("chat_id", groupJid != null ? groupJid : from.endsWith("@lid") ? s.jid : from);
-    if (groupJid == null && from.endsWith("@lid")) {
-      p.put("chat_lid", from);
-    }
+    p.put("chat_id", chat != null ? chat : from);
     p.put("from", from);
     p.put("from_name", "Phone " + from.substring(0, from.indexOf('@')));
     p.put("sender_display_name", "Phone " + from.substring(0, from.indexOf('@')));
@@ -495,32 +540,9 @@ public final class FakeGowa implements AutoCloseable {
     }
     envelope.set("payload", payload);
     try {
-      byte[] bytes = JSON.writeValueAsBytes(envelope);
-      HttpRequest.Builder b =
-          HttpRequest.newBuilder(URI.create(webhook))
-              .timeout(Duration.ofSeconds(10))
-              .header("Content-Type", "application/json")
-              .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
-      String sig = signature != null ? signature : "sha256=" + hmac(WEBHOOK_SECRET, bytes);
-      if (!sig.isEmpty()) {
-        b.header("X-Hub-Signature-256", sig);
-      }
-      return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      return postSigned(JSON.writeValueAsBytes(envelope), signature);
     } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
-  }
-
-  static String hmac(String key, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return HexFormat.of().formatHex(mac.doFinal(body));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

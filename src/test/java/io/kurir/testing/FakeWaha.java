@@ -9,15 +9,11 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A WAHA engine (WhatsApp HTTP API) as its OpenAPI document and docs describe it, on loopback only:
@@ -1037,39 +1031,28 @@ public final class FakeWaha implements AutoCloseable {
       }
       envelope.put("engine", sending.engine().name());
       envelope.set("payload", payload);
+      byte[] bytes;
       try {
-        byte[] bytes = JSON.writeValueAsBytes(envelope);
-        String key = h.path("hmac").path("key").asText("");
-        HttpRequest.Builder b =
-            HttpRequest.newBuilder(URI.create(h.path("url").asText()))
-                .timeout(java.time.Duration.ofSeconds(10))
-                .header("Content-Type", "application/json")
-                .header("X-Webhook-Request-Id", UUID.randomUUID().toString())
-                .header("X-Webhook-Timestamp", Long.toString(clock.millis()))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
-        String sig = signature != null ? signature : key.isEmpty() ? "" : hmac(key, bytes);
-        if (!sig.isEmpty()) {
-          b.header("X-Webhook-Hmac", sig).header("X-Webhook-Hmac-Algorithm", "sha512");
-        }
-        last = http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        bytes = JSON.writeValueAsBytes(envelope);
       } catch (IOException e) {
-        last = -1;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        last = -1;
+        throw new UncheckedIOException(e);
       }
+      String key = h.path("hmac").path("key").asText("");
+      Map<String, String> headers = new LinkedHashMap<>();
+      headers.put("X-Webhook-Request-Id", UUID.randomUUID().toString());
+      headers.put("X-Webhook-Timestamp", Long.toString(clock.millis()));
+      String sig = signature != null ? signature : key.isEmpty() ? "" : hmac(key, bytes);
+      if (!sig.isEmpty()) {
+        headers.put("X-Webhook-Hmac", sig);
+        headers.put("X-Webhook-Hmac-Algorithm", "sha512");
+      }
+      last = FakeWebhooks.post(http, h.path("url").asText(), bytes, headers);
     }
     return last;
   }
 
   static String hmac(String key, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA512");
-      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA512"));
-      return HexFormat.of().formatHex(mac.doFinal(body));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return FakeWebhooks.hmac("HmacSHA512", key, body);
   }
 
   // --- plumbing

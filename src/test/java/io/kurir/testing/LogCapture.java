@@ -16,6 +16,15 @@ import org.slf4j.LoggerFactory;
  * meanwhile.
  */
 public final class LogCapture implements AutoCloseable {
+  /**
+   * The resource a test class locks ({@code @ResourceLock(LogCapture.LOG)}) when its captures may
+   * run beside other classes (./kurir test fast runs classes concurrently): what it reads is lines
+   * only it causes. Captures must not overlap each other, as each sets the levels of the loggers it
+   * names and puts them back. A class that counts every line, or wants none at WARN, is
+   * {@code @Isolated} instead: every gateway in the JVM logs to the same loggers.
+   */
+  public static final String LOG = "io.kurir log";
+
   /** One record: its level, logger's short name, formatted message, and whether it had a trace. */
   public record Line(Level level, String logger, String message, boolean stackTrace) {
     @Override

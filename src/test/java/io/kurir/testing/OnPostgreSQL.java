@@ -6,6 +6,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Runs a test class on PostgreSQL: every {@link TestGateway}, {@link CoreNode} and {@link
@@ -25,4 +26,5 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Target(ElementType.TYPE)
 @ExtendWith(TestDatabases.PostgreSQLExtension.class)
 @Tag("postgres")
+@Isolated("the engine of the tests' databases is a static setting of TestDatabases")
 public @interface OnPostgreSQL {}

@@ -114,6 +114,7 @@ public final class TestTables {
       long deviceId,
       String sender,
       Optional<String> senderId,
+      Optional<String> groupId,
       String body,
       Optional<String> networkId,
       Optional<Long> replyMessageId,
@@ -123,7 +124,7 @@ public final class TestTables {
 
   private List<InboundRow> inboundWhere(String where, Object... args) {
     return rows(
-        "SELECT id, device_id, sender, sender_id, body, network_id, reply_message_id,"
+        "SELECT id, device_id, sender, sender_id, group_id, body, network_id, reply_message_id,"
             + " media_type, media_path, received_at FROM inbound_message"
             + where
             + " ORDER BY id",
@@ -133,6 +134,7 @@ public final class TestTables {
                 rs.getLong("device_id"),
                 rs.getString("sender"),
                 Optional.ofNullable(rs.getString("sender_id")),
+                Optional.ofNullable(rs.getString("group_id")),
                 rs.getString("body"),
                 Optional.ofNullable(rs.getString("network_id")),
                 optionalLong(rs, "reply_message_id"),
@@ -155,6 +157,47 @@ public final class TestTables {
   /** The incoming messages from {@code sender} (as stored: E.164 or a network id). */
   public List<InboundRow> inboundFrom(String sender) {
     return inboundWhere(" WHERE sender = ?", sender);
+  }
+
+  // --- device_event, driver_state
+
+  /** An entry of a device's history: the state it moved to, why, and when. */
+  public record DeviceEventRow(String oldState, String newState, Optional<String> reason, long at) {
+    /** {@code "<state> <reason>"}, the reason empty when there is none. */
+    public String stateAndReason() {
+      return newState + " " + reason.orElse("");
+    }
+  }
+
+  /** The device's history, oldest first (entries of the same time in the order recorded). */
+  public List<DeviceEventRow> deviceEventsOf(long deviceId) {
+    return rows(
+        "SELECT old_state, new_state, reason, at FROM device_event WHERE device_id = ?"
+            + " ORDER BY at, "
+            + db.dialect().insertionOrder(),
+        (rs, ctx) ->
+            new DeviceEventRow(
+                rs.getString("old_state"),
+                rs.getString("new_state"),
+                Optional.ofNullable(rs.getString("reason")),
+                rs.getLong("at")),
+        deviceId);
+  }
+
+  /** The device's history, oldest first, each entry as {@code "<state> <reason>"}. */
+  public List<String> historyOf(long deviceId) {
+    return deviceEventsOf(deviceId).stream().map(DeviceEventRow::stateAndReason).toList();
+  }
+
+  /** What a device's driver keeps under {@code key} (as stored: sealed values stay sealed). */
+  public Optional<String> driverState(long deviceId, String key) {
+    return rows(
+            "SELECT value FROM driver_state WHERE device_id = ? AND key = ?",
+            (rs, ctx) -> rs.getString(1),
+            deviceId,
+            key)
+        .stream()
+        .findFirst();
   }
 
   // --- webhook_delivery

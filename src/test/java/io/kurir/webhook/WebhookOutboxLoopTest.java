@@ -33,12 +33,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The outbox loop on its own, without a gateway: outboxes on one database (as nodes sharing it)
  * never deliver an event twice, claims left behind are taken again, and the loop and its attempts
  * outlive any Throwable, and say so in the log.
  */
+@Isolated(
+    "replaces System.err and reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WebhookOutboxLoopTest {
   static final Settings.Media PRIVATE_ALLOWED =
       new Settings.Media(1 << 20, true, Duration.ofSeconds(5));
@@ -74,7 +77,7 @@ class WebhookOutboxLoopTest {
             Clock.systemUTC(),
             ZoneId.of("Asia/Jakarta"),
             new PhoneNumbers("ID"),
-            io.kurir.tenant.DeviceDrivers.of(io.kurir.StandardDrivers.catalog()));
+            io.kurir.tenant.DeviceDrivers.of(io.kurir.driver.standard.StandardDrivers.catalog()));
     Partner p = tenants.createPartner("P", "");
     License l = tenants.createLicense(p.id(), "L", "", null, List.of());
     List<Device> devices = new ArrayList<>();
@@ -94,7 +97,8 @@ class WebhookOutboxLoopTest {
             new SafeFetcher(PRIVATE_ALLOWED),
             Duration.ofHours(24),
             Duration.ofSeconds(5),
-            node);
+            node,
+            outcome -> {});
     outboxes.add(outbox);
     return outbox;
   }

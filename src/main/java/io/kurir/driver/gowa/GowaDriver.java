@@ -9,15 +9,16 @@ import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.EngineSettings;
+import io.kurir.driver.EngineWatch;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.NumberCheck;
+import io.kurir.driver.NumberCheckPolicy;
 import io.kurir.driver.OutgoingMessage;
 import io.kurir.driver.ReceivedFiles;
 import io.kurir.driver.SendOutcome;
-import io.kurir.driver.Values;
 import io.kurir.logging.LogIds;
-import io.kurir.logging.RepeatingFailure;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,9 +49,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: what must outlive a call is in the database ({@link GowaSlots}); GOWA's
  * reachability is a volatile flag that every call refreshes. A GOWA that cannot be reached is not
- * called again by anyone but the engine watch ({@link #watchLoop}), which tries it with back-off on
- * the injected clock: one log line when it goes, one when it is back, its devices {@code port_down}
- * in between, their messages waiting.
+ * called again by anyone but the engine watch ({@link EngineWatch}), which tries it with back-off
+ * on the injected clock: one log line when it goes, one when it is back, its devices {@code
+ * port_down} in between, their messages waiting.
  */
 public final class GowaDriver implements Driver {
   private static final Logger log = LoggerFactory.getLogger(GowaDriver.class);
@@ -58,11 +59,11 @@ public final class GowaDriver implements Driver {
   /** The reason stored with a message GOWA refused for good. */
   static final String NETWORK_REFUSED = "network_refused";
 
-  /** The wait before an unreachable GOWA is tried again; doubled after each failed try. */
-  static final Duration RETRY_FIRST = Duration.ofSeconds(1);
+  /** The wait before an unreachable GOWA is tried again ({@link EngineWatch#RETRY_FIRST}). */
+  static final Duration RETRY_FIRST = EngineWatch.RETRY_FIRST;
 
-  /** The longest wait between two tries of an unreachable GOWA. */
-  static final Duration RETRY_MAX = Duration.ofSeconds(30);
+  /** The longest wait between two tries of an unreachable GOWA ({@link EngineWatch#RETRY_MAX}). */
+  static final Duration RETRY_MAX = EngineWatch.RETRY_MAX;
 
   /**
    * How long a send waits after GOWA answered {@code WA_REACHOUT_TIMELOCK} (WhatsApp's error 463:
@@ -73,7 +74,6 @@ public final class GowaDriver implements Driver {
 
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
-  private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
 
   /** The largest incoming file Kurir keeps, and the largest QR picture it reads. */
   static final long MAX_INCOMING_MEDIA_BYTES = 64L * 1024 * 1024;
@@ -84,7 +84,8 @@ public final class GowaDriver implements Driver {
   private final GowaSlots slots;
   private final GowaApi api;
   private final String url;
-  private final GowaNumberChecks numberChecks;
+  // The number check before a first send; known contacts are asked of the contact directory.
+  private final NumberCheckPolicy numberChecks;
   // By device, until when WhatsApp's reach-out time lock holds its sends to new contacts.
   private final Map<Long, Instant> reachOutUntil = new ConcurrentHashMap<>();
   // By device, the recipients refused with the lock during it (though taken for known).
@@ -96,61 +97,50 @@ public final class GowaDriver implements Driver {
   // Slot id -> device id, as this node attached or found them (the webhook names the slot).
   private final Map<String, Long> deviceBySlot = new ConcurrentHashMap<>();
 
-  private volatile boolean engineUp = true;
-  // GOWA's outage, guarded by itself; the watch thread waits on it.
-  private final Object outage = new Object();
-  private Instant downSince = Instant.EPOCH;
-  private String downWhy = "";
-  private Duration retryIn = RETRY_FIRST;
-  private Instant nextTry = Instant.EPOCH;
-  private Instant nextProbe = Instant.MAX;
-  private boolean markPending; // the devices are still to be told that GOWA went
-  private boolean recoverPending; // the slots are still to be read again now that it is back
+  // GOWA's reachability: every call goes through it; it tries GOWA again while it is down.
+  private final EngineWatch engine;
 
   /** Devices this node attached while GOWA could not be reached: attached once it answers. */
   private final Map<Long, DeviceRef> toAttach = new ConcurrentHashMap<>();
 
-  private volatile Thread watch;
-  private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
   private volatile DriverListener listener;
-  private volatile boolean closed;
 
   GowaDriver(DriverContext context) {
     this.context = context;
     this.slots = new GowaSlots(context.sessions());
     var values = context.settings().values();
-    this.url = values.getOrDefault(GowaDriverFactory.URL, GowaDriverFactory.DEFAULT_URL);
+    this.url = values.getOrDefault(EngineSettings.URL, EngineSettings.DEFAULT_URL);
     this.api =
         new GowaApi(
             url,
             values.getOrDefault(GowaDriverFactory.BASIC_AUTH, "").strip(),
-            Values.duration(
-                    values.getOrDefault(
-                        GowaDriverFactory.TIMEOUT, GowaDriverFactory.TIMEOUT_DEFAULT))
-                .orElse(Duration.ofSeconds(60)));
+            EngineSettings.duration(
+                values, EngineSettings.TIMEOUT, GowaDriverFactory.TIMEOUT_DEFAULT));
     this.healthEvery =
-        Values.duration(
-                values.getOrDefault(
-                    GowaDriverFactory.HEALTH_EVERY, GowaDriverFactory.HEALTH_DEFAULT))
-            .orElse(Duration.ofSeconds(30));
+        EngineSettings.duration(values, EngineSettings.HEALTH_EVERY, EngineSettings.HEALTH_DEFAULT);
+    this.engine =
+        new EngineWatch(
+            "the GOWA server at " + url,
+            "devices",
+            context.clock(),
+            () -> api.get("/devices"),
+            healthEvery,
+            log);
     this.numberChecks =
-        new GowaNumberChecks(
+        new NumberCheckPolicy(
             context.contacts(),
             context.clock(),
-            Values.duration(
-                    values.getOrDefault(
-                        GowaDriverFactory.NUMBER_CHECK_FOR,
-                        GowaDriverFactory.NUMBER_CHECK_FOR_DEFAULT))
-                .orElse(Duration.ofDays(7)),
-            Values.duration(
-                    values.getOrDefault(
-                        GowaDriverFactory.NUMBER_CHECK_NO_FOR,
-                        GowaDriverFactory.NUMBER_CHECK_NO_FOR_DEFAULT))
-                .orElse(Duration.ofHours(1)),
+            EngineSettings.duration(
+                values, EngineSettings.NUMBER_CHECK_FOR, EngineSettings.NUMBER_CHECK_FOR_DEFAULT),
+            EngineSettings.duration(
+                values,
+                GowaDriverFactory.NUMBER_CHECK_NO_FOR,
+                GowaDriverFactory.NUMBER_CHECK_NO_FOR_DEFAULT),
             Integer.parseInt(
                 values.getOrDefault(
-                    GowaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
-                    GowaDriverFactory.NUMBER_CHECKS_PER_MINUTE_DEFAULT)));
+                    EngineSettings.NUMBER_CHECKS_PER_MINUTE,
+                    EngineSettings.NUMBER_CHECKS_PER_MINUTE_DEFAULT)),
+            "drivers.gowa." + EngineSettings.NUMBER_CHECKS_PER_MINUTE);
   }
 
   private static Object[] newLocks(int n) {
@@ -169,13 +159,28 @@ public final class GowaDriver implements Driver {
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
-    if (!healthEvery.isZero()) {
-      synchronized (outage) {
-        nextProbe = context.clock().instant().plus(healthEvery);
-      }
-    }
-    io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), this::wakeWatch);
-    watch = Thread.ofVirtual().name("gowa-engine-watch").start(this::watchLoop);
+    io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), engine::wake);
+    engine.start(
+        "gowa-engine-watch",
+        "the GOWA engine watch",
+        new EngineWatch.Steps() {
+          @Override
+          public void lost(String why) {
+            for (long id : slots.known()) {
+              statusChanged(id, GowaStatus.UNREACHABLE, why);
+            }
+          }
+
+          @Override
+          public void back() {
+            recover();
+          }
+
+          @Override
+          public void probe() {
+            GowaDriver.this.probe();
+          }
+        });
   }
 
   // --- slots and states
@@ -234,13 +239,8 @@ public final class GowaDriver implements Driver {
       // Not thrown: the device waits for GOWA (port_down, not connected, so sync callers hear
       // phone_offline at once), and the engine watch attaches it once GOWA answers.
       toAttach.put(device.id(), device);
-      statusChanged(device.id(), GowaStatus.UNREACHABLE, unreachable());
-      synchronized (outage) {
-        if (engineUp) { // back meanwhile, and its recovery may have run before this was put
-          recoverPending = true;
-          outage.notifyAll();
-        }
-      }
+      statusChanged(device.id(), GowaStatus.UNREACHABLE, engine.unreachable());
+      engine.recoverIfUp(); // back meanwhile, and its recovery may have run before this was put
     }
   }
 
@@ -398,7 +398,8 @@ public final class GowaDriver implements Driver {
 
   @Override
   public boolean isConnected(DeviceRef device) {
-    return engineUp && slots.status(device.id()).filter(GowaStatus.LOGGED_IN::equals).isPresent();
+    return engine.up()
+        && slots.status(device.id()).filter(GowaStatus.LOGGED_IN::equals).isPresent();
   }
 
   /** GOWA takes no idempotency key: a second post of one message is a second message. */
@@ -409,40 +410,25 @@ public final class GowaDriver implements Driver {
 
   /**
    * Whether GOWA answers: the outcome of the last call, asked again (a cheap {@code GET /devices})
-   * when that is older than a second, so a stopped GOWA shows as {@code port_down} and one that is
-   * back shows as running without waiting for a send.
+   * when that is older than {@link EngineWatch#PROBE_EVERY} on the injected clock, so a stopped
+   * GOWA shows as {@code port_down} and one that is back shows as running without waiting for a
+   * send.
    */
   @Override
   public boolean isRunning() {
-    if (System.nanoTime() - lastCallNanos > PROBE_EVERY.toNanos()) {
-      try {
-        call(() -> api.get("/devices"));
-      } catch (IOException e) {
-        return engineUp;
-      }
-    }
-    return engineUp;
+    return engine.isRunning();
   }
 
   @Override
   public String downReason() {
-    synchronized (outage) {
-      return "the GOWA server at "
-          + url
-          + " cannot be reached ("
-          + downWhy
-          + "): start it, or set drivers.gowa.url to where it runs; Kurir tries it again on its"
-          + " own, at most every "
-          + RETRY_MAX.toSeconds()
-          + " s";
-    }
-  }
-
-  /** Why GOWA cannot be reached, as a device event's reason. */
-  private String unreachable() {
-    synchronized (outage) {
-      return "the GOWA server at " + url + " cannot be reached (" + downWhy + ")";
-    }
+    return "the GOWA server at "
+        + url
+        + " cannot be reached ("
+        + engine.downWhy()
+        + "): start it, or set drivers.gowa.url to where it runs; Kurir tries it again on its"
+        + " own, at most every "
+        + RETRY_MAX.toSeconds()
+        + " s";
   }
 
   @Override
@@ -526,7 +512,7 @@ public final class GowaDriver implements Driver {
     } else {
       String digits = message.recipient().replaceAll("\\D", "");
       phone = digits + "@s.whatsapp.net";
-      GowaNumberChecks.Route route;
+      NumberCheckPolicy.Route route;
       try {
         // One check of a number at a time per device: sends to it meanwhile wait for its answer
         // rather than look it up again (every look-up is seen by WhatsApp).
@@ -534,18 +520,28 @@ public final class GowaDriver implements Driver {
             checkLocks[
                 Math.floorMod(
                     Long.hashCode(device.id()) * 31 + digits.hashCode(), checkLocks.length)]) {
-          route = numberChecks.route(device.id(), "+" + digits, () -> askExists(slot, digits));
+          route =
+              context.contacts().hasTalkedTo(device.id(), "+" + digits)
+                  // a chat proves the number is on WhatsApp, whatever a check said
+                  ? new NumberCheckPolicy.Route.Go(Optional.empty())
+                  : numberChecks.route(
+                      device.id(),
+                      "+" + digits,
+                      () ->
+                          askExists(slot, digits)
+                              .map(yes -> new NumberCheckPolicy.Answer(yes, Optional.empty())));
         }
       } catch (java.net.ConnectException e) {
         return new SendOutcome.DeviceUnavailable();
       } catch (IOException e) {
-        route = new GowaNumberChecks.Route.Go(); // a passing failure: the send goes
+        // a passing failure: the send goes
+        route = new NumberCheckPolicy.Route.Go(Optional.empty());
       }
       switch (route) {
-        case GowaNumberChecks.Route.NotOnWhatsApp none -> {
+        case NumberCheckPolicy.Route.NotOnWhatsApp none -> {
           return new SendOutcome.NotFound();
         }
-        case GowaNumberChecks.Route.Wait wait -> {
+        case NumberCheckPolicy.Route.Wait wait -> {
           try (var ids = LogIds.device(device.id())) {
             log.debug(
                 "device {}: message {} waits {} ms for its number check: {}",
@@ -557,7 +553,7 @@ public final class GowaDriver implements Driver {
           // This message alone waits, in the queue: the device's messages to known contacts go on.
           return new SendOutcome.Deferred(context.clock().instant().plus(wait.after()), wait.why());
         }
-        case GowaNumberChecks.Route.Go go -> {}
+        case NumberCheckPolicy.Route.Go go -> {}
       }
     }
     GowaApi.Reply r;
@@ -575,7 +571,10 @@ public final class GowaDriver implements Driver {
       String id = r.results().path("message_id").asText("");
       if (!message.toGroup()) {
         // WhatsApp took it: the number is on it, whatever an older check said.
-        numberChecks.keep(device.id(), "+" + phone.substring(0, phone.indexOf('@')), true);
+        numberChecks.keep(
+            device.id(),
+            "+" + phone.substring(0, phone.indexOf('@')),
+            new NumberCheckPolicy.Answer(true, Optional.empty()));
       }
       return SendOutcome.Sent.of(id, context.clock().instant());
     }
@@ -743,7 +742,8 @@ public final class GowaDriver implements Driver {
       if (answer.isEmpty()) {
         return NumberCheck.UNKNOWN;
       }
-      numberChecks.keep(device.id(), "+" + digits, answer.get());
+      numberChecks.keep(
+          device.id(), "+" + digits, new NumberCheckPolicy.Answer(answer.get(), Optional.empty()));
       return answer.get() ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
     } catch (IOException e) {
       return NumberCheck.UNKNOWN;
@@ -855,7 +855,7 @@ public final class GowaDriver implements Driver {
   /** Logs the slot out of WhatsApp; GOWA keeps the slot, to be linked again. */
   @Override
   public boolean logout(DeviceRef device) {
-    if (!engineUp || slots.slot(device.id()).isEmpty()) {
+    if (!engine.up() || slots.slot(device.id()).isEmpty()) {
       return false;
     }
     String slot = slotId(device);
@@ -1050,8 +1050,8 @@ public final class GowaDriver implements Driver {
               .resolve("media")
               .resolve(Long.toString(deviceId))
               .resolve(ReceivedFiles.safeName(networkId) + ReceivedFiles.extension(mime, fileName));
-      if (!engineUp) {
-        throw new java.net.ConnectException(unreachable());
+      if (!engine.up()) {
+        throw new java.net.ConnectException(engine.unreachable());
       }
       byte[] bytes;
       try {
@@ -1106,229 +1106,16 @@ public final class GowaDriver implements Driver {
 
   @Override
   public void close() {
-    closed = true;
-    Thread t = watch;
-    if (t != null) {
-      t.interrupt();
-    }
+    engine.close();
     api.close();
-  }
-
-  private interface Call {
-    GowaApi.Reply run() throws IOException, InterruptedException;
   }
 
   /**
    * One call to GOWA; its reachability follows the outcome. While GOWA cannot be reached nothing is
    * sent to it: the call fails at once, and only the engine watch tries it, with back-off.
    */
-  private GowaApi.Reply call(Call call) throws IOException {
-    if (!engineUp) {
-      throw new java.net.ConnectException(unreachable() + "; it is tried again with back-off");
-    }
-    return reach(call);
-  }
-
-  /** A call to GOWA whether or not it is known to be down (the watch's tries). */
-  private GowaApi.Reply reach(Call call) throws IOException {
-    try {
-      GowaApi.Reply r = call.run();
-      lastCallNanos = System.nanoTime();
-      if (!engineUp) {
-        engineBack();
-      }
-      return r;
-    } catch (IOException e) {
-      lastCallNanos = System.nanoTime();
-      if (unreachable(e)) {
-        engineLost(e);
-      }
-      throw e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while calling GOWA", e);
-    }
-  }
-
-  /**
-   * Whether a failed call means GOWA cannot be reached: no connection could be made, or it was
-   * dropped before any reply. A call that connected and then took longer than {@code
-   * drivers.gowa.timeout} fails alone: GOWA is there.
-   */
-  static boolean unreachable(IOException e) {
-    if (e instanceof java.net.http.HttpConnectTimeoutException) {
-      return true;
-    }
-    if (e instanceof java.net.http.HttpTimeoutException) {
-      return false;
-    }
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.ConnectException
-          || t instanceof java.net.UnknownHostException
-          || t instanceof java.net.NoRouteToHostException
-          || t instanceof java.net.SocketException
-          || t instanceof java.io.EOFException
-          || t instanceof java.nio.channels.ClosedChannelException) {
-        return true;
-      }
-    }
-    return e.getMessage() != null && e.getMessage().contains("received no bytes");
-  }
-
-  private void engineLost(IOException e) {
-    synchronized (outage) {
-      if (!engineUp) {
-        return;
-      }
-      engineUp = false;
-      downSince = context.clock().instant();
-      downWhy = e.toString();
-      retryIn = RETRY_FIRST;
-      nextTry = downSince.plus(retryIn);
-      markPending = true;
-      outage.notifyAll();
-    }
-    log.warn(
-        "the GOWA server at {} cannot be reached ({}): its devices are port_down and their"
-            + " messages wait; tried again with back-off, at most every {} s",
-        url,
-        e.toString(),
-        RETRY_MAX.toSeconds());
-  }
-
-  private void engineBack() {
-    Duration down;
-    synchronized (outage) {
-      if (engineUp) {
-        return;
-      }
-      engineUp = true;
-      recoverPending = true;
-      down = Duration.between(downSince, context.clock().instant());
-      outage.notifyAll();
-    }
-    log.info(
-        "the GOWA server at {} answers again (unreachable for {} s); its devices are read again",
-        url,
-        down.toSeconds());
-  }
-
-  private void wakeWatch() {
-    synchronized (outage) {
-      outage.notifyAll();
-    }
-  }
-
-  private enum WatchStep {
-    MARK,
-    TRY,
-    RECOVER,
-    PROBE
-  }
-
-  /**
-   * The engine watch: tells the devices when GOWA goes ({@code port_down}, not connected), tries it
-   * again after {@link #RETRY_FIRST}, doubling the wait up to {@link #RETRY_MAX} (on the injected
-   * clock, so a test moves it), and once it answers attaches the devices that waited for it and
-   * reads every slot again; while GOWA is up, the health probe every {@code
-   * drivers.gowa.health-every}. Survives any exception.
-   */
-  private void watchLoop() {
-    RepeatingFailure failures = new RepeatingFailure(log, "the GOWA engine watch", context.clock());
-    while (!closed) {
-      try {
-        switch (nextWatchStep()) {
-          case MARK -> {
-            String why = unreachable();
-            for (long id : slots.known()) {
-              statusChanged(id, GowaStatus.UNREACHABLE, why);
-            }
-          }
-          case TRY -> tryEngine();
-          case RECOVER -> recover();
-          case PROBE -> probe();
-        }
-        failures.succeeded();
-      } catch (InterruptedException e) {
-        return;
-      } catch (RuntimeException e) {
-        Instant failedAt = context.clock().instant();
-        Duration wait = failures.failed(e);
-        try {
-          awaitWatch(failedAt.plus(wait));
-        } catch (InterruptedException stop) {
-          return;
-        }
-      }
-    }
-  }
-
-  private void awaitWatch(Instant due) throws InterruptedException {
-    synchronized (outage) {
-      while (!closed) {
-        long left = Duration.between(context.clock().instant(), due).toMillis();
-        if (left <= 0) {
-          return;
-        }
-        outage.wait(Math.min(left, 1000));
-      }
-    }
-  }
-
-  private WatchStep nextWatchStep() throws InterruptedException {
-    synchronized (outage) {
-      while (!closed) {
-        if (markPending) {
-          markPending = false;
-          return WatchStep.MARK;
-        }
-        if (recoverPending) {
-          recoverPending = false;
-          return WatchStep.RECOVER;
-        }
-        Instant now = context.clock().instant();
-        Instant due;
-        if (engineUp) {
-          if (!now.isBefore(nextProbe)) {
-            nextProbe = now.plus(healthEvery);
-            return WatchStep.PROBE;
-          }
-          due = nextProbe;
-        } else {
-          if (!now.isBefore(nextTry)) {
-            return WatchStep.TRY;
-          }
-          due = nextTry;
-        }
-        long left = due.equals(Instant.MAX) ? 1000 : Duration.between(now, due).toMillis();
-        // Woken by a moved clock too; looks again at least every second.
-        outage.wait(Math.max(1, Math.min(left, 1000)));
-      }
-    }
-    throw new InterruptedException("closed");
-  }
-
-  /** One try of a GOWA that could not be reached; the next one later when it fails again. */
-  private void tryEngine() {
-    try {
-      reach(() -> api.get("/devices"));
-    } catch (IOException e) {
-      Duration wait;
-      synchronized (outage) {
-        if (engineUp) {
-          return;
-        }
-        retryIn =
-            retryIn.multipliedBy(2).compareTo(RETRY_MAX) > 0 ? RETRY_MAX : retryIn.multipliedBy(2);
-        nextTry = context.clock().instant().plus(retryIn);
-        wait = retryIn;
-      }
-      log.debug(
-          "the GOWA server at {} still cannot be reached ({}); next try in {} s",
-          url,
-          e.toString(),
-          wait.toSeconds());
-    }
+  private GowaApi.Reply call(EngineWatch.Call<GowaApi.Reply> call) throws IOException {
+    return engine.call(call);
   }
 
   /** GOWA is back: the devices that waited are attached, every slot is read again. */

@@ -10,9 +10,8 @@ import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
 import io.kurir.driver.DriverSettings;
+import io.kurir.driver.EngineSettings;
 import io.kurir.driver.Pacing;
-import io.kurir.driver.Values;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,18 +29,9 @@ public final class GowaDriverFactory implements DriverFactory {
   /** Device configuration: the id of an existing GOWA device to adopt. */
   static final String DEVICE_ID = "device-id";
 
-  static final String URL = "url";
+  // The address, timeout, health period, number checks and pacing: EngineSettings.
   static final String BASIC_AUTH = "basic-auth";
   static final String WEBHOOK_SECRET = "webhook-secret";
-  static final String TIMEOUT = "timeout";
-  static final String DEFAULT_URL = "http://127.0.0.1:3000";
-  static final String HEALTH_EVERY = "health-every";
-  static final String HEALTH_DEFAULT = "30s";
-
-  /** How long GOWA's answer to a number check is kept per device. */
-  static final String NUMBER_CHECK_FOR = "number-check-for";
-
-  static final String NUMBER_CHECK_FOR_DEFAULT = "7d";
 
   /**
    * How long GOWA's "not on WhatsApp" is kept: briefly, for GOWA answers no as well when its own
@@ -57,18 +47,6 @@ public final class GowaDriverFactory implements DriverFactory {
    */
   static final String TIMEOUT_DEFAULT = "60s";
 
-  /** Number checks a device may make in a minute; beyond, its sends to new numbers wait. */
-  static final String NUMBER_CHECKS_PER_MINUTE = "number-checks-per-minute";
-
-  static final String NUMBER_CHECKS_PER_MINUTE_DEFAULT = "20";
-
-  /**
-   * A linked phone is paced like a person, as the WAHA driver's: at least a second between sends
-   * plus up to two seconds of random extra. The demo profile keeps it: GOWA drives a real number
-   * there too.
-   */
-  static final Pacing DEFAULT_PACING = new Pacing(Duration.ofSeconds(1), Duration.ofSeconds(2));
-
   @Override
   public String name() {
     return NAME;
@@ -77,27 +55,21 @@ public final class GowaDriverFactory implements DriverFactory {
   @Override
   public List<DriverSetting> settings() {
     List<DriverSetting> all = new ArrayList<>();
-    all.add(DriverSetting.of(URL, Kind.TEXT, DEFAULT_URL, DEFAULT_URL));
+    all.add(EngineSettings.url());
     all.add(DriverSetting.of(BASIC_AUTH, Kind.TEXT, "", ""));
     all.add(DriverSetting.of(WEBHOOK_SECRET, Kind.TEXT, "", ""));
-    all.add(DriverSetting.of(TIMEOUT, Kind.DURATION, TIMEOUT_DEFAULT, TIMEOUT_DEFAULT));
-    all.add(DriverSetting.of(HEALTH_EVERY, Kind.DURATION, HEALTH_DEFAULT, HEALTH_DEFAULT));
-    all.add(
-        DriverSetting.of(
-            NUMBER_CHECK_FOR, Kind.DURATION, NUMBER_CHECK_FOR_DEFAULT, NUMBER_CHECK_FOR_DEFAULT));
+    all.add(EngineSettings.timeout(TIMEOUT_DEFAULT));
+    all.add(EngineSettings.healthEvery());
+    all.add(EngineSettings.numberCheckFor());
     all.add(
         DriverSetting.of(
             NUMBER_CHECK_NO_FOR,
             Kind.DURATION,
             NUMBER_CHECK_NO_FOR_DEFAULT,
             NUMBER_CHECK_NO_FOR_DEFAULT));
-    all.add(
-        DriverSetting.of(
-            NUMBER_CHECKS_PER_MINUTE,
-            Kind.COUNT,
-            NUMBER_CHECKS_PER_MINUTE_DEFAULT,
-            NUMBER_CHECKS_PER_MINUTE_DEFAULT));
-    all.addAll(Pacing.settings(DEFAULT_PACING, DEFAULT_PACING));
+    all.add(EngineSettings.numberChecksPerMinute());
+    // A linked phone is paced like a person, as the WAHA driver's (EngineSettings.PACING).
+    all.addAll(Pacing.settings(EngineSettings.PACING, EngineSettings.PACING));
     return all;
   }
 
@@ -141,9 +113,9 @@ public final class GowaDriverFactory implements DriverFactory {
   @Override
   public List<String> checkSettings(DriverSettings settings, boolean demo, boolean adminTokenSet) {
     List<String> problems = new ArrayList<>();
-    String url = settings.text(URL);
-    if (!Values.httpUrl(url)) {
-      problems.add("drivers.gowa.url: '" + url + "' is not an http(s) address");
+    String url = EngineSettings.urlProblem(NAME, settings);
+    if (url != null) {
+      problems.add(url);
     }
     String auth = settings.text(BASIC_AUTH);
     if (!auth.isEmpty() && (auth.indexOf(':') <= 0 || auth.contains(","))) {

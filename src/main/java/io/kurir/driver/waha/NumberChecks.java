@@ -3,12 +3,11 @@ package io.kurir.driver.waha;
 import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.ContactDirectory.CheckedNumber;
 import io.kurir.driver.ContactId;
+import io.kurir.driver.EngineSettings;
+import io.kurir.driver.NumberCheckPolicy;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -21,12 +20,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * differs for old Brazilian mobile accounts, or a LID). A send to a number not on WhatsApp would
  * otherwise be answered 201 and never arrive.
  *
- * <p>The answers are kept per device in the {@link ContactDirectory} for {@code keepFor}; checks
- * are paced, at most {@code perMinute} a minute per device (bursts of lookups get a number
- * flagged): beyond that the send waits, it does not go unchecked, and a caller's check is answered
- * unknown. A contact the device has sent to or heard from is never checked, whatever an older check
- * said (they wrote in: they are reachable). A check that fails for a passing reason (the engine's
- * error, a malformed answer) lets the send go to the number as written.
+ * <p>The keeping and the pace are {@link NumberCheckPolicy}'s (answers kept for {@code keepFor}, at
+ * most {@code perMinute} checks a minute per device; beyond that the send waits, and a caller's
+ * check is answered unknown). What is WAHA's here: a contact the device has sent to or heard from
+ * is never checked, whatever an older check said (they wrote in: they are reachable), and is
+ * remembered in memory with its chat id; chat ids in WAHA's {@code @c.us} form; the phone behind a
+ * LID the engine answered is learned.
  *
  * <p>Thread-safe.
  */
@@ -51,26 +50,25 @@ final class NumberChecks {
     record Wait(Duration after, String why) implements Route {}
   }
 
-  static final Duration WINDOW = Duration.ofMinutes(1);
-
   private final ContactDirectory contacts;
-  private final Clock clock;
-  private final Duration keepFor;
-  private final int perMinute;
+  private final NumberCheckPolicy policy;
 
   /** Known contacts remembered per device; the least recently used are forgotten beyond. */
   static final int KNOWN_PER_DEVICE = 10_000;
 
   // By device, numbers it has sent to or heard from and the chat id to use; each guarded by itself.
   private final Map<Long, Map<String, String>> known = new ConcurrentHashMap<>();
-  // By device, when its checks of the last minute were made; guarded by the deque itself.
-  private final Map<Long, Deque<Instant>> recent = new ConcurrentHashMap<>();
 
   NumberChecks(ContactDirectory contacts, Clock clock, Duration keepFor, int perMinute) {
     this.contacts = contacts;
-    this.clock = clock;
-    this.keepFor = keepFor;
-    this.perMinute = perMinute;
+    this.policy =
+        new NumberCheckPolicy(
+            contacts,
+            clock,
+            keepFor,
+            keepFor,
+            perMinute,
+            "drivers.waha." + EngineSettings.NUMBER_CHECKS_PER_MINUTE);
   }
 
   /**
@@ -138,35 +136,28 @@ final class NumberChecks {
   Route route(long deviceId, String digits, Asker asker) throws IOException {
     String e164 = "+" + digits;
     String asWritten = digits + "@c.us";
-    Optional<CheckedNumber> last = kept(deviceId, digits);
-    if (last.isPresent()) {
-      return last.get().exists()
-          ? new Route.Go(last.get().chatAddress().orElse(asWritten))
-          : new Route.NotOnWhatsApp();
-    }
-    Optional<Duration> wait = take(deviceId, true);
-    if (wait.isPresent()) {
-      return new Route.Wait(wait.get(), paceReached());
-    }
-    Optional<Answer> answer = asker.ask();
-    if (answer.isEmpty()) {
-      return new Route.Go(asWritten); // a passing failure: the send goes as written
-    }
-    CheckedNumber kept = keep(deviceId, e164, answer.get());
-    return kept.exists()
-        ? new Route.Go(kept.chatAddress().orElse(asWritten))
-        : new Route.NotOnWhatsApp();
+    NumberCheckPolicy.Route route =
+        policy.route(
+            deviceId,
+            e164,
+            () ->
+                asker
+                    .ask()
+                    .map(
+                        a -> {
+                          learnLid(deviceId, e164, a);
+                          return new NumberCheckPolicy.Answer(a.exists(), a.chatId());
+                        }));
+    return switch (route) {
+      case NumberCheckPolicy.Route.Go go -> new Route.Go(go.chatAddress().orElse(asWritten));
+      case NumberCheckPolicy.Route.NotOnWhatsApp none -> new Route.NotOnWhatsApp();
+      case NumberCheckPolicy.Route.Wait wait -> new Route.Wait(wait.after(), wait.why());
+    };
   }
 
   /** The kept answer for {@code digits} on {@code deviceId} while younger than {@code keepFor}. */
   Optional<CheckedNumber> kept(long deviceId, String digits) {
-    return contacts.lastCheck(deviceId, "+" + digits).filter(this::fresh);
-  }
-
-  private String paceReached() {
-    return perMinute
-        + " number checks in the last minute, the most drivers.waha.number-checks-per-minute"
-        + " allows";
+    return policy.kept(deviceId, "+" + digits);
   }
 
   /**
@@ -174,15 +165,19 @@ final class NumberChecks {
    * answers the phone in {@code pn} when {@code chatId} is a LID).
    */
   CheckedNumber keep(long deviceId, String e164, Answer answer) {
+    CheckedNumber kept =
+        policy.keep(deviceId, e164, new NumberCheckPolicy.Answer(answer.exists(), answer.chatId()));
+    learnLid(deviceId, e164, answer);
+    return kept;
+  }
+
+  private void learnLid(long deviceId, String e164, Answer answer) {
     Optional<String> chat = answer.exists() ? answer.chatId() : Optional.empty();
-    CheckedNumber kept = new CheckedNumber(e164, answer.exists(), chat, clock.instant());
-    contacts.recordCheck(deviceId, kept);
     if (chat.isPresent() && chat.get().endsWith("@lid")) {
       String pn = answer.pn().map(p -> p.replaceAll("@.*$", "").replaceAll("\\D", "")).orElse("");
       String phone = pn.isEmpty() ? e164.substring(1) : pn;
       contacts.learn(deviceId, "+" + phone, ContactId.lid(chat.get()));
     }
-    return kept;
   }
 
   /**
@@ -190,29 +185,6 @@ final class NumberChecks {
    * when none is left (the caller is answered at once, as when the engine cannot be asked).
    */
   boolean mayAsk(long deviceId) {
-    return take(deviceId, true).isEmpty();
-  }
-
-  private boolean fresh(CheckedNumber check) {
-    return check.at().plus(keepFor).isAfter(clock.instant());
-  }
-
-  /**
-   * Takes one of the device's checks of this minute; when {@code bounded} and none is left, how
-   * long until one is.
-   */
-  private Optional<Duration> take(long deviceId, boolean bounded) {
-    Instant now = clock.instant();
-    Deque<Instant> times = recent.computeIfAbsent(deviceId, id -> new ArrayDeque<>());
-    synchronized (times) {
-      while (!times.isEmpty() && !times.peekFirst().plus(WINDOW).isAfter(now)) {
-        times.pollFirst();
-      }
-      if (bounded && perMinute > 0 && times.size() >= perMinute) {
-        return Optional.of(Duration.between(now, times.peekFirst().plus(WINDOW)));
-      }
-      times.addLast(now);
-      return Optional.empty();
-    }
+    return policy.mayAsk(deviceId);
   }
 }

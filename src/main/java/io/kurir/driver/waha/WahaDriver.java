@@ -10,6 +10,8 @@ import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContext;
 import io.kurir.driver.DriverListener;
+import io.kurir.driver.EngineSettings;
+import io.kurir.driver.EngineWatch;
 import io.kurir.driver.GroupMembers;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.driver.NumberCheck;
@@ -21,7 +23,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: what must outlive a call is in the database ({@link WahaSessions}); the engine's
  * reachability is a volatile flag that every call refreshes. An engine that cannot be reached is
- * not called again by anyone but the engine watch ({@link #watchLoop}), which tries it with
+ * not called again by anyone but the engine watch ({@link EngineWatch}), which tries it with
  * back-off on the injected clock: one log line when it goes, one when it is back, its devices
  * {@code port_down} in between.
  */
@@ -60,7 +61,6 @@ public final class WahaDriver implements Driver {
   private final DriverContext context;
   private final WahaSessions sessions;
   private final WahaApi api;
-  private static final Duration PROBE_EVERY = Duration.ofSeconds(1);
   static final Duration GROUPS_FRESH = Duration.ofMinutes(5);
   static final Duration GROUPS_RETRY = Duration.ofSeconds(30);
   private final Map<Long, GroupList> groupLists = new java.util.concurrent.ConcurrentHashMap<>();
@@ -78,7 +78,8 @@ public final class WahaDriver implements Driver {
   private final Map<String, java.time.Instant> lidMisses =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private volatile boolean engineUp = true;
+  // The engine's reachability: every call goes through it; it tries the engine again while down.
+  private final EngineWatch engine;
 
   /**
    * The Kurir-side status of a session whose engine cannot be reached ({@code port_down}); the
@@ -86,27 +87,19 @@ public final class WahaDriver implements Driver {
    */
   static final String UNREACHABLE = "UNREACHABLE";
 
-  /** The wait before an unreachable engine is tried again; doubled after each failed try. */
-  static final Duration RETRY_FIRST = Duration.ofSeconds(1);
+  /** The wait before an unreachable engine is tried again ({@link EngineWatch#RETRY_FIRST}). */
+  static final Duration RETRY_FIRST = EngineWatch.RETRY_FIRST;
 
-  /** The longest wait between two tries of an unreachable engine. */
-  static final Duration RETRY_MAX = Duration.ofSeconds(30);
+  /**
+   * The longest wait between two tries of an unreachable engine ({@link EngineWatch#RETRY_MAX}).
+   */
+  static final Duration RETRY_MAX = EngineWatch.RETRY_MAX;
 
   private final String url;
-  // The engine's outage, guarded by itself; the watch thread waits on it.
-  private final Object outage = new Object();
-  private Instant downSince = Instant.EPOCH;
-  private String downWhy = "";
-  private Duration retryIn = RETRY_FIRST;
-  private Instant nextTry = Instant.EPOCH;
-  private boolean markPending; // the devices are still to be told that the engine went
-  private boolean recoverPending; // the sessions are still to be read again now that it is back
 
   /** Devices this node attached while the engine could not be reached: attached once it answers. */
   private final Map<Long, DeviceRef> toAttach = new java.util.concurrent.ConcurrentHashMap<>();
 
-  private volatile Thread watch;
-  private volatile long lastCallNanos = System.nanoTime() - Duration.ofHours(1).toNanos();
   private volatile DriverListener listener;
   private final Duration healthEvery;
   private final Duration probeTimeout;
@@ -133,39 +126,39 @@ public final class WahaDriver implements Driver {
     this.context = context;
     this.sessions = new WahaSessions(context.sessions());
     var values = context.settings().values();
-    this.url = values.getOrDefault(WahaDriverFactory.URL, WahaDriverFactory.DEFAULT_URL);
+    this.url = values.getOrDefault(EngineSettings.URL, EngineSettings.DEFAULT_URL);
     this.api =
         new WahaApi(
             url,
             values.getOrDefault(WahaDriverFactory.API_KEY, "").strip(),
-            io.kurir.driver.Values.duration(values.getOrDefault(WahaDriverFactory.TIMEOUT, "30s"))
-                .orElse(Duration.ofSeconds(30)));
+            EngineSettings.duration(values, EngineSettings.TIMEOUT, "30s"));
     this.healthEvery =
-        io.kurir.driver.Values.duration(
-                values.getOrDefault(
-                    WahaDriverFactory.HEALTH_EVERY, WahaDriverFactory.HEALTH_DEFAULT))
-            .orElse(Duration.ofSeconds(30));
+        EngineSettings.duration(values, EngineSettings.HEALTH_EVERY, EngineSettings.HEALTH_DEFAULT);
     this.probeTimeout =
-        io.kurir.driver.Values.duration(
-                values.getOrDefault(
-                    WahaDriverFactory.PROBE_TIMEOUT, WahaDriverFactory.PROBE_TIMEOUT_DEFAULT))
-            .orElse(Duration.ofSeconds(10));
+        EngineSettings.duration(
+            values, WahaDriverFactory.PROBE_TIMEOUT, WahaDriverFactory.PROBE_TIMEOUT_DEFAULT);
     this.numberChecks =
         new NumberChecks(
             context.contacts(),
             context.clock(),
-            io.kurir.driver.Values.duration(
-                    values.getOrDefault(
-                        WahaDriverFactory.NUMBER_CHECK_FOR,
-                        WahaDriverFactory.NUMBER_CHECK_FOR_DEFAULT))
-                .orElse(Duration.ofDays(7)),
+            EngineSettings.duration(
+                values, EngineSettings.NUMBER_CHECK_FOR, EngineSettings.NUMBER_CHECK_FOR_DEFAULT),
             Integer.parseInt(
                 values
                     .getOrDefault(
-                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE,
-                        WahaDriverFactory.NUMBER_CHECKS_PER_MINUTE_DEFAULT)
+                        EngineSettings.NUMBER_CHECKS_PER_MINUTE,
+                        EngineSettings.NUMBER_CHECKS_PER_MINUTE_DEFAULT)
                     .strip()));
     this.limits = new AccountLimits(context.clock());
+    // The health probe has its own loop (probeLoop): the watch runs none.
+    this.engine =
+        new EngineWatch(
+            "the WAHA engine at " + url,
+            "sessions",
+            context.clock(),
+            () -> api.get("/api/sessions"),
+            Duration.ZERO,
+            log);
   }
 
   @Override
@@ -176,8 +169,28 @@ public final class WahaDriver implements Driver {
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
-    io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), this::wakeWatch);
-    watch = Thread.ofVirtual().name("waha-engine-watch").start(this::watchLoop);
+    io.kurir.time.Wakeable.wakeOnClockChange(
+        context.clock(),
+        () -> {
+          engine.wake();
+          failed.wake();
+        });
+    engine.start(
+        "waha-engine-watch",
+        "the WAHA engine watch",
+        new EngineWatch.Steps() {
+          @Override
+          public void lost(String why) {
+            for (long id : sessions.known()) {
+              statusChanged(id, UNREACHABLE, why);
+            }
+          }
+
+          @Override
+          public void back() {
+            recover();
+          }
+        });
     recovery = Thread.ofVirtual().name("waha-failed-sessions").start(failed::loop);
     if (!healthEvery.isZero()) {
       health = Thread.ofVirtual().name("waha-health").start(this::probeLoop);
@@ -413,13 +426,8 @@ public final class WahaDriver implements Driver {
       // Not thrown: the device waits for its engine (port_down, not connected, so sync callers
       // hear phone_offline at once), and the engine watch attaches it once the engine answers.
       toAttach.put(device.id(), device);
-      statusChanged(device.id(), UNREACHABLE, unreachable());
-      synchronized (outage) {
-        if (engineUp) { // back meanwhile, and its recovery may have run before this was put
-          recoverPending = true;
-          outage.notifyAll();
-        }
-      }
+      statusChanged(device.id(), UNREACHABLE, engine.unreachable());
+      engine.recoverIfUp(); // back meanwhile, and its recovery may have run before this was put
     }
   }
 
@@ -507,30 +515,21 @@ public final class WahaDriver implements Driver {
         .orElse(WahaSessions.defaultName(device.id()));
   }
 
-  /** Why the engine cannot be reached, as a device event's reason. */
-  private String unreachable() {
-    synchronized (outage) {
-      return "the WAHA engine at " + url + " cannot be reached (" + downWhy + ")";
-    }
-  }
-
   @Override
   public String downReason() {
-    synchronized (outage) {
-      return "the WAHA engine at "
-          + url
-          + " cannot be reached ("
-          + downWhy
-          + "): start it, or set drivers.waha.url to where it runs; Kurir tries it again on its"
-          + " own, at most every "
-          + RETRY_MAX.toSeconds()
-          + " s";
-    }
+    return "the WAHA engine at "
+        + url
+        + " cannot be reached ("
+        + engine.downWhy()
+        + "): start it, or set drivers.waha.url to where it runs; Kurir tries it again on its"
+        + " own, at most every "
+        + RETRY_MAX.toSeconds()
+        + " s";
   }
 
   @Override
   public boolean isConnected(DeviceRef device) {
-    return engineUp && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
+    return engine.up() && sessions.status(device.id()).filter("WORKING"::equals).isPresent();
   }
 
   /** The engine takes no idempotency key: a second post of one message is a second message. */
@@ -541,20 +540,12 @@ public final class WahaDriver implements Driver {
 
   /**
    * Whether the engine answers: the outcome of the last call, asked again (a cheap session list)
-   * when that is older than {@link #PROBE_EVERY}, so a stopped engine shows as {@code port_down}
-   * and one that is back shows as running without waiting for a send.
+   * when that is older than {@link EngineWatch#PROBE_EVERY}, so a stopped engine shows as {@code
+   * port_down} and one that is back shows as running without waiting for a send.
    */
   @Override
   public boolean isRunning() {
-    if (System.nanoTime() - lastCallNanos > PROBE_EVERY.toNanos()) {
-      try {
-        call(() -> api.get("/api/sessions"));
-      } catch (IOException e) {
-        // A slow answer is an engine that runs; one that cannot be reached is down (see reach).
-        return engineUp;
-      }
-    }
-    return engineUp;
+    return engine.isRunning();
   }
 
   @Override
@@ -709,7 +700,7 @@ public final class WahaDriver implements Driver {
    */
   void recoveryStep(long deviceId, int restartsBefore) {
     Optional<String> name = sessions.name(deviceId);
-    if (name.isEmpty() || !engineUp) {
+    if (name.isEmpty() || !engine.up()) {
       return;
     }
     String at = "/api/sessions/" + WahaApi.enc(name.get());
@@ -1129,7 +1120,7 @@ public final class WahaDriver implements Driver {
   /** Logs the session out: the engine deletes its authentication and shows a new QR code. */
   @Override
   public boolean logout(DeviceRef device) {
-    if (state(device) == DeviceState.NONE || !engineUp) {
+    if (state(device) == DeviceState.NONE || !engine.up()) {
       return false;
     }
     String name = sessionName(device);
@@ -1241,7 +1232,8 @@ public final class WahaDriver implements Driver {
   @Override
   public void close() {
     closed = true;
-    for (Thread t : new Thread[] {health, watch, recovery}) {
+    engine.close();
+    for (Thread t : new Thread[] {health, recovery}) {
       if (t != null) {
         t.interrupt();
       }
@@ -1255,213 +1247,8 @@ public final class WahaDriver implements Driver {
    * back-off (an outage would otherwise be a connection attempt, and a log line, per send, per
    * sender's loop and per status request).
    */
-  private WahaApi.Reply call(Call call) throws IOException {
-    if (!engineUp) {
-      throw new java.net.ConnectException(unreachable() + "; it is tried again with back-off");
-    }
-    return reach(call);
-  }
-
-  /** A call to the engine whether or not it is known to be down (the watch's tries). */
-  private WahaApi.Reply reach(Call call) throws IOException {
-    try {
-      WahaApi.Reply r = call.run();
-      lastCallNanos = System.nanoTime();
-      if (!engineUp) {
-        engineBack();
-      }
-      return r;
-    } catch (IOException e) {
-      lastCallNanos = System.nanoTime();
-      if (unreachable(e)) {
-        engineLost(e);
-      }
-      throw e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while calling the engine", e);
-    }
-  }
-
-  /**
-   * Whether a failed call means the engine cannot be reached: no connection could be made (refused,
-   * no route, unknown host, a connect that timed out) or it was dropped before any reply. A call
-   * that connected and then took longer than {@code drivers.waha.timeout} (a send of a large file)
-   * fails alone: the engine is there, and marking every device of it {@code port_down} for one slow
-   * answer would hold all their queues.
-   */
-  static boolean unreachable(IOException e) {
-    if (e instanceof java.net.http.HttpConnectTimeoutException) {
-      return true;
-    }
-    if (e instanceof java.net.http.HttpTimeoutException) {
-      return false;
-    }
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.ConnectException
-          || t instanceof java.net.UnknownHostException
-          || t instanceof java.net.NoRouteToHostException
-          || t instanceof java.net.SocketException
-          || t instanceof java.io.EOFException
-          || t instanceof java.nio.channels.ClosedChannelException) {
-        return true;
-      }
-    }
-    // "header parser received no bytes": the engine hung up before any reply.
-    return e.getMessage() != null && e.getMessage().contains("received no bytes");
-  }
-
-  /** The engine did not answer a call: the outage begins, told once. */
-  private void engineLost(IOException e) {
-    synchronized (outage) {
-      if (!engineUp) {
-        return;
-      }
-      engineUp = false;
-      downSince = context.clock().instant();
-      downWhy = e.toString();
-      retryIn = RETRY_FIRST;
-      nextTry = downSince.plus(retryIn);
-      markPending = true;
-      outage.notifyAll();
-    }
-    log.warn(
-        "the WAHA engine at {} cannot be reached ({}): its devices are port_down and their"
-            + " messages wait; tried again with back-off, at most every {} s",
-        url,
-        e.toString(),
-        RETRY_MAX.toSeconds());
-  }
-
-  /** The engine answered again: the outage ends, told once; the watch reads the sessions again. */
-  private void engineBack() {
-    Duration down;
-    synchronized (outage) {
-      if (engineUp) {
-        return;
-      }
-      engineUp = true;
-      recoverPending = true;
-      down = Duration.between(downSince, context.clock().instant());
-      outage.notifyAll();
-    }
-    log.info(
-        "the WAHA engine at {} answers again (unreachable for {} s); its sessions are read again",
-        url,
-        down.toSeconds());
-  }
-
-  private void wakeWatch() {
-    synchronized (outage) {
-      outage.notifyAll();
-    }
-    failed.wake();
-  }
-
-  /** What the engine watch does next. */
-  private enum WatchStep {
-    MARK,
-    TRY,
-    RECOVER
-  }
-
-  /**
-   * The engine watch: tells the devices when their engine goes ({@code port_down}, not connected),
-   * tries the engine again after {@link #RETRY_FIRST}, doubling the wait up to {@link #RETRY_MAX}
-   * (on the injected clock, so a test moves it), and once it answers attaches the devices that
-   * waited for it and reads every session's status again. Survives any exception.
-   */
-  private void watchLoop() {
-    RepeatingFailure failures = new RepeatingFailure(log, "the WAHA engine watch", context.clock());
-    while (!closed) {
-      try {
-        switch (nextWatchStep()) {
-          case MARK -> {
-            String why = unreachable();
-            for (long id : sessions.known()) {
-              statusChanged(id, UNREACHABLE, why);
-            }
-          }
-          case TRY -> tryEngine();
-          case RECOVER -> recover();
-        }
-        failures.succeeded();
-      } catch (InterruptedException e) {
-        return;
-      } catch (RuntimeException e) {
-        // Told once while it repeats, and a wait before the next step: a step that throws before
-        // it set the next try's time would otherwise be taken again at once, again and again.
-        Instant failedAt = context.clock().instant();
-        Duration wait = failures.failed(e);
-        try {
-          awaitWatch(failedAt.plus(wait));
-        } catch (InterruptedException stop) {
-          return;
-        }
-      }
-    }
-  }
-
-  /** Waits until {@code due} on the injected clock (a moved clock wakes it), or the close. */
-  private void awaitWatch(Instant due) throws InterruptedException {
-    synchronized (outage) {
-      while (!closed) {
-        long left = Duration.between(context.clock().instant(), due).toMillis();
-        if (left <= 0) {
-          return;
-        }
-        outage.wait(Math.min(left, 1000));
-      }
-    }
-  }
-
-  private WatchStep nextWatchStep() throws InterruptedException {
-    synchronized (outage) {
-      while (!closed) {
-        if (markPending) {
-          markPending = false;
-          return WatchStep.MARK;
-        }
-        if (recoverPending) {
-          recoverPending = false;
-          return WatchStep.RECOVER;
-        }
-        if (engineUp) {
-          outage.wait();
-          continue;
-        }
-        long left = Duration.between(context.clock().instant(), nextTry).toMillis();
-        if (left <= 0) {
-          return WatchStep.TRY;
-        }
-        // Woken by a moved clock too; looks again at least every second.
-        outage.wait(Math.min(left, 1000));
-      }
-    }
-    throw new InterruptedException("closed");
-  }
-
-  /** One try of an engine that could not be reached; the next one later when it fails again. */
-  private void tryEngine() {
-    try {
-      reach(() -> api.get("/api/sessions"));
-    } catch (IOException e) {
-      Duration wait;
-      synchronized (outage) {
-        if (engineUp) {
-          return; // another call found it back meanwhile
-        }
-        retryIn =
-            retryIn.multipliedBy(2).compareTo(RETRY_MAX) > 0 ? RETRY_MAX : retryIn.multipliedBy(2);
-        nextTry = context.clock().instant().plus(retryIn);
-        wait = retryIn;
-      }
-      log.debug(
-          "the WAHA engine at {} still cannot be reached ({}); next try in {} s",
-          url,
-          e.toString(),
-          wait.toSeconds());
-    }
+  private WahaApi.Reply call(EngineWatch.Call<WahaApi.Reply> call) throws IOException {
+    return engine.call(call);
   }
 
   /** The engine is back: the devices that waited are attached, every session is read again. */
@@ -1477,10 +1264,6 @@ public final class WahaDriver implements Driver {
       }
     }
     probe();
-  }
-
-  private interface Call {
-    WahaApi.Reply run() throws IOException, InterruptedException;
   }
 
   /** The largest incoming file Kurir keeps. */
@@ -1506,8 +1289,8 @@ public final class WahaDriver implements Driver {
             .resolve(
                 ReceivedFiles.safeName(networkId)
                     + ReceivedFiles.extension(mime, media.path("filename").asText("")));
-    if (!engineUp) {
-      throw new java.net.ConnectException(unreachable());
+    if (!engine.up()) {
+      throw new java.net.ConnectException(engine.unreachable());
     }
     // Not through call(): a file the engine no longer has (404), one too large or a full disk says
     // nothing of whether the engine can be reached, and must not take every device port_down.

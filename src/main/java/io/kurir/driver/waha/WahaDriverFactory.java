@@ -10,9 +10,8 @@ import io.kurir.driver.DriverRoutesContext;
 import io.kurir.driver.DriverSetting;
 import io.kurir.driver.DriverSetting.Kind;
 import io.kurir.driver.DriverSettings;
+import io.kurir.driver.EngineSettings;
 import io.kurir.driver.Pacing;
-import io.kurir.driver.Values;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,31 +28,10 @@ public final class WahaDriverFactory implements DriverFactory {
   /** Device configuration: the name of an existing session on the engine to adopt. */
   static final String SESSION = "session";
 
-  static final String URL = "url";
+  // The engine's address, timeout, health period, number checks and pacing: EngineSettings.
   static final String API_KEY = "api-key";
-  static final String TIMEOUT = "timeout";
-  static final String DEFAULT_URL = "http://127.0.0.1:3000";
-  static final String HEALTH_EVERY = "health-every";
-  static final String HEALTH_DEFAULT = "30s";
   static final String PROBE_TIMEOUT = "probe-timeout";
   static final String PROBE_TIMEOUT_DEFAULT = "10s";
-
-  /** How long the engine's answer to a number check is kept per device. */
-  static final String NUMBER_CHECK_FOR = "number-check-for";
-
-  static final String NUMBER_CHECK_FOR_DEFAULT = "7d";
-
-  /** Number checks a device may make in a minute; beyond, its sends to new numbers wait. */
-  static final String NUMBER_CHECKS_PER_MINUTE = "number-checks-per-minute";
-
-  static final String NUMBER_CHECKS_PER_MINUTE_DEFAULT = "20";
-
-  /**
-   * A linked phone is paced like a person: at least a second between sends plus up to two seconds
-   * of random extra, so the number never sends in a machine-regular rhythm. The demo profile keeps
-   * the same default: the engine drives a real number there too.
-   */
-  static final Pacing DEFAULT_PACING = new Pacing(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
   @Override
   public String name() {
@@ -63,23 +41,16 @@ public final class WahaDriverFactory implements DriverFactory {
   @Override
   public List<DriverSetting> settings() {
     List<DriverSetting> all = new ArrayList<>();
-    all.add(DriverSetting.of(URL, Kind.TEXT, DEFAULT_URL, DEFAULT_URL));
+    all.add(EngineSettings.url());
     all.add(DriverSetting.of(API_KEY, Kind.TEXT, "", ""));
-    all.add(DriverSetting.of(TIMEOUT, Kind.DURATION, "30s", "30s"));
-    all.add(DriverSetting.of(HEALTH_EVERY, Kind.DURATION, HEALTH_DEFAULT, HEALTH_DEFAULT));
+    all.add(EngineSettings.timeout("30s"));
+    all.add(EngineSettings.healthEvery());
     all.add(
         DriverSetting.of(
             PROBE_TIMEOUT, Kind.DURATION, PROBE_TIMEOUT_DEFAULT, PROBE_TIMEOUT_DEFAULT));
-    all.add(
-        DriverSetting.of(
-            NUMBER_CHECK_FOR, Kind.DURATION, NUMBER_CHECK_FOR_DEFAULT, NUMBER_CHECK_FOR_DEFAULT));
-    all.add(
-        DriverSetting.of(
-            NUMBER_CHECKS_PER_MINUTE,
-            Kind.COUNT,
-            NUMBER_CHECKS_PER_MINUTE_DEFAULT,
-            NUMBER_CHECKS_PER_MINUTE_DEFAULT));
-    all.addAll(Pacing.settings(DEFAULT_PACING, DEFAULT_PACING));
+    all.add(EngineSettings.numberCheckFor());
+    all.add(EngineSettings.numberChecksPerMinute());
+    all.addAll(Pacing.settings(EngineSettings.PACING, EngineSettings.PACING));
     return all;
   }
 
@@ -108,10 +79,9 @@ public final class WahaDriverFactory implements DriverFactory {
   @Override
   public List<String> checkSettings(DriverSettings settings, boolean demo, boolean adminTokenSet) {
     List<String> problems = new ArrayList<>();
-    String url = settings.text(URL);
-    boolean ok = Values.httpUrl(url);
-    if (!ok) {
-      problems.add("drivers.waha.url: '" + url + "' is not an http(s) address");
+    String url = EngineSettings.urlProblem(NAME, settings);
+    if (url != null) {
+      problems.add(url);
     }
     return problems;
   }

@@ -16,12 +16,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A form body the server cannot read (a broken multipart body) is the browser's mistake, not the
  * gateway's: every console form answers 400 with the console's error page, never the 500 page.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Isolated("counts ConsoleRoutes' log lines and lowers its level, for every gateway in this JVM")
 class ConsoleBrokenFormTest {
   TestGateway kurir;
   ConsoleClient console;

@@ -15,11 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A Cloud API send that cannot reach the Graph API leaves a log line that says where Kurir tried:
  * one per outage, not one per message, and one when Graph answers again.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class CloudUnreachableGraphTest {
   @TempDir Path dir;
 

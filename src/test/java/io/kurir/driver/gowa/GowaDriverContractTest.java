@@ -8,6 +8,7 @@ import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
+import io.kurir.driver.EngineContractFixture;
 import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
@@ -36,7 +37,7 @@ class GowaDriverContractTest extends DriverContract {
   }
 
   /** A {@link GowaFixture} whose gowa driver reports to the suite. */
-  static final class GowaContractFixture extends ContractFixture {
+  static final class GowaContractFixture extends EngineContractFixture {
     final ListeningDriverFactory factory = listened(new GowaDriverFactory());
     final GowaFixture f;
     private final AtomicInteger groups = new AtomicInteger();
@@ -44,6 +45,7 @@ class GowaDriverContractTest extends DriverContract {
     private final Map<String, Set<Receipt.Status>> acknowledged = new ConcurrentHashMap<>();
 
     GowaContractFixture(Path dir) {
+      super("GOWA's whatsmeow");
       // The suite sends to hundreds of numbers at once; the pace of number checks (20 a minute by
       // default) has its own test, GowaSendTest.numberChecksArePacedPerDevice.
       f = new GowaFixture(dir, factory, "--drivers.gowa.number-checks-per-minute=100000");
@@ -138,11 +140,6 @@ class GowaDriverContractTest extends DriverContract {
     }
 
     @Override
-    public Optional<String> noIncoming(IncomingKind kind) {
-      return Optional.empty();
-    }
-
-    @Override
     public boolean incoming(
         DeviceRef device,
         IncomingKind kind,
@@ -165,34 +162,9 @@ class GowaDriverContractTest extends DriverContract {
       return answered == 200;
     }
 
-    @Override
-    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
-      return kind == ContactId.Kind.BSUID
-          ? Optional.of(
-              "WhatsApp Web (GOWA's whatsmeow) names a user who hides their number by a LID;"
-                  + " BSUIDs are the Cloud API's")
-          : Optional.empty();
-    }
-
-    @Override
-    public Optional<String> noHiddenGroupMembers() {
-      return Optional.of(
-          "FakeGowa makes no group message from a member known only by a LID (its group"
-              + " messages name the member by phone): a gap of the fake");
-    }
-
-    /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
-    @Override
-    public ContactId hiddenId(ContactId.Kind kind, String e164) {
-      if (kind != ContactId.Kind.LID) {
-        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
-      }
-      return ContactId.lid("2107" + digits(e164).substring(2) + "5");
-    }
-
     /**
      * {@code from_lid} is the LID; {@code from} the phone when GOWA resolved it, else the LID
-     * itself.
+     * itself; in a group, {@code chat_id} is the group.
      */
     @Override
     public boolean hiddenIncoming(
@@ -203,16 +175,14 @@ class GowaDriverContractTest extends DriverContract {
         boolean phoneKnown,
         Optional<String> groupId,
         String text) {
-      if (groupId.isPresent()) {
-        throw new UnsupportedOperationException(noHiddenGroupMembers().orElseThrow());
-      }
-      return f.gowa.incomingFromLid(
-              slot(device),
-              networkId,
-              hiddenId(kind, e164).value(),
-              phoneKnown ? digits(e164) : null,
-              text)
-          == 200;
+      String lid = hiddenId(kind, e164).value();
+      String phone = phoneKnown ? digits(e164) : null;
+      int answered =
+          groupId.isPresent()
+              ? f.gowa.incomingInGroupFromLid(
+                  slot(device), networkId, groupId.get(), lid, phone, text)
+              : f.gowa.incomingFromLid(slot(device), networkId, lid, phone, text);
+      return answered == 200;
     }
 
     /**
@@ -326,7 +296,7 @@ class GowaDriverContractTest extends DriverContract {
     @Override
     public void restart() {
       f.gowa.down();
-      Eventually.until("the driver sees GOWA gone", () -> !driver().isRunning());
+      awaitEngineSeenGone();
       f.gowa.up();
       f.clock.advance(GowaDriver.RETRY_MAX); // the driver's next try of GOWA is due
     }
@@ -338,10 +308,6 @@ class GowaDriverContractTest extends DriverContract {
 
     private static String slot(DeviceRef device) {
       return "kurir-" + device.id();
-    }
-
-    private static String digits(String e164) {
-      return e164.replaceAll("\\D", "");
     }
   }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Several numbers in one GOWA process, each sending through its own GOWA device; GOWA going away (a
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * port_down} with their messages waiting, tried again with back-off on the gateway's clock; back,
  * every message goes once.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class GowaEngineRestartTest {
   @TempDir Path dir;
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Messages held by a limit on new contacts (WhatsApp's reach-out time lock, the pace of number
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * other messages. A message to a known contact queued behind many held ones goes at once, without
  * the clock moving.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class GowaHeldSendsTest {
   @TempDir Path dir;
 

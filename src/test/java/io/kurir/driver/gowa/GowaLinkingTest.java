@@ -231,9 +231,7 @@ class GowaLinkingTest {
                   GowaFixture.slot(device), "3EB0BP1", "6281100027062", "image", "", "jpeg", jpeg))
           .isEqualTo(200);
       java.util.List<String> files =
-          f.texts(
-              "SELECT media_path FROM inbound_message WHERE device_id = ? AND media_path IS NOT NULL",
-              device.id());
+          f.inbound(device).stream().flatMap(r -> r.mediaPath().stream()).toList();
       assertThat(files).hasSize(1);
       assertThat(java.nio.file.Files.readAllBytes(Path.of(files.getFirst()))).isEqualTo(jpeg);
     }

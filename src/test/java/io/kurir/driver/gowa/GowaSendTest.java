@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Sends through GOWA: texts as JSON, images and files uploaded as multipart (never by handing GOWA
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * receipts moving the message on; the number check before a first send; {@code check_number} and a
  * group's members (a member GOWA knows only by a LID kept as it).
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class GowaSendTest {
   @TempDir Path dir;
 
@@ -207,6 +209,33 @@ class GowaSendTest {
           .isOne();
       assertThat(f.gowa.calls()).doesNotContain("GET /user/check"); // groups are not checked
       Eventually.until("both sent", () -> f.gowa.sent().size() == 2);
+    }
+  }
+
+  @Test
+  void aGroupMessagesReceiptsComeFromItsMembers() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100027151");
+      String slot = GowaFixture.slot(device);
+      String group = "120363025982934545@g.us";
+      FakeGowa.Member told = new FakeGowa.Member("6281100027152", "251556368777152");
+      FakeGowa.Member hidden = new FakeGowa.Member(null, "251556368777153");
+      f.gowa.group(group, "Toko Maju", told, hidden);
+      String r =
+          f.eco(device, "/api/async_send_message_group_id", "group_id", group, "message", "Halo");
+      assertThat(r).as(r).matches("\\d+");
+      long id = Long.parseLong(r);
+      f.awaitState(device, id, MessageState.SENT);
+      String networkId = f.gowa.sent().getLast().id();
+      // One receipt per member, each from the member (chat_id the group): the message is
+      // delivered with the first, read with the first read, whoever the member is.
+      assertThat(f.gowa.groupAck(slot, "delivered", told, networkId)).isEqualTo(200);
+      f.awaitState(device, id, MessageState.DELIVERY);
+      assertThat(f.gowa.groupAck(slot, "delivered", hidden, networkId)).isEqualTo(200);
+      assertThat(f.gowa.groupAck(slot, "read", hidden, networkId)).isEqualTo(200);
+      f.awaitState(device, id, MessageState.READ);
+      assertThat(f.gowa.groupAck(slot, "read", told, networkId)).isEqualTo(200);
+      assertThat(f.message(device, id).state()).isEqualTo(MessageState.READ);
     }
   }
 

@@ -24,10 +24,9 @@ class GowaWebhookTest {
   @TempDir Path dir;
 
   private static List<String> inbound(GowaFixture f, Device device) {
-    return f.texts(
-        "SELECT sender || '|' || COALESCE(group_id, '') || '|' || body FROM inbound_message"
-            + " WHERE device_id = ? ORDER BY id",
-        device.id());
+    return f.inbound(device).stream()
+        .map(r -> r.sender() + "|" + r.groupId().orElse("") + "|" + r.body())
+        .toList();
   }
 
   @Test
@@ -116,11 +115,7 @@ class GowaWebhookTest {
               "+6281100027213|120363025982934543@g.us|di grup",
               "+6281100027214||foto",
               "+6281100027214||");
-      List<String> files =
-          f.texts(
-              "SELECT media_path FROM inbound_message WHERE device_id = ? AND media_path IS NOT NULL"
-                  + " ORDER BY id",
-              device.id());
+      List<String> files = f.inbound(device).stream().flatMap(r -> r.mediaPath().stream()).toList();
       assertThat(files).hasSize(2);
       assertThat(files.get(0)).endsWith("3EB0IN3.jpeg"); // the extension GOWA gave
       assertThat(Files.readAllBytes(Path.of(files.get(0)))).isEqualTo(jpeg);

@@ -8,6 +8,7 @@ import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
 import io.kurir.driver.Driver;
 import io.kurir.driver.DriverContract;
+import io.kurir.driver.EngineContractFixture;
 import io.kurir.driver.ListeningDriverFactory;
 import io.kurir.driver.Receipt;
 import io.kurir.driver.SendOutcome;
@@ -38,13 +39,14 @@ class WahaDriverContractTest extends DriverContract {
   }
 
   /** A {@link WahaFixture} whose waha driver reports to the suite. */
-  static final class WahaContractFixture extends ContractFixture {
+  static final class WahaContractFixture extends EngineContractFixture {
     final ListeningDriverFactory factory = listened(new WahaDriverFactory());
     final WahaFixture f;
     private final HttpClient http = HttpClient.newHttpClient();
     private final AtomicInteger groups = new AtomicInteger();
 
     WahaContractFixture(Path dir) {
+      super("WAHA's engines");
       // The suite sends to hundreds of numbers at once; the pace of number checks (20 a minute by
       // default) has its own test, WahaNumberCheckTest.
       f = new WahaFixture(dir, factory, "--drivers.waha.number-checks-per-minute=100000");
@@ -124,11 +126,6 @@ class WahaDriverContractTest extends DriverContract {
     }
 
     @Override
-    public Optional<String> noIncoming(IncomingKind kind) {
-      return Optional.empty();
-    }
-
-    @Override
     public boolean incoming(
         DeviceRef device,
         IncomingKind kind,
@@ -151,24 +148,6 @@ class WahaDriverContractTest extends DriverContract {
                 f.waha.incomingInGroup(name, networkId, groupId.orElseThrow(), from, text);
           };
       return answered == 200;
-    }
-
-    @Override
-    public Optional<String> noHiddenSenders(ContactId.Kind kind) {
-      return kind == ContactId.Kind.BSUID
-          ? Optional.of(
-              "WhatsApp Web (WAHA's engines) names a user who hides their number by a LID; BSUIDs"
-                  + " are the Cloud API's")
-          : Optional.empty();
-    }
-
-    /** A LID of the person: digits of its own, not the phone's (WhatsApp's are not derived). */
-    @Override
-    public ContactId hiddenId(ContactId.Kind kind, String e164) {
-      if (kind != ContactId.Kind.LID) {
-        throw new UnsupportedOperationException(noHiddenSenders(kind).orElseThrow());
-      }
-      return ContactId.lid("2107" + digits(e164).substring(2) + "5");
     }
 
     /**
@@ -307,7 +286,7 @@ class WahaDriverContractTest extends DriverContract {
     @Override
     public void restart() {
       f.waha.down();
-      Eventually.until("the driver sees the engine gone", () -> !driver().isRunning());
+      awaitEngineSeenGone();
       f.waha.up();
       // WAHA starts the sessions it had when it comes back; the fake's restart posts each status.
       for (String name : f.waha.sessionNames()) {
@@ -343,10 +322,6 @@ class WahaDriverContractTest extends DriverContract {
 
     private static String session(DeviceRef device) {
       return "kurir-" + device.id();
-    }
-
-    private static String digits(String e164) {
-      return e164.replaceAll("\\D", "");
     }
   }
 }

@@ -11,6 +11,7 @@ import io.kurir.tenant.Partner;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeWaha;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -115,20 +116,19 @@ final class WahaFixture implements AutoCloseable {
     return kurir.storedIncoming(device.id());
   }
 
-  /** The rows of one text column that {@code sql} selects with {@code args}. */
-  List<String> texts(String sql, Object... args) {
-    return kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .withHandle(
-            h -> {
-              var q = h.createQuery(sql);
-              for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-              }
-              return q.mapTo(String.class).list();
-            });
+  /** The tables this gateway's tests read. */
+  TestTables tables() {
+    return TestTables.of(kurir);
+  }
+
+  /** The device's stored incoming messages, oldest first. */
+  List<TestTables.InboundRow> inbound(Device device) {
+    return tables().inboundOf(device.id());
+  }
+
+  /** The device's history, oldest first: {@code "<state> <reason>"}. */
+  List<String> events(Device device) {
+    return tables().historyOf(device.id());
   }
 
   /** The license answers {@code keyword} with {@code response} (the Partner API's bots). */

@@ -86,7 +86,7 @@ class WahaGroupIncomingTest {
           .isEqualTo("harga");
       assertThat(group.path("group_id").asText()).isEqualTo(GROUP);
       assertThat(group.size()).as("the contract's five fields and group_id").isEqualTo(6);
-      assertThat(f.texts("SELECT group_id FROM inbound_message WHERE device_id = ?", device.id()))
+      assertThat(f.inbound(device).stream().map(r -> r.groupId().orElse(null)))
           .containsExactly(GROUP);
 
       // A direct message of the same member is answered, and its event has the five fields only.

@@ -22,10 +22,7 @@ class WahaHealthTest {
   @TempDir Path dir;
 
   private static List<String> events(WahaFixture f, Device device) {
-    return f.texts(
-        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
-            + " WHERE device_id = ? ORDER BY at, rowid",
-        device.id());
+    return f.events(device);
   }
 
   /** A new device whose number is linked on the engine, once its online state is recorded. */
@@ -104,9 +101,9 @@ class WahaHealthTest {
       long id = f.sendAsync(device, "6281100008419", "setelah restart");
       f.awaitState(device, id, MessageState.SENT);
       assertThat(
-              f.texts(
-                  "SELECT reason FROM device_event WHERE device_id = ? AND new_state = 'failed'",
-                  device.id()))
+              f.tables().deviceEventsOf(device.id()).stream()
+                  .filter(e -> e.newState().equals("failed"))
+                  .map(e -> e.reason().orElse(null)))
           .allMatch(r -> r.contains("restarting"));
     }
   }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Messages held by a limit on new contacts (WhatsApp's reach-out lock, the pace of number checks)
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * messages. A message to a known contact queued behind many held ones goes at once, and each held
  * one is looked at once, not again and again while it waits.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WahaHeldSendsTest {
   @TempDir Path dir;
 

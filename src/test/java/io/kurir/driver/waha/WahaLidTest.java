@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeWaha;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
 import java.util.List;
@@ -84,7 +85,7 @@ class WahaLidTest {
       assertThat(incomingEvent(1).path("contact_name").asText()).isEqualTo(PHONE);
       Eventually.until("answered", () -> repliesTo(f).size() == 1);
       assertThat(repliesTo(f)).containsExactly(PHONE + "@c.us");
-      assertThat(f.texts("SELECT sender FROM inbound_message WHERE device_id = ?", device.id()))
+      assertThat(f.inbound(device).stream().map(TestTables.InboundRow::sender))
           .containsExactly("+" + PHONE);
       assertThat(f.waha.lidLookups()).isOne();
 
@@ -113,7 +114,7 @@ class WahaLidTest {
       assertThat(f.waha.incomingFromLid(name, "U2", LID, "halo")).isEqualTo(200);
       assertThat(incomingEvent(2).path("contact_name").asText()).isEqualTo(LID + "@lid");
       assertThat(f.storedIncoming(device)).isEqualTo(2);
-      assertThat(f.texts("SELECT sender FROM inbound_message WHERE device_id = ?", device.id()))
+      assertThat(f.inbound(device).stream().map(TestTables.InboundRow::sender))
           .containsOnly(LID + "@lid");
     }
   }
@@ -130,7 +131,7 @@ class WahaLidTest {
       JsonNode event = incomingEvent(1);
       assertThat(event.path("contact_name").asText()).isEqualTo(PHONE);
       assertThat(event.path("group_id").asText()).isEqualTo(group);
-      assertThat(f.texts("SELECT group_id FROM inbound_message WHERE device_id = ?", device.id()))
+      assertThat(f.inbound(device).stream().map(r -> r.groupId().orElse(null)))
           .containsExactly(group);
     }
   }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The number check before a first send: a number not on WhatsApp is {@code Number not found} and
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * device until it expires; checks are paced per device (the send waits, on the gateway's clock);
  * the send goes to the chat id the engine gave (an old Brazilian account's, a LID).
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WahaNumberCheckTest {
   @TempDir Path dir;
 

@@ -24,12 +24,14 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * WhatsApp's newer limits as WAHA 2026.8.1 reports them: the reach-out time lock (sends to new
  * contacts refused with 463) holds those sends until the lock ends, on the gateway's clock, instead
  * of failing them; message capping is shown to the operator.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WahaReachOutLimitsTest {
   @TempDir Path dir;
 
@@ -140,11 +142,11 @@ class WahaReachOutLimitsTest {
             new DriverSettings(
                 "waha",
                 Map.of(
-                    WahaDriverFactory.URL,
+                    io.kurir.driver.EngineSettings.URL,
                     f.waha.url(),
                     WahaDriverFactory.API_KEY,
                     FakeWaha.API_KEY,
-                    WahaDriverFactory.HEALTH_EVERY,
+                    io.kurir.driver.EngineSettings.HEALTH_EVERY,
                     "0ms")),
             id -> DeviceConfig.EMPTY,
             new DeviceSessionStore(f.kurir.gateway().database(), f.clock, "waha"),

@@ -113,7 +113,7 @@ class WahaSessionsTest {
               clock,
               java.time.ZoneId.of("Asia/Jakarta"),
               new io.kurir.phone.PhoneNumbers("ID"),
-              io.kurir.tenant.DeviceDrivers.of(io.kurir.StandardDrivers.catalog()));
+              io.kurir.tenant.DeviceDrivers.of(io.kurir.driver.standard.StandardDrivers.catalog()));
       var license =
           tenants.createLicense(
               tenants.createPartner("Other", "").id(), "L", "", null, java.util.List.of());

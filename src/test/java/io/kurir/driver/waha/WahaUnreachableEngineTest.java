@@ -8,6 +8,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.LogCapture;
 import io.kurir.testing.TestGateway;
+import io.kurir.testing.TestTables;
 import io.kurir.testing.WebhookReceiver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,8 +20,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * An engine that cannot be reached is the operator's problem, not a log flood: one line when it
@@ -28,14 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code port_down} (recorded, so status webhooks and the console show it); a sync send to such a
  * device is answered {@code phone_offline} at once.
  */
+@Isolated("reads the io.kurir log (LogCapture), which every gateway in this JVM writes to")
 class WahaUnreachableEngineTest {
   @TempDir Path dir;
 
   private static List<String> events(WahaFixture f, Device device) {
-    return f.texts(
-        "SELECT new_state || ' ' || COALESCE(reason, '') FROM device_event"
-            + " WHERE device_id = ? ORDER BY at, rowid",
-        device.id());
+    return f.events(device);
   }
 
   private static String lastState(WahaFixture f, Device device) {
@@ -191,7 +192,7 @@ class WahaUnreachableEngineTest {
           f.eco(device, "/api/send_message", "phone_no", "6281100008529", "message", "OTP 1234");
       assertThat(reply).isEqualTo("phone_offline");
       // Refused for the device, not answered after the sync wait ran out ("timeout").
-      assertThat(f.texts("SELECT reason FROM message WHERE device_id = ?", device.id()))
+      assertThat(f.tables().messagesOf(device.id()).stream().map(TestTables.MessageRow::reason))
           .containsExactly("phone_offline");
     }
   }
@@ -257,8 +258,10 @@ class WahaUnreachableEngineTest {
         Eventually.until(
             "the send timed out",
             () ->
-                f.texts("SELECT reason FROM message WHERE id = ?", id)
-                    .equals(List.of("driver_error")));
+                f.tables()
+                    .message(id)
+                    .map(TestTables.MessageRow::reason)
+                    .equals(Optional.of("driver_error")));
         f.waha.releaseSends();
 
         assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");

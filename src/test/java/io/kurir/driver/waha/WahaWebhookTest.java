@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.TestTables;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -87,7 +88,7 @@ class WahaWebhookTest {
         assertThat(r.status()).as(r.body()).isEqualTo(200);
       }
       assertThat(f.storedIncoming(device)).as("own messages are not incoming").isEqualTo(1);
-      String stored = inbound(f, device, "network_id");
+      String stored = inbound(f, device).networkId().orElse(null);
       assertThat(stored).isEqualTo("false_1-2@g.us_B");
     }
   }
@@ -104,19 +105,26 @@ class WahaWebhookTest {
               f.waha.incomingMedia(
                   name, "IMG1", "6281100008129", "Bukti transfer", "image/jpeg", "bukti.jpg", jpeg))
           .isEqualTo(200);
-      var row = inbound(f, device, "media_type || ' ' || media_path");
+      TestTables.InboundRow stored = inbound(f, device);
+      String row = stored.mediaType().orElseThrow() + " " + stored.mediaPath().orElseThrow();
       assertThat(row).startsWith("image/jpeg ").endsWith(".jpg");
       assertThat(java.nio.file.Files.readAllBytes(Path.of(row.substring(row.indexOf(' ') + 1))))
           .isEqualTo(jpeg);
     }
   }
 
-  /** {@code expr} of the device's one stored incoming message. */
-  static String inbound(WahaFixture f, Device device, String expr) {
-    List<String> rows =
-        f.texts("SELECT " + expr + " FROM inbound_message WHERE device_id = ?", device.id());
+  /** The device's one stored incoming message. */
+  static TestTables.InboundRow inbound(WahaFixture f, Device device) {
+    List<TestTables.InboundRow> rows = f.inbound(device);
     assertThat(rows).hasSize(1);
     return rows.getFirst();
+  }
+
+  /** The states of the device's history, oldest first. */
+  private static List<String> states(WahaFixture f, Device device) {
+    return f.tables().deviceEventsOf(device.id()).stream()
+        .map(TestTables.DeviceEventRow::newState)
+        .toList();
   }
 
   @Test
@@ -130,15 +138,11 @@ class WahaWebhookTest {
       // Linked: the engine posts WORKING (and the device is online); then it delivers that event
       // again, as it does when its delivery's answer was lost, with a message event likewise.
       f.waha.scan(name, "6281100008121");
-      String events = "SELECT new_state FROM device_event WHERE device_id = ? ORDER BY at, rowid";
       Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
       Eventually.until(
           "online recorded",
-          () ->
-              f.texts(events, device.id()).reversed().stream()
-                  .findFirst()
-                  .equals(Optional.of("online")));
-      int recorded = f.texts(events, device.id()).size();
+          () -> states(f, device).reversed().stream().findFirst().equals(Optional.of("online")));
+      int recorded = states(f, device).size();
       String working =
           "{\"id\":\"evt_1\",\"event\":\"session.status\",\"session\":\""
               + name
@@ -153,9 +157,7 @@ class WahaWebhookTest {
         assertThat(signed(f, path, message, key).status()).isEqualTo(200);
       }
       assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
-      assertThat(f.texts(events, device.id()))
-          .as("no state change from a redelivery")
-          .hasSize(recorded);
+      assertThat(states(f, device)).as("no state change from a redelivery").hasSize(recorded);
       assertThat(f.storedIncoming(device)).isEqualTo(1);
     }
   }
@@ -168,14 +170,10 @@ class WahaWebhookTest {
       String name = "kurir-" + device.id();
       f.awaitSession(name, "SCAN_QR_CODE");
       f.waha.scan(name, "6281100008131");
-      String events = "SELECT new_state FROM device_event WHERE device_id = ? ORDER BY at, rowid";
       Eventually.until(
           "online recorded",
-          () ->
-              f.texts(events, device.id()).reversed().stream()
-                  .findFirst()
-                  .equals(Optional.of("online")));
-      int recorded = f.texts(events, device.id()).size();
+          () -> states(f, device).reversed().stream().findFirst().equals(Optional.of("online")));
+      int recorded = states(f, device).size();
       // The engine posts its webhooks concurrently: the SCAN_QR_CODE it posted before the scan
       // arrives now, after the WORKING the scan caused.
       String late =
@@ -186,9 +184,7 @@ class WahaWebhookTest {
               + "\",\"status\":\"SCAN_QR_CODE\"}}";
       assertThat(signed(f, path, late, keyOf(f, device)).status()).isEqualTo(200);
       assertThat(f.eco(device, "/api/qr_status")).isEqualTo("online");
-      assertThat(f.texts(events, device.id()))
-          .as("no state change from a late webhook")
-          .hasSize(recorded);
+      assertThat(states(f, device)).as("no state change from a late webhook").hasSize(recorded);
     }
   }
 
@@ -208,10 +204,6 @@ class WahaWebhookTest {
         .gateway()
         .database()
         .secrets()
-        .open(
-            f.texts(
-                    "SELECT value FROM driver_state WHERE device_id = ? AND key = 'hmac-key'",
-                    device.id())
-                .getFirst());
+        .open(f.tables().driverState(device.id(), "hmac-key").orElseThrow());
   }
 }

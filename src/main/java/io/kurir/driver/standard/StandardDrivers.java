@@ -1,4 +1,4 @@
-package io.kurir;
+package io.kurir.driver.standard;
 
 import io.kurir.driver.DriverCatalog;
 import io.kurir.driver.cloud.CloudDriverFactory;
@@ -8,9 +8,10 @@ import io.kurir.driver.waha.WahaDriverFactory;
 import java.util.List;
 
 /**
- * The drivers that ship with Kurir, listed where the gateway is wired: the driver interface's
- * package ({@link DriverCatalog}) names none of its implementations. The first is the default of a
- * device created without one.
+ * The drivers that ship with Kurir. The driver interface's package ({@link DriverCatalog}) names
+ * none of its implementations; this package names them all, for the settings loader (each driver's
+ * section, {@code drivers.<name>.…}) and the gateway's wiring. The first is the default of a device
+ * created without one.
  */
 public final class StandardDrivers {
   private StandardDrivers() {}

@@ -1,0 +1,63 @@
+package io.kurir.message;
+
+import io.kurir.store.Database;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** The SQL that reads messages and their history by id. */
+final class MessageReadStore {
+  private final Database db;
+
+  MessageReadStore(Database db) {
+    this.db = db;
+  }
+
+  List<MessageEvent> events(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT state, reason, at FROM message_event WHERE message_id = ?"
+                            + " ORDER BY at, "
+                            + db.dialect().insertionOrder())
+                    .bind(0, id)
+                    .map(
+                        (rs, ctx) ->
+                            new MessageEvent(
+                                MessageState.ofWireName(rs.getString("state")),
+                                Optional.ofNullable(rs.getString("reason")),
+                                Instant.ofEpochMilli(rs.getLong("at"))))
+                    .list());
+  }
+
+  Optional<Message> find(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM message WHERE id = ?")
+                    .bind(0, id)
+                    .map(MessageRowStore::message)
+                    .findOne());
+  }
+
+  /** The messages with these ids that exist. */
+  List<Message> findAll(Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    String in = ids.stream().map(String::valueOf).collect(Collectors.joining(", "));
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT * FROM message WHERE id IN (" + in + ")")
+                    .map(MessageRowStore::message)
+                    .list());
+  }
+
+  long maxId() {
+    return db.jdbi().withHandle(MessageRowStore::maxId);
+  }
+}

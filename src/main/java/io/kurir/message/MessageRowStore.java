@@ -1,0 +1,134 @@
+package io.kurir.message;
+
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.StatementContext;
+
+/**
+ * What the message stores share, in the caller's transaction: the guarded state change and its
+ * history row, and the mapping of a {@code message} row. No state.
+ */
+final class MessageRowStore {
+  private MessageRowStore() {}
+
+  /** Tells {@code hook} of what it took once {@code write} committed. */
+  static CompletableFuture<Boolean> committed(
+      StatusHook hook, CompletableFuture<Boolean> write, boolean[] hooked) {
+    return write.thenApply(
+        done -> {
+          if (hooked[0]) {
+            hook.committed();
+          }
+          return done;
+        });
+  }
+
+  /** The guarded state change and its event row, in the caller's transaction. */
+  static boolean move(
+      Handle h, long id, MessageState next, Set<MessageState> from, Instant at, String reason)
+      throws SQLException {
+    try (PreparedStatement move = h.getConnection().prepareStatement(moveSql(next, from))) {
+      int p = 1;
+      move.setLong(p++, at.toEpochMilli());
+      move.setString(p++, reason);
+      if (next.wentOut()) {
+        move.setLong(p++, at.toEpochMilli());
+      }
+      move.setLong(p, id);
+      if (move.executeUpdate() == 0) {
+        return false;
+      }
+    }
+    try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+      bindEvent(event, id, next, reason, at);
+      event.executeUpdate();
+    }
+    return true;
+  }
+
+  private static final Map<String, String> MOVE_SQL = new ConcurrentHashMap<>();
+
+  private static String moveSql(MessageState next, Set<MessageState> from) {
+    for (MessageState f : from) {
+      if (!f.canMoveTo(next)) {
+        throw new IllegalArgumentException(f + " cannot move to " + next);
+      }
+    }
+    String key = next + ":" + new TreeSet<>(from);
+    return MOVE_SQL.computeIfAbsent(key, k -> buildMoveSql(next, from));
+  }
+
+  /** The guarded state change: only from one of the states {@code from}. */
+  static String buildMoveSql(MessageState next, Set<MessageState> from) {
+    String states =
+        from.stream().map(s -> "'" + s.wireName() + "'").sorted().collect(Collectors.joining(", "));
+    return "UPDATE message SET state = '"
+        + next.wireName()
+        + "', status_at = ?, reason = ?, sent_at = "
+        + (next.wentOut() ? "COALESCE(sent_at, ?)" : "sent_at")
+        + " WHERE id = ? AND state IN ("
+        + states
+        + ")";
+  }
+
+  static final String INSERT_EVENT =
+      "INSERT INTO message_event (message_id, state, reason, at) VALUES (?, ?, ?, ?)";
+
+  static void bindEvent(
+      PreparedStatement event, long id, MessageState state, String reason, Instant at)
+      throws SQLException {
+    event.setLong(1, id);
+    event.setString(2, state.wireName());
+    event.setString(3, reason);
+    event.setLong(4, at.toEpochMilli());
+  }
+
+  static long maxId(Handle h) {
+    return h.createQuery(
+            "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM message UNION ALL"
+                + " SELECT MAX(id) FROM inbound_message) AS ids")
+        .mapTo(Long.class)
+        .findOne()
+        .orElse(0L);
+  }
+
+  private static Optional<MediaRef> media(String name, String type, String path) {
+    return path == null ? Optional.empty() : Optional.of(new MediaRef(name, type, Path.of(path)));
+  }
+
+  static Message message(ResultSet rs, StatementContext ctx) throws SQLException {
+    long sentAt = rs.getLong("sent_at");
+    boolean sentAtNull = rs.wasNull();
+    return new Message(
+        rs.getLong("id"),
+        rs.getLong("device_id"),
+        rs.getString("recipient"),
+        "group".equals(rs.getString("recipient_type")),
+        rs.getString("kind"),
+        rs.getString("body"),
+        rs.getString("api"),
+        rs.getInt("sync") != 0,
+        rs.getInt("retry") != 0,
+        rs.getInt("attempts"),
+        MessageState.ofWireName(rs.getString("state")),
+        Optional.ofNullable(rs.getString("reason")),
+        Instant.ofEpochMilli(rs.getLong("not_before")),
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        sentAtNull ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sentAt)),
+        Instant.ofEpochMilli(rs.getLong("status_at")),
+        media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")),
+        Optional.ofNullable(rs.getString("media_url")),
+        rs.getInt("link_preview") != 0);
+  }
+}

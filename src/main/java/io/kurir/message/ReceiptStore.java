@@ -1,0 +1,291 @@
+package io.kurir.message;
+
+import static io.kurir.message.MessageRowStore.INSERT_EVENT;
+import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.buildMoveSql;
+import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.move;
+
+import io.kurir.store.Database;
+import io.kurir.store.Transaction;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+
+/**
+ * The SQL of what the network reports after a send: the send's own outcome (its network id), and
+ * receipts keyed by network id, kept in {@code early_receipt} when they come before the send's
+ * outcome is committed.
+ */
+final class ReceiptStore {
+  private final Database db;
+  private final StatusHook hook;
+
+  ReceiptStore(Database db, StatusHook hook) {
+    this.db = db;
+    this.hook = hook;
+  }
+
+  /**
+   * Records a send the network took: {@code sending → sent}, with its network id, and any receipt
+   * that arrived for that network id before this commit. Not waited for by the sender; {@code
+   * callerWaits}: a sync caller is told once it is committed.
+   */
+  CompletableFuture<Boolean> recordSent(
+      long id, long deviceId, Optional<String> networkId, Instant at, boolean callerWaits) {
+    boolean[] hooked = {false};
+    HandleCallback<Boolean, Exception> update =
+        h -> {
+          try (PreparedStatement move = h.getConnection().prepareStatement(RECORD_SENT)) {
+            move.setString(1, networkId.orElse(null));
+            move.setLong(2, at.toEpochMilli());
+            move.setLong(3, at.toEpochMilli());
+            move.setLong(4, id);
+            if (move.executeUpdate() == 0) {
+              // A receipt by Kurir's id moved it further already: keep the network's id anyway,
+              // for the receipts still to come.
+              if (networkId.isPresent()) {
+                h.createUpdate(
+                        "UPDATE message SET network_id = ? WHERE id = ?"
+                            + " AND (network_id IS NULL OR network_id = '')")
+                    .bind(0, networkId.get())
+                    .bind(1, id)
+                    .execute();
+                hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
+              }
+              return false;
+            }
+          }
+          try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+            bindEvent(event, id, MessageState.SENT, null, at);
+            event.executeUpdate();
+          }
+          hooked[0] |= hook.moved(Transaction.of(h), id, MessageState.SENT, null, at);
+          if (networkId.isPresent()) {
+            hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
+          }
+          return true;
+        };
+    return committed(
+        hook,
+        callerWaits ? db.writes().submit(update) : db.writes().submitForSender(update),
+        hooked);
+  }
+
+  private static final String RECORD_SENT =
+      "UPDATE message SET state = 'sent', network_id = ?, status_at = ?, reason = NULL,"
+          + " sent_at = COALESCE(sent_at, ?) WHERE id = ? AND state = 'sending'";
+
+  /** Records the network id of a message still {@code sending} (an accepted send). */
+  CompletableFuture<Boolean> recordNetworkId(long id, long deviceId, String networkId) {
+    boolean[] hooked = {false};
+    HandleCallback<Boolean, Exception> update =
+        h -> {
+          int set =
+              h.createUpdate(
+                      "UPDATE message SET network_id = ? WHERE id = ? AND device_id = ?"
+                          + " AND state = 'sending' AND (network_id IS NULL OR network_id = '')")
+                  .bind(0, networkId)
+                  .bind(1, id)
+                  .bind(2, deviceId)
+                  .execute();
+          hooked[0] |=
+              set > 0 && !networkId.isEmpty() && applyEarlyReceipts(h, id, deviceId, networkId);
+          return set > 0;
+        };
+    return committed(hook, db.writes().submit(update), hooked);
+  }
+
+  private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
+      throws SQLException {
+    if (!earlyReceiptsMayExist(h)) {
+      return false;
+    }
+    List<EarlyReceipt> early = new ArrayList<>();
+    try (PreparedStatement q = h.getConnection().prepareStatement(EARLY_RECEIPTS)) {
+      q.setLong(1, deviceId);
+      q.setString(2, networkId);
+      try (ResultSet rs = q.executeQuery()) {
+        while (rs.next()) {
+          early.add(
+              new EarlyReceipt(
+                  rs.getString(1), rs.getString(2), Instant.ofEpochMilli(rs.getLong(3))));
+        }
+      }
+    }
+    if (early.isEmpty()) {
+      return false;
+    }
+    h.createUpdate("DELETE FROM early_receipt WHERE device_id = ? AND network_id = ?")
+        .bind(0, deviceId)
+        .bind(1, networkId)
+        .execute();
+    boolean hooked = false;
+    for (EarlyReceipt r : early) {
+      MessageState next = MessageState.ofWireName(r.status());
+      if (move(h, id, next, receiptFrom(next), r.at(), r.reason())) {
+        hooked |= hook.moved(Transaction.of(h), id, next, r.reason(), r.at());
+      }
+    }
+    return hooked;
+  }
+
+  private record EarlyReceipt(String status, String reason, Instant at) {}
+
+  // Whether the early_receipt table may hold a row. Known only where this process is the one
+  // writer (SQLite; its instance lock keeps others out): then it is set at every insert and
+  // cleared only by a look that found the table empty, all on the writer thread, so a send's
+  // record skips a look-up that almost always finds nothing. Several nodes always look.
+  private volatile boolean earlyReceiptsMayExist = true;
+  private long earlyReceiptsCheckedNanos;
+
+  private boolean earlyReceiptsMayExist(Handle h) throws SQLException {
+    if (!db.dialect().singleWriter()) {
+      return true;
+    }
+    if (earlyReceiptsMayExist && System.nanoTime() - earlyReceiptsCheckedNanos > 1_000_000_000L) {
+      // At most once a second: the table empties as receipts are applied or pruned.
+      earlyReceiptsCheckedNanos = System.nanoTime();
+      try (PreparedStatement q =
+              h.getConnection().prepareStatement("SELECT 1 FROM early_receipt LIMIT 1");
+          ResultSet rs = q.executeQuery()) {
+        earlyReceiptsMayExist = rs.next();
+      }
+    }
+    return earlyReceiptsMayExist;
+  }
+
+  private static final String EARLY_RECEIPTS =
+      "SELECT status, reason, at FROM early_receipt WHERE device_id = ? AND network_id = ?"
+          + " ORDER BY at";
+
+  /** The states a receipt may move a message from: it went out, or is on its way. */
+  static Set<MessageState> receiptFrom(MessageState next) {
+    return switch (next) {
+      case DELIVERY -> Set.of(MessageState.SENDING, MessageState.SENT);
+      case READ -> Set.of(MessageState.SENDING, MessageState.SENT, MessageState.DELIVERY);
+      case FAILED -> Set.of(MessageState.SENDING, MessageState.SENT);
+      default -> throw new IllegalArgumentException("no receipt moves a message to " + next);
+    };
+  }
+
+  /**
+   * Records a receipt keyed by a network id: moves the message that carries it, or keeps the
+   * receipt until a message does. Not waited for: a driver's receipt thread must not stall on a
+   * commit per receipt.
+   */
+  void receiptByNetworkId(
+      long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
+    boolean[] hooked = {false};
+    committed(
+        hook,
+        db.writes()
+            .submitInBackground(
+                h -> {
+                  // The guarded move by (device, network id), its event row from the same rows:
+                  // two statements, and the message's id is read only when someone is told.
+                  int moved;
+                  try (PreparedStatement move =
+                      h.getConnection().prepareStatement(receiptSql(next))) {
+                    int p = 1;
+                    move.setLong(p++, at.toEpochMilli());
+                    move.setString(p++, reason);
+                    if (next.wentOut()) {
+                      move.setLong(p++, at.toEpochMilli());
+                    }
+                    move.setLong(p++, deviceId);
+                    move.setString(p, networkId);
+                    moved = move.executeUpdate();
+                  }
+                  if (moved > 0) {
+                    try (PreparedStatement event =
+                        h.getConnection().prepareStatement(RECEIPT_EVENT)) {
+                      event.setString(1, next.wireName());
+                      event.setString(2, reason);
+                      event.setLong(3, at.toEpochMilli());
+                      event.setLong(4, deviceId);
+                      event.setString(5, networkId);
+                      event.executeUpdate();
+                    }
+                    if (hook.mayWant(Transaction.of(h))) {
+                      for (long id : idsOfNetworkId(h, deviceId, networkId)) {
+                        hooked[0] |= hook.moved(Transaction.of(h), id, next, reason, at);
+                      }
+                    }
+                    return true;
+                  }
+                  if (idsOfNetworkId(h, deviceId, networkId).isEmpty()) {
+                    // Faster than the send's own outcome: kept until it comes.
+                    earlyReceiptsMayExist = true; // before the insert, on the writer's thread
+                    h.createUpdate(
+                            "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
+                                + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
+                        .bind(0, deviceId)
+                        .bind(1, networkId)
+                        .bind(2, next.wireName())
+                        .bind(3, reason)
+                        .bind(4, at.toEpochMilli())
+                        .bind(5, now.toEpochMilli())
+                        .execute();
+                  }
+                  return false; // a late or repeated receipt changes nothing
+                }),
+        hooked);
+  }
+
+  private static final String MESSAGE_BY_NETWORK_ID =
+      "SELECT id FROM message WHERE device_id = ? AND network_id = ?";
+
+  private static List<Long> idsOfNetworkId(Handle h, long deviceId, String networkId)
+      throws SQLException {
+    try (PreparedStatement find = h.getConnection().prepareStatement(MESSAGE_BY_NETWORK_ID)) {
+      find.setLong(1, deviceId);
+      find.setString(2, networkId);
+      List<Long> ids = new ArrayList<>(1);
+      try (ResultSet rs = find.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+      return ids;
+    }
+  }
+
+  private static final Map<MessageState, String> RECEIPT_SQL = new ConcurrentHashMap<>();
+
+  /**
+   * A receipt's guarded move by (device, network id): the (device, network id) index finds the row
+   * (no index holds the states it is guarded by, so none competes).
+   */
+  private static String receiptSql(MessageState next) {
+    return RECEIPT_SQL.computeIfAbsent(
+        next,
+        n ->
+            buildMoveSql(n, receiptFrom(n))
+                .replace(" WHERE id = ? AND ", " WHERE device_id = ? AND network_id = ? AND "));
+  }
+
+  private static final String RECEIPT_EVENT =
+      "INSERT INTO message_event (message_id, state, reason, at)"
+          + " SELECT id, ?, ?, ? FROM message WHERE device_id = ? AND network_id = ?";
+
+  /** Receipts for network ids that no message took within {@code keep} are dropped. */
+  void pruneEarlyReceipts(Instant olderThan) {
+    db.writes()
+        .submitInBackground(
+            h ->
+                h.createUpdate("DELETE FROM early_receipt WHERE received_at < ?")
+                    .bind(0, olderThan.toEpochMilli())
+                    .execute());
+  }
+}
