@@ -35,7 +35,7 @@ final class MessageHistoryStore {
                   h.createQuery("SELECT * FROM message WHERE id = :id AND device_id IN (<devices>)")
                       .bind("id", id)
                       .bindList("devices", List.copyOf(deviceIds))
-                      .map((rs, ctx) -> new Row(MessageStore.message(rs, ctx), networkId(rs)))
+                      .map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs)))
                       .list();
               return withEvents(h, rows).stream().findFirst();
             });
@@ -58,7 +58,7 @@ final class MessageHistoryStore {
               f.state().ifPresent(v -> q.bind("state", v.wireName()));
               bindCommon(q, f, limit);
               List<Row> rows =
-                  q.map((rs, ctx) -> new Row(MessageStore.message(rs, ctx), networkId(rs))).list();
+                  q.map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs))).list();
               return withEvents(h, rows);
             });
   }
