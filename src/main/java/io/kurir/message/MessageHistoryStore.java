@@ -58,7 +58,8 @@ final class MessageHistoryStore {
               f.state().ifPresent(v -> q.bind("state", v.wireName()));
               bindCommon(q, f, limit);
               List<Row> rows =
-                  q.map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs))).list();
+                  q.map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs)))
+                      .list();
               return withEvents(h, rows);
             });
   }
