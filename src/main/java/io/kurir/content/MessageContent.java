@@ -24,6 +24,20 @@ public record MessageContent(Content content, Optional<String> replyTo, List<Str
     return new MessageContent(content, Optional.empty(), List.of());
   }
 
+  /**
+   * The text an incoming message with this content shows where only text is read (the seed's
+   * incoming webhook, keyword auto-replies): its summary; nothing for a reaction, an audio or a
+   * sticker, which are no text to answer.
+   */
+  public String incomingText() {
+    return switch (content) {
+      case Content.Reaction r -> "";
+      case Content.Audio a -> "";
+      case Content.Sticker s -> "";
+      default -> content.summary();
+    };
+  }
+
   /** Its kind. */
   public MessageKind kind() {
     return content.kind();

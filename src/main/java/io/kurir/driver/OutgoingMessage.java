@@ -77,6 +77,16 @@ public record OutgoingMessage(
     this(id, recipient, toGroup, kind, text, true, Optional.empty());
   }
 
+  /**
+   * Whether its content says more than its kind, text and file: a kind other than a seed family's,
+   * a file by link, a reply, mentions. A driver that sends seed messages its own way sends these
+   * from the content.
+   */
+  public boolean carriesOwnContent() {
+    return !content.equals(
+        SeedContent.of(kind, text, linkPreview, media.map(Attachment::name).orElse("")));
+  }
+
   /** A message of Kurir's own API: {@code content} to {@code recipient}. */
   public static OutgoingMessage of(
       long id, String recipient, boolean toGroup, MessageContent content) {

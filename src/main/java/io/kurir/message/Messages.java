@@ -169,6 +169,9 @@ public final class Messages implements AutoCloseable {
                   ", ",
                   new java.util.TreeSet<>(drivers.of(device.ref()).mediaTypes(request.kind()))));
     }
+    if (drivers.names().contains(device.driver())) {
+      CarriedKinds.refuseWhatIsNotCarried(drivers.of(device.ref()), request);
+    }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
     if (first.isPresent()) {
@@ -246,7 +249,8 @@ public final class Messages implements AutoCloseable {
               now,
               request.media(),
               request.mediaUrl(),
-              request.linkPreview()));
+              request.linkPreview(),
+              request.content()));
     }
     return messages;
   }
