@@ -34,19 +34,14 @@ public record Capabilities(
   }
 
   /**
-   * What every driver carried before drivers declared capabilities: the seed families' text, images
-   * and files (documents), to numbers and groups. The default of {@link Driver}.
+   * What a driver that reads only a message's kind, text and file carries of Kurir's own API: plain
+   * text, to numbers and groups. The default of {@link Driver}. The seed families' text, image and
+   * file messages are not subject to the declaration: every driver sends them, as before drivers
+   * declared capabilities.
    */
-  public static final Capabilities SEED =
+  public static final Capabilities TEXT_ONLY =
       new Capabilities(
-          EnumSet.of(MessageKind.TEXT, MessageKind.IMAGE, MessageKind.DOCUMENT),
-          true,
-          false,
-          false,
-          false,
-          false,
-          false,
-          false);
+          EnumSet.of(MessageKind.TEXT), true, false, false, false, false, false, false);
 
   /** Whether it sends messages of kind {@code kind}. */
   public boolean carries(MessageKind kind) {

@@ -2,7 +2,6 @@ package io.kurir.message;
 
 import io.kurir.content.MessageContent;
 import io.kurir.content.MessageKind;
-import io.kurir.content.SeedContent;
 import io.kurir.driver.Capabilities;
 import io.kurir.driver.Driver;
 
@@ -10,8 +9,8 @@ import io.kurir.driver.Driver;
  * The rule that a device's driver is handed only what it declares it can carry ({@link
  * Driver#capabilities}), checked when a send is accepted, before anything is stored: a kind it
  * cannot carry, a reply, mentions or a group recipient it cannot send is refused at once, never
- * accepted and failed later. A seed family's text, image or file is carried by every driver, as
- * before: its group sends keep the outcome their driver gives them.
+ * accepted and failed later. A seed family's text, image or file is not subject to it: every driver
+ * sends those, as before, and its group sends keep the outcome their driver gives them.
  */
 final class CarriedKinds {
   private CarriedKinds() {}
@@ -25,11 +24,7 @@ final class CarriedKinds {
   static void refuseWhatIsNotCarried(Driver driver, SendRequest request) {
     Capabilities can = driver.capabilities();
     if (request.content().isEmpty()) {
-      MessageKind kind = SeedContent.of(request.kind(), "", true, "").kind();
-      if (SeedContent.isSeedKind(request.kind()) && !can.carries(kind)) {
-        throw kindRefused(driver, kind);
-      }
-      return;
+      return; // a seed family's text, image or file: every driver sends those
     }
     MessageContent content = request.content().get();
     if (!can.carries(content.kind())) {

@@ -10,6 +10,7 @@ import io.kurir.content.MessageContent;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.MessageObjects;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestTables;
 import io.kurir.time.SettableClock;
@@ -34,26 +35,7 @@ class MessageKindsTest {
   private static final String CUSTOMER = "+6281234500001";
 
   /** One message object of each kind, as a caller of Kurir's API writes it. */
-  static final List<String> EVERY_KIND =
-      List.of(
-          "{'type':'text','text':{'body':'Hello','preview_url':true}}",
-          "{'type':'image','image':{'link':'https://example.com/a.jpg','caption':'A'}}",
-          "{'type':'video','video':{'link':'https://example.com/a.mp4','caption':'V'}}",
-          "{'type':'audio','audio':{'link':'https://example.com/a.ogg','voice':true}}",
-          "{'type':'document','document':{'link':'https://example.com/a.pdf','filename':'a.pdf'}}",
-          "{'type':'sticker','sticker':{'link':'https://example.com/s.webp'}}",
-          "{'type':'location','location':{'latitude':-6.2,'longitude':106.8,'name':'Monas',"
-              + "'address':'Jakarta'}}",
-          "{'type':'contacts','contacts':[{'name':{'formatted_name':'Budi'},"
-              + "'phones':[{'phone':'+62 812 1111 2222','type':'WORK'}]}]}",
-          "{'type':'interactive','interactive':{'type':'button','body':{'text':'Pick'},"
-              + "'action':{'buttons':[{'type':'reply','reply':{'id':'y','title':'Yes'}}]}}}",
-          "{'type':'interactive','interactive':{'type':'list','body':{'text':'Menu'},"
-              + "'action':{'button':'Open','sections':[{'rows':[{'id':'r1','title':'One'}]}]}}}",
-          "{'type':'template','template':{'name':'order_update','language':{'code':'id'}}}",
-          "{'type':'reaction','reaction':{'message_id':'SBX-1','emoji':'\\uD83D\\uDC4D'}}",
-          "{'type':'text','text':{'body':'re','preview_url':false},"
-              + "'context':{'message_id':'SBX-2'},'mentions':['+6281234500002']}");
+  static final List<String> EVERY_KIND = MessageObjects.everyKind("SBX-1");
 
   @TempDir Path dir;
   final SettableClock clock = TestGateway.settableClock();
