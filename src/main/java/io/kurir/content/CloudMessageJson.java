@@ -473,35 +473,7 @@ public final class CloudMessageJson {
     if (kind.isEmpty() || kind.get() == MessageKind.TEMPLATE) {
       return Optional.empty();
     }
-    JsonNode o = message.path(type);
-    Content content =
-        switch (kind.get()) {
-          case TEXT -> new Content.Text(o.path("body").asText(""), false);
-          case IMAGE -> new Content.Image(MediaSource.NONE, o.path("caption").asText(""));
-          case VIDEO -> new Content.Video(MediaSource.NONE, o.path("caption").asText(""));
-          case AUDIO -> new Content.Audio(MediaSource.NONE, o.path("voice").asBoolean(false));
-          case DOCUMENT ->
-              new Content.Document(
-                  MediaSource.NONE, o.path("caption").asText(""), o.path("filename").asText(""));
-          case STICKER ->
-              new Content.Sticker(MediaSource.NONE, o.path("animated").asBoolean(false));
-          case LOCATION ->
-              new Content.Location(
-                  o.path("latitude").asDouble(),
-                  o.path("longitude").asDouble(),
-                  o.path("name").asText(""),
-                  o.path("address").asText(""));
-          case CONTACTS ->
-              new Content.Contacts(
-                  message.path("contacts").isArray()
-                      ? (ArrayNode) message.path("contacts")
-                      : NODES.arrayNode());
-          case INTERACTIVE ->
-              new Content.Interactive(o.isObject() ? (ObjectNode) o : NODES.objectNode());
-          case REACTION ->
-              new Content.Reaction(o.path("message_id").asText(""), o.path("emoji").asText(""));
-          case TEMPLATE -> throw new IllegalStateException("left out above");
-        };
+    Content content = lenient(kind.get(), message.path(type), false);
     return Optional.of(new MessageContent(content, replyTo, List.of()));
   }
 
@@ -527,41 +499,48 @@ public final class CloudMessageJson {
     MessageKind kind =
         MessageKind.ofWireName(message.path("type").asText())
             .orElseThrow(() -> new IllegalStateException("stored content of no known kind"));
-    JsonNode o = message.path(kind.wireName());
-    Content content =
-        switch (kind) {
-          case TEXT ->
-              new Content.Text(o.path("body").asText(""), o.path("preview_url").asBoolean(false));
-          case IMAGE -> new Content.Image(storedSource(o), o.path("caption").asText(""));
-          case VIDEO -> new Content.Video(storedSource(o), o.path("caption").asText(""));
-          case AUDIO -> new Content.Audio(storedSource(o), o.path("voice").asBoolean(false));
-          case DOCUMENT ->
-              new Content.Document(
-                  storedSource(o), o.path("caption").asText(""), o.path("filename").asText(""));
-          case STICKER -> new Content.Sticker(storedSource(o), o.path("animated").asBoolean(false));
-          case LOCATION ->
-              new Content.Location(
-                  o.path("latitude").asDouble(),
-                  o.path("longitude").asDouble(),
-                  o.path("name").asText(""),
-                  o.path("address").asText(""));
-          case CONTACTS -> new Content.Contacts(o.isArray() ? (ArrayNode) o : NODES.arrayNode());
-          case INTERACTIVE ->
-              new Content.Interactive(o.isObject() ? (ObjectNode) o : NODES.objectNode());
-          case TEMPLATE ->
-              new Content.Template(
-                  o.path("name").asText(""),
-                  o.path("language").path("code").asText(""),
-                  o.isObject() ? (ObjectNode) o : NODES.objectNode());
-          case REACTION ->
-              new Content.Reaction(o.path("message_id").asText(""), o.path("emoji").asText(""));
-        };
+    Content content = lenient(kind, message.path(kind.wireName()), true);
     Optional<String> replyTo =
         Optional.of(message.path("context").path("message_id").asText(""))
             .filter(s -> !s.isEmpty());
     List<String> mentions = new ArrayList<>();
     message.path("mentions").forEach(n -> mentions.add(n.asText()));
     return new MessageContent(content, replyTo, mentions);
+  }
+
+  /**
+   * A kind's object read as it is, without {@link #parse}'s checks: what a store kept, or what
+   * Meta's webhook sent. A stored file keeps its {@code link} or {@code id}; an incoming one names
+   * none (the driver keeps the file beside the message).
+   */
+  private static Content lenient(MessageKind kind, JsonNode o, boolean stored) {
+    MediaSource source = stored ? storedSource(o) : MediaSource.NONE;
+    return switch (kind) {
+      case TEXT ->
+          new Content.Text(o.path("body").asText(""), o.path("preview_url").asBoolean(false));
+      case IMAGE -> new Content.Image(source, o.path("caption").asText(""));
+      case VIDEO -> new Content.Video(source, o.path("caption").asText(""));
+      case AUDIO -> new Content.Audio(source, o.path("voice").asBoolean(false));
+      case DOCUMENT ->
+          new Content.Document(source, o.path("caption").asText(""), o.path("filename").asText(""));
+      case STICKER -> new Content.Sticker(source, o.path("animated").asBoolean(false));
+      case LOCATION ->
+          new Content.Location(
+              o.path("latitude").asDouble(),
+              o.path("longitude").asDouble(),
+              o.path("name").asText(""),
+              o.path("address").asText(""));
+      case CONTACTS -> new Content.Contacts(o.isArray() ? (ArrayNode) o : NODES.arrayNode());
+      case INTERACTIVE ->
+          new Content.Interactive(o.isObject() ? (ObjectNode) o : NODES.objectNode());
+      case TEMPLATE ->
+          new Content.Template(
+              o.path("name").asText(""),
+              o.path("language").path("code").asText(""),
+              o.isObject() ? (ObjectNode) o : NODES.objectNode());
+      case REACTION ->
+          new Content.Reaction(o.path("message_id").asText(""), o.path("emoji").asText(""));
+    };
   }
 
   private static MediaSource storedSource(JsonNode o) {
