@@ -177,7 +177,12 @@ public final class Messages implements AutoCloseable {
     if (first.isPresent()) {
       return first.get(); // a repeat: nothing is stored or sent again
     }
-    List<Message> messages = build(device, request, clock.instant());
+    // After the idempotency check, whose fingerprint is of the request as the caller wrote it.
+    List<Message> messages =
+        build(
+            device,
+            QuotedMessages.byNetworkId(request, id -> stores.reads().networkIdOf(device.id(), id)),
+            clock.instant());
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
     DeviceSender sender = senders.senderFor(device);

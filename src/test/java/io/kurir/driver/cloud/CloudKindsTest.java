@@ -72,7 +72,7 @@ class CloudKindsTest {
   }
 
   @Test
-  void aReplyCarriesContextAndMentionsAreRefusedAtAccept() {
+  void aReplyCarriesContextByTheNetworksIdAndMentionsAreRefusedAtAccept() {
     try (CloudFixture f = new CloudFixture(dir)) {
       Sends sends = new Sends(f.kurir.gateway().messages(), Duration.ofSeconds(10));
       String to = f.customer();
@@ -90,6 +90,21 @@ class CloudKindsTest {
                   SendCommand.builder("v1").to(new Recipient(to, false)).content(reply).build())
               .first();
       f.awaitState(m.id(), MessageState.DELIVERY);
+      assertThat(f.graph.sent().getLast().body().path("context").path("message_id").asText())
+          .isEqualTo(wamid);
+
+      // Quoted by Kurir's id (what Kurir's API answered): sent with the network's id.
+      MessageContent byKurirId =
+          CloudMessageJson.parse(
+              json(
+                  "{'type':'text','text':{'body':'re'},'context':{'message_id':'" + first + "'}}"));
+      Message again =
+          sends
+              .send(
+                  f.device,
+                  SendCommand.builder("v1").to(new Recipient(to, false)).content(byKurirId).build())
+              .first();
+      f.awaitState(again.id(), MessageState.DELIVERY);
       assertThat(f.graph.sent().getLast().body().path("context").path("message_id").asText())
           .isEqualTo(wamid);
 
