@@ -24,6 +24,7 @@ class LayersTest {
   private static final List<String> CORE =
       List.of(
           "core",
+          "content",
           "message",
           "device",
           "schedule",

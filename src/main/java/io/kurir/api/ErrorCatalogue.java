@@ -112,7 +112,9 @@ public final class ErrorCatalogue {
           .add(SendRefused.Reason.BUSY, 503, "busy")
           .add(SendRefused.Reason.DRIVER_NOT_LOADED, 503, "driver_not_loaded")
           .add(SendRefused.Reason.DEVICE_BUSY, 429, "device_busy")
-          .add(SendRefused.Reason.MEDIA_TYPE_NOT_SUPPORTED, 400, "media_type_not_supported");
+          .add(SendRefused.Reason.MEDIA_TYPE_NOT_SUPPORTED, 400, "media_type_not_supported")
+          .add(SendRefused.Reason.KIND_NOT_SUPPORTED, 422, "kind_not_supported")
+          .add(SendRefused.Reason.CAPABILITY_NOT_SUPPORTED, 422, "capability_not_supported");
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.kurir.bot;
 
+import io.kurir.content.CloudMessageJson;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.store.Database;
@@ -40,8 +41,9 @@ final class InboundMessageStore {
     return tx.handle()
             .createUpdate(
                 "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
-                    + " reply_message_id, network_id, group_id, media_type, media_path, sender_id)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " reply_message_id, network_id, group_id, media_type, media_path, sender_id,"
+                    + " kind, content)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     + " ON CONFLICT (device_id, network_id) DO NOTHING")
             .bind(0, id)
             .bind(1, in.deviceId())
@@ -55,6 +57,10 @@ final class InboundMessageStore {
             .bind(9, in.media().map(IncomingMessage.Media::mimeType).orElse(null))
             .bind(10, in.media().map(m -> m.path().toString()).orElse(null))
             .bind(11, in.senderId().map(ContactId::address).orElse(null))
+            // Every row says its kind; the content only of a message read as one of its own
+            // (a location, a reaction…): a text or a seed-shaped image or file is its columns.
+            .bind(12, in.asContent().kind().wireName())
+            .bind(13, in.content().map(CloudMessageJson::toStored).orElse(null))
             .execute()
         > 0;
   }

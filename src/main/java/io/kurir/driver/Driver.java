@@ -54,6 +54,15 @@ public interface Driver extends AutoCloseable {
     return java.util.Set.of();
   }
 
+  /**
+   * What this driver can carry (message kinds, groups, replies, edits, …). The core refuses at
+   * accept a message of Kurir's own API that its device's driver does not declare. Defaults to
+   * {@link Capabilities#TEXT_ONLY}. Constant for a running driver.
+   */
+  default Capabilities capabilities() {
+    return Capabilities.TEXT_ONLY;
+  }
+
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
   boolean isConnected(DeviceRef device);
 

@@ -1,5 +1,8 @@
 package io.kurir.driver;
 
+import io.kurir.content.Content;
+import io.kurir.content.MediaSource;
+import io.kurir.content.MessageContent;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
@@ -21,6 +24,10 @@ import java.util.Optional;
  *     without it
  * @param senderId the network's own id of the sender when it gave one in place of, or beside, the
  *     phone number (a WAHA LID, a Meta BSUID); empty for a sender known by number alone
+ * @param content what it says, in the Cloud API message object's terms (a location, a contact card,
+ *     a reaction, a voice note…), when the driver read a kind; empty for a plain text or an image
+ *     or file it reported by {@code media} alone ({@link #asContent} reads those). A media kind's
+ *     file is {@code media}, its content names no source.
  */
 public record IncomingMessage(
     long deviceId,
@@ -31,7 +38,8 @@ public record IncomingMessage(
     Optional<Media> media,
     Instant at,
     Optional<String> contactName,
-    Optional<ContactId> senderId) {
+    Optional<ContactId> senderId,
+    Optional<MessageContent> content) {
 
   public IncomingMessage {
     contactName = contactName.map(String::strip).filter(name -> !name.isEmpty());
@@ -39,6 +47,30 @@ public record IncomingMessage(
     if (senderE164.isEmpty() && senderId.isEmpty()) {
       throw new IllegalArgumentException("an incoming message names its sender");
     }
+  }
+
+  /** A message of no kind of its own: a text, or the image or file in {@code media}. */
+  public IncomingMessage(
+      long deviceId,
+      Optional<String> networkId,
+      String senderE164,
+      Optional<String> groupId,
+      String text,
+      Optional<Media> media,
+      Instant at,
+      Optional<String> contactName,
+      Optional<ContactId> senderId) {
+    this(
+        deviceId,
+        networkId,
+        senderE164,
+        groupId,
+        text,
+        media,
+        at,
+        contactName,
+        senderId,
+        Optional.empty());
   }
 
   /** A message from a sender known by number, with the name the network gave for it. */
@@ -77,7 +109,8 @@ public record IncomingMessage(
         media,
         at,
         Optional.ofNullable(name),
-        senderId);
+        senderId,
+        content);
   }
 
   /**
@@ -86,7 +119,45 @@ public record IncomingMessage(
    */
   public IncomingMessage withSenderPhone(String e164) {
     return new IncomingMessage(
-        deviceId, networkId, e164, groupId, text, media, at, contactName, senderId);
+        deviceId, networkId, e164, groupId, text, media, at, contactName, senderId, content);
+  }
+
+  /** The same message, saying {@code newContent}; its text stays. */
+  public IncomingMessage withContent(MessageContent newContent) {
+    return new IncomingMessage(
+        deviceId,
+        networkId,
+        senderE164,
+        groupId,
+        text,
+        media,
+        at,
+        contactName,
+        senderId,
+        Optional.of(newContent));
+  }
+
+  /**
+   * What it says: its content, or a text, or for a message reported by its media alone an image or
+   * a document with the text as its caption.
+   */
+  public MessageContent asContent() {
+    if (content.isPresent()) {
+      return content.get();
+    }
+    if (media.isEmpty()) {
+      return MessageContent.of(new Content.Text(text, false));
+    }
+    Media m = media.get();
+    return MessageContent.of(
+        switch (m.kind()) {
+          case "image" -> new Content.Image(MediaSource.NONE, text);
+          case "video" -> new Content.Video(MediaSource.NONE, text);
+          case "audio" -> new Content.Audio(MediaSource.NONE, false);
+          case "sticker" -> new Content.Sticker(MediaSource.NONE, false);
+          default ->
+              new Content.Document(MediaSource.NONE, text, m.path().getFileName().toString());
+        });
   }
 
   /** Who wrote it, for people: the phone number when known, else the network's id of them. */

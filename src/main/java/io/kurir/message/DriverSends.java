@@ -216,15 +216,17 @@ final class DriverSends {
     try {
       return driver.send(
           device.get().ref(),
-          new OutgoingMessage(
-              m.id(),
-              m.recipient(),
-              m.toGroup(),
-              m.kind(),
-              m.body(),
-              m.linkPreview(),
-              m.media()
-                  .map(r -> new OutgoingMessage.Attachment(r.name(), r.mimeType(), r.path()))));
+          m.content().isPresent()
+              ? OutgoingMessage.of(m.id(), m.recipient(), m.toGroup(), m.content().get())
+              : new OutgoingMessage(
+                  m.id(),
+                  m.recipient(),
+                  m.toGroup(),
+                  m.kind(),
+                  m.body(),
+                  m.linkPreview(),
+                  m.media()
+                      .map(r -> new OutgoingMessage.Attachment(r.name(), r.mimeType(), r.path()))));
     } catch (RuntimeException | Error e) {
       log.warn("driver {} failed to send message {}: {}", driver.name(), m.id(), e.toString());
       return new SendOutcome.Failed(e.toString());

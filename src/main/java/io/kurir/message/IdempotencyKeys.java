@@ -97,21 +97,32 @@ public final class IdempotencyKeys {
     for (Recipient r : request.recipients()) {
       recipients.append(r.group() ? "group:" : "number:").append(r.address()).append('\n');
     }
-    return fingerprint(
-        "send",
-        request.api(),
-        request.kind(),
-        request.body(),
-        Boolean.toString(request.sync()),
-        Boolean.toString(request.retry()),
-        Long.toString(request.delay().toMillis()),
-        // Kept media files are named by the hash of their content: the same bytes, the same name.
+    // A content part only when there is content, so that a seed family's request keeps the
+    // fingerprint it had before messages carried content.
+    String[] content =
         request
-            .media()
-            .map(m -> m.name() + "\n" + m.mimeType() + "\n" + m.path().getFileName())
-            .orElse(""),
-        request.mediaUrl().orElse(""),
-        recipients.toString());
+            .content()
+            .map(c -> new String[] {io.kurir.content.CloudMessageJson.toStored(c)})
+            .orElse(new String[0]);
+    String[] parts = {
+      "send",
+      request.api(),
+      request.kind(),
+      request.body(),
+      Boolean.toString(request.sync()),
+      Boolean.toString(request.retry()),
+      Long.toString(request.delay().toMillis()),
+      // Kept media files are named by the hash of their content: the same bytes, the same name.
+      request
+          .media()
+          .map(m -> m.name() + "\n" + m.mimeType() + "\n" + m.path().getFileName())
+          .orElse(""),
+      request.mediaUrl().orElse(""),
+      recipients.toString()
+    };
+    String[] all = java.util.Arrays.copyOf(parts, parts.length + content.length);
+    System.arraycopy(content, 0, all, parts.length, content.length);
+    return fingerprint(all);
   }
 
   /**

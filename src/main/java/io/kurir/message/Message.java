@@ -1,5 +1,7 @@
 package io.kurir.message;
 
+import io.kurir.content.MessageContent;
+import io.kurir.content.SeedContent;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -8,7 +10,8 @@ import java.util.Optional;
  *
  * @param id decimal digits in every reply; unique and increasing
  * @param recipient E.164 number, or group id when {@code toGroup}
- * @param kind {@code text}, {@code image} or {@code file}
+ * @param kind {@code text}, {@code image} or {@code file} for a seed family's message, else the
+ *     name of its content's kind ({@code location}, {@code sticker}, …)
  * @param api which API family and call accepted it, e.g. {@code eco}
  * @param sync whether an HTTP caller waits for the first outcome; sync messages go first
  * @param retry {@code flag_retry=on}: failed sends are tried again with backoff
@@ -20,6 +23,9 @@ import java.util.Optional;
  *     (an async media send answered before the fetch)
  * @param linkPreview whether the network may show a preview of a link in the text (the caller's
  *     {@code skip_link} turns it off)
+ * @param content what a message of Kurir's own API says (the Cloud API message object); empty for a
+ *     seed family's message, which says what {@code kind}, {@code body} and {@code media} say
+ *     ({@link #asContent})
  */
 public record Message(
     long id,
@@ -40,7 +46,61 @@ public record Message(
     Instant statusAt,
     Optional<MediaRef> media,
     Optional<String> mediaUrl,
-    boolean linkPreview) {
+    boolean linkPreview,
+    Optional<MessageContent> content) {
+
+  /** A seed family's message: its content is its kind, body and media. */
+  public Message(
+      long id,
+      long deviceId,
+      String recipient,
+      boolean toGroup,
+      String kind,
+      String body,
+      String api,
+      boolean sync,
+      boolean retry,
+      int attempts,
+      MessageState state,
+      Optional<String> reason,
+      Instant notBefore,
+      Instant createdAt,
+      Optional<Instant> sentAt,
+      Instant statusAt,
+      Optional<MediaRef> media,
+      Optional<String> mediaUrl,
+      boolean linkPreview) {
+    this(
+        id,
+        deviceId,
+        recipient,
+        toGroup,
+        kind,
+        body,
+        api,
+        sync,
+        retry,
+        attempts,
+        state,
+        reason,
+        notBefore,
+        createdAt,
+        sentAt,
+        statusAt,
+        media,
+        mediaUrl,
+        linkPreview,
+        Optional.empty());
+  }
+
+  /**
+   * What it says: its stored content, or for a seed family's message a text, an image or a document
+   * with its body as text or caption.
+   */
+  public MessageContent asContent() {
+    return content.orElseGet(
+        () -> SeedContent.of(kind, body, linkPreview, media.map(MediaRef::name).orElse("")));
+  }
 
   /**
    * Why it failed, while it is {@code failed}; empty in every other state, also while a retried
@@ -91,6 +151,7 @@ public record Message(
         statusAt,
         media,
         mediaUrl,
-        linkPreview);
+        linkPreview,
+        content);
   }
 }

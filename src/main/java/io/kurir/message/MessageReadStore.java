@@ -33,6 +33,30 @@ final class MessageReadStore {
                     .list());
   }
 
+  /**
+   * The network's id of the message {@code id} of device {@code deviceId}, sent or received: what a
+   * reply to it names on the network. Empty when there is no such message or it has no network id
+   * yet (not sent yet).
+   */
+  Optional<String> networkIdOf(long deviceId, long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h
+                    .createQuery(
+                        "SELECT network_id FROM message WHERE id = ? AND device_id = ?"
+                            + " UNION ALL SELECT network_id FROM inbound_message"
+                            + " WHERE id = ? AND device_id = ?")
+                    .bind(0, id)
+                    .bind(1, deviceId)
+                    .bind(2, id)
+                    .bind(3, deviceId)
+                    .mapTo(String.class)
+                    .stream()
+                    .filter(n -> n != null && !n.isEmpty())
+                    .findFirst());
+  }
+
   Optional<Message> find(long id) {
     return db.jdbi()
         .withHandle(

@@ -1,5 +1,6 @@
 package io.kurir.message;
 
+import io.kurir.content.CloudMessageJson;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -129,6 +130,7 @@ final class MessageRowStore {
         Instant.ofEpochMilli(rs.getLong("status_at")),
         media(rs.getString("media_name"), rs.getString("media_type"), rs.getString("media_path")),
         Optional.ofNullable(rs.getString("media_url")),
-        rs.getInt("link_preview") != 0);
+        rs.getInt("link_preview") != 0,
+        Optional.ofNullable(rs.getString("content")).map(CloudMessageJson::fromStored));
   }
 }

@@ -4,6 +4,7 @@ import static io.kurir.message.MessageRowStore.INSERT_EVENT;
 import static io.kurir.message.MessageRowStore.bindEvent;
 import static io.kurir.message.MessageRowStore.message;
 
+import io.kurir.content.CloudMessageJson;
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
@@ -39,8 +40,8 @@ final class MessageStore {
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
           + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path, media_url, link_preview)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " media_type, media_path, media_url, link_preview, content)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
@@ -121,6 +122,7 @@ final class MessageStore {
         insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
         insert.setString(20, m.mediaUrl().orElse(null));
         insert.setInt(21, m.linkPreview() ? 1 : 0);
+        insert.setString(22, m.content().map(CloudMessageJson::toStored).orElse(null));
         if (messages.size() == 1) {
           insert.executeUpdate();
         } else {

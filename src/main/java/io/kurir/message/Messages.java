@@ -169,12 +169,20 @@ public final class Messages implements AutoCloseable {
                   ", ",
                   new java.util.TreeSet<>(drivers.of(device.ref()).mediaTypes(request.kind()))));
     }
+    if (drivers.names().contains(device.driver())) {
+      CarriedKinds.refuseWhatIsNotCarried(drivers.of(device.ref()), request);
+    }
     Optional<IdempotencyKeys.Claim> claim = idempotent.claimOf(device, request);
     Optional<List<Message>> first = claim.flatMap(c -> idempotent.firstOf(c, request));
     if (first.isPresent()) {
       return first.get(); // a repeat: nothing is stored or sent again
     }
-    List<Message> messages = build(device, request, clock.instant());
+    // After the idempotency check, whose fingerprint is of the request as the caller wrote it.
+    List<Message> messages =
+        build(
+            device,
+            QuotedMessages.byNetworkId(request, id -> stores.reads().networkIdOf(device.id(), id)),
+            clock.instant());
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
     DeviceSender sender = senders.senderFor(device);
@@ -246,7 +254,8 @@ public final class Messages implements AutoCloseable {
               now,
               request.media(),
               request.mediaUrl(),
-              request.linkPreview()));
+              request.linkPreview(),
+              request.content()));
     }
     return messages;
   }

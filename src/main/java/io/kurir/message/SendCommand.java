@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param mediaUrl where to fetch the image or file from when the message's turn comes (an async
  *     send answered before fetching; {@code media} is then empty)
  * @param idempotencyKey the caller's key for this request, if any ({@link IdempotencyKeys})
+ * @param content what a message of Kurir's own API says; empty for a seed family's send
  * @param linkPreview whether the network may show a preview of a link in the text
  */
 public record SendCommand(
@@ -34,7 +35,8 @@ public record SendCommand(
     Optional<MediaRef> media,
     Optional<String> mediaUrl,
     Optional<String> idempotencyKey,
-    boolean linkPreview) {
+    boolean linkPreview,
+    Optional<io.kurir.content.MessageContent> content) {
 
   /** A command of {@code api} (e.g. {@code eco}); a text, without waiting, unless told. */
   public static Builder builder(String api) {
@@ -59,7 +61,8 @@ public record SendCommand(
         media,
         idempotencyKey,
         mediaUrl,
-        linkPreview);
+        linkPreview,
+        content);
   }
 
   /** Builds a {@link SendCommand}; every field but the recipients has a default. */
@@ -75,6 +78,7 @@ public record SendCommand(
     private Optional<String> mediaUrl = Optional.empty();
     private Optional<String> idempotencyKey = Optional.empty();
     private boolean linkPreview = true;
+    private Optional<io.kurir.content.MessageContent> content = Optional.empty();
 
     private Builder(String api) {
       this.api = api;
@@ -148,6 +152,20 @@ public record SendCommand(
       return this;
     }
 
+    /**
+     * Sends {@code content} (Kurir's own API: any kind of the Cloud API message object): the kind
+     * is the content's, the body its summary, link previews as its text says. Its files go by link;
+     * nothing is fetched by the gateway.
+     */
+    public Builder content(io.kurir.content.MessageContent content) {
+      this.content = Optional.of(content);
+      this.kind = content.kind().wireName();
+      this.body = content.content().summary();
+      this.linkPreview =
+          !(content.content() instanceof io.kurir.content.Content.Text t) || t.previewUrl();
+      return this;
+    }
+
     public SendCommand build() {
       return new SendCommand(
           recipients,
@@ -160,7 +178,8 @@ public record SendCommand(
           media,
           mediaUrl,
           idempotencyKey,
-          linkPreview);
+          linkPreview,
+          content);
     }
   }
 }

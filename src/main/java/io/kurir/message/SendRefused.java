@@ -35,7 +35,18 @@ public final class SendRefused extends KurirException {
      * The image or file is of a type the device's network does not take ({@link
      * io.kurir.driver.Driver#mediaTypes}): refused at once instead of failing at the network.
      */
-    MEDIA_TYPE_NOT_SUPPORTED
+    MEDIA_TYPE_NOT_SUPPORTED,
+    /**
+     * A kind of message the device's driver does not carry ({@link
+     * io.kurir.driver.Driver#capabilities}): refused before anything is stored, never accepted and
+     * failed later. The sentence names the driver and the kind.
+     */
+    KIND_NOT_SUPPORTED,
+    /**
+     * A message of Kurir's own API asks what the device's driver does not do: a reply, mentions, a
+     * group recipient. Refused before anything is stored; the sentence names the driver.
+     */
+    CAPABILITY_NOT_SUPPORTED
   }
 
   private final Reason reason;

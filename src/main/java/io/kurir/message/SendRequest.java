@@ -21,6 +21,8 @@ import java.util.Optional;
  *     send that answered before fetching it ({@code media} is then empty)
  * @param linkPreview whether the network may show a preview of a link in the text; the contract's
  *     {@code skip_link} turns it off
+ * @param content what a message of Kurir's own API says (the Cloud API message object); empty for a
+ *     seed family's send, whose {@code kind}, {@code body} and {@code media} say it
  */
 public record SendRequest(
     List<Recipient> recipients,
@@ -33,13 +35,42 @@ public record SendRequest(
     Optional<MediaRef> media,
     Optional<String> idempotencyKey,
     Optional<String> mediaUrl,
-    boolean linkPreview) {
+    boolean linkPreview,
+    Optional<io.kurir.content.MessageContent> content) {
 
   public SendRequest {
     if (idempotencyKey.isPresent()
         && !IdempotencyKeys.wellFormed(idempotencyKey.get()).equals(idempotencyKey)) {
       throw new IllegalArgumentException("not a usable idempotency key");
     }
+  }
+
+  /** A seed family's send. */
+  public SendRequest(
+      List<Recipient> recipients,
+      String kind,
+      String body,
+      String api,
+      boolean sync,
+      boolean retry,
+      Duration delay,
+      Optional<MediaRef> media,
+      Optional<String> idempotencyKey,
+      Optional<String> mediaUrl,
+      boolean linkPreview) {
+    this(
+        recipients,
+        kind,
+        body,
+        api,
+        sync,
+        retry,
+        delay,
+        media,
+        idempotencyKey,
+        mediaUrl,
+        linkPreview,
+        Optional.empty());
   }
 
   /** A send whose media, if any, is already fetched. */

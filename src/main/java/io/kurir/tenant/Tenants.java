@@ -61,6 +61,7 @@ public final class Tenants {
   private final PhoneNumbers phones;
   private final DeviceDrivers drivers;
   private final AccessCache ecoKeys = new AccessCache(ACCESS_CACHE_TTL);
+  private final ApiKeys apiKeys;
 
   public Tenants(
       Database db,
@@ -76,7 +77,13 @@ public final class Tenants {
     this.zone = zone;
     this.phones = phones;
     this.drivers = drivers;
+    this.apiKeys = new ApiKeys(db, ids, clock, this);
     ids.continueAfter(store.maxId());
+  }
+
+  /** The licenses' API keys for Kurir's own API, and who a bearer token is. */
+  public ApiKeys apiKeys() {
+    return apiKeys;
   }
 
   // --- partners

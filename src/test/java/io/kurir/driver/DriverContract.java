@@ -2,11 +2,15 @@ package io.kurir.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageContent;
+import io.kurir.content.MessageKind;
 import io.kurir.driver.ContractFixture.Expected;
 import io.kurir.driver.ContractFixture.IncomingKind;
 import io.kurir.driver.ContractFixture.SessionChange;
 import io.kurir.driver.ContractFixture.Trouble;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.MessageObjects;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -829,6 +833,28 @@ public abstract class DriverContract {
   }
 
   /** A text message with a new Kurir id. */
+  // --- what the driver declares it can carry
+
+  @Test
+  void everyKindTheDriverDeclaresIsCarried() {
+    Capabilities can = network.driver().capabilities();
+    assertThat(can.kinds()).as("every driver carries plain text").contains(MessageKind.TEXT);
+    DeviceRef device = network.connectedDevice(DEVICE);
+    SendOutcome first = sendSettled(device, text(TO, "before the kinds"));
+    String earlier = networkIdOf(first).orElseThrow();
+    for (String object : MessageObjects.everyKind(earlier)) {
+      MessageContent content = CloudMessageJson.parse(MessageObjects.json(object));
+      if (!can.carries(content.kind())
+          || (content.replyTo().isPresent() && !can.replies())
+          || (!content.mentions().isEmpty() && !can.mentions())) {
+        continue; // not declared: the core refuses it before the driver sees it (CarriedKinds)
+      }
+      SendOutcome outcome =
+          sendSettled(device, OutgoingMessage.of(ids.incrementAndGet(), TO, false, content));
+      assertThat(outcome).as("a declared " + object).isInstanceOf(SendOutcome.Sent.class);
+    }
+  }
+
   protected OutgoingMessage text(String to, String text) {
     return new OutgoingMessage(ids.incrementAndGet(), to, false, "text", text);
   }

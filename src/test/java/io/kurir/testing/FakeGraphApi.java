@@ -61,6 +61,11 @@ import javax.crypto.spec.SecretKeySpec;
  *       approved on the account in the language asked (132001, "Template name does not exist in the
  *       translation"), with as many body parameters as it has (132000), none holding a new line, a
  *       tab or more than four spaces in a row (132018): {@link #approveTemplate}.
+ *   <li>business-messaging-api_v23.0.yaml's {@code Message} kinds and
+ *       …/cloud-api/reference/messages: every kind's object checked as {@link #kindProblem} says,
+ *       refused with 131008 (required parameter is missing) or 131009 (parameter value is not
+ *       valid) from the error-code reference; media by {@code link} are taken without an upload;
+ *       the webhook's {@code IncomingMessage} kinds posted by {@link #kindMessage}.
  * </ul>
  *
  * <p>The 24-hour customer service window is enforced: a free-form (non-template) message to a user
@@ -465,9 +470,36 @@ public final class FakeGraphApi implements AutoCloseable {
       violations.add("to is not international digits: " + body.path("to"));
     }
     String to = byBsuid ? body.path("recipient").asText() : body.path("to").asText();
+    if (KINDS.contains(type)) {
+      // The kinds Kurir's own API sends whole: checked as Meta's reference documents them, and
+      // refused as Meta refuses (131008 missing, 131009 not valid), never bent to fit the driver.
+      String[] problem = kindProblem(type, body);
+      if (problem != null) {
+        violations.add(type + ": " + problem[1]);
+        error(
+            ex,
+            400,
+            Integer.parseInt(problem[0]),
+            0,
+            "OAuthException",
+            problem[0].equals("131008")
+                ? "Required parameter is missing"
+                : "Parameter value is not valid",
+            problem[1]);
+        return;
+      }
+    }
+    if (body.has("context")
+        && !body.path("context").path("message_id").asText().startsWith("wamid.")) {
+      violations.add("context.message_id is not a wamid: " + body.path("context"));
+    }
     switch (type) {
       case "text" -> require(body.path("text").path("body").isTextual(), "text.body");
+      case "video", "audio", "sticker", "location", "contacts", "interactive", "reaction" -> {}
       case "image" -> {
+        if (body.path("image").has("link")) {
+          break; // by link: Meta fetches it (checked above)
+        }
         String id = body.path("image").path("id").asText();
         require(media.containsKey(id), "an uploaded image id");
         String mime = mediaTypes.getOrDefault(id, "");
@@ -484,10 +516,12 @@ public final class FakeGraphApi implements AutoCloseable {
         }
       }
       case "document" -> {
-        require(
-            media.containsKey(body.path("document").path("id").asText()),
-            "an uploaded document id");
-        require(body.path("document").path("filename").isTextual(), "document.filename");
+        if (!body.path("document").has("link")) {
+          require(
+              media.containsKey(body.path("document").path("id").asText()),
+              "an uploaded document id");
+          require(body.path("document").path("filename").isTextual(), "document.filename");
+        }
       }
       case "template" -> {
         require(body.path("template").path("name").isTextual(), "template.name");
@@ -644,6 +678,174 @@ public final class FakeGraphApi implements AutoCloseable {
           "video/mp4");
 
   /** Whether {@code user} wrote within the last 24 hours of the fake's clock. */
+  /** The kinds of message object the fake checks field by field ({@link #kindProblem}). */
+  static final Set<String> KINDS =
+      Set.of(
+          "text",
+          "image",
+          "video",
+          "audio",
+          "document",
+          "sticker",
+          "location",
+          "contacts",
+          "interactive",
+          "reaction");
+
+  /**
+   * What Meta would refuse in a message of kind {@code type}, as {code, details}; null when
+   * nothing. From business-messaging-api_v23.0.yaml: {@code MediaObject} (exactly one of {@code id}
+   * and {@code link}, an http(s) URL; {@code caption} up to 1024, only on image, video and
+   * document; {@code additionalProperties: false}), {@code LocationMessage}, {@code
+   * ContactsMessage} (1 to 5 {@code ContactObject}s), {@code InteractiveObject} with {@code
+   * ActionObject} (1 to 3 reply buttons, titles up to 20; a list's {@code button} up to 20 and 1 to
+   * 10 sections of rows, titles up to 24), {@code ReactionMessage}; text bodies up to 4096
+   * (…/cloud-api/reference/messages).
+   */
+  private String[] kindProblem(String type, JsonNode body) {
+    JsonNode o = body.path(type);
+    if (!(type.equals("contacts") ? o.isArray() : o.isObject())) {
+      return new String[] {"131008", type + " is required"};
+    }
+    switch (type) {
+      case "text" -> {
+        if (o.path("body").asText("").isBlank()) {
+          return new String[] {"131008", "text.body is required"};
+        }
+        if (o.path("body").asText().length() > 4096) {
+          return new String[] {"131009", "text.body is longer than 4096"};
+        }
+        return onlyFields(o, type, "body", "preview_url");
+      }
+      case "image", "video", "document", "audio", "sticker" -> {
+        if (o.has("id") == o.has("link")) {
+          return new String[] {"131008", type + " needs one of id and link"};
+        }
+        if (o.has("link") && !o.path("link").asText().matches("https?://[^/\\s]+/.*")) {
+          return new String[] {"131009", type + ".link is not an http(s) URL"};
+        }
+        if (o.path("caption").asText("").length() > 1024) {
+          return new String[] {"131009", type + ".caption is longer than 1024"};
+        }
+        return switch (type) {
+          case "document" -> onlyFields(o, type, "id", "link", "caption", "filename");
+          case "image", "video" -> onlyFields(o, type, "id", "link", "caption");
+          default -> onlyFields(o, type, "id", "link");
+        };
+      }
+      case "location" -> {
+        for (String f : List.of("latitude", "longitude")) {
+          JsonNode n = o.path(f);
+          boolean number =
+              n.isNumber() || (n.isTextual() && n.asText().matches("-?\\d+(\\.\\d+)?"));
+          if (!number) {
+            return new String[] {"131008", "location." + f + " is required"};
+          }
+        }
+        return onlyFields(o, type, "latitude", "longitude", "name", "address");
+      }
+      case "contacts" -> {
+        if (o.isEmpty() || o.size() > 5) {
+          return new String[] {"131009", "contacts holds 1 to 5 contacts"};
+        }
+        for (JsonNode c : o) {
+          if (c.path("name").path("formatted_name").asText("").isBlank()) {
+            return new String[] {"131008", "contacts.name.formatted_name is required"};
+          }
+        }
+        return null;
+      }
+      case "interactive" -> {
+        String kind = o.path("type").asText();
+        if (o.path("body").path("text").asText("").isBlank()) {
+          return new String[] {"131008", "interactive.body.text is required"};
+        }
+        JsonNode action = o.path("action");
+        if (kind.equals("button")) {
+          JsonNode buttons = action.path("buttons");
+          if (!buttons.isArray() || buttons.isEmpty() || buttons.size() > 3) {
+            return new String[] {"131009", "interactive.action.buttons holds 1 to 3 buttons"};
+          }
+          for (JsonNode b : buttons) {
+            String title = b.path("reply").path("title").asText("");
+            if (!b.path("type").asText().equals("reply")
+                || b.path("reply").path("id").asText("").isBlank()
+                || title.isBlank()
+                || title.length() > 20) {
+              return new String[] {"131009", "interactive.action.buttons: a reply button"};
+            }
+          }
+          return null;
+        }
+        if (kind.equals("list")) {
+          String button = action.path("button").asText("");
+          JsonNode sections = action.path("sections");
+          if (button.isBlank() || button.length() > 20) {
+            return new String[] {"131009", "interactive.action.button is 1 to 20 characters"};
+          }
+          if (!sections.isArray() || sections.isEmpty() || sections.size() > 10) {
+            return new String[] {"131009", "interactive.action.sections holds 1 to 10 sections"};
+          }
+          for (JsonNode section : sections) {
+            for (JsonNode row : section.path("rows")) {
+              String title = row.path("title").asText("");
+              if (row.path("id").asText("").isBlank() || title.isBlank() || title.length() > 24) {
+                return new String[] {"131009", "interactive.action.sections.rows: a row"};
+              }
+            }
+          }
+          return null;
+        }
+        return new String[] {"131009", "interactive.type " + kind + " is not sent by this fake"};
+      }
+      case "reaction" -> {
+        if (o.path("message_id").asText("").isBlank()) {
+          return new String[] {"131008", "reaction.message_id is required"};
+        }
+        if (!o.path("emoji").isTextual()) {
+          return new String[] {"131008", "reaction.emoji is required (empty removes)"};
+        }
+        return onlyFields(o, type, "message_id", "emoji");
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  /** Meta's schemas for these objects say {@code additionalProperties: false}. */
+  private static String[] onlyFields(JsonNode o, String type, String... allowed) {
+    Set<String> ok = Set.of(allowed);
+    for (var names = o.fieldNames(); names.hasNext(); ) {
+      String f = names.next();
+      if (!ok.contains(f)) {
+        return new String[] {"131009", type + "." + f + " is not a parameter of " + type};
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A message of kind {@code type} a customer sent, with {@code object} as its kind's object (for
+   * {@code contacts}, the array), as Meta's webhook {@code IncomingMessage} writes it; {@code
+   * replyTo}, when not null, is its {@code context.id}.
+   */
+  public ObjectNode kindMessage(
+      String from, String wamid, String type, JsonNode object, String replyTo) {
+    ObjectNode value = JSON.createObjectNode();
+    value.putArray("contacts").addObject().put("wa_id", from).putObject("profile").put("name", "C");
+    ObjectNode m = value.putArray("messages").addObject();
+    m.put("from", from);
+    m.put("id", wamid);
+    m.put("timestamp", Long.toString(clock.instant().getEpochSecond()));
+    m.put("type", type);
+    m.set(type, object);
+    if (replyTo != null) {
+      m.putObject("context").put("from", "15550783881").put("id", replyTo);
+    }
+    return envelope(value);
+  }
+
   private boolean windowOpen(String user) {
     java.time.Instant wrote = lastWrote.get(user);
     return wrote != null && wrote.plus(WINDOW).isAfter(clock.instant());

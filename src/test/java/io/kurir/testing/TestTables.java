@@ -120,12 +120,14 @@ public final class TestTables {
       Optional<Long> replyMessageId,
       Optional<String> mediaType,
       Optional<String> mediaPath,
-      long receivedAt) {}
+      long receivedAt,
+      Optional<String> kind,
+      Optional<String> content) {}
 
   private List<InboundRow> inboundWhere(String where, Object... args) {
     return rows(
         "SELECT id, device_id, sender, sender_id, group_id, body, network_id, reply_message_id,"
-            + " media_type, media_path, received_at FROM inbound_message"
+            + " media_type, media_path, received_at, kind, content FROM inbound_message"
             + where
             + " ORDER BY id",
         (rs, ctx) ->
@@ -140,7 +142,9 @@ public final class TestTables {
                 optionalLong(rs, "reply_message_id"),
                 Optional.ofNullable(rs.getString("media_type")),
                 Optional.ofNullable(rs.getString("media_path")),
-                rs.getLong("received_at")),
+                rs.getLong("received_at"),
+                Optional.ofNullable(rs.getString("kind")),
+                Optional.ofNullable(rs.getString("content"))),
         args);
   }
 

@@ -2,6 +2,8 @@ package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Capabilities;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -137,6 +139,27 @@ public final class CloudDriver implements Driver {
           "application/vnd.ms-powerpoint",
           "application/vnd.openxmlformats-officedocument.presentationml.presentation");
 
+  /**
+   * Every kind of Meta's message object, replies ({@code context.message_id}); no groups (Kurir
+   * does not manage Cloud API groups), no mentions (Meta's object has none). Edits, revoke, typing
+   * and mark-read have no operation in the driver interface yet.
+   */
+  @Override
+  public Capabilities capabilities() {
+    return CAPABILITIES;
+  }
+
+  private static final Capabilities CAPABILITIES =
+      new Capabilities(
+          java.util.EnumSet.allOf(MessageKind.class),
+          false,
+          true,
+          false,
+          false,
+          false,
+          false,
+          false);
+
   @Override
   public java.util.Set<String> mediaTypes(String kind) {
     return switch (kind) {
@@ -246,9 +269,16 @@ public final class CloudDriver implements Driver {
     String to = message.recipient();
     Optional<CloudTemplate> template = template(config);
     boolean asTemplate = template.isPresent() && message.kind().equals("text");
+    // A message of Kurir's own API whose object the seed's path would not write whole (any kind
+    // but a plain text or a fetched file): Meta's object goes as it is, media by link.
+    boolean whole = message.carriesOwnContent();
     try {
       ObjectNode body;
-      if (!windowOpen(device.id(), to)) {
+      if (whole
+          && (message.content().kind() == MessageKind.TEMPLATE || windowOpen(device.id(), to))) {
+        // A template goes whatever the window; anything else only inside it.
+        body = CloudMessages.of(to, message.content());
+      } else if (!windowOpen(device.id(), to)) {
         // Unknown (never wrote here) or closed: Meta takes only a template (error 131047).
         if (!asTemplate) {
           return new SendOutcome.Permanent(

@@ -1,6 +1,8 @@
 package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.IncomingMessage;
@@ -228,29 +230,21 @@ final class CloudEvents {
     Instant at = time(message.path("timestamp"));
     String type = message.path("type").asText("");
     JsonNode content = message.path(type);
-    String text;
-    Optional<IncomingMessage.Media> media = Optional.empty();
-    switch (type) {
-      case "text" -> text = content.path("body").asText("");
-      case "image", "document", "video", "audio", "sticker" -> {
-        text = content.path("caption").asText("");
-        media = Optional.of(fetchMedia(device, config, networkId, type, content));
+    // Every kind Kurir has, read by the one reader of Meta's message object; a tapped template
+    // button reads as an interactive button reply. Unsupported, order and system messages have no
+    // kind of Kurir's: not messages Kurir can store or answer.
+    Optional<MessageContent> said = CloudMessageJson.readIncoming(message);
+    if (said.isEmpty()) {
+      try (var ids = io.kurir.logging.LogIds.device(device.id())) {
+        log.info("device {}: incoming {} message ignored", device.id(), type);
       }
-      case "button" -> text = content.path("text").asText("");
-      case "interactive" ->
-          text =
-              content
-                  .path("button_reply")
-                  .path("title")
-                  .asText(content.path("list_reply").path("title").asText(""));
-      default -> {
-        // Reactions, locations, contacts, unsupported types: not messages Kurir can answer.
-        try (var ids = io.kurir.logging.LogIds.device(device.id())) {
-          log.info("device {}: incoming {} message ignored", device.id(), type);
-        }
-        return;
-      }
+      return;
     }
+    Optional<IncomingMessage.Media> media = Optional.empty();
+    if (said.get().kind().isMedia()) {
+      media = Optional.of(fetchMedia(device, config, networkId, type, content));
+    }
+    String text = said.get().incomingText();
     IncomingMessage in =
         new IncomingMessage(
             device.id(),
@@ -261,7 +255,8 @@ final class CloudEvents {
             media,
             at,
             Optional.of(name),
-            bsuid);
+            bsuid,
+            type.equals("text") ? Optional.empty() : said);
     // Before it is handed on: its auto-reply may go out at once and must find the window open.
     // (The customer wrote, so Meta opened it, whether or not Kurir stores the message now.) A
     // reply may go to the phone or to the BSUID: both windows open.

@@ -1,6 +1,8 @@
 package io.kurir.driver.cloud;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.ContactId;
 import java.util.Optional;
 
@@ -30,6 +32,17 @@ final class CloudMessages {
       body.put("to", to(address));
     }
     body.put("type", type);
+    return body;
+  }
+
+  /**
+   * A message of Kurir's own API: Meta's message object as {@link CloudMessageJson#graphRequest}
+   * writes it (any kind, media by {@code link} or Meta's {@code id}, {@code context} for a reply),
+   * after the common fields.
+   */
+  static ObjectNode of(String address, MessageContent content) {
+    ObjectNode body = base(address, content.kind().wireName());
+    body.setAll(CloudMessageJson.graphRequest(content));
     return body;
   }
 

@@ -1,5 +1,6 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.driver.Capabilities;
 import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -68,6 +69,26 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   public boolean deduplicates() {
     return network.deduplicates();
   }
+
+  /**
+   * Everything a message can be: every kind, to numbers and groups, replies and mentions. Edits,
+   * revoke, typing and mark-read have no operation in the driver interface yet.
+   */
+  @Override
+  public Capabilities capabilities() {
+    return CAPABILITIES;
+  }
+
+  private static final Capabilities CAPABILITIES =
+      new Capabilities(
+          java.util.EnumSet.allOf(io.kurir.content.MessageKind.class),
+          true,
+          true,
+          true,
+          false,
+          false,
+          false,
+          false);
 
   @Override
   public SendOutcome send(DeviceRef device, OutgoingMessage message) {

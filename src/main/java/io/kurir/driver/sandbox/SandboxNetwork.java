@@ -3,6 +3,8 @@ package io.kurir.driver.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -93,7 +95,10 @@ public final class SandboxNetwork implements AutoCloseable {
   /**
    * What a recipient phone holds for one received message: {@code messageId} is Kurir's id (the
    * sandbox can see it, a real network cannot), {@code networkId} the network's own; {@code
-   * linkPreview} whether the sender let the phone show a preview of a link ({@code skip_link}).
+   * linkPreview} whether the sender let the phone show a preview of a link ({@code skip_link});
+   * {@code content} the message object it received ({@code type}, the kind's object, {@code
+   * context}, {@code mentions}) when it says more than a seed family's text, image or file, else
+   * null.
    */
   public record InboxEntry(
       long messageId,
@@ -108,7 +113,8 @@ public final class SandboxNetwork implements AutoCloseable {
       String mediaName,
       String mediaType,
       long mediaBytes,
-      boolean linkPreview) {
+      boolean linkPreview,
+      com.fasterxml.jackson.databind.JsonNode content) {
 
     InboxEntry withStatus(String newStatus) {
       return new InboxEntry(
@@ -124,7 +130,8 @@ public final class SandboxNetwork implements AutoCloseable {
           mediaName,
           mediaType,
           mediaBytes,
-          linkPreview);
+          linkPreview,
+          content);
     }
   }
 
@@ -595,6 +602,24 @@ public final class SandboxNetwork implements AutoCloseable {
   }
 
   /**
+   * Delivers {@code content} from the phone {@code senderE164} (named {@code senderName} when not
+   * empty), as if written on it: any kind of the Cloud API message object. A media kind's file is
+   * named by the content's {@code link} or {@code id}; the simulated phone sends no bytes.
+   */
+  public boolean injectIncoming(
+      long deviceId, String senderE164, Optional<String> senderName, MessageContent content) {
+    return deliver(
+        IncomingMessage.text(
+                deviceId,
+                "SBXIN-" + run + "-" + nextNetworkId(),
+                senderE164,
+                content.incomingText(),
+                clock.instant())
+            .withContactName(senderName.orElse(null))
+            .withContent(content));
+  }
+
+  /**
    * Delivers {@code message} as the network would: any kind (a group's, one whose image or file the
    * caller kept under the gateway's data folder), with its own network id. False when its device is
    * not paired or no gateway listens.
@@ -874,6 +899,9 @@ public final class SandboxNetwork implements AutoCloseable {
         if (mediaName != null) {
           r.put("mediaName", mediaName).put("mediaType", mediaType).put("mediaBytes", mediaBytes);
         }
+        if (message.carriesOwnContent()) { // absent for a seed family's message, as before
+          r.set("content", CloudMessageJson.write(message.content()));
+        }
         records.add(r);
       }
       if (recipients.isEmpty()) { // a group of the sender alone: nobody's inbox, still received
@@ -1063,7 +1091,8 @@ public final class SandboxNetwork implements AutoCloseable {
             mediaName,
             textOrNull(r, "mediaType"),
             r.path("mediaBytes").asLong(0),
-            !r.path("noPreview").asBoolean(false));
+            !r.path("noPreview").asBoolean(false),
+            r.hasNonNull("content") ? r.get("content") : null);
     Phone p = phone(entry.to());
     synchronized (p.inbox) {
       p.inbox.addLast(new Received(entry, r.get("dev").asLong(), r.path("receipts").asBoolean()));

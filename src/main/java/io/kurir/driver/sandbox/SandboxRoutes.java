@@ -1,5 +1,8 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.ContentRefused;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.DeviceLookup;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DriverReply;
@@ -81,6 +84,21 @@ public final class SandboxRoutes {
         v.put("mediaType", e.mediaType());
         v.put("mediaBytes", e.mediaBytes());
       }
+      if (e.content() != null) {
+        // The kind's object beside its name, as the Cloud API writes it (issue 29): what the
+        // phone shows of a location, a contact card, buttons, a reply, mentions.
+        // A text's object is its text, shown as before under "text".
+        com.fasterxml.jackson.databind.JsonNode c = e.content();
+        if (!e.kind().equals("text")) {
+          v.put(e.kind(), c.get(e.kind()));
+        }
+        if (c.has("context")) {
+          v.put("context", c.get("context"));
+        }
+        if (c.has("mentions")) {
+          v.put("mentions", c.get("mentions"));
+        }
+      }
       entries.add(v);
     }
     Map<String, Object> reply = new LinkedHashMap<>();
@@ -147,8 +165,11 @@ public final class SandboxRoutes {
     DeviceRef device = device(ctx);
     Fields f = ctx.fields();
     String from = number(f.required("from"), "from");
-    String message = f.required("message");
     Optional<com.fasterxml.jackson.databind.JsonNode> json = jsonBody(ctx);
+    if (json.isPresent() && json.get().hasNonNull("type")) {
+      return incomingKind(device, f, from, json.get());
+    }
+    String message = f.required("message");
     // The fields' text flattens a list and a number into text ("lid", "1"): the JSON types are
     // checked here, so that ["lid"] is not read as a sender kind nor 1 or "yes" as a yes.
     if (json.map(j -> j.path("as")).filter(n -> !n.isMissingNode() && !n.isNull()).isPresent()
@@ -173,6 +194,25 @@ public final class SandboxRoutes {
           default -> throw RouteException.fieldNotValid("as", "as must be phone, lid or bsuid");
         };
     if (!delivered) {
+      throw new RouteException(409, "not_paired", "pair the device first");
+    }
+    return DriverReply.json(Map.of("status", "ok"));
+  }
+
+  /**
+   * A message of any kind from the phone {@code from}: {@code type} and the kind's object (with
+   * {@code context}, {@code mentions}) as Kurir's API and the Cloud API write them; {@code name}
+   * the sender's account name, if any. 400 with the field's token for an object Meta would refuse.
+   */
+  private DriverReply incomingKind(
+      DeviceRef device, Fields f, String from, com.fasterxml.jackson.databind.JsonNode json) {
+    MessageContent content;
+    try {
+      content = CloudMessageJson.parse(json);
+    } catch (ContentRefused e) {
+      throw new RouteException(400, e.token(), e.getMessage());
+    }
+    if (!network.injectIncoming(device.id(), from, f.text("name"), content)) {
       throw new RouteException(409, "not_paired", "pair the device first");
     }
     return DriverReply.json(Map.of("status", "ok"));

@@ -1,0 +1,95 @@
+package io.kurir.api.v1;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.kurir.api.ApiException;
+import io.kurir.api.ErrorCatalogue;
+import io.kurir.api.ErrorStyle;
+import io.kurir.api.Guards;
+import io.kurir.api.RouteTable;
+import io.kurir.device.DeviceStates;
+import io.kurir.message.MessageHistories;
+import io.kurir.tenant.ApiCaller;
+import io.kurir.tenant.ApiScope;
+import io.kurir.tenant.Tenants;
+import java.util.Optional;
+
+/**
+ * Kurir's own API, version 1 ({@code /v1/}, JSON, {@code Authorization: Bearer <key>} with a
+ * license's API key or a device's Eco key): this first slice reads messages and devices. Every
+ * route names the scope it needs ({@link #requireScope}); errors are {@code {"error", "message"}}
+ * from {@link V1Errors}.
+ */
+public final class V1Routes implements RouteTable {
+  /** The context attribute holding the request's {@link ApiCaller}, set by the guard. */
+  static final String CALLER = "kurir.v1.caller";
+
+  private final Tenants tenants;
+  private final V1MessageHandlers messages;
+  private final V1DeviceHandlers devices;
+
+  public V1Routes(Tenants tenants, MessageHistories histories, DeviceStates states) {
+    this.tenants = tenants;
+    this.messages = new V1MessageHandlers(tenants, histories);
+    this.devices = new V1DeviceHandlers(tenants, states);
+  }
+
+  @Override
+  public String pathPrefix() {
+    return "/v1/";
+  }
+
+  @Override
+  public ErrorStyle errorStyle() {
+    return ErrorStyle.KURIR_JSON;
+  }
+
+  @Override
+  public ErrorCatalogue errors() {
+    return V1Errors.CATALOGUE;
+  }
+
+  @Override
+  public void addTo(RoutesConfig r) {
+    r.get("/v1/messages", requireScope(ApiScope.READ, messages::list));
+    r.get("/v1/messages/{id}", requireScope(ApiScope.READ, messages::one));
+    r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));
+    r.get("/v1/devices/{id}", requireScope(ApiScope.READ, devices::one));
+  }
+
+  /**
+   * Guard: the request's bearer token is a key that may be used ({@link
+   * io.kurir.tenant.ApiKeys#caller}: 401 {@code invalid_key} when there is none or nobody has it,
+   * 403 {@code disabled}) and it has {@code scope} (403 {@code missing_scope}); the caller is
+   * counted against the per-key limit and handed to {@code handler} as {@link #caller}.
+   */
+  private Handler requireScope(ApiScope scope, Handler handler) {
+    return ctx -> {
+      ApiCaller caller = tenants.apiKeys().caller(bearer(ctx).orElse(""));
+      Guards.countKey(ctx, caller.device().map(d -> "device " + d.id()).orElse(keyName(caller)));
+      if (!caller.has(scope)) {
+        throw new ApiException(
+            403, "missing_scope", "this key does not have the '" + scope.wireName() + "' scope");
+      }
+      ctx.attribute(CALLER, caller);
+      handler.handle(ctx);
+    };
+  }
+
+  private static String keyName(ApiCaller caller) {
+    return "api key " + caller.keyId().orElseThrow();
+  }
+
+  /** The caller the guard admitted. */
+  static ApiCaller caller(Context ctx) {
+    return ctx.attribute(CALLER);
+  }
+
+  private static Optional<String> bearer(Context ctx) {
+    String header = Optional.ofNullable(ctx.header("Authorization")).orElse("").strip();
+    return header.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? Optional.of(header.substring(7).strip()).filter(s -> !s.isEmpty())
+        : Optional.empty();
+  }
+}

@@ -1,0 +1,154 @@
+package io.kurir.message;
+
+import io.kurir.store.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+/**
+ * The SQL of {@link MessageHistories}: messages, their states and incoming messages, read only,
+ * always within a set of devices (a caller's), so that no query reaches another license's rows.
+ *
+ * <p>Thread-safe.
+ */
+final class MessageHistoryStore {
+  private final Database db;
+
+  MessageHistoryStore(Database db) {
+    this.db = db;
+  }
+
+  Optional<MessageHistories.Outgoing> outgoing(long id, Set<Long> deviceIds) {
+    return db.jdbi()
+        .withHandle(
+            h -> {
+              List<Row> rows =
+                  h.createQuery("SELECT * FROM message WHERE id = :id AND device_id IN (<devices>)")
+                      .bind("id", id)
+                      .bindList("devices", List.copyOf(deviceIds))
+                      .map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs)))
+                      .list();
+              return withEvents(h, rows).stream().findFirst();
+            });
+  }
+
+  List<MessageHistories.Outgoing> outgoing(MessageHistories.Filter f, int limit) {
+    List<String> where = new ArrayList<>(List.of("device_id IN (<devices>)"));
+    f.state().ifPresent(v -> where.add("state = :state"));
+    f.from().ifPresent(v -> where.add("created_at >= :from"));
+    f.to().ifPresent(v -> where.add("created_at < :to"));
+    f.before().ifPresent(v -> where.add("id < :before"));
+    String sql =
+        "SELECT * FROM message WHERE "
+            + String.join(" AND ", where)
+            + " ORDER BY id DESC LIMIT :limit";
+    return db.jdbi()
+        .withHandle(
+            h -> {
+              Query q = h.createQuery(sql).bindList("devices", List.copyOf(f.deviceIds()));
+              f.state().ifPresent(v -> q.bind("state", v.wireName()));
+              bindCommon(q, f, limit);
+              List<Row> rows =
+                  q.map((rs, ctx) -> new Row(MessageRowStore.message(rs, ctx), networkId(rs)))
+                      .list();
+              return withEvents(h, rows);
+            });
+  }
+
+  Optional<MessageHistories.Incoming> incoming(long id, Set<Long> deviceIds) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT * FROM inbound_message WHERE id = :id AND device_id IN (<devices>)")
+                    .bind("id", id)
+                    .bindList("devices", List.copyOf(deviceIds))
+                    .map((rs, ctx) -> incoming(rs))
+                    .findOne());
+  }
+
+  List<MessageHistories.Incoming> incoming(MessageHistories.Filter f, int limit) {
+    List<String> where = new ArrayList<>(List.of("device_id IN (<devices>)"));
+    f.from().ifPresent(v -> where.add("received_at >= :from"));
+    f.to().ifPresent(v -> where.add("received_at < :to"));
+    f.before().ifPresent(v -> where.add("id < :before"));
+    String sql =
+        "SELECT * FROM inbound_message WHERE "
+            + String.join(" AND ", where)
+            + " ORDER BY id DESC LIMIT :limit";
+    return db.jdbi()
+        .withHandle(
+            h -> {
+              Query q = h.createQuery(sql).bindList("devices", List.copyOf(f.deviceIds()));
+              bindCommon(q, f, limit);
+              return q.map((rs, ctx) -> incoming(rs)).list();
+            });
+  }
+
+  private static void bindCommon(Query q, MessageHistories.Filter f, int limit) {
+    f.from().ifPresent(v -> q.bind("from", v.toEpochMilli()));
+    f.to().ifPresent(v -> q.bind("to", v.toEpochMilli()));
+    f.before().ifPresent(v -> q.bind("before", v));
+    q.bind("limit", limit);
+  }
+
+  private record Row(Message message, Optional<String> networkId) {}
+
+  private static Optional<String> networkId(ResultSet rs) throws SQLException {
+    return Optional.ofNullable(rs.getString("network_id"));
+  }
+
+  /** The rows with their states, read in one query, oldest state first. */
+  private List<MessageHistories.Outgoing> withEvents(Handle h, List<Row> rows) {
+    if (rows.isEmpty()) {
+      return List.of();
+    }
+    Map<Long, List<MessageEvent>> events = new LinkedHashMap<>();
+    rows.forEach(r -> events.put(r.message().id(), new ArrayList<>()));
+    Collection<Long> ids = events.keySet();
+    h.createQuery(
+            "SELECT message_id, state, reason, at FROM message_event"
+                + " WHERE message_id IN (<ids>) ORDER BY at, "
+                + db.dialect().insertionOrder())
+        .bindList("ids", List.copyOf(ids))
+        .map(
+            (rs, ctx) -> {
+              events
+                  .get(rs.getLong("message_id"))
+                  .add(
+                      new MessageEvent(
+                          MessageState.ofWireName(rs.getString("state")),
+                          Optional.ofNullable(rs.getString("reason")),
+                          Instant.ofEpochMilli(rs.getLong("at"))));
+              return 0;
+            })
+        .list();
+    return rows.stream()
+        .map(
+            r ->
+                new MessageHistories.Outgoing(
+                    r.message(), r.networkId(), List.copyOf(events.get(r.message().id()))))
+        .toList();
+  }
+
+  private static MessageHistories.Incoming incoming(ResultSet rs) throws SQLException {
+    return new MessageHistories.Incoming(
+        rs.getLong("id"),
+        rs.getLong("device_id"),
+        rs.getString("sender"),
+        rs.getString("body"),
+        Instant.ofEpochMilli(rs.getLong("received_at")),
+        Optional.ofNullable(rs.getString("network_id")),
+        Optional.ofNullable(rs.getString("group_id")),
+        Optional.ofNullable(rs.getString("media_type")));
+  }
+}
