@@ -1,6 +1,7 @@
 package io.kurir.api.v1;
 
 import io.kurir.api.ErrorCatalogue;
+import io.kurir.webhook.SubscriptionRefused;
 
 /**
  * The one error catalogue of Kurir's own API ({@code /v1}): the answers every family gives ({@link
@@ -17,5 +18,12 @@ final class V1Errors {
       "send Authorization: Bearer <key>: a license's API key or a device's Eco key";
 
   static final ErrorCatalogue CATALOGUE =
-      ErrorCatalogue.builder().credentialRefusals("disabled", "invalid_key", NO_KEY).build();
+      ErrorCatalogue.builder()
+          .credentialRefusals("disabled", "invalid_key", NO_KEY)
+          // Webhook subscriptions (/v1/webhooks).
+          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
+          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
+          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
+          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
+          .build();
 }
