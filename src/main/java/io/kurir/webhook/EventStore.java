@@ -38,13 +38,11 @@ final class EventStore {
     if (license.isEmpty()) {
       return Optional.empty();
     }
-    h.createUpdate(
-            "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1)"
-                + " ON CONFLICT (license_id) DO UPDATE SET last_seq = event_sequence.last_seq + 1")
-        .bind(0, license.get())
-        .execute();
     long seq =
-        h.createQuery("SELECT last_seq FROM event_sequence WHERE license_id = ?")
+        h.createQuery(
+                "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1)"
+                    + " ON CONFLICT (license_id)"
+                    + " DO UPDATE SET last_seq = event_sequence.last_seq + 1 RETURNING last_seq")
             .bind(0, license.get())
             .mapTo(Long.class)
             .one();

@@ -90,31 +90,17 @@ final class WebhookStore {
       String payload,
       Instant at,
       OptionalLong messageId) {
-    Handle h = tx.handle();
-    h.createUpdate(
-            "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
-                + " ON CONFLICT (device_id, event)"
-                + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1")
-        .bind(0, deviceId)
-        .bind(1, event)
-        .execute();
-    h.createUpdate(
-            "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
-                + " next_attempt_at, created_at, event_at, message_id, seq)"
-                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?,"
-                + " (SELECT last_seq FROM webhook_sequence WHERE device_id = ? AND event = ?))")
-        .bind(0, id)
-        .bind(1, deviceId)
-        .bind(2, url)
-        .bind(3, event)
-        .bind(4, payload)
-        .bind(5, at.toEpochMilli())
-        .bind(6, at.toEpochMilli())
-        .bind(7, at.toEpochMilli())
-        .bind(8, messageId.isPresent() ? messageId.getAsLong() : null)
-        .bind(9, deviceId)
-        .bind(10, event)
-        .execute();
+    long seq =
+        tx.handle()
+            .createQuery(
+                "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
+                    + " ON CONFLICT (device_id, event)"
+                    + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1 RETURNING last_seq")
+            .bind(0, deviceId)
+            .bind(1, event)
+            .mapTo(Long.class)
+            .one();
+    insert(tx, id, deviceId, url, event, payload, at, messageId, seq, null);
   }
 
   /**
@@ -132,11 +118,26 @@ final class WebhookStore {
       String payload,
       long sequence,
       Instant at) {
+    insert(
+        tx, id, deviceId, url, event, payload, at, OptionalLong.empty(), sequence, subscriptionId);
+  }
+
+  private static void insert(
+      Transaction tx,
+      long id,
+      long deviceId,
+      String url,
+      String event,
+      String payload,
+      Instant at,
+      OptionalLong messageId,
+      long seq,
+      Long subscriptionId) {
     tx.handle()
         .createUpdate(
             "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
-                + " next_attempt_at, created_at, event_at, seq, subscription_id)"
-                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)")
+                + " next_attempt_at, created_at, event_at, message_id, seq, subscription_id)"
+                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?)")
         .bind(0, id)
         .bind(1, deviceId)
         .bind(2, url)
@@ -145,8 +146,9 @@ final class WebhookStore {
         .bind(5, at.toEpochMilli())
         .bind(6, at.toEpochMilli())
         .bind(7, at.toEpochMilli())
-        .bind(8, sequence)
-        .bind(9, subscriptionId)
+        .bind(8, messageId.isPresent() ? messageId.getAsLong() : null)
+        .bind(9, seq)
+        .bind(10, subscriptionId)
         .execute();
   }
 
