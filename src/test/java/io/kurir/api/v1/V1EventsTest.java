@@ -503,6 +503,64 @@ class V1EventsTest {
   }
 
   @Test
+  void theSeedsStatusWebhookIsUntouchedBesideASubscription() throws Exception {
+    try (Receiver seed = new Receiver();
+        Receiver moved = new Receiver();
+        Receiver subscribed = new Receiver()) {
+      Reply registered =
+          kurir.postJson(
+              "/api/webhook_status",
+              "{\"key\":\""
+                  + a1.ecoKey()
+                  + "\",\"action\":\"add\",\"url\":\""
+                  + seed.url()
+                  + "\"}");
+      assertThat(registered.body()).contains("success");
+      String secret = subscribe(subscribed.url(), "[\"device.status\"]").get("secret").asText();
+      subscribed.failuresLeft.set(1);
+
+      assertThat(kurir.sandbox().setDeviceOnline(a1.id(), false)).isTrue();
+      Eventually.until("the seed's delivery", () -> seed.got.size() == 1);
+      Eventually.until("the subscription's first attempt", () -> subscribed.got.size() == 1);
+      // The seed's request is the contract's: X-Kurir-* headers, its own payload.
+      Receiver.Got old = seed.got.get(0);
+      assertThat(old.headers()).containsEntry("X-Kurir-Event", "device.status");
+      assertThat(old.headers()).doesNotContainKey("webhook-id");
+      JsonNode oldBody = JSON.readTree(old.body());
+      assertThat(oldBody.get("event").asText()).isEqualTo("device.status");
+      assertThat(oldBody.has("eventId")).isTrue();
+      assertThat(oldBody.has("sequence")).isFalse();
+
+      // The seed's URL changes while the subscription's delivery waits for its retry: the change
+      // moves the seed's deliveries only.
+      long delivery =
+          Long.parseLong(
+              subscribed.got.get(0).headers().get("webhook-id").substring("msg_".length()));
+      Eventually.until(
+          "the failed attempt recorded",
+          () ->
+              TestTables.of(kurir)
+                  .delivery(delivery)
+                  .filter(d -> d.attempts() == 1 && d.claimToken().isEmpty())
+                  .isPresent());
+      kurir.postJson(
+          "/api/webhook_status",
+          "{\"key\":\""
+              + a1.ecoKey()
+              + "\",\"action\":\"update\",\"url\":\""
+              + moved.url()
+              + "\"}");
+      clock.advance(Duration.ofSeconds(13));
+      Eventually.until("the subscription's retry", () -> subscribed.got.size() == 2);
+      Receiver.Got retried = subscribed.got.get(1);
+      assertThat(verifies(secret, retried.headers(), retried.body())).isTrue();
+      assertThat(JSON.readTree(retried.body()).at("/data/new_state").asText())
+          .isEqualTo(oldBody.get("newState").asText());
+      assertThat(moved.got).isEmpty();
+    }
+  }
+
+  @Test
   void badSubscriptionsAreRefusedWithTheirToken() throws Exception {
     assertThat(error(postWebhook("{\"url\":\"ftp://x\",\"events\":[\"message.status\"]}")))
         .isEqualTo("invalid_url");
