@@ -561,6 +561,17 @@ class V1EventsTest {
   }
 
   @Test
+  void theGatewayStopsWithAStreamOpenAndTheStreamEnds() throws Exception {
+    Stream open = new Stream(keyA, null);
+    incoming(a1, "live");
+    Eventually.until("the live event", () -> texts(open.events).size() == 1);
+    kurir.stop(); // returns, although the stream's reader never hung up
+    open.reader.join(Duration.ofSeconds(20));
+    assertThat(open.reader.isAlive()).as("the stream ended").isFalse();
+    kurir.startAgain();
+  }
+
+  @Test
   void badSubscriptionsAreRefusedWithTheirToken() throws Exception {
     assertThat(error(postWebhook("{\"url\":\"ftp://x\",\"events\":[\"message.status\"]}")))
         .isEqualTo("invalid_url");
