@@ -380,6 +380,22 @@ class V1EventsTest {
     return false;
   }
 
+  /**
+   * Waits until the outbox recorded the failed first attempt of the delivery {@code got} was (its
+   * claim let go); its delivery id, from {@code webhook-id}.
+   */
+  private long failedAttemptRecorded(Receiver.Got got) {
+    long delivery = Long.parseLong(got.headers().get("webhook-id").substring("msg_".length()));
+    Eventually.until(
+        "the failed attempt recorded",
+        () ->
+            TestTables.of(kurir)
+                .delivery(delivery)
+                .filter(d -> d.attempts() == 1 && d.claimToken().isEmpty())
+                .isPresent());
+    return delivery;
+  }
+
   private JsonNode subscribe(String url, String events) throws IOException {
     Reply r =
         kurir.post(
@@ -467,18 +483,9 @@ class V1EventsTest {
       receiver.failuresLeft.set(1);
       incoming(a1, "retried");
       Eventually.until("the first attempt", () -> receiver.got.size() == 1);
-      long delivery =
-          Long.parseLong(
-              receiver.got.get(0).headers().get("webhook-id").substring("msg_".length()));
       // Its failure recorded (the retry counts from then), the outbox's first backoff, 10-12 s of
       // its clock, is let pass.
-      Eventually.until(
-          "the failed attempt recorded",
-          () ->
-              TestTables.of(kurir)
-                  .delivery(delivery)
-                  .filter(d -> d.attempts() == 1 && d.claimToken().isEmpty())
-                  .isPresent());
+      long delivery = failedAttemptRecorded(receiver.got.get(0));
       clock.advance(Duration.ofSeconds(13));
       Eventually.until("the second attempt", () -> receiver.got.size() == 2);
       Receiver.Got first = receiver.got.get(0);
@@ -533,16 +540,7 @@ class V1EventsTest {
 
       // The seed's URL changes while the subscription's delivery waits for its retry: the change
       // moves the seed's deliveries only.
-      long delivery =
-          Long.parseLong(
-              subscribed.got.get(0).headers().get("webhook-id").substring("msg_".length()));
-      Eventually.until(
-          "the failed attempt recorded",
-          () ->
-              TestTables.of(kurir)
-                  .delivery(delivery)
-                  .filter(d -> d.attempts() == 1 && d.claimToken().isEmpty())
-                  .isPresent());
+      failedAttemptRecorded(subscribed.got.get(0));
       kurir.postJson(
           "/api/webhook_status",
           "{\"key\":\""
