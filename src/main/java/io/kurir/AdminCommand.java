@@ -174,6 +174,10 @@ final class AdminCommand implements Callable<Integer> {
               new PhoneNumbers(settings.defaultRegion()),
               DeviceDrivers.of(StandardDrivers.catalog()));
       Timestamps timestamps = new Timestamps(settings.zone());
+      // What the commands change goes into the event log as a gateway's changes do.
+      io.kurir.webhook.Events events =
+          new io.kurir.webhook.Events(
+              db, ids, clock, settings.webhooks().eventsKeepFor(), () -> {});
       Object result =
           action.apply(
               new Core(
@@ -182,9 +186,9 @@ final class AdminCommand implements Callable<Integer> {
                   timestamps,
                   new WebhookDeliveries(db, clock),
                   // Read only here (recorded states); nothing to wake.
-                  new DeviceStates(db, clock, ids, timestamps, () -> {}),
+                  new DeviceStates(db, clock, ids, timestamps, () -> {}, events),
                   // Read only here (the URLs): no events, so no address or port to give them.
-                  new MessageWebhooks(db, ids, clock, timestamps, () -> {}, "", () -> 0)));
+                  new MessageWebhooks(db, ids, clock, timestamps, () -> {}, events, "", () -> 0)));
       invocation.out().println(json(result));
       return 0;
     } catch (TenantException | IllegalArgumentException e) {

@@ -30,8 +30,10 @@ import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.Events;
 import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookOutbox;
+import io.kurir.webhook.WebhookSubscriptions;
 import java.time.Clock;
 import java.util.function.IntSupplier;
 
@@ -68,7 +70,9 @@ record Core(
     QueueHolds queueHolds,
     ScheduleRunner scheduler,
     Schedules schedules,
-    Sessions sessions) {
+    Sessions sessions,
+    Events events,
+    WebhookSubscriptions webhookSubscriptions) {
 
   /**
    * Opens the core on {@code db}: every service built, the drivers started and their devices
@@ -112,6 +116,12 @@ record Core(
                 settings.nodeId(),
                 metrics::webhookAttempt));
     outbox.start();
+    // The event log: SSE readers waiting on it end when it closes.
+    Events events =
+        closers.push(
+            "event log",
+            new Events(db, ids, clock, settings.webhooks().eventsKeepFor(), outbox::wake));
+    events.start();
     // A driver that made its network (the sandbox's) closes it.
     Drivers drivers =
         closers.push(
@@ -127,9 +137,16 @@ record Core(
                 contacts));
     MessageWebhooks messageWebhooks =
         new MessageWebhooks(
-            db, ids, clock, timestamps, outbox::wake, ServerAddress.of(settings.host()), port);
+            db,
+            ids,
+            clock,
+            timestamps,
+            outbox::wake,
+            events,
+            ServerAddress.of(settings.host()),
+            port);
     CallerMedia callerMedia = new CallerMedia(urlGuard, mediaFiles);
-    DeviceStates deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake);
+    DeviceStates deviceStates = new DeviceStates(db, clock, ids, timestamps, outbox::wake, events);
     DeviceHolds deviceHolds = new DeviceHolds(db, clock);
     // Senders finish the send in progress and record it.
     Messages messages =
@@ -213,7 +230,9 @@ record Core(
         queueHolds,
         scheduler,
         schedules,
-        sessions);
+        sessions,
+        events,
+        new WebhookSubscriptions(db, ids, clock, urlGuard));
   }
 
   /**

@@ -20,6 +20,7 @@ import io.kurir.api.multiagent.MultiAgentRoutes;
 import io.kurir.api.partner.PartnerRoutes;
 import io.kurir.api.push.PushV1Routes;
 import io.kurir.api.push.PushV2Routes;
+import io.kurir.api.v1.V1Routes;
 import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
@@ -176,6 +177,14 @@ final class FamilyRoutes {
                   f.routes(d, routesContext)
                       .forEach(r -> tables.add(new DriverRouteTable(r, controlToken))));
     }
+    tables.add(
+        new V1Routes(
+            core.tenants(),
+            new io.kurir.message.MessageHistories(core.db()),
+            core.deviceStates(),
+            core.events(),
+            core.webhookSubscriptions(),
+            core.clock()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

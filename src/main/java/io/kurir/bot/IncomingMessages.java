@@ -194,6 +194,7 @@ public final class IncomingMessages {
         webhooks.addIncoming(
             tx,
             in.deviceId(),
+            id,
             in.senderAddress(),
             hidden.map(ContactId::address).or(in::contactName),
             hidden.map(sender -> sender.kind().wireName()),

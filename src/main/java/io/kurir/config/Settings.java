@@ -165,8 +165,11 @@ public record Settings(
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
    * @param timeout connect and answer timeout of one delivery
    * @param secretOverlap how long a rotated webhook secret still signs deliveries
+   * @param eventsKeepFor how long the event log keeps an event ({@code GET /v1/events} reads back
+   *     that far)
    */
-  public record Webhooks(Duration retryFor, Duration timeout, Duration secretOverlap) {}
+  public record Webhooks(
+      Duration retryFor, Duration timeout, Duration secretOverlap, Duration eventsKeepFor) {}
 
   /**
    * @param maxBytes largest image or file sent; larger ones answer {@code file_more_than_<N>KB}

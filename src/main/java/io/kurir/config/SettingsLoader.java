@@ -77,6 +77,7 @@ public final class SettingsLoader {
           new Definition("webhook.retry-for", "24h", "24h"),
           new Definition("webhook.timeout", "10s", "10s"),
           new Definition("webhook.secret-overlap", "24h", "24h"),
+          new Definition("webhook.events-keep-for", "7d", "7d"),
           new Definition("http.trusted-proxies", "", ""),
           // Slow clients: one deadline over a whole request, a bound on sockets per peer address.
           new Definition("http.request-deadline", "30s", "30s"),
@@ -396,7 +397,8 @@ public final class SettingsLoader {
         new Settings.Webhooks(
             r.duration("webhook.retry-for"),
             r.duration("webhook.timeout"),
-            r.duration("webhook.secret-overlap"));
+            r.duration("webhook.secret-overlap"),
+            r.duration("webhook.events-keep-for"));
     List<String> pushAppIds = new ArrayList<>();
     for (String id : v.get("push.app-ids").split(",")) {
       if (!id.isBlank() && !pushAppIds.contains(id.strip())) {

@@ -6,6 +6,7 @@ import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.DeviceStore;
 import io.kurir.time.Timestamps;
+import io.kurir.webhook.Events;
 import io.kurir.webhook.WebhookOutbox;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,12 +34,19 @@ public final class DeviceStates {
   private final IdGenerator ids;
   private final Timestamps timestamps;
   private final Runnable webhookAdded;
+  private final Events events;
 
   /**
    * @param webhookAdded told after a commit that stored a device-status webhook delivery
+   * @param events the event log: each change is its {@code device.status} event too
    */
   public DeviceStates(
-      Database db, Clock clock, IdGenerator ids, Timestamps timestamps, Runnable webhookAdded) {
+      Database db,
+      Clock clock,
+      IdGenerator ids,
+      Timestamps timestamps,
+      Runnable webhookAdded,
+      Events events) {
     this.db = db;
     this.devices = new DeviceStore(db);
     this.store = new DeviceStateStore(db);
@@ -46,6 +54,7 @@ public final class DeviceStates {
     this.ids = ids;
     this.timestamps = timestamps;
     this.webhookAdded = webhookAdded;
+    this.events = events;
   }
 
   /** The device's status webhook URL, if one is registered. */
@@ -112,6 +121,11 @@ public final class DeviceStates {
               String old = row.get().state();
               DeviceStore.setState(tx, deviceId, next.wireName());
               DeviceStateStore.addEvent(tx, deviceId, old, next.wireName(), reason, at);
+              Map<String, Object> data = new LinkedHashMap<>();
+              data.put("old_state", old);
+              data.put("new_state", next.wireName());
+              data.put("reason", reason);
+              events.append(tx, deviceId, Events.DEVICE_STATUS, data, at);
               Optional<String> url = row.get().statusWebhookUrl();
               if (url.isPresent()) {
                 // Taken in the writer, like message events' ids: by id, events to one URL
@@ -140,6 +154,9 @@ public final class DeviceStates {
             change -> {
               if (webhook[0]) {
                 webhookAdded.run();
+              }
+              if (change.isPresent()) {
+                events.committed();
               }
               return change;
             });

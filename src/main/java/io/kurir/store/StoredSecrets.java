@@ -32,6 +32,7 @@ public final class StoredSecrets {
       List.of(
           new Column("license", List.of("id"), "webhook_secret", ""),
           new Column("license", List.of("id"), "previous_webhook_secret", ""),
+          new Column("webhook_subscription", List.of("id"), "secret", ""),
           new Column("device", List.of("id"), "eco_key_sealed", ""),
           // Every value of a driver's configuration: which keys are secret is the driver's to say,
           // and a driver this gateway does not load cannot be asked; the rest costs nothing.

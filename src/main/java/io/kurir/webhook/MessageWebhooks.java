@@ -22,7 +22,9 @@ import java.util.function.IntSupplier;
  * The message webhooks of a device (Account API {@code /v2.0/webhook}): the incoming URL, which
  * gets every message the device receives, and the outgoing URL, which gets every message the device
  * sends and each of its status changes. Events are stored in the outbox in the transaction of what
- * they report; payloads are in {@code docs/webhooks.md}.
+ * they report; payloads are in {@code docs/webhooks.md}. The same transactions store the event
+ * log's {@code message.received} and {@code message.status} events ({@link Events}), whether or not
+ * the device has a URL.
  *
  * <p>Thread-safe.
  */
@@ -54,6 +56,7 @@ public final class MessageWebhooks extends StatusHook {
   private final Timestamps timestamps;
   private final java.time.Clock clock;
   private final Runnable outboxWake;
+  private final Events events;
   private final String ipServer;
   private final IntSupplier port;
   // Most installations have no outgoing URL: then a status change costs no extra query.
@@ -70,6 +73,7 @@ public final class MessageWebhooks extends StatusHook {
       java.time.Clock clock,
       Timestamps timestamps,
       Runnable outboxWake,
+      Events events,
       String ipServer,
       IntSupplier port) {
     this.db = db;
@@ -78,6 +82,7 @@ public final class MessageWebhooks extends StatusHook {
     this.timestamps = timestamps;
     this.clock = clock;
     this.outboxWake = outboxWake;
+    this.events = events;
     this.ipServer = ipServer;
     this.port = port;
     this.anyOutgoingCheckedNanos = System.nanoTime() - ANY_OUTGOING_RECHECK.toNanos() - 1;
@@ -109,8 +114,9 @@ public final class MessageWebhooks extends StatusHook {
   // --- incoming messages
 
   /**
-   * Stores the incoming-message event for the device's incoming URL, if it has one; call it in the
-   * transaction that stores the message. True when an event was stored ({@link #committed} after
+   * Stores the event log's {@code message.received} event of incoming message {@code messageId},
+   * and the incoming-message event for the device's incoming URL, if it has one; call it in the
+   * transaction that stores the message. True when something was stored ({@link #committed} after
    * the commit). {@code contact_name} is the sender's name when the network sent one, else the
    * number (digits). A message written in a group adds {@code group_id} to the contract's five
    * fields (receivers that do not know it ignore it); a direct one has exactly the five. A sender
@@ -120,6 +126,7 @@ public final class MessageWebhooks extends StatusHook {
   public boolean addIncoming(
       Transaction tx,
       long deviceId,
+      long messageId,
       String senderAddress,
       Optional<String> contactName,
       Optional<String> contactType,
@@ -127,9 +134,19 @@ public final class MessageWebhooks extends StatusHook {
       String keyword,
       Optional<String> groupId,
       Instant at) {
+    Map<String, Object> received = new LinkedHashMap<>();
+    received.put("message_id", Long.toString(messageId));
+    received.put("from", digits(senderAddress));
+    contactType.ifPresent(type -> received.put("from_type", type));
+    contactName.ifPresent(name -> received.put("contact_name", name));
+    groupId.ifPresent(group -> received.put("group_id", group));
+    received.put("type", "text");
+    received.put("text", Map.of("body", text));
+    received.put("keyword", keyword);
+    events.append(tx, deviceId, Events.MESSAGE_RECEIVED, received, at);
     Optional<String> url = DeviceStore.incomingWebhookUrl(tx, deviceId);
     if (url.isEmpty()) {
-      return false;
+      return true;
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("contact_name", contactName.orElse(digits(senderAddress)));
@@ -151,12 +168,13 @@ public final class MessageWebhooks extends StatusHook {
   public boolean moved(
       Transaction tx, long messageId, MessageState state, String reason, Instant at)
       throws SQLException {
+    boolean logged = appendStatus(tx, messageId, state, reason, at);
     if (!anyOutgoing(tx)) {
-      return false;
+      return logged;
     }
     Optional<WebhookStore.StatusSource> found = WebhookStore.statusSource(tx, messageId);
     if (found.isEmpty()) {
-      return false;
+      return logged;
     }
     WebhookStore.StatusSource m = found.get();
     long eventId = ids.next();
@@ -180,9 +198,30 @@ public final class MessageWebhooks extends StatusHook {
     return true;
   }
 
+  /** The event log's {@code message.status} event; false when there is no such message. */
+  private boolean appendStatus(
+      Transaction tx, long messageId, MessageState state, String reason, Instant at) {
+    Optional<EventStore.MessageFacts> found = EventStore.message(tx, messageId);
+    if (found.isEmpty()) {
+      return false;
+    }
+    EventStore.MessageFacts m = found.get();
+    boolean toGroup = "group".equals(m.recipientType());
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("message_id", Long.toString(messageId));
+    data.put("to", toGroup ? m.recipient() : digits(m.recipient()));
+    data.put("to_group", toGroup);
+    data.put("status", state.wireName());
+    data.put("reason", reason);
+    data.put("api", m.api());
+    events.append(tx, m.deviceId(), Events.MESSAGE_STATUS, data, at);
+    return true;
+  }
+
+  /** Always: every status change is an event of the log, whatever URLs devices have. */
   @Override
   public boolean mayWant(Transaction tx) {
-    return anyOutgoing(tx);
+    return true;
   }
 
   private boolean anyOutgoing(Transaction tx) {
@@ -197,6 +236,7 @@ public final class MessageWebhooks extends StatusHook {
   @Override
   public void committed() {
     outboxWake.run();
+    events.committed();
   }
 
   private static String digits(String e164) {

@@ -315,6 +315,7 @@ public final class WebhookOutbox implements AutoCloseable {
         d.sequence(),
         secrets.open(d.secret()),
         d.previousSecret().map(secrets::open),
+        d.subscriptionSecret().map(secrets::open),
         d.claimToken());
   }
 

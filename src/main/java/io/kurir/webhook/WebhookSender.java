@@ -79,13 +79,27 @@ final class WebhookSender implements AutoCloseable {
         new Request.Builder()
             .url(url)
             .header("User-Agent", "Kurir-Webhook")
-            .header("X-Kurir-Event", d.event())
-            .header("X-Kurir-Event-Id", Long.toString(d.id()))
-            .header("X-Kurir-Event-Time", EVENT_TIME.format(d.eventAt()))
-            .header("X-Kurir-Timestamp", timestamp)
-            .header("X-Kurir-Signature", signatures(d, timestamp))
             .post(RequestBody.create(d.payload().getBytes(StandardCharsets.UTF_8), JSON));
-    d.sequence().ifPresent(s -> request.header("X-Kurir-Sequence", Long.toString(s)));
+    if (d.subscriptionSecret().isPresent()) {
+      // A subscription's delivery (GET /v1/webhooks): the Standard Webhooks headers only, so that
+      // receivers verify it with that spec's libraries. Its id is the delivery's, the same on
+      // every attempt, for their de-duplication.
+      String id = "msg_" + d.id();
+      request
+          .header("webhook-id", id)
+          .header("webhook-timestamp", timestamp)
+          .header(
+              "webhook-signature",
+              StandardWebhooks.signature(d.subscriptionSecret().get(), id, timestamp, d.payload()));
+    } else {
+      request
+          .header("X-Kurir-Event", d.event())
+          .header("X-Kurir-Event-Id", Long.toString(d.id()))
+          .header("X-Kurir-Event-Time", EVENT_TIME.format(d.eventAt()))
+          .header("X-Kurir-Timestamp", timestamp)
+          .header("X-Kurir-Signature", signatures(d, timestamp));
+      d.sequence().ifPresent(s -> request.header("X-Kurir-Sequence", Long.toString(s)));
+    }
     // The body is read to its end (the answer is complete only once all of it came); its start is
     // kept with a refusal, so that operators see what the receiver said (the console, the CLI).
     GuardedHttp.Exchange<Answer> exchange =

@@ -44,6 +44,7 @@ final class WebhookStore {
       OptionalLong sequence,
       String secret,
       Optional<String> previousSecret,
+      Optional<String> subscriptionSecret,
       long claimToken) {
 
     /** Deliveries to one device's URL go one at a time, in this line. */
@@ -64,6 +65,7 @@ final class WebhookStore {
           sequence,
           secret,
           previousSecret,
+          subscriptionSecret,
           token);
     }
   }
@@ -88,19 +90,54 @@ final class WebhookStore {
       String payload,
       Instant at,
       OptionalLong messageId) {
-    Handle h = tx.handle();
-    h.createUpdate(
-            "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
-                + " ON CONFLICT (device_id, event)"
-                + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1")
-        .bind(0, deviceId)
-        .bind(1, event)
-        .execute();
-    h.createUpdate(
+    long seq =
+        tx.handle()
+            .createQuery(
+                "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
+                    + " ON CONFLICT (device_id, event)"
+                    + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1 RETURNING last_seq")
+            .bind(0, deviceId)
+            .bind(1, event)
+            .mapTo(Long.class)
+            .one();
+    insert(tx, id, deviceId, url, event, payload, at, messageId, seq, null);
+  }
+
+  /**
+   * Stores the delivery of event {@code sequence} of its license to subscription {@code
+   * subscriptionId}; call it in the transaction that stores the event. It waits in the line of its
+   * device and URL like any other delivery, and is signed with the subscription's secret.
+   */
+  static void addForSubscription(
+      Transaction tx,
+      long id,
+      long deviceId,
+      long subscriptionId,
+      String url,
+      String event,
+      String payload,
+      long sequence,
+      Instant at) {
+    insert(
+        tx, id, deviceId, url, event, payload, at, OptionalLong.empty(), sequence, subscriptionId);
+  }
+
+  private static void insert(
+      Transaction tx,
+      long id,
+      long deviceId,
+      String url,
+      String event,
+      String payload,
+      Instant at,
+      OptionalLong messageId,
+      long seq,
+      Long subscriptionId) {
+    tx.handle()
+        .createUpdate(
             "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
-                + " next_attempt_at, created_at, event_at, message_id, seq)"
-                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?,"
-                + " (SELECT last_seq FROM webhook_sequence WHERE device_id = ? AND event = ?))")
+                + " next_attempt_at, created_at, event_at, message_id, seq, subscription_id)"
+                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?)")
         .bind(0, id)
         .bind(1, deviceId)
         .bind(2, url)
@@ -110,8 +147,23 @@ final class WebhookStore {
         .bind(6, at.toEpochMilli())
         .bind(7, at.toEpochMilli())
         .bind(8, messageId.isPresent() ? messageId.getAsLong() : null)
-        .bind(9, deviceId)
-        .bind(10, event)
+        .bind(9, seq)
+        .bind(10, subscriptionId)
+        .execute();
+  }
+
+  /**
+   * Ends the pending deliveries of a removed subscription as failed; an attempt under way is still
+   * recorded if it delivered (as {@link #retarget} with no URL).
+   */
+  static void endForSubscription(Transaction tx, long subscriptionId, Instant now) {
+    tx.handle()
+        .createUpdate(
+            "UPDATE webhook_delivery SET state = 'failed', last_error = 'the subscription was"
+                + " removed', finished_at = ?, held_until = NULL WHERE subscription_id = ?"
+                + " AND state = 'pending'")
+        .bind(0, now.toEpochMilli())
+        .bind(1, subscriptionId)
         .execute();
   }
 
@@ -164,7 +216,7 @@ final class WebhookStore {
     if (url.isPresent()) {
       h.createUpdate(
               "UPDATE webhook_delivery SET url = ?, next_attempt_at = ? WHERE device_id = ?"
-                  + " AND event = ? AND state = 'pending'")
+                  + " AND event = ? AND state = 'pending' AND subscription_id IS NULL")
           .bind(0, url.get())
           .bind(1, now.toEpochMilli())
           .bind(2, deviceId)
@@ -174,7 +226,7 @@ final class WebhookStore {
       h.createUpdate(
               "UPDATE webhook_delivery SET state = 'failed', last_error = 'the webhook was"
                   + " removed', finished_at = ?, held_until = NULL WHERE device_id = ?"
-                  + " AND event = ? AND state = 'pending'")
+                  + " AND event = ? AND state = 'pending' AND subscription_id IS NULL")
           .bind(0, now.toEpochMilli())
           .bind(1, deviceId)
           .bind(2, event)
@@ -201,7 +253,9 @@ final class WebhookStore {
   private static final String DELIVERY_COLUMNS =
       "d.id, d.device_id, d.url, d.event, d.payload, d.attempts, d.created_at, d.event_at, d.seq,"
           + " l.webhook_secret, CASE WHEN l.previous_secret_until > :now"
-          + " THEN l.previous_webhook_secret END AS previous_secret";
+          + " THEN l.previous_webhook_secret END AS previous_secret,"
+          + " (SELECT s.secret FROM webhook_subscription s WHERE s.id = d.subscription_id)"
+          + " AS subscription_secret";
 
   /**
    * The id of the first pending delivery of the line after ({@code device}, {@code url}): the next
@@ -276,6 +330,7 @@ final class WebhookStore {
         sequence,
         rs.getString("webhook_secret"),
         Optional.ofNullable(rs.getString("previous_secret")),
+        Optional.ofNullable(rs.getString("subscription_secret")),
         0);
   }
 
@@ -574,7 +629,11 @@ final class WebhookStore {
                             "UPDATE webhook_delivery SET state = 'pending', attempts = 0,"
                                 + " next_attempt_at = ?, created_at = ?, finished_at = NULL,"
                                 + " held_until = NULL, claim_token = NULL, claimed_by = NULL,"
-                                + " claim_until = NULL WHERE id = ? AND state IN ('failed', 'dead')")
+                                + " claim_until = NULL WHERE id = ? AND state IN ('failed', 'dead')"
+                                // A removed subscription's deliveries stay ended.
+                                + " AND (subscription_id IS NULL OR EXISTS (SELECT 1 FROM"
+                                + " webhook_subscription s WHERE s.id = subscription_id"
+                                + " AND s.deleted_at IS NULL))")
                         .bind(0, now.toEpochMilli())
                         .bind(1, now.toEpochMilli())
                         .bind(2, id)

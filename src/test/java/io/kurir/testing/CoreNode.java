@@ -67,7 +67,15 @@ public final class CoreNode implements AutoCloseable {
     tenants.onDeviceDeleted(messages::deviceDeleted);
     driver.start(
         new SessionEvents(
-            messages, new DeviceStates(db, clock, ids, new Timestamps(ZONE), () -> {}), in -> {}));
+            messages,
+            new DeviceStates(
+                db,
+                clock,
+                ids,
+                new Timestamps(ZONE),
+                () -> {},
+                new io.kurir.webhook.Events(db, ids, clock, Duration.ofDays(7), () -> {})),
+            in -> {}));
   }
 
   /** A node with id {@code nodeId} (its lease owner is {@code node-<nodeId>}) on {@code file}. */

@@ -89,6 +89,7 @@ class WebhookSenderTest {
         OptionalLong.empty(),
         "secret",
         Optional.empty(),
+        Optional.empty(),
         1);
   }
 }

@@ -5,6 +5,7 @@ import io.kurir.api.ErrorCatalogue;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.message.SendRefused;
+import io.kurir.webhook.SubscriptionRefused;
 
 /**
  * The one error catalogue of Kurir's own API ({@code /v1}): the answers every family gives ({@link
@@ -30,6 +31,11 @@ final class V1Errors {
           // What the device's driver cannot carry: 422 naming the driver and the kind.
           .add(SendRefused.Reason.KIND_NOT_SUPPORTED, 422, "kind_not_supported")
           .add(SendRefused.Reason.CAPABILITY_NOT_SUPPORTED, 422, "capability_not_supported")
+          // Webhook subscriptions (/v1/webhooks).
+          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
+          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
+          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
+          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

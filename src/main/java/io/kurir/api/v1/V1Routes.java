@@ -13,6 +13,9 @@ import io.kurir.message.MessageHistories;
 import io.kurir.tenant.ApiCaller;
 import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Tenants;
+import io.kurir.webhook.Events;
+import io.kurir.webhook.WebhookSubscriptions;
+import java.time.Clock;
 import java.util.Optional;
 
 /**
@@ -28,11 +31,21 @@ public final class V1Routes implements RouteTable {
   private final Tenants tenants;
   private final V1MessageHandlers messages;
   private final V1DeviceHandlers devices;
+  private final V1EventHandlers events;
+  private final V1WebhookHandlers webhooks;
 
-  public V1Routes(Tenants tenants, MessageHistories histories, DeviceStates states) {
+  public V1Routes(
+      Tenants tenants,
+      MessageHistories histories,
+      DeviceStates states,
+      Events eventLog,
+      WebhookSubscriptions subscriptions,
+      Clock clock) {
     this.tenants = tenants;
     this.messages = new V1MessageHandlers(tenants, histories);
     this.devices = new V1DeviceHandlers(tenants, states);
+    this.events = new V1EventHandlers(eventLog, clock);
+    this.webhooks = new V1WebhookHandlers(subscriptions);
   }
 
   @Override
@@ -56,6 +69,11 @@ public final class V1Routes implements RouteTable {
     r.get("/v1/messages/{id}", requireScope(ApiScope.READ, messages::one));
     r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));
     r.get("/v1/devices/{id}", requireScope(ApiScope.READ, devices::one));
+    // Events: the pull API and the SSE stream (by Accept) over one log; subscriptions.
+    r.get("/v1/events", requireScope(ApiScope.READ, events::read));
+    r.post("/v1/webhooks", requireScope(ApiScope.WEBHOOKS, webhooks::create));
+    r.get("/v1/webhooks", requireScope(ApiScope.WEBHOOKS, webhooks::list));
+    r.delete("/v1/webhooks/{id}", requireScope(ApiScope.WEBHOOKS, webhooks::remove));
   }
 
   /**
@@ -67,7 +85,8 @@ public final class V1Routes implements RouteTable {
   private Handler requireScope(ApiScope scope, Handler handler) {
     return ctx -> {
       ApiCaller caller = tenants.apiKeys().caller(bearer(ctx).orElse(""));
-      Guards.countKey(ctx, caller.device().map(d -> "device " + d.id()).orElse(keyName(caller)));
+      Guards.countKey(
+          ctx, caller.device().map(d -> "device " + d.id()).orElseGet(() -> keyName(caller)));
       if (!caller.has(scope)) {
         throw new ApiException(
             403, "missing_scope", "this key does not have the '" + scope.wireName() + "' scope");

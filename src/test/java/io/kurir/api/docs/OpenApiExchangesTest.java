@@ -126,6 +126,7 @@ class OpenApiExchangesTest {
     multiAgentApi();
     pushApis();
     driverWebhooks();
+    v1Events();
 
     // Every documented operation was called, and all but a few answered a success.
     List<String> documented = document.documentedRoutes();
@@ -724,6 +725,37 @@ class OpenApiExchangesTest {
     assertThat(document.problems(badParameters, true))
         .anyMatch(p -> p.contains("path parameter id"))
         .anyMatch(p -> p.contains("kolom_no_wa is missing"));
+  }
+
+  /** Kurir's own API, events: the pull and webhook subscriptions, with a license key. */
+  private void v1Events() throws Exception {
+    String bearer =
+        "Bearer "
+            + kurir
+                .gateway()
+                .tenants()
+                .apiKeys()
+                .create(
+                    Long.parseLong(licenseId),
+                    "docs",
+                    java.util.Set.of(
+                        io.kurir.tenant.ApiScope.READ, io.kurir.tenant.ApiScope.WEBHOOKS))
+                .key()
+                .orElseThrow();
+    canonical("GET", "/v1/events?after=0&limit=10", null, bearer);
+    refused("GET", "/v1/events?after=x", null, bearer);
+    JsonNode made =
+        JSON.readTree(
+            canonical(
+                    "POST",
+                    "/v1/webhooks",
+                    Map.of("url", receiver.url("/v1"), "events", List.of("message.status")),
+                    bearer)
+                .body());
+    refused("POST", "/v1/webhooks", Map.of("url", "ftp://x", "events", List.of()), bearer);
+    canonical("GET", "/v1/webhooks", null, bearer);
+    canonical("DELETE", "/v1/webhooks/" + made.get("id").asText(), null, bearer);
+    refused("DELETE", "/v1/webhooks/1", null, bearer);
   }
 
   // --- helpers

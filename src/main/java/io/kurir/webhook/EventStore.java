@@ -1,0 +1,149 @@
+package io.kurir.webhook;
+
+import io.kurir.store.Database;
+import io.kurir.store.Transaction;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of the event log: {@code event} (each license's events by sequence) and {@code
+ * event_sequence} (each license's last number). Plain, portable SQL.
+ *
+ * <p>Thread-safe.
+ */
+final class EventStore {
+  private final Database db;
+
+  EventStore(Database db) {
+    this.db = db;
+  }
+
+  /**
+   * Stores an event of device {@code deviceId}, numbered after its license's previous one; in the
+   * caller's transaction. The counter row stays locked until that transaction ends, so numbers
+   * follow commit order on PostgreSQL too (a reader that saw number n never later sees a smaller
+   * one appear). The event as stored, or empty when the device does not exist.
+   */
+  static Optional<Events.Event> append(
+      Transaction tx, long deviceId, String type, String data, Instant at) {
+    Handle h = tx.handle();
+    Optional<Long> license =
+        h.createQuery("SELECT license_id FROM device WHERE id = ?")
+            .bind(0, deviceId)
+            .mapTo(Long.class)
+            .findOne();
+    if (license.isEmpty()) {
+      return Optional.empty();
+    }
+    long seq =
+        h.createQuery(
+                "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1)"
+                    + " ON CONFLICT (license_id)"
+                    + " DO UPDATE SET last_seq = event_sequence.last_seq + 1 RETURNING last_seq")
+            .bind(0, license.get())
+            .mapTo(Long.class)
+            .one();
+    h.createUpdate(
+            "INSERT INTO event (license_id, seq, device_id, type, created_at, data)"
+                + " VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(0, license.get())
+        .bind(1, seq)
+        .bind(2, deviceId)
+        .bind(3, type)
+        .bind(4, at.toEpochMilli())
+        .bind(5, data)
+        .execute();
+    return Optional.of(new Events.Event(license.get(), seq, deviceId, type, at, data));
+  }
+
+  /**
+   * The license's events after sequence {@code after}, oldest first, at most {@code limit}; only
+   * device {@code deviceId}'s when given.
+   */
+  List<Events.Event> after(long licenseId, OptionalLong deviceId, long after, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT license_id, seq, device_id, type, created_at, data FROM event"
+                            + " WHERE license_id = :license AND seq > :after"
+                            + (deviceId.isPresent() ? " AND device_id = :device" : "")
+                            + " ORDER BY seq LIMIT :limit")
+                    .bind("license", licenseId)
+                    .bind("after", after)
+                    .bind("device", deviceId.orElse(0))
+                    .bind("limit", limit)
+                    .map(
+                        (rs, ctx) ->
+                            new Events.Event(
+                                rs.getLong("license_id"),
+                                rs.getLong("seq"),
+                                rs.getLong("device_id"),
+                                rs.getString("type"),
+                                Instant.ofEpochMilli(rs.getLong("created_at")),
+                                rs.getString("data")))
+                    .list());
+  }
+
+  /**
+   * The first sequence number the license still holds an event for, or the next it will give when
+   * it holds none: an {@code after} below this minus one asks for events that were deleted.
+   */
+  long oldestKept(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT COALESCE((SELECT MIN(seq) FROM event WHERE license_id = :l),"
+                            + " (SELECT last_seq + 1 FROM event_sequence WHERE license_id = :l),"
+                            + " 1)")
+                    .bind("l", licenseId)
+                    .mapTo(Long.class)
+                    .one());
+  }
+
+  /** The license's last sequence number, 0 before its first event. */
+  long last(long licenseId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT last_seq FROM event_sequence WHERE license_id = ?")
+                    .bind(0, licenseId)
+                    .mapTo(Long.class)
+                    .findOne()
+                    .orElse(0L));
+  }
+
+  /** Deletes up to {@code batch} events stored before {@code before}; how many. */
+  int prune(Instant before, int batch) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "DELETE FROM event WHERE (license_id, seq) IN (SELECT license_id, seq"
+                            + " FROM event WHERE created_at < ? LIMIT ?)")
+                    .bind(0, before.toEpochMilli())
+                    .bind(1, batch)
+                    .execute());
+  }
+
+  /** What a message's status event tells of it; in the caller's transaction. */
+  record MessageFacts(long deviceId, String recipient, String recipientType, String api) {}
+
+  static Optional<MessageFacts> message(Transaction tx, long messageId) {
+    return tx.handle()
+        .createQuery("SELECT device_id, recipient, recipient_type, api FROM message WHERE id = ?")
+        .bind(0, messageId)
+        .map(
+            (rs, ctx) ->
+                new MessageFacts(
+                    rs.getLong("device_id"),
+                    rs.getString("recipient"),
+                    rs.getString("recipient_type"),
+                    rs.getString("api")))
+        .findOne();
+  }
+}

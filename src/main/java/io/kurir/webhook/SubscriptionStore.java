@@ -1,0 +1,100 @@
+package io.kurir.webhook;
+
+import io.kurir.store.Database;
+import io.kurir.store.Transaction;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * The SQL of webhook subscriptions ({@code webhook_subscription}); their secrets are stored sealed
+ * and handed out sealed. Plain, portable SQL.
+ *
+ * <p>Thread-safe.
+ */
+final class SubscriptionStore {
+  /**
+   * A subscription as stored; {@code sealedSecret} is sealed ({@link io.kurir.store.SecretBox}).
+   */
+  record Row(
+      long id,
+      long licenseId,
+      String url,
+      List<String> events,
+      String sealedSecret,
+      Instant createdAt) {}
+
+  private final Database db;
+
+  SubscriptionStore(Database db) {
+    this.db = db;
+  }
+
+  void insert(Row row) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "INSERT INTO webhook_subscription (id, license_id, url, events, secret,"
+                            + " created_at) VALUES (?, ?, ?, ?, ?, ?)")
+                    .bind(0, row.id())
+                    .bind(1, row.licenseId())
+                    .bind(2, row.url())
+                    .bind(3, String.join(",", row.events()))
+                    .bind(4, row.sealedSecret())
+                    .bind(5, row.createdAt().toEpochMilli())
+                    .execute());
+  }
+
+  /** The license's subscriptions that are not removed, oldest first. */
+  List<Row> of(long licenseId) {
+    return db.jdbi().withHandle(h -> of(Transaction.of(h), licenseId));
+  }
+
+  /** {@link #of(long)} in the caller's transaction. */
+  static List<Row> of(Transaction tx, long licenseId) {
+    return tx.handle()
+        .createQuery(
+            "SELECT id, license_id, url, events, secret, created_at FROM webhook_subscription"
+                + " WHERE license_id = ? AND deleted_at IS NULL ORDER BY id")
+        .bind(0, licenseId)
+        .map((rs, ctx) -> row(rs))
+        .list();
+  }
+
+  /**
+   * Removes the license's subscription {@code id}, and ends its pending deliveries as failed (an
+   * attempt under way keeps its claim and is recorded); false when the license has no such one.
+   */
+  boolean remove(long licenseId, long id, Instant now) {
+    return db.writes()
+        .write(
+            h -> {
+              int removed =
+                  h.createUpdate(
+                          "UPDATE webhook_subscription SET deleted_at = ? WHERE id = ?"
+                              + " AND license_id = ? AND deleted_at IS NULL")
+                      .bind(0, now.toEpochMilli())
+                      .bind(1, id)
+                      .bind(2, licenseId)
+                      .execute();
+              if (removed == 1) {
+                WebhookStore.endForSubscription(Transaction.of(h), id, now);
+              }
+              return removed == 1;
+            });
+  }
+
+  private static Row row(ResultSet rs) throws SQLException {
+    return new Row(
+        rs.getLong("id"),
+        rs.getLong("license_id"),
+        rs.getString("url"),
+        List.copyOf(new LinkedHashSet<>(Arrays.asList(rs.getString("events").split(",")))),
+        rs.getString("secret"),
+        Instant.ofEpochMilli(rs.getLong("created_at")));
+  }
+}
