@@ -20,6 +20,7 @@ import io.kurir.api.multiagent.MultiAgentRoutes;
 import io.kurir.api.partner.PartnerRoutes;
 import io.kurir.api.push.PushV1Routes;
 import io.kurir.api.push.PushV2Routes;
+import io.kurir.api.v1.V1Routes;
 import io.kurir.config.Settings;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
@@ -30,6 +31,7 @@ import io.kurir.driver.SimulatedPhones;
 import io.kurir.health.Health;
 import io.kurir.health.HealthRoutes;
 import io.kurir.media.Uploads;
+import io.kurir.message.MessageHistories;
 import io.kurir.message.MessageSearch;
 import io.kurir.report.Reports;
 import io.kurir.tenant.TenantDeviceLookup;
@@ -176,6 +178,15 @@ final class FamilyRoutes {
                   f.routes(d, routesContext)
                       .forEach(r -> tables.add(new DriverRouteTable(r, controlToken))));
     }
+    tables.add(
+        new V1Routes(
+            core.tenants(),
+            new MessageHistories(core.db()),
+            core.sessions().states(),
+            core.sends(),
+            core.phones(),
+            core.contacts(),
+            remoteMedia));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

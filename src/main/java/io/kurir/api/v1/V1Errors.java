@@ -7,8 +7,9 @@ import io.kurir.api.ErrorCatalogue;
  * ErrorCatalogue#COMMON}), and a bearer token the tenant core refused: 401 {@code invalid_key} for
  * a key nobody has (or a revoked one; the sentence is fixed, so that it tells nothing about which
  * keys exist), 403 {@code disabled} for a switched-off device, license or partner, 403 {@code
- * license_expired} where the core refuses an expired license. Rendered as {@code {"error": token,
- * "message": sentence}}.
+ * license_expired} where the core refuses an expired license; a refused send as every sending
+ * family answers it ({@link ErrorCatalogue.Builder#sendRefusals}). Rendered as {@code {"error":
+ * token, "message": sentence}}.
  */
 final class V1Errors {
   private V1Errors() {}
@@ -17,5 +18,8 @@ final class V1Errors {
       "send Authorization: Bearer <key>: a license's API key or a device's Eco key";
 
   static final ErrorCatalogue CATALOGUE =
-      ErrorCatalogue.builder().credentialRefusals("disabled", "invalid_key", NO_KEY).build();
+      ErrorCatalogue.builder()
+          .credentialRefusals("disabled", "invalid_key", NO_KEY)
+          .sendRefusals("text.body")
+          .build();
 }
