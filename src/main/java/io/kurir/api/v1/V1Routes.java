@@ -81,7 +81,8 @@ public final class V1Routes implements RouteTable {
   private Handler requireScope(ApiScope scope, Handler handler) {
     return ctx -> {
       ApiCaller caller = tenants.apiKeys().caller(bearer(ctx).orElse(""));
-      Guards.countKey(ctx, caller.device().map(d -> "device " + d.id()).orElse(keyName(caller)));
+      Guards.countKey(
+          ctx, caller.device().map(d -> "device " + d.id()).orElseGet(() -> keyName(caller)));
       if (!caller.has(scope)) {
         throw new ApiException(
             403, "missing_scope", "this key does not have the '" + scope.wireName() + "' scope");
