@@ -258,12 +258,12 @@ public final class AdminRoutes implements RouteTable {
 
   /**
    * An API key as the Admin API, {@code ./kurir admin key} and the console show it: {@code {id,
-   * license, name, scopes, createdAt}}, and {@code key} only in the answer to its creation.
+   * licenseId, name, scopes, createdAt}}, and {@code key} only in the answer to its creation.
    */
   public static Map<String, Object> apiKey(ApiKey k) {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("id", Long.toString(k.id()));
-    v.put("license", Long.toString(k.licenseId()));
+    v.put("licenseId", Long.toString(k.licenseId()));
     v.put("name", k.name());
     v.put("scopes", k.scopes().stream().sorted().map(ApiScope::wireName).toList());
     v.put("createdAt", k.createdAt().toString());
