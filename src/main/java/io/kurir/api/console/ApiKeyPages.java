@@ -54,7 +54,7 @@ final class ApiKeyPages {
         new OnceShown.Shown(
             "New API key",
             List.of(new OnceShown.Secret("API key", made.key().orElseThrow())),
-            "Give it to the integrator as Authorization: Bearer <key>: it is not shown again.",
+            "Give it to the integrator, who sends it as a Bearer token: it is not shown again.",
             "",
             "",
             base(l.id())),
