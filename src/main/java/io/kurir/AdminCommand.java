@@ -15,6 +15,7 @@ import io.kurir.store.InstanceLock;
 import io.kurir.store.SecretBox;
 import io.kurir.store.SecretKeys;
 import io.kurir.store.StoredSecrets;
+import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.DeviceDrivers;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.TenantViews;
@@ -114,6 +115,7 @@ final class AdminCommand implements Callable<Integer> {
     command.addSubcommand("partner", new Partners(admin));
     command.addSubcommand("license", new Licenses(admin));
     command.addSubcommand("device", new Devices(admin));
+    command.addSubcommand("key", new Keys(admin));
     command.addSubcommand("webhook", new Webhooks(admin));
     command.addSubcommand("secrets", new SecretsKey(admin));
     return command;
@@ -520,6 +522,68 @@ final class AdminCommand implements Callable<Integer> {
     @Command(name = "rotate-push-key", description = "give a license a new push key")
     int rotatePushKey(@Parameters(paramLabel = "<id>", converter = Id.class) long id) {
       return admin.onDatabase(c -> c.views().of(c.tenants().rotatePushKey(id)));
+    }
+  }
+
+  @Command(
+      name = "key",
+      description = "a license's API keys for Kurir API v1 (/v1): create, list, revoke")
+  static final class Keys extends Group {
+    Keys(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "make an API key (shown here once: only its hash is kept)")
+    int create(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license,
+        @Option(
+                names = "--name",
+                required = true,
+                description = "what the key is for",
+                paramLabel = "NAME")
+            String name,
+        @Option(
+                names = "--scopes",
+                required = true,
+                description = "comma-separated: send, read, webhooks, contacts, campaigns",
+                paramLabel = "SCOPES")
+            String scopes) {
+      return admin.onDatabase(
+          c ->
+              AdminRoutes.apiKey(
+                  c.tenants().apiKeys().create(license, name, ApiScope.parse(scopes))));
+    }
+
+    @Command(description = "list a license's API keys (not the keys themselves)")
+    int list(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license) {
+      return admin.onDatabase(
+          c -> c.tenants().apiKeys().of(license).stream().map(AdminRoutes::apiKey).toList());
+    }
+
+    @Command(description = "revoke an API key: it stops working at once")
+    int revoke(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license,
+        @Parameters(paramLabel = "<key id>", converter = Id.class) long keyId) {
+      return admin.onDatabase(c -> done(() -> c.tenants().apiKeys().revoke(license, keyId)));
     }
   }
 

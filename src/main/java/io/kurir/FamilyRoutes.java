@@ -31,6 +31,7 @@ import io.kurir.driver.SimulatedPhones;
 import io.kurir.health.Health;
 import io.kurir.health.HealthRoutes;
 import io.kurir.media.Uploads;
+import io.kurir.message.MessageHistories;
 import io.kurir.message.MessageSearch;
 import io.kurir.report.Reports;
 import io.kurir.tenant.TenantDeviceLookup;
@@ -180,8 +181,12 @@ final class FamilyRoutes {
     tables.add(
         new V1Routes(
             core.tenants(),
-            new io.kurir.message.MessageHistories(core.db()),
-            core.deviceStates(),
+            new MessageHistories(core.db()),
+            core.sessions().states(),
+            core.sends(),
+            core.phones(),
+            core.contacts(),
+            remoteMedia,
             core.events(),
             core.webhookSubscriptions(),
             core.clock()));

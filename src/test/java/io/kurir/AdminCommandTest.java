@@ -46,6 +46,40 @@ class AdminCommandTest {
   }
 
   @Test
+  void createsListsAndRevokesApiKeys() throws Exception {
+    assertThat(admin("partner", "create", "--name", "Reseller")).isZero();
+    String partner = output().get("id").asText();
+    assertThat(admin("license", "create", "--partner", partner, "--name", "Shop")).isZero();
+    String license = output().get("id").asText();
+    assertThat(
+            admin(
+                "key",
+                "create",
+                "--license",
+                license,
+                "--name",
+                "backend",
+                "--scopes",
+                "send,read"))
+        .isZero();
+    JsonNode made = output();
+    assertThat(made.get("key").asText()).startsWith("kurir_");
+    assertThat(made.get("scopes").toString()).isEqualTo("[\"send\",\"read\"]");
+    assertThat(admin("key", "list", "--license", license)).isZero();
+    JsonNode listed = output();
+    assertThat(listed).hasSize(1);
+    assertThat(listed.get(0).has("key")).as("the key is shown once").isFalse();
+    assertThat(listed.get(0).get("name").asText()).isEqualTo("backend");
+    assertThat(admin("key", "create", "--license", license, "--name", "x", "--scopes", "fly"))
+        .isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("fly");
+    assertThat(admin("key", "revoke", "--license", license, made.get("id").asText())).isZero();
+    assertThat(admin("key", "list", "--license", license)).isZero();
+    assertThat(output()).isEmpty();
+    assertThat(admin("key", "revoke", "--license", license, made.get("id").asText())).isEqualTo(1);
+  }
+
+  @Test
   void createsPartnerLicenseAndDeviceAndListsThem() throws Exception {
     assertThat(admin("partner", "create", "--name", "Reseller One", "--email=r@example.com"))
         .isZero();

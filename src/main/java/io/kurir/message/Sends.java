@@ -38,12 +38,21 @@ public final class Sends {
    * @throws IdempotencyKeyReused when the key was used for a different request
    */
   public Sent send(Device device, SendCommand command) {
+    return send(device, command, syncTimeout);
+  }
+
+  /**
+   * {@link #send}, for a caller that names how long it waits ({@code /v1}'s {@code ?wait=}): at
+   * most {@code maxWait} from its request's arrival, and never longer than the sync timeout.
+   */
+  public Sent send(Device device, SendCommand command, Duration maxWait) {
     List<Message> accepted = messages.accept(device, command.toRequest());
     if (command.callerWaitingSince().isEmpty()) {
       return new Sent(accepted, List.of());
     }
     var started = command.callerWaitingSince().get();
-    List<SendResult> outcomes = messages.awaitAll(accepted, started.plus(syncTimeout), started);
+    Duration wait = maxWait.compareTo(syncTimeout) < 0 ? maxWait : syncTimeout;
+    List<SendResult> outcomes = messages.awaitAll(accepted, started.plus(wait), started);
     if (SendResult.busyWithNothingSent(outcomes)) {
       long retryAfter = messages.busyForSeconds(device);
       throw new SendRefused(

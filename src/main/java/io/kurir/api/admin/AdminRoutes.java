@@ -15,6 +15,8 @@ import io.kurir.message.Message;
 import io.kurir.message.MessageEvent;
 import io.kurir.message.MessageHistory;
 import io.kurir.message.Messages;
+import io.kurir.tenant.ApiKey;
+import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.MobileCs;
 import io.kurir.tenant.TenantException;
@@ -144,6 +146,9 @@ public final class AdminRoutes implements RouteTable {
     r.post("/admin/devices/{id}/link-code", admin(this::linkCode));
     r.post("/admin/devices/{id}/retry", admin(this::retry));
 
+    r.get("/admin/licenses/{id}/api-keys", admin(this::apiKeys));
+    r.post("/admin/licenses/{id}/api-keys", admin(List.of("name", "scopes"), this::createApiKey));
+    r.delete("/admin/licenses/{id}/api-keys/{keyId}", admin(this::revokeApiKey));
     r.get("/admin/licenses/{id}/mobile-cs", admin(ctx -> mobileCs.list(ctx, id(ctx))));
     r.post(
         "/admin/licenses/{id}/mobile-cs",
@@ -228,6 +233,41 @@ public final class AdminRoutes implements RouteTable {
     webhooks.put("status", statusWebhook.orElse(null));
     webhooks.put("secret", tenants.license(device.licenseId()).webhookSecret());
     v.put("webhooks", webhooks);
+    return v;
+  }
+
+  /** The license's API keys that are not revoked, without the keys themselves. */
+  private void apiKeys(Context ctx) {
+    ctx.json(tenants.apiKeys().of(id(ctx)).stream().map(AdminRoutes::apiKey).toList());
+  }
+
+  /** {@code {name, scopes}}: a new key, answered once with its {@code key}. */
+  private void createApiKey(Context ctx) {
+    RequestFields f = RequestFields.of(ctx);
+    ApiKey made =
+        tenants
+            .apiKeys()
+            .create(id(ctx), f.required("name"), ApiScope.parse(f.text("scopes").orElse("")));
+    ctx.status(201).json(apiKey(made));
+  }
+
+  private void revokeApiKey(Context ctx) {
+    tenants.apiKeys().revoke(id(ctx), parseId(ctx.pathParam("keyId"), "keyId"));
+    ctx.status(204);
+  }
+
+  /**
+   * An API key as the Admin API, {@code ./kurir admin key} and the console show it: {@code {id,
+   * licenseId, name, scopes, createdAt}}, and {@code key} only in the answer to its creation.
+   */
+  public static Map<String, Object> apiKey(ApiKey k) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("id", Long.toString(k.id()));
+    v.put("licenseId", Long.toString(k.licenseId()));
+    v.put("name", k.name());
+    v.put("scopes", k.scopes().stream().sorted().map(ApiScope::wireName).toList());
+    v.put("createdAt", k.createdAt().toString());
+    k.key().ifPresent(key -> v.put("key", key));
     return v;
   }
 

@@ -47,6 +47,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final MessagePages messages;
   private final WebhookPages webhooks;
   private final AutoReplyPages autoReplies;
+  private final ApiKeyPages apiKeys;
   private final SchedulePages schedules;
   private final CustomerPages customer;
 
@@ -58,6 +59,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.messages = new MessagePages(deps);
     this.webhooks = new WebhookPages(deps);
     this.autoReplies = new AutoReplyPages(deps);
+    this.apiKeys = new ApiKeyPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
   }
@@ -106,7 +108,8 @@ public final class ConsoleRoutes implements RouteTable {
         operator(form(tenants::partnerAction, tenants::partners)));
     r.get("/console/licenses", operator(tenants::licenses));
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
-    // Before the license actions, whose {action} would take "auto-replies" too.
+    // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
+    r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
     r.post(
         "/console/licenses/{id}/auto-replies", operator(form(autoReplies::add, autoReplies::list)));
     r.post(
@@ -148,6 +151,10 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/webhooks", operator(webhooks::list));
     r.post("/console/webhooks/{id}/replay", operator(form(webhooks::replay, webhooks::list)));
     r.get("/console/licenses/{id}/auto-replies", operator(autoReplies::list));
+    r.get("/console/licenses/{id}/api-keys", operator(apiKeys::list));
+    r.post(
+        "/console/licenses/{id}/api-keys/{key}/revoke",
+        operator(form(apiKeys::revoke, apiKeys::list)));
     r.post(
         "/console/licenses/{id}/auto-replies/{rule}/delete",
         operator(form(autoReplies::delete, autoReplies::list)));

@@ -44,6 +44,8 @@ final class V1DeviceHandlers {
     v.put("number", d.number());
     v.put("driver", d.driver());
     v.put("state", recorded.getOrDefault(d.id(), DeviceState.NONE).wireName());
+    // The device's capabilities (message kinds, edits, reactions, presence) go here, read from its
+    // driver once the driver SPI declares them (issue 29, item 3); no value is shown until then.
     return v;
   }
 }

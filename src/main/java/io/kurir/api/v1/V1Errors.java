@@ -4,7 +4,6 @@ import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
-import io.kurir.message.SendRefused;
 import io.kurir.webhook.SubscriptionRefused;
 
 /**
@@ -12,8 +11,9 @@ import io.kurir.webhook.SubscriptionRefused;
  * ErrorCatalogue#COMMON}), and a bearer token the tenant core refused: 401 {@code invalid_key} for
  * a key nobody has (or a revoked one; the sentence is fixed, so that it tells nothing about which
  * keys exist), 403 {@code disabled} for a switched-off device, license or partner, 403 {@code
- * license_expired} where the core refuses an expired license. Rendered as {@code {"error": token,
- * "message": sentence}}.
+ * license_expired} where the core refuses an expired license; a refused send as every sending
+ * family answers it ({@link ErrorCatalogue.Builder#sendRefusals}). Rendered as {@code {"error":
+ * token, "message": sentence}}.
  */
 final class V1Errors {
   private V1Errors() {}
@@ -28,9 +28,9 @@ final class V1Errors {
           .add(ContentRefused.Reason.CONTENT_EMPTY, V1Errors::contentRefused)
           .add(ContentRefused.Reason.CONTENT_NOT_VALID, V1Errors::contentRefused)
           .add(ContentRefused.Reason.CONTENT_TOO_LONG, V1Errors::contentRefused)
-          // What the device's driver cannot carry: 422 naming the driver and the kind.
-          .add(SendRefused.Reason.KIND_NOT_SUPPORTED, 422, "kind_not_supported")
-          .add(SendRefused.Reason.CAPABILITY_NOT_SUPPORTED, 422, "capability_not_supported")
+          // Refused sends as every sending family answers them (a kind the device's driver
+          // cannot carry: 422 naming the driver and the kind).
+          .sendRefusals("text.body")
           // Webhook subscriptions (/v1/webhooks).
           .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
           .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")

@@ -7,9 +7,13 @@ import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
+import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
+import io.kurir.contact.ContactIdentities;
 import io.kurir.device.DeviceStates;
 import io.kurir.message.MessageHistories;
+import io.kurir.message.Sends;
+import io.kurir.phone.PhoneNumbers;
 import io.kurir.tenant.ApiCaller;
 import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Tenants;
@@ -20,7 +24,7 @@ import java.util.Optional;
 
 /**
  * Kurir's own API, version 1 ({@code /v1/}, JSON, {@code Authorization: Bearer <key>} with a
- * license's API key or a device's Eco key): this first slice reads messages and devices. Every
+ * license's API key or a device's Eco key): sends messages and reads messages and devices. Every
  * route names the scope it needs ({@link #requireScope}); errors are {@code {"error", "message"}}
  * from {@link V1Errors}.
  */
@@ -33,15 +37,21 @@ public final class V1Routes implements RouteTable {
   private final V1DeviceHandlers devices;
   private final V1EventHandlers events;
   private final V1WebhookHandlers webhooks;
+  private final V1SendHandler send;
 
   public V1Routes(
       Tenants tenants,
       MessageHistories histories,
       DeviceStates states,
+      Sends sends,
+      PhoneNumbers phones,
+      ContactIdentities contacts,
+      RemoteMedia media,
       Events eventLog,
       WebhookSubscriptions subscriptions,
       Clock clock) {
     this.tenants = tenants;
+    this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
     this.messages = new V1MessageHandlers(tenants, histories);
     this.devices = new V1DeviceHandlers(tenants, states);
     this.events = new V1EventHandlers(eventLog, clock);
@@ -65,6 +75,7 @@ public final class V1Routes implements RouteTable {
 
   @Override
   public void addTo(RoutesConfig r) {
+    r.post("/v1/messages", requireScope(ApiScope.SEND, send::send));
     r.get("/v1/messages", requireScope(ApiScope.READ, messages::list));
     r.get("/v1/messages/{id}", requireScope(ApiScope.READ, messages::one));
     r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));

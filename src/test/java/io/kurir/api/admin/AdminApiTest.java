@@ -134,6 +134,42 @@ class AdminApiTest {
   }
 
   @Test
+  void apiKeysAreAnsweredOnceListedWithoutTheKeyAndRevoked() throws Exception {
+    JsonNode device = newDevice("+6281100004711");
+    String license = device.get("licenseId").asText();
+    String path = "/admin/licenses/" + license + "/api-keys";
+    JsonNode made = admin(path, "{\"name\":\"backend\",\"scopes\":[\"read\"]}", 201);
+    String key = made.get("key").asText();
+    assertThat(key).startsWith("kurir_").hasSizeGreaterThan(40);
+    Reply listed = kurir.get(path, AUTH);
+    assertThat(listed.status()).isEqualTo(200);
+    assertThat(listed.body()).contains("backend").doesNotContain(key);
+    Reply devices = kurir.get("/v1/devices", "Authorization", "Bearer " + key);
+    assertThat(devices.status()).as(devices.body()).isEqualTo(200);
+
+    assertThat(admin(path, "{\"name\":\"x\",\"scopes\":[\"fly\"]}", 400).get("error").asText())
+        .isEqualTo("invalid");
+    assertThat(admin(path, "{\"scopes\":\"read\"}", 400).get("error").asText())
+        .isEqualTo("name_empty");
+    assertThat(
+            admin("/admin/licenses/999/api-keys", "{\"name\":\"x\",\"scopes\":\"read\"}", 404)
+                .get("error")
+                .asText())
+        .isEqualTo("not_found");
+
+    Reply revoked =
+        kurir.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(kurir.url(path + "/" + made.get("id").asText())))
+                .headers(AUTH)
+                .DELETE()
+                .build());
+    assertThat(revoked.status()).isEqualTo(204);
+    assertThat(kurir.get("/v1/devices", "Authorization", "Bearer " + key).status()).isEqualTo(401);
+    assertThat(kurir.get(path, AUTH).body()).isEqualTo("[]");
+  }
+
+  @Test
   void refusesWithoutTheAdminToken() {
     Reply none = kurir.get("/admin/devices");
     assertThat(none.status()).isEqualTo(401);

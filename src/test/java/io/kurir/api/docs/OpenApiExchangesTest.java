@@ -126,6 +126,7 @@ class OpenApiExchangesTest {
     multiAgentApi();
     pushApis();
     driverWebhooks();
+    v1Api();
     v1Events();
 
     // Every documented operation was called, and all but a few answered a success.
@@ -892,6 +893,61 @@ class OpenApiExchangesTest {
 
   private static JsonNode json(Reply r) throws Exception {
     return JSON.readTree(r.body());
+  }
+
+  /** Kurir API v1: a key made by the Admin API, a send of each kind, reads, a refusal. */
+  private void v1Api() throws Exception {
+    String made =
+        json(canonical(
+                "POST",
+                "/admin/licenses/" + licenseId + "/api-keys",
+                json("name", "backend", "scopes", List.of("send", "read")),
+                ADMIN))
+            .get("key")
+            .asText();
+    String bearer = "Bearer " + made;
+    canonical("GET", "/admin/licenses/" + licenseId + "/api-keys", null, ADMIN);
+    String id =
+        json(canonical(
+                "POST",
+                "/v1/messages",
+                json("device", deviceId, "to", to, "type", "text", "text", json("body", "v1")),
+                bearer))
+            .get("id")
+            .asText();
+    canonical(
+        "POST",
+        "/v1/messages?wait=10s",
+        json("device", number, "to", to, "type", "image", "image", json("link", png)),
+        bearer);
+    canonical(
+        "POST",
+        "/v1/messages",
+        json(
+            "device",
+            deviceId,
+            "to",
+            to,
+            "type",
+            "document",
+            "document",
+            json("link", pdf, "filename", "invoice.pdf")),
+        bearer);
+    canonical("GET", "/v1/messages/" + id, null, bearer);
+    canonical("GET", "/v1/messages?limit=1", null, bearer);
+    canonical("GET", "/v1/devices", null, bearer);
+    canonical("GET", "/v1/devices/" + deviceId, null, bearer);
+    refused("POST", "/v1/messages", json("to", to, "type", "location"), bearer);
+    refused("GET", "/v1/devices", null, "Bearer kurir_nobody");
+    String revoked =
+        json(canonical(
+                "POST",
+                "/admin/licenses/" + licenseId + "/api-keys",
+                json("name", "old", "scopes", "read"),
+                ADMIN))
+            .get("id")
+            .asText();
+    canonical("DELETE", "/admin/licenses/" + licenseId + "/api-keys/" + revoked, null, ADMIN);
   }
 
   /** A JSON object of name/value pairs, in order. */
