@@ -175,7 +175,8 @@ final class FamilyRoutes {
                 settings.media().maxBytes(),
                 settings.media().uploadQuotaBytes(),
                 settings.media().keepFor()),
-            settings.publicUrlIfSet()));
+            settings.publicUrlIfSet(),
+            core.clock()));
     // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the control
     // routes take the admin token, except in the demo, which is open by design.
     DriverRoutesContext routesContext =

@@ -117,10 +117,18 @@ public final class UploadedMedia {
    * so that the media sweep leaves it while a send is accepted.
    */
   public Optional<Media> find(Device device, long id) {
+    return find(id).filter(m -> m.deviceId() == device.id());
+  }
+
+  /**
+   * The upload {@code id}, whatever its device, while it is kept: for a caller that proved its
+   * right to it otherwise (a signed URL). Marks its file used, as {@link #find(Device, long)}.
+   */
+  public Optional<Media> find(long id) {
     Instant now = clock.instant();
     return store
         .byId(id)
-        .filter(row -> row.deviceId() == device.id() && row.name().startsWith(NAME_PREFIX))
+        .filter(row -> row.name().startsWith(NAME_PREFIX))
         .filter(
             row ->
                 !keepFor.isPositive()

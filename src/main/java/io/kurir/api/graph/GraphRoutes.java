@@ -14,6 +14,7 @@ import io.kurir.tenant.ApiCaller;
 import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -39,16 +40,18 @@ public final class GraphRoutes implements RouteTable {
   /**
    * @param publicUrl the gateway's public URL ({@code http.public-url}), for the media URLs it
    *     answers; the request's own host when not set
+   * @param clock the media URLs' lifetimes
    */
   public GraphRoutes(
       Tenants tenants,
       Sends sends,
       PhoneNumbers phones,
       UploadedMedia uploads,
-      Optional<String> publicUrl) {
+      Optional<String> publicUrl,
+      Clock clock) {
     this.tenants = tenants;
     this.messages = new GraphMessageHandlers(sends, phones, uploads);
-    this.media = new GraphMediaHandlers(tenants, uploads, publicUrl);
+    this.media = new GraphMediaHandlers(tenants, uploads, publicUrl, clock);
   }
 
   @Override
@@ -72,7 +75,16 @@ public final class GraphRoutes implements RouteTable {
     r.post("/graph/{version}/{phoneNumberId}/media", onDevice(media::upload));
     r.get("/graph/{version}/{mediaId}", anyScope(media::describe));
     r.delete("/graph/{version}/{mediaId}", anyScope(media::delete));
-    r.get("/graph/{version}/{mediaId}/file", anyScope(media::download));
+    r.get(
+        "/graph/{version}/{mediaId}/file",
+        ctx -> {
+          // The URL GET /{media-id} answered is signed: it needs no token (some SDKs send none).
+          if (ctx.queryParam("hash") != null) {
+            media.downloadSigned(ctx);
+          } else {
+            anyScope(media::download).handle(ctx);
+          }
+        });
   }
 
   /** A handler of a route that names a device: the device the token may use. */

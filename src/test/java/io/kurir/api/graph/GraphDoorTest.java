@@ -12,6 +12,7 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.TestFiles;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.time.SettableClock;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,6 +43,7 @@ class GraphDoorTest {
   private static final String TO = "6281234500077";
 
   @TempDir Path dir;
+  final SettableClock clock = TestGateway.settableClock();
   TestGateway kurir;
   Device device;
   String licenseKey;
@@ -49,7 +51,7 @@ class GraphDoorTest {
 
   @BeforeEach
   void start() {
-    kurir = TestGateway.start(dir, TestGateway.settableClock());
+    kurir = TestGateway.start(dir, clock);
     device = kurir.newDevice("+6281100002931", true);
     licenseKey =
         kurir
@@ -210,15 +212,22 @@ class GraphDoorTest {
             HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(TestFiles.PNG)));
     assertThat(media.path("id").asText()).isEqualTo(mediaId);
 
-    HttpResponse<byte[]> file =
-        http.send(
-            HttpRequest.newBuilder(URI.create(media.path("url").asText()))
-                .header("Authorization", "Bearer " + licenseKey)
-                .build(),
-            HttpResponse.BodyHandlers.ofByteArray());
+    // The URL answered is signed: it works with the token, as Meta documents, and without it,
+    // as some SDKs fetch it; the path alone needs the token.
+    String url = media.path("url").asText();
+    assertThat(download(url, licenseKey).body()).isEqualTo(TestFiles.PNG);
+    HttpResponse<byte[]> file = download(url, null);
     assertThat(file.statusCode()).isEqualTo(200);
     assertThat(file.body()).isEqualTo(TestFiles.PNG);
     assertThat(file.headers().firstValue("Content-Type").orElse("")).startsWith("image/png");
+    String unsigned = url.substring(0, url.indexOf('?'));
+    assertThat(download(unsigned, null).statusCode()).isEqualTo(401);
+    assertThat(download(unsigned, licenseKey).body()).isEqualTo(TestFiles.PNG);
+    assertThat(download(url.replaceAll("hash=.", "hash=0"), null).statusCode()).isEqualTo(401);
+    clock.advance(Duration.ofMinutes(6));
+    HttpResponse<byte[]> expired = download(url, null);
+    assertThat(expired.statusCode()).isEqualTo(401);
+    assertThat(JSON.readTree(expired.body()).path("error").path("code").asInt()).isEqualTo(190);
 
     long id =
         send(
@@ -394,6 +403,14 @@ class GraphDoorTest {
             "Bearer " + licenseKey);
     assertThat(r.status()).isLessThan(500);
     assertThat(json(r).path("error").path("type").asText()).isEqualTo("OAuthException");
+  }
+
+  private HttpResponse<byte[]> download(String url, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
   }
 
   /**
