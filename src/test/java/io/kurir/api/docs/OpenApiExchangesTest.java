@@ -126,6 +126,7 @@ class OpenApiExchangesTest {
     multiAgentApi();
     pushApis();
     driverWebhooks();
+    graphDoor();
 
     // Every documented operation was called, and all but a few answered a success.
     List<String> documented = document.documentedRoutes();
@@ -724,6 +725,41 @@ class OpenApiExchangesTest {
     assertThat(document.problems(badParameters, true))
         .anyMatch(p -> p.contains("path parameter id"))
         .anyMatch(p -> p.contains("kolom_no_wa is missing"));
+  }
+
+  /** The Cloud API's door: a send, a refused read mark, media uploaded, described, fetched. */
+  private void graphDoor() throws Exception {
+    String bearer = "Bearer " + key;
+    String base = "/graph/v23.0/";
+    canonical(
+        "POST",
+        base + deviceId + "/messages",
+        json(
+            "messaging_product",
+            "whatsapp",
+            "to",
+            to.replace("+", ""),
+            "type",
+            "text",
+            "text",
+            json("body", "From Meta's code")),
+        bearer);
+    refused(
+        "POST",
+        base + deviceId + "/messages",
+        json("messaging_product", "whatsapp", "status", "read", "message_id", "1"),
+        bearer);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("messaging_product", "whatsapp");
+    fields.put("type", "image/png");
+    fields.put("file", TestFiles.PNG);
+    Reply up = multipart(base + deviceId + "/media", fields, "promo.png", "Authorization", bearer);
+    canonicalReply(base + deviceId + "/media");
+    String mediaId = json(up).path("id").asText();
+    String url = json(canonical("GET", base + mediaId, null, bearer)).path("url").asText();
+    canonical("GET", url.substring(url.indexOf("/graph/")), null, null);
+    refused("GET", base + mediaId + "/file", null, null);
+    canonical("DELETE", base + mediaId, null, bearer);
   }
 
   // --- helpers

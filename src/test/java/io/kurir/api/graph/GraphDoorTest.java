@@ -223,7 +223,10 @@ class GraphDoorTest {
     String unsigned = url.substring(0, url.indexOf('?'));
     assertThat(download(unsigned, null).statusCode()).isEqualTo(401);
     assertThat(download(unsigned, licenseKey).body()).isEqualTo(TestFiles.PNG);
-    assertThat(download(url.replaceAll("hash=.", "hash=0"), null).statusCode()).isEqualTo(401);
+    int at = url.indexOf("hash=") + "hash=".length();
+    String forged =
+        url.substring(0, at) + (url.charAt(at) == '0' ? '1' : '0') + url.substring(at + 1);
+    assertThat(download(forged, null).statusCode()).isEqualTo(401);
     clock.advance(Duration.ofMinutes(6));
     HttpResponse<byte[]> expired = download(url, null);
     assertThat(expired.statusCode()).isEqualTo(401);
@@ -269,6 +272,32 @@ class GraphDoorTest {
     assertThat(JSON.readTree(deleted.body()).path("success").asBoolean()).isTrue();
     metaError(
         kurir.get("/graph/v23.0/" + mediaId, "Authorization", "Bearer " + licenseKey), 400, 100);
+  }
+
+  @Test
+  void uploadsLastMediaKeepForThenTheSweepDeletesThem() throws Exception {
+    String mediaId =
+        JSON.readTree(upload(device, licenseKey, "a.png", "image/png", TestFiles.PNG).body())
+            .path("id")
+            .asText();
+    String[] auth = {"Authorization", "Bearer " + licenseKey};
+    clock.advance(Duration.ofDays(29));
+    assertThat(kurir.get("/graph/v23.0/" + mediaId, auth).status()).isEqualTo(200);
+    clock.advance(Duration.ofDays(2)); // past media.keep-for's 30 days, as Meta keeps uploads
+    metaError(kurir.get("/graph/v23.0/" + mediaId, auth), 400, 100);
+    Reply sent =
+        post(
+            messages(device),
+            licenseKey,
+            "{'messaging_product':'whatsapp','to':'"
+                + TO
+                + "','type':'image','image':{'id':'"
+                + mediaId
+                + "'}}");
+    metaError(sent, 400, 131009);
+    // The sweep deletes the row, so that it no longer counts in the license's upload quota, and
+    // then its file, which nothing names any more.
+    assertThat(kurir.gateway().mediaSweep().sweepOnce()).isEqualTo(1);
   }
 
   @Test
