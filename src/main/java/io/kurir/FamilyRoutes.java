@@ -164,6 +164,21 @@ final class FamilyRoutes {
             core.timestamps(),
             settings.media().maxKb(),
             core.contacts()));
+    tables.add(
+        new io.kurir.api.graph.GraphRoutes(
+            core.tenants(),
+            core.sends(),
+            core.phones(),
+            new io.kurir.media.UploadedMedia(
+                core.db(),
+                core.ids(),
+                core.clock(),
+                core.mediaFiles(),
+                settings.media().maxBytes(),
+                settings.media().uploadQuotaBytes(),
+                settings.media().keepFor()),
+            settings.publicUrlIfSet(),
+            core.clock()));
     // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the control
     // routes take the admin token, except in the demo, which is open by design.
     DriverRoutesContext routesContext =

@@ -56,6 +56,15 @@ public final class ApiException extends RuntimeException {
     return new ApiException(400, "unknown_field", detail, 0, java.util.Map.of("field", field));
   }
 
+  /**
+   * A refusal with {@code details}: fields a JSON family adds to its error body after the token and
+   * the sentence (see {@link #details}).
+   */
+  public static ApiException withDetails(
+      int status, String token, String detail, java.util.Map<String, String> details) {
+    return new ApiException(status, token, detail, 0, java.util.Map.copyOf(details));
+  }
+
   /** When a retry may succeed, in whole seconds, for the {@code Retry-After} header; 0: none. */
   public long retryAfterSeconds() {
     return retryAfterSeconds;

@@ -8,6 +8,14 @@ public interface ErrorStyle {
 
   void render(Context ctx, ApiException error);
 
+  /**
+   * This style's JSON body for an error Jetty answers before any route runs ({@link #jsonBodyOf}),
+   * for a style other than the ones named there; null: none of its own.
+   */
+  default String bodyBeforeRouting(int status, String token) {
+    return null;
+  }
+
   /** The Eco API's style: the token alone as plain text, like the contract's result strings. */
   ErrorStyle PLAIN_TOKEN =
       (ctx, e) -> ctx.status(e.status()).contentType("text/plain; charset=utf-8").result(e.token());
@@ -71,6 +79,10 @@ public interface ErrorStyle {
    * no context to render on; null for the plain-token style.
    */
   static String jsonBodyOf(ErrorStyle style, int status, String token) {
+    String own = style.bodyBeforeRouting(status, token);
+    if (own != null) {
+      return own;
+    }
     if (style == STATUS_FAILED_JSON) {
       return "{\"status\":\"failed\",\"message\":\"" + token + "\"}";
     } else if (style == STATUS_FALSE_JSON) {

@@ -90,6 +90,19 @@ public record OutgoingMessage(
   /** A message of Kurir's own API: {@code content} to {@code recipient}. */
   public static OutgoingMessage of(
       long id, String recipient, boolean toGroup, MessageContent content) {
+    return of(id, recipient, toGroup, content, Optional.empty());
+  }
+
+  /**
+   * A message of Kurir's own API whose file the gateway keeps ({@code file}: one uploaded to Kurir
+   * and named by its id in the content): the driver sends that file where the content names it.
+   */
+  public static OutgoingMessage of(
+      long id,
+      String recipient,
+      boolean toGroup,
+      MessageContent content,
+      Optional<Attachment> file) {
     return new OutgoingMessage(
         id,
         recipient,
@@ -97,7 +110,7 @@ public record OutgoingMessage(
         content.kind().wireName(),
         content.content().summary(),
         !(content.content() instanceof io.kurir.content.Content.Text t) || t.previewUrl(),
-        Optional.empty(),
+        file,
         content);
   }
 }

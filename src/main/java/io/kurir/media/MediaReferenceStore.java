@@ -39,6 +39,12 @@ final class MediaReferenceStore {
             "UPDATE inbound_message SET media_path = NULL WHERE id IN (SELECT id FROM"
                 + " inbound_message WHERE media_path IS NOT NULL AND received_at < ? LIMIT "
                 + RELEASE_CHUNK
+                + ")",
+            // Files uploaded through the Cloud API's door last as long (Meta keeps them 30 days).
+            "DELETE FROM upload WHERE id IN (SELECT id FROM upload WHERE name LIKE '"
+                + UploadedMedia.NAME_PREFIX
+                + "%' AND created_at < ? LIMIT "
+                + RELEASE_CHUNK
                 + ")")) {
       int done;
       do {

@@ -122,4 +122,42 @@ final class UploadStore {
                     .mapTo(Long.class)
                     .findOne());
   }
+
+  /** An upload found by its id, with its device, size and time (epoch milliseconds). */
+  record ById(
+      long id, long deviceId, String name, String mimeType, Path path, long size, long createdAt) {}
+
+  /** The upload whose id is {@code id}, whatever its device. */
+  Optional<ById> byId(long id) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT id, device_id, name, mime_type, path, size, created_at FROM upload"
+                            + " WHERE id = ?")
+                    .bind(0, id)
+                    .map(
+                        (rs, ctx) ->
+                            new ById(
+                                rs.getLong("id"),
+                                rs.getLong("device_id"),
+                                rs.getString("name"),
+                                rs.getString("mime_type"),
+                                Path.of(rs.getString("path")),
+                                rs.getLong("size"),
+                                rs.getLong("created_at")))
+                    .findOne());
+  }
+
+  /** Deletes the upload {@code id} of device {@code deviceId}; false when there was none. */
+  boolean delete(long id, long deviceId) {
+    return db.writes()
+            .write(
+                h ->
+                    h.createUpdate("DELETE FROM upload WHERE id = ? AND device_id = ?")
+                        .bind(0, id)
+                        .bind(1, deviceId)
+                        .execute())
+        > 0;
+  }
 }

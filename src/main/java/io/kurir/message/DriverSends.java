@@ -217,7 +217,13 @@ final class DriverSends {
       return driver.send(
           device.get().ref(),
           m.content().isPresent()
-              ? OutgoingMessage.of(m.id(), m.recipient(), m.toGroup(), m.content().get())
+              ? OutgoingMessage.of(
+                  m.id(),
+                  m.recipient(),
+                  m.toGroup(),
+                  m.content().get(),
+                  m.media()
+                      .map(r -> new OutgoingMessage.Attachment(r.name(), r.mimeType(), r.path())))
               : new OutgoingMessage(
                   m.id(),
                   m.recipient(),

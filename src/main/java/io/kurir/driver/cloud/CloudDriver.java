@@ -278,6 +278,24 @@ public final class CloudDriver implements Driver {
           && (message.content().kind() == MessageKind.TEMPLATE || windowOpen(device.id(), to))) {
         // A template goes whatever the window; anything else only inside it.
         body = CloudMessages.of(to, message.content());
+        if (message.media().isPresent() && body.path(body.path("type").asText()).isObject()) {
+          // A file the gateway keeps (uploaded to Kurir by id): Meta takes it by its own id, so it
+          // is uploaded first and the object names Meta's id instead of Kurir's.
+          OutgoingMessage.Attachment a = message.media().get();
+          GraphApi.Reply upload =
+              graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
+          graphAnswered();
+          if (!upload.ok()) {
+            return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, token);
+          }
+          String mediaId = upload.body().path("id").asText("");
+          if (mediaId.isBlank()) {
+            return new SendOutcome.Failed("the media upload answered no id");
+          }
+          ObjectNode file = (ObjectNode) body.get(body.path("type").asText());
+          file.remove("link");
+          file.put("id", mediaId);
+        }
       } else if (!windowOpen(device.id(), to)) {
         // Unknown (never wrote here) or closed: Meta takes only a template (error 131047).
         if (!asTemplate) {

@@ -128,6 +128,7 @@ class OpenApiExchangesTest {
     driverWebhooks();
     v1Api();
     v1Events();
+    graphDoor();
 
     // Every documented operation was called, and all but a few answered a success.
     List<String> documented = document.documentedRoutes();
@@ -757,6 +758,41 @@ class OpenApiExchangesTest {
     canonical("GET", "/v1/webhooks", null, bearer);
     canonical("DELETE", "/v1/webhooks/" + made.get("id").asText(), null, bearer);
     refused("DELETE", "/v1/webhooks/1", null, bearer);
+  }
+
+  /** The Cloud API's door: a send, a refused read mark, media uploaded, described, fetched. */
+  private void graphDoor() throws Exception {
+    String bearer = "Bearer " + key;
+    String base = "/graph/v23.0/";
+    canonical(
+        "POST",
+        base + deviceId + "/messages",
+        json(
+            "messaging_product",
+            "whatsapp",
+            "to",
+            to.replace("+", ""),
+            "type",
+            "text",
+            "text",
+            json("body", "From Meta's code")),
+        bearer);
+    refused(
+        "POST",
+        base + deviceId + "/messages",
+        json("messaging_product", "whatsapp", "status", "read", "message_id", "1"),
+        bearer);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("messaging_product", "whatsapp");
+    fields.put("type", "image/png");
+    fields.put("file", TestFiles.PNG);
+    Reply up = multipart(base + deviceId + "/media", fields, "promo.png", "Authorization", bearer);
+    canonicalReply(base + deviceId + "/media");
+    String mediaId = json(up).path("id").asText();
+    String url = json(canonical("GET", base + mediaId, null, bearer)).path("url").asText();
+    canonical("GET", url.substring(url.indexOf("/graph/")), null, null);
+    refused("GET", base + mediaId + "/file", null, null);
+    canonical("DELETE", base + mediaId, null, bearer);
   }
 
   // --- helpers
