@@ -68,7 +68,13 @@ final class FakeWebhooks {
                   } catch (InterruptedException e) {
                     return;
                   }
-                  if (stopped.getAsBoolean() || ok(post(http, url, body, headers))) {
+                  if (stopped.getAsBoolean()) {
+                    return;
+                  }
+                  int status = post(http, url, body, headers);
+                  System.err.println(
+                      "fake engine: the webhook post to " + url + " tried again: " + status);
+                  if (ok(status)) {
                     return;
                   }
                 }

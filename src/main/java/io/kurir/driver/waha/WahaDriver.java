@@ -229,6 +229,7 @@ public final class WahaDriver implements Driver {
     if (sessions.known().isEmpty()) {
       return; // no device of this driver here: the engine is not asked (it may not exist)
     }
+    long read = sessions.nextRead();
     WahaApi.Reply r;
     try {
       r = call(() -> api.get("/api/sessions?all=true"));
@@ -261,13 +262,13 @@ public final class WahaDriver implements Driver {
         limitsSeen(deviceId, sessionByName.get(name.get()));
       }
       if (!status.equals("WORKING")) {
-        statusChanged(deviceId, status, PROBED);
+        statusChanged(deviceId, status, PROBED, read);
         continue;
       }
       Optional<String> problem = answers(name.get());
       if (problem.isEmpty()) {
         stalled.remove(deviceId);
-        statusChanged(deviceId, status, PROBED);
+        statusChanged(deviceId, status, PROBED, read);
       } else {
         stalled(deviceId, name.get(), problem.get());
       }
@@ -375,6 +376,7 @@ public final class WahaDriver implements Driver {
     attachedHere.add(device.id());
     ObjectNode webhook = webhook(base, device.id());
     long givenBefore = statusesGiven.getOrDefault(device.id(), 0L);
+    long read = sessions.nextRead();
     try {
       WahaApi.Reply found = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       JsonNode session;
@@ -415,7 +417,7 @@ public final class WahaDriver implements Driver {
         status = started.body().path("status").asText("STARTING");
       }
       if (statusesGiven.getOrDefault(device.id(), 0L) == givenBefore) {
-        statusChanged(device.id(), status, "attached");
+        statusChanged(device.id(), status, "attached", read);
       } else {
         try (var ids = io.kurir.logging.LogIds.device(device.id())) {
           log.debug(
@@ -551,11 +553,12 @@ public final class WahaDriver implements Driver {
   @Override
   public DeviceState state(DeviceRef device) {
     String name = sessionName(device);
+    long read = sessions.nextRead();
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok()) {
         limitsSeen(device.id(), r.body());
-        statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked");
+        statusChanged(device.id(), r.body().path("status").asText("STOPPED"), "asked", read);
       } else if (r.status() == 401) {
         statusChanged(device.id(), UNAUTHORIZED, keyRefused(r));
       } else if (r.status() == 404) {
@@ -591,17 +594,18 @@ public final class WahaDriver implements Driver {
    */
   void statusReported(DeviceRef device, String reported) {
     String name = sessionName(device);
+    long read = sessions.nextRead();
     try {
       WahaApi.Reply r = call(() -> api.get("/api/sessions/" + WahaApi.enc(name)));
       if (r.ok() && r.body().path("status").isTextual()) {
         limitsSeen(device.id(), r.body());
-        statusChanged(device.id(), r.body().path("status").asText(), "session.status");
+        statusChanged(device.id(), r.body().path("status").asText(), "session.status", read);
         return;
       }
     } catch (IOException e) {
       // the engine was lost after it posted; its webhook is the last word there is
     }
-    statusChanged(device.id(), reported, "session.status");
+    statusChanged(device.id(), reported, "session.status", read);
   }
 
   /**
@@ -610,6 +614,21 @@ public final class WahaDriver implements Driver {
    * a cheap call: until then the device stays {@code failed}.
    */
   void statusChanged(long deviceId, String status, String why) {
+    statusChanged(deviceId, status, why, sessions.nextRead());
+  }
+
+  /**
+   * {@link #statusChanged(long, String, String)} for a status that read {@code read} of the engine
+   * found: dropped when a later read has recorded the device's status already (reads overlap, and
+   * the one that answers last is not the one that asked last).
+   */
+  void statusChanged(long deviceId, String status, String why, long read) {
+    if (sessions.overtaken(deviceId, read)) {
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.debug("device {}: {} ({}) read before a later status; dropped", deviceId, status, why);
+      }
+      return;
+    }
     statusesGiven.merge(deviceId, 1L, Long::sum);
     if (status.equals("WORKING")
         && !why.equals(PROBED)
@@ -628,7 +647,7 @@ public final class WahaDriver implements Driver {
     if (!status.equals("FAILED") && !status.equals("STOPPED") && !status.equals("STARTING")) {
       failed.ended(deviceId); // a restart passes through STOPPED and STARTING on its way
     }
-    if (!sessions.setStatus(deviceId, status)) {
+    if (!sessions.setStatus(deviceId, status, read)) {
       return;
     }
     DeviceState state = stateOf(status);

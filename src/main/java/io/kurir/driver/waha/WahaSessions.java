@@ -2,10 +2,12 @@ package io.kurir.driver.waha;
 
 import io.kurir.driver.DeviceSessionStore;
 import java.security.SecureRandom;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -26,6 +28,9 @@ final class WahaSessions {
 
   private final DeviceSessionStore store;
   private final Map<Long, String> status = new ConcurrentHashMap<>();
+  private final AtomicLong reads = new AtomicLong();
+  // The number of the read that recorded each device's status; guarded by this.
+  private final Map<Long, Long> statusRead = new HashMap<>();
 
   WahaSessions(DeviceSessionStore store) {
     this.store = store;
@@ -92,8 +97,39 @@ final class WahaSessions {
     return java.util.Set.copyOf(status.keySet());
   }
 
-  /** Records a status; true when it differs from the one known before. */
+  /**
+   * Records a status Kurir learned now (its own word: the engine cannot be reached, logged out);
+   * true when it differs from the one known before.
+   */
   boolean setStatus(long deviceId, String newStatus) {
+    return setStatus(deviceId, newStatus, nextRead());
+  }
+
+  /**
+   * Numbers a read of the engine, taken before the request goes: a status it finds is recorded with
+   * {@link #setStatus(long, String, long)}.
+   */
+  long nextRead() {
+    return reads.incrementAndGet();
+  }
+
+  /** Whether a read later than {@code read} has recorded the device's status already. */
+  synchronized boolean overtaken(long deviceId, long read) {
+    return statusRead.getOrDefault(deviceId, 0L) > read;
+  }
+
+  /**
+   * Records a status that read {@code read} found; true when it differs from the one known before.
+   * Nothing is recorded when a later read has recorded the status already: reads run at once (a
+   * webhook's, the health probe's, an attach's, an API call's) and a slow one must not write the
+   * {@code SCAN_QR_CODE} it found before the phone scanned over the {@code WORKING} a later one
+   * found, or a device that is linked would stay unlinked until the next change.
+   */
+  synchronized boolean setStatus(long deviceId, String newStatus, long read) {
+    if (overtaken(deviceId, read)) {
+      return false;
+    }
+    statusRead.put(deviceId, read);
     Optional<String> before = status(deviceId);
     if (before.filter(newStatus::equals).isPresent()) {
       return false;
