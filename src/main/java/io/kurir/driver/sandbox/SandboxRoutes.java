@@ -71,6 +71,7 @@ public final class SandboxRoutes {
     for (var e : network.inbox(number)) {
       Map<String, Object> v = new LinkedHashMap<>();
       v.put("messageId", Long.toString(e.messageId()));
+      v.put("networkId", e.networkId());
       v.put("from", e.from());
       v.put("to", e.to());
       v.put("group", e.group());

@@ -191,8 +191,9 @@ class GraphDoorTest {
                 + "','type':'text','context':{'message_id':'"
                 + l
                 + "'},'text':{'body':'Here'}}");
+    // Quoted by Kurir's id, it reaches the network as the network's id of that message.
     assertThat(received(reply).content().path("context").path("message_id").asText())
-        .isEqualTo(Long.toString(l));
+        .isEqualTo(received(l).networkId());
   }
 
   @Test
