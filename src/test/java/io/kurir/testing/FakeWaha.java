@@ -390,6 +390,47 @@ public final class FakeWaha implements AutoCloseable {
     return post(s, "message", payload, null);
   }
 
+  /**
+   * A location shared with the session's number: {@code WAMessage.location} as OpenAPI's {@code
+   * WALocation} ({@code latitude}, {@code longitude} as strings, {@code live}, {@code name}, {@code
+   * address}), replying to {@code replyTo} ({@code replyTo.id}) when not null. The HTTP status
+   * Kurir answered.
+   */
+  public int incomingLocation(
+      String session,
+      String messageId,
+      String fromDigits,
+      String latitude,
+      String longitude,
+      String name,
+      String address,
+      String replyTo) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", "");
+    ObjectNode l = payload.putObject("location");
+    l.put("latitude", latitude);
+    l.put("longitude", longitude);
+    l.put("live", false);
+    l.put("name", name);
+    l.put("address", address);
+    if (replyTo != null) {
+      payload.putObject("replyTo").put("id", replyTo).put("hasMedia", false);
+    }
+    return post(s, "message", payload, null);
+  }
+
+  /** Contact cards shared with the session's number: {@code WAMessage.vCards}, vCard texts. */
+  public int incomingContacts(
+      String session, String messageId, String fromDigits, String... vcards) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", "");
+    ArrayNode cards = payload.putArray("vCards");
+    for (String v : vcards) {
+      cards.add(v);
+    }
+    return post(s, "message", payload, null);
+  }
+
   private ObjectNode textMessage(Session s, String messageId, String from, String text) {
     ObjectNode payload = JSON.createObjectNode();
     payload.put("id", "false_" + from + "_" + messageId);

@@ -203,6 +203,83 @@ final class WahaContent {
     return s.replace("\\", "\\\\").replace(",", "\\,").replace(";", "\\;").replace("\n", "\\n");
   }
 
+  /**
+   * What an incoming {@code message} webhook's {@code WAMessage} says beyond its text and file, in
+   * the content model: a {@code location} ({@code WALocation}: {@code latitude}, {@code longitude}
+   * as strings, {@code name}, {@code address}), contact cards ({@code vCards}: vCard texts), a
+   * video or an audio by its file's type, and the message it replies to ({@code replyTo.id}). Empty
+   * for a text, an image or a file, which {@code IncomingMessage.asContent} reads.
+   */
+  static Optional<MessageContent> incoming(
+      JsonNode payload, String text, Optional<io.kurir.driver.IncomingMessage.Media> media) {
+    Optional<String> replyTo =
+        Optional.of(payload.path("replyTo").path("id").asText("")).filter(id -> !id.isBlank());
+    Content content = null;
+    JsonNode location = payload.path("location");
+    JsonNode vcards = payload.path("vCards");
+    if (location.isObject()) {
+      try {
+        content =
+            new Content.Location(
+                Double.parseDouble(location.path("latitude").asText()),
+                Double.parseDouble(location.path("longitude").asText()),
+                location.path("name").asText(""),
+                location.path("address").asText(""));
+      } catch (NumberFormatException e) {
+        content = null; // no coordinates: kept as its text
+      }
+    } else if (vcards.isArray() && !vcards.isEmpty()) {
+      ArrayNode cards = WahaApi.JSON.createArrayNode();
+      vcards.forEach(v -> cards.add(card(v.asText(""))));
+      content = new Content.Contacts(cards);
+    } else if (media.isPresent() && media.get().mimeType().startsWith("video/")) {
+      content = new Content.Video(MediaSource.NONE, text);
+    } else if (media.isPresent() && media.get().mimeType().startsWith("audio/")) {
+      content = new Content.Audio(MediaSource.NONE, false);
+    }
+    if (content == null && replyTo.isEmpty()) {
+      return Optional.empty();
+    }
+    if (content == null) { // a reply: a text, an image or a file
+      content =
+          media.isEmpty()
+              ? new Content.Text(text, false)
+              : media.get().kind().equals("image")
+                  ? new Content.Image(MediaSource.NONE, text)
+                  : new Content.Document(
+                      MediaSource.NONE, text, media.get().path().getFileName().toString());
+    }
+    return Optional.of(new MessageContent(content, replyTo, java.util.List.of()));
+  }
+
+  /** A vCard as a Cloud API contact card: {@code FN} its name, each {@code TEL} a phone. */
+  static ObjectNode card(String vcard) {
+    ObjectNode card = WahaApi.JSON.createObjectNode();
+    ArrayNode phones = card.putArray("phones");
+    String name = "";
+    for (String line : vcard.split("\\r?\\n")) {
+      int colon = line.indexOf(':');
+      if (colon < 0) {
+        continue;
+      }
+      String key = line.substring(0, colon).toUpperCase(java.util.Locale.ROOT);
+      String value = line.substring(colon + 1).strip();
+      if (key.equals("FN")) {
+        name = value.replace("\\,", ",").replace("\\;", ";");
+      } else if (key.startsWith("TEL")) {
+        ObjectNode phone = phones.addObject();
+        phone.put("phone", value);
+        java.util.regex.Matcher waid =
+            java.util.regex.Pattern.compile("waid=(\\d+)").matcher(key.toLowerCase());
+        if (waid.find()) {
+          phone.put("wa_id", waid.group(1));
+        }
+      }
+    }
+    card.putObject("name").put("formatted_name", name);
+    return card;
+  }
+
   /** A message WAHA cannot be asked to send, and why. */
   static final class Unsendable extends Exception {
     Unsendable(String why) {

@@ -179,4 +179,45 @@ class WahaKindsTest {
       assertThat(f.waha.sent()).isEmpty();
     }
   }
+
+  @org.junit.jupiter.api.Test
+  void incomingLocationsAndContactCardsAreStoredWithTheirContent() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = paired(f, "+6281100008431");
+      String session = "kurir-" + device.id();
+      assertThat(
+              f.waha.incomingLocation(
+                  session,
+                  "LOC1",
+                  "6281100008439",
+                  "-6.175392",
+                  "106.827153",
+                  "Monas",
+                  "Jakarta",
+                  "true_6281100008439@c.us_ABC"))
+          .isEqualTo(200);
+      assertThat(
+              f.waha.incomingContacts(
+                  session,
+                  "VC1",
+                  "6281100008439",
+                  "BEGIN:VCARD\nVERSION:3.0\nFN:Budi\nTEL;type=CELL;waid=6281211112222:+62 812 1111"
+                      + " 2222\nEND:VCARD"))
+          .isEqualTo(200);
+      Eventually.until("both stored", () -> f.inbound(device).size() == 2);
+      var rows = f.inbound(device);
+      assertThat(rows.get(0).kind()).contains("location");
+      JsonNode location = json(rows.get(0).content().orElseThrow().replace('"', '\''));
+      assertThat(location.path("location").path("latitude").asDouble()).isEqualTo(-6.175392);
+      assertThat(location.path("location").path("name").asText()).isEqualTo("Monas");
+      assertThat(location.path("context").path("message_id").asText())
+          .isEqualTo("true_6281100008439@c.us_ABC");
+      assertThat(rows.get(1).kind()).contains("contacts");
+      JsonNode card =
+          json(rows.get(1).content().orElseThrow().replace('"', '\'')).path("contacts").path(0);
+      assertThat(card.path("name").path("formatted_name").asText()).isEqualTo("Budi");
+      assertThat(card.path("phones").path(0).path("wa_id").asText()).isEqualTo("6281211112222");
+      assertThat(card.path("phones").path(0).path("phone").asText()).isEqualTo("+62 812 1111 2222");
+    }
+  }
 }
