@@ -44,6 +44,11 @@ class WahaKindsTest {
     return device;
   }
 
+  /** The stored content of an incoming message, as JSON. */
+  private static JsonNode stored(io.kurir.testing.TestTables.InboundRow row) throws Exception {
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(row.content().orElseThrow());
+  }
+
   private static Message send(Sends sends, Device device, String to, MessageContent content) {
     return sends
         .send(
@@ -181,7 +186,7 @@ class WahaKindsTest {
   }
 
   @org.junit.jupiter.api.Test
-  void incomingLocationsAndContactCardsAreStoredWithTheirContent() {
+  void incomingLocationsAndContactCardsAreStoredWithTheirContent() throws Exception {
     try (WahaFixture f = new WahaFixture(dir)) {
       Device device = paired(f, "+6281100008431");
       String session = "kurir-" + device.id();
@@ -207,14 +212,13 @@ class WahaKindsTest {
       Eventually.until("both stored", () -> f.inbound(device).size() == 2);
       var rows = f.inbound(device);
       assertThat(rows.get(0).kind()).contains("location");
-      JsonNode location = json(rows.get(0).content().orElseThrow().replace('"', '\''));
+      JsonNode location = stored(rows.get(0));
       assertThat(location.path("location").path("latitude").asDouble()).isEqualTo(-6.175392);
       assertThat(location.path("location").path("name").asText()).isEqualTo("Monas");
       assertThat(location.path("context").path("message_id").asText())
           .isEqualTo("true_6281100008439@c.us_ABC");
       assertThat(rows.get(1).kind()).contains("contacts");
-      JsonNode card =
-          json(rows.get(1).content().orElseThrow().replace('"', '\'')).path("contacts").path(0);
+      JsonNode card = stored(rows.get(1)).path("contacts").path(0);
       assertThat(card.path("name").path("formatted_name").asText()).isEqualTo("Budi");
       assertThat(card.path("phones").path(0).path("wa_id").asText()).isEqualTo("6281211112222");
       assertThat(card.path("phones").path(0).path("phone").asText()).isEqualTo("+62 812 1111 2222");
