@@ -53,13 +53,20 @@ import java.util.regex.Pattern;
  *   <li>device scoping of {@code /send}, {@code /user}, {@code /group}: {@code X-Device-Id}, else
  *       {@code device_id}; unknown: 404 {@code DEVICE_NOT_FOUND}; none named: 400 {@code
  *       DEVICE_ID_REQUIRED} (the one-device default is refused here: Kurir must name its slot);
- *   <li>sends: {@code /send/message} (JSON {@code phone}, {@code message}), {@code /send/image}
- *       (multipart {@code image}, JPEG or PNG by the part's type) and {@code /send/file} (multipart
- *       {@code file}); a {@code *_url} field is a violation (Kurir uploads); {@code phone} without
- *       {@code @} and longer than 15 characters is a group; a leading 0 is 400 {@code
- *       VALIDATION_ERROR}; a number not on WhatsApp is 400 {@code INVALID_JID} (account validation,
- *       GOWA's default); not logged in is 401 {@code AUTHENTICATION_ERROR}; replies {@code {code,
- *       message, results: {message_id, status}}} with no {@code status} number;
+ *   <li>sends: {@code /send/message} (JSON {@code phone}, {@code message}, optional {@code
+ *       reply_message_id} string and {@code mentions} strings), {@code /send/location} ({@code
+ *       latitude}, {@code longitude}: strings, Required, is.Latitude/is.Longitude; {@code
+ *       src/domains/send/location.go}, {@code src/validations/send_validation.go}), {@code
+ *       /send/contact} ({@code contact_name}, {@code contact_phone} Required, the phone not
+ *       starting with 0), {@code POST /message/{message_id}/reaction} ({@code phone}, {@code
+ *       emoji}; {@code src/domains/message}, {@code ValidateReactMessage}), each recorded with its
+ *       JSON body in {@link Sent#body}; {@code /send/image} (multipart {@code image}, JPEG or PNG
+ *       by the part's type) and {@code /send/file} (multipart {@code file}); a {@code *_url} field
+ *       is a violation (Kurir uploads); {@code phone} without {@code @} and longer than 15
+ *       characters is a group; a leading 0 is 400 {@code VALIDATION_ERROR}; a number not on
+ *       WhatsApp is 400 {@code INVALID_JID} (account validation, GOWA's default); not logged in is
+ *       401 {@code AUTHENTICATION_ERROR}; replies {@code {code, message, results: {message_id,
+ *       status}}} with no {@code status} number;
  *   <li>{@code GET /user/check?phone=}, {@code GET /user/my/groups} (whatsmeow's PascalCase {@code
  *       GroupInfo}), {@code GET /group/participants?group_id=};
  *   <li>webhooks to the operator's {@code --webhook}, signed {@code X-Hub-Signature-256:
@@ -128,7 +135,8 @@ public final class FakeGowa implements AutoCloseable {
       String text,
       String fileName,
       String fileType,
-      byte[] file) {}
+      byte[] file,
+      JsonNode body) {}
 
   /** A group the accounts are in: its JID, name, and members (phone digits, LID or both). */
   public record Member(String phoneDigits, String lid) {}
@@ -726,6 +734,7 @@ public final class FakeGowa implements AutoCloseable {
                     s.state.equals("logged_in")));
       }
     } else if (path.startsWith("/send/")
+        || path.startsWith("/message/")
         || path.startsWith("/user/")
         || path.startsWith("/group/")) {
       Slot s = scoped(ex, path, query);
@@ -781,7 +790,50 @@ public final class FakeGowa implements AutoCloseable {
           error(ex, 400, "VALIDATION_ERROR", "message: cannot be blank.");
           return;
         }
-        send(ex, s, path, body.path("phone").asText(""), body.path("message").asText(), null);
+        JsonNode reply = body.path("reply_message_id");
+        JsonNode mentions = body.path("mentions");
+        if ((!reply.isMissingNode() && !reply.isTextual())
+            || (!mentions.isMissingNode() && !allText(mentions))) {
+          violations.add(path + " with reply_message_id " + reply + ", mentions " + mentions);
+          error(ex, 400, "VALIDATION_ERROR", "reply_message_id, mentions");
+          return;
+        }
+        send(ex, s, path, body.path("phone").asText(""), body.path("message").asText(), null, body);
+      }
+      case "POST /send/location" -> {
+        JsonNode body = json(ex, path, raw);
+        if (body == null) {
+          return;
+        }
+        // LocationRequest: latitude and longitude are strings, Required and is.Latitude/Longitude.
+        if (!coordinate(body.path("latitude"), 90) || !coordinate(body.path("longitude"), 180)) {
+          violations.add(
+              path
+                  + " with latitude "
+                  + body.path("latitude")
+                  + ", longitude "
+                  + body.path("longitude"));
+          error(ex, 400, "VALIDATION_ERROR", "latitude: must be a valid latitude.");
+          return;
+        }
+        send(ex, s, path, body.path("phone").asText(""), "", null, body);
+      }
+      case "POST /send/contact" -> {
+        JsonNode body = json(ex, path, raw);
+        if (body == null) {
+          return;
+        }
+        // ContactRequest: contact_name and contact_phone Required; the phone international.
+        String name = body.path("contact_name").asText("");
+        String phone = body.path("contact_phone").asText("").strip();
+        if (name.isBlank()
+            || phone.replaceFirst("^\\+", "").isEmpty()
+            || phone.replaceFirst("^\\+", "").startsWith("0")) {
+          violations.add(path + " with contact_name " + name + ", contact_phone " + phone);
+          error(ex, 400, "VALIDATION_ERROR", "contact_name, contact_phone: cannot be blank.");
+          return;
+        }
+        send(ex, s, path, body.path("phone").asText(""), name, null, body);
       }
       case "POST /send/image", "POST /send/file" -> {
         String type = ex.getRequestHeaders().getFirst("Content-Type");
@@ -815,7 +867,8 @@ public final class FakeGowa implements AutoCloseable {
             path,
             phone == null ? "" : phone.text(),
             caption == null ? "" : caption.text(),
-            file);
+            file,
+            null);
       }
       case "GET /user/check" -> {
         String phone = query.getOrDefault("phone", "");
@@ -890,6 +943,30 @@ public final class FakeGowa implements AutoCloseable {
         }
       }
       default -> {
+        java.util.regex.Matcher react = Pattern.compile("/message/([^/]+)/reaction").matcher(path);
+        if (method.equals("POST") && react.matches()) {
+          JsonNode body = json(ex, path, raw);
+          if (body == null) {
+            return;
+          }
+          // ReactionRequest: message_id (the path's) and phone Required; emoji "" takes it away.
+          if (!body.path("emoji").isMissingNode() && !body.path("emoji").isTextual()) {
+            violations.add(path + " with emoji " + body.path("emoji"));
+            error(ex, 400, "VALIDATION_ERROR", "emoji");
+            return;
+          }
+          ObjectNode recorded = ((ObjectNode) body).deepCopy();
+          recorded.put("message_id", URLDecoder.decode(react.group(1), StandardCharsets.UTF_8));
+          send(
+              ex,
+              s,
+              path,
+              body.path("phone").asText(""),
+              body.path("emoji").asText(""),
+              null,
+              recorded);
+          return;
+        }
         violations.add("unknown route " + method + " " + path);
         error(ex, 404, "NOT_FOUND", "Cannot " + method + " " + path);
       }
@@ -918,7 +995,33 @@ public final class FakeGowa implements AutoCloseable {
     ok(ex, "Login success", r);
   }
 
-  private void send(HttpExchange ex, Slot s, String path, String phone, String text, Part file)
+  private static boolean allText(JsonNode array) {
+    if (!array.isArray()) {
+      return false;
+    }
+    for (JsonNode n : array) {
+      if (!n.isTextual()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A coordinate as GOWA binds it: a string holding a number within {@code -limit..limit}. */
+  private static boolean coordinate(JsonNode n, double limit) {
+    if (!n.isTextual()) {
+      return false;
+    }
+    try {
+      double v = Double.parseDouble(n.asText());
+      return v >= -limit && v <= limit;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private void send(
+      HttpExchange ex, Slot s, String path, String phone, String text, Part file, JsonNode json)
       throws IOException {
     if (phone.isEmpty()) {
       violations.add(path + " without phone");
@@ -977,7 +1080,8 @@ public final class FakeGowa implements AutoCloseable {
             text,
             file == null ? null : file.fileName(),
             file == null ? null : file.type(),
-            file == null ? null : file.bytes()));
+            file == null ? null : file.bytes(),
+            json));
     if (hangUps.remove(s.id)) {
       ex.close(); // before any status line: the connection is closed, the client sees no reply
       return;

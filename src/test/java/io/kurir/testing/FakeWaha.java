@@ -30,16 +30,19 @@ import java.util.regex.Pattern;
 /**
  * A WAHA engine (WhatsApp HTTP API) as its OpenAPI document and docs describe it, on loopback only:
  * sessions ({@code /api/sessions…}: create, get, update, start, logout), the QR code ({@code
- * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile} (201 with the
- * message, 422 when the session is not WORKING), {@code /api/contacts/check-exists}, groups and
- * {@code participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions
- * that {@link #stall} (WORKING, but calls to them hang or fail until restarted), and sends that
- * answer an error instead ({@link #refuseNextSends}: 500, 400, 429). Every call must carry {@code
- * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
- * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
- * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
- * X-Webhook-Timestamp}; a delivery Kurir does not answer 2xx is tried again as the webhook's {@code
- * retries} asks ({@link #retryDelays}), in the background and in real time, as the engine does.
+ * /api/{session}/auth/qr?format=raw}), {@code /api/sendText|sendImage|sendFile|sendVideo|sendVoice|
+ * sendLocation|sendContactVcard} (201 with the message, 422 when the session is not WORKING; each
+ * body checked against its OpenAPI schema's required fields, {@link
+ * FakeWahaSending#kindViolation}), {@code PUT /api/reaction} (200, {@code MessageReactionRequest}),
+ * {@code /api/contacts/check-exists}, groups and {@code participants/v2}, {@code GET
+ * /api/sessions/{name}/me} and {@code restart}, with sessions that {@link #stall} (WORKING, but
+ * calls to them hang or fail until restarted), and sends that answer an error instead ({@link
+ * #refuseNextSends}: 500, 400, 429). Every call must carry {@code X-Api-Key}; what Kurir sends
+ * wrong is recorded in {@link #violations}. It posts each session's webhooks back as the engine
+ * does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the session's key, {@code
+ * X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code X-Webhook-Timestamp}; a
+ * delivery Kurir does not answer 2xx is tried again as the webhook's {@code retries} asks ({@link
+ * #retryDelays}), in the background and in real time, as the engine does.
  *
  * <p>The sending side (engine flavours WEBJS, NOWEB, GOWS and their reply, ack-id and group-list
  * shapes, {@code new-message-id}, check-exists with canonical and LID chat ids, numbers not on
@@ -387,6 +390,47 @@ public final class FakeWaha implements AutoCloseable {
     Session s = sessions.get(session);
     ObjectNode payload = textMessage(s, messageId, groupId, text);
     payload.put("participant", participantDigits + "@c.us");
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A location shared with the session's number: {@code WAMessage.location} as OpenAPI's {@code
+   * WALocation} ({@code latitude}, {@code longitude} as strings, {@code live}, {@code name}, {@code
+   * address}), replying to {@code replyTo} ({@code replyTo.id}) when not null. The HTTP status
+   * Kurir answered.
+   */
+  public int incomingLocation(
+      String session,
+      String messageId,
+      String fromDigits,
+      String latitude,
+      String longitude,
+      String name,
+      String address,
+      String replyTo) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", "");
+    ObjectNode l = payload.putObject("location");
+    l.put("latitude", latitude);
+    l.put("longitude", longitude);
+    l.put("live", false);
+    l.put("name", name);
+    l.put("address", address);
+    if (replyTo != null) {
+      payload.putObject("replyTo").put("id", replyTo).put("hasMedia", false);
+    }
+    return post(s, "message", payload, null);
+  }
+
+  /** Contact cards shared with the session's number: {@code WAMessage.vCards}, vCard texts. */
+  public int incomingContacts(
+      String session, String messageId, String fromDigits, String... vcards) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", "");
+    ArrayNode cards = payload.putArray("vCards");
+    for (String v : vcards) {
+      cards.add(v);
+    }
     return post(s, "message", payload, null);
   }
 
@@ -801,8 +845,15 @@ public final class FakeWaha implements AutoCloseable {
         reply(ex, 201, Map.of("code", "ABCD-EFGH"));
       }
     } else if (method.equals("POST")
-        && (m = match("/api/(sendText|sendImage|sendFile)", path)) != null) {
+        && (m =
+                match(
+                    "/api/(sendText|sendImage|sendFile|sendVideo|sendVoice|sendLocation"
+                        + "|sendContactVcard)",
+                    path))
+            != null) {
       send(ex, path, m.group(1), body);
+    } else if (method.equals("PUT") && path.equals("/api/reaction")) {
+      react(ex, body);
     } else if (method.equals("GET") && path.equals("/api/contacts/check-exists")) {
       Session s = sessions.get(query.getOrDefault("session", ""));
       String phone = query.getOrDefault("phone", "");
@@ -929,15 +980,11 @@ public final class FakeWaha implements AutoCloseable {
       reply(ex, 400, Map.of("statusCode", 400, "message", "chatId"));
       return;
     }
-    if (kind.equals("sendText") && !body.path("text").isTextual()) {
-      violations.add(path + " without text");
-    }
-    if (!kind.equals("sendText")) {
-      JsonNode file = body.path("file");
-      if (!file.path("mimetype").isTextual()
-          || !(file.path("data").isTextual() || file.path("url").isTextual())) {
-        violations.add(path + " without file.mimetype and file.data or file.url");
-      }
+    Optional<String> wrong = FakeWahaSending.kindViolation(kind, body);
+    if (wrong.isPresent()) {
+      violations.add(path + ": " + wrong.get());
+      reply(ex, 400, Map.of("statusCode", 400, "message", wrong.get()));
+      return;
     }
     if (!s.status.equals("WORKING")) {
       reply(ex, 422, notExpected(s, "WORKING"));
@@ -963,6 +1010,32 @@ public final class FakeWaha implements AutoCloseable {
       sent.add(new Sent(outcome.ackId(), path, body));
     }
     reply(ex, outcome.status(), outcome.body());
+  }
+
+  /**
+   * {@code PUT /api/reaction}: {@code MessageReactionRequest} {@code {session, messageId,
+   * reaction}}, all required; {@code messageId} as the engine names a message ({@code
+   * <fromMe>_<chatId>_<id>}); an empty reaction takes it away. Answers 200 with an empty object.
+   */
+  private void react(HttpExchange ex, JsonNode body) throws IOException {
+    Session s = sessions.get(body.path("session").asText(""));
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return;
+    }
+    String messageId = body.path("messageId").asText("");
+    if (!messageId.matches("(true|false)_[^_]+@(c\\.us|g\\.us|lid)_\\w+(_.+)?")
+        || !body.path("reaction").isTextual()) {
+      violations.add("reaction with messageId " + messageId + " and " + body.path("reaction"));
+      reply(ex, 400, Map.of("statusCode", 400, "message", "messageId, reaction"));
+      return;
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    sent.add(new Sent("", "/api/reaction", body));
+    reply(ex, 200, JSON.createObjectNode());
   }
 
   private ObjectNode dto(Session s) {

@@ -223,6 +223,66 @@ public final class FakeWahaSending {
     return Optional.of(new Outcome(500, body, null, false));
   }
 
+  /**
+   * What is wrong with a send's body by its request schema's {@code required} (OpenAPI 2026.7.1):
+   * {@code MessageTextRequest} {@code text}; {@code MessageImageRequest}/{@code MessageFileRequest}
+   * {@code file} ({@code RemoteFile}: {@code mimetype}, {@code url}; {@code BinaryFile}: {@code
+   * mimetype}, {@code data}); {@code MessageVideoRequest}/{@code MessageVoiceRequest} {@code file}
+   * and {@code convert} (boolean); {@code MessageLocationRequest} {@code latitude}, {@code
+   * longitude} (numbers), {@code title}; {@code MessageContactVcardRequest} {@code contacts}, each
+   * a {@code VCardContact {vcard}} or a {@code Contact {fullName, phoneNumber, vcard}}. Empty when
+   * it is right. Every engine takes every one of them (docs how-to/send-messages/features.md).
+   */
+  static Optional<String> kindViolation(String kind, JsonNode body) {
+    return switch (kind) {
+      case "sendText" ->
+          body.path("text").isTextual() ? Optional.empty() : Optional.of("text is required");
+      case "sendImage", "sendFile" -> fileViolation(body.path("file"));
+      case "sendVideo", "sendVoice" ->
+          fileViolation(body.path("file"))
+              .or(
+                  () ->
+                      body.path("convert").isBoolean()
+                          ? Optional.empty()
+                          : Optional.of("convert (boolean) is required"));
+      case "sendLocation" ->
+          body.path("latitude").isNumber()
+                  && body.path("longitude").isNumber()
+                  && body.path("title").isTextual()
+              ? Optional.empty()
+              : Optional.of("latitude, longitude (numbers) and title are required");
+      case "sendContactVcard" -> contactsViolation(body.path("contacts"));
+      default -> Optional.of("no such send");
+    };
+  }
+
+  private static Optional<String> fileViolation(JsonNode file) {
+    return file.path("mimetype").isTextual()
+            && (file.path("data").isTextual() || file.path("url").isTextual())
+        ? Optional.empty()
+        : Optional.of("file.mimetype and file.data or file.url are required");
+  }
+
+  private static Optional<String> contactsViolation(JsonNode contacts) {
+    if (!contacts.isArray() || contacts.isEmpty()) {
+      return Optional.of("contacts (a non-empty array) is required");
+    }
+    for (JsonNode c : contacts) {
+      boolean vcardOnly = c.size() == 1 && c.path("vcard").isTextual();
+      boolean contact =
+          c.path("fullName").isTextual()
+              && c.path("phoneNumber").isTextual()
+              && c.path("vcard").isTextual();
+      if (!vcardOnly && !contact) {
+        return Optional.of("each contact is {vcard} or {fullName, phoneNumber, vcard}");
+      }
+      if (!c.path("vcard").asText().startsWith("BEGIN:VCARD")) {
+        return Optional.of("vcard is not a vCard");
+      }
+    }
+    return Optional.empty();
+  }
+
   /** {@code GET /api/{session}/new-message-id}. */
   Outcome newMessageId() {
     if (engine == Engine.WEBJS) {

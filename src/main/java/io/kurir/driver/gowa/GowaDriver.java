@@ -157,6 +157,11 @@ public final class GowaDriver implements Driver {
   }
 
   @Override
+  public io.kurir.driver.Capabilities capabilities() {
+    return GowaContent.CAPABILITIES;
+  }
+
+  @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
     io.kurir.time.Wakeable.wakeOnClockChange(context.clock(), engine::wake);
@@ -556,9 +561,24 @@ public final class GowaDriver implements Driver {
         case NumberCheckPolicy.Route.Go go -> {}
       }
     }
+    Optional<GowaContent.Request> own = Optional.empty();
+    if (message.carriesOwnContent()) {
+      // Kurir's own API: each kind to its route (GowaContent).
+      try {
+        own = Optional.of(GowaContent.request(phone, message.content()));
+      } catch (GowaContent.Unsendable e) {
+        return new SendOutcome.Permanent(NETWORK_REFUSED, e.getMessage());
+      }
+    }
+    Optional<GowaContent.Request> request = own;
     GowaApi.Reply r;
     try {
-      r = call(() -> post(slot, phone, message));
+      r =
+          call(
+              () ->
+                  request.isPresent()
+                      ? api.post(slot, request.get().path(), request.get().body())
+                      : post(slot, phone, message));
     } catch (java.net.ConnectException e) {
       // Nothing reached GOWA: the message waits for it like for a phone that is away.
       return new SendOutcome.DeviceUnavailable();

@@ -167,6 +167,11 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
+  public io.kurir.driver.Capabilities capabilities() {
+    return WahaContent.CAPABILITIES;
+  }
+
+  @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
     io.kurir.time.Wakeable.wakeOnClockChange(
@@ -850,8 +855,17 @@ public final class WahaDriver implements Driver {
     body.put("session", session);
     body.put("chatId", chatId);
     String path;
+    String method = "POST";
     try {
-      if (message.media().isPresent()) {
+      if (message.carriesOwnContent()) {
+        // Kurir's own API: each kind to its endpoint (WahaContent), a reply by reply_to.
+        WahaContent.Request request =
+            WahaContent.request(session, chatId, message.content(), message.linkPreview());
+        path = request.path();
+        method = request.method();
+        body.removeAll(); // a reaction names its message, not the chat
+        body.setAll(request.body());
+      } else if (message.media().isPresent()) {
         OutgoingMessage.Attachment a = message.media().get();
         path = message.kind().equals("image") ? "/api/sendImage" : "/api/sendFile";
         ObjectNode file = body.putObject("file");
@@ -869,10 +883,13 @@ public final class WahaDriver implements Driver {
       }
     } catch (IOException e) {
       return new SendOutcome.Failed("the message's file could not be read: " + e.getMessage());
+    } catch (WahaContent.Unsendable e) {
+      return new SendOutcome.Permanent(NETWORK_REFUSED, e.getMessage());
     }
+    boolean put = method.equals("PUT");
     WahaApi.Reply r;
     try {
-      r = call(() -> api.post(path, body));
+      r = call(() -> put ? api.put(path, body) : api.post(path, body));
     } catch (java.net.ConnectException e) {
       // Nothing reached the engine: the message waits for it like for a phone that is away.
       return new SendOutcome.DeviceUnavailable();
@@ -882,6 +899,11 @@ public final class WahaDriver implements Driver {
     if (r.ok()) {
       if (toNumber) {
         numberChecks.sentTo(device.id(), digits, chatId); // later sends to it ask nothing
+      }
+      if (message.content().content() instanceof io.kurir.content.Content.Reaction) {
+        // WAHA answers a reaction with no message of its own (PUT /api/reaction: 200 {}): no
+        // id of its own, and the message it reacts to keeps its.
+        return new SendOutcome.Sent(Optional.empty(), context.clock().instant());
       }
       return new SendOutcome.Sent(EngineShapes.sentId(r.body(), chatId), context.clock().instant());
     }

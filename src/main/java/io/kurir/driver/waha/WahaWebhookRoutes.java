@@ -221,7 +221,8 @@ final class WahaWebhookRoutes {
                   media,
                   at(payload),
                   Optional.empty(),
-                  lid));
+                  lid,
+                  WahaContent.incoming(payload, text, media)));
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
