@@ -1,7 +1,10 @@
 package io.kurir.api.v1;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kurir.api.ApiException;
 import io.kurir.api.RequestFields;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageContent;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -9,10 +12,11 @@ import java.util.Optional;
 /**
  * The body of {@code POST /v1/messages}, read in one place: the Cloud API's message object ({@code
  * to}, {@code type} and an object of that type; {@code recipient_type} {@code group} for a group)
- * with Kurir's {@code device}. The kinds the core carries today are read here ({@link #CARRIED});
- * every other kind of the Cloud API is refused with 422 {@code kind_not_supported} naming it, and a
- * name that is no kind with 400 {@code type_not_valid}. A new kind is one more case in {@link
- * #parse}.
+ * with Kurir's {@code device}. A text, an image or a document by link without a reply is read as
+ * the seed families' send ({@link #CARRIED}: the file fetched as theirs are); every other kind of
+ * the Cloud API, and any message with {@code context}, is read whole by {@link CloudMessageJson}
+ * into {@link #content}, and the core refuses at accept what the device's driver cannot carry (422
+ * {@code kind_not_supported} naming the driver and the kind). A name that is no kind is 400.
  *
  * @param device the device named by its id or number, if the caller named one
  * @param to the recipient as the caller wrote it (read by the handler: a number or a group id)
@@ -22,6 +26,7 @@ import java.util.Optional;
  * @param text the text, or the media's caption
  * @param link where to fetch the image or document from
  * @param filename the document's file name shown to the recipient, if given
+ * @param content the whole message object, for a kind or a reply the seed's send does not carry
  */
 record V1MessageBody(
     Optional<String> device,
@@ -30,12 +35,13 @@ record V1MessageBody(
     String type,
     String text,
     Optional<String> link,
-    Optional<String> filename) {
+    Optional<String> filename,
+    Optional<MessageContent> content) {
 
   /** The Cloud API's kinds the core carries today. */
   static final List<String> CARRIED = List.of("text", "image", "document");
 
-  /** The Cloud API's other kinds: known, refused with 422 until the core carries them. */
+  /** The Cloud API's other kinds: read whole into {@link #content}. */
   static final List<String> NOT_CARRIED =
       List.of(
           "video",
@@ -49,8 +55,11 @@ record V1MessageBody(
 
   private static final int MAX_FILENAME = 240;
 
-  /** The request's message object, or a 400/422 saying what is wrong with it. */
-  static V1MessageBody parse(RequestFields f) {
+  /**
+   * The request's message object, or a 400/422 saying what is wrong with it; {@code json} is the
+   * request's JSON body (empty for a form body, which carries only what {@link #CARRIED} names).
+   */
+  static V1MessageBody parse(RequestFields f, Optional<JsonNode> json) {
     String to = f.text("to").map(String::strip).orElseThrow(() -> ApiException.fieldEmpty("to"));
     String type =
         f.text("type")
@@ -59,17 +68,29 @@ record V1MessageBody(
     boolean group =
         f.text("recipient_type").map(r -> r.strip().equalsIgnoreCase("group")).orElse(false)
             || to.endsWith("@g.us");
-    if (f.text("context.message_id").isPresent()) {
-      throw new ApiException(
-          422,
-          "context_not_supported",
-          "replies (context.message_id) are not carried yet; send without context");
-    }
     Optional<String> device = f.text("device").map(String::strip);
+    if (NOT_CARRIED.contains(type) || f.text("context.message_id").isPresent()) {
+      JsonNode object =
+          json.orElseThrow(
+              () ->
+                  ApiException.fieldNotValid(
+                      "type", "a message of type " + type + " or with context is sent as JSON"));
+      MessageContent content = CloudMessageJson.parse(object);
+      return new V1MessageBody(
+          device,
+          to,
+          group,
+          type,
+          content.content().summary(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.of(content));
+    }
     return switch (type) {
       case "text" -> {
         String body = f.text("text.body").orElseThrow(() -> ApiException.fieldEmpty("text.body"));
-        yield new V1MessageBody(device, to, group, type, body, Optional.empty(), Optional.empty());
+        yield new V1MessageBody(
+            device, to, group, type, body, Optional.empty(), Optional.empty(), Optional.empty());
       }
       case "image", "document" -> {
         if (f.text(type + ".id").isPresent() && f.text(type + ".link").isEmpty()) {
@@ -98,21 +119,17 @@ record V1MessageBody(
             type,
             f.text(type + ".caption").orElse(""),
             Optional.of(link),
-            filename);
+            filename,
+            Optional.empty());
       }
-      default -> {
-        if (NOT_CARRIED.contains(type)) {
-          throw new ApiException(
-              422,
-              "kind_not_supported",
-              "messages of type '"
-                  + type
-                  + "' are not carried yet; this gateway carries "
-                  + CARRIED);
-        }
-        throw ApiException.fieldNotValid(
-            "type", "type is one of " + CARRIED + " (the Cloud API's message types)");
-      }
+      default ->
+          throw ApiException.fieldNotValid(
+              "type",
+              "type is one of "
+                  + CARRIED
+                  + " or "
+                  + NOT_CARRIED
+                  + " (the Cloud API's message types)");
     };
   }
 

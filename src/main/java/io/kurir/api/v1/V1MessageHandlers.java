@@ -191,6 +191,34 @@ final class V1MessageHandlers {
     if (m.toGroup()) {
       v.put("group", true);
     }
+    if (m.content().isPresent()) {
+      // Sent as a whole message object (any kind, a reply): shown as it was given.
+      io.kurir.content.MessageContent c = m.content().get();
+      v.put("type", c.kind().wireName());
+      v.put(c.kind().wireName(), io.kurir.content.CloudMessageJson.writeObject(c.content()));
+      c.replyTo().ifPresent(r -> v.put("context", Map.of("message_id", r)));
+    } else {
+      seedContent(m, v);
+    }
+    v.put("status", m.state().wireName());
+    m.failureReason().ifPresent(r -> v.put("reason", r));
+    o.networkId().ifPresent(n -> v.put("network_id", n));
+    v.put("api", m.api());
+    v.put("created_at", m.createdAt().toString());
+    List<Map<String, Object>> statuses = new ArrayList<>();
+    for (MessageEvent e : o.events()) {
+      Map<String, Object> s = new LinkedHashMap<>();
+      s.put("status", e.state().wireName());
+      s.put("at", e.at().toString());
+      e.reason().ifPresent(r -> s.put("reason", r));
+      statuses.add(s);
+    }
+    v.put("statuses", statuses);
+    return v;
+  }
+
+  /** A message of the seed's kinds (text, image, file) in the Cloud API's shape. */
+  private static void seedContent(Message m, Map<String, Object> v) {
     String type = typeOf(m.kind());
     v.put("type", type);
     Map<String, Object> content = new LinkedHashMap<>();
@@ -209,21 +237,6 @@ final class V1MessageHandlers {
       m.mediaUrl().filter(u -> m.media().isEmpty()).ifPresent(u -> content.put("link", u));
     }
     v.put(type, content);
-    v.put("status", m.state().wireName());
-    m.failureReason().ifPresent(r -> v.put("reason", r));
-    o.networkId().ifPresent(n -> v.put("network_id", n));
-    v.put("api", m.api());
-    v.put("created_at", m.createdAt().toString());
-    List<Map<String, Object>> statuses = new ArrayList<>();
-    for (MessageEvent e : o.events()) {
-      Map<String, Object> s = new LinkedHashMap<>();
-      s.put("status", e.state().wireName());
-      s.put("at", e.at().toString());
-      e.reason().ifPresent(r -> s.put("reason", r));
-      statuses.add(s);
-    }
-    v.put("statuses", statuses);
-    return v;
   }
 
   /** A received message: who sent it, its text, and the kind of its media, if any. */

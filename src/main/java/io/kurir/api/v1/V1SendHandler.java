@@ -1,5 +1,6 @@
 package io.kurir.api.v1;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.api.RemoteMedia;
@@ -61,11 +62,22 @@ final class V1SendHandler {
   void send(Context ctx) {
     Instant started = Instant.now();
     RequestFields f = RequestFields.of(ctx);
-    V1MessageBody body = V1MessageBody.parse(f);
+    V1MessageBody body = V1MessageBody.parse(f, jsonBody(ctx));
     Optional<Duration> wait = wait(ctx);
     Optional<String> key = f.idempotencyKey();
     Device device = tenants.usableDevice(device(V1Routes.caller(ctx), body.device()).id());
     Recipient to = recipient(device, body);
+    if (body.content().isPresent()) {
+      SendCommand command =
+          SendCommand.builder("v1")
+              .to(to)
+              .content(body.content().get())
+              .idempotencyKey(key)
+              .callerWaitsSince(started, wait.isPresent())
+              .build();
+      answer(ctx, device, sends.send(device, command, wait.orElse(Duration.ZERO)), wait);
+      return;
+    }
     String text = MessageText.normalize(body.text());
     if (body.type().equals("text") && text.isBlank()) {
       throw ApiException.fieldEmpty("text.body");
@@ -93,7 +105,11 @@ final class V1SendHandler {
             .idempotencyKey(key)
             .callerWaitsSince(started, wait.isPresent())
             .build();
-    Sends.Sent sent = sends.send(device, command, wait.orElse(Duration.ZERO));
+    answer(ctx, device, sends.send(device, command, wait.orElse(Duration.ZERO)), wait);
+  }
+
+  /** 201 with the message as it stands: pending, or its outcome when the caller waited. */
+  private void answer(Context ctx, Device device, Sends.Sent sent, Optional<Duration> wait) {
     Message m = sent.first();
     MessageHistories.Outgoing shown =
         wait.isPresent()
@@ -104,6 +120,26 @@ final class V1SendHandler {
                 List.of(new MessageEvent(m.state(), Optional.empty(), m.createdAt())));
     ctx.status(201).json(V1MessageHandlers.view(shown));
   }
+
+  /**
+   * The request's body as JSON, when it is a JSON object, whatever its {@code Content-Type} says
+   * ({@code curl -d} sends JSON labelled as a form, and {@link RequestFields} reads it so too); a
+   * form body carries the seed's kinds only.
+   */
+  private static Optional<JsonNode> jsonBody(Context ctx) {
+    String body = ctx.body().stripLeading();
+    if (!body.startsWith("{")) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.ofNullable(JSON.readTree(body)).filter(JsonNode::isObject);
+    } catch (java.io.IOException e) {
+      return Optional.empty(); // RequestFields has answered a body that is not JSON already
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   /**
    * The device to send from: a device key's own (naming another is refused), else the license's

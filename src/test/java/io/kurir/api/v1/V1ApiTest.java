@@ -289,8 +289,8 @@ class V1ApiTest {
         "type_not_valid");
     Reply location =
         post(key, "/v1/messages", "{\"to\":\"" + to + "\",\"type\":\"location\",\"location\":{}}");
-    assertError(location, 422, "kind_not_supported");
-    assertThat(JSON.readTree(location.body()).get("message").asText()).contains("location");
+    assertThat(location.status()).isEqualTo(400);
+    assertThat(JSON.readTree(location.body()).get("error").asText()).startsWith("location");
     assertError(
         post(key, "/v1/messages", "{\"to\":\"12ab\",\"type\":\"text\",\"text\":{\"body\":\"x\"}}"),
         400,
@@ -304,16 +304,48 @@ class V1ApiTest {
         400,
         "image.link_empty");
     assertError(post(key, "/v1/messages", "{\"to\":"), 400, "malformed_json");
-    assertError(
-        post(
+    assertThat(kurir.storedMessages(device.id())).isZero();
+  }
+
+  @Test
+  void aLocationAndAReplyToItGoThroughTheSandboxAndReadBack() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device, ApiScope.SEND, ApiScope.READ);
+    String to = Numbers.fresh();
+    JsonNode location =
+        send(
             key,
-            "/v1/messages",
             "{\"to\":\""
                 + to
-                + "\",\"type\":\"text\",\"text\":{\"body\":\"x\"},\"context\":{\"message_id\":\"1\"}}"),
-        422,
-        "context_not_supported");
-    assertThat(kurir.storedMessages(device.id())).isZero();
+                + "\",\"type\":\"location\",\"location\":{\"latitude\":-6.1754,"
+                + "\"longitude\":106.8272,\"name\":\"Monas\",\"address\":\"Jakarta\"}}");
+    assertThat(location.get("status").asText()).isEqualTo("pending");
+    String id = location.get("id").asText();
+    Eventually.until(
+        "the location delivered", () -> List.of("delivery", "read").contains(status(key, id)));
+    JsonNode read = json(get(key, "/v1/messages/" + id), 200);
+    assertThat(read.get("type").asText()).isEqualTo("location");
+    assertThat(read.get("location").get("name").asText()).isEqualTo("Monas");
+    assertThat(read.get("statuses").findValuesAsText("status")).contains("pending", "sent");
+
+    JsonNode reply =
+        send(
+            key,
+            "{\"to\":\""
+                + to
+                + "\",\"type\":\"text\",\"text\":{\"body\":\"See you there\"},"
+                + "\"context\":{\"message_id\":\""
+                + id
+                + "\"}}");
+    String replyId = reply.get("id").asText();
+    Eventually.until(
+        "the reply sent", () -> List.of("sent", "delivery", "read").contains(status(key, replyId)));
+    SandboxNetwork.InboxEntry shown =
+        kurir.sandbox().inbox(to).stream()
+            .filter(e -> e.kind().equals("location"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(shown.text()).isEqualTo("Monas");
   }
 
   @Test
