@@ -204,7 +204,8 @@ final class FamilyRoutes {
             remoteMedia,
             core.events(),
             core.webhookSubscriptions(),
-            core.clock()));
+            core.clock(),
+            core.drivers()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

@@ -11,6 +11,7 @@ import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.contact.ContactIdentities;
 import io.kurir.device.DeviceStates;
+import io.kurir.driver.Drivers;
 import io.kurir.message.MessageHistories;
 import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
@@ -49,11 +50,12 @@ public final class V1Routes implements RouteTable {
       RemoteMedia media,
       Events eventLog,
       WebhookSubscriptions subscriptions,
-      Clock clock) {
+      Clock clock,
+      Drivers drivers) {
     this.tenants = tenants;
     this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
     this.messages = new V1MessageHandlers(tenants, histories);
-    this.devices = new V1DeviceHandlers(tenants, states);
+    this.devices = new V1DeviceHandlers(tenants, states, drivers);
     this.events = new V1EventHandlers(eventLog, clock);
     this.webhooks = new V1WebhookHandlers(subscriptions);
   }

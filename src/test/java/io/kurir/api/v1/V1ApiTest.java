@@ -196,6 +196,11 @@ class V1ApiTest {
     JsonNode devices = json(get(mine.ecoKey(), "/v1/devices"), 200).get("data");
     assertThat(devices).hasSize(1);
     assertThat(devices.get(0).get("id").asText()).isEqualTo(Long.toString(mine.id()));
+    // What its driver carries: the sandbox carries every kind, replies and groups.
+    JsonNode can = json(get(mine.ecoKey(), "/v1/devices/" + mine.id()), 200).get("capabilities");
+    assertThat(can.get("kinds")).extracting(JsonNode::asText).contains("location", "text", "video");
+    assertThat(can.get("replies").asBoolean()).isTrue();
+    assertThat(can.get("groups").asBoolean()).isTrue();
     assertThat(json(post(mine.ecoKey(), "/v1/messages", textTo(Numbers.fresh(), "eco")), 201))
         .isNotNull();
 
