@@ -42,11 +42,8 @@ final class MessageHistoryStore {
   }
 
   List<MessageHistories.Outgoing> outgoing(MessageHistories.Filter f, int limit) {
-    List<String> where = new ArrayList<>(List.of("device_id IN (<devices>)"));
+    List<String> where = pageFilters(f, "created_at");
     f.state().ifPresent(v -> where.add("state = :state"));
-    f.from().ifPresent(v -> where.add("created_at >= :from"));
-    f.to().ifPresent(v -> where.add("created_at < :to"));
-    f.before().ifPresent(v -> where.add("id < :before"));
     String sql =
         "SELECT * FROM message WHERE "
             + String.join(" AND ", where)
@@ -64,6 +61,18 @@ final class MessageHistoryStore {
             });
   }
 
+  /**
+   * The conditions a page of either table shares: the caller's devices, the time window on {@code
+   * timeColumn}, and the cursor (ids below {@code before}).
+   */
+  private static List<String> pageFilters(MessageHistories.Filter f, String timeColumn) {
+    List<String> where = new ArrayList<>(List.of("device_id IN (<devices>)"));
+    f.from().ifPresent(v -> where.add(timeColumn + " >= :from"));
+    f.to().ifPresent(v -> where.add(timeColumn + " < :to"));
+    f.before().ifPresent(v -> where.add("id < :before"));
+    return where;
+  }
+
   Optional<MessageHistories.Incoming> incoming(long id, Set<Long> deviceIds) {
     return db.jdbi()
         .withHandle(
@@ -77,10 +86,7 @@ final class MessageHistoryStore {
   }
 
   List<MessageHistories.Incoming> incoming(MessageHistories.Filter f, int limit) {
-    List<String> where = new ArrayList<>(List.of("device_id IN (<devices>)"));
-    f.from().ifPresent(v -> where.add("received_at >= :from"));
-    f.to().ifPresent(v -> where.add("received_at < :to"));
-    f.before().ifPresent(v -> where.add("id < :before"));
+    List<String> where = pageFilters(f, "received_at");
     String sql =
         "SELECT * FROM inbound_message WHERE "
             + String.join(" AND ", where)
