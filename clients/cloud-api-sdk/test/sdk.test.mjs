@@ -44,6 +44,20 @@ async function onThePhone(messageId) {
   assert.fail(`message ${messageId} never reached the phone`);
 }
 
+async function recordedSent(messageId) {
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${env('KURIR_URL')}/admin/messages/${messageId}`, {
+      headers: { Authorization: 'Bearer ' + env('KURIR_ADMIN_TOKEN') },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    if (/"state":"(sent|delivery|read)"/.test(await res.text())) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // polling Kurir, not a timing
+  }
+  assert.fail(`message ${messageId} never recorded as sent`);
+}
+
 function sentId(reply) {
   assert.equal(reply.messagingProduct, 'whatsapp');
   assert.equal(reply.contacts[0].input, to);
@@ -66,6 +80,7 @@ test('sendLocation and a reply by contextMessageId keep their objects', async ()
     }),
   );
   const shown = await onThePhone(location);
+  await recordedSent(location); // Kurir quotes it by the network's id once it knows that id
   assert.equal(shown.kind, 'location');
   assert.equal(shown.location.name, 'Monas');
   const reply = sentId(

@@ -183,6 +183,10 @@ class GraphDoorTest {
     JsonNode location = received(l).content().get("location");
     assertThat(location.path("latitude").asDouble()).isEqualTo(-6.175);
     assertThat(location.path("name").asText()).isEqualTo("Monas");
+    // Kurir quotes it by the network's id once it has recorded that id (the sent outcome).
+    Eventually.until(
+        "the location recorded as sent",
+        () -> kurir.gateway().messages().find(device, l).orElseThrow().state().wentOut());
 
     long reply =
         send(
