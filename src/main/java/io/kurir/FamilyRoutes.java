@@ -205,7 +205,8 @@ final class FamilyRoutes {
             core.events(),
             core.webhookSubscriptions(),
             core.clock(),
-            core.drivers()));
+            core.drivers(),
+            core.contactBook()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }
