@@ -3,6 +3,7 @@ package io.kurir.api.console;
 import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
+import io.kurir.contactbook.ContactBook;
 import io.kurir.device.Sessions;
 import io.kurir.media.SafeFetcher;
 import io.kurir.message.MessageSearch;
@@ -52,7 +53,8 @@ public record ConsoleDeps(
     Duration webhookSecretOverlap,
     Optional<String> adminToken,
     Optional<String> publicUrl,
-    List<String> trustedProxies) {
+    List<String> trustedProxies,
+    ContactBook contactBook) {
 
   /**
    * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:

@@ -15,6 +15,7 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.contactbook.ContactRefused;
 import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -48,6 +49,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final WebhookPages webhooks;
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
+  private final ContactPages contacts;
   private final SchedulePages schedules;
   private final CustomerPages customer;
 
@@ -60,6 +62,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.webhooks = new WebhookPages(deps);
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
+    this.contacts = new ContactPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
   }
@@ -82,6 +85,11 @@ public final class ConsoleRoutes implements RouteTable {
       DevicePages.refusals(ErrorCatalogue.builderWithoutCommon().addAll(AdminRoutes.ERRORS))
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
+          .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
+          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
+          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
+          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
+          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
           .build();
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
@@ -158,6 +166,20 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/licenses/{id}/auto-replies/{rule}/delete",
         operator(form(autoReplies::delete, autoReplies::list)));
+    r.get("/console/licenses/{id}/contacts", operator(contacts::list));
+    r.get("/console/licenses/{id}/contacts/export", operator(contacts::export));
+    r.post(
+        "/console/licenses/{id}/contacts/import",
+        operator(form(contacts::importCsv, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/unsubscribe",
+        operator(form(contacts::unsubscribe, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/resubscribe",
+        operator(form(contacts::resubscribe, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/delete",
+        operator(form(contacts::delete, contacts::list)));
     r.get("/console/schedules", operator(schedules::list));
     r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 

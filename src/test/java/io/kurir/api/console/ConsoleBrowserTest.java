@@ -205,6 +205,56 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void anOperatorImportsASpreadsheetAfterItsPreviewAndUnsubscribesAContact(@TempDir Path files)
+      throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String siti = Numbers.fresh();
+    String budi = Numbers.fresh();
+    // As a spreadsheet with Indonesian settings saves it: semicolons, national numbers.
+    Path csv = files.resolve("murid.csv");
+    java.nio.file.Files.writeString(
+        csv,
+        "Nama;No HP;Tags;Kelas\r\nSiti;"
+            + Numbers.national(siti)
+            + ";parents;7A\r\nBudi;"
+            + Numbers.national(budi)
+            + ";parents;7B\r\nSalah;123;parents;7C\r\n");
+    signInAsOperator();
+    open("/console/licenses");
+    click(
+        page.findElement(
+            By.xpath("//a[@href='/console/licenses/" + device.licenseId() + "/contacts']")));
+    assertThat(find("main").getText()).contains("No contact yet.");
+
+    find("main form input[name=file]").sendKeys(csv.toString());
+    submit("Preview the import");
+    assertThat(find("[data-testid=import-report]").getText())
+        .contains("Would import: 2 new")
+        .contains("1 of 3 rows refused");
+    assertThat(find("[data-testid=refused-rows]").getText()).contains("4").contains("'123'");
+    browser.screenshot("20-contacts-import-preview");
+    assertThat(kurir.gateway().contactBook().counts(device.licenseId()).contacts()).isZero();
+
+    submit("Import 2 contacts");
+    assertThat(find("[data-testid=import-report]").getText()).contains("Imported: 2 new");
+    click(page.findElement(By.linkText("Back to the contacts")));
+    String table = find("[data-testid=contacts]").getText();
+    assertThat(table).contains(siti).contains("Budi").contains("kelas: 7B");
+    browser.screenshot("21-contacts");
+
+    WebElement row = page.findElement(By.xpath("//tr[td[normalize-space()='" + siti + "']]"));
+    WebElement before = find("main");
+    row.findElement(By.xpath(".//button[normalize-space()='Unsubscribe']")).click();
+    page.switchTo().alert().accept();
+    waitUpTo(10).until(d -> replaced(before));
+    assertThat(page.findElement(By.xpath("//tr[td[normalize-space()='" + siti + "']]")).getText())
+        .contains("unsubscribed")
+        .contains("console");
+    assertThat(kurir.gateway().contactBook().get(device.licenseId(), siti).isUnsubscribed())
+        .isTrue();
+  }
+
+  @Test
   void anOperatorReplaysADeadWebhookOnceItsReceiverIsBack() throws Exception {
     Device device = kurir.newDevice(Numbers.fresh(), true);
     receiver.answer(500, "{\"error\": \"database is down\"}");
