@@ -78,6 +78,8 @@ public final class IncomingMessages {
     this.webhooks = webhooks;
     this.contacts = contacts;
     this.answerInGroups = answerInGroups;
+    // One id space with outgoing messages: never an id an incoming message holds already.
+    ids.continueAfter(inbound.maxId());
   }
 
   /**
