@@ -100,7 +100,21 @@ public final class Chats {
   public sealed interface File permits Kept, Released, NoFile {}
 
   /** The file is kept: its path, type and name. */
-  public record Kept(Path path, String mimeType, String name) implements File {}
+  public record Kept(Path path, String mimeType, String name) implements File {
+    /** Its bytes; empty when it was removed since it was found (the sweep got there first). */
+    public Optional<byte[]> read() throws java.io.IOException {
+      try {
+        return Optional.of(java.nio.file.Files.readAllBytes(path));
+      } catch (java.nio.file.NoSuchFileException e) {
+        return Optional.empty();
+      }
+    }
+
+    /** {@code Content-Disposition} for it: shown in place, under its name. */
+    public String disposition() {
+      return "inline; filename=\"" + name.replaceAll("[\"\\\\\r\n]", "_") + "\"";
+    }
+  }
 
   /**
    * The message is of a media kind and Kurir keeps its file no more: the retention sweep released

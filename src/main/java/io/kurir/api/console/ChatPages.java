@@ -14,8 +14,6 @@ import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -156,15 +154,8 @@ final class ChatPages {
     Chats.File file = deps.chats().file(id, Set.of(d.id())).orElse(new Chats.NoFile());
     switch (file) {
       case Chats.Kept kept -> {
-        byte[] bytes;
-        try {
-          bytes = Files.readAllBytes(kept.path());
-        } catch (NoSuchFileException e) {
-          throw gone();
-        }
-        ctx.header(
-            "Content-Disposition",
-            "inline; filename=\"" + kept.name().replaceAll("[\"\\\\\\r\\n]", "_") + "\"");
+        byte[] bytes = kept.read().orElseThrow(ChatPages::gone);
+        ctx.header("Content-Disposition", kept.disposition());
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.contentType(kept.mimeType()).result(bytes);
       }

@@ -12,8 +12,6 @@ import io.kurir.tenant.ApiCaller;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -109,15 +107,10 @@ final class V1ChatHandlers {
             : Optional.empty();
     switch (file.orElse(new Chats.NoFile())) {
       case Chats.Kept kept -> {
-        byte[] bytes;
-        try {
-          bytes = Files.readAllBytes(kept.path());
-        } catch (NoSuchFileException e) { // released and removed between the read and now
-          throw expired(id);
-        }
-        ctx.header(
-            "Content-Disposition",
-            "inline; filename=\"" + kept.name().replaceAll("[\"\\\\\\r\\n]", "_") + "\"");
+        byte[] bytes = kept.read().orElseThrow(() -> expired(id));
+        ctx.header("Content-Disposition", kept.disposition());
+        // A received file is the sender's: never let a browser read it as something else.
+        ctx.header("X-Content-Type-Options", "nosniff");
         ctx.contentType(kept.mimeType()).result(bytes);
       }
       case Chats.Released released -> throw expired(id);

@@ -281,6 +281,42 @@ class V1ChatsTest {
     assertError(get(key, "/v1/media/" + id), 410, "media_expired");
   }
 
+  @Test
+  void aGroupIsOneChatWithEachMessagesSender() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device, ApiScope.SEND, ApiScope.READ);
+    String member = Numbers.fresh();
+    String groupId = device.number().substring(1) + "-1607654321";
+    kurir.sandbox().createGroup(groupId, "Team", List.of(device.number(), member));
+    send(
+        key,
+        "{\"to\":\""
+            + groupId
+            + "\",\"recipient_type\":\"group\",\"type\":\"text\",\"text\":{\"body\":\"Meeting at 10\"}}");
+    kurir
+        .sandbox()
+        .injectIncoming(
+            new IncomingMessage(
+                device.id(),
+                Optional.of("GRP-" + device.id()),
+                member,
+                Optional.of(groupId),
+                "I will be there",
+                Optional.empty(),
+                clock.instant()));
+    Eventually.until("stored", () -> kurir.storedIncoming(device.id()) == 1);
+
+    JsonNode chats = json(get(key, "/v1/chats"), 200).get("data");
+    assertThat(chats).hasSize(1);
+    assertThat(chats.get(0).get("chat").asText()).isEqualTo(groupId);
+    assertThat(chats.get(0).get("group").asBoolean()).isTrue();
+    assertThat(chats.get(0).get("last_message").get("from").asText()).isEqualTo(member);
+    JsonNode messages = json(get(key, "/v1/chats/" + groupId + "/messages"), 200).get("data");
+    assertThat(messages.findValuesAsText("direction")).containsExactly("in", "out");
+    assertThat(messages.get(0).get("from").asText()).isEqualTo(member);
+    assertThat(messages.get(0).get("group_id").asText()).isEqualTo(groupId);
+  }
+
   // --- helpers
 
   /** An image received from {@code from} with its file kept, as a network's driver keeps one. */
