@@ -109,6 +109,10 @@ class ConsoleChatsTest {
     assertThat(empty.statusCode()).isEqualTo(400);
     assertThat(empty.body()).contains("Fill in the reply");
     assertThat(console.get(base + "/chats/" + Numbers.fresh()).statusCode()).isEqualTo(404);
+    assertThat(console.get("/console/devices/12345/chats").statusCode()).isEqualTo(404);
+    assertThat(console.get(base + "/media/not-a-message").statusCode()).isEqualTo(404);
+    // Opened and answered: nothing unread.
+    assertThat(ok(console.get(base + "/chats"))).doesNotContain("data-testid=\"unread\"");
   }
 
   private static String ok(HttpResponse<String> r) {
