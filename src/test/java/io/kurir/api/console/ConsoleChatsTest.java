@@ -115,6 +115,27 @@ class ConsoleChatsTest {
     assertThat(ok(console.get(base + "/chats"))).doesNotContain("data-testid=\"unread\"");
   }
 
+  @Test
+  void aChatReadUnderItsLidStaysReadOnceThePhoneIsKnown() throws Exception {
+    Device d = kurir.newDevice(Numbers.fresh(), true);
+    String phone = Numbers.fresh();
+    String lid = io.kurir.driver.sandbox.SandboxNetwork.lidOf(phone).address();
+    incoming(d, "{\"from\":\"" + phone + "\",\"message\":\"first\",\"as\":\"lid\"}");
+    Eventually.until("stored", () -> kurir.storedIncoming(d.id()) == 1);
+    String base = "/console/devices/" + d.id();
+    assertThat(ok(console.get(base + "/chats/" + URLEncoder.encode(lid, StandardCharsets.UTF_8))))
+        .contains("first");
+
+    incoming(
+        d, "{\"from\":\"" + phone + "\",\"message\":\"second\",\"as\":\"lid\",\"reveal\":true}");
+    Eventually.until("stored", () -> kurir.storedIncoming(d.id()) == 2);
+    String list = ok(console.get(base + "/chats"));
+    assertThat(list).contains(phone).doesNotContain(lid);
+    Matcher unread = Pattern.compile("data-testid=\"unread\">(\\d+)<").matcher(list);
+    assertThat(unread.find()).as(list).isTrue();
+    assertThat(unread.group(1)).as("only what came after the chat was opened").isEqualTo("1");
+  }
+
   private static String ok(HttpResponse<String> r) {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return r.body();
