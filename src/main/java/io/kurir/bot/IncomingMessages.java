@@ -82,6 +82,8 @@ public final class IncomingMessages {
     this.contacts = contacts;
     this.contactBook = contactBook;
     this.answerInGroups = answerInGroups;
+    // One id space with outgoing messages: never an id an incoming message holds already.
+    ids.continueAfter(inbound.maxId());
   }
 
   /**

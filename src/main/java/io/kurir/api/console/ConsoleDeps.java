@@ -6,6 +6,7 @@ import io.kurir.console.SignInLimiter;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.device.Sessions;
 import io.kurir.media.SafeFetcher;
+import io.kurir.message.Chats;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.Sends;
@@ -31,6 +32,7 @@ import java.util.function.Predicate;
  * @param adminToken the operators' token; without one only customers can sign in
  * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
  * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
+ * @param chats the devices' conversations (the conversations page)
  */
 public record ConsoleDeps(
     Tenants tenants,
@@ -54,6 +56,7 @@ public record ConsoleDeps(
     Optional<String> adminToken,
     Optional<String> publicUrl,
     List<String> trustedProxies,
+    Chats chats,
     ContactBook contactBook) {
 
   /**

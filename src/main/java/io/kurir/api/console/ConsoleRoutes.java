@@ -52,6 +52,9 @@ public final class ConsoleRoutes implements RouteTable {
   private final ContactPages contacts;
   private final SchedulePages schedules;
   private final CustomerPages customer;
+  private final ChatPages chats;
+  private final ChatPages.Side operatorChats;
+  private final ChatPages.Side customerChats;
 
   public ConsoleRoutes(ConsoleDeps deps) {
     this.deps = deps;
@@ -65,6 +68,10 @@ public final class ConsoleRoutes implements RouteTable {
     this.contacts = new ContactPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
+    this.chats = new ChatPages(deps);
+    this.operatorChats =
+        new ChatPages.Side("/console/devices/", (ctx, v) -> deps.tenants().device(Pages.id(ctx)));
+    this.customerChats = new ChatPages.Side("/console/my/devices/", customer::own);
   }
 
   @Override
@@ -153,6 +160,32 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/devices/{id}/schedule", operator(form(devices::schedule, devices::operatorPage)));
 
+    // Conversations of a device, for operators and for customers (their own devices).
+    r.get("/console/devices/{id}/chats", operator((c, v) -> chats.list(c, v, operatorChats)));
+    r.get(
+        "/console/devices/{id}/chats/{chat}", operator((c, v) -> chats.chat(c, v, operatorChats)));
+    r.post(
+        "/console/devices/{id}/chats/{chat}/reply",
+        operator(
+            form(
+                (c, v) -> chats.reply(c, v, operatorChats),
+                (c, v) -> chats.chat(c, v, operatorChats))));
+    r.get(
+        "/console/devices/{id}/media/{message}",
+        operator((c, v) -> chats.media(c, v, operatorChats)));
+    r.get("/console/my/devices/{id}/chats", customer((c, v) -> chats.list(c, v, customerChats)));
+    r.get(
+        "/console/my/devices/{id}/chats/{chat}",
+        customer((c, v) -> chats.chat(c, v, customerChats)));
+    r.post(
+        "/console/my/devices/{id}/chats/{chat}/reply",
+        customer(
+            form(
+                (c, v) -> chats.reply(c, v, customerChats),
+                (c, v) -> chats.chat(c, v, customerChats))));
+    r.get(
+        "/console/my/devices/{id}/media/{message}",
+        customer((c, v) -> chats.media(c, v, customerChats)));
     r.get("/console/messages", operator(messages::search));
     r.get("/console/messages/{id}", operator(messages::show));
     r.get("/console/messages/{id}/history", operator(messages::history));

@@ -13,6 +13,7 @@ import io.kurir.contact.ContactIdentities;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.device.DeviceStates;
 import io.kurir.driver.Drivers;
+import io.kurir.message.Chats;
 import io.kurir.message.MessageHistories;
 import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
@@ -40,6 +41,7 @@ public final class V1Routes implements RouteTable {
   private final V1EventHandlers events;
   private final V1WebhookHandlers webhooks;
   private final V1SendHandler send;
+  private final V1ChatHandlers chats;
   private final V1ContactHandlers contactBook;
 
   public V1Routes(
@@ -54,6 +56,7 @@ public final class V1Routes implements RouteTable {
       WebhookSubscriptions subscriptions,
       Clock clock,
       Drivers drivers,
+      Chats conversations,
       ContactBook book) {
     this.tenants = tenants;
     this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
@@ -61,6 +64,7 @@ public final class V1Routes implements RouteTable {
     this.devices = new V1DeviceHandlers(tenants, states, drivers);
     this.events = new V1EventHandlers(eventLog, clock);
     this.webhooks = new V1WebhookHandlers(subscriptions);
+    this.chats = new V1ChatHandlers(tenants, conversations, phones, contacts, send::device);
     this.contactBook = new V1ContactHandlers(book);
   }
 
@@ -84,6 +88,10 @@ public final class V1Routes implements RouteTable {
     r.post("/v1/messages", requireScope(ApiScope.SEND, send::send));
     r.get("/v1/messages", requireScope(ApiScope.READ, messages::list));
     r.get("/v1/messages/{id}", requireScope(ApiScope.READ, messages::one));
+    // Conversations: a device's chats, a chat's messages in and out, a message's file.
+    r.get("/v1/chats", requireScope(ApiScope.READ, chats::list));
+    r.get("/v1/chats/{chat}/messages", requireScope(ApiScope.READ, chats::messages));
+    r.get("/v1/media/{id}", requireScope(ApiScope.READ, chats::media));
     r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));
     r.get("/v1/devices/{id}", requireScope(ApiScope.READ, devices::one));
     // Events: the pull API and the SSE stream (by Accept) over one log; subscriptions.

@@ -993,11 +993,14 @@ class OpenApiExchangesTest {
                 bearer))
             .get("id")
             .asText();
-    canonical(
-        "POST",
-        "/v1/messages?wait=10s",
-        json("device", number, "to", to, "type", "image", "image", json("link", png)),
-        bearer);
+    String image =
+        json(canonical(
+                "POST",
+                "/v1/messages?wait=10s",
+                json("device", number, "to", to, "type", "image", "image", json("link", png)),
+                bearer))
+            .get("id")
+            .asText();
     canonical(
         "POST",
         "/v1/messages",
@@ -1015,6 +1018,19 @@ class OpenApiExchangesTest {
     canonical("GET", "/v1/messages?limit=1", null, bearer);
     canonical("GET", "/v1/devices", null, bearer);
     canonical("GET", "/v1/devices/" + deviceId, null, bearer);
+    // Conversations: the device's chats, the chat's messages, the sent image's kept file.
+    canonical("GET", "/v1/chats?device=" + deviceId, null, bearer);
+    canonical(
+        "GET",
+        "/v1/chats/"
+            + java.net.URLEncoder.encode(to, java.nio.charset.StandardCharsets.UTF_8)
+            + "/messages?device="
+            + deviceId
+            + "&limit=2",
+        null,
+        bearer);
+    canonical("GET", "/v1/media/" + image, null, bearer);
+    refused("GET", "/v1/media/" + id, null, bearer);
     refused("POST", "/v1/messages", json("to", to, "type", "location"), bearer);
     refused("GET", "/v1/devices", null, "Bearer kurir_nobody");
     String revoked =
