@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
+import org.jdbi.v3.core.statement.SqlParser;
+import org.jdbi.v3.core.statement.SqlStatements;
 
 /**
  * The database of one gateway: a connection pool for reads, the single {@link WriteQueue} for
@@ -13,6 +16,14 @@ import org.jdbi.v3.core.Jdbi;
  * PostgreSQL, as the URL says; what differs between them is in the {@link Dialect}.
  */
 public final class Database implements AutoCloseable {
+  /**
+   * One parser of Kurir's SQL (named parameters, {@code <list>} templates) for every database the
+   * process opens: the statements are the same code's constants, and a parser keeps what it has
+   * parsed. A process that opens the database again (the admin tool, a restart in a test) does not
+   * parse them all again; the parser is thread-safe.
+   */
+  private static final SqlParser SQL_PARSER = new ColonPrefixSqlParser();
+
   private final HikariDataSource pool;
   private final Jdbi jdbi;
   private final Dialect dialect;
@@ -25,6 +36,7 @@ public final class Database implements AutoCloseable {
     this.pool = pool;
     this.dialect = dialect;
     this.jdbi = Jdbi.create(pool);
+    jdbi.getConfig(SqlStatements.class).setSqlParser(SQL_PARSER);
     this.writes = new WriteQueue(jdbi, dialect);
     this.signals = NodeSignals.forLocation(location, dialect);
   }

@@ -85,6 +85,59 @@ public final class TestDatabases {
         key);
   }
 
+  /** The migrated SQLite database new test databases start as a copy of; made once per JVM. */
+  private static Path sqliteTemplate;
+
+  /**
+   * Puts a copy of an empty, migrated SQLite database at {@code location}'s file when a gateway is
+   * about to open one that does not exist yet, instead of letting the gateway migrate it.
+   *
+   * <p>Why: a test JVM starts a thousand gateways, and each one ran every migration on a new file,
+   * each in its own transaction with its own sync to disk: about 85 ms of CPU and 300 ms of waiting
+   * a gateway, against 20 ms and 30 ms for a copy. The gateway still runs Flyway, which finds the
+   * schema current (the copy is the same file a first start would leave, made by the same
+   * migrations of this build). Nothing happens on PostgreSQL, for a file that exists (a restart, a
+   * test's own older schema), or where the folder cannot be made (a test of that error): the
+   * gateway then does what it always did.
+   */
+  public static void seedSqlite(DatabaseLocation location) {
+    if (!location.url().startsWith("jdbc:sqlite:")) {
+      return;
+    }
+    String name = location.url().substring("jdbc:sqlite:".length());
+    if (name.contains("?") || name.startsWith(":") || name.startsWith("file:")) {
+      return; // a URL with options or a memory database: opened as given
+    }
+    Path file = Path.of(name);
+    if (java.nio.file.Files.exists(file)) {
+      return;
+    }
+    try {
+      Path template = sqliteTemplate();
+      java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
+      java.nio.file.Files.copy(template, file);
+    } catch (java.io.IOException | RuntimeException e) {
+      // The folder cannot be made or written: the gateway's own start says why.
+    }
+  }
+
+  private static synchronized Path sqliteTemplate() throws java.io.IOException {
+    if (sqliteTemplate == null) {
+      Path dir = java.nio.file.Files.createTempDirectory("kurir-schema");
+      Path file = dir.resolve("kurir.db");
+      io.kurir.store.Database.open(DatabaseLocation.of("jdbc:sqlite:" + file)).close();
+      // Closed cleanly, the write-ahead log is folded into the file: the file is the whole
+      // database.
+      if (java.nio.file.Files.exists(dir.resolve("kurir.db-wal"))) {
+        throw new IllegalStateException("the template database left a write-ahead log");
+      }
+      file.toFile().deleteOnExit();
+      dir.toFile().deleteOnExit();
+      sqliteTemplate = file;
+    }
+    return sqliteTemplate;
+  }
+
   private static synchronized void drop(List<DatabaseLocation> made) {
     for (DatabaseLocation db : made) {
       TestPostgres.drop(db);

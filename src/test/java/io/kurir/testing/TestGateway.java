@@ -68,6 +68,7 @@ public final class TestGateway implements AutoCloseable {
   }
 
   private Gateway startGateway(Settings settings) {
+    TestDatabases.seedSqlite(settings.database());
     DriverCatalog catalog = StandardDrivers.catalog().with(new SandboxDriverFactory(sandbox));
     return Gateway.start(
         settings, clock, extraDriver == null ? catalog : catalog.with(extraDriver));

@@ -108,8 +108,17 @@ public final class ApiDocsRoutes implements RouteTable {
    * The YAML document as JSON bytes, parsed with YAML's safe constructor (plain data only), stating
    * {@code version} as the API's version.
    */
-  @SuppressWarnings("unchecked")
   public static byte[] documentAsJson(String version) {
+    // A constant of the build: parsed once per process (a test JVM starts a thousand gateways, and
+    // the YAML was most of each one's start).
+    return DOCUMENTS.computeIfAbsent(version, ApiDocsRoutes::parse).clone();
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<String, byte[]> DOCUMENTS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  @SuppressWarnings("unchecked")
+  private static byte[] parse(String version) {
     Map<String, Object> tree;
     try (InputStream in = open(DOCUMENT)) {
       tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
