@@ -205,22 +205,8 @@ public final class ContactBook {
                       e164,
                       new BookContact.Unsubscribed(clock.instant(), by)));
     } else {
-      BookContact c = store.find(licenseId, e164).orElseThrow(() -> notFound(phone));
-      if (c.isUnsubscribed()) {
-        store.save(
-            List.of(
-                new BookContact(
-                    c.id(),
-                    licenseId,
-                    e164,
-                    c.name(),
-                    c.attributes(),
-                    c.tags(),
-                    Optional.empty(),
-                    c.createdAt(),
-                    clock.instant())),
-            Set.of(c.id()));
-      }
+      store.find(licenseId, e164).orElseThrow(() -> notFound(phone));
+      store.resubscribe(licenseId, e164, clock.instant());
     }
     return store.find(licenseId, e164).orElseThrow(() -> notFound(phone));
   }

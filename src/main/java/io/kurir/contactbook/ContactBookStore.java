@@ -84,25 +84,31 @@ final class ContactBookStore {
 
   /**
    * Writes {@code contacts} in one transaction: a contact whose id is not in the book is inserted,
-   * one that is replaces its row; tags are replaced by the contact's.
+   * one that is replaces its name and attributes; tags are replaced by the contact's. An update
+   * never changes whether a contact is unsubscribed (an opt-out that arrived while an import ran
+   * holds): only {@link #unsubscribe} and {@link #resubscribe} do.
    */
   void save(List<BookContact> contacts, Collection<Long> existingIds) {
     db.writes()
         .write(
             h -> {
-              for (BookContact c : contacts) {
+              for (BookContact given : contacts) {
+                BookContact c = given;
                 if (existingIds.contains(c.id())) {
                   update(h, c);
                   h.createUpdate("DELETE FROM book_contact_tag WHERE contact_id = ?")
                       .bind(0, c.id())
                       .execute();
-                } else {
-                  insert(h, c);
+                } else if (!insert(h, c)) {
+                  // Added by another import or call since this one read the book: that contact
+                  // takes this one's values (the later write wins) and keeps its tags too.
+                  c = withId(c, find(h, c.licenseId(), c.phone()).orElseThrow().id());
+                  update(h, c);
                 }
                 for (String tag : c.tags()) {
                   h.createUpdate(
                           "INSERT INTO book_contact_tag (contact_id, license_id, tag)"
-                              + " VALUES (?, ?, ?)")
+                              + " VALUES (?, ?, ?) ON CONFLICT (contact_id, tag) DO NOTHING")
                       .bind(0, c.id())
                       .bind(1, c.licenseId())
                       .bind(2, tag)
@@ -113,20 +119,35 @@ final class ContactBookStore {
             });
   }
 
-  private static void insert(Handle h, BookContact c) {
-    h.createUpdate(
-            "INSERT INTO book_contact ("
-                + COLUMNS
-                + ") VALUES (:id, :license, :phone, :name, :attributes, :unsubscribedAt,"
-                + " :unsubscribedBy, :createdAt, :updatedAt)")
-        .bindMap(values(c))
-        .execute();
+  /** Inserts {@code c}; false when the license's book has its phone already. */
+  private static boolean insert(Handle h, BookContact c) {
+    return h.createUpdate(
+                "INSERT INTO book_contact ("
+                    + COLUMNS
+                    + ") VALUES (:id, :license, :phone, :name, :attributes, :unsubscribedAt,"
+                    + " :unsubscribedBy, :createdAt, :updatedAt)"
+                    + " ON CONFLICT (license_id, phone) DO NOTHING")
+            .bindMap(values(c))
+            .execute()
+        == 1;
+  }
+
+  private static BookContact withId(BookContact c, long id) {
+    return new BookContact(
+        id,
+        c.licenseId(),
+        c.phone(),
+        c.name(),
+        c.attributes(),
+        c.tags(),
+        c.unsubscribed(),
+        c.createdAt(),
+        c.updatedAt());
   }
 
   private static void update(Handle h, BookContact c) {
     h.createUpdate(
             "UPDATE book_contact SET name = :name, attributes = :attributes,"
-                + " unsubscribed_at = :unsubscribedAt, unsubscribed_by = :unsubscribedBy,"
                 + " updated_at = :updatedAt WHERE id = :id AND license_id = :license")
         .bindMap(values(c))
         .execute();
@@ -167,19 +188,35 @@ final class ContactBookStore {
     if (marked > 0 || find(h, licenseId, phone).isPresent()) {
       return marked > 0;
     }
-    insert(
-        h,
-        new BookContact(
-            newId,
-            licenseId,
-            phone,
-            Optional.empty(),
-            new TreeMap<>(),
-            new TreeSet<>(),
-            Optional.of(how),
-            how.at(),
-            how.at()));
-    return true;
+    return insert(
+            h,
+            new BookContact(
+                newId,
+                licenseId,
+                phone,
+                Optional.empty(),
+                new TreeMap<>(),
+                new TreeSet<>(),
+                Optional.of(how),
+                how.at(),
+                how.at()))
+        || unsubscribe(tx, newId, licenseId, phone, how); // added meanwhile: mark that one
+  }
+
+  /** Subscribes the license's contact {@code phone} again; false when it was not unsubscribed. */
+  boolean resubscribe(long licenseId, String phone, Instant at) {
+    return db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                            "UPDATE book_contact SET unsubscribed_at = NULL, unsubscribed_by ="
+                                + " NULL, updated_at = ? WHERE license_id = ? AND phone = ?"
+                                + " AND unsubscribed_at IS NOT NULL")
+                        .bind(0, at.toEpochMilli())
+                        .bind(1, licenseId)
+                        .bind(2, phone)
+                        .execute()
+                    > 0);
   }
 
   /** Removes the license's contact {@code phone}; false when the book has none. */
