@@ -161,6 +161,25 @@ public final class GowaDriver implements Driver {
     return GowaContent.CAPABILITIES;
   }
 
+  /**
+   * No: GOWA would fetch a caller's {@code *_url} from inside the operator's network, so Kurir
+   * fetches media links itself and uploads the files (docs/decisions.md).
+   */
+  @Override
+  public boolean takesMediaLinks() {
+    return false;
+  }
+
+  /**
+   * The types GOWA takes for a video, an audio or a sticker ({@link GowaContent#PART_TYPES}); any
+   * for the seed families' images and files, which go as before (an image GOWA cannot show as one
+   * as a file).
+   */
+  @Override
+  public Set<String> mediaTypes(String kind) {
+    return GowaContent.PART_TYPES.getOrDefault(kind, Set.of());
+  }
+
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
@@ -565,7 +584,7 @@ public final class GowaDriver implements Driver {
     if (message.carriesOwnContent()) {
       // Kurir's own API: each kind to its route (GowaContent).
       try {
-        own = Optional.of(GowaContent.request(phone, message.content()));
+        own = Optional.of(GowaContent.request(phone, message.content(), message.media()));
       } catch (GowaContent.Unsendable e) {
         return new SendOutcome.Permanent(NETWORK_REFUSED, e.getMessage());
       }
@@ -573,12 +592,7 @@ public final class GowaDriver implements Driver {
     Optional<GowaContent.Request> request = own;
     GowaApi.Reply r;
     try {
-      r =
-          call(
-              () ->
-                  request.isPresent()
-                      ? api.post(slot, request.get().path(), request.get().body())
-                      : post(slot, phone, message));
+      r = call(() -> request.isPresent() ? post(slot, request.get()) : post(slot, phone, message));
     } catch (java.net.ConnectException e) {
       // Nothing reached GOWA: the message waits for it like for a phone that is away.
       return new SendOutcome.DeviceUnavailable();
@@ -678,6 +692,17 @@ public final class GowaDriver implements Driver {
     return picture
         ? api.postMultipart(slot, "/send/image", fields, "image", a.name(), mime, a.path())
         : api.postMultipart(slot, "/send/file", fields, "file", a.name(), mime, a.path());
+  }
+
+  /** A request of Kurir's own API: JSON, or multipart with its file. */
+  private GowaApi.Reply post(String slot, GowaContent.Request request)
+      throws IOException, InterruptedException {
+    if (request.upload().isEmpty()) {
+      return api.post(slot, request.path(), request.body());
+    }
+    GowaContent.Upload u = request.upload().get();
+    return api.postMultipart(
+        slot, request.path(), request.fields(), u.field(), u.fileName(), u.type(), u.path());
   }
 
   /** What a refused send answers, by GOWA's HTTP status and error code. */
