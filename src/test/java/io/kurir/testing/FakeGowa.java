@@ -77,12 +77,15 @@ import java.util.regex.Pattern;
  *       {event, device_id: <JID>, session_id: <slot>, payload}}; {@code message} payloads with
  *       {@code from}/{@code from_lid} as GOWA builds them (a LID sender it knows no phone of has
  *       its LID in both) and {@code chat_id} the chat normalised the same way ({@code chat_lid} the
- *       LID of a LID-addressed chat); media as {@code statics/media/…} paths; {@code message.ack}
- *       with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code chat_id} the
- *       chat and {@code from} who received the message (in a group, the member). No login, logout
- *       or connection event reaches a webhook (GOWA puts them on its websocket only). A delivery
- *       Kurir does not answer 2xx is tried again four times, after 1, 2, 4 and 8 s of real time, as
- *       GOWA's webhook.go does.
+ *       LID of a LID-addressed chat); media as {@code statics/media/…} paths (an audio or a sticker
+ *       always a plain path), replies by {@code replied_to_id}, {@code location}, {@code contact} /
+ *       {@code contacts_array}, and {@code message.reaction} events ({@code reaction}, {@code
+ *       reacted_message_id}), from docs/webhook-payload.md and event_message.go; {@code
+ *       message.ack} with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code
+ *       chat_id} the chat and {@code from} who received the message (in a group, the member). No
+ *       login, logout or connection event reaches a webhook (GOWA puts them on its websocket only).
+ *       A delivery Kurir does not answer 2xx is tried again four times, after 1, 2, 4 and 8 s of
+ *       real time, as GOWA's webhook.go does.
  * </ul>
  *
  * <p>What the phone and WhatsApp do is played by the test: {@link #scan}, {@link
@@ -465,13 +468,109 @@ public final class FakeGowa implements AutoCloseable {
             + extension;
     statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
     ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
-    if (caption.isEmpty()) {
+    if (caption.isEmpty() || field.equals("audio") || field.equals("sticker")) {
+      // buildMediaFields: an audio or a sticker is its path alone (they carry no caption).
       p.put(field, path);
     } else {
       p.put("body", caption);
       p.putObject(field).put("path", path).put("caption", caption);
     }
     return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A media message ({@code field}: {@code image}, {@code video}, {@code video_note}, {@code
+   * audio}, {@code document}, {@code sticker}) replying to {@code repliedToId}: as {@link
+   * #incomingMedia}, with GOWA's {@code replied_to_id} and {@code quoted_body} (event_message.go
+   * buildMessageBody).
+   */
+  public int incomingMediaReply(
+      String slot,
+      String messageId,
+      String fromDigits,
+      String field,
+      String extension,
+      byte[] bytes,
+      String repliedToId) {
+    String path =
+        "statics/media/"
+            + clock.instant().getEpochSecond()
+            + "-"
+            + UUID.randomUUID()
+            + "."
+            + extension;
+    statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    p.put(field, path);
+    p.put("replied_to_id", repliedToId);
+    p.put("quoted_body", "");
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /** A text replying to {@code repliedToId} ({@code replied_to_id}, {@code quoted_body}). */
+  public int incomingReply(
+      String slot, String messageId, String fromDigits, String text, String repliedToId) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    p.put("body", text);
+    p.put("replied_to_id", repliedToId);
+    p.put("quoted_body", "the quoted text");
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A shared location: whatsmeow's {@code LocationMessage} as protojson writes it ({@code
+   * degreesLatitude}, {@code degreesLongitude}, {@code name}, {@code address}),
+   * docs/webhook-payload.md "Location Message".
+   */
+  public int incomingLocation(
+      String slot,
+      String messageId,
+      String fromDigits,
+      double latitude,
+      double longitude,
+      String name,
+      String address) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    ObjectNode l = p.putObject("location");
+    l.put("degreesLatitude", latitude);
+    l.put("degreesLongitude", longitude);
+    l.put("name", name);
+    l.put("address", address);
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * Shared contacts, each {@code {displayName, vcard, phone_number}}: one as {@code contact},
+   * several as {@code contacts_array} (docs/webhook-payload.md "Contact Message", "Contacts Array
+   * Message"). {@code cards} are name, vCard, phone triples.
+   */
+  public int incomingContacts(String slot, String messageId, String fromDigits, String... cards) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    ArrayNode all = JSON.createArrayNode();
+    for (int i = 0; i + 2 < cards.length; i += 3) {
+      ObjectNode c = all.addObject();
+      c.put("displayName", cards[i]);
+      c.put("vcard", cards[i + 1]);
+      c.put("phone_number", cards[i + 2]);
+    }
+    if (all.size() == 1) {
+      p.set("contact", all.get(0));
+    } else {
+      p.set("contacts_array", all);
+    }
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A reaction: event {@code message.reaction}, payload {@code reaction} (the emoji) and {@code
+   * reacted_message_id} beside the message fields (docs/webhook-payload.md "Reaction Message").
+   */
+  public int incomingReaction(
+      String slot, String messageId, String fromDigits, String emoji, String reactedId) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    p.put("reaction", emoji);
+    p.put("reacted_message_id", reactedId);
+    return post(slots.get(slot), "message.reaction", p, null);
   }
 
   /**

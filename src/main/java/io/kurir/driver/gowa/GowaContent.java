@@ -1,10 +1,12 @@
 package io.kurir.driver.gowa;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.content.Content;
 import io.kurir.content.MessageContent;
 import io.kurir.content.MessageKind;
+import io.kurir.content.VCards;
 import io.kurir.driver.Capabilities;
 import io.kurir.driver.OutgoingMessage;
 import java.nio.file.Path;
@@ -232,6 +234,72 @@ final class GowaContent {
       type = "audio/m4a"; // GOWA's name for an MPEG-4 audio part
     }
     return new Upload(field, fileName.isEmpty() ? a.name() : fileName, type, a.path());
+  }
+
+  /**
+   * What an incoming {@code message} payload says beyond its text and file, as GOWA writes it
+   * ({@code docs/webhook-payload.md}, "Special Message Types"; {@code
+   * src/infrastructure/whatsapp/event_message.go} {@code buildOtherMessageTypes}): a {@code
+   * location} or {@code live_location} (whatsmeow's {@code LocationMessage}: {@code
+   * degreesLatitude}, {@code degreesLongitude}, {@code name}, {@code address}), one {@code contact}
+   * or a {@code contacts_array} ({@code {displayName, vcard, phone_number}} each). Empty for
+   * anything else.
+   */
+  static Optional<Content> incomingKind(JsonNode payload) {
+    JsonNode location =
+        payload.path("location").isObject()
+            ? payload.path("location")
+            : payload.path("live_location");
+    if (location.isObject()
+        && location.path("degreesLatitude").isNumber()
+        && location.path("degreesLongitude").isNumber()) {
+      return Optional.of(
+          new Content.Location(
+              location.path("degreesLatitude").asDouble(),
+              location.path("degreesLongitude").asDouble(),
+              location.path("name").asText(""),
+              location.path("address").asText("")));
+    }
+    ArrayNode cards = GowaApi.JSON.createArrayNode();
+    if (payload.path("contact").isObject()) {
+      cards.add(card(payload.path("contact")));
+    }
+    for (JsonNode c : payload.path("contacts_array")) {
+      cards.add(card(c));
+    }
+    return cards.isEmpty() ? Optional.empty() : Optional.of(new Content.Contacts(cards));
+  }
+
+  /** A shared contact as a Cloud API card: its vCard, else its display name and phone. */
+  private static ObjectNode card(JsonNode contact) {
+    ObjectNode card = VCards.card(contact.path("vcard").asText(""));
+    if (card.path("name").path("formatted_name").asText("").isEmpty()) {
+      card.putObject("name").put("formatted_name", contact.path("displayName").asText(""));
+    }
+    String phone = contact.path("phone_number").asText("");
+    if (card.path("phones").isEmpty() && !phone.isEmpty()) {
+      ((ArrayNode) card.path("phones")).addObject().put("phone", phone);
+    }
+    return card;
+  }
+
+  /**
+   * The message an incoming one replies to: GOWA's {@code replied_to_id} (WhatsApp's id of the
+   * quoted message), if any.
+   */
+  static Optional<String> repliedTo(JsonNode payload) {
+    return Optional.of(payload.path("replied_to_id").asText("")).filter(id -> !id.isBlank());
+  }
+
+  /**
+   * A {@code message.reaction} payload as a reaction: {@code reaction} the emoji ("" takes it
+   * away), {@code reacted_message_id} the message it is on ({@code event_message.go}).
+   */
+  static Optional<Content.Reaction> incomingReaction(JsonNode payload) {
+    String on = payload.path("reacted_message_id").asText("");
+    return on.isBlank()
+        ? Optional.empty()
+        : Optional.of(new Content.Reaction(on, payload.path("reaction").asText("")));
   }
 
   /** A message GOWA cannot be asked to send, and why. */

@@ -1084,6 +1084,13 @@ public final class GowaDriver implements Driver {
       }
       String path = m.isTextual() ? m.asText() : m.path("path").asText("");
       String what = field.equals("image") || field.equals("sticker") ? "image" : "file";
+      // The kind the file is kept as: what asContent reads it as (a video note is a video).
+      String kind =
+          switch (field) {
+            case "image", "video", "audio", "sticker" -> field;
+            case "video_note" -> "video";
+            default -> "file";
+          };
       if (path.isBlank()) {
         return new IncomingFile.Lost(what, "GOWA did not download it (auto-download off?)");
       }
@@ -1112,7 +1119,7 @@ public final class GowaDriver implements Driver {
       Path part = file.resolveSibling(file.getFileName() + ".part");
       Files.write(part, bytes);
       Files.move(part, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      return new IncomingFile.Kept(new IncomingMessage.Media(what, mime, file));
+      return new IncomingFile.Kept(new IncomingMessage.Media(kind, mime, file));
     }
     return new IncomingFile.None();
   }

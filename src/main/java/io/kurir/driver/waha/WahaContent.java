@@ -230,7 +230,7 @@ final class WahaContent {
       }
     } else if (vcards.isArray() && !vcards.isEmpty()) {
       ArrayNode cards = WahaApi.JSON.createArrayNode();
-      vcards.forEach(v -> cards.add(card(v.asText(""))));
+      vcards.forEach(v -> cards.add(io.kurir.content.VCards.card(v.asText(""))));
       content = new Content.Contacts(cards);
     } else if (media.isPresent() && media.get().mimeType().startsWith("video/")) {
       content = new Content.Video(MediaSource.NONE, text);
@@ -250,34 +250,6 @@ final class WahaContent {
                       MediaSource.NONE, text, media.get().path().getFileName().toString());
     }
     return Optional.of(new MessageContent(content, replyTo, java.util.List.of()));
-  }
-
-  /** A vCard as a Cloud API contact card: {@code FN} its name, each {@code TEL} a phone. */
-  static ObjectNode card(String vcard) {
-    ObjectNode card = WahaApi.JSON.createObjectNode();
-    ArrayNode phones = card.putArray("phones");
-    String name = "";
-    for (String line : vcard.split("\\r?\\n")) {
-      int colon = line.indexOf(':');
-      if (colon < 0) {
-        continue;
-      }
-      String key = line.substring(0, colon).toUpperCase(java.util.Locale.ROOT);
-      String value = line.substring(colon + 1).strip();
-      if (key.equals("FN")) {
-        name = value.replace("\\,", ",").replace("\\;", ";");
-      } else if (key.startsWith("TEL")) {
-        ObjectNode phone = phones.addObject();
-        phone.put("phone", value);
-        java.util.regex.Matcher waid =
-            java.util.regex.Pattern.compile("waid=(\\d+)").matcher(key.toLowerCase());
-        if (waid.find()) {
-          phone.put("wa_id", waid.group(1));
-        }
-      }
-    }
-    card.putObject("name").put("formatted_name", name);
-    return card;
   }
 
   /** A message WAHA cannot be asked to send, and why. */
