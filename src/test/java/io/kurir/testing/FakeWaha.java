@@ -499,6 +499,19 @@ public final class FakeWaha implements AutoCloseable {
       String mimetype,
       String filename,
       byte[] bytes) {
+    return incomingMediaOfKind(session, messageId, fromDigits, kind, mimetype, filename, bytes, "");
+  }
+
+  /** As the other {@code incomingMediaOfKind}, with {@code caption} as its {@code body}. */
+  public int incomingMediaOfKind(
+      String session,
+      String messageId,
+      String fromDigits,
+      String kind,
+      String mimetype,
+      String filename,
+      byte[] bytes,
+      String caption) {
     Session s = sessions.get(session);
     String file = messageId + "-" + filename;
     files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
@@ -507,7 +520,7 @@ public final class FakeWaha implements AutoCloseable {
     payload.put("timestamp", clock.instant().getEpochSecond());
     payload.put("from", fromDigits + "@c.us");
     payload.put("fromMe", false);
-    payload.put("body", "");
+    payload.put("body", caption);
     payload.put("hasMedia", true);
     ObjectNode media = payload.putObject("media");
     media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
@@ -542,6 +555,23 @@ public final class FakeWaha implements AutoCloseable {
         }
       }
     }
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A text replying to {@code replyToId}: {@code replyTo} with the quoted message's {@code id},
+   * {@code participant} and {@code body} (docs how-to/receive-messages, "replyTo").
+   */
+  public int incomingReply(
+      String session, String messageId, String fromDigits, String text, String replyToId) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", text);
+    payload
+        .putObject("replyTo")
+        .put("id", replyToId)
+        .put("participant", s.me + "@c.us")
+        .put("body", "the quoted text")
+        .put("hasMedia", false);
     return post(s, "message", payload, null);
   }
 
