@@ -1224,6 +1224,7 @@ public final class FakeGowa implements AutoCloseable {
             : field.equals("file") ? maxFileBytes : Long.MAX_VALUE;
     if (file.bytes().length > max) {
       String kind = field.equals("video") ? "video" : "file";
+      String size = humanBytes(max);
       error(
           ex,
           400,
@@ -1231,10 +1232,9 @@ public final class FakeGowa implements AutoCloseable {
           "max "
               + kind
               + " upload is "
-              + max
-              + " B, please upload in cloud and send via text if your file is higher than "
-              + max
-              + " B");
+              + size
+              + ", please upload in cloud and send via text if your file is higher than "
+              + size);
       return;
     }
     ObjectNode fields = JSON.createObjectNode();
@@ -1256,6 +1256,20 @@ public final class FakeGowa implements AutoCloseable {
     }
     String caption = fields.path("caption").asText("");
     send(ex, s, path, phone.text(), caption, file, fields);
+  }
+
+  /**
+   * A size as GOWA writes it in its refusal: go-humanize's {@code Bytes} (SI units: {@code 8 B},
+   * {@code 50 MB}, {@code 1.5 kB}).
+   */
+  static String humanBytes(long n) {
+    if (n < 10) {
+      return n + " B";
+    }
+    String[] sizes = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int e = (int) Math.floor(Math.log(n) / Math.log(1000));
+    double val = Math.floor(n / Math.pow(1000, e) * 10 + 0.5) / 10;
+    return String.format(java.util.Locale.ROOT, val < 10 ? "%.1f %s" : "%.0f %s", val, sizes[e]);
   }
 
   /** The part types GOWA's validations take, by file field (an image: jpg/jpeg/png). */

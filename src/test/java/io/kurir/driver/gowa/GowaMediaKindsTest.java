@@ -248,6 +248,24 @@ class GowaMediaKindsTest {
   }
 
   @Test
+  void aFileOverGowasLimitIsRefusedByGowaAndFailsWithItsWords() throws Exception {
+    try (GowaFixture f = new GowaFixture(dir, "--media.allow-private-addresses=true")) {
+      Device device = f.linked("+6281100029401");
+      f.gowa.mediaLimits(8, 8); // GOWA run with --max-file-size 8 B
+      long id =
+          send(
+              f,
+              device,
+              "{'to':'+6281100029409','type':'document','document':{'link':'"
+                  + base
+                  + "/nota.pdf'}}");
+      f.awaitState(device, id, MessageState.FAILED);
+      assertThat(f.message(device, id).failureReason()).contains(GowaDriver.NETWORK_REFUSED);
+      assertThat(f.gowa.sent()).isEmpty();
+    }
+  }
+
+  @Test
   void aLinkToAnInternalAddressIsNotFetchedNorHandedToGowa() throws Exception {
     try (GowaFixture f = new GowaFixture(dir)) {
       Device device = f.linked("+6281100029301");
