@@ -459,14 +459,7 @@ public final class FakeGowa implements AutoCloseable {
       String caption,
       String extension,
       byte[] bytes) {
-    String path =
-        "statics/media/"
-            + clock.instant().getEpochSecond()
-            + "-"
-            + UUID.randomUUID()
-            + "."
-            + extension;
-    statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
+    String path = mediaFile(extension, bytes);
     ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
     if (caption.isEmpty() || field.equals("audio") || field.equals("sticker")) {
       // buildMediaFields: an audio or a sticker is its path alone (they carry no caption).
@@ -476,6 +469,22 @@ public final class FakeGowa implements AutoCloseable {
       p.putObject(field).put("path", path).put("caption", caption);
     }
     return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A file GOWA downloaded for an incoming message, served under its folder: its path as the
+   * payload names it, {@code statics/media/<seconds>-<uuid>.<extension>}.
+   */
+  private String mediaFile(String extension, byte[] bytes) {
+    String path =
+        "statics/media/"
+            + clock.instant().getEpochSecond()
+            + "-"
+            + UUID.randomUUID()
+            + "."
+            + extension;
+    statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
+    return path;
   }
 
   /**
@@ -492,14 +501,7 @@ public final class FakeGowa implements AutoCloseable {
       String extension,
       byte[] bytes,
       String repliedToId) {
-    String path =
-        "statics/media/"
-            + clock.instant().getEpochSecond()
-            + "-"
-            + UUID.randomUUID()
-            + "."
-            + extension;
-    statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
+    String path = mediaFile(extension, bytes);
     ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
     p.put(field, path);
     p.put("replied_to_id", repliedToId);

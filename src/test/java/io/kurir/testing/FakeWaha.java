@@ -464,6 +464,24 @@ public final class FakeWaha implements AutoCloseable {
       String filename,
       byte[] bytes) {
     Session s = sessions.get(session);
+    ObjectNode payload =
+        mediaPayload(session, messageId, fromDigits, caption, mimetype, filename, bytes);
+    ((ObjectNode) payload.path("media")).put("filename", filename);
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A {@code WAMessage} with a file the engine keeps ({@code media.url} on the engine's own idea of
+   * its address, {@code media.filename} null, as for all but documents).
+   */
+  private ObjectNode mediaPayload(
+      String session,
+      String messageId,
+      String fromDigits,
+      String caption,
+      String mimetype,
+      String filename,
+      byte[] bytes) {
     String file = messageId + "-" + filename;
     files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
     ObjectNode payload = JSON.createObjectNode();
@@ -476,8 +494,8 @@ public final class FakeWaha implements AutoCloseable {
     ObjectNode media = payload.putObject("media");
     media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
     media.put("mimetype", mimetype);
-    media.put("filename", filename);
-    return post(s, "message", payload, null);
+    media.putNull("filename");
+    return payload;
   }
 
   /**
@@ -513,19 +531,8 @@ public final class FakeWaha implements AutoCloseable {
       byte[] bytes,
       String caption) {
     Session s = sessions.get(session);
-    String file = messageId + "-" + filename;
-    files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
-    ObjectNode payload = JSON.createObjectNode();
-    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
-    payload.put("timestamp", clock.instant().getEpochSecond());
-    payload.put("from", fromDigits + "@c.us");
-    payload.put("fromMe", false);
-    payload.put("body", caption);
-    payload.put("hasMedia", true);
-    ObjectNode media = payload.putObject("media");
-    media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
-    media.put("mimetype", mimetype);
-    media.putNull("filename");
+    ObjectNode payload =
+        mediaPayload(session, messageId, fromDigits, caption, mimetype, filename, bytes);
     ObjectNode data = payload.putObject("_data");
     String proto =
         switch (kind) {
