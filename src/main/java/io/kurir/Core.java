@@ -4,6 +4,8 @@ import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.config.Settings;
 import io.kurir.contact.ContactIdentities;
+import io.kurir.contactbook.ContactBook;
+import io.kurir.contactbook.OptOutWords;
 import io.kurir.device.DeviceHolds;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.QueueHolds;
@@ -72,7 +74,8 @@ record Core(
     Schedules schedules,
     Sessions sessions,
     Events events,
-    WebhookSubscriptions webhookSubscriptions) {
+    WebhookSubscriptions webhookSubscriptions,
+    ContactBook contactBook) {
 
   /**
    * Opens the core on {@code db}: every service built, the drivers started and their devices
@@ -171,6 +174,8 @@ record Core(
     tenants.onDeviceChanged(messages::deviceChanged);
     tenants.onDeviceDeleted(messages::deviceDeleted);
     Bots bots = new Bots(db, ids, clock);
+    ContactBook contactBook =
+        new ContactBook(db, ids, clock, phones, new OptOutWords(settings.contacts().optOutWords()));
     MobileCs mobileCs = new MobileCs(db, ids, clock, tenants);
     IncomingMessages incoming =
         new IncomingMessages(
@@ -182,6 +187,7 @@ record Core(
             messages,
             messageWebhooks,
             contacts,
+            contactBook,
             settings.bots().answerInGroups());
     QueueHolds queueHolds = new QueueHolds(deviceHolds, deviceStates, messages, drivers);
     // A held device resumes when its configuration changes (a new token, a fixed number id).
@@ -232,7 +238,8 @@ record Core(
         schedules,
         sessions,
         events,
-        new WebhookSubscriptions(db, ids, clock, urlGuard));
+        new WebhookSubscriptions(db, ids, clock, urlGuard),
+        contactBook);
   }
 
   /**

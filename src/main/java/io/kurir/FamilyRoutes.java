@@ -31,6 +31,7 @@ import io.kurir.driver.SimulatedPhones;
 import io.kurir.health.Health;
 import io.kurir.health.HealthRoutes;
 import io.kurir.media.Uploads;
+import io.kurir.message.Chats;
 import io.kurir.message.MessageHistories;
 import io.kurir.message.MessageSearch;
 import io.kurir.report.Reports;
@@ -102,6 +103,8 @@ final class FamilyRoutes {
             settings.pushAppId(),
             settings.publicUrlIfSet(),
             settings.adminTokenIfSet()));
+    // Conversations, read by Kurir's API and the console alike.
+    Chats chats = new Chats(core.db(), new MessageHistories(core.db()));
     tables.add(
         new ConsoleRoutes(
             new ConsoleDeps(
@@ -125,7 +128,9 @@ final class FamilyRoutes {
                 settings.webhooks().secretOverlap(),
                 settings.adminTokenIfSet(),
                 settings.publicUrlIfSet(),
-                settings.trustedProxies())));
+                settings.trustedProxies(),
+                chats,
+                core.contactBook())));
     RemoteMedia remoteMedia = new RemoteMedia(core.callerMedia(), settings.media().maxKb());
     tables.add(
         new AccountRoutes(
@@ -205,7 +210,9 @@ final class FamilyRoutes {
             core.events(),
             core.webhookSubscriptions(),
             core.clock(),
-            core.drivers()));
+            core.drivers(),
+            chats,
+            core.contactBook()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

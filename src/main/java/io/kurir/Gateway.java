@@ -223,6 +223,11 @@ public final class Gateway implements AutoCloseable {
     return core.messages();
   }
 
+  /** The licenses' contact books (tests read what an import or an opt-out stored). */
+  public io.kurir.contactbook.ContactBook contactBook() {
+    return core.contactBook();
+  }
+
   /** The sweep of unreferenced media files (tests run it at once instead of waiting an hour). */
   public MediaSweep mediaSweep() {
     return core.mediaSweep();

@@ -35,6 +35,7 @@ class LayersTest {
           "media",
           "phone",
           "contact",
+          "contactbook",
           "store",
           "time");
 

@@ -34,6 +34,19 @@ final class InboundMessageStore {
   }
 
   /**
+   * The largest id an incoming message holds (0 when none): incoming and outgoing messages share
+   * one id space (docs/decisions.md, "Conversations"), so the id generator continues above both.
+   */
+  long maxId() {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COALESCE(MAX(id), 0) FROM inbound_message")
+                    .mapTo(Long.class)
+                    .one());
+  }
+
+  /**
    * Stores {@code in} as {@code id}, with the rule's keyword (null for none) and the id of its
    * reply (null for none), in the caller's transaction; false when the device has it already.
    */
@@ -42,8 +55,8 @@ final class InboundMessageStore {
             .createUpdate(
                 "INSERT INTO inbound_message (id, device_id, sender, body, received_at, keyword,"
                     + " reply_message_id, network_id, group_id, media_type, media_path, sender_id,"
-                    + " kind, content)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " kind, content, sender_name)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     + " ON CONFLICT (device_id, network_id) DO NOTHING")
             .bind(0, id)
             .bind(1, in.deviceId())
@@ -61,6 +74,9 @@ final class InboundMessageStore {
             // (a location, a reaction…): a text or a seed-shaped image or file is its columns.
             .bind(12, in.asContent().kind().wireName())
             .bind(13, in.content().map(CloudMessageJson::toStored).orElse(null))
+            // The name the network gave (a direct chat is shown by it), only for one that came
+            // with the message; the incoming webhook's contact_name is unchanged.
+            .bind(14, in.contactName().orElse(null))
             .execute()
         > 0;
   }

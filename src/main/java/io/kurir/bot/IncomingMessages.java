@@ -1,6 +1,7 @@
 package io.kurir.bot;
 
 import io.kurir.contact.ContactIdentities;
+import io.kurir.contactbook.ContactBook;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.IncomingMessage;
 import io.kurir.message.Messages;
@@ -55,6 +56,7 @@ public final class IncomingMessages {
   private final Messages messages;
   private final MessageWebhooks webhooks;
   private final ContactIdentities contacts;
+  private final ContactBook contactBook;
   private final boolean answerInGroups;
   private final Map<String, Deque<Instant>> recentReplies = new ConcurrentHashMap<>();
 
@@ -67,6 +69,7 @@ public final class IncomingMessages {
       Messages messages,
       MessageWebhooks webhooks,
       ContactIdentities contacts,
+      ContactBook contactBook,
       boolean answerInGroups) {
     this.db = db;
     this.inbound = new InboundMessageStore(db);
@@ -77,7 +80,10 @@ public final class IncomingMessages {
     this.messages = messages;
     this.webhooks = webhooks;
     this.contacts = contacts;
+    this.contactBook = contactBook;
     this.answerInGroups = answerInGroups;
+    // One id space with outgoing messages: never an id an incoming message holds already.
+    ids.continueAfter(inbound.maxId());
   }
 
   /**
@@ -185,6 +191,12 @@ public final class IncomingMessages {
             tx, id, in, NO_KEYWORD.equals(keyword) ? null : keyword, replyId);
     if (!inserted) {
       return new Stored(false, false); // delivered twice by the network: stored the first time
+    }
+    if (in.groupId().isEmpty()) {
+      // A reply of STOP (an opt-out word) unsubscribes its sender from the license's campaigns,
+      // in the commit that stores it: a campaign's next send to it is skipped.
+      contactBook.optOutIfAsked(
+          tx, tenants.device(in.deviceId()).licenseId(), in.senderE164(), in.text(), in.at());
     }
     // A sender with no known phone is named by the network id, as the network gave it, and its
     // kind: what a receiver replies to (a send to an id the device knows is accepted).

@@ -66,6 +66,7 @@ public record Settings(
     String publicUrl,
     String callbackUrl,
     Bots bots,
+    Contacts contacts,
     Limits limits,
     Tls tls,
     Metrics metrics,
@@ -162,6 +163,16 @@ public record Settings(
   public record Bots(boolean answerInGroups) {}
 
   /**
+   * @param optOutWords the words that, replied alone (any case, final punctuation ignored),
+   *     unsubscribe the sender from the license's campaigns
+   */
+  public record Contacts(List<String> optOutWords) {
+    public Contacts {
+      optOutWords = List.copyOf(optOutWords);
+    }
+  }
+
+  /**
    * @param retryFor how long a delivery that keeps failing is tried again before it is dead
    * @param timeout connect and answer timeout of one delivery
    * @param secretOverlap how long a rotated webhook secret still signs deliveries
@@ -247,6 +258,7 @@ public record Settings(
         publicUrl,
         callbackUrl,
         bots,
+        contacts,
         limits,
         tls,
         metrics,

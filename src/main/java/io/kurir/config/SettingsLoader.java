@@ -86,6 +86,8 @@ public final class SettingsLoader {
           new Definition("public.url", "", ""),
           new Definition("public.callback-url", "", ""),
           new Definition("bots.answer-in-groups", "false", "false"),
+          // Indonesian customers write BERHENTI as often as STOP; both are careful defaults.
+          new Definition("contacts.opt-out-words", "STOP,BERHENTI", "STOP,BERHENTI"),
           // Generous: they stop floods, not customers; the gateway's own machine is exempt.
           new Definition("limits.per-key", "100/s", "100/s"),
           new Definition("limits.per-key-burst", "2000", "2000"),
@@ -408,6 +410,15 @@ public final class SettingsLoader {
     if (pushAppIds.isEmpty()) {
       problems.add("push.app-ids: must name at least one app id");
     }
+    List<String> optOutWords = new ArrayList<>();
+    for (String word : v.get("contacts.opt-out-words").split(",")) {
+      if (word.strip().length() > 32 || word.strip().contains(" ")) {
+        problems.add(
+            "contacts.opt-out-words: '" + word.strip() + "' is not one word of at most 32 letters");
+      } else if (!word.isBlank() && !optOutWords.contains(word.strip())) {
+        optOutWords.add(word.strip());
+      }
+    }
     String publicUrl = v.get("public.url").strip();
     if (!publicUrl.isEmpty() && !publicUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
       problems.add(
@@ -484,6 +495,7 @@ public final class SettingsLoader {
         publicUrl.replaceAll("/+$", ""),
         callbackUrl.replaceAll("/+$", ""),
         new Settings.Bots(r.bool("bots.answer-in-groups")),
+        new Settings.Contacts(optOutWords),
         limits,
         tls,
         metrics,

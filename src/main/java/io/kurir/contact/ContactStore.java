@@ -73,8 +73,9 @@ final class ContactStore {
 
   /**
    * Records {@code phone} behind {@code id} and shows it in the rows that showed the id so far (the
-   * incoming messages it wrote, the messages sent to it), in one transaction. Nothing is written
-   * when the phone was known already: drivers teach the same pair again and again.
+   * incoming messages it wrote, the messages sent to it, its chat's read mark), in one transaction.
+   * Nothing is written when the phone was known already: drivers teach the same pair again and
+   * again.
    */
   void learn(long deviceId, String phone, ContactId id, Instant at) {
     if (phoneOf(deviceId, id.address()).filter(phone::equals).isPresent()) {
@@ -99,6 +100,21 @@ final class ContactStore {
                   .bind(0, phone)
                   .bind(1, deviceId)
                   .bind(2, id.address())
+                  .execute();
+              // The chat's read mark follows its messages to the phone's chat (kept as it is when
+              // the phone's chat has a mark already).
+              h.createUpdate(
+                      "UPDATE chat_read SET chat = ? WHERE device_id = ? AND chat = ? AND NOT EXISTS"
+                          + " (SELECT 1 FROM chat_read r WHERE r.device_id = ? AND r.chat = ?)")
+                  .bind(0, phone)
+                  .bind(1, deviceId)
+                  .bind(2, id.address())
+                  .bind(3, deviceId)
+                  .bind(4, phone)
+                  .execute();
+              h.createUpdate("DELETE FROM chat_read WHERE device_id = ? AND chat = ?")
+                  .bind(0, deviceId)
+                  .bind(1, id.address())
                   .execute();
               // A message still queued for the id goes to the phone too: replies reach the
               // number when it is known.

@@ -1,5 +1,6 @@
 package io.kurir.message;
 
+import io.kurir.content.MessageContent;
 import io.kurir.store.Database;
 import java.time.Instant;
 import java.util.List;
@@ -23,13 +24,33 @@ public final class MessageHistories {
     this.store = new MessageHistoryStore(db);
   }
 
+  /** A message of either direction, as a chat lists them: its id is one of one id space. */
+  public sealed interface Entry permits Outgoing, Incoming {
+    /** The message's id (an outgoing message's, or an incoming one's: they never collide). */
+    long messageId();
+  }
+
   /**
    * A message sent from one of the devices in {@code deviceIds}, with the network's id and its
    * states, oldest first.
    */
-  public record Outgoing(Message message, Optional<String> networkId, List<MessageEvent> events) {}
+  public record Outgoing(Message message, Optional<String> networkId, List<MessageEvent> events)
+      implements Entry {
+    @Override
+    public long messageId() {
+      return message.id();
+    }
+  }
 
-  /** A message received by a device. */
+  /**
+   * A message received by a device.
+   *
+   * @param from who wrote it: the phone when known, else the network's id of them
+   * @param content what it says: its stored kind and content (since V42), else, for older rows, a
+   *     text or the image or document it kept
+   * @param senderName the name the network gave with it, if any
+   * @param mediaKept whether its file is still kept (not yet released by the retention sweep)
+   */
   public record Incoming(
       long id,
       long deviceId,
@@ -38,7 +59,16 @@ public final class MessageHistories {
       Instant receivedAt,
       Optional<String> networkId,
       Optional<String> groupId,
-      Optional<String> mediaType) {}
+      Optional<String> mediaType,
+      MessageContent content,
+      Optional<String> senderName,
+      boolean mediaKept)
+      implements Entry {
+    @Override
+    public long messageId() {
+      return id;
+    }
+  }
 
   /**
    * What a page lists: messages of {@code deviceIds} in {@code state} (any when empty), created at
@@ -53,6 +83,11 @@ public final class MessageHistories {
     public Filter {
       deviceIds = Set.copyOf(deviceIds);
     }
+  }
+
+  /** The SQL of these reads, which {@link Chats} shares. */
+  MessageHistoryStore store() {
+    return store;
   }
 
   /** Message {@code id} if one of {@code deviceIds} sent it. */

@@ -1,5 +1,10 @@
 package io.kurir.message;
 
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.Content;
+import io.kurir.content.MediaSource;
+import io.kurir.content.MessageContent;
+import io.kurir.content.SeedContent;
 import io.kurir.store.Database;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -107,14 +112,14 @@ final class MessageHistoryStore {
     q.bind("limit", limit);
   }
 
-  private record Row(Message message, Optional<String> networkId) {}
+  record Row(Message message, Optional<String> networkId) {}
 
-  private static Optional<String> networkId(ResultSet rs) throws SQLException {
+  static Optional<String> networkId(ResultSet rs) throws SQLException {
     return Optional.ofNullable(rs.getString("network_id"));
   }
 
   /** The rows with their states, read in one query, oldest state first. */
-  private List<MessageHistories.Outgoing> withEvents(Handle h, List<Row> rows) {
+  List<MessageHistories.Outgoing> withEvents(Handle h, List<Row> rows) {
     if (rows.isEmpty()) {
       return List.of();
     }
@@ -146,15 +151,56 @@ final class MessageHistoryStore {
         .toList();
   }
 
-  private static MessageHistories.Incoming incoming(ResultSet rs) throws SQLException {
+  /** An {@code inbound_message} row read whole (package-private: chats read the same rows). */
+  static MessageHistories.Incoming incoming(ResultSet rs) throws SQLException {
+    Optional<String> mediaType = Optional.ofNullable(rs.getString("media_type"));
+    String mediaPath = rs.getString("media_path");
+    String body = rs.getString("body");
+    String stored = rs.getString("content");
+    String kind = rs.getString("kind");
+    // Rows of every kind keep their content since V42 (a text, or an image or file reported by
+    // its media alone, keeps its columns); older rows read as text, or as the image or document
+    // they kept.
+    MessageContent content;
+    if (stored != null) {
+      content = CloudMessageJson.fromStored(stored);
+    } else if (kind != null && !kind.equals("text") && !SeedContent.isSeedKind(kind)) {
+      content = MessageContent.of(mediaOnly(kind, body, mediaPath));
+    } else if (mediaType.isPresent()) {
+      content =
+          MessageContent.of(
+              mediaType.get().startsWith("image/")
+                  ? new Content.Image(MediaSource.NONE, body)
+                  : new Content.Document(MediaSource.NONE, body, fileName(mediaPath)));
+    } else {
+      content = MessageContent.of(new Content.Text(body, false));
+    }
     return new MessageHistories.Incoming(
         rs.getLong("id"),
         rs.getLong("device_id"),
         rs.getString("sender"),
-        rs.getString("body"),
+        body,
         Instant.ofEpochMilli(rs.getLong("received_at")),
         Optional.ofNullable(rs.getString("network_id")),
         Optional.ofNullable(rs.getString("group_id")),
-        Optional.ofNullable(rs.getString("media_type")));
+        mediaType,
+        content,
+        Optional.ofNullable(rs.getString("sender_name")),
+        mediaPath != null);
+  }
+
+  /** A media kind reported by its file alone (its content names no source), as the driver did. */
+  private static Content mediaOnly(String kind, String caption, String mediaPath) {
+    return switch (kind) {
+      case "video" -> new Content.Video(MediaSource.NONE, caption);
+      case "audio" -> new Content.Audio(MediaSource.NONE, false);
+      case "sticker" -> new Content.Sticker(MediaSource.NONE, false);
+      case "document" -> new Content.Document(MediaSource.NONE, caption, fileName(mediaPath));
+      default -> new Content.Image(MediaSource.NONE, caption);
+    };
+  }
+
+  private static String fileName(String path) {
+    return path == null ? "" : java.nio.file.Path.of(path).getFileName().toString();
   }
 }

@@ -3,8 +3,10 @@ package io.kurir.api.console;
 import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
+import io.kurir.contactbook.ContactBook;
 import io.kurir.device.Sessions;
 import io.kurir.media.SafeFetcher;
+import io.kurir.message.Chats;
 import io.kurir.message.MessageSearch;
 import io.kurir.message.Messages;
 import io.kurir.message.Sends;
@@ -30,6 +32,7 @@ import java.util.function.Predicate;
  * @param adminToken the operators' token; without one only customers can sign in
  * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
  * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
+ * @param chats the devices' conversations (the conversations page)
  */
 public record ConsoleDeps(
     Tenants tenants,
@@ -52,7 +55,9 @@ public record ConsoleDeps(
     Duration webhookSecretOverlap,
     Optional<String> adminToken,
     Optional<String> publicUrl,
-    List<String> trustedProxies) {
+    List<String> trustedProxies,
+    Chats chats,
+    ContactBook contactBook) {
 
   /**
    * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:

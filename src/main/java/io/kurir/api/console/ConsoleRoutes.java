@@ -15,6 +15,7 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.contactbook.ContactRefused;
 import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -48,8 +49,12 @@ public final class ConsoleRoutes implements RouteTable {
   private final WebhookPages webhooks;
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
+  private final ContactPages contacts;
   private final SchedulePages schedules;
   private final CustomerPages customer;
+  private final ChatPages chats;
+  private final ChatPages.Side operatorChats;
+  private final ChatPages.Side customerChats;
 
   public ConsoleRoutes(ConsoleDeps deps) {
     this.deps = deps;
@@ -60,8 +65,13 @@ public final class ConsoleRoutes implements RouteTable {
     this.webhooks = new WebhookPages(deps);
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
+    this.contacts = new ContactPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
+    this.chats = new ChatPages(deps);
+    this.operatorChats =
+        new ChatPages.Side("/console/devices/", (ctx, v) -> deps.tenants().device(Pages.id(ctx)));
+    this.customerChats = new ChatPages.Side("/console/my/devices/", customer::own);
   }
 
   @Override
@@ -82,6 +92,11 @@ public final class ConsoleRoutes implements RouteTable {
       DevicePages.refusals(ErrorCatalogue.builderWithoutCommon().addAll(AdminRoutes.ERRORS))
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
+          .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
+          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
+          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
+          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
+          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
           .build();
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
@@ -145,6 +160,32 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/devices/{id}/schedule", operator(form(devices::schedule, devices::operatorPage)));
 
+    // Conversations of a device, for operators and for customers (their own devices).
+    r.get("/console/devices/{id}/chats", operator((c, v) -> chats.list(c, v, operatorChats)));
+    r.get(
+        "/console/devices/{id}/chats/{chat}", operator((c, v) -> chats.chat(c, v, operatorChats)));
+    r.post(
+        "/console/devices/{id}/chats/{chat}/reply",
+        operator(
+            form(
+                (c, v) -> chats.reply(c, v, operatorChats),
+                (c, v) -> chats.chat(c, v, operatorChats))));
+    r.get(
+        "/console/devices/{id}/media/{message}",
+        operator((c, v) -> chats.media(c, v, operatorChats)));
+    r.get("/console/my/devices/{id}/chats", customer((c, v) -> chats.list(c, v, customerChats)));
+    r.get(
+        "/console/my/devices/{id}/chats/{chat}",
+        customer((c, v) -> chats.chat(c, v, customerChats)));
+    r.post(
+        "/console/my/devices/{id}/chats/{chat}/reply",
+        customer(
+            form(
+                (c, v) -> chats.reply(c, v, customerChats),
+                (c, v) -> chats.chat(c, v, customerChats))));
+    r.get(
+        "/console/my/devices/{id}/media/{message}",
+        customer((c, v) -> chats.media(c, v, customerChats)));
     r.get("/console/messages", operator(messages::search));
     r.get("/console/messages/{id}", operator(messages::show));
     r.get("/console/messages/{id}/history", operator(messages::history));
@@ -158,6 +199,20 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/licenses/{id}/auto-replies/{rule}/delete",
         operator(form(autoReplies::delete, autoReplies::list)));
+    r.get("/console/licenses/{id}/contacts", operator(contacts::list));
+    r.get("/console/licenses/{id}/contacts/export", operator(contacts::export));
+    r.post(
+        "/console/licenses/{id}/contacts/import",
+        operator(form(contacts::importCsv, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/unsubscribe",
+        operator(form(contacts::unsubscribe, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/resubscribe",
+        operator(form(contacts::resubscribe, contacts::list)));
+    r.post(
+        "/console/licenses/{id}/contacts/{phone}/delete",
+        operator(form(contacts::delete, contacts::list)));
     r.get("/console/schedules", operator(schedules::list));
     r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 

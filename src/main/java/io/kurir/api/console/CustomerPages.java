@@ -110,7 +110,7 @@ final class CustomerPages {
   record Script(Optional<String> guessedUrl, String script, String back) {}
 
   /** The device in the path, if it is one of the customer's license; else "not found". */
-  private Device own(Context ctx, ConsoleRoutes.Viewer v) {
+  Device own(Context ctx, ConsoleRoutes.Viewer v) {
     long id = Pages.id(ctx);
     return deps.tenants().devices().stream()
         .filter(d -> d.id() == id && d.licenseId() == v.licenseId())

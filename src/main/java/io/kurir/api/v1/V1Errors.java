@@ -2,6 +2,7 @@ package io.kurir.api.v1;
 
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
+import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.webhook.SubscriptionRefused;
@@ -36,6 +37,12 @@ final class V1Errors {
           .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
           .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
           .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
+          // The contact book (/v1/contacts).
+          .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
+          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
+          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
+          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
+          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

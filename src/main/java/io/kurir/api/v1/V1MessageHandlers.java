@@ -115,11 +115,11 @@ final class V1MessageHandlers {
         .orElseThrow(() -> new ApiException(404, "device_not_found", "no device " + d));
   }
 
-  private static Optional<String> query(Context ctx, String name) {
+  static Optional<String> query(Context ctx, String name) {
     return Optional.ofNullable(ctx.queryParam(name)).map(String::strip).filter(s -> !s.isEmpty());
   }
 
-  private static int limit(Context ctx) {
+  static int limit(Context ctx) {
     Optional<String> given = query(ctx, "limit");
     if (given.isEmpty()) {
       return DEFAULT_PAGE;
@@ -162,7 +162,7 @@ final class V1MessageHandlers {
         .encodeToString((direction + ":" + id).getBytes(StandardCharsets.UTF_8));
   }
 
-  private static long cursor(String cursor, String direction) {
+  static long cursor(String cursor, String direction) {
     try {
       String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
       if (text.startsWith(direction + ":")
@@ -214,6 +214,9 @@ final class V1MessageHandlers {
       statuses.add(s);
     }
     v.put("statuses", statuses);
+    if (m.media().isPresent()) {
+      v.put("media_link", "/v1/media/" + m.id());
+    }
     return v;
   }
 
@@ -239,29 +242,40 @@ final class V1MessageHandlers {
     v.put(type, content);
   }
 
-  /** A received message: who sent it, its text, and the kind of its media, if any. */
+  /**
+   * A received message: who sent it (its name when the network gave one), its group, and what it
+   * says as the Cloud API's message object ({@code type} and the kind's object, {@code context} for
+   * a reply). A media kind's object names its file by {@code id} (the message's id, as {@code GET
+   * /v1/media/{id}} takes it) and {@code media_link} is that route.
+   */
   static Map<String, Object> view(MessageHistories.Incoming i) {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("id", Long.toString(i.id()));
     v.put("direction", "in");
     v.put("device", Long.toString(i.deviceId()));
     v.put("from", i.from());
+    i.senderName().ifPresent(n -> v.put("from_name", n));
     i.groupId().ifPresent(g -> v.put("group_id", g));
-    String type =
-        i.mediaType().map(t -> t.startsWith("image/") ? "image" : "document").orElse("text");
+    io.kurir.content.MessageContent c = i.content();
+    String type = c.kind().wireName();
     v.put("type", type);
-    Map<String, Object> content = new LinkedHashMap<>();
-    if (type.equals("text")) {
-      content.put("body", i.body());
-    } else {
-      if (!i.body().isEmpty()) {
-        content.put("caption", i.body());
-      }
-      content.put("mime_type", i.mediaType().orElseThrow());
+    com.fasterxml.jackson.databind.JsonNode object =
+        io.kurir.content.CloudMessageJson.writeObject(c.content());
+    if (i.mediaType().isPresent() && object.isObject()) {
+      com.fasterxml.jackson.databind.node.ObjectNode media =
+          ((com.fasterxml.jackson.databind.node.ObjectNode) object).deepCopy();
+      media.remove("link");
+      media.put("id", Long.toString(i.id()));
+      media.put("mime_type", i.mediaType().get());
+      object = media;
     }
-    v.put(type, content);
+    v.put(type, object);
+    c.replyTo().ifPresent(r -> v.put("context", Map.of("message_id", r)));
     i.networkId().ifPresent(n -> v.put("network_id", n));
     v.put("received_at", i.receivedAt().toString());
+    if (i.mediaType().isPresent()) {
+      v.put("media_link", "/v1/media/" + i.id());
+    }
     return v;
   }
 

@@ -10,8 +10,10 @@ import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
 import io.kurir.contact.ContactIdentities;
+import io.kurir.contactbook.ContactBook;
 import io.kurir.device.DeviceStates;
 import io.kurir.driver.Drivers;
+import io.kurir.message.Chats;
 import io.kurir.message.MessageHistories;
 import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
@@ -39,6 +41,8 @@ public final class V1Routes implements RouteTable {
   private final V1EventHandlers events;
   private final V1WebhookHandlers webhooks;
   private final V1SendHandler send;
+  private final V1ChatHandlers chats;
+  private final V1ContactHandlers contactBook;
 
   public V1Routes(
       Tenants tenants,
@@ -51,13 +55,17 @@ public final class V1Routes implements RouteTable {
       Events eventLog,
       WebhookSubscriptions subscriptions,
       Clock clock,
-      Drivers drivers) {
+      Drivers drivers,
+      Chats conversations,
+      ContactBook book) {
     this.tenants = tenants;
     this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
     this.messages = new V1MessageHandlers(tenants, histories);
     this.devices = new V1DeviceHandlers(tenants, states, drivers);
     this.events = new V1EventHandlers(eventLog, clock);
     this.webhooks = new V1WebhookHandlers(subscriptions);
+    this.chats = new V1ChatHandlers(tenants, conversations, phones, contacts, send::device);
+    this.contactBook = new V1ContactHandlers(book);
   }
 
   @Override
@@ -80,6 +88,10 @@ public final class V1Routes implements RouteTable {
     r.post("/v1/messages", requireScope(ApiScope.SEND, send::send));
     r.get("/v1/messages", requireScope(ApiScope.READ, messages::list));
     r.get("/v1/messages/{id}", requireScope(ApiScope.READ, messages::one));
+    // Conversations: a device's chats, a chat's messages in and out, a message's file.
+    r.get("/v1/chats", requireScope(ApiScope.READ, chats::list));
+    r.get("/v1/chats/{chat}/messages", requireScope(ApiScope.READ, chats::messages));
+    r.get("/v1/media/{id}", requireScope(ApiScope.READ, chats::media));
     r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));
     r.get("/v1/devices/{id}", requireScope(ApiScope.READ, devices::one));
     // Events: the pull API and the SSE stream (by Accept) over one log; subscriptions.
@@ -87,6 +99,15 @@ public final class V1Routes implements RouteTable {
     r.post("/v1/webhooks", requireScope(ApiScope.WEBHOOKS, webhooks::create));
     r.get("/v1/webhooks", requireScope(ApiScope.WEBHOOKS, webhooks::list));
     r.delete("/v1/webhooks/{id}", requireScope(ApiScope.WEBHOOKS, webhooks::remove));
+    // The license's contact book; the fixed paths before /v1/contacts/{phone}.
+    r.post("/v1/contacts/import", requireScope(ApiScope.CONTACTS, contactBook::importCsv));
+    r.get("/v1/contacts/export", requireScope(ApiScope.CONTACTS, contactBook::export));
+    r.get("/v1/contacts/tags", requireScope(ApiScope.CONTACTS, contactBook::tags));
+    r.get("/v1/contacts", requireScope(ApiScope.CONTACTS, contactBook::list));
+    r.post("/v1/contacts", requireScope(ApiScope.CONTACTS, contactBook::put));
+    r.get("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::one));
+    r.patch("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::patch));
+    r.delete("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::remove));
   }
 
   /**

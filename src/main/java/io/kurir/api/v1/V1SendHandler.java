@@ -145,7 +145,7 @@ final class V1SendHandler {
    * The device to send from: a device key's own (naming another is refused), else the license's
    * device that {@code named} names by id or number, or its only one.
    */
-  private Device device(ApiCaller caller, Optional<String> named) {
+  Device device(ApiCaller caller, Optional<String> named) {
     if (caller.device().isPresent()) {
       Device own = caller.device().get();
       if (named.isPresent() && !names(own, named.get())) {

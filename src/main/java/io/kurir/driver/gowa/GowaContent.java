@@ -18,9 +18,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A message of Kurir's own API as GOWA's JSON send routes take it ({@code
- * aldinokemal/go-whatsapp-web-multidevice} at {@code 51f7b19}: docs/openapi.yaml, {@code
- * src/domains/send}, {@code src/domains/message}, {@code src/validations}): a text to {@code
+ * A message of Kurir's own API as GOWA's send routes take it, and what its webhook says of one
+ * received ({@code aldinokemal/go-whatsapp-web-multidevice} at {@code 51f7b19}: docs/openapi.yaml,
+ * {@code src/domains/send}, {@code src/domains/message}, {@code src/validations}): a text to {@code
  * /send/message} ({@code phone}, {@code message}, {@code reply_message_id}, {@code mentions}), a
  * location to {@code /send/location} ({@code latitude}, {@code longitude}: strings, checked as
  * coordinates), one contact to {@code /send/contact} ({@code contact_name}, {@code contact_phone},

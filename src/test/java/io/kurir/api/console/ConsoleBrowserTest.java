@@ -205,6 +205,56 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void anOperatorImportsASpreadsheetAfterItsPreviewAndUnsubscribesAContact(@TempDir Path files)
+      throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String siti = Numbers.fresh();
+    String budi = Numbers.fresh();
+    // As a spreadsheet with Indonesian settings saves it: semicolons, national numbers.
+    Path csv = files.resolve("murid.csv");
+    java.nio.file.Files.writeString(
+        csv,
+        "Nama;No HP;Tags;Kelas\r\nSiti;"
+            + Numbers.national(siti)
+            + ";parents;7A\r\nBudi;"
+            + Numbers.national(budi)
+            + ";parents;7B\r\nSalah;123;parents;7C\r\n");
+    signInAsOperator();
+    open("/console/licenses");
+    click(
+        page.findElement(
+            By.xpath("//a[@href='/console/licenses/" + device.licenseId() + "/contacts']")));
+    assertThat(find("main").getText()).contains("No contact yet.");
+
+    find("main form input[name=file]").sendKeys(csv.toString());
+    submit("Preview the import");
+    assertThat(find("[data-testid=import-report]").getText())
+        .contains("Would import: 2 new")
+        .contains("1 of 3 rows refused");
+    assertThat(find("[data-testid=refused-rows]").getText()).contains("4").contains("'123'");
+    browser.screenshot("20-contacts-import-preview");
+    assertThat(kurir.gateway().contactBook().counts(device.licenseId()).contacts()).isZero();
+
+    submit("Import 2 contacts");
+    assertThat(find("[data-testid=import-report]").getText()).contains("Imported: 2 new");
+    click(page.findElement(By.linkText("Back to the contacts")));
+    String table = find("[data-testid=contacts]").getText();
+    assertThat(table).contains(siti).contains("Budi").contains("kelas: 7B");
+    browser.screenshot("21-contacts");
+
+    WebElement row = page.findElement(By.xpath("//tr[td[normalize-space()='" + siti + "']]"));
+    WebElement before = find("main");
+    row.findElement(By.xpath(".//button[normalize-space()='Unsubscribe']")).click();
+    page.switchTo().alert().accept();
+    waitUpTo(10).until(d -> replaced(before));
+    assertThat(page.findElement(By.xpath("//tr[td[normalize-space()='" + siti + "']]")).getText())
+        .contains("unsubscribed")
+        .contains("console");
+    assertThat(kurir.gateway().contactBook().get(device.licenseId(), siti).isUnsubscribed())
+        .isTrue();
+  }
+
+  @Test
   void anOperatorReplaysADeadWebhookOnceItsReceiverIsBack() throws Exception {
     Device device = kurir.newDevice(Numbers.fresh(), true);
     receiver.answer(500, "{\"error\": \"database is down\"}");
@@ -425,5 +475,88 @@ class ConsoleBrowserTest {
     } finally {
       browser.resize(1280, 1000);
     }
+  }
+
+  @Test
+  void aCustomerReadsAConversationSeesItsImageAndReplies() throws Exception {
+    Device mine = kurir.newDevice(Numbers.fresh(), true);
+    String ani = Numbers.fresh();
+    incoming(
+        mine,
+        "{\"from\":\""
+            + ani
+            + "\",\"name\":\"Ani\",\"type\":\"text\",\"text\":{\"body\":\"Is this in stock?\"}}");
+    Path picture =
+        kurir.dir().resolve("data").resolve("media").resolve("shelf-" + mine.id() + ".png");
+    java.nio.file.Files.createDirectories(picture.getParent());
+    // A picture the browser can draw (TestFiles.PNG is only a PNG's signature).
+    java.awt.image.BufferedImage drawn =
+        new java.awt.image.BufferedImage(40, 30, java.awt.image.BufferedImage.TYPE_INT_RGB);
+    javax.imageio.ImageIO.write(drawn, "png", picture.toFile());
+    kurir
+        .sandbox()
+        .injectIncoming(
+            new io.kurir.driver.IncomingMessage(
+                mine.id(),
+                java.util.Optional.of("SHELF-" + mine.id()),
+                ani,
+                java.util.Optional.empty(),
+                "This one",
+                java.util.Optional.of(
+                    new io.kurir.driver.IncomingMessage.Media("image", "image/png", picture)),
+                java.time.Instant.now()));
+    incoming(
+        mine,
+        "{\"from\":\""
+            + ani
+            + "\",\"type\":\"location\",\"location\":{\"latitude\":-6.2,\"longitude\":106.8,"
+            + "\"name\":\"Monas\"}}");
+    Eventually.until("three received", () -> kurir.storedIncoming(mine.id()) == 3);
+
+    open("/console/sign-in");
+    find("form input[value=customer] ~ label input[name=secret]")
+        .sendKeys(kurir.licenseOf(mine).code());
+    click(find("#customer-sign-in"));
+    click(page.findElement(By.linkText(mine.number())));
+    click(find("[data-testid=chats-link]"));
+    assertThat(find("[data-testid=chat]").getText()).contains("Ani").contains("Monas");
+    assertThat(find("[data-testid=unread]").getText()).isEqualTo("3");
+    browser.screenshot("21-conversations");
+
+    click(page.findElement(By.linkText("Ani")));
+    assertThat(find("[data-testid=message-text]").getText()).contains("Is this in stock?");
+    assertThat(find("[data-testid=message-location]").getText()).contains("Monas");
+    WebElement image = find("[data-testid=chat-image]");
+    waitUpTo(10)
+        .until(
+            d ->
+                Boolean.TRUE.equals(
+                    page.executeScript(
+                        "return arguments[0].complete && arguments[0].naturalWidth > 0", image)));
+    assertThat(find("[data-testid=message-image]").getText()).contains("This one");
+    fill("text", "Yes, two left");
+    submit("Send reply");
+    Eventually.until(
+        "the reply reached the customer's phone",
+        () ->
+            kurir.sandbox().inbox(ani).stream()
+                .anyMatch(m -> m.kind().equals("text") && m.text().equals("Yes, two left")));
+    assertThat(find("[data-testid=chat-messages]").getText()).contains("Yes, two left");
+    browser.screenshot("22-conversation-replied");
+
+    // Read and answered: nothing unread any more.
+    click(page.findElement(By.linkText("All chats")));
+    assertThat(page.findElements(By.cssSelector("[data-testid=unread]"))).isEmpty();
+  }
+
+  private void incoming(Device device, String json) {
+    TestGateway.Reply r =
+        kurir.post(
+            "/sandbox/devices/" + device.id() + "/incoming",
+            json,
+            "application/json",
+            "Authorization",
+            "Bearer " + TestGateway.ADMIN_TOKEN);
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
   }
 }

@@ -128,6 +128,7 @@ class OpenApiExchangesTest {
     driverWebhooks();
     v1Api();
     v1Events();
+    v1Contacts();
     graphDoor();
 
     // Every documented operation was called, and all but a few answered a success.
@@ -760,6 +761,44 @@ class OpenApiExchangesTest {
     refused("DELETE", "/v1/webhooks/1", null, bearer);
   }
 
+  /** The contact book: an import and its preview, the book read and exported, one contact. */
+  private void v1Contacts() throws Exception {
+    String bearer =
+        "Bearer "
+            + kurir
+                .gateway()
+                .tenants()
+                .apiKeys()
+                .create(
+                    Long.parseLong(licenseId),
+                    "docs",
+                    java.util.Set.of(io.kurir.tenant.ApiScope.CONTACTS))
+                .key()
+                .orElseThrow();
+    String csv = "phone,name,tags,kelas\n081234567890,Siti,parents;7a,7A\n12,Nobody,,\n";
+    canonical("POST", "/v1/contacts/import?preview=true", new Csv(csv), bearer);
+    canonical("POST", "/v1/contacts/import", new Csv(csv), bearer);
+    refused("POST", "/v1/contacts/import", new Csv("name\nSiti\n"), bearer);
+    canonical("GET", "/v1/contacts?tag=parents&limit=10", null, bearer);
+    refused("GET", "/v1/contacts?cursor=x", null, bearer);
+    canonical("GET", "/v1/contacts/tags", null, bearer);
+    canonical("GET", "/v1/contacts/export", null, bearer);
+    canonical(
+        "POST",
+        "/v1/contacts",
+        Map.of("phone", "081234567891", "name", "Rina", "tags", List.of("vip")),
+        bearer);
+    refused("POST", "/v1/contacts", Map.of("phone", "12"), bearer);
+    canonical("GET", "/v1/contacts/+6281234567891", null, bearer);
+    canonical("PATCH", "/v1/contacts/+6281234567891", Map.of("unsubscribed", true), bearer);
+    refused("PATCH", "/v1/contacts/+6281234567891", Map.of("phone", "1"), bearer);
+    canonical("DELETE", "/v1/contacts/+6281234567891", null, bearer);
+    refused("GET", "/v1/contacts/+6281234567891", null, bearer);
+  }
+
+  /** A CSV body, posted as {@code text/csv}. */
+  private record Csv(String text) {}
+
   /** The Cloud API's door: a send, a refused read mark, media uploaded, described, fetched. */
   private void graphDoor() throws Exception {
     String bearer = "Bearer " + key;
@@ -827,6 +866,9 @@ class OpenApiExchangesTest {
     reached.add(method + " " + template(method, path));
     if (body instanceof Form f) {
       return kurir.post(path, f.encoded(), "application/x-www-form-urlencoded", h);
+    }
+    if (body instanceof Csv c) {
+      return kurir.post(path, c.text(), "text/csv", h);
     }
     String text;
     try {
@@ -951,11 +993,14 @@ class OpenApiExchangesTest {
                 bearer))
             .get("id")
             .asText();
-    canonical(
-        "POST",
-        "/v1/messages?wait=10s",
-        json("device", number, "to", to, "type", "image", "image", json("link", png)),
-        bearer);
+    String image =
+        json(canonical(
+                "POST",
+                "/v1/messages?wait=10s",
+                json("device", number, "to", to, "type", "image", "image", json("link", png)),
+                bearer))
+            .get("id")
+            .asText();
     canonical(
         "POST",
         "/v1/messages",
@@ -973,6 +1018,19 @@ class OpenApiExchangesTest {
     canonical("GET", "/v1/messages?limit=1", null, bearer);
     canonical("GET", "/v1/devices", null, bearer);
     canonical("GET", "/v1/devices/" + deviceId, null, bearer);
+    // Conversations: the device's chats, the chat's messages, the sent image's kept file.
+    canonical("GET", "/v1/chats?device=" + deviceId, null, bearer);
+    canonical(
+        "GET",
+        "/v1/chats/"
+            + java.net.URLEncoder.encode(to, java.nio.charset.StandardCharsets.UTF_8)
+            + "/messages?device="
+            + deviceId
+            + "&limit=2",
+        null,
+        bearer);
+    canonical("GET", "/v1/media/" + image, null, bearer);
+    refused("GET", "/v1/media/" + id, null, bearer);
     refused("POST", "/v1/messages", json("to", to, "type", "location"), bearer);
     refused("GET", "/v1/devices", null, "Bearer kurir_nobody");
     String revoked =
