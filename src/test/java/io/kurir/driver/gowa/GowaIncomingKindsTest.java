@@ -27,6 +27,32 @@ class GowaIncomingKindsTest {
     return JSON.readTree(row.content().orElseThrow());
   }
 
+  private static java.net.http.HttpResponse<byte[]> get(GowaFixture f, Device device, String path)
+      throws Exception {
+    try (var http = java.net.http.HttpClient.newHttpClient()) {
+      return http.send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(f.kurir.url(path)))
+              .header("Authorization", "Bearer " + device.ecoKey())
+              .GET()
+              .build(),
+          java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+    }
+  }
+
+  /** {@code path} of Kurir's API read with the device's key, as JSON. */
+  private static JsonNode api(GowaFixture f, Device device, String path) throws Exception {
+    var r = get(f, device, path);
+    assertThat(r.statusCode()).as(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+    return JSON.readTree(r.body());
+  }
+
+  /** The kept file of incoming message {@code id}, by {@code GET /v1/media/{id}}. */
+  private static byte[] media(GowaFixture f, Device device, long id) throws Exception {
+    var r = get(f, device, "/v1/media/" + id);
+    assertThat(r.statusCode()).isEqualTo(200);
+    return r.body();
+  }
+
   @Test
   void mediaLocationsContactsReactionsAndRepliesAreStoredWithTheirContentAndFiles()
       throws Exception {
@@ -128,6 +154,17 @@ class GowaIncomingKindsTest {
           .isEqualTo("3EB0Q1");
       assertThat(content(reaction).path("reaction").path("emoji").asText())
           .isEqualTo("\uD83D\uDC4D");
+
+      // As Kurir's API gives them: the message object, and the kept file by GET /v1/media/{id}.
+      JsonNode apiVideo = api(f, device, "/v1/messages/" + video.id());
+      assertThat(apiVideo.path("type").asText()).isEqualTo("video");
+      assertThat(apiVideo.path("video").path("caption").asText()).isEqualTo("Klip");
+      assertThat(apiVideo.path("media_link").asText()).isEqualTo("/v1/media/" + video.id());
+      assertThat(media(f, device, video.id())).isEqualTo(mp4);
+      JsonNode apiLocation = api(f, device, "/v1/messages/" + location.id());
+      assertThat(apiLocation.path("location").path("name").asText()).isEqualTo("Monas");
+      JsonNode apiReaction = api(f, device, "/v1/messages/" + reaction.id());
+      assertThat(apiReaction.path("reaction").path("message_id").asText()).isEqualTo("3EB0Q1");
 
       TestTables.InboundRow reply = rows.get(8);
       assertThat(reply.kind()).contains("text");
