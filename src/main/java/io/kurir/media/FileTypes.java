@@ -39,10 +39,10 @@ public final class FileTypes {
   }
 
   /**
-   * The type of a video or an audio recording by its container's first bytes: MP4 and 3GP ({@code
-   * ftyp}; brand {@code M4A} is audio), Matroska and WebM, AVI and WAV (RIFF), Ogg, MP3 (an ID3 tag
-   * or an MPEG frame), AAC (ADTS), AMR, FLAC. Empty when none of these. Not part of {@link #sniff}:
-   * the seed families' files keep the type they always had.
+   * The type of a video or an audio recording by its container's first bytes: MP4, 3GP and
+   * QuickTime ({@code ftyp}; brand {@code M4A} is audio), Matroska and WebM, AVI and WAV (RIFF),
+   * Ogg, MP3 (an ID3 tag or an MPEG frame), AAC (ADTS), AMR, FLAC. Empty when none of these. Not
+   * part of {@link #sniff}: the seed families' files keep the type they always had.
    */
   public static java.util.Optional<String> recording(byte[] b) {
     String type = null;
@@ -51,7 +51,9 @@ public final class FileTypes {
       type =
           brand.startsWith("M4A") || brand.startsWith("M4B")
               ? "audio/mp4"
-              : brand.startsWith("3g") ? "video/3gpp" : "video/mp4";
+              : brand.startsWith("3g")
+                  ? "video/3gpp"
+                  : brand.equals("qt  ") ? "video/quicktime" : "video/mp4";
     } else if (starts(b, 0x1A, 0x45, 0xDF, 0xA3)) {
       String head =
           new String(b, 0, Math.min(b.length, 64), java.nio.charset.StandardCharsets.ISO_8859_1);
