@@ -47,11 +47,24 @@ public interface Driver extends AutoCloseable {
 
   /**
    * The media types (such as {@code image/jpeg}) the network takes for a message of {@code kind}
-   * ({@code image} or {@code file}); empty when it takes any. The core refuses at accept a message
-   * whose media is of another type, so that it does not fail late at the network.
+   * ({@code image} or {@code file}, or a media kind of Kurir's API: {@code video}, {@code audio},
+   * {@code sticker}, {@code document}); empty when it takes any. The core refuses at accept a
+   * message whose media is of another type, so that it does not fail late at the network.
    */
   default java.util.Set<String> mediaTypes(String kind) {
     return java.util.Set.of();
+  }
+
+  /**
+   * Whether the network takes a media kind of Kurir's own API by its {@code link} and fetches it
+   * itself (the Cloud API, WAHA). When not, the gateway fetches the link when the message's turn
+   * comes, as it fetches a seed family's async image (no internal addresses, the size limit, one
+   * deadline; a link that gives nothing usable fails the message with a media reason), and hands
+   * the driver the file in {@link OutgoingMessage#media}; the types {@link #mediaTypes} names for
+   * the kind ({@code video}, {@code audio}, {@code sticker}…) are checked on what came back.
+   */
+  default boolean takesMediaLinks() {
+    return true;
   }
 
   /**

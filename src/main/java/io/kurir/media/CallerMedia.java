@@ -65,7 +65,18 @@ public final class CallerMedia implements MediaFetch {
 
   @Override
   public Result fetch(String url, String kind) {
-    return switch (intake(fetcher.fetch(url.strip()), kind.equals("image"))) {
+    FetchResult fetched = fetcher.fetch(url.strip());
+    if ((kind.equals("video") || kind.equals("audio"))
+        && fetched instanceof FetchResult.Fetched ok
+        && ok.file().mimeType().equals("application/octet-stream")) {
+      // A video or audio of Kurir's API: its container named, for networks that check the type.
+      FetchedFile f = ok.file();
+      fetched =
+          new FetchResult.Fetched(
+              new FetchedFile(
+                  f.name(), FileTypes.recording(f.bytes()).orElse(f.mimeType()), f.bytes()));
+    }
+    return switch (intake(fetched, kind.equals("image"))) {
       case Intake.BadUrl bad -> new Result.Refused(FailureReason.MEDIA_URL_WRONG);
       case Intake.TooLarge tooLarge -> new Result.Refused(FailureReason.MEDIA_TOO_LARGE);
       case Intake.Unreachable unreachable -> new Result.Refused(FailureReason.MEDIA_UNREACHABLE);

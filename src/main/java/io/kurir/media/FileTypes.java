@@ -39,6 +39,46 @@ public final class FileTypes {
   }
 
   /**
+   * The type of a video or an audio recording by its container's first bytes: MP4, 3GP and
+   * QuickTime ({@code ftyp}; brand {@code M4A} is audio), Matroska and WebM, AVI and WAV (RIFF),
+   * Ogg, MP3 (an ID3 tag or an MPEG frame), AAC (ADTS), AMR, FLAC. Empty when none of these. Not
+   * part of {@link #sniff}: the seed families' files keep the type they always had.
+   */
+  public static java.util.Optional<String> recording(byte[] b) {
+    String type = null;
+    if (b.length >= 12 && b[4] == 'f' && b[5] == 't' && b[6] == 'y' && b[7] == 'p') {
+      String brand = new String(b, 8, 4, java.nio.charset.StandardCharsets.ISO_8859_1);
+      type =
+          brand.startsWith("M4A") || brand.startsWith("M4B")
+              ? "audio/mp4"
+              : brand.startsWith("3g")
+                  ? "video/3gpp"
+                  : brand.equals("qt  ") ? "video/quicktime" : "video/mp4";
+    } else if (starts(b, 0x1A, 0x45, 0xDF, 0xA3)) {
+      String head =
+          new String(b, 0, Math.min(b.length, 64), java.nio.charset.StandardCharsets.ISO_8859_1);
+      type = head.contains("webm") ? "video/webm" : "video/x-matroska";
+    } else if (b.length >= 12 && starts(b, 'R', 'I', 'F', 'F')) {
+      String form = new String(b, 8, 4, java.nio.charset.StandardCharsets.ISO_8859_1);
+      type = form.equals("AVI ") ? "video/x-msvideo" : form.equals("WAVE") ? "audio/wav" : null;
+    } else if (starts(b, 'O', 'g', 'g', 'S')) {
+      type = "audio/ogg";
+    } else if (starts(b, 'I', 'D', '3')
+        || starts(b, 0xFF, 0xFB)
+        || starts(b, 0xFF, 0xF3)
+        || starts(b, 0xFF, 0xF2)) {
+      type = "audio/mpeg";
+    } else if (starts(b, 0xFF, 0xF1) || starts(b, 0xFF, 0xF9)) {
+      type = "audio/aac";
+    } else if (starts(b, '#', '!', 'A', 'M', 'R')) {
+      type = "audio/amr";
+    } else if (starts(b, 'f', 'L', 'a', 'C')) {
+      type = "audio/flac";
+    }
+    return java.util.Optional.ofNullable(type);
+  }
+
+  /**
    * The type of {@code bytes} named {@code name}: {@link #sniff}, made precise by the name's
    * extension where the content alone cannot tell (Word, Excel and PowerPoint files are ZIP or OLE2
    * containers; a text file has no magic number), so that a network that takes only some document

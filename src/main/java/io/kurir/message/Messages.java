@@ -181,7 +181,10 @@ public final class Messages implements AutoCloseable {
     List<Message> messages =
         build(
             device,
-            QuotedMessages.byNetworkId(request, id -> stores.reads().networkIdOf(device.id(), id)),
+            fetchedLinks(
+                device,
+                QuotedMessages.byNetworkId(
+                    request, id -> stores.reads().networkIdOf(device.id(), id))),
             clock.instant());
     // The sender first: a gateway that is stopping refuses before anything is stored, so a
     // caller told "stopping" never finds the message sent after the next start.
@@ -228,6 +231,13 @@ public final class Messages implements AutoCloseable {
     }
     observer.accepted(device.driver(), messages.size());
     return messages;
+  }
+
+  /** {@code request} with its media link to fetch, when its device's driver needs the file. */
+  private SendRequest fetchedLinks(Device device, SendRequest request) {
+    return drivers.names().contains(device.driver())
+        ? MediaLinks.toFetch(drivers.of(device.ref()), request)
+        : request;
   }
 
   private List<Message> build(Device device, SendRequest request, Instant now) {

@@ -37,8 +37,41 @@ public abstract class ContractFixture implements AutoCloseable {
     IMAGE,
     FILE,
     /** A text written in a group the device is in. */
-    GROUP_TEXT
+    GROUP_TEXT,
+    /**
+     * A location shared: {@link #LATITUDE}, {@link #LONGITUDE}, {@link #PLACE}, {@link #ADDRESS}.
+     */
+    LOCATION,
+    /** One contact card shared: {@link #VCARD} ({@link #CARD_NAME}, {@link #CARD_PHONE}). */
+    CONTACTS,
+    /** {@link #EMOJI} put on the message {@link #QUOTED_ID}. */
+    REACTION,
+    /** A video (MP4 bytes) with the text as its caption. */
+    VIDEO,
+    /** A voice note or an audio file (OGG bytes). */
+    AUDIO,
+    /** A sticker (WebP bytes). */
+    STICKER,
+    /** A text replying to the message {@link #QUOTED_ID}. */
+    REPLY
   }
+
+  /** The content of the kinds beyond text and files, the same on every network. */
+  public static final double LATITUDE = -6.2088;
+
+  public static final double LONGITUDE = 106.8456;
+  public static final String PLACE = "Monas";
+  public static final String ADDRESS = "Jakarta Pusat";
+  public static final String CARD_NAME = "Budi";
+  public static final String CARD_PHONE = "+62 812 1111 2222";
+  public static final String CARD_WA_ID = "6281211112222";
+  public static final String VCARD =
+      "BEGIN:VCARD\nVERSION:3.0\nFN:Budi\nTEL;type=CELL;waid=6281211112222:+62 812 1111 2222"
+          + "\nEND:VCARD";
+  public static final String EMOJI = "\uD83D\uDC4D";
+
+  /** The network's id of the message a reaction or a reply names. */
+  public static final String QUOTED_ID = "3EB0QUOTED0001";
 
   /**
    * The outcome class a driver answers for one {@link Trouble}: the one the interface promises, or,

@@ -3,6 +3,7 @@ package io.kurir.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.content.CloudMessageJson;
+import io.kurir.content.Content;
 import io.kurir.content.MessageContent;
 import io.kurir.content.MessageKind;
 import io.kurir.driver.ContractFixture.Expected;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class DriverContract {
   private static final Logger log = LoggerFactory.getLogger(DriverContract.class);
+  private static final java.nio.charset.Charset ISO = java.nio.charset.StandardCharsets.ISO_8859_1;
 
   /** A tiny PNG, for incoming images. */
   static final byte[] PNG =
@@ -58,6 +60,12 @@ public abstract class DriverContract {
       "%PDF-1.4 kurir contract".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
   /** The device numbers and recipients of the cases: valid Indonesian mobile numbers. */
+  /** An MP4 (an {@code ftyp} box), a voice note (Ogg) and a sticker (WebP), for incoming files. */
+  static final byte[] MP4 = "\0\0\0\u0018ftypisom-contract".getBytes(ISO);
+
+  static final byte[] OGG = "OggS-contract".getBytes(ISO);
+  static final byte[] WEBP = "RIFF\0\0\0\0WEBPVP8 contract".getBytes(ISO);
+
   static final String DEVICE = "+6281100007701";
 
   static final String TO = "+6281100007711";
@@ -356,6 +364,86 @@ public abstract class DriverContract {
   @Test
   void incomingGroupTextNamesTheGroupAndTheMember() {
     checkIncoming(IncomingKind.GROUP_TEXT);
+  }
+
+  /**
+   * Every kind beyond a text and a file that the network brings in is passed on with its content in
+   * the Cloud API's terms (what the core stores): a location, a contact card, a reaction, a video,
+   * an audio, a sticker with their files, a reply naming the message it quotes. A kind the network
+   * has no such message of is declared by the fixture ({@link ContractFixture#noIncoming}).
+   */
+  @Test
+  void incomingKindsArePassedOnWithTheirContent() {
+    DeviceRef device = network.connectedDevice(DEVICE);
+    for (IncomingKind kind :
+        List.of(
+            IncomingKind.LOCATION,
+            IncomingKind.CONTACTS,
+            IncomingKind.REACTION,
+            IncomingKind.VIDEO,
+            IncomingKind.AUDIO,
+            IncomingKind.STICKER,
+            IncomingKind.REPLY)) {
+      Optional<String> none = network.noIncoming(kind);
+      if (none.isPresent()) {
+        log.info("{} driver: no incoming {}: {}", network.driver().name(), kind, none.get());
+        assertThat(none.get()).isNotBlank();
+        continue;
+      }
+      byte[] bytes =
+          switch (kind) {
+            case VIDEO -> MP4;
+            case AUDIO -> OGG;
+            case STICKER -> WEBP;
+            default -> new byte[0];
+          };
+      String text = kind == IncomingKind.VIDEO || kind == IncomingKind.REPLY ? "about " + kind : "";
+      int before = network.events().incoming(device.id()).size();
+      String networkId = "in-" + kind.name().toLowerCase(java.util.Locale.ROOT);
+      assertThat(network.incoming(device, kind, networkId, TO, Optional.empty(), text, bytes))
+          .as("acknowledged " + kind)
+          .isTrue();
+      Eventually.until(
+          "incoming " + kind + " passed on",
+          () -> network.events().incoming(device.id()).size() > before);
+      IncomingMessage in = network.events().incoming(device.id()).get(before);
+      assertThat(in.senderE164()).isEqualTo(TO);
+      MessageContent content = in.asContent();
+      switch (kind) {
+        case LOCATION -> {
+          Content.Location l = (Content.Location) content.content();
+          assertThat(l.latitude()).isEqualTo(ContractFixture.LATITUDE);
+          assertThat(l.longitude()).isEqualTo(ContractFixture.LONGITUDE);
+          assertThat(l.name()).isEqualTo(ContractFixture.PLACE);
+          assertThat(l.address()).isEqualTo(ContractFixture.ADDRESS);
+        }
+        case CONTACTS -> {
+          Content.Contacts c = (Content.Contacts) content.content();
+          assertThat(c.names()).containsExactly(ContractFixture.CARD_NAME);
+          assertThat(Content.Contacts.phones(c.cards().get(0)))
+              .containsExactly(ContractFixture.CARD_PHONE);
+        }
+        case REACTION -> {
+          Content.Reaction r = (Content.Reaction) content.content();
+          assertThat(r.messageId()).isEqualTo(ContractFixture.QUOTED_ID);
+          assertThat(r.emoji()).isEqualTo(ContractFixture.EMOJI);
+        }
+        case VIDEO, AUDIO, STICKER -> {
+          assertThat(content.kind().wireName())
+              .isEqualTo(kind.name().toLowerCase(java.util.Locale.ROOT));
+          IncomingMessage.Media media = in.media().orElseThrow();
+          assertThat(readBytes(media.path())).as("the " + kind + " as sent").isEqualTo(bytes);
+          if (kind == IncomingKind.VIDEO) {
+            assertThat(((Content.Video) content.content()).caption()).isEqualTo(text);
+          }
+        }
+        case REPLY -> {
+          assertThat(((Content.Text) content.content()).body()).isEqualTo(text);
+          assertThat(content.replyTo()).contains(ContractFixture.QUOTED_ID);
+        }
+        default -> throw new AssertionError(kind);
+      }
+    }
   }
 
   @Test
@@ -850,8 +938,42 @@ public abstract class DriverContract {
         continue; // not declared: the core refuses it before the driver sees it (CarriedKinds)
       }
       SendOutcome outcome =
-          sendSettled(device, OutgoingMessage.of(ids.incrementAndGet(), TO, false, content));
+          sendSettled(
+              device,
+              OutgoingMessage.of(ids.incrementAndGet(), TO, false, content, fetched(content)));
       assertThat(outcome).as("a declared " + object).isInstanceOf(SendOutcome.Sent.class);
+    }
+  }
+
+  /**
+   * The file the core hands a driver that takes no media links ({@link Driver#takesMediaLinks}):
+   * the one it fetched from the content's link, here a file of the kind's type; none for a driver
+   * that takes links, which gets the link as the core gives it.
+   */
+  private Optional<OutgoingMessage.Attachment> fetched(MessageContent content) {
+    if (network.driver().takesMediaLinks()) {
+      return Optional.empty();
+    }
+    record Fetched(String name, String type, byte[] bytes) {}
+    Fetched f =
+        switch (content.kind()) {
+          case IMAGE -> new Fetched("a.png", "image/png", PNG);
+          case VIDEO -> new Fetched("a.mp4", "video/mp4", MP4);
+          case AUDIO -> new Fetched("a.ogg", "audio/ogg", OGG);
+          case DOCUMENT -> new Fetched("a.pdf", "application/pdf", PDF);
+          case STICKER -> new Fetched("s.webp", "image/webp", WEBP);
+          default -> null;
+        };
+    if (f == null) {
+      return Optional.empty();
+    }
+    try {
+      Path file = dir.resolve("fetched").resolve(f.name());
+      Files.createDirectories(file.getParent());
+      Files.write(file, f.bytes());
+      return Optional.of(new OutgoingMessage.Attachment(f.name(), f.type(), file));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

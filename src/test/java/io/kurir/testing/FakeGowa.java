@@ -61,9 +61,12 @@ import java.util.regex.Pattern;
  *       starting with 0), {@code POST /message/{message_id}/reaction} ({@code phone}, {@code
  *       emoji}; {@code src/domains/message}, {@code ValidateReactMessage}), each recorded with its
  *       JSON body in {@link Sent#body}; {@code /send/image} (multipart {@code image}, JPEG or PNG
- *       by the part's type) and {@code /send/file} (multipart {@code file}); a {@code *_url} field
- *       is a violation (Kurir uploads); {@code phone} without {@code @} and longer than 15
- *       characters is a group; a leading 0 is 400 {@code VALIDATION_ERROR}; a number not on
+ *       by the part's type), {@code /send/file} ({@code file}), {@code /send/video} ({@code video}:
+ *       mp4, mkv, avi), {@code /send/audio} ({@code audio}, {@code ptt}) and {@code /send/sticker}
+ *       ({@code sticker}: jpeg, png, webp, gif), each part's type and size checked as {@code
+ *       ValidateSend*} do, the text fields in {@link Sent#body} (see {@code sendMedia}); a {@code
+ *       *_url} field is a violation (Kurir uploads); {@code phone} without {@code @} and longer
+ *       than 15 characters is a group; a leading 0 is 400 {@code VALIDATION_ERROR}; a number not on
  *       WhatsApp is 400 {@code INVALID_JID} (account validation, GOWA's default); not logged in is
  *       401 {@code AUTHENTICATION_ERROR}; replies {@code {code, message, results: {message_id,
  *       status}}} with no {@code status} number;
@@ -74,12 +77,15 @@ import java.util.regex.Pattern;
  *       {event, device_id: <JID>, session_id: <slot>, payload}}; {@code message} payloads with
  *       {@code from}/{@code from_lid} as GOWA builds them (a LID sender it knows no phone of has
  *       its LID in both) and {@code chat_id} the chat normalised the same way ({@code chat_lid} the
- *       LID of a LID-addressed chat); media as {@code statics/media/…} paths; {@code message.ack}
- *       with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code chat_id} the
- *       chat and {@code from} who received the message (in a group, the member). No login, logout
- *       or connection event reaches a webhook (GOWA puts them on its websocket only). A delivery
- *       Kurir does not answer 2xx is tried again four times, after 1, 2, 4 and 8 s of real time, as
- *       GOWA's webhook.go does.
+ *       LID of a LID-addressed chat); media as {@code statics/media/…} paths (an audio or a sticker
+ *       always a plain path), replies by {@code replied_to_id}, {@code location}, {@code contact} /
+ *       {@code contacts_array}, and {@code message.reaction} events ({@code reaction}, {@code
+ *       reacted_message_id}), from docs/webhook-payload.md and event_message.go; {@code
+ *       message.ack} with {@code ids}, {@code receipt_type}, a top-level {@code timestamp}, {@code
+ *       chat_id} the chat and {@code from} who received the message (in a group, the member). No
+ *       login, logout or connection event reaches a webhook (GOWA puts them on its websocket only).
+ *       A delivery Kurir does not answer 2xx is tried again four times, after 1, 2, 4 and 8 s of
+ *       real time, as GOWA's webhook.go does.
  * </ul>
  *
  * <p>What the phone and WhatsApp do is played by the test: {@link #scan}, {@link
@@ -453,6 +459,23 @@ public final class FakeGowa implements AutoCloseable {
       String caption,
       String extension,
       byte[] bytes) {
+    String path = mediaFile(extension, bytes);
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    if (caption.isEmpty() || field.equals("audio") || field.equals("sticker")) {
+      // buildMediaFields: an audio or a sticker is its path alone (they carry no caption).
+      p.put(field, path);
+    } else {
+      p.put("body", caption);
+      p.putObject(field).put("path", path).put("caption", caption);
+    }
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A file GOWA downloaded for an incoming message, served under its folder: its path as the
+   * payload names it, {@code statics/media/<seconds>-<uuid>.<extension>}.
+   */
+  private String mediaFile(String extension, byte[] bytes) {
     String path =
         "statics/media/"
             + clock.instant().getEpochSecond()
@@ -461,14 +484,95 @@ public final class FakeGowa implements AutoCloseable {
             + "."
             + extension;
     statics.put("/" + path, new StaticFile(bytes, "application/octet-stream", Instant.MAX));
+    return path;
+  }
+
+  /**
+   * A media message ({@code field}: {@code image}, {@code video}, {@code video_note}, {@code
+   * audio}, {@code document}, {@code sticker}) replying to {@code repliedToId}: as {@link
+   * #incomingMedia}, with GOWA's {@code replied_to_id} and {@code quoted_body} (event_message.go
+   * buildMessageBody).
+   */
+  public int incomingMediaReply(
+      String slot,
+      String messageId,
+      String fromDigits,
+      String field,
+      String extension,
+      byte[] bytes,
+      String repliedToId) {
+    String path = mediaFile(extension, bytes);
     ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
-    if (caption.isEmpty()) {
-      p.put(field, path);
+    p.put(field, path);
+    p.put("replied_to_id", repliedToId);
+    p.put("quoted_body", "");
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /** A text replying to {@code repliedToId} ({@code replied_to_id}, {@code quoted_body}). */
+  public int incomingReply(
+      String slot, String messageId, String fromDigits, String text, String repliedToId) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    p.put("body", text);
+    p.put("replied_to_id", repliedToId);
+    p.put("quoted_body", "the quoted text");
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A shared location: whatsmeow's {@code LocationMessage} as protojson writes it ({@code
+   * degreesLatitude}, {@code degreesLongitude}, {@code name}, {@code address}),
+   * docs/webhook-payload.md "Location Message".
+   */
+  public int incomingLocation(
+      String slot,
+      String messageId,
+      String fromDigits,
+      double latitude,
+      double longitude,
+      String name,
+      String address) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    ObjectNode l = p.putObject("location");
+    l.put("degreesLatitude", latitude);
+    l.put("degreesLongitude", longitude);
+    l.put("name", name);
+    l.put("address", address);
+    return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * Shared contacts, each {@code {displayName, vcard, phone_number}}: one as {@code contact},
+   * several as {@code contacts_array} (docs/webhook-payload.md "Contact Message", "Contacts Array
+   * Message"). {@code cards} are name, vCard, phone triples.
+   */
+  public int incomingContacts(String slot, String messageId, String fromDigits, String... cards) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    ArrayNode all = JSON.createArrayNode();
+    for (int i = 0; i + 2 < cards.length; i += 3) {
+      ObjectNode c = all.addObject();
+      c.put("displayName", cards[i]);
+      c.put("vcard", cards[i + 1]);
+      c.put("phone_number", cards[i + 2]);
+    }
+    if (all.size() == 1) {
+      p.set("contact", all.get(0));
     } else {
-      p.put("body", caption);
-      p.putObject(field).put("path", path).put("caption", caption);
+      p.set("contacts_array", all);
     }
     return post(slots.get(slot), "message", p, null);
+  }
+
+  /**
+   * A reaction: event {@code message.reaction}, payload {@code reaction} (the emoji) and {@code
+   * reacted_message_id} beside the message fields (docs/webhook-payload.md "Reaction Message").
+   */
+  public int incomingReaction(
+      String slot, String messageId, String fromDigits, String emoji, String reactedId) {
+    ObjectNode p = message(messageId, fromDigits + "@s.whatsapp.net", null);
+    p.put("reaction", emoji);
+    p.put("reacted_message_id", reactedId);
+    return post(slots.get(slot), "message.reaction", p, null);
   }
 
   /**
@@ -835,41 +939,12 @@ public final class FakeGowa implements AutoCloseable {
         }
         send(ex, s, path, body.path("phone").asText(""), name, null, body);
       }
-      case "POST /send/image", "POST /send/file" -> {
-        String type = ex.getRequestHeaders().getFirst("Content-Type");
-        if (type == null || !type.startsWith("multipart/form-data")) {
-          violations.add(path + " not as multipart (Kurir uploads the file)");
-          error(ex, 400, "VALIDATION_ERROR", "multipart body expected");
-          return;
-        }
-        Map<String, Part> parts = Part.parse(raw, type);
-        String field = path.endsWith("image") ? "image" : "file";
-        if (parts.containsKey(field + "_url")) {
-          violations.add(path + " with " + field + "_url: Kurir never hands GOWA a caller's URL");
-        }
-        Part file = parts.get(field);
-        if (file == null || file.fileName() == null) {
-          violations.add(path + " without the " + field + " part");
-          error(ex, 400, "VALIDATION_ERROR", field + ": cannot be blank.");
-          return;
-        }
-        if (field.equals("image")
-            && !(file.type().equals("image/jpeg") || file.type().equals("image/png"))) {
-          violations.add(path + " with an image of type " + file.type());
-          error(ex, 400, "VALIDATION_ERROR", "your image is not allowed. please use jpg/jpeg/png");
-          return;
-        }
-        Part phone = parts.get("phone");
-        Part caption = parts.get("caption");
-        send(
-            ex,
-            s,
-            path,
-            phone == null ? "" : phone.text(),
-            caption == null ? "" : caption.text(),
-            file,
-            null);
-      }
+      case "POST /send/image",
+          "POST /send/file",
+          "POST /send/video",
+          "POST /send/audio",
+          "POST /send/sticker" ->
+          sendMedia(ex, s, path, raw);
       case "GET /user/check" -> {
         String phone = query.getOrDefault("phone", "");
         if (!DIGITS.matcher(phone).matches()) {
@@ -1086,9 +1161,168 @@ public final class FakeGowa implements AutoCloseable {
       ex.close(); // before any status line: the connection is closed, the client sees no reply
       return;
     }
-    String what = path.endsWith("file") ? "Document" : path.endsWith("image") ? "Image" : "Message";
-    String status = what + " sent to " + jid + " (server timestamp: " + clock.instant() + ")";
+    // GOWA's words per route (src/usecase/send.go, response.Status).
+    String stamp = " (server timestamp: " + clock.instant() + ")";
+    String status =
+        switch (path) {
+          case "/send/file" -> "Document sent to " + jid + stamp;
+          case "/send/video" -> "Video sent to " + jid + stamp;
+          case "/send/audio" -> "Send audio success " + jid + stamp;
+          case "/send/sticker" -> "Sticker sent to " + jid + stamp;
+          default -> "Message sent to " + jid + stamp;
+        };
     ok(ex, status, Map.of("message_id", id, "status", status));
+  }
+
+  /**
+   * GOWA's multipart media sends, each checked as its validation does ({@code
+   * src/validations/send_validation.go} at the commit above: {@code ValidateSendImage}, {@code
+   * ValidateSendFile}, {@code ValidateSendVideo}, {@code ValidateSendAudio}, {@code
+   * ValidateSendSticker}; fields from {@code src/domains/send/{image,file,video,audio,sticker}.go},
+   * parts read by {@code src/ui/rest/send.go} with {@code c.FormFile}): the file part named as the
+   * route ({@code image}, {@code file}, {@code video}, {@code audio}, {@code sticker}), its type
+   * taken from the part's {@code Content-Type} and matched exactly against GOWA's list, the
+   * upload's size against {@code WhatsappSettingMaxFileSize} (50 MB) and {@code
+   * WhatsappSettingMaxVideoSize} (100 MB) of {@code src/config/settings.go} ({@link #mediaLimits});
+   * a missing file is GOWA's "either … or …URL must be provided". Text fields ({@code caption},
+   * {@code reply_message_id}, {@code ptt}, {@code view_once}…) are kept in {@link Sent#body}. A
+   * {@code *_url} field is a violation: Kurir never hands GOWA a caller's URL.
+   */
+  private void sendMedia(HttpExchange ex, Slot s, String path, byte[] raw) throws IOException {
+    String type = ex.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.startsWith("multipart/form-data")) {
+      violations.add(path + " not as multipart (Kurir uploads the file)");
+      error(ex, 400, "VALIDATION_ERROR", "multipart body expected");
+      return;
+    }
+    Map<String, Part> parts = Part.parse(raw, type);
+    String field = path.substring("/send/".length());
+    String named = Character.toUpperCase(field.charAt(0)) + field.substring(1);
+    if (parts.containsKey(field + "_url")) {
+      violations.add(path + " with " + field + "_url: Kurir never hands GOWA a caller's URL");
+    }
+    Part phone = parts.get("phone");
+    if (phone == null || phone.text().isBlank()) {
+      violations.add(path + " without phone");
+      error(ex, 400, "VALIDATION_ERROR", "phone: cannot be blank.");
+      return;
+    }
+    Part file = parts.get(field);
+    if (file == null || file.fileName() == null) {
+      violations.add(path + " without the " + field + " part");
+      error(
+          ex, 400, "VALIDATION_ERROR", "either " + named + " or " + named + "URL must be provided");
+      return;
+    }
+    Set<String> types = MEDIA_TYPES.get(field);
+    if (types != null && !types.contains(file.type())) {
+      violations.add(path + " with a " + field + " of type " + file.type());
+      error(ex, 400, "VALIDATION_ERROR", MEDIA_TYPE_REFUSALS.get(field));
+      return;
+    }
+    long max =
+        field.equals("video")
+            ? maxVideoBytes
+            : field.equals("file") ? maxFileBytes : Long.MAX_VALUE;
+    if (file.bytes().length > max) {
+      String kind = field.equals("video") ? "video" : "file";
+      String size = humanBytes(max);
+      error(
+          ex,
+          400,
+          "VALIDATION_ERROR",
+          "max "
+              + kind
+              + " upload is "
+              + size
+              + ", please upload in cloud and send via text if your file is higher than "
+              + size);
+      return;
+    }
+    ObjectNode fields = JSON.createObjectNode();
+    for (Part p : parts.values()) {
+      if (p.fileName() == null) {
+        fields.put(p.name(), p.text());
+      }
+    }
+    if (field.equals("sticker") && fields.has("reply_message_id")) {
+      // StickerRequest has no reply_message_id: GOWA would drop it, and the reply be lost.
+      violations.add(path + " with reply_message_id (StickerRequest has none)");
+    }
+    if (field.equals("audio")
+        && fields.has("ptt")
+        && !fields.path("ptt").asText().matches("true|false|1|0")) {
+      violations.add(path + " with ptt " + fields.path("ptt").asText());
+      error(ex, 400, "VALIDATION_ERROR", "ptt: must be a boolean");
+      return;
+    }
+    String caption = fields.path("caption").asText("");
+    send(ex, s, path, phone.text(), caption, file, fields);
+  }
+
+  /**
+   * A size as GOWA writes it in its refusal: go-humanize's {@code Bytes} (SI units: {@code 8 B},
+   * {@code 50 MB}, {@code 1.5 kB}).
+   */
+  static String humanBytes(long n) {
+    if (n < 10) {
+      return n + " B";
+    }
+    String[] sizes = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int e = (int) Math.floor(Math.log(n) / Math.log(1000));
+    double val = Math.floor(n / Math.pow(1000, e) * 10 + 0.5) / 10;
+    return String.format(java.util.Locale.ROOT, val < 10 ? "%.1f %s" : "%.0f %s", val, sizes[e]);
+  }
+
+  /** The part types GOWA's validations take, by file field (an image: jpg/jpeg/png). */
+  private static final Map<String, Set<String>> MEDIA_TYPES =
+      Map.of(
+          "image",
+          Set.of("image/jpeg", "image/jpg", "image/png"),
+          "video",
+          Set.of("video/mp4", "video/x-matroska", "video/avi", "video/x-msvideo"),
+          "audio",
+          Set.of(
+              "audio/aac",
+              "audio/amr",
+              "audio/flac",
+              "audio/m4a",
+              "audio/m4r",
+              "audio/mp3",
+              "audio/mpeg",
+              "audio/ogg",
+              "audio/wma",
+              "audio/x-ms-wma",
+              "audio/wav",
+              "audio/vnd.wav",
+              "audio/vnd.wave",
+              "audio/wave",
+              "audio/x-pn-wav",
+              "audio/x-wav"),
+          "sticker",
+          Set.of("image/jpeg", "image/jpg", "image/png", "image/webp", "image/gif"));
+
+  /** GOWA's words for a part of a type it does not take, by file field. */
+  private static final Map<String, String> MEDIA_TYPE_REFUSALS =
+      Map.of(
+          "image",
+          "your image is not allowed. please use jpg/jpeg/png",
+          "video",
+          "your video type is not allowed. please use mp4/mkv/avi/x-msvideo",
+          "audio",
+          "your audio type is not allowed. please use ("
+              + String.join(",", new java.util.TreeSet<>(MEDIA_TYPES.get("audio")))
+              + ",)",
+          "sticker",
+          "your sticker is not allowed. please use jpg/jpeg/png/webp/gif");
+
+  private volatile long maxFileBytes = 50_000_000L;
+  private volatile long maxVideoBytes = 100_000_000L;
+
+  /** GOWA run with other upload limits ({@code --max-file-size}, {@code --max-video-size}). */
+  public void mediaLimits(long maxFile, long maxVideo) {
+    this.maxFileBytes = maxFile;
+    this.maxVideoBytes = maxVideo;
   }
 
   private static Map<String, Object> dto(Slot s) {

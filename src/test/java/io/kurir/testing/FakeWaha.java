@@ -65,6 +65,10 @@ import java.util.regex.Pattern;
  *   <li>the mandatory API key (WAHA 2025 and later generate one when none is set;
  *       docs/how-to/security): every route without it answers {@code 401
  *       {"message":"Unauthorized","statusCode":401}};
+ *   <li>{@code message.reaction} events ({@code reaction.text}, {@code reaction.messageId}) and
+ *       stickers, voice notes, audio and video named by the engine's own message in {@code _data}
+ *       per flavour ({@link #incomingMediaOfKind}; docs how-to/events, devlikeapro/waha core
+ *       engines at 55fc6a4);
  *   <li>session statuses {@code FAILED}, {@code PASSKEY_REQUIRED} and {@code
  *       PASSKEY_CONFIRMATION_REQUIRED} posted as {@code session.status}; {@code restart} is stop
  *       then start (a broken session comes back FAILED), {@code logout} deletes the authentication
@@ -460,6 +464,24 @@ public final class FakeWaha implements AutoCloseable {
       String filename,
       byte[] bytes) {
     Session s = sessions.get(session);
+    ObjectNode payload =
+        mediaPayload(session, messageId, fromDigits, caption, mimetype, filename, bytes);
+    ((ObjectNode) payload.path("media")).put("filename", filename);
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A {@code WAMessage} with a file the engine keeps ({@code media.url} on the engine's own idea of
+   * its address, {@code media.filename} null, as for all but documents).
+   */
+  private ObjectNode mediaPayload(
+      String session,
+      String messageId,
+      String fromDigits,
+      String caption,
+      String mimetype,
+      String filename,
+      byte[] bytes) {
     String file = messageId + "-" + filename;
     files.put("/api/files/" + session + "/" + file, new StoredFile(bytes, clock.instant()));
     ObjectNode payload = JSON.createObjectNode();
@@ -472,8 +494,113 @@ public final class FakeWaha implements AutoCloseable {
     ObjectNode media = payload.putObject("media");
     media.put("url", "http://waha.internal:3000/api/files/" + session + "/" + file);
     media.put("mimetype", mimetype);
-    media.put("filename", filename);
+    media.putNull("filename");
+    return payload;
+  }
+
+  /**
+   * A sticker ({@code kind} {@code sticker}), a voice note ({@code voice}), an audio file ({@code
+   * audio}) or a video ({@code video}) to the session's number, as {@link #incomingMedia}, with the
+   * engine's own message in {@code _data} in the current flavour's shape ({@link #sending}): WEBJS
+   * whatsapp-web.js' {@code rawData} ({@code type}: {@code sticker}, {@code ptt}, {@code audio},
+   * {@code video}; core/engines/webjs/session.webjs.core.ts {@code toWAMessage}), NOWEB Baileys'
+   * {@code WAMessage} ({@code message.stickerMessage}, {@code message.audioMessage.ptt}, {@code
+   * message.videoMessage}; session.noweb.core.ts {@code toWAMessage}), GOWS whatsmeow's {@code
+   * events.Message} ({@code Info.MediaType}, {@code Message.stickerMessage}, {@code
+   * Message.audioMessage.PTT}). {@code WAMessage} itself names no kind.
+   */
+  public int incomingMediaOfKind(
+      String session,
+      String messageId,
+      String fromDigits,
+      String kind,
+      String mimetype,
+      String filename,
+      byte[] bytes) {
+    return incomingMediaOfKind(session, messageId, fromDigits, kind, mimetype, filename, bytes, "");
+  }
+
+  /** As the other {@code incomingMediaOfKind}, with {@code caption} as its {@code body}. */
+  public int incomingMediaOfKind(
+      String session,
+      String messageId,
+      String fromDigits,
+      String kind,
+      String mimetype,
+      String filename,
+      byte[] bytes,
+      String caption) {
+    Session s = sessions.get(session);
+    ObjectNode payload =
+        mediaPayload(session, messageId, fromDigits, caption, mimetype, filename, bytes);
+    ObjectNode data = payload.putObject("_data");
+    String proto =
+        switch (kind) {
+          case "sticker" -> "stickerMessage";
+          case "video" -> "videoMessage";
+          default -> "audioMessage";
+        };
+    switch (sending.engine()) {
+      case WEBJS -> data.put("type", kind.equals("voice") ? "ptt" : kind);
+      case NOWEB -> {
+        data.putObject("key").put("id", messageId).put("fromMe", false);
+        ObjectNode m = data.putObject("message").putObject(proto);
+        m.put("mimetype", mimetype);
+        if (proto.equals("audioMessage")) {
+          m.put("ptt", kind.equals("voice"));
+        }
+      }
+      case GOWS -> {
+        data.putObject("Info")
+            .put("ID", messageId)
+            .put("Type", "media")
+            .put("MediaType", kind.equals("voice") ? "ptt" : kind);
+        ObjectNode m = data.putObject("Message").putObject(proto);
+        m.put("mimetype", mimetype);
+        if (proto.equals("audioMessage")) {
+          m.put("PTT", kind.equals("voice"));
+        }
+      }
+    }
     return post(s, "message", payload, null);
+  }
+
+  /**
+   * A text replying to {@code replyToId}: {@code replyTo} with the quoted message's {@code id},
+   * {@code participant} and {@code body} (docs how-to/receive-messages, "replyTo").
+   */
+  public int incomingReply(
+      String session, String messageId, String fromDigits, String text, String replyToId) {
+    Session s = sessions.get(session);
+    ObjectNode payload = textMessage(s, messageId, fromDigits + "@c.us", text);
+    payload
+        .putObject("replyTo")
+        .put("id", replyToId)
+        .put("participant", s.me + "@c.us")
+        .put("body", "the quoted text")
+        .put("hasMedia", false);
+    return post(s, "message", payload, null);
+  }
+
+  /**
+   * A reaction to message {@code reactedId}: event {@code message.reaction}, payload {@code
+   * WAMessageReaction} ({@code id}, {@code from}, {@code fromMe}, {@code participant}, {@code to},
+   * {@code timestamp}, {@code reaction: {text, messageId}}), the same on every engine (docs
+   * how-to/events "message.reaction"; session.noweb.core.ts and session.webjs.core.ts {@code
+   * processMessageReaction}). Only a webhook subscribed to {@code message.reaction} gets it.
+   */
+  public int incomingReaction(
+      String session, String messageId, String fromDigits, String emoji, String reactedId) {
+    Session s = sessions.get(session);
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("id", "false_" + fromDigits + "@c.us_" + messageId);
+    payload.put("from", fromDigits + "@c.us");
+    payload.put("fromMe", false);
+    payload.put("participant", fromDigits + "@c.us");
+    payload.put("to", s.me + "@c.us");
+    payload.put("timestamp", clock.instant().getEpochSecond() + 0.853);
+    payload.putObject("reaction").put("text", emoji).put("messageId", reactedId);
+    return post(s, "message.reaction", payload, null);
   }
 
   // --- The incoming side: senders and members known by LID, files that expire, broken sessions.

@@ -161,6 +161,25 @@ public final class GowaDriver implements Driver {
     return GowaContent.CAPABILITIES;
   }
 
+  /**
+   * No: GOWA would fetch a caller's {@code *_url} from inside the operator's network, so Kurir
+   * fetches media links itself and uploads the files (docs/decisions.md).
+   */
+  @Override
+  public boolean takesMediaLinks() {
+    return false;
+  }
+
+  /**
+   * The types GOWA takes for a video, an audio or a sticker ({@link GowaContent#PART_TYPES}); any
+   * for the seed families' images and files, which go as before (an image GOWA cannot show as one
+   * as a file).
+   */
+  @Override
+  public Set<String> mediaTypes(String kind) {
+    return GowaContent.PART_TYPES.getOrDefault(kind, Set.of());
+  }
+
   @Override
   public void start(DriverListener newListener) {
     this.listener = newListener;
@@ -565,7 +584,7 @@ public final class GowaDriver implements Driver {
     if (message.carriesOwnContent()) {
       // Kurir's own API: each kind to its route (GowaContent).
       try {
-        own = Optional.of(GowaContent.request(phone, message.content()));
+        own = Optional.of(GowaContent.request(phone, message.content(), message.media()));
       } catch (GowaContent.Unsendable e) {
         return new SendOutcome.Permanent(NETWORK_REFUSED, e.getMessage());
       }
@@ -573,12 +592,7 @@ public final class GowaDriver implements Driver {
     Optional<GowaContent.Request> request = own;
     GowaApi.Reply r;
     try {
-      r =
-          call(
-              () ->
-                  request.isPresent()
-                      ? api.post(slot, request.get().path(), request.get().body())
-                      : post(slot, phone, message));
+      r = call(() -> request.isPresent() ? post(slot, request.get()) : post(slot, phone, message));
     } catch (java.net.ConnectException e) {
       // Nothing reached GOWA: the message waits for it like for a phone that is away.
       return new SendOutcome.DeviceUnavailable();
@@ -678,6 +692,17 @@ public final class GowaDriver implements Driver {
     return picture
         ? api.postMultipart(slot, "/send/image", fields, "image", a.name(), mime, a.path())
         : api.postMultipart(slot, "/send/file", fields, "file", a.name(), mime, a.path());
+  }
+
+  /** A request of Kurir's own API: JSON, or multipart with its file. */
+  private GowaApi.Reply post(String slot, GowaContent.Request request)
+      throws IOException, InterruptedException {
+    if (request.upload().isEmpty()) {
+      return api.post(slot, request.path(), request.body());
+    }
+    GowaContent.Upload u = request.upload().get();
+    return api.postMultipart(
+        slot, request.path(), request.fields(), u.field(), u.fileName(), u.type(), u.path());
   }
 
   /** What a refused send answers, by GOWA's HTTP status and error code. */
@@ -1059,6 +1084,13 @@ public final class GowaDriver implements Driver {
       }
       String path = m.isTextual() ? m.asText() : m.path("path").asText("");
       String what = field.equals("image") || field.equals("sticker") ? "image" : "file";
+      // The kind the file is kept as: what asContent reads it as (a video note is a video).
+      String kind =
+          switch (field) {
+            case "image", "video", "audio", "sticker" -> field;
+            case "video_note" -> "video";
+            default -> "file";
+          };
       if (path.isBlank()) {
         return new IncomingFile.Lost(what, "GOWA did not download it (auto-download off?)");
       }
@@ -1087,7 +1119,7 @@ public final class GowaDriver implements Driver {
       Path part = file.resolveSibling(file.getFileName() + ".part");
       Files.write(part, bytes);
       Files.move(part, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      return new IncomingFile.Kept(new IncomingMessage.Media(what, mime, file));
+      return new IncomingFile.Kept(new IncomingMessage.Media(kind, mime, file));
     }
     return new IncomingFile.None();
   }

@@ -1,6 +1,8 @@
 package io.kurir.driver.gowa;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.content.Content;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceLookup;
 import io.kurir.driver.DeviceRef;
@@ -83,7 +85,9 @@ final class GowaWebhookRoutes {
       throw RouteException.badRequest("body_not_valid", "the body has no event");
     }
     String event = root.path("event").asText();
-    if (!event.equals("message") && !event.equals("message.ack")) {
+    if (!event.equals("message")
+        && !event.equals("message.ack")
+        && !event.equals("message.reaction")) {
       // Typing, labels, calls, group changes: taken (GOWA would retry a refusal) and let be.
       return DriverReply.json(Map.of("status", "ok"));
     }
@@ -96,7 +100,7 @@ final class GowaWebhookRoutes {
     if (event.equals("message.ack")) {
       ack(device, root, payload);
     } else {
-      incoming(device, payload);
+      incoming(device, payload, event.equals("message.reaction"));
     }
     return DriverReply.json(Map.of("status", "ok"));
   }
@@ -220,7 +224,7 @@ final class GowaWebhookRoutes {
     }
   }
 
-  private void incoming(DeviceRef device, JsonNode payload) {
+  private void incoming(DeviceRef device, JsonNode payload, boolean reaction) {
     if (payload.path("is_from_me").asBoolean(false)) {
       return; // written on the phone itself, or by another linked device
     }
@@ -257,7 +261,15 @@ final class GowaWebhookRoutes {
     if (e164.isEmpty() && lid.isEmpty()) {
       return; // not a person's address
     }
-    String text = payload.path("body").asText("");
+    Optional<Content.Reaction> reacted = Optional.empty();
+    if (reaction) {
+      reacted = GowaContent.incomingReaction(payload);
+      if (reacted.isEmpty()) {
+        dropMalformed(device, "its reaction names no reacted_message_id");
+        return;
+      }
+    }
+    String text = reacted.map(Content.Reaction::emoji).orElse(payload.path("body").asText(""));
     Optional<IncomingMessage.Media> media = Optional.empty();
     try {
       switch (driver.incomingMedia(device.id(), id, payload)) {
@@ -280,24 +292,45 @@ final class GowaWebhookRoutes {
       throw new RouteException(
           503, "not_stored", "the incoming message's file could not be fetched: " + e.getMessage());
     }
+    IncomingMessage in =
+        new IncomingMessage(
+            device.id(),
+            Optional.of(id),
+            e164.orElse(""),
+            group,
+            text,
+            media,
+            at(payload.path("timestamp").asText("")),
+            Optional.empty(), // contact_name stays the number, as for the other drivers
+            lid);
+    in = withContent(in, payload, reacted);
     try {
-      driver
-          .listener()
-          .incoming(
-              new IncomingMessage(
-                  device.id(),
-                  Optional.of(id),
-                  e164.orElse(""),
-                  group,
-                  text,
-                  media,
-                  at(payload.path("timestamp").asText("")),
-                  Optional.empty(), // contact_name stays the number, as for the other drivers
-                  lid));
+      driver.listener().incoming(in);
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());
     }
+  }
+
+  /**
+   * {@code in} saying what GOWA's payload says beyond a text, an image or a file: a reaction, a
+   * location, contact cards, a video, an audio, a sticker, and the message it replies to ({@code
+   * replied_to_id}), in the Cloud API message object's terms. Unchanged for a plain text, image or
+   * document, which its columns say.
+   */
+  private static IncomingMessage withContent(
+      IncomingMessage in, JsonNode payload, Optional<Content.Reaction> reacted) {
+    Optional<String> replyTo = GowaContent.repliedTo(payload);
+    Optional<Content> kind =
+        reacted.<Content>map(r -> r).or(() -> GowaContent.incomingKind(payload));
+    boolean ownKind =
+        in.media().isPresent()
+            && List.of("video", "audio", "sticker").contains(in.media().get().kind());
+    if (kind.isEmpty() && replyTo.isEmpty() && !ownKind) {
+      return in;
+    }
+    Content content = kind.orElseGet(() -> in.asContent().content());
+    return in.withContent(new MessageContent(content, replyTo, List.of()));
   }
 
   /** A signed message Kurir does not store: answered 200 (a retry would not mend it), logged. */

@@ -207,8 +207,9 @@ final class WahaContent {
    * What an incoming {@code message} webhook's {@code WAMessage} says beyond its text and file, in
    * the content model: a {@code location} ({@code WALocation}: {@code latitude}, {@code longitude}
    * as strings, {@code name}, {@code address}), contact cards ({@code vCards}: vCard texts), a
-   * video or an audio by its file's type, and the message it replies to ({@code replyTo.id}). Empty
-   * for a text, an image or a file, which {@code IncomingMessage.asContent} reads.
+   * sticker ({@link #sticker}), a video or an audio (a voice note: {@link #voice}) by its file's
+   * type, and the message it replies to ({@code replyTo.id}). Empty for a text, an image or a file,
+   * which {@code IncomingMessage.asContent} reads.
    */
   static Optional<MessageContent> incoming(
       JsonNode payload, String text, Optional<io.kurir.driver.IncomingMessage.Media> media) {
@@ -230,12 +231,14 @@ final class WahaContent {
       }
     } else if (vcards.isArray() && !vcards.isEmpty()) {
       ArrayNode cards = WahaApi.JSON.createArrayNode();
-      vcards.forEach(v -> cards.add(card(v.asText(""))));
+      vcards.forEach(v -> cards.add(io.kurir.content.VCards.card(v.asText(""))));
       content = new Content.Contacts(cards);
+    } else if (media.isPresent() && sticker(payload, media.get())) {
+      content = new Content.Sticker(MediaSource.NONE, animated(payload));
     } else if (media.isPresent() && media.get().mimeType().startsWith("video/")) {
       content = new Content.Video(MediaSource.NONE, text);
     } else if (media.isPresent() && media.get().mimeType().startsWith("audio/")) {
-      content = new Content.Audio(MediaSource.NONE, false);
+      content = new Content.Audio(MediaSource.NONE, voice(payload));
     }
     if (content == null && replyTo.isEmpty()) {
       return Optional.empty();
@@ -252,32 +255,57 @@ final class WahaContent {
     return Optional.of(new MessageContent(content, replyTo, java.util.List.of()));
   }
 
-  /** A vCard as a Cloud API contact card: {@code FN} its name, each {@code TEL} a phone. */
-  static ObjectNode card(String vcard) {
-    ObjectNode card = WahaApi.JSON.createObjectNode();
-    ArrayNode phones = card.putArray("phones");
-    String name = "";
-    for (String line : vcard.split("\\r?\\n")) {
-      int colon = line.indexOf(':');
-      if (colon < 0) {
-        continue;
-      }
-      String key = line.substring(0, colon).toUpperCase(java.util.Locale.ROOT);
-      String value = line.substring(colon + 1).strip();
-      if (key.equals("FN")) {
-        name = value.replace("\\,", ",").replace("\\;", ";");
-      } else if (key.startsWith("TEL")) {
-        ObjectNode phone = phones.addObject();
-        phone.put("phone", value);
-        java.util.regex.Matcher waid =
-            java.util.regex.Pattern.compile("waid=(\\d+)").matcher(key.toLowerCase());
-        if (waid.find()) {
-          phone.put("wa_id", waid.group(1));
-        }
-      }
-    }
-    card.putObject("name").put("formatted_name", name);
-    return card;
+  /**
+   * Whether an incoming file is a sticker. {@code WAMessage} has no type of its own: the engine's
+   * message in {@code _data} says it, in each engine's shape: WEBJS whatsapp-web.js' {@code
+   * rawData.type} {@code sticker} ({@code core/engines/webjs/session.webjs.core.ts}: {@code _data:
+   * message.rawData}), NOWEB Baileys' {@code message.stickerMessage} ({@code
+   * core/engines/noweb/session.noweb.core.ts} {@code toWAMessage}: {@code _data: message}), GOWS
+   * whatsmeow's {@code Message.stickerMessage} or {@code Info.MediaType} {@code sticker}; else a
+   * WebP file, which WhatsApp sends only as a sticker.
+   */
+  static boolean sticker(JsonNode payload, io.kurir.driver.IncomingMessage.Media media) {
+    JsonNode data = payload.path("_data");
+    return data.path("type").asText("").equals("sticker")
+        || data.path("message").has("stickerMessage")
+        || data.path("Message").has("stickerMessage")
+        || data.path("Info").path("MediaType").asText("").equals("sticker")
+        || media.mimeType().startsWith("image/webp");
+  }
+
+  /** Whether a sticker is animated, where the engine's message says it. */
+  private static boolean animated(JsonNode payload) {
+    JsonNode data = payload.path("_data");
+    return data.path("message").path("stickerMessage").path("isAnimated").asBoolean(false)
+        || data.path("Message").path("stickerMessage").path("isAnimated").asBoolean(false)
+        || data.path("isAnimated").asBoolean(false);
+  }
+
+  /**
+   * Whether an incoming audio is a voice note (WhatsApp's push-to-talk), by the engine's message in
+   * {@code _data}: WEBJS {@code type} {@code ptt}, NOWEB {@code message.audioMessage.ptt}, GOWS
+   * {@code Message.audioMessage.PTT} or {@code Info.MediaType} {@code ptt}. Without it, an audio
+   * file.
+   */
+  static boolean voice(JsonNode payload) {
+    JsonNode data = payload.path("_data");
+    return data.path("type").asText("").equals("ptt")
+        || data.path("message").path("audioMessage").path("ptt").asBoolean(false)
+        || data.path("Message").path("audioMessage").path("PTT").asBoolean(false)
+        || data.path("Info").path("MediaType").asText("").equals("ptt");
+  }
+
+  /**
+   * A {@code message.reaction} event's {@code WAMessageReaction}: {@code reaction.text} the emoji
+   * ("" when taken away), {@code reaction.messageId} the message it is on (docs how-to/events,
+   * "message.reaction"; the same on WEBJS, NOWEB and GOWS).
+   */
+  static Optional<Content.Reaction> incomingReaction(JsonNode payload) {
+    JsonNode r = payload.path("reaction");
+    String on = r.path("messageId").asText("");
+    return on.isBlank()
+        ? Optional.empty()
+        : Optional.of(new Content.Reaction(on, r.path("text").asText("")));
   }
 
   /** A message WAHA cannot be asked to send, and why. */

@@ -51,9 +51,12 @@ public final class WahaDriver implements Driver {
   /** Where the engine posts a device's events; the device's id follows. */
   static final String EVENTS_PATH = "/drivers/waha/events/";
 
-  /** The events a session's webhook subscribes to. */
+  /**
+   * The events a session's webhook subscribes to; {@code message.reaction} brings reactions, which
+   * no engine puts in {@code message} (docs how-to/events: NOWEB's moved there too).
+   */
   static final List<String> EVENTS =
-      List.of("session.status", "message", "message.ack", "message.ack.group");
+      List.of("session.status", "message", "message.ack", "message.ack.group", "message.reaction");
 
   /** The reason stored with a message the engine refused for good. */
   static final String NETWORK_REFUSED = "network_refused";

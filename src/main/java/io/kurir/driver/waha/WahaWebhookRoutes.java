@@ -1,6 +1,8 @@
 package io.kurir.driver.waha;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kurir.content.Content;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceLookup;
 import io.kurir.driver.DeviceRef;
@@ -82,7 +84,8 @@ final class WahaWebhookRoutes {
       }
       case "message.ack" -> ack(device, payload);
       case "message.ack.group" -> ackInGroup(device, payload);
-      case "message" -> incoming(device, payload);
+      case "message" -> incoming(device, payload, false);
+      case "message.reaction" -> incoming(device, payload, true);
       default -> {} // subscribed to no other event; a newer engine may send more
     }
     return DriverReply.json(Map.of("status", "ok"));
@@ -163,7 +166,12 @@ final class WahaWebhookRoutes {
     }
   }
 
-  private void incoming(DeviceRef device, JsonNode payload) {
+  /**
+   * An incoming message; with {@code reaction}, a {@code message.reaction} event's {@code
+   * WAMessageReaction} ({@code reaction.text}, "" when taken away, on {@code reaction.messageId}),
+   * stored as a reaction from the same sender fields.
+   */
+  private void incoming(DeviceRef device, JsonNode payload, boolean reaction) {
     if (payload.path("fromMe").asBoolean(false)) {
       return;
     }
@@ -188,8 +196,17 @@ final class WahaWebhookRoutes {
       // with the phone when the engine (or an earlier lookup) knows it, else by its LID alone.
       e164 = driver.phoneOfLid(device, lid.get());
     }
+    Optional<MessageContent> content = Optional.empty();
+    if (reaction) {
+      Optional<Content.Reaction> r = WahaContent.incomingReaction(payload);
+      if (r.isEmpty()) {
+        throw RouteException.badRequest(
+            "body_not_valid", "message.reaction needs payload.reaction.messageId");
+      }
+      content = Optional.of(MessageContent.of(r.get()));
+    }
     Optional<IncomingMessage.Media> media;
-    String text = payload.path("body").asText("");
+    String text = content.map(c -> c.content().summary()).orElse(payload.path("body").asText(""));
     try {
       media = driver.incomingMedia(device.id(), id, payload);
     } catch (WahaApi.FileGone e) {
@@ -222,7 +239,7 @@ final class WahaWebhookRoutes {
                   at(payload),
                   Optional.empty(),
                   lid,
-                  WahaContent.incoming(payload, text, media)));
+                  content.isPresent() ? content : WahaContent.incoming(payload, text, media)));
     } catch (RuntimeException e) {
       throw new RouteException(
           503, "not_stored", "the incoming message could not be stored: " + e.getMessage());

@@ -34,6 +34,8 @@ class CloudDriverContractTest extends DriverContract {
   /** A {@link CloudFixture} whose cloud driver reports to the suite; statuses posted on demand. */
   static final class CloudContractFixture extends ContractFixture {
     static final String NEW_TOKEN = "EAAG-fake-token-2";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+        new com.fasterxml.jackson.databind.ObjectMapper();
 
     final ListeningDriverFactory factory = listened(new CloudDriverFactory());
     final CloudFixture f;
@@ -220,6 +222,48 @@ class CloudDriverContractTest extends DriverContract {
             case FILE ->
                 f.graph.mediaMessage(from, networkId, "document", bytes, "application/pdf", text);
             case GROUP_TEXT -> throw new UnsupportedOperationException(noGroups().orElseThrow());
+            case LOCATION ->
+                f.graph.kindMessage(
+                    from,
+                    networkId,
+                    "location",
+                    JSON.createObjectNode()
+                        .put("latitude", ContractFixture.LATITUDE)
+                        .put("longitude", ContractFixture.LONGITUDE)
+                        .put("name", ContractFixture.PLACE)
+                        .put("address", ContractFixture.ADDRESS),
+                    null);
+            case CONTACTS -> {
+              var cards = JSON.createArrayNode();
+              var card = cards.addObject();
+              card.putObject("name").put("formatted_name", ContractFixture.CARD_NAME);
+              card.putArray("phones")
+                  .addObject()
+                  .put("phone", ContractFixture.CARD_PHONE)
+                  .put("wa_id", ContractFixture.CARD_WA_ID)
+                  .put("type", "CELL");
+              yield f.graph.kindMessage(from, networkId, "contacts", cards, null);
+            }
+            case REACTION ->
+                f.graph.kindMessage(
+                    from,
+                    networkId,
+                    "reaction",
+                    JSON.createObjectNode()
+                        .put("message_id", ContractFixture.QUOTED_ID)
+                        .put("emoji", ContractFixture.EMOJI),
+                    null);
+            case VIDEO -> f.graph.mediaMessage(from, networkId, "video", bytes, "video/mp4", text);
+            case AUDIO -> f.graph.mediaMessage(from, networkId, "audio", bytes, "audio/ogg", null);
+            case STICKER ->
+                f.graph.mediaMessage(from, networkId, "sticker", bytes, "image/webp", null);
+            case REPLY ->
+                f.graph.kindMessage(
+                    from,
+                    networkId,
+                    "text",
+                    JSON.createObjectNode().put("body", text),
+                    ContractFixture.QUOTED_ID);
           };
       return f.graph.postWebhook(payload) == 200;
     }

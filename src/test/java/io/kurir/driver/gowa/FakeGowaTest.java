@@ -17,10 +17,11 @@ import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fake GOWA's webhook payloads where the driver's tests do not look at them: each field as
- * GOWA's {@code buildFromFields} and {@code createReceiptPayload} write it (commit {@code 51f7b19},
- * {@code src/infrastructure/whatsapp/event_message.go}, {@code event_receipt.go}, {@code
- * jid_utils.go}; the examples of {@code docs/webhook-payload.md}).
+ * The fake GOWA where the driver's tests do not look at it: its media routes' refusals (GOWA's
+ * {@code src/validations/send_validation.go}), and its webhook payloads, each field as GOWA's
+ * {@code buildFromFields} and {@code createReceiptPayload} write it (commit {@code 51f7b19}, {@code
+ * src/infrastructure/whatsapp/event_message.go}, {@code event_receipt.go}, {@code jid_utils.go};
+ * the examples of {@code docs/webhook-payload.md}).
  */
 class FakeGowaTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -114,6 +115,96 @@ class FakeGowaTest {
           .hasMessageContaining("not sent to a group");
       assertThat(gowa.violations()).isEmpty();
     }
+  }
+
+  @Test
+  void mediaRoutesAnswerAsGowasValidationsDo() throws Exception {
+    try (FakeGowa gowa = new FakeGowa(TestGateway.settableClock());
+        HttpClient http = HttpClient.newHttpClient()) {
+      gowa.existingSlot("s1", ACCOUNT);
+      gowa.mediaLimits(8, 8);
+      String to = "6281100027906";
+
+      HttpResponse<String> none = media(http, gowa, "/send/video", to, null, null, null);
+      assertThat(none.statusCode()).isEqualTo(400);
+      assertThat(JSON.readTree(none.body()).path("code").asText()).isEqualTo("VALIDATION_ERROR");
+      assertThat(JSON.readTree(none.body()).path("message").asText())
+          .isEqualTo("either Video or VideoURL must be provided");
+
+      HttpResponse<String> webm =
+          media(http, gowa, "/send/video", to, "video", "video/webm", new byte[] {1});
+      assertThat(webm.statusCode()).isEqualTo(400);
+      assertThat(JSON.readTree(webm.body()).path("message").asText())
+          .isEqualTo("your video type is not allowed. please use mp4/mkv/avi/x-msvideo");
+
+      HttpResponse<String> large =
+          media(http, gowa, "/send/file", to, "file", "application/pdf", new byte[9]);
+      assertThat(large.statusCode()).isEqualTo(400);
+      assertThat(JSON.readTree(large.body()).path("message").asText())
+          .startsWith("max file upload is 8 B");
+
+      HttpResponse<String> voice =
+          media(http, gowa, "/send/audio", to, "audio", "audio/ogg", new byte[] {1, 2});
+      assertThat(voice.statusCode()).as(voice.body()).isEqualTo(200);
+      assertThat(JSON.readTree(voice.body()).path("results").path("status").asText())
+          .startsWith("Send audio success " + to + "@s.whatsapp.net");
+      assertThat(gowa.sent().getLast().body().path("ptt").asText()).isEqualTo("true");
+
+      assertThat(gowa.violations())
+          .as("a missing file and a type GOWA refuses are Kurir's mistakes; a size is not")
+          .containsExactly(
+              "/send/video without the video part", "/send/video with a video of type video/webm");
+    }
+  }
+
+  /**
+   * A multipart send through slot {@code s1}: {@code phone}, {@code ptt}, and the file part {@code
+   * field} of {@code type} when not null.
+   */
+  private static HttpResponse<String> media(
+      HttpClient http,
+      FakeGowa gowa,
+      String path,
+      String phone,
+      String field,
+      String type,
+      byte[] bytes)
+      throws Exception {
+    String auth =
+        Base64.getEncoder().encodeToString(FakeGowa.basicAuth().getBytes(StandardCharsets.UTF_8));
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    String b = "----fake-gowa-test";
+    body.writeBytes(
+        ("--"
+                + b
+                + "\r\nContent-Disposition: form-data; name=\"phone\"\r\n\r\n"
+                + phone
+                + "\r\n--"
+                + b
+                + "\r\nContent-Disposition: form-data; name=\"ptt\"\r\n\r\ntrue\r\n")
+            .getBytes(StandardCharsets.UTF_8));
+    if (field != null) {
+      body.writeBytes(
+          ("--"
+                  + b
+                  + "\r\nContent-Disposition: form-data; name=\""
+                  + field
+                  + "\"; filename=\"f\"\r\nContent-Type: "
+                  + type
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.UTF_8));
+      body.writeBytes(bytes);
+      body.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+    }
+    body.writeBytes(("--" + b + "--\r\n").getBytes(StandardCharsets.UTF_8));
+    return http.send(
+        HttpRequest.newBuilder(URI.create(gowa.url() + path))
+            .header("Authorization", "Basic " + auth)
+            .header("X-Device-Id", "s1")
+            .header("Content-Type", "multipart/form-data; boundary=" + b)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** A text sent through slot {@code s1}; WhatsApp's message id. */

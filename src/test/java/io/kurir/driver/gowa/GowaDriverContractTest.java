@@ -158,6 +158,32 @@ class GowaDriverContractTest extends DriverContract {
                 f.gowa.incomingMedia(slot, networkId, from, "document", text, "pdf", bytes);
             case GROUP_TEXT ->
                 f.gowa.incomingInGroup(slot, networkId, groupId.orElseThrow(), from, text);
+            case LOCATION ->
+                f.gowa.incomingLocation(
+                    slot,
+                    networkId,
+                    from,
+                    ContractFixture.LATITUDE,
+                    ContractFixture.LONGITUDE,
+                    ContractFixture.PLACE,
+                    ContractFixture.ADDRESS);
+            case CONTACTS ->
+                f.gowa.incomingContacts(
+                    slot,
+                    networkId,
+                    from,
+                    ContractFixture.CARD_NAME,
+                    ContractFixture.VCARD,
+                    ContractFixture.CARD_PHONE);
+            case REACTION ->
+                f.gowa.incomingReaction(
+                    slot, networkId, from, ContractFixture.EMOJI, ContractFixture.QUOTED_ID);
+            case VIDEO -> f.gowa.incomingMedia(slot, networkId, from, "video", text, "mp4", bytes);
+            case AUDIO -> f.gowa.incomingMedia(slot, networkId, from, "audio", "", "ogg", bytes);
+            case STICKER ->
+                f.gowa.incomingMedia(slot, networkId, from, "sticker", "", "webp", bytes);
+            case REPLY ->
+                f.gowa.incomingReply(slot, networkId, from, text, ContractFixture.QUOTED_ID);
           };
       return answered == 200;
     }

@@ -1,5 +1,7 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.content.Content;
+import io.kurir.content.MessageContent;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.ContractFixture;
 import io.kurir.driver.DeviceRef;
@@ -138,18 +140,50 @@ class SandboxDriverContractTest extends DriverContract {
           switch (kind) {
             case IMAGE -> Optional.of(media(networkId, "image", "image/png", ".png", bytes));
             case FILE -> Optional.of(media(networkId, "file", "application/pdf", ".pdf", bytes));
+            case VIDEO -> Optional.of(media(networkId, "video", "video/mp4", ".mp4", bytes));
+            case AUDIO -> Optional.of(media(networkId, "audio", "audio/ogg", ".ogg", bytes));
+            case STICKER -> Optional.of(media(networkId, "sticker", "image/webp", ".webp", bytes));
+            default -> Optional.empty();
+          };
+      // The sandbox's simulated phones write Kurir's content as it is: each kind's object.
+      Optional<MessageContent> content =
+          switch (kind) {
+            case LOCATION ->
+                Optional.of(
+                    MessageContent.of(
+                        new Content.Location(
+                            ContractFixture.LATITUDE,
+                            ContractFixture.LONGITUDE,
+                            ContractFixture.PLACE,
+                            ContractFixture.ADDRESS)));
+            case CONTACTS -> {
+              var cards = new com.fasterxml.jackson.databind.ObjectMapper().createArrayNode();
+              cards.add(io.kurir.content.VCards.card(ContractFixture.VCARD));
+              yield Optional.of(MessageContent.of(new Content.Contacts(cards)));
+            }
+            case REACTION ->
+                Optional.of(
+                    MessageContent.of(
+                        new Content.Reaction(ContractFixture.QUOTED_ID, ContractFixture.EMOJI)));
+            case REPLY ->
+                Optional.of(
+                    new MessageContent(
+                        new Content.Text(text, false),
+                        Optional.of(ContractFixture.QUOTED_ID),
+                        List.of()));
             default -> Optional.empty();
           };
       try {
-        return sandbox.injectIncoming(
+        IncomingMessage in =
             new IncomingMessage(
                 device.id(),
                 Optional.of(networkId),
                 fromE164,
                 groupId,
-                text,
+                content.map(c -> c.content().summary()).orElse(text),
                 media,
-                clock.instant()));
+                clock.instant());
+        return sandbox.injectIncoming(content.map(in::withContent).orElse(in));
       } catch (RuntimeException notStored) {
         return false;
       }

@@ -146,6 +146,31 @@ class WahaDriverContractTest extends DriverContract {
                     name, networkId, from, text, "application/pdf", "nota.pdf", bytes);
             case GROUP_TEXT ->
                 f.waha.incomingInGroup(name, networkId, groupId.orElseThrow(), from, text);
+            case LOCATION ->
+                f.waha.incomingLocation(
+                    name,
+                    networkId,
+                    from,
+                    Double.toString(ContractFixture.LATITUDE),
+                    Double.toString(ContractFixture.LONGITUDE),
+                    ContractFixture.PLACE,
+                    ContractFixture.ADDRESS,
+                    null);
+            case CONTACTS -> f.waha.incomingContacts(name, networkId, from, ContractFixture.VCARD);
+            case REACTION ->
+                f.waha.incomingReaction(
+                    name, networkId, from, ContractFixture.EMOJI, ContractFixture.QUOTED_ID);
+            case VIDEO ->
+                f.waha.incomingMediaOfKind(
+                    name, networkId, from, "video", "video/mp4", "v.mp4", bytes, text);
+            case AUDIO ->
+                f.waha.incomingMediaOfKind(
+                    name, networkId, from, "voice", "audio/ogg; codecs=opus", "v.ogg", bytes);
+            case STICKER ->
+                f.waha.incomingMediaOfKind(
+                    name, networkId, from, "sticker", "image/webp", "s.webp", bytes);
+            case REPLY ->
+                f.waha.incomingReply(name, networkId, from, text, ContractFixture.QUOTED_ID);
           };
       return answered == 200;
     }
