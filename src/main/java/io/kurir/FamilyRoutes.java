@@ -205,9 +205,23 @@ final class FamilyRoutes {
             core.events(),
             core.webhookSubscriptions(),
             core.clock(),
-            core.drivers()));
+            core.drivers(),
+            messageActions(core)));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
+  }
+
+  /** Revoke, edit, read marks and typing, recorded on the event log. */
+  private static io.kurir.message.MessageActions messageActions(Core core) {
+    return new io.kurir.message.MessageActions(
+        core.db(),
+        core.messages(),
+        core.tenants(),
+        core.drivers(),
+        core.ids(),
+        core.clock(),
+        core.events()::append,
+        core.events()::committed);
   }
 
   /** Health, mounted after any extra tables a caller gave, as before. */

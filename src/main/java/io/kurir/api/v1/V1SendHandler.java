@@ -109,7 +109,7 @@ final class V1SendHandler {
   }
 
   /** 201 with the message as it stands: pending, or its outcome when the caller waited. */
-  private void answer(Context ctx, Device device, Sends.Sent sent, Optional<Duration> wait) {
+  void answer(Context ctx, Device device, Sends.Sent sent, Optional<Duration> wait) {
     Message m = sent.first();
     MessageHistories.Outgoing shown =
         wait.isPresent()
@@ -145,7 +145,7 @@ final class V1SendHandler {
    * The device to send from: a device key's own (naming another is refused), else the license's
    * device that {@code named} names by id or number, or its only one.
    */
-  private Device device(ApiCaller caller, Optional<String> named) {
+  Device device(ApiCaller caller, Optional<String> named) {
     if (caller.device().isPresent()) {
       Device own = caller.device().get();
       if (named.isPresent() && !names(own, named.get())) {
@@ -195,7 +195,7 @@ final class V1SendHandler {
   }
 
   /** {@code ?wait=10s} (also {@code 500ms}, {@code 1m}, or plain seconds); empty when absent. */
-  private static Optional<Duration> wait(Context ctx) {
+  static Optional<Duration> wait(Context ctx) {
     String raw = ctx.queryParam("wait");
     if (raw == null || raw.isBlank()) {
       return Optional.empty();
