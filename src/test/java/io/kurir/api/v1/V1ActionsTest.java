@@ -1,5 +1,8 @@
 package io.kurir.api.v1;
 
+import static io.kurir.testing.V1Client.assertError;
+import static io.kurir.testing.V1Client.json;
+import static io.kurir.testing.V1Client.textTo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,14 +14,12 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.V1Client;
 import io.kurir.time.SettableClock;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -302,32 +303,15 @@ class V1ActionsTest {
   // --- helpers
 
   private String key(Device device, ApiScope... scopes) {
-    return kurir
-        .gateway()
-        .tenants()
-        .apiKeys()
-        .create(device.licenseId(), "test", Set.of(scopes))
-        .key()
-        .orElseThrow();
+    return api().key(device, scopes);
   }
 
-  private static String textTo(String to, String body) {
-    return "{\"to\":\"" + to + "\",\"type\":\"text\",\"text\":{\"body\":\"" + body + "\"}}";
+  private V1Client api() {
+    return new V1Client(kurir);
   }
 
-  /** Sends and waits until it is on the network: the id of a message that can be acted on. */
   private String sent(String key, String body) throws Exception {
-    String id = json(post(key, "/v1/messages", body), 201).get("id").asText();
-    Eventually.until(
-        "message " + id + " sent",
-        () -> {
-          try {
-            return json(get(key, "/v1/messages/" + id), 200).has("network_id");
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
-    return id;
+    return api().sent(key, body);
   }
 
   private static JsonNode first(JsonNode events, String type) {
@@ -339,47 +323,19 @@ class V1ActionsTest {
     throw new AssertionError("no " + type + " in " + events);
   }
 
-  private static void assertError(Reply r, int status, String token) throws Exception {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    JsonNode body = JSON.readTree(r.body());
-    assertThat(body.get("error").asText()).as(r.body()).isEqualTo(token);
-    assertThat(body.get("message").asText()).isNotEmpty();
-  }
-
   private Reply post(String key, String path, String body, String... headers) {
-    List<String> h = new ArrayList<>(List.of("Authorization", "Bearer " + key));
-    h.addAll(List.of(headers));
-    return kurir.post(path, body, "application/json", h.toArray(String[]::new));
+    return api().post(key, path, body, headers);
   }
 
   private Reply patch(String key, String path, String body) {
-    return kurir.send(
-        HttpRequest.newBuilder(URI.create(kurir.url(path)))
-            .header("Authorization", "Bearer " + key)
-            .header("Content-Type", "application/json")
-            .method("PATCH", HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        body);
+    return api().patch(key, path, body);
   }
 
   private Reply delete(String key, String path) {
-    return kurir.send(
-        HttpRequest.newBuilder(URI.create(kurir.url(path)))
-            .header("Authorization", "Bearer " + key)
-            .DELETE()
-            .build());
+    return api().delete(key, path);
   }
 
   private Reply get(String key, String path) {
-    return kurir.send(
-        HttpRequest.newBuilder(URI.create(kurir.url(path)))
-            .header("Authorization", "Bearer " + key)
-            .GET()
-            .build());
-  }
-
-  private static JsonNode json(Reply r, int status) throws Exception {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    return JSON.readTree(r.body());
+    return api().get(key, path);
   }
 }
