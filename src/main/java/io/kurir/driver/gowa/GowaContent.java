@@ -27,7 +27,7 @@ final class GowaContent {
    * engine would fetch from inside the operator's network); the seed families' images and files
    * still go, uploaded. Not stickers, interactive messages or templates (no such route, or the
    * Cloud API's alone). Replies and mentions: on texts ({@code /send/message} alone has the
-   * fields).
+   * fields). Edits, revoke, read marks and typing: {@link GowaActions}.
    */
   static final Capabilities CAPABILITIES =
       new Capabilities(
@@ -36,10 +36,10 @@ final class GowaContent {
           true,
           true,
           true,
-          false,
-          false,
-          false,
-          false);
+          true,
+          true,
+          true,
+          true);
 
   /** A JSON request to GOWA: its path and body. */
   record Request(String path, ObjectNode body) {}
