@@ -53,6 +53,8 @@ final class FamilyRoutes {
   static List<RouteTable> of(Core core, DriverCatalog catalog) {
     Settings settings = core.settings();
     List<RouteTable> tables = new ArrayList<>();
+    // Revoke, edit, read marks, typing: Kurir's API and the Cloud API's door.
+    io.kurir.message.MessageActions actions = messageActions(core);
     EcoMessageHandlers ecoMessages =
         new EcoMessageHandlers(
             core.messages(),
@@ -178,7 +180,8 @@ final class FamilyRoutes {
                 settings.media().uploadQuotaBytes(),
                 settings.media().keepFor()),
             settings.publicUrlIfSet(),
-            core.clock()));
+            core.clock(),
+            actions));
     // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the control
     // routes take the admin token, except in the demo, which is open by design.
     DriverRoutesContext routesContext =
@@ -206,7 +209,7 @@ final class FamilyRoutes {
             core.webhookSubscriptions(),
             core.clock(),
             core.drivers(),
-            messageActions(core)));
+            actions));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

@@ -89,10 +89,13 @@ public interface Driver extends AutoCloseable {
   }
 
   /**
-   * Shows {@code device} typing in {@code chat} ({@code typing} true) or stops showing it. Called
-   * only when {@link #capabilities} declares {@code presence}.
+   * Shows {@code device} typing in {@code chat} ({@code typing} true) or stops showing it. {@code
+   * latestReceived} is the network id of the latest message the device received in the chat, for a
+   * network whose indicator answers a message (the Cloud API's). Called only when {@link
+   * #capabilities} declares {@code presence}.
    */
-  default ActionOutcome typing(DeviceRef device, ChatRef chat, boolean typing) {
+  default ActionOutcome typing(
+      DeviceRef device, ChatRef chat, boolean typing, Optional<String> latestReceived) {
     return ActionOutcome.notSupported(this, "show typing");
   }
 

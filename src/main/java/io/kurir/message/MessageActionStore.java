@@ -89,6 +89,26 @@ final class MessageActionStore {
                     .findOne());
   }
 
+  /** The message device {@code deviceId} received with the network's id {@code networkId}. */
+  Optional<Received> receivedByNetworkId(long deviceId, String networkId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT id, network_id, sender, group_id FROM inbound_message"
+                            + " WHERE device_id = ? AND network_id = ?")
+                    .bind(0, deviceId)
+                    .bind(1, networkId)
+                    .map(
+                        (rs, ctx) ->
+                            new Received(
+                                rs.getLong("id"),
+                                Optional.ofNullable(rs.getString("network_id")),
+                                rs.getString("sender"),
+                                Optional.ofNullable(rs.getString("group_id"))))
+                    .findOne());
+  }
+
   /**
    * The network id of the latest message device {@code deviceId} received in the chat of {@code
    * chat} (a group's id when {@code group}, else the sender's address or network id) that has one.

@@ -176,13 +176,50 @@ public final class MessageActions {
   }
 
   /**
+   * Marks read the chat of the message {@code messageId} that {@code device} received (named by
+   * Kurir's id or by the network's), up to it; with {@code typing}, shows the device typing there
+   * too: the Cloud API's read mark and typing indicator, as its door takes them.
+   *
+   * @throws ActionRefused as {@link #markRead} and {@link #typing}; a message the device did not
+   *     receive
+   */
+  public void markReadByMessage(Device device, String messageId, boolean typing) {
+    Driver driver = declaring(device, Capabilities::markRead, "mark chats read");
+    if (typing) {
+      declaring(device, Capabilities::presence, "show typing");
+    }
+    MessageActionStore.Received r =
+        (messageId.matches("\\d{1,18}")
+                ? store.received(device.id(), Long.parseLong(messageId))
+                : Optional.<MessageActionStore.Received>empty())
+            .or(() -> store.receivedByNetworkId(device.id(), messageId))
+            .filter(x -> x.networkId().isPresent())
+            .orElseThrow(
+                () ->
+                    new ActionRefused(
+                        ActionRefused.Reason.MESSAGE_NOT_FOUND,
+                        "no message " + messageId + " received by this phone number"));
+    ChatRef chat =
+        r.group().map(g -> new ChatRef(g, true)).orElseGet(() -> new ChatRef(r.sender(), false));
+    act(driver.markRead(device.ref(), chat, r.networkId()));
+    if (typing) {
+      act(driver.typing(device.ref(), chat, true, r.networkId()));
+    }
+  }
+
+  /**
    * Shows {@code device} typing in {@code chat}, or stops showing it.
    *
    * @throws ActionRefused a driver without presence, the network's refusal, the device unavailable
    */
   public void typing(Device device, ChatRef chat, boolean typing) {
     Driver driver = declaring(device, Capabilities::presence, "show typing");
-    act(driver.typing(device.ref(), chat, typing));
+    act(
+        driver.typing(
+            device.ref(),
+            chat,
+            typing,
+            store.latestReceived(device.id(), chat.id(), chat.group())));
   }
 
   /**

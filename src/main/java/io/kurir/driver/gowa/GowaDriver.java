@@ -183,7 +183,10 @@ public final class GowaDriver implements Driver {
 
   @Override
   public io.kurir.driver.ActionOutcome typing(
-      DeviceRef device, io.kurir.driver.ChatRef chat, boolean typing) {
+      DeviceRef device,
+      io.kurir.driver.ChatRef chat,
+      boolean typing,
+      Optional<String> latestReceived) {
     return whenConnected(device, () -> actions.typing(slotId(device), chat, typing));
   }
 

@@ -108,7 +108,8 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   @Override
-  public ActionOutcome typing(DeviceRef device, ChatRef chat, boolean typing) {
+  public ActionOutcome typing(
+      DeviceRef device, ChatRef chat, boolean typing, Optional<String> latestReceived) {
     return network.typing(device.id(), chat, typing);
   }
 

@@ -193,7 +193,10 @@ public final class WahaDriver implements Driver {
 
   @Override
   public io.kurir.driver.ActionOutcome typing(
-      DeviceRef device, io.kurir.driver.ChatRef chat, boolean typing) {
+      DeviceRef device,
+      io.kurir.driver.ChatRef chat,
+      boolean typing,
+      Optional<String> latestReceived) {
     return whenConnected(device, () -> actions.typing(sessionName(device), chat, typing));
   }
 

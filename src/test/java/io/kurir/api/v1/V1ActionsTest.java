@@ -300,6 +300,44 @@ class V1ActionsTest {
         .isEqualTo("revoked");
   }
 
+  @Test
+  void aDriverWithoutTheActionsIsRefusedNamingItWithNothingAsked() throws Exception {
+    io.kurir.testing.ScriptedDriver driver = new io.kurir.testing.ScriptedDriver("scripted", false);
+    kurir =
+        TestGateway.start(
+            dir, java.time.Clock.systemUTC(), new io.kurir.testing.ScriptedDriver.Factory(driver));
+    Device device = kurir.newDevice(Numbers.fresh(), "scripted", java.util.Map.of());
+    String key = key(device, ApiScope.SEND, ApiScope.READ);
+    String to = Numbers.fresh();
+    String id = sent(key, textTo(to, "hello"));
+    for (Reply r :
+        List.of(
+            delete(key, "/v1/messages/" + id),
+            patch(key, "/v1/messages/" + id, "{\"text\":{\"body\":\"x\"}}"),
+            post(key, "/v1/chats/" + to + "/read", "{}"),
+            post(key, "/v1/chats/" + to + "/typing", "{}"))) {
+      assertError(r, 422, "capability_not_supported");
+      assertThat(JSON.readTree(r.body()).get("message").asText()).contains("scripted");
+    }
+    assertError(
+        post(key, "/v1/messages/" + id + "/reactions", "{\"emoji\":\"x\"}"),
+        422,
+        "kind_not_supported");
+    // The Cloud API's door: Meta's 131051, naming the driver.
+    Reply door =
+        kurir.post(
+            "/graph/v23.0/" + device.id() + "/messages",
+            "{\"messaging_product\":\"whatsapp\",\"status\":\"read\",\"message_id\":\"1\"}",
+            "application/json",
+            "Authorization",
+            "Bearer " + device.ecoKey());
+    assertThat(door.status()).as(door.body()).isEqualTo(400);
+    assertThat(JSON.readTree(door.body()).at("/error/code").asInt()).isEqualTo(131051);
+    assertThat(JSON.readTree(door.body()).at("/error/error_data/details").asText())
+        .contains("scripted");
+    assertThat(driver.sends()).hasSize(1); // the text alone
+  }
+
   // --- helpers
 
   private String key(Device device, ApiScope... scopes) {
