@@ -185,6 +185,29 @@ class V1ActionsTest {
     assertThat(onPhone.content().get("reaction").get("message_id").asText()).isEqualTo(net);
     assertThat(onPhone.content().get("reaction").get("emoji").asText()).isEqualTo("👍");
 
+    // POST /v1/messages with a reaction names its message by Kurir's id too.
+    String byObject =
+        json(
+                post(
+                    key,
+                    "/v1/messages",
+                    "{\"to\":\""
+                        + customer
+                        + "\",\"type\":\"reaction\",\"reaction\":{\"message_id\":\""
+                        + id
+                        + "\",\"emoji\":\"🎉\"}}"),
+                201)
+            .get("id")
+            .asText();
+    Eventually.until(
+        "the second reaction on the phone",
+        () ->
+            kurir.sandbox().inbox(customer).stream()
+                .anyMatch(
+                    e ->
+                        Long.toString(e.messageId()).equals(byObject)
+                            && e.content().at("/reaction/message_id").asText().equals(net)));
+
     // A received message is reacted to by its id in GET /v1/messages?direction=in.
     kurir.sandbox().injectIncoming(device.id(), customer, "Thanks!", "SBX-IN-42");
     Eventually.until("received", () -> kurir.storedIncoming(device.id()) == 1);
