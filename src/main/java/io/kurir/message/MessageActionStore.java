@@ -79,13 +79,7 @@ final class MessageActionStore {
                             + " WHERE id = ? AND device_id = ?")
                     .bind(0, id)
                     .bind(1, deviceId)
-                    .map(
-                        (rs, ctx) ->
-                            new Received(
-                                rs.getLong("id"),
-                                Optional.ofNullable(rs.getString("network_id")),
-                                rs.getString("sender"),
-                                Optional.ofNullable(rs.getString("group_id"))))
+                    .map((rs, ctx) -> received(rs))
                     .findOne());
   }
 
@@ -99,14 +93,16 @@ final class MessageActionStore {
                             + " WHERE device_id = ? AND network_id = ?")
                     .bind(0, deviceId)
                     .bind(1, networkId)
-                    .map(
-                        (rs, ctx) ->
-                            new Received(
-                                rs.getLong("id"),
-                                Optional.ofNullable(rs.getString("network_id")),
-                                rs.getString("sender"),
-                                Optional.ofNullable(rs.getString("group_id"))))
+                    .map((rs, ctx) -> received(rs))
                     .findOne());
+  }
+
+  private static Received received(java.sql.ResultSet rs) throws java.sql.SQLException {
+    return new Received(
+        rs.getLong("id"),
+        Optional.ofNullable(rs.getString("network_id")),
+        rs.getString("sender"),
+        Optional.ofNullable(rs.getString("group_id")));
   }
 
   /**

@@ -13,7 +13,6 @@ import io.kurir.testing.FakeWaha;
 import io.kurir.testing.V1Client;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,19 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 class WahaActionsTest {
   @TempDir Path dir;
 
-  private static Device paired(WahaFixture f, String number) {
-    Device device = f.newDevice(number, Map.of());
-    String name = "kurir-" + device.id();
-    f.awaitSession(name, "SCAN_QR_CODE");
-    f.waha.scan(name, number.substring(1));
-    Eventually.until("online", () -> f.eco(device, "/api/qr_status").equals("online"));
-    return device;
-  }
-
   @Test
   void revokeEditReadAndTypingGoToWahasRoutes() throws Exception {
     try (WahaFixture f = new WahaFixture(dir)) {
-      Device device = paired(f, "+6281100008801");
+      Device device = f.paired("+6281100008801");
       String session = "kurir-" + device.id();
       V1Client api = new V1Client(f.kurir);
       String key = api.key(device, ApiScope.SEND, ApiScope.READ);
@@ -85,7 +75,7 @@ class WahaActionsTest {
   @Test
   void anUnknownMessageIsTheEnginesRefusalAndAStoppedSessionCannotAct() throws Exception {
     try (WahaFixture f = new WahaFixture(dir)) {
-      Device device = paired(f, "+6281100008811");
+      Device device = f.paired("+6281100008811");
       V1Client api = new V1Client(f.kurir);
       String key = api.key(device, ApiScope.SEND, ApiScope.READ);
       String to = "+6281100008819";
