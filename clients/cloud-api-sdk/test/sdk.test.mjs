@@ -120,10 +120,22 @@ test('sendDocument by link', async () => {
   assert.equal((await onThePhone(id)).document.filename, 'invoice.pdf');
 });
 
-test("markRead is refused with Meta's error the SDK reads", async () => {
+test('markRead marks a received message read, with the typing indicator', async () => {
+  const received = env('KURIR_RECEIVED_ID'); // a message the customer wrote to the device
+  assert.deepEqual(await client.messages.markRead({ phoneNumberId, messageId: received }), { success: true });
+  assert.deepEqual(
+    await client.messages.markRead({ phoneNumberId, messageId: received, typingIndicator: { type: 'text' } }),
+    { success: true },
+  );
+  const res = await fetch(`${env('KURIR_URL')}/sandbox/phones/%2B${to}/inbox`, {
+    headers: { Authorization: 'Bearer ' + env('KURIR_ADMIN_TOKEN') },
+  });
+  const phone = await res.json();
+  assert.equal(Object.values(phone.readBy)[0].upTo, received);
+  assert.equal(phone.typing.length, 1);
   await assert.rejects(
-    client.messages.markRead({ phoneNumberId, messageId: 'wamid.any' }),
-    (e) => e instanceof GraphApiError && e.code === 131051 && e.httpStatus === 400,
+    client.messages.markRead({ phoneNumberId, messageId: 'wamid.never-received' }),
+    (e) => e instanceof GraphApiError && e.code === 100 && e.httpStatus === 400,
   );
 });
 

@@ -54,6 +54,8 @@ final class FamilyRoutes {
   static List<RouteTable> of(Core core, DriverCatalog catalog) {
     Settings settings = core.settings();
     List<RouteTable> tables = new ArrayList<>();
+    // Revoke, edit, read marks, typing: Kurir's API and the Cloud API's door.
+    io.kurir.message.MessageActions actions = messageActions(core);
     EcoMessageHandlers ecoMessages =
         new EcoMessageHandlers(
             core.messages(),
@@ -183,7 +185,8 @@ final class FamilyRoutes {
                 settings.media().uploadQuotaBytes(),
                 settings.media().keepFor()),
             settings.publicUrlIfSet(),
-            core.clock()));
+            core.clock(),
+            actions));
     // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the control
     // routes take the admin token, except in the demo, which is open by design.
     DriverRoutesContext routesContext =
@@ -212,9 +215,23 @@ final class FamilyRoutes {
             core.clock(),
             core.drivers(),
             chats,
-            core.contactBook()));
+            core.contactBook(),
+            actions));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
+  }
+
+  /** Revoke, edit, read marks and typing, recorded on the event log. */
+  private static io.kurir.message.MessageActions messageActions(Core core) {
+    return new io.kurir.message.MessageActions(
+        core.db(),
+        core.messages(),
+        core.tenants(),
+        core.drivers(),
+        core.ids(),
+        core.clock(),
+        core.events()::append,
+        core.events()::committed);
   }
 
   /** Health, mounted after any extra tables a caller gave, as before. */

@@ -76,6 +76,42 @@ public interface Driver extends AutoCloseable {
     return Capabilities.TEXT_ONLY;
   }
 
+  /**
+   * Deletes for everyone the message {@code networkId} that {@code device} sent to {@code chat}.
+   * Called only when {@link #capabilities} declares {@code revoke}; may block on the network.
+   */
+  default ActionOutcome revoke(DeviceRef device, ChatRef chat, String networkId) {
+    return ActionOutcome.notSupported(this, "revoke a message");
+  }
+
+  /**
+   * Replaces the text of the text message {@code networkId} that {@code device} sent to {@code
+   * chat} with {@code text}. Called only when {@link #capabilities} declares {@code edits}.
+   */
+  default ActionOutcome edit(DeviceRef device, ChatRef chat, String networkId, String text) {
+    return ActionOutcome.notSupported(this, "edit a message");
+  }
+
+  /**
+   * Marks {@code chat}'s messages read on {@code device}: up to the received message {@code
+   * networkId} when given, else all of them (a network that marks one message at a time marks the
+   * latest it knows of). Called only when {@link #capabilities} declares {@code markRead}.
+   */
+  default ActionOutcome markRead(DeviceRef device, ChatRef chat, Optional<String> networkId) {
+    return ActionOutcome.notSupported(this, "mark a chat read");
+  }
+
+  /**
+   * Shows {@code device} typing in {@code chat} ({@code typing} true) or stops showing it. {@code
+   * latestReceived} is the network id of the latest message the device received in the chat, for a
+   * network whose indicator answers a message (the Cloud API's). Called only when {@link
+   * #capabilities} declares {@code presence}.
+   */
+  default ActionOutcome typing(
+      DeviceRef device, ChatRef chat, boolean typing, Optional<String> latestReceived) {
+    return ActionOutcome.notSupported(this, "show typing");
+  }
+
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
   boolean isConnected(DeviceRef device);
 

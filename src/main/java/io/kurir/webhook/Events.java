@@ -47,8 +47,15 @@ public final class Events implements AutoCloseable {
   /** A device's connection state changed. */
   public static final String DEVICE_STATUS = "device.status";
 
+  /** A sent message its device deleted for everyone ({@code DELETE /v1/messages/{id}}). */
+  public static final String MESSAGE_REVOKED = io.kurir.message.MessageActions.REVOKED;
+
+  /** A sent text its device edited ({@code PATCH /v1/messages/{id}}). */
+  public static final String MESSAGE_EDITED = io.kurir.message.MessageActions.EDITED;
+
   /** Every event type, as subscriptions name them. */
-  public static final Set<String> TYPES = Set.of(MESSAGE_RECEIVED, MESSAGE_STATUS, DEVICE_STATUS);
+  public static final Set<String> TYPES =
+      Set.of(MESSAGE_RECEIVED, MESSAGE_STATUS, DEVICE_STATUS, MESSAGE_REVOKED, MESSAGE_EDITED);
 
   /** How long a waiting reader sleeps at most before it looks again (events of other nodes). */
   private static final Duration LOOK_AGAIN = Duration.ofSeconds(2);

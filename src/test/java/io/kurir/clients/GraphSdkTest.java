@@ -47,6 +47,9 @@ class GraphSdkTest {
               .key()
               .orElseThrow();
 
+      // The customer wrote first: the read mark names that message by the network's id.
+      kurir.sandbox().injectIncoming(device.id(), "+6281234500088", "halo", "SBX-SDK-IN-1");
+      io.kurir.testing.Eventually.until("received", () -> kurir.storedIncoming(device.id()) == 1);
       Path output = dir.resolve("node-test.log");
       ProcessBuilder pb =
           new ProcessBuilder(node, "--test", "test/")
@@ -60,6 +63,7 @@ class GraphSdkTest {
       env.put("KURIR_PHONE_NUMBER_ID", Long.toString(device.id()));
       env.put("KURIR_OTHER_PHONE_NUMBER_ID", Long.toString(other.id()));
       env.put("KURIR_TO", "6281234500088");
+      env.put("KURIR_RECEIVED_ID", "SBX-SDK-IN-1");
       Process p = pb.start();
       boolean done = p.waitFor(120, TimeUnit.SECONDS);
       String log = Files.readString(output, StandardCharsets.UTF_8);

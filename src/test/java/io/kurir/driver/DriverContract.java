@@ -977,6 +977,39 @@ public abstract class DriverContract {
     }
   }
 
+  /**
+   * Every action the driver declares is done on the network for a text it sent and a chat it
+   * received in (revoke and edit of the text; a read mark and typing in the chat); one it does not
+   * declare is never asked of it by the core, and the default answers a refusal.
+   */
+  @Test
+  void everyActionTheDriverDeclaresIsDone() {
+    Capabilities can = network.driver().capabilities();
+    DeviceRef device = network.connectedDevice(DEVICE);
+    String text = "for the actions";
+    assertThat(
+            network.incoming(
+                device, IncomingKind.TEXT, "in-actions", TO, Optional.empty(), text, new byte[0]))
+        .isTrue();
+    Eventually.until(
+        "passed on", () -> texts(network.events().incoming(device.id())).contains(text));
+    Optional<String> received = only(device, text).networkId();
+    ChatRef chat = new ChatRef(TO, false);
+    String sent =
+        networkIdOf(sendSettled(device, text(TO, "to be edited, then revoked"))).orElseThrow();
+    check(can.edits(), network.driver().edit(device, chat, sent, "edited"));
+    check(can.revoke(), network.driver().revoke(device, chat, sent));
+    check(can.markRead(), network.driver().markRead(device, chat, received));
+    check(can.presence(), network.driver().typing(device, chat, true, received));
+    check(can.presence(), network.driver().typing(device, chat, false, received));
+  }
+
+  private void check(boolean declared, ActionOutcome outcome) {
+    assertThat(outcome)
+        .as(network.driver().name() + (declared ? ": declared, done" : ": not declared, refused"))
+        .isInstanceOf(declared ? ActionOutcome.Done.class : ActionOutcome.Refused.class);
+  }
+
   protected OutgoingMessage text(String to, String text) {
     return new OutgoingMessage(ids.incrementAndGet(), to, false, "text", text);
   }

@@ -70,6 +70,10 @@ import java.util.regex.Pattern;
  *       WhatsApp is 400 {@code INVALID_JID} (account validation, GOWA's default); not logged in is
  *       401 {@code AUTHENTICATION_ERROR}; replies {@code {code, message, results: {message_id,
  *       status}}} with no {@code status} number;
+ *   <li>actions ({@link #actions}): {@code POST /message/{message_id}/revoke}, {@code update}
+ *       ({@code message} Required), {@code read}, and {@code /send/chat-presence} ({@code action}
+ *       {@code start|stop}), each with {@code phone} (the chat's JID); {@code docs/openapi.yaml}
+ *       and {@code src/usecase/message.go}, {@code send.go}, {@code src/validations/};
  *   <li>{@code GET /user/check?phone=}, {@code GET /user/my/groups} (whatsmeow's PascalCase {@code
  *       GroupInfo}), {@code GET /group/participants?group_id=};
  *   <li>webhooks to the operator's {@code --webhook}, signed {@code X-Hub-Signature-256:
@@ -1017,7 +1021,50 @@ public final class FakeGowa implements AutoCloseable {
           ok(ex, "Success getting group participants", r);
         }
       }
+      case "POST /send/chat-presence" -> {
+        JsonNode body = json(ex, path, raw);
+        if (body != null) {
+          String action = body.path("action").asText("");
+          // ValidateSendChatPresence: phone Required, action Required and In("start", "stop").
+          if (!action.equals("start") && !action.equals("stop")) {
+            violations.add(path + " with action " + body.path("action"));
+            error(ex, 400, "VALIDATION_ERROR", "action: must be a valid value.");
+          } else {
+            act(ex, s, path, body, "chat-presence-" + action, "Send chat presence " + action);
+          }
+        }
+      }
       default -> {
+        java.util.regex.Matcher changed =
+            Pattern.compile("/message/([^/]+)/(revoke|update|read)").matcher(path);
+        if (method.equals("POST") && changed.matches()) {
+          JsonNode body = json(ex, path, raw);
+          if (body == null) {
+            return;
+          }
+          String messageId = URLDecoder.decode(changed.group(1), StandardCharsets.UTF_8);
+          if (changed.group(2).equals("update") && body.path("message").asText("").isBlank()) {
+            violations.add(path + " without message");
+            error(ex, 400, "VALIDATION_ERROR", "message: cannot be blank.");
+            return;
+          }
+          ObjectNode recorded = ((ObjectNode) body).deepCopy();
+          recorded.put("message_id", messageId);
+          act(
+              ex,
+              s,
+              path,
+              recorded,
+              changed.group(2).equals("read")
+                  ? messageId
+                  : "3EB0" + Long.toHexString(ids.incrementAndGet()).toUpperCase() + "C0FFEE",
+              switch (changed.group(2)) {
+                case "revoke" -> "Revoke success";
+                case "update" -> "Update message success";
+                default -> "Mark as read success " + messageId;
+              });
+          return;
+        }
         java.util.regex.Matcher react = Pattern.compile("/message/([^/]+)/reaction").matcher(path);
         if (method.equals("POST") && react.matches()) {
           JsonNode body = json(ex, path, raw);
@@ -1046,6 +1093,46 @@ public final class FakeGowa implements AutoCloseable {
         error(ex, 404, "NOT_FOUND", "Cannot " + method + " " + path);
       }
     }
+  }
+
+  /** One action Kurir asked of GOWA on a message or a chat: its route and its body. */
+  public record Action(String slot, String path, JsonNode body) {}
+
+  private final List<Action> actions = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** The actions (revoke, update, read, chat presence) GOWA did, oldest first. */
+  public List<Action> actions() {
+    return List.copyOf(actions);
+  }
+
+  /**
+   * {@code /message/{id}/revoke|update|read} and {@code /send/chat-presence} (src/usecase/
+   * message.go, send.go): {@code phone} Required and a valid JID ({@code ValidateJidWithLogin}),
+   * the account logged in (401 {@code AUTHENTICATION_ERROR}); then whatsmeow sends the protocol
+   * message (a revoke or an edit of an id WhatsApp does not know is sent all the same: GOWA does
+   * not look the message up), and GOWA answers {@code results: {message_id, status}}: the revoke's
+   * and the edit's own new id, the read message's id, {@code chat-presence-start|stop}.
+   */
+  private void act(
+      HttpExchange ex, Slot s, String path, JsonNode body, String resultId, String status)
+      throws IOException {
+    String phone = body.path("phone").asText("");
+    if (phone.isEmpty()) {
+      violations.add(path + " without phone");
+      error(ex, 400, "VALIDATION_ERROR", "phone: cannot be blank.");
+      return;
+    }
+    if (!phone.matches("\\d{6,15}@s\\.whatsapp\\.net|[\\d-]{6,40}@g\\.us|\\d{5,30}@lid")) {
+      violations.add(path + " to " + phone);
+      error(ex, 400, "VALIDATION_ERROR", "phone: not a valid JID");
+      return;
+    }
+    if (!s.state.equals("logged_in")) {
+      error(ex, 401, "AUTHENTICATION_ERROR", "you are not logged in");
+      return;
+    }
+    actions.add(new Action(s.id, path, body));
+    ok(ex, status, Map.of("message_id", resultId, "status", status + " " + phone));
   }
 
   private void login(HttpExchange ex, Slot s) throws IOException {

@@ -31,7 +31,8 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Meta's Graph API for one WhatsApp business number, as its reference documents it, on loopback:
- * {@code POST /<version>/<phone-number-id>/messages}, {@code POST …/media} (multipart), {@code GET
+ * {@code POST /<version>/<phone-number-id>/messages} (messages, and read marks with the typing
+ * indicator: {@link #readMarks}), {@code POST …/media} (multipart), {@code GET
  * /<version>/<phone-number-id>} (the number's details), {@code GET /<version>/<media-id>} and the
  * media download it points at. It checks what Kurir sends (path, version, bearer token, body) and
  * records every breach in {@link #violations}; it answers as the real one does, errors included
@@ -446,6 +447,54 @@ public final class FakeGraphApi implements AutoCloseable {
     }
   }
 
+  /** The ids of the messages posted to Kurir as users' messages: what a read mark may name. */
+  private final java.util.Set<String> received = ConcurrentHashMap.newKeySet();
+
+  private final List<JsonNode> readMarks = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** The read marks (with their typing indicators) Meta took, oldest first. */
+  public List<JsonNode> readMarks() {
+    return List.copyOf(readMarks);
+  }
+
+  /**
+   * {@code POST …/messages} {@code {messaging_product, status: "read", message_id,
+   * typing_indicator?: {type: "text"}}} (…/whatsapp/cloud-api/guides/mark-message-as-read and
+   * …/whatsapp/typing-indicators): a received message marked read, and with the indicator the user
+   * sees the business typing (for up to 25 s, or until its reply); {@code {"success": true}}. A
+   * status other than {@code read}, an indicator of another type or a missing id: 100, Invalid
+   * parameter; an id Meta did not deliver to this number: 100 as well (graph-api error handling).
+   */
+  private void markRead(HttpExchange ex, JsonNode body) throws IOException {
+    if (!body.path("messaging_product").asText().equals("whatsapp")) {
+      violations.add("messaging_product is not whatsapp");
+    }
+    String id = body.path("message_id").asText("");
+    boolean indicatorOk =
+        !body.has("typing_indicator")
+            || body.path("typing_indicator").path("type").asText().equals("text");
+    if (!body.path("status").asText().equals("read") || id.isEmpty() || !indicatorOk) {
+      violations.add("a status update that is not a read mark: " + body);
+      error(ex, 400, 100, 0, "OAuthException", "Invalid parameter", "status, message_id");
+      return;
+    }
+    if (!received.contains(id)) {
+      error(
+          ex,
+          400,
+          100,
+          0,
+          "OAuthException",
+          "Invalid parameter",
+          "Invalid message_id: " + id + " was not delivered to this phone number");
+      return;
+    }
+    readMarks.add(body);
+    ObjectNode ok = JSON.createObjectNode();
+    ok.put("success", true);
+    json(ex, 200, ok);
+  }
+
   private static final java.util.regex.Pattern BSUID =
       java.util.regex.Pattern.compile("[A-Z]{2}\\.(ENT\\.)?[A-Za-z0-9]{1,128}");
 
@@ -456,6 +505,10 @@ public final class FakeGraphApi implements AutoCloseable {
     }
     JsonNode body = JSON.readTree(raw);
     posts.incrementAndGet();
+    if (body.has("status")) {
+      markRead(ex, body);
+      return;
+    }
     String type = body.path("type").asText();
     if (!body.path("messaging_product").asText().equals("whatsapp")) {
       violations.add("messaging_product is not whatsapp");
@@ -1078,6 +1131,9 @@ public final class FakeGraphApi implements AutoCloseable {
     for (JsonNode entry : payload.path("entry")) {
       for (JsonNode change : entry.path("changes")) {
         for (JsonNode m : change.path("value").path("messages")) {
+          if (m.path("id").isTextual()) {
+            received.add(m.path("id").asText());
+          }
           for (String who : List.of(m.path("from").asText(""), m.path("from_user_id").asText(""))) {
             if (!who.isEmpty()) {
               lastWrote.merge(who, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);

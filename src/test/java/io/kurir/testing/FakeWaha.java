@@ -34,15 +34,18 @@ import java.util.regex.Pattern;
  * sendLocation|sendContactVcard} (201 with the message, 422 when the session is not WORKING; each
  * body checked against its OpenAPI schema's required fields, {@link
  * FakeWahaSending#kindViolation}), {@code PUT /api/reaction} (200, {@code MessageReactionRequest}),
- * {@code /api/contacts/check-exists}, groups and {@code participants/v2}, {@code GET
- * /api/sessions/{name}/me} and {@code restart}, with sessions that {@link #stall} (WORKING, but
- * calls to them hang or fail until restarted), and sends that answer an error instead ({@link
- * #refuseNextSends}: 500, 400, 429). Every call must carry {@code X-Api-Key}; what Kurir sends
- * wrong is recorded in {@link #violations}. It posts each session's webhooks back as the engine
- * does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the session's key, {@code
- * X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code X-Webhook-Timestamp}; a
- * delivery Kurir does not answer 2xx is tried again as the webhook's {@code retries} asks ({@link
- * #retryDelays}), in the background and in real time, as the engine does.
+ * the actions on sent messages and chats ({@code DELETE} and {@code PUT
+ * /api/{session}/chats/{chatId}/messages/{messageId}}, {@code /api/sendSeen}, {@code
+ * /api/startTyping} and {@code /api/stopTyping}: {@link #actions}; WAHA's chats.controller.ts and
+ * chatting.controller.ts, devlikeapro/waha), {@code /api/contacts/check-exists}, groups and {@code
+ * participants/v2}, {@code GET /api/sessions/{name}/me} and {@code restart}, with sessions that
+ * {@link #stall} (WORKING, but calls to them hang or fail until restarted), and sends that answer
+ * an error instead ({@link #refuseNextSends}: 500, 400, 429). Every call must carry {@code
+ * X-Api-Key}; what Kurir sends wrong is recorded in {@link #violations}. It posts each session's
+ * webhooks back as the engine does: {@code X-Webhook-Hmac} = hex HMAC-SHA512 of the body with the
+ * session's key, {@code X-Webhook-Hmac-Algorithm: sha512}, {@code X-Webhook-Request-Id}, {@code
+ * X-Webhook-Timestamp}; a delivery Kurir does not answer 2xx is tried again as the webhook's {@code
+ * retries} asks ({@link #retryDelays}), in the background and in real time, as the engine does.
  *
  * <p>The sending side (engine flavours WEBJS, NOWEB, GOWS and their reply, ack-id and group-list
  * shapes, {@code new-message-id}, check-exists with canonical and LID chat ids, numbers not on
@@ -981,6 +984,14 @@ public final class FakeWaha implements AutoCloseable {
       send(ex, path, m.group(1), body);
     } else if (method.equals("PUT") && path.equals("/api/reaction")) {
       react(ex, body);
+    } else if ((method.equals("DELETE") || method.equals("PUT"))
+        && (m = match("/api/([^/]+)/chats/([^/]+)/messages/([^/]+)", path)) != null) {
+      changeSent(ex, method, decode(m.group(1)), decode(m.group(2)), decode(m.group(3)), body);
+    } else if (method.equals("POST")
+        && (path.equals("/api/sendSeen")
+            || path.equals("/api/startTyping")
+            || path.equals("/api/stopTyping"))) {
+      chatAction(ex, path, body);
     } else if (method.equals("GET") && path.equals("/api/contacts/check-exists")) {
       Session s = sessions.get(query.getOrDefault("session", ""));
       String phone = query.getOrDefault("phone", "");
@@ -1163,6 +1174,122 @@ public final class FakeWaha implements AutoCloseable {
     }
     sent.add(new Sent("", "/api/reaction", body));
     reply(ex, 200, JSON.createObjectNode());
+  }
+
+  /** One action Kurir asked of the engine on a message or a chat: its route and its body. */
+  public record Action(String method, String path, JsonNode body) {}
+
+  private final List<Action> actions = new CopyOnWriteArrayList<>();
+  private final java.util.Set<String> revoked = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The engine no longer knows the messages it sent (WEBJS keeps them in its browser's store, which
+   * a restart of the session's browser loses): revoking or editing them fails from now on.
+   */
+  public void forgetSentMessages() {
+    forgotten.addAll(sent.stream().map(Sent::id).toList());
+  }
+
+  private final java.util.Set<String> forgotten = ConcurrentHashMap.newKeySet();
+
+  /** The actions (revoke, edit, seen, typing) the engine did, oldest first. */
+  public List<Action> actions() {
+    return List.copyOf(actions);
+  }
+
+  /**
+   * {@code DELETE} (revoke) or {@code PUT} (edit, {@code EditMessageRequest} {@code {text}}) of
+   * {@code /api/{session}/chats/{chatId}/messages/{messageId}} (chats.controller.ts; WEBJS
+   * recreates the message from its serialised id, NOWEB parses it as a key). A message the session
+   * did not send, or one deleted already, fails in the engine, and WAHA's exception filter answers
+   * a non-HTTP error as 500 with the error serialised ({@code AllExceptionsFilter}). Answers 200 (a
+   * NestJS DELETE or PUT) with an empty object.
+   */
+  private void changeSent(
+      HttpExchange ex,
+      String method,
+      String session,
+      String chatId,
+      String messageId,
+      JsonNode body)
+      throws IOException {
+    Session s = sessions.get(session);
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return;
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    if (!CHAT.matcher(chatId).matches()) {
+      violations.add(method + " of a message in chat " + chatId);
+    }
+    boolean edit = method.equals("PUT");
+    if (edit && !body.path("text").isTextual()) {
+      violations.add("edit without text: " + body);
+      reply(ex, 400, Map.of("statusCode", 400, "message", List.of("text must be a string")));
+      return;
+    }
+    Optional<Sent> sentOne =
+        sent.stream()
+            .filter(x -> x.id().equals(messageId))
+            .filter(x -> session.equals(x.body().path("session").asText()))
+            .findFirst();
+    if (sentOne.isEmpty() || revoked.contains(messageId) || forgotten.contains(messageId)) {
+      reply(
+          ex,
+          500,
+          Map.of(
+              "statusCode",
+              500,
+              "exception",
+              Map.of("message", "Message not found: " + messageId, "name", "Error")));
+      return;
+    }
+    if (!messageId.startsWith("true_" + chatId + "_")) {
+      violations.add(method + " of message " + messageId + " in chat " + chatId);
+    }
+    if (!edit) {
+      revoked.add(messageId);
+    }
+    actions.add(
+        new Action(
+            method, "/api/" + session + "/chats/" + chatId + "/messages/" + messageId, body));
+    reply(ex, 200, JSON.createObjectNode());
+  }
+
+  /**
+   * {@code POST /api/sendSeen} ({@code SendSeenRequest}: {@code chatId} required, {@code
+   * messageIds} optional) and {@code /api/startTyping}, {@code /api/stopTyping} ({@code
+   * ChatRequest}), chatting.controller.ts: 201, with {@code {"result": true}} for typing and
+   * nothing for seen (the engine's sendSeen returns nothing).
+   */
+  private void chatAction(HttpExchange ex, String path, JsonNode body) throws IOException {
+    Session s = sessions.get(body.path("session").asText(""));
+    if (s == null) {
+      reply(ex, 404, notFound());
+      return;
+    }
+    String chatId = body.path("chatId").asText("");
+    if (!CHAT.matcher(chatId).matches()) {
+      violations.add(path + " with chatId " + chatId);
+      reply(ex, 400, Map.of("statusCode", 400, "message", List.of("chatId must be a string")));
+      return;
+    }
+    if (body.has("messageIds") && !body.get("messageIds").isArray()) {
+      violations.add(path + " with messageIds " + body.get("messageIds"));
+    }
+    if (!s.status.equals("WORKING")) {
+      reply(ex, 422, notExpected(s, "WORKING"));
+      return;
+    }
+    actions.add(new Action("POST", path, body));
+    if (path.equals("/api/sendSeen")) {
+      ex.sendResponseHeaders(201, -1);
+    } else {
+      reply(ex, 201, Map.of("result", true));
+    }
   }
 
   private ObjectNode dto(Session s) {

@@ -7,6 +7,7 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.limit.RateLimited;
+import io.kurir.message.ActionRefused;
 import io.kurir.message.IdempotencyKeyReused;
 import io.kurir.message.SendRefused;
 import io.kurir.tenant.TenantException;
@@ -113,6 +114,18 @@ final class GraphErrors {
           .add(SendRefused.Reason.STOPPING, e -> error(503, UNAVAILABLE, sentence(e)))
           .add(SendRefused.Reason.BUSY, e -> error(503, UNAVAILABLE, sentence(e)))
           .add(SendRefused.Reason.DRIVER_NOT_LOADED, e -> error(503, UNAVAILABLE, sentence(e)))
+          // Read marks: a message the number did not receive is Meta's invalid parameter; a
+          // driver without them is 131051 naming it, as a kind it cannot carry.
+          .add(
+              ActionRefused.Reason.MESSAGE_NOT_FOUND,
+              e -> error(400, INVALID_PARAMETER, "Invalid parameter: " + e.getMessage()))
+          .add(
+              ActionRefused.Reason.CAPABILITY_NOT_SUPPORTED,
+              e -> error(400, UNSUPPORTED_TYPE, sentence(e)))
+          .add(
+              ActionRefused.Reason.NETWORK_REFUSED,
+              e -> error(400, PARAMETER_NOT_VALID, sentence(e)))
+          .add(ActionRefused.Reason.DEVICE_UNAVAILABLE, e -> error(503, UNAVAILABLE, sentence(e)))
           .add(
               IdempotencyKeyReused.Reason.KEY_REUSED,
               e -> error(422, INVALID_PARAMETER, sentence(e)))

@@ -11,6 +11,7 @@ import io.kurir.content.MessageContent;
 import io.kurir.media.UploadedMedia;
 import io.kurir.message.IdempotencyKeys;
 import io.kurir.message.MediaRef;
+import io.kurir.message.MessageActions;
 import io.kurir.message.Recipient;
 import io.kurir.message.SendCommand;
 import io.kurir.message.Sends;
@@ -34,11 +35,14 @@ final class GraphMessageHandlers {
   private final Sends sends;
   private final PhoneNumbers phones;
   private final UploadedMedia uploads;
+  private final MessageActions actions;
 
-  GraphMessageHandlers(Sends sends, PhoneNumbers phones, UploadedMedia uploads) {
+  GraphMessageHandlers(
+      Sends sends, PhoneNumbers phones, UploadedMedia uploads, MessageActions actions) {
     this.sends = sends;
     this.phones = phones;
     this.uploads = uploads;
+    this.actions = actions;
   }
 
   void post(Context ctx, Device device) {
@@ -51,7 +55,7 @@ final class GraphMessageHandlers {
               : "Param messaging_product must be whatsapp");
     }
     if (body.has("status")) {
-      markRead(body, device);
+      markRead(ctx, body, device);
       return;
     }
     String recipientType = body.path("recipient_type").asText("individual");
@@ -82,11 +86,13 @@ final class GraphMessageHandlers {
   }
 
   /**
-   * A read mark. No driver of this version marks messages read (none declares {@code markRead} in
-   * its capabilities) and the core has no such operation yet: Meta's error naming the number's
-   * driver, once the body is one Meta would take.
+   * A read mark, {@code {status: "read", message_id, typing_indicator?: {type: "text"}}}: the chat
+   * of the message the number received, marked read up to it through the number's driver (and the
+   * number shown typing with the indicator), answered {@code {"success": true}} as Meta does. The
+   * message is named by Kurir's id or by its network's; a driver without read marks (or typing) is
+   * Meta's 131051 naming it.
    */
-  private void markRead(JsonNode body, Device device) {
+  private void markRead(Context ctx, JsonNode body, Device device) {
     if (!body.path("status").asText("").equals("read")) {
       throw invalid("Param status must be read");
     }
@@ -95,12 +101,12 @@ final class GraphMessageHandlers {
       throw GraphErrors.error(
           400, GraphErrors.PARAMETER_MISSING, "The parameter message_id is required.");
     }
-    throw GraphErrors.error(
-        400,
-        GraphErrors.UNSUPPORTED_TYPE,
-        "marking messages read is not supported through the "
-            + device.driver()
-            + " driver of this phone number");
+    JsonNode indicator = body.get("typing_indicator");
+    if (indicator != null && !indicator.path("type").asText("").equals("text")) {
+      throw invalid("Param typing_indicator[type] must be text");
+    }
+    actions.markReadByMessage(device, id.asText().strip(), indicator != null);
+    ctx.json(Map.of("success", true));
   }
 
   /**

@@ -41,6 +41,7 @@ public final class GraphRoutes implements RouteTable {
    * @param publicUrl the gateway's public URL ({@code http.public-url}), for the media URLs it
    *     answers; the request's own host when not set
    * @param clock the media URLs' lifetimes
+   * @param actions read marks and typing
    */
   public GraphRoutes(
       Tenants tenants,
@@ -48,9 +49,10 @@ public final class GraphRoutes implements RouteTable {
       PhoneNumbers phones,
       UploadedMedia uploads,
       Optional<String> publicUrl,
-      Clock clock) {
+      Clock clock,
+      io.kurir.message.MessageActions actions) {
     this.tenants = tenants;
-    this.messages = new GraphMessageHandlers(sends, phones, uploads);
+    this.messages = new GraphMessageHandlers(sends, phones, uploads, actions);
     this.media = new GraphMediaHandlers(tenants, uploads, publicUrl, clock);
   }
 

@@ -5,6 +5,7 @@ import io.kurir.api.ErrorCatalogue;
 import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
+import io.kurir.message.ActionRefused;
 import io.kurir.webhook.SubscriptionRefused;
 
 /**
@@ -43,6 +44,15 @@ final class V1Errors {
           .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
           .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
           .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
+          // Actions on a message or a chat (revoke, edit, reactions, read, typing).
+          .add(ActionRefused.Reason.MESSAGE_NOT_FOUND, 404, "message_not_found")
+          .add(ActionRefused.Reason.MESSAGE_RECEIVED, 409, "message_received")
+          .add(ActionRefused.Reason.MESSAGE_NOT_SENT, 409, "message_not_sent")
+          .add(ActionRefused.Reason.MESSAGE_REVOKED, 409, "message_revoked")
+          .add(ActionRefused.Reason.MESSAGE_NOT_TEXT, 422, "message_not_text")
+          .add(ActionRefused.Reason.CAPABILITY_NOT_SUPPORTED, 422, "capability_not_supported")
+          .add(ActionRefused.Reason.NETWORK_REFUSED, 422, "network_refused")
+          .add(ActionRefused.Reason.DEVICE_UNAVAILABLE, 503, "device_unavailable")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

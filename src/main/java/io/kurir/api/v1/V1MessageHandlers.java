@@ -31,10 +31,13 @@ final class V1MessageHandlers {
 
   private final Tenants tenants;
   private final MessageHistories histories;
+  private final io.kurir.message.MessageActions actions;
 
-  V1MessageHandlers(Tenants tenants, MessageHistories histories) {
+  V1MessageHandlers(
+      Tenants tenants, MessageHistories histories, io.kurir.message.MessageActions actions) {
     this.tenants = tenants;
     this.histories = histories;
+    this.actions = actions;
   }
 
   void one(Context ctx) {
@@ -46,7 +49,7 @@ final class V1MessageHandlers {
       found =
           histories
               .outgoing(n, devices)
-              .map(V1MessageHandlers::view)
+              .map(o -> view(o, actions.actions(n)))
               .or(() -> histories.incoming(n, devices).map(V1MessageHandlers::view));
     }
     ctx.json(
@@ -240,6 +243,27 @@ final class V1MessageHandlers {
       m.mediaUrl().filter(u -> m.media().isEmpty()).ifPresent(u -> content.put("link", u));
     }
     v.put(type, content);
+  }
+
+  /**
+   * A sent message with what was done to it after it went out ({@code actions}: revoked, edited
+   * with the new text), when anything was.
+   */
+  static Map<String, Object> view(
+      MessageHistories.Outgoing o, List<io.kurir.message.MessageActions.Action> done) {
+    Map<String, Object> v = view(o);
+    if (!done.isEmpty()) {
+      List<Map<String, Object>> shown = new ArrayList<>();
+      for (io.kurir.message.MessageActions.Action a : done) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("action", a.action());
+        a.text().ifPresent(t -> s.put("text", t));
+        s.put("at", a.at().toString());
+        shown.add(s);
+      }
+      v.put("actions", shown);
+    }
+    return v;
   }
 
   /**

@@ -14,6 +14,7 @@ import io.kurir.contactbook.ContactBook;
 import io.kurir.device.DeviceStates;
 import io.kurir.driver.Drivers;
 import io.kurir.message.Chats;
+import io.kurir.message.MessageActions;
 import io.kurir.message.MessageHistories;
 import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
@@ -43,6 +44,7 @@ public final class V1Routes implements RouteTable {
   private final V1SendHandler send;
   private final V1ChatHandlers chats;
   private final V1ContactHandlers contactBook;
+  private final V1ActionHandlers actions;
 
   public V1Routes(
       Tenants tenants,
@@ -57,10 +59,14 @@ public final class V1Routes implements RouteTable {
       Clock clock,
       Drivers drivers,
       Chats conversations,
-      ContactBook book) {
+      ContactBook book,
+      MessageActions messageActions) {
     this.tenants = tenants;
     this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
-    this.messages = new V1MessageHandlers(tenants, histories);
+    this.messages = new V1MessageHandlers(tenants, histories, messageActions);
+    this.actions =
+        new V1ActionHandlers(
+            tenants, messageActions, histories, sends, phones, contacts, this.send);
     this.devices = new V1DeviceHandlers(tenants, states, drivers);
     this.events = new V1EventHandlers(eventLog, clock);
     this.webhooks = new V1WebhookHandlers(subscriptions);
@@ -92,6 +98,13 @@ public final class V1Routes implements RouteTable {
     r.get("/v1/chats", requireScope(ApiScope.READ, chats::list));
     r.get("/v1/chats/{chat}/messages", requireScope(ApiScope.READ, chats::messages));
     r.get("/v1/media/{id}", requireScope(ApiScope.READ, chats::media));
+    // Actions on a message or a chat besides sending: revoke (or cancel), edit, react, read,
+    // typing; where the device's driver has them.
+    r.delete("/v1/messages/{id}", requireScope(ApiScope.SEND, actions::revoke));
+    r.patch("/v1/messages/{id}", requireScope(ApiScope.SEND, actions::edit));
+    r.post("/v1/messages/{id}/reactions", requireScope(ApiScope.SEND, actions::react));
+    r.post("/v1/chats/{chat}/read", requireScope(ApiScope.SEND, actions::read));
+    r.post("/v1/chats/{chat}/typing", requireScope(ApiScope.SEND, actions::typing));
     r.get("/v1/devices", requireScope(ApiScope.READ, devices::list));
     r.get("/v1/devices/{id}", requireScope(ApiScope.READ, devices::one));
     // Events: the pull API and the SSE stream (by Accept) over one log; subscriptions.

@@ -109,7 +109,7 @@ final class V1SendHandler {
   }
 
   /** 201 with the message as it stands: pending, or its outcome when the caller waited. */
-  private void answer(Context ctx, Device device, Sends.Sent sent, Optional<Duration> wait) {
+  void answer(Context ctx, Device device, Sends.Sent sent, Optional<Duration> wait) {
     Message m = sent.first();
     MessageHistories.Outgoing shown =
         wait.isPresent()
@@ -195,7 +195,7 @@ final class V1SendHandler {
   }
 
   /** {@code ?wait=10s} (also {@code 500ms}, {@code 1m}, or plain seconds); empty when absent. */
-  private static Optional<Duration> wait(Context ctx) {
+  static Optional<Duration> wait(Context ctx) {
     String raw = ctx.queryParam("wait");
     if (raw == null || raw.isBlank()) {
       return Optional.empty();

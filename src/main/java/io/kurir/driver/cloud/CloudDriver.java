@@ -3,7 +3,9 @@ package io.kurir.driver.cloud;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.content.MessageKind;
+import io.kurir.driver.ActionOutcome;
 import io.kurir.driver.Capabilities;
+import io.kurir.driver.ChatRef;
 import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -141,8 +143,9 @@ public final class CloudDriver implements Driver {
 
   /**
    * Every kind of Meta's message object, replies ({@code context.message_id}); no groups (Kurir
-   * does not manage Cloud API groups), no mentions (Meta's object has none). Edits, revoke, typing
-   * and mark-read have no operation in the driver interface yet.
+   * does not manage Cloud API groups), no mentions (Meta's object has none). Read marks and the
+   * typing indicator ({@link #markRead}, {@link #typing}); no edits and no revoke: the Cloud API
+   * has neither.
    */
   @Override
   public Capabilities capabilities() {
@@ -151,14 +154,73 @@ public final class CloudDriver implements Driver {
 
   private static final Capabilities CAPABILITIES =
       new Capabilities(
-          java.util.EnumSet.allOf(MessageKind.class),
-          false,
-          true,
-          false,
-          false,
-          false,
-          false,
-          false);
+          java.util.EnumSet.allOf(MessageKind.class), false, true, false, false, false, true, true);
+
+  /**
+   * {@code POST /<phone-number-id>/messages} {@code {messaging_product, status: "read",
+   * message_id}} (Meta's mark-as-read): Meta marks a received message read, and with it the ones
+   * before it in the chat; so a chat is marked up to the message named, or the latest received
+   * there.
+   */
+  @Override
+  public ActionOutcome markRead(DeviceRef device, ChatRef chat, Optional<String> networkId) {
+    return readMark(device, chat, networkId, false);
+  }
+
+  /**
+   * Meta's typing indicator: a read mark of the latest message received in the chat with {@code
+   * typing_indicator: {type: "text"}}. Meta ends it with the business's reply or after 25 seconds;
+   * it has no call to end it sooner, so stopping sends nothing.
+   */
+  @Override
+  public ActionOutcome typing(
+      DeviceRef device, ChatRef chat, boolean typing, Optional<String> latestReceived) {
+    return typing ? readMark(device, chat, latestReceived, true) : ActionOutcome.DONE;
+  }
+
+  private ActionOutcome readMark(
+      DeviceRef device, ChatRef chat, Optional<String> networkId, boolean typing) {
+    DeviceConfig config = configOf.apply(device.id());
+    if (stateOf(device.id(), config) != DeviceState.ONLINE) {
+      return new ActionOutcome.Unavailable("the device's number or token is not usable");
+    }
+    if (chat.group()) {
+      return new ActionOutcome.Refused("Kurir does not manage Cloud API groups");
+    }
+    if (networkId.isEmpty()) {
+      return new ActionOutcome.Refused(
+          "the Cloud API marks a chat by a message received in it, and none came in " + chat.id());
+    }
+    ObjectNode body = GraphApi.JSON.createObjectNode();
+    body.put("messaging_product", "whatsapp");
+    body.put("status", "read");
+    body.put("message_id", networkId.get());
+    if (typing) {
+      body.putObject("typing_indicator").put("type", "text");
+    }
+    GraphApi.Reply reply;
+    try {
+      reply =
+          graph.postJson(
+              config.require(CloudDriverFactory.PHONE_NUMBER_ID) + "/messages",
+              config.require(CloudDriverFactory.ACCESS_TOKEN),
+              body);
+    } catch (IOException e) {
+      return new ActionOutcome.Unavailable("the Graph API did not answer: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new ActionOutcome.Unavailable("interrupted");
+    }
+    if (reply.ok()) {
+      return ActionOutcome.DONE;
+    }
+    GraphError error = reply.error();
+    return switch (error.kind()) {
+      case TOKEN, ACCOUNT, TRANSIENT, RATE_LIMIT, PAIR_RATE_LIMIT ->
+          new ActionOutcome.Unavailable(error.describe());
+      default -> new ActionOutcome.Refused(error.describe());
+    };
+  }
 
   @Override
   public java.util.Set<String> mediaTypes(String kind) {

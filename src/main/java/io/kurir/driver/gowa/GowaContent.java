@@ -40,7 +40,8 @@ final class GowaContent {
    * GOWA would otherwise fetch a caller's {@code *_url} from inside the operator's network. Not
    * interactive messages or templates (no such route, or the Cloud API's alone). Replies: on texts
    * and media but stickers (their requests have {@code reply_message_id}); mentions on texts
-   * ({@code /send/message} alone has the field).
+   * ({@code /send/message} alone has the field). Edits, revoke, read marks and typing: {@link
+   * GowaActions}.
    */
   static final Capabilities CAPABILITIES =
       new Capabilities(
@@ -57,10 +58,10 @@ final class GowaContent {
           true,
           true,
           true,
-          false,
-          false,
-          false,
-          false);
+          true,
+          true,
+          true,
+          true);
 
   /**
    * The part types GOWA takes for each media kind, as its validations check the part's {@code

@@ -99,6 +99,7 @@ public final class GowaDriver implements Driver {
 
   // GOWA's reachability: every call goes through it; it tries GOWA again while it is down.
   private final EngineWatch engine;
+  private final GowaActions actions;
 
   /** Devices this node attached while GOWA could not be reached: attached once it answers. */
   private final Map<Long, DeviceRef> toAttach = new ConcurrentHashMap<>();
@@ -126,6 +127,7 @@ public final class GowaDriver implements Driver {
             () -> api.get("/devices"),
             healthEvery,
             log);
+    this.actions = new GowaActions(api, engine);
     this.numberChecks =
         new NumberCheckPolicy(
             context.contacts(),
@@ -178,6 +180,40 @@ public final class GowaDriver implements Driver {
   @Override
   public Set<String> mediaTypes(String kind) {
     return GowaContent.PART_TYPES.getOrDefault(kind, Set.of());
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome revoke(
+      DeviceRef device, io.kurir.driver.ChatRef chat, String networkId) {
+    return whenConnected(device, () -> actions.revoke(slotId(device), chat, networkId));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome edit(
+      DeviceRef device, io.kurir.driver.ChatRef chat, String networkId, String text) {
+    return whenConnected(device, () -> actions.edit(slotId(device), chat, networkId, text));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome markRead(
+      DeviceRef device, io.kurir.driver.ChatRef chat, Optional<String> networkId) {
+    return whenConnected(device, () -> actions.markRead(slotId(device), chat, networkId));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome typing(
+      DeviceRef device,
+      io.kurir.driver.ChatRef chat,
+      boolean typing,
+      Optional<String> latestReceived) {
+    return whenConnected(device, () -> actions.typing(slotId(device), chat, typing));
+  }
+
+  private io.kurir.driver.ActionOutcome whenConnected(
+      DeviceRef device, java.util.function.Supplier<io.kurir.driver.ActionOutcome> action) {
+    return isConnected(device)
+        ? action.get()
+        : new io.kurir.driver.ActionOutcome.Unavailable("the device is not logged in on GOWA");
   }
 
   @Override

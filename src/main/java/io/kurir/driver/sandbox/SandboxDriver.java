@@ -1,6 +1,8 @@
 package io.kurir.driver.sandbox;
 
+import io.kurir.driver.ActionOutcome;
 import io.kurir.driver.Capabilities;
+import io.kurir.driver.ChatRef;
 import io.kurir.driver.ContactDirectory;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -71,8 +73,8 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
   }
 
   /**
-   * Everything a message can be: every kind, to numbers and groups, replies and mentions. Edits,
-   * revoke, typing and mark-read have no operation in the driver interface yet.
+   * Everything a message can be: every kind, to numbers and groups, replies and mentions; edits,
+   * revoke, typing and read marks, which the phones' inboxes show.
    */
   @Override
   public Capabilities capabilities() {
@@ -85,10 +87,31 @@ public final class SandboxDriver implements Driver, SimulatedPhones {
           true,
           true,
           true,
-          false,
-          false,
-          false,
-          false);
+          true,
+          true,
+          true,
+          true);
+
+  @Override
+  public ActionOutcome revoke(DeviceRef device, ChatRef chat, String networkId) {
+    return network.revoke(device.id(), chat, networkId);
+  }
+
+  @Override
+  public ActionOutcome edit(DeviceRef device, ChatRef chat, String networkId, String text) {
+    return network.edit(device.id(), chat, networkId, text);
+  }
+
+  @Override
+  public ActionOutcome markRead(DeviceRef device, ChatRef chat, Optional<String> networkId) {
+    return network.markRead(device.id(), chat, networkId);
+  }
+
+  @Override
+  public ActionOutcome typing(
+      DeviceRef device, ChatRef chat, boolean typing, Optional<String> latestReceived) {
+    return network.typing(device.id(), chat, typing);
+  }
 
   @Override
   public SendOutcome send(DeviceRef device, OutgoingMessage message) {

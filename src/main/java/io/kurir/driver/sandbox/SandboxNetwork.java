@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.content.CloudMessageJson;
 import io.kurir.content.MessageContent;
+import io.kurir.driver.ActionOutcome;
+import io.kurir.driver.ChatRef;
 import io.kurir.driver.ContactId;
 import io.kurir.driver.DeviceRef;
 import io.kurir.driver.DeviceState;
@@ -98,7 +100,8 @@ public final class SandboxNetwork implements AutoCloseable {
    * linkPreview} whether the sender let the phone show a preview of a link ({@code skip_link});
    * {@code content} the message object it received ({@code type}, the kind's object, {@code
    * context}, {@code mentions}) when it says more than a seed family's text, image or file, else
-   * null.
+   * null; {@code revoked} whether its sender deleted it for everyone since, {@code edited} whether
+   * its sender edited it since ({@code text} is then the new text).
    */
   public record InboxEntry(
       long messageId,
@@ -114,7 +117,30 @@ public final class SandboxNetwork implements AutoCloseable {
       String mediaType,
       long mediaBytes,
       boolean linkPreview,
-      com.fasterxml.jackson.databind.JsonNode content) {
+      com.fasterxml.jackson.databind.JsonNode content,
+      boolean revoked,
+      boolean edited) {
+
+    /** As the phone shows it now: its status, and what its sender revoked or edited since. */
+    InboxEntry shown(String newStatus, boolean isRevoked, String editedText) {
+      return new InboxEntry(
+          messageId,
+          networkId,
+          from,
+          to,
+          group,
+          kind,
+          isRevoked ? null : editedText == null ? text : editedText,
+          receivedAt,
+          newStatus,
+          mediaName,
+          mediaType,
+          mediaBytes,
+          linkPreview,
+          isRevoked ? null : content,
+          isRevoked,
+          !isRevoked && editedText != null);
+    }
 
     InboxEntry withStatus(String newStatus) {
       return new InboxEntry(
@@ -131,7 +157,9 @@ public final class SandboxNetwork implements AutoCloseable {
           mediaType,
           mediaBytes,
           linkPreview,
-          content);
+          content,
+          revoked,
+          edited);
     }
   }
 
@@ -177,6 +205,13 @@ public final class SandboxNetwork implements AutoCloseable {
     // Appends and status changes are O(1): a benchmark sends hundreds of thousands to one phone.
     final Deque<Received> inbox = new ArrayDeque<>(); // guarded by itself
     final Map<String, String> statuses = new ConcurrentHashMap<>(); // by network id
+    // What senders did to received messages since (by network id): deleted for everyone, edited.
+    final Set<String> revoked = ConcurrentHashMap.newKeySet();
+    final Map<String, String> edits = new ConcurrentHashMap<>();
+    // What the devices this phone chats with show it (by the device's number): read marks (the
+    // network id read up to, or "" for the whole chat) and typing; presence, so not journaled.
+    final Map<String, ReadMark> readBy = new ConcurrentHashMap<>();
+    final Set<String> typing = ConcurrentHashMap.newKeySet();
 
     boolean isDefault() {
       return registered && online;
@@ -775,7 +810,11 @@ public final class SandboxNetwork implements AutoCloseable {
     synchronized (p.inbox) {
       for (Received r : p.inbox) {
         InboxEntry e = r.entry();
-        entries.add(e.withStatus(p.statuses.getOrDefault(e.networkId(), e.status())));
+        entries.add(
+            e.shown(
+                p.statuses.getOrDefault(e.networkId(), e.status()),
+                p.revoked.contains(e.networkId()),
+                p.edits.get(e.networkId())));
       }
     }
     return entries;
@@ -943,6 +982,152 @@ public final class SandboxNetwork implements AutoCloseable {
     return isRegistered(e164) ? NumberCheck.EXISTS : NumberCheck.NOT_EXISTS;
   }
 
+  // --- actions on sent messages and chats, with WhatsApp's limits: a message is edited within
+  // 15 minutes of its send, and deleted for everyone within about 2 days (60 hours).
+
+  /** How long after its send a text can be edited, as on WhatsApp. */
+  public static final Duration EDIT_WINDOW = Duration.ofMinutes(15);
+
+  /** How long after its send a message can be deleted for everyone, as on WhatsApp. */
+  public static final Duration REVOKE_WINDOW = Duration.ofHours(60);
+
+  /** A read mark a device left in a phone's chat: up to {@code networkId} ("" for all), when. */
+  public record ReadMark(String networkId, Instant at) {}
+
+  ActionOutcome revoke(long deviceId, ChatRef chat, String networkId) {
+    return changeSent(deviceId, chat, networkId, REVOKE_WINDOW, null);
+  }
+
+  ActionOutcome edit(long deviceId, ChatRef chat, String networkId, String text) {
+    return changeSent(deviceId, chat, networkId, EDIT_WINDOW, text);
+  }
+
+  /**
+   * Deletes ({@code newText} null) or edits the message {@code networkId} the device sent to {@code
+   * chat}, in every recipient's inbox; refused for a message the device did not send there, one
+   * already deleted, one past {@code window}, and an edit of anything but a text.
+   */
+  private ActionOutcome changeSent(
+      long deviceId, ChatRef chat, String networkId, Duration window, String newText) {
+    Session session = sessions.get(deviceId);
+    if (session == null || !session.online()) {
+      return new ActionOutcome.Unavailable("the device is not connected");
+    }
+    List<String> holders = new ArrayList<>();
+    InboxEntry sent = null;
+    for (String to : chatPhones(session, chat)) {
+      Phone p = phones.get(to);
+      if (p == null) {
+        continue;
+      }
+      synchronized (p.inbox) {
+        for (Received r : p.inbox) {
+          InboxEntry e = r.entry();
+          if (e.networkId().equals(networkId) && e.from().equals(session.number())) {
+            holders.add(to);
+            sent = e;
+            if (p.revoked.contains(networkId)) {
+              return new ActionOutcome.Refused("message " + networkId + " was deleted already");
+            }
+          }
+        }
+      }
+    }
+    if (sent == null) {
+      return new ActionOutcome.Refused(
+          "no message " + networkId + " sent by this device in chat " + chat.id());
+    }
+    if (clock.instant().isAfter(sent.receivedAt().plus(window))) {
+      return new ActionOutcome.Refused(
+          "message " + networkId + " is older than " + window.toMinutes() + " minutes");
+    }
+    if (newText != null && !"text".equals(sent.kind())) {
+      return new ActionOutcome.Refused("only a text can be edited, not a " + sent.kind());
+    }
+    ObjectNode r = actionRecord(newText == null ? "revoke" : "edit", networkId, holders);
+    if (newText != null) {
+      r.put("text", newText);
+    }
+    try {
+      change(r);
+    } catch (UncheckedIOException e) {
+      return new ActionOutcome.Unavailable("the sandbox network could not record it: " + e);
+    }
+    return ActionOutcome.DONE;
+  }
+
+  ActionOutcome markRead(long deviceId, ChatRef chat, Optional<String> networkId) {
+    return presence(
+        deviceId,
+        chat,
+        p -> p.readBy.put(deviceNumber(deviceId), new ReadMark(networkId.orElse(""), now())));
+  }
+
+  ActionOutcome typing(long deviceId, ChatRef chat, boolean typing) {
+    return presence(
+        deviceId,
+        chat,
+        p -> {
+          if (typing) {
+            p.typing.add(deviceNumber(deviceId));
+          } else {
+            p.typing.remove(deviceNumber(deviceId));
+          }
+        });
+  }
+
+  private ActionOutcome presence(
+      long deviceId, ChatRef chat, java.util.function.Consumer<Phone> shown) {
+    Session session = sessions.get(deviceId);
+    if (session == null || !session.online()) {
+      return new ActionOutcome.Unavailable("the device is not connected");
+    }
+    if (chat.group() && !groups.containsKey(chat.id())) {
+      return new ActionOutcome.Refused("no group " + chat.id());
+    }
+    chatPhones(session, chat).forEach(n -> shown.accept(phone(n)));
+    return ActionOutcome.DONE;
+  }
+
+  private String deviceNumber(long deviceId) {
+    Session s = sessions.get(deviceId);
+    return s == null ? "" : s.number();
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  /** The phones of {@code chat} other than the device's own: the number's, or a group's members. */
+  private List<String> chatPhones(Session session, ChatRef chat) {
+    if (chat.group()) {
+      Group g = groups.get(chat.id());
+      return g == null
+          ? List.of()
+          : g.members().stream().filter(n -> !n.equals(session.number())).toList();
+    }
+    return List.of(phoneBehind(chat.id()).orElse(chat.id()));
+  }
+
+  private static ObjectNode actionRecord(String type, String networkId, List<String> phones) {
+    ObjectNode r = SandboxJournal.record(type).put("net", networkId);
+    ArrayNode to = r.putArray("phones");
+    phones.forEach(to::add);
+    return r;
+  }
+
+  /** The read marks devices left in the chats of phone {@code e164}, by device number. */
+  public Map<String, ReadMark> readMarks(String e164) {
+    Phone p = phones.get(e164);
+    return p == null ? Map.of() : Map.copyOf(p.readBy);
+  }
+
+  /** The numbers of the devices shown typing to phone {@code e164} now. */
+  public Set<String> typing(String e164) {
+    Phone p = phones.get(e164);
+    return p == null ? Set.of() : Set.copyOf(p.typing);
+  }
+
   private Optional<FailureKind> takeFailure(String deviceNumber, String recipient) {
     synchronized (failures) {
       for (var it = failures.iterator(); it.hasNext(); ) {
@@ -1069,6 +1254,18 @@ public final class SandboxNetwork implements AutoCloseable {
               r.get("net").asText(), (net, old) -> laterStatus(old, r.get("status").asText()));
         }
       }
+      case "revoke", "edit" -> {
+        for (JsonNode to : r.get("phones")) {
+          Phone p = phones.get(to.asText());
+          if (p != null && p.statuses.containsKey(r.get("net").asText())) {
+            if (r.get("t").asText().equals("revoke")) {
+              p.revoked.add(r.get("net").asText());
+            } else {
+              p.edits.put(r.get("net").asText(), r.get("text").asText());
+            }
+          }
+        }
+      }
       case "sent" -> remembered.put(r.get("id").asLong(), r.get("net").asText());
       case "ids" -> idsReservedUpTo = Math.max(idsReservedUpTo, r.get("upTo").asLong());
       default -> log.warn("sandbox journal: unknown record {}", r);
@@ -1092,7 +1289,9 @@ public final class SandboxNetwork implements AutoCloseable {
             textOrNull(r, "mediaType"),
             r.path("mediaBytes").asLong(0),
             !r.path("noPreview").asBoolean(false),
-            r.hasNonNull("content") ? r.get("content") : null);
+            r.hasNonNull("content") ? r.get("content") : null,
+            false,
+            false);
     Phone p = phone(entry.to());
     synchronized (p.inbox) {
       p.inbox.addLast(new Received(entry, r.get("dev").asLong(), r.path("receipts").asBoolean()));
@@ -1101,6 +1300,8 @@ public final class SandboxNetwork implements AutoCloseable {
       if (p.inbox.size() > HISTORY_PER_PHONE) {
         Received oldest = p.inbox.removeFirst();
         p.statuses.remove(oldest.entry().networkId());
+        p.revoked.remove(oldest.entry().networkId());
+        p.edits.remove(oldest.entry().networkId());
         messagesKept--;
       }
     }
@@ -1124,6 +1325,8 @@ public final class SandboxNetwork implements AutoCloseable {
         messagesKept -= p.inbox.size();
         p.inbox.clear();
         p.statuses.clear();
+        p.revoked.clear();
+        p.edits.clear();
       }
       if (p.isDefault()) {
         phones.remove(number, p); // nothing else to remember: a phone is on the network anyway
@@ -1240,6 +1443,13 @@ public final class SandboxNetwork implements AutoCloseable {
                     .put("mediaBytes", e.mediaBytes());
               }
               out.accept(r);
+              if (p.revoked.contains(e.networkId())) {
+                out.accept(actionRecord("revoke", e.networkId(), List.of(number)));
+              } else if (p.edits.containsKey(e.networkId())) {
+                out.accept(
+                    actionRecord("edit", e.networkId(), List.of(number))
+                        .put("text", p.edits.get(e.networkId())));
+              }
             }
           }
         });

@@ -80,6 +80,12 @@ public final class SandboxRoutes {
       v.put("receivedAt", timestamps.reply(e.receivedAt()));
       v.put("status", e.status());
       v.put("linkPreview", e.linkPreview());
+      if (e.revoked()) {
+        v.put("revoked", true); // deleted for everyone: the phone shows that, not what it said
+      }
+      if (e.edited()) {
+        v.put("edited", true); // "text" is the new text
+      }
       if (e.mediaName() != null) {
         v.put("mediaName", e.mediaName());
         v.put("mediaType", e.mediaType());
@@ -105,6 +111,16 @@ public final class SandboxRoutes {
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("number", number);
     reply.put("messages", entries);
+    // What the devices this phone chats with show it: their read marks and who is typing.
+    Map<String, Object> read = new LinkedHashMap<>();
+    network
+        .readMarks(number)
+        .forEach(
+            (device, mark) ->
+                read.put(
+                    device, Map.of("upTo", mark.networkId(), "at", timestamps.reply(mark.at()))));
+    reply.put("readBy", read);
+    reply.put("typing", network.typing(number).stream().sorted().toList());
     return DriverReply.json(reply);
   }
 

@@ -84,6 +84,10 @@ final class WahaApi implements AutoCloseable {
             .build());
   }
 
+  Reply delete(String path) throws IOException, InterruptedException {
+    return send(request(path).DELETE().build());
+  }
+
   /**
    * Downloads a file the engine serves (an incoming message's media) into {@code target}, refusing
    * more than {@code maxBytes}. Only the path and query of {@code url} are used: the engine writes

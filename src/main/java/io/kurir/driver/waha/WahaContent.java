@@ -28,7 +28,8 @@ final class WahaContent {
    * on WEBJS, NOWEB and GOWS in WAHA's table. Not carried: stickers (no send endpoint), templates
    * (the Cloud API's alone), interactive messages (WAHA's {@code sendList} is NOWEB and GOWS only
    * and {@code send/buttons/reply} WEBJS only; neither is mapped yet), mentions ({@code
-   * MessageTextRequest} has no field for them in this OpenAPI).
+   * MessageTextRequest} has no field for them in this OpenAPI). Edits, revoke, read marks and
+   * typing: {@link WahaActions}.
    */
   static final Capabilities CAPABILITIES =
       new Capabilities(
@@ -44,10 +45,10 @@ final class WahaContent {
           true,
           true,
           false,
-          false,
-          false,
-          false,
-          false);
+          true,
+          true,
+          true,
+          true);
 
   /** A request to the engine: its method, path and JSON body. */
   record Request(String method, String path, ObjectNode body) {}

@@ -83,6 +83,7 @@ public final class WahaDriver implements Driver {
 
   // The engine's reachability: every call goes through it; it tries the engine again while down.
   private final EngineWatch engine;
+  private final WahaActions actions;
 
   /**
    * The Kurir-side status of a session whose engine cannot be reached ({@code port_down}); the
@@ -162,6 +163,7 @@ public final class WahaDriver implements Driver {
             () -> api.get("/api/sessions"),
             Duration.ZERO,
             log);
+    this.actions = new WahaActions(api, engine);
   }
 
   @Override
@@ -172,6 +174,40 @@ public final class WahaDriver implements Driver {
   @Override
   public io.kurir.driver.Capabilities capabilities() {
     return WahaContent.CAPABILITIES;
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome revoke(
+      DeviceRef device, io.kurir.driver.ChatRef chat, String networkId) {
+    return whenConnected(device, () -> actions.revoke(sessionName(device), chat, networkId));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome edit(
+      DeviceRef device, io.kurir.driver.ChatRef chat, String networkId, String text) {
+    return whenConnected(device, () -> actions.edit(sessionName(device), chat, networkId, text));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome markRead(
+      DeviceRef device, io.kurir.driver.ChatRef chat, Optional<String> networkId) {
+    return whenConnected(device, () -> actions.markRead(sessionName(device), chat, networkId));
+  }
+
+  @Override
+  public io.kurir.driver.ActionOutcome typing(
+      DeviceRef device,
+      io.kurir.driver.ChatRef chat,
+      boolean typing,
+      Optional<String> latestReceived) {
+    return whenConnected(device, () -> actions.typing(sessionName(device), chat, typing));
+  }
+
+  private io.kurir.driver.ActionOutcome whenConnected(
+      DeviceRef device, java.util.function.Supplier<io.kurir.driver.ActionOutcome> action) {
+    return isConnected(device)
+        ? action.get()
+        : new io.kurir.driver.ActionOutcome.Unavailable("the session is not WORKING");
   }
 
   @Override

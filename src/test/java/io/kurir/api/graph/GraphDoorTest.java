@@ -324,14 +324,27 @@ class GraphDoorTest {
   }
 
   @Test
-  void aReadMarkIsAnsweredWithMetasErrorNamingTheDriver() throws Exception {
+  void aReadMarkMarksTheChatReadThroughTheDriverAndAnswersSuccess() throws Exception {
+    kurir.sandbox().injectIncoming(device.id(), CUSTOMER, "Is it in stock?", "SBX-IN-31");
+    Eventually.until("received", () -> kurir.storedIncoming(device.id()) == 1);
     Reply r =
         post(
             messages(device),
             licenseKey,
-            "{'messaging_product':'whatsapp','status':'read','message_id':'wamid.X'}");
-    assertThat(metaError(r, 400, 131051).path("error_data").path("details").asText())
-        .contains("sandbox");
+            "{'messaging_product':'whatsapp','status':'read','message_id':'SBX-IN-31',"
+                + "'typing_indicator':{'type':'text'}}");
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(json(r).path("success").asBoolean()).isTrue();
+    assertThat(kurir.sandbox().readMarks(CUSTOMER).get(device.number()).networkId())
+        .isEqualTo("SBX-IN-31");
+    assertThat(kurir.sandbox().typing(CUSTOMER)).containsExactly(device.number());
+    metaError(
+        post(
+            messages(device),
+            licenseKey,
+            "{'messaging_product':'whatsapp','status':'read','message_id':'wamid.X'}"),
+        400,
+        100);
     metaError(
         post(messages(device), licenseKey, "{'messaging_product':'whatsapp','status':'read'}"),
         400,

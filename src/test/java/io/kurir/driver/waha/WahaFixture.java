@@ -76,6 +76,16 @@ final class WahaFixture implements AutoCloseable {
     return tenants.createDevice(license.id(), number, "waha", config);
   }
 
+  /** A new waha device whose session the phone {@code number} scanned: online. */
+  Device paired(String number) {
+    Device device = newDevice(number, Map.of());
+    String name = "kurir-" + device.id();
+    awaitSession(name, "SCAN_QR_CODE");
+    waha.scan(name, number.substring(1));
+    Eventually.until("online", () -> eco(device, "/api/qr_status").equals("online"));
+    return device;
+  }
+
   /** Waits for the device's session on the engine to show {@code status}. */
   FakeWaha.Session awaitSession(String name, String status) {
     Eventually.until(
