@@ -1033,6 +1033,32 @@ class OpenApiExchangesTest {
     refused("GET", "/v1/media/" + id, null, bearer);
     refused("POST", "/v1/messages", json("to", to, "type", "location"), bearer);
     refused("GET", "/v1/devices", null, "Bearer kurir_nobody");
+    // Actions: a reaction (queued), an edit and a revoke of a sent text, a read mark, typing.
+    String sent =
+        json(canonical(
+                "POST",
+                "/v1/messages?wait=10s",
+                json("device", deviceId, "to", to, "type", "text", "text", json("body", "9am")),
+                bearer))
+            .get("id")
+            .asText();
+    canonical("POST", "/v1/messages/" + sent + "/reactions", json("emoji", "\uD83D\uDC4D"), bearer);
+    canonical("PATCH", "/v1/messages/" + sent, json("text", json("body", "10am")), bearer);
+    refused("PATCH", "/v1/messages/" + image, json("text", json("body", "x")), bearer);
+    canonical("DELETE", "/v1/messages/" + sent, null, bearer);
+    refused("DELETE", "/v1/messages/" + sent, null, bearer);
+    String chat = java.net.URLEncoder.encode(to, java.nio.charset.StandardCharsets.UTF_8);
+    kurir.sandbox().injectIncoming(Long.parseLong(deviceId), to, "thanks");
+    Eventually.until(
+        "the customer's message stored", () -> kurir.storedIncoming(Long.parseLong(deviceId)) > 0);
+    canonical("POST", "/v1/chats/" + chat + "/read", json("device", deviceId), bearer);
+    canonical(
+        "POST",
+        "/v1/chats/" + chat + "/typing",
+        json("device", deviceId, "state", "typing"),
+        bearer);
+    refused(
+        "POST", "/v1/chats/" + chat + "/typing", json("device", deviceId, "state", "x"), bearer);
     String revoked =
         json(canonical(
                 "POST",
