@@ -212,7 +212,8 @@ final class FamilyRoutes {
             core.clock(),
             core.drivers(),
             chats,
-            core.contactBook()));
+            core.contactBook(),
+            core.campaigns()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

@@ -2,6 +2,7 @@ package io.kurir.api.v1;
 
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
+import io.kurir.campaign.CampaignRefused;
 import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
@@ -43,6 +44,11 @@ final class V1Errors {
           .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
           .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
           .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
+          // Campaigns (/v1/campaigns).
+          .add(CampaignRefused.Reason.FIELD_NOT_VALID, 400, "invalid_campaign")
+          .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
+          .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
+          .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
           .build();
 
   private static ApiException contentRefused(KurirException e) {
