@@ -173,15 +173,15 @@ public final class Campaigns {
     return get(licenseId, id);
   }
 
-  /** Resumes a paused campaign where it stopped. */
+  /** Resumes a paused campaign where it stopped (scheduled again if paused before its time). */
   public Campaign resume(long licenseId, long id) {
     Campaign c = get(licenseId, id);
-    move(
-        c,
-        EnumSet.of(CampaignStatus.PAUSED),
-        CampaignStatus.RUNNING,
-        "resume",
-        "a paused campaign");
+    // One paused before its start time waits for it again.
+    CampaignStatus to =
+        c.startAt().filter(at -> at.isAfter(clock.instant())).isPresent()
+            ? CampaignStatus.SCHEDULED
+            : CampaignStatus.RUNNING;
+    move(c, EnumSet.of(CampaignStatus.PAUSED), to, "resume", "a paused campaign");
     wakeRunner.run();
     return get(licenseId, id);
   }
