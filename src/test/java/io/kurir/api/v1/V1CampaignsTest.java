@@ -201,6 +201,26 @@ class V1CampaignsTest {
   }
 
   @Test
+  void aCampaignWhosePoolCannotSendPausesItselfAndResumes() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device);
+    List<String> phones = contacts(device, 3, "promo", i -> "C" + i);
+    String id = create(key, campaign("Promo", "promo", ""));
+    kurir.gateway().tenants().setDeviceDisabled(device.id(), true);
+    json(post(key, "/v1/campaigns/" + id + "/start"), 200);
+    awaitStatus(key, id, "paused");
+    JsonNode paused = json(get(key, "/v1/campaigns/" + id), 200);
+    assertThat(paused.get("stop_reason").asText()).isEqualTo("no_usable_device");
+    assertThat(paused.get("counts").get("waiting").asInt()).isEqualTo(3);
+
+    kurir.gateway().tenants().setDeviceDisabled(device.id(), false);
+    JsonNode resumed = json(post(key, "/v1/campaigns/" + id + "/resume"), 200);
+    assertThat(resumed.get("stop_reason").isNull()).isTrue();
+    awaitStatus(key, id, "done");
+    phones.forEach(p -> assertThat(kurir.sandbox().inbox(p)).hasSize(1));
+  }
+
+  @Test
   void aStopReplyMidCampaignSkipsTheContact() throws Exception {
     Device sender = kurir.newDevice(Numbers.fresh(), true);
     Device replies = device(sender);
