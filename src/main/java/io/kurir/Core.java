@@ -219,9 +219,10 @@ record Core(
     CampaignRunner campaignRunner =
         closers.push(
             "campaigns",
-            new CampaignRunner(db, messages, tenants, contactBook, clock, settings.zone()));
+            new CampaignRunner(
+                db, messages, tenants, contactBook, drivers, clock, settings.zone()));
     Campaigns campaigns =
-        new Campaigns(db, ids, clock, tenants, phones, messages, campaignRunner::wake);
+        new Campaigns(db, ids, clock, tenants, phones, messages, drivers, campaignRunner::wake);
     return new Core(
         settings,
         clock,

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.BookContact;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.content.ContentRefused;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Drivers;
 import io.kurir.logging.RepeatingFailure;
 import io.kurir.message.Message;
 import io.kurir.message.Messages;
@@ -26,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -75,6 +78,7 @@ public final class CampaignRunner implements AutoCloseable {
   private final Messages messages;
   private final Tenants tenants;
   private final ContactBook book;
+  private final Drivers drivers;
   private final Clock clock;
   private final ZoneId zone;
   private final SecureRandom random = new SecureRandom();
@@ -94,11 +98,18 @@ public final class CampaignRunner implements AutoCloseable {
    *     default), as licenses have none of their own
    */
   public CampaignRunner(
-      Database db, Messages messages, Tenants tenants, ContactBook book, Clock clock, ZoneId zone) {
+      Database db,
+      Messages messages,
+      Tenants tenants,
+      ContactBook book,
+      Drivers drivers,
+      Clock clock,
+      ZoneId zone) {
     this.store = new CampaignStore(db);
     this.messages = messages;
     this.tenants = tenants;
     this.book = book;
+    this.drivers = drivers;
     this.clock = clock;
     this.zone = zone;
     this.failures = new RepeatingFailure(log, "the campaign runner's pass", clock);
@@ -296,7 +307,10 @@ public final class CampaignRunner implements AutoCloseable {
     return POLL;
   }
 
-  /** The devices of the campaign's pool that may send now, in the pool's order. */
+  /**
+   * The devices of the campaign's pool that may send now and carry its messages (a device added to
+   * the license since the campaign was made may not), in the pool's order.
+   */
   private List<Device> usablePool(Campaign c) {
     List<Device> pool = new ArrayList<>();
     if (c.devices().isEmpty()) {
@@ -308,6 +322,8 @@ public final class CampaignRunner implements AutoCloseable {
     } else {
       c.devices().forEach(id -> usable(id).ifPresent(pool::add));
     }
+    Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
+    pool.removeIf(d -> CampaignDevices.notCarried(drivers, d, kinds).isPresent());
     return pool;
   }
 

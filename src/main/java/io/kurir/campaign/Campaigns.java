@@ -1,9 +1,10 @@
 package io.kurir.campaign;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.ContactBook;
-import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Drivers;
 import io.kurir.message.Messages;
+import io.kurir.message.SendRefused;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
@@ -40,6 +41,7 @@ public final class Campaigns {
   private final Tenants tenants;
   private final PhoneNumbers phones;
   private final Messages messages;
+  private final Drivers drivers;
   private final Runnable wakeRunner;
 
   public Campaigns(
@@ -49,6 +51,7 @@ public final class Campaigns {
       Tenants tenants,
       PhoneNumbers phones,
       Messages messages,
+      Drivers drivers,
       Runnable wakeRunner) {
     this.store = new CampaignStore(db);
     this.ids = ids;
@@ -56,6 +59,7 @@ public final class Campaigns {
     this.tenants = tenants;
     this.phones = phones;
     this.messages = messages;
+    this.drivers = drivers;
     this.wakeRunner = wakeRunner;
   }
 
@@ -64,6 +68,7 @@ public final class Campaigns {
    *
    * @throws CampaignRefused when a field is not valid or a device is not the license's
    * @throws io.kurir.content.ContentRefused when a message object is not one the API takes
+   * @throws SendRefused {@code KIND_NOT_SUPPORTED} when a device of the pool cannot carry it
    */
   public Campaign create(long licenseId, CampaignDraft draft) {
     String name = draft.name().strip();
@@ -78,8 +83,6 @@ public final class Campaigns {
     if (draft.variants().size() > MAX_VARIANTS) {
       throw field("at most " + MAX_VARIANTS + " variants");
     }
-    checkMessage(draft.message());
-    draft.variants().forEach(Campaigns::checkMessage);
     List<Long> pool = new ArrayList<>();
     List<Device> devices = tenants.devicesOf(tenants.license(licenseId));
     for (String named : draft.devices()) {
@@ -94,6 +97,23 @@ public final class Campaigns {
                           "the license has no device " + named.strip()));
       if (!pool.contains(d.id())) {
         pool.add(d.id());
+      }
+    }
+    Set<MessageKind> kinds = CampaignDevices.kinds(draft.message(), draft.variants());
+    for (Device d : devices) {
+      boolean inPool = pool.isEmpty() ? !d.disabled() : pool.contains(d.id());
+      Optional<MessageKind> refused =
+          inPool ? CampaignDevices.notCarried(drivers, d, kinds) : Optional.empty();
+      if (refused.isPresent()) {
+        throw new SendRefused(
+            SendRefused.Reason.KIND_NOT_SUPPORTED,
+            "device "
+                + d.number()
+                + " (the "
+                + d.driver()
+                + " driver) cannot carry "
+                + refused.get().wireName()
+                + ": name the devices that can in devices, or send another kind");
       }
     }
     Instant now = clock.instant();
@@ -236,10 +256,6 @@ public final class Campaigns {
               + " applies to "
               + what);
     }
-  }
-
-  private static void checkMessage(ObjectNode message) {
-    CloudMessageJson.parse(message);
   }
 
   /** Whether {@code named} is the device's id or its number, written as customers write one. */

@@ -46,8 +46,15 @@ class V1CampaignsTest {
   void start() {
     clock = TestGateway.settableClock();
     // A send tried while the device's phone was unreachable is retried after 1 s rather than 10 s
-    // (real time): the tests that hold a window in an offline device's queue finish sooner.
-    kurir = TestGateway.start(dir, clock, "--send.retry-backoff=1s");
+    // (real time): the tests that hold a window in an offline device's queue finish sooner. WAHA
+    // is loaded (its engine nowhere) for a device whose driver cannot carry a template.
+    kurir =
+        TestGateway.start(
+            dir,
+            clock,
+            "--send.retry-backoff=1s",
+            "--drivers.waha.url=http://127.0.0.1:9",
+            "--drivers.waha.api-key=waha-key-0123456789");
   }
 
   @AfterEach
@@ -355,13 +362,29 @@ class V1CampaignsTest {
         400,
         "text_empty");
     assertError(get(key, "/v1/campaigns/12345"), 404, "campaign_not_found");
+    // A template is the Cloud API's: a WAHA device of the pool cannot carry it (its engine need
+    // not be reached to know).
+    Device waha =
+        kurir
+            .gateway()
+            .tenants()
+            .createDevice(device.licenseId(), Numbers.fresh(), "waha", Map.of());
+    String template =
+        "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"]},\"message\":{\"type\":"
+            + "\"template\",\"template\":{\"name\":\"promo\",\"language\":{\"code\":\"id\"}}}";
+    assertError(post(key, "/v1/campaigns", template + "}"), 422, "kind_not_supported");
+    String onSandbox =
+        json(post(key, "/v1/campaigns", template + ",\"devices\":[\"" + device.id() + "\"]}"), 201)
+            .get("id")
+            .asText();
+    kurir.gateway().tenants().setDeviceDisabled(waha.id(), true);
 
     String id = create(key, campaign("Later", "promo", ",\"start_at\":\"2026-03-11T03:00:00Z\""));
     assertError(post(key, "/v1/campaigns/" + id + "/pause"), 409, "campaign_status");
     JsonNode scheduled = json(post(key, "/v1/campaigns/" + id + "/start"), 200);
     assertThat(scheduled.get("status").asText()).isEqualTo("scheduled");
     JsonNode list = json(get(key, "/v1/campaigns"), 200).get("data");
-    assertThat(list.findValuesAsText("id")).containsExactly(id);
+    assertThat(list.findValuesAsText("id")).containsExactly(id, onSandbox);
     clock.set(Instant.parse("2026-03-11T03:00:00Z"));
     awaitStatus(key, id, "done");
 
