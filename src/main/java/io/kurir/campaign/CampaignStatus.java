@@ -1,7 +1,6 @@
 package io.kurir.campaign;
 
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * Where a campaign is: {@code draft → scheduled → running → paused → done}, or {@code cancelled}. A
@@ -24,20 +23,5 @@ public enum CampaignStatus {
 
   static CampaignStatus ofWireName(String name) {
     return valueOf(name.toUpperCase(Locale.ROOT));
-  }
-
-  /** The status a caller named, if it is one. */
-  public static Optional<CampaignStatus> parse(String name) {
-    for (CampaignStatus s : values()) {
-      if (s.wireName().equals(name.strip().toLowerCase(Locale.ROOT))) {
-        return Optional.of(s);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /** Whether nothing more happens to it. */
-  public boolean isFinal() {
-    return this == DONE || this == CANCELLED;
   }
 }
