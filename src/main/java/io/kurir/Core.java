@@ -2,6 +2,8 @@ package io.kurir;
 
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
+import io.kurir.campaign.CampaignRunner;
+import io.kurir.campaign.Campaigns;
 import io.kurir.config.Settings;
 import io.kurir.contact.ContactIdentities;
 import io.kurir.contactbook.ContactBook;
@@ -75,7 +77,9 @@ record Core(
     Sessions sessions,
     Events events,
     WebhookSubscriptions webhookSubscriptions,
-    ContactBook contactBook) {
+    ContactBook contactBook,
+    CampaignRunner campaignRunner,
+    Campaigns campaigns) {
 
   /**
    * Opens the core on {@code db}: every service built, the drivers started and their devices
@@ -211,6 +215,14 @@ record Core(
     tenants.onDeviceDeleted(schedules::deviceDeleted);
     Sessions sessions = new Sessions(drivers, deviceStates, queueHolds);
     Sends sends = new Sends(messages, settings.syncTimeout());
+    // Campaigns stop feeding the queue before the senders stop.
+    CampaignRunner campaignRunner =
+        closers.push(
+            "campaigns",
+            new CampaignRunner(
+                db, messages, tenants, contactBook, drivers, clock, settings.zone()));
+    Campaigns campaigns =
+        new Campaigns(db, ids, clock, tenants, phones, messages, drivers, campaignRunner::wake);
     return new Core(
         settings,
         clock,
@@ -239,7 +251,9 @@ record Core(
         sessions,
         events,
         new WebhookSubscriptions(db, ids, clock, urlGuard),
-        contactBook);
+        contactBook,
+        campaignRunner,
+        campaigns);
   }
 
   /**
@@ -250,6 +264,7 @@ record Core(
   void startSending(Closers closers) {
     messages.resume();
     scheduler.start();
+    campaignRunner.start();
     // The sweep stops first: it removes nothing more, and a sweep under way ends with the database.
     closers.push("media sweep", mediaSweep);
     mediaSweep.start();

@@ -216,7 +216,8 @@ final class FamilyRoutes {
             core.drivers(),
             chats,
             core.contactBook(),
-            actions));
+            actions,
+            core.campaigns()));
     tables.add(new ApiDocsRoutes(Gateway.VERSION));
     return tables;
   }

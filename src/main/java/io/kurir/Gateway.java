@@ -228,6 +228,11 @@ public final class Gateway implements AutoCloseable {
     return core.contactBook();
   }
 
+  /** The licenses' campaigns (tests read a campaign's progress). */
+  public io.kurir.campaign.Campaigns campaigns() {
+    return core.campaigns();
+  }
+
   /** The sweep of unreferenced media files (tests run it at once instead of waiting an hour). */
   public MediaSweep mediaSweep() {
     return core.mediaSweep();

@@ -36,6 +36,7 @@ class LayersTest {
           "phone",
           "contact",
           "contactbook",
+          "campaign",
           "store",
           "time");
 

@@ -243,6 +243,19 @@ public final class ContactBook {
         limit);
   }
 
+  /**
+   * One page of a campaign's audience: the license's contacts that have not opted out and have any
+   * of {@code tags}, by phone, those after {@code afterPhone} ({@code ""}: from the first).
+   */
+  public List<BookContact> audiencePage(
+      long licenseId, Set<String> tags, String afterPhone, int limit) {
+    if (tags.isEmpty()) {
+      return List.of();
+    }
+    return store.audiencePage(
+        licenseId, tags.stream().map(ContactBook::tagKey).toList(), afterPhone, limit);
+  }
+
   /** Every contact of the license (with {@code tag}, when given), by phone, a page at a time. */
   public void forEach(long licenseId, Optional<String> tag, Consumer<BookContact> each) {
     Optional<String> after = Optional.empty();
@@ -292,6 +305,15 @@ public final class ContactBook {
           attributeNames.forEach(a -> cells.add(c.attributes().getOrDefault(a, "")));
           lines.accept(ContactCsv.line(cells, 0));
         });
+  }
+
+  /**
+   * One row as this book's CSV writes it (commas, CRLF, a cell that a spreadsheet would run as a
+   * formula guarded), the {@code phoneColumn}'s value left as it is: for other lists of contacts,
+   * such as a campaign's report.
+   */
+  public static String csvLine(List<String> cells, int phoneColumn) {
+    return ContactCsv.line(cells, phoneColumn);
   }
 
   /** A tag as kept: trimmed, lower case. */

@@ -266,6 +266,34 @@ final class ContactBookStore {
             });
   }
 
+  /**
+   * Up to {@code limit} of the license's subscribed contacts with any of {@code tags}, by phone,
+   * those after {@code afterPhone}: a page of a campaign's audience.
+   */
+  List<BookContact> audiencePage(
+      long licenseId, Collection<String> tags, String afterPhone, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                withTags(
+                    h,
+                    h.createQuery(
+                            "SELECT c.id, c.license_id, c.phone, c.name, c.attributes,"
+                                + " c.unsubscribed_at, c.unsubscribed_by, c.created_at,"
+                                + " c.updated_at FROM book_contact c WHERE c.license_id = :license"
+                                + " AND c.unsubscribed_at IS NULL AND c.phone > :after"
+                                + " AND EXISTS (SELECT 1 FROM book_contact_tag t"
+                                + " WHERE t.license_id = :license AND t.tag IN (<tags>)"
+                                + " AND t.contact_id = c.id)"
+                                + " ORDER BY c.phone LIMIT :limit")
+                        .bind("license", licenseId)
+                        .bind("after", afterPhone)
+                        .bindList("tags", List.copyOf(tags))
+                        .bind("limit", limit)
+                        .map((rs, ctx) -> contact(rs))
+                        .list()));
+  }
+
   /** How many contacts the license's book holds, and how many of them are unsubscribed. */
   long[] counts(long licenseId) {
     return db.jdbi()

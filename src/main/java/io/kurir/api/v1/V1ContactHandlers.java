@@ -217,7 +217,7 @@ final class V1ContactHandlers {
     return Optional.of(body.get(field).asText());
   }
 
-  private static JsonNode object(Context ctx, String shape) {
+  static JsonNode object(Context ctx, String shape) {
     JsonNode body;
     try {
       body = JSON.readTree(ctx.body());

@@ -2,6 +2,7 @@ package io.kurir.api.v1;
 
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
+import io.kurir.campaign.CampaignRefused;
 import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
@@ -53,6 +54,11 @@ final class V1Errors {
           .add(ActionRefused.Reason.CAPABILITY_NOT_SUPPORTED, 422, "capability_not_supported")
           .add(ActionRefused.Reason.NETWORK_REFUSED, 422, "network_refused")
           .add(ActionRefused.Reason.DEVICE_UNAVAILABLE, 503, "device_unavailable")
+          // Campaigns (/v1/campaigns).
+          .add(CampaignRefused.Reason.FIELD_NOT_VALID, 400, "invalid_campaign")
+          .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
+          .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
+          .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

@@ -9,6 +9,7 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RemoteMedia;
 import io.kurir.api.RouteTable;
+import io.kurir.campaign.Campaigns;
 import io.kurir.contact.ContactIdentities;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.device.DeviceStates;
@@ -45,6 +46,7 @@ public final class V1Routes implements RouteTable {
   private final V1ChatHandlers chats;
   private final V1ContactHandlers contactBook;
   private final V1ActionHandlers actions;
+  private final V1CampaignHandlers campaigns;
 
   public V1Routes(
       Tenants tenants,
@@ -60,7 +62,8 @@ public final class V1Routes implements RouteTable {
       Drivers drivers,
       Chats conversations,
       ContactBook book,
-      MessageActions messageActions) {
+      MessageActions messageActions,
+      Campaigns campaignBook) {
     this.tenants = tenants;
     this.send = new V1SendHandler(tenants, sends, phones, contacts, media, histories);
     this.messages = new V1MessageHandlers(tenants, histories, messageActions);
@@ -72,6 +75,7 @@ public final class V1Routes implements RouteTable {
     this.webhooks = new V1WebhookHandlers(subscriptions);
     this.chats = new V1ChatHandlers(tenants, conversations, phones, contacts, send::device);
     this.contactBook = new V1ContactHandlers(book);
+    this.campaigns = new V1CampaignHandlers(campaignBook);
   }
 
   @Override
@@ -121,6 +125,15 @@ public final class V1Routes implements RouteTable {
     r.get("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::one));
     r.patch("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::patch));
     r.delete("/v1/contacts/{phone}", requireScope(ApiScope.CONTACTS, contactBook::remove));
+    // The license's campaigns.
+    r.post("/v1/campaigns", requireScope(ApiScope.CAMPAIGNS, campaigns::create));
+    r.get("/v1/campaigns", requireScope(ApiScope.CAMPAIGNS, campaigns::list));
+    r.get("/v1/campaigns/{id}", requireScope(ApiScope.CAMPAIGNS, campaigns::one));
+    r.get("/v1/campaigns/{id}/report.csv", requireScope(ApiScope.CAMPAIGNS, campaigns::report));
+    r.post("/v1/campaigns/{id}/start", requireScope(ApiScope.CAMPAIGNS, campaigns::start));
+    r.post("/v1/campaigns/{id}/pause", requireScope(ApiScope.CAMPAIGNS, campaigns::pause));
+    r.post("/v1/campaigns/{id}/resume", requireScope(ApiScope.CAMPAIGNS, campaigns::resume));
+    r.post("/v1/campaigns/{id}/cancel", requireScope(ApiScope.CAMPAIGNS, campaigns::cancel));
   }
 
   /**

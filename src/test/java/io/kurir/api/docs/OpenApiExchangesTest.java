@@ -129,6 +129,7 @@ class OpenApiExchangesTest {
     v1Api();
     v1Events();
     v1Contacts();
+    v1Campaigns();
     graphDoor();
 
     // Every documented operation was called, and all but a few answered a success.
@@ -794,6 +795,52 @@ class OpenApiExchangesTest {
     refused("PATCH", "/v1/contacts/+6281234567891", Map.of("phone", "1"), bearer);
     canonical("DELETE", "/v1/contacts/+6281234567891", null, bearer);
     refused("GET", "/v1/contacts/+6281234567891", null, bearer);
+  }
+
+  /**
+   * Campaigns over the contacts {@link #v1Contacts} imported: each one starts in the future, so
+   * that pause, resume and cancel find it where they apply whatever the hour in Jakarta.
+   */
+  private void v1Campaigns() throws Exception {
+    String bearer =
+        "Bearer "
+            + kurir
+                .gateway()
+                .tenants()
+                .apiKeys()
+                .create(
+                    Long.parseLong(licenseId),
+                    "docs",
+                    java.util.Set.of(io.kurir.tenant.ApiScope.CAMPAIGNS))
+                .key()
+                .orElseThrow();
+    Map<String, Object> body =
+        Map.of(
+            "name",
+            "Promo",
+            "audience",
+            Map.of("tags", List.of("parents")),
+            "message",
+            Map.of("type", "text", "text", Map.of("body", "Halo {name|Kak}")),
+            "start_at",
+            java.time.Instant.now().plus(java.time.Duration.ofDays(1)).toString(),
+            "quiet_hours",
+            Map.of("from", "21:00", "to", "06:00"));
+    String first = id(canonical("POST", "/v1/campaigns", body, bearer));
+    refused("POST", "/v1/campaigns", Map.of("name", "No audience"), bearer);
+    refused("POST", "/v1/campaigns/" + first + "/pause", null, bearer);
+    canonical("POST", "/v1/campaigns/" + first + "/start", null, bearer);
+    canonical("POST", "/v1/campaigns/" + first + "/pause", null, bearer);
+    canonical("POST", "/v1/campaigns/" + first + "/resume", null, bearer);
+    canonical("POST", "/v1/campaigns/" + first + "/cancel", null, bearer);
+    canonical("GET", "/v1/campaigns", null, bearer);
+    canonical("GET", "/v1/campaigns/" + first, null, bearer);
+    canonical("GET", "/v1/campaigns/" + first + "/report.csv", null, bearer);
+    refused("GET", "/v1/campaigns/1", null, bearer);
+  }
+
+  private static String id(Reply r) throws Exception {
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).get("id").asText();
   }
 
   /** A CSV body, posted as {@code text/csv}. */

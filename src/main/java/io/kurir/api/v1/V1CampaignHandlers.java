@@ -1,0 +1,284 @@
+package io.kurir.api.v1;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.kurir.api.ApiException;
+import io.kurir.campaign.Campaign;
+import io.kurir.campaign.CampaignDraft;
+import io.kurir.campaign.CampaignRecipient;
+import io.kurir.campaign.Campaigns;
+import io.kurir.campaign.QuietHours;
+import io.kurir.contactbook.ContactBook;
+import io.kurir.tenant.ApiCaller;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code /v1/campaigns}: a license's campaigns ({@link Campaigns}) — made as drafts, started,
+ * paused, resumed, cancelled; each with its progress and its per-recipient report as CSV. Campaigns
+ * belong to the license: a device's Eco key, which reaches one device, cannot use them.
+ */
+final class V1CampaignHandlers {
+  private static final List<String> FIELDS =
+      List.of("name", "audience", "message", "variants", "devices", "start_at", "quiet_hours");
+
+  private final Campaigns campaigns;
+
+  V1CampaignHandlers(Campaigns campaigns) {
+    this.campaigns = campaigns;
+  }
+
+  /**
+   * {@code {name, audience: {tags}, message, variants?, devices?, start_at?, quiet_hours?}}: a new
+   * draft, 201 {@code {id, status: "draft", …}}.
+   */
+  void create(Context ctx) {
+    long license = licenseOf(ctx);
+    JsonNode body =
+        V1ContactHandlers.object(
+            ctx, "{name, audience: {tags}, message, variants, devices, start_at, quiet_hours}");
+    for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!FIELDS.contains(name)) {
+        throw ApiException.unknownField(name, "a campaign has " + String.join(", ", FIELDS));
+      }
+    }
+    JsonNode name = body.path("name");
+    if (!name.isTextual() || name.asText().isBlank()) {
+      throw ApiException.fieldEmpty("name");
+    }
+    JsonNode tags = body.path("audience").path("tags");
+    if (!tags.isArray() || tags.isEmpty()) {
+      throw ApiException.fieldNotValid(
+          "audience", "audience is {\"tags\": [...]}: the contact book's tags it sends to");
+    }
+    List<String> tagList = texts(tags, "audience");
+    JsonNode message = body.path("message");
+    if (!message.isObject()) {
+      throw ApiException.fieldEmpty("message");
+    }
+    List<ObjectNode> variants = new ArrayList<>();
+    if (body.has("variants") && !body.get("variants").isNull()) {
+      if (!body.get("variants").isArray()) {
+        throw ApiException.fieldNotValid("variants", "variants is a list of message objects");
+      }
+      for (JsonNode v : body.get("variants")) {
+        if (!v.isObject()) {
+          throw ApiException.fieldNotValid("variants", "variants is a list of message objects");
+        }
+        variants.add((ObjectNode) v);
+      }
+    }
+    List<String> devices = List.of();
+    if (body.has("devices") && !body.get("devices").isNull()) {
+      if (!body.get("devices").isArray()) {
+        throw ApiException.fieldNotValid("devices", "devices is a list of device ids or numbers");
+      }
+      devices = texts(body.get("devices"), "devices");
+    }
+    Optional<Instant> startAt = Optional.empty();
+    if (body.has("start_at") && !body.get("start_at").isNull()) {
+      try {
+        startAt = Optional.of(Instant.parse(body.get("start_at").asText()));
+      } catch (DateTimeParseException e) {
+        throw ApiException.fieldNotValid(
+            "start_at", "start_at is a time in ISO 8601, e.g. 2026-03-10T02:00:00Z");
+      }
+    }
+    Optional<QuietHours> quiet = Optional.of(QuietHours.DEFAULT);
+    if (body.has("quiet_hours")) {
+      quiet = quietHours(body.get("quiet_hours"));
+    }
+    Campaign c =
+        campaigns.create(
+            license,
+            new CampaignDraft(
+                name.asText(), tagList, (ObjectNode) message, variants, devices, startAt, quiet));
+    ctx.status(201).json(view(c, Optional.empty()));
+  }
+
+  /** {@code {data: [campaign]}}, newest first. */
+  void list(Context ctx) {
+    long license = licenseOf(ctx);
+    List<Map<String, Object>> data = new ArrayList<>();
+    campaigns.list(license).forEach(c -> data.add(view(c, Optional.empty())));
+    ctx.json(Map.of("data", data));
+  }
+
+  /** The campaign with its progress ({@code counts}). */
+  void one(Context ctx) {
+    long license = licenseOf(ctx);
+    Campaign c = campaigns.get(license, id(ctx));
+    ctx.json(view(c, Optional.of(campaigns.counts(license, c.id()))));
+  }
+
+  void start(Context ctx) {
+    long license = licenseOf(ctx);
+    ctx.json(view(campaigns.start(license, id(ctx)), Optional.empty()));
+  }
+
+  void pause(Context ctx) {
+    long license = licenseOf(ctx);
+    ctx.json(view(campaigns.pause(license, id(ctx)), Optional.empty()));
+  }
+
+  void resume(Context ctx) {
+    long license = licenseOf(ctx);
+    ctx.json(view(campaigns.resume(license, id(ctx)), Optional.empty()));
+  }
+
+  void cancel(Context ctx) {
+    long license = licenseOf(ctx);
+    ctx.json(view(campaigns.cancel(license, id(ctx)), Optional.empty()));
+  }
+
+  /**
+   * One row per recipient, by phone: {@code phone, name, variant, device, message_id, status,
+   * reason, handed_at, sent_at, settled_at}; written as it is read, a page at a time.
+   */
+  void report(Context ctx) {
+    long license = licenseOf(ctx);
+    long id = campaigns.get(license, id(ctx)).id();
+    ctx.contentType("text/csv; charset=utf-8");
+    ctx.header("Content-Disposition", "attachment; filename=\"campaign-" + id + "-report.csv\"");
+    try (Writer out = new OutputStreamWriter(ctx.outputStream(), StandardCharsets.UTF_8)) {
+      out.write(
+          ContactBook.csvLine(
+              List.of(
+                  "phone",
+                  "name",
+                  "variant",
+                  "device",
+                  "message_id",
+                  "status",
+                  "reason",
+                  "handed_at",
+                  "sent_at",
+                  "settled_at"),
+              -1));
+      campaigns.forEachRecipient(
+          license,
+          id,
+          r -> {
+            try {
+              out.write(ContactBook.csvLine(row(r), 0));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<String> row(CampaignRecipient r) {
+    return List.of(
+        r.phone(),
+        r.name().orElse(""),
+        Integer.toString(r.variant()),
+        r.deviceId().map(String::valueOf).orElse(""),
+        r.messageId().map(String::valueOf).orElse(""),
+        r.status(),
+        r.reason().orElse(""),
+        r.handedAt().map(Instant::toString).orElse(""),
+        r.sentAt().map(Instant::toString).orElse(""),
+        r.settledAt().map(Instant::toString).orElse(""));
+  }
+
+  static Map<String, Object> view(Campaign c, Optional<Campaign.Counts> counts) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("id", Long.toString(c.id()));
+    out.put("name", c.name());
+    out.put("status", c.status().wireName());
+    out.put("audience", Map.of("tags", c.tags()));
+    out.put("message", c.message());
+    out.put("variants", c.variants());
+    out.put("devices", c.devices().stream().map(String::valueOf).toList());
+    out.put("start_at", c.startAt().map(Instant::toString).orElse(null));
+    out.put(
+        "quiet_hours",
+        c.quietHours()
+            .map(q -> Map.of("from", q.from().toString(), "to", q.to().toString()))
+            .orElse(null));
+    out.put("stop_reason", c.stopReason().orElse(null));
+    out.put("created_at", c.createdAt().toString());
+    out.put("started_at", c.startedAt().map(Instant::toString).orElse(null));
+    out.put("finished_at", c.finishedAt().map(Instant::toString).orElse(null));
+    counts.ifPresent(
+        n -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("total", n.total());
+          m.put("waiting", n.waiting());
+          m.put("queued", n.queued());
+          m.put("sent", n.sent());
+          m.put("delivered", n.delivered());
+          m.put("read", n.read());
+          m.put("failed", n.failed());
+          m.put("replied", n.replied());
+          m.put("opted_out", n.optedOut());
+          m.put("cancelled", n.cancelled());
+          out.put("counts", m);
+        });
+    return out;
+  }
+
+  /** {@code {from, to}} as {@code HH:MM}, or null: none. */
+  private static Optional<QuietHours> quietHours(JsonNode q) {
+    if (q == null || q.isNull()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          new QuietHours(
+              LocalTime.parse(q.path("from").asText()), LocalTime.parse(q.path("to").asText())));
+    } catch (DateTimeParseException | IllegalArgumentException e) {
+      throw ApiException.fieldNotValid(
+          "quiet_hours",
+          "quiet_hours is {\"from\": \"21:00\", \"to\": \"06:00\"} (two different times), or"
+              + " null for none");
+    }
+  }
+
+  private static List<String> texts(JsonNode array, String field) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode n : array) {
+      if (!(n.isTextual() || n.isIntegralNumber()) || n.asText().isBlank()) {
+        throw ApiException.fieldNotValid(field, field + " is a list of texts");
+      }
+      out.add(n.asText());
+    }
+    return out;
+  }
+
+  private static long id(Context ctx) {
+    try {
+      return Long.parseLong(ctx.pathParam("id"));
+    } catch (NumberFormatException e) {
+      throw new ApiException(404, "campaign_not_found", "no campaign " + ctx.pathParam("id"));
+    }
+  }
+
+  private static long licenseOf(Context ctx) {
+    ApiCaller caller = V1Routes.caller(ctx);
+    if (caller.device().isPresent()) {
+      throw new ApiException(
+          403,
+          "license_key_required",
+          "campaigns belong to the license: use a license API key with the 'campaigns' scope");
+    }
+    return caller.license().id();
+  }
+}

@@ -1,0 +1,80 @@
+package io.kurir.campaign;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A campaign: one message, personalised, sent to the contacts of a license's book that have any of
+ * its audience's tags, from a pool of the license's devices, outside quiet hours.
+ *
+ * @param id Kurir's id of the campaign
+ * @param licenseId the license whose book and devices it uses
+ * @param name what the operator calls it
+ * @param status where it is
+ * @param tags the audience: contacts with any of these tags (lower case)
+ * @param message the native message object (the Cloud API's, without {@code to}), with {@code
+ *     {name}}, {@code {phone}} and {@code {attribute}} variables in its text and captions
+ * @param variants other message objects: each recipient gets one of the message and these, picked
+ *     at random (empty: the message)
+ * @param devices the device pool's ids; empty: every enabled device of the license
+ * @param startAt when it may start sending, if later than its start
+ * @param quietHours when it sends nothing, in the operator's time zone; empty: at any hour
+ * @param expanded whether every recipient is in its list
+ * @param cursor the phone of the last contact taken into its list ({@code ""}: none yet)
+ * @param stopReason why it paused by itself (no device of its pool can send), if it did
+ * @param createdAt when it was made
+ * @param updatedAt when it last changed
+ * @param startedAt when it was started, if it was
+ * @param finishedAt when it ended (done or cancelled), if it did
+ */
+public record Campaign(
+    long id,
+    long licenseId,
+    String name,
+    CampaignStatus status,
+    List<String> tags,
+    ObjectNode message,
+    List<ObjectNode> variants,
+    List<Long> devices,
+    Optional<Instant> startAt,
+    Optional<QuietHours> quietHours,
+    boolean expanded,
+    String cursor,
+    Optional<String> stopReason,
+    Instant createdAt,
+    Instant updatedAt,
+    Optional<Instant> startedAt,
+    Optional<Instant> finishedAt) {
+
+  public Campaign {
+    tags = List.copyOf(tags);
+    variants = List.copyOf(variants);
+    devices = List.copyOf(devices);
+  }
+
+  /** The message object of variant {@code n} (0: the campaign's message). */
+  public ObjectNode variant(int n) {
+    return n == 0 ? message : variants.get(n - 1);
+  }
+
+  /**
+   * How many recipients are where, for its progress. Each recipient is counted once, where its
+   * message is now ({@code queued}: not sent yet; {@code sent}, {@code delivered}, {@code read},
+   * {@code failed}), or {@code waiting} (not handed to the queue yet), {@code opted_out} (skipped:
+   * the contact unsubscribed), {@code cancelled}; {@code replied} counts those of them who wrote
+   * back after their message was handed over.
+   */
+  public record Counts(
+      long total,
+      long waiting,
+      long queued,
+      long sent,
+      long delivered,
+      long read,
+      long failed,
+      long replied,
+      long optedOut,
+      long cancelled) {}
+}

@@ -1,0 +1,41 @@
+package io.kurir.campaign;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Drivers;
+import io.kurir.tenant.Device;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Whether a device of a campaign's pool can carry its messages: the device's driver declares the
+ * kinds it carries ({@link io.kurir.driver.Capabilities}), and a campaign's send, accepted without
+ * a caller waiting, must not reach a driver that would fail each recipient for it.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class CampaignDevices {
+  private CampaignDevices() {}
+
+  /** The kinds of the campaign's message and its variants. */
+  static Set<MessageKind> kinds(ObjectNode message, java.util.List<ObjectNode> variants) {
+    Set<MessageKind> kinds = EnumSet.noneOf(MessageKind.class);
+    kinds.add(CloudMessageJson.parse(message).kind());
+    variants.forEach(v -> kinds.add(CloudMessageJson.parse(v).kind()));
+    return kinds;
+  }
+
+  /**
+   * A kind of {@code kinds} that the device's driver does not carry, if any; empty as well for a
+   * device whose driver this gateway has not loaded (it takes no recipients for that reason).
+   */
+  static Optional<MessageKind> notCarried(Drivers drivers, Device device, Set<MessageKind> kinds) {
+    if (!drivers.names().contains(device.driver())) {
+      return Optional.empty();
+    }
+    var can = drivers.of(device.ref()).capabilities();
+    return kinds.stream().filter(k -> !can.carries(k)).findFirst();
+  }
+}

@@ -1,0 +1,372 @@
+package io.kurir.campaign;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.contactbook.BookContact;
+import io.kurir.contactbook.ContactBook;
+import io.kurir.content.ContentRefused;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Drivers;
+import io.kurir.logging.RepeatingFailure;
+import io.kurir.message.Message;
+import io.kurir.message.Messages;
+import io.kurir.message.Messages.GuardedSend;
+import io.kurir.message.SendRefused;
+import io.kurir.store.Database;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.TenantException;
+import io.kurir.tenant.Tenants;
+import io.kurir.time.Wakeable;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends campaigns: on a virtual thread, it starts scheduled campaigns at their time, expands a
+ * running campaign's audience a page at a time, and feeds its recipients to the message queue in
+ * small windows per device of its pool, outside its quiet hours; a campaign whose every recipient
+ * is settled is done.
+ *
+ * <p>Bounded: the audience is read from the contact book a page at a time, by phone, the cursor
+ * moved in the commit that inserts the page's recipients, so neither the audience nor the list of
+ * recipients is ever held whole; at most {@link #WINDOW} of a campaign's messages wait in a
+ * device's queue, so that a pause takes back little and quiet hours hold.
+ *
+ * <p>Exactly once: a recipient is marked handed, with its message's id, in the commit that stores
+ * the message ({@link Messages#acceptGuarded}), guarded in SQL (still waiting, the campaign still
+ * running, the contact not unsubscribed). However many nodes run campaigns on the database and
+ * whatever crashes in between, a recipient is either still waiting or handed with its one message.
+ *
+ * <p>Rotation across the pool is round-robin over the devices with room in their window: a device
+ * that sends faster takes more. (Weighting by each device's remaining daily cap comes with the
+ * safe-sending policy.)
+ *
+ * <p>Thread-safe; one runner per gateway.
+ */
+public final class CampaignRunner implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(CampaignRunner.class);
+
+  /** A campaign's messages that may wait in one device's queue at once. */
+  static final int WINDOW = 5;
+
+  /** Contacts taken from the book per commit of an expansion. */
+  static final int EXPANSION_PAGE = 500;
+
+  /**
+   * How often a running campaign with messages in flight looks whether their windows have room (in
+   * real time: the queue's pace, not a business time).
+   */
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  /** The longest sleep: campaigns started on another node do not wake this one. */
+  private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
+
+  private final CampaignStore store;
+  private final Messages messages;
+  private final Tenants tenants;
+  private final ContactBook book;
+  private final Drivers drivers;
+  private final Clock clock;
+  private final ZoneId zone;
+  private final SecureRandom random = new SecureRandom();
+
+  /** Per campaign, where the round-robin over its pool goes on; runner thread only. */
+  private final Map<Long, Integer> rotation = new HashMap<>();
+
+  private final RepeatingFailure failures;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition woken = lock.newCondition();
+  private boolean wakeRequested;
+  private volatile boolean stopping;
+  private Thread thread;
+
+  /**
+   * @param zone the time zone of quiet hours: the operator's ({@code time.zone}, Asia/Jakarta by
+   *     default), as licenses have none of their own
+   */
+  public CampaignRunner(
+      Database db,
+      Messages messages,
+      Tenants tenants,
+      ContactBook book,
+      Drivers drivers,
+      Clock clock,
+      ZoneId zone) {
+    this.store = new CampaignStore(db);
+    this.messages = messages;
+    this.tenants = tenants;
+    this.book = book;
+    this.drivers = drivers;
+    this.clock = clock;
+    this.zone = zone;
+    this.failures = new RepeatingFailure(log, "the campaign runner's pass", clock);
+    Wakeable.wakeOnClockChange(clock, this::wake);
+  }
+
+  /** Starts running campaigns: first those an earlier run left running. */
+  public void start() {
+    thread = Thread.ofVirtual().name("kurir-campaigns").start(this::run);
+  }
+
+  /** Makes the runner look again now: a campaign started or resumed, or the clock moved. */
+  public void wake() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      woken.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void run() {
+    while (!stopping) {
+      Instant started = clock.instant();
+      Duration wait;
+      try {
+        wait = pass();
+        failures.succeeded();
+      } catch (SendRefused e) {
+        wait = MAX_SLEEP; // the gateway is stopping
+      } catch (RuntimeException e) {
+        if (stopping) {
+          break;
+        }
+        Duration after = failures.failed(e);
+        wait = Duration.between(clock.instant(), started.plus(after));
+      }
+      if (!wait.isZero() && !wait.isNegative()) {
+        sleep(wait);
+      }
+    }
+  }
+
+  /** One look at every active campaign; how long to wait before the next. */
+  Duration pass() {
+    Instant now = clock.instant();
+    Duration wait = MAX_SLEEP;
+    for (Campaign c : store.active()) {
+      if (stopping) {
+        break;
+      }
+      wait = min(wait, step(c, now));
+    }
+    return wait;
+  }
+
+  private Duration step(Campaign c, Instant now) {
+    if (c.status() == CampaignStatus.SCHEDULED) {
+      Instant at = c.startAt().orElse(now);
+      if (at.isAfter(now)) {
+        return Duration.between(now, at);
+      }
+      store.move(
+          c.id(),
+          EnumSet.of(CampaignStatus.SCHEDULED),
+          CampaignStatus.RUNNING,
+          Optional.empty(),
+          now);
+      return Duration.ZERO;
+    }
+    if (!c.expanded()) {
+      expandPage(c);
+      return Duration.ZERO;
+    }
+    if (c.quietHours().isPresent() && c.quietHours().get().isQuiet(now, zone)) {
+      return Duration.between(now, c.quietHours().get().endAfter(now, zone));
+    }
+    return feed(c);
+  }
+
+  /** Takes the next page of the audience into the campaign's recipients. */
+  private void expandPage(Campaign c) {
+    List<BookContact> page =
+        book.audiencePage(c.licenseId(), new LinkedHashSet<>(c.tags()), c.cursor(), EXPANSION_PAGE);
+    List<CampaignRecipient> recipients = new ArrayList<>(page.size());
+    int options = 1 + c.variants().size();
+    for (BookContact contact : page) {
+      recipients.add(
+          new CampaignRecipient(
+              c.id(),
+              contact.phone(),
+              contact.name(),
+              contact.variables(),
+              options == 1 ? 0 : random.nextInt(options),
+              "waiting",
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty()));
+    }
+    boolean last = page.size() < EXPANSION_PAGE;
+    String cursor = page.isEmpty() ? c.cursor() : page.getLast().phone();
+    store.expand(c.id(), c.cursor(), cursor, last, recipients);
+  }
+
+  /**
+   * Hands the next recipients to the devices of the pool with room in their window; marks the
+   * campaign done when nobody waits and nothing is in flight, paused when no device can send.
+   */
+  private Duration feed(Campaign c) {
+    List<Device> pool = usablePool(c);
+    if (pool.isEmpty()) {
+      store.move(
+          c.id(),
+          EnumSet.of(CampaignStatus.RUNNING),
+          CampaignStatus.PAUSED,
+          Optional.of("no_usable_device"),
+          clock.instant());
+      log.warn("campaign {} paused: no device of its pool can send", c.id());
+      return MAX_SLEEP;
+    }
+    Map<Long, Integer> inFlight = store.inFlight(c.id());
+    Map<Long, Integer> room = new HashMap<>();
+    int total = 0;
+    for (Device d : pool) {
+      int r = Math.max(0, WINDOW - inFlight.getOrDefault(d.id(), 0));
+      room.put(d.id(), r);
+      total += r;
+    }
+    if (total == 0) {
+      return POLL;
+    }
+    List<CampaignRecipient> next = store.waiting(c.id(), total);
+    if (next.isEmpty()) {
+      if (inFlight.isEmpty()) {
+        store.move(
+            c.id(),
+            EnumSet.of(CampaignStatus.RUNNING),
+            CampaignStatus.DONE,
+            Optional.empty(),
+            clock.instant());
+        rotation.remove(c.id());
+        return Duration.ZERO;
+      }
+      return POLL;
+    }
+    List<GuardedSend> sends = new ArrayList<>();
+    List<CampaignRecipient> sent = new ArrayList<>();
+    int turn = rotation.getOrDefault(c.id(), 0);
+    Instant now = clock.instant();
+    for (CampaignRecipient r : next) {
+      Device device = null;
+      for (int i = 0; i < pool.size() && device == null; i++) {
+        Device candidate = pool.get(Math.floorMod(turn + i, pool.size()));
+        if (room.get(candidate.id()) > 0) {
+          device = candidate;
+          turn = Math.floorMod(turn + i + 1, pool.size());
+        }
+      }
+      if (device == null) {
+        break;
+      }
+      ObjectNode message = CampaignMessages.personalise(c.variant(r.variant()), r.variables());
+      try {
+        long deviceId = device.id();
+        sends.add(
+            new GuardedSend(
+                device,
+                CampaignMessages.request(message, r.phone()),
+                (tx, messageId) ->
+                    CampaignStore.hand(
+                        tx, c.id(), c.licenseId(), r.phone(), deviceId, messageId, now)));
+        sent.add(r);
+        room.merge(device.id(), -1, Integer::sum);
+      } catch (ContentRefused e) {
+        store.fail(c.id(), r.phone(), e.getMessage(), now);
+      }
+    }
+    rotation.put(c.id(), turn);
+    if (sends.isEmpty()) {
+      return Duration.ZERO;
+    }
+    List<Optional<Message>> stored = messages.acceptGuarded(sends);
+    for (int i = 0; i < stored.size(); i++) {
+      if (stored.get(i).isEmpty()) {
+        // Not handed: its contact opted out since the campaign took it, or the campaign was
+        // paused meanwhile (then it waits for the resume).
+        store.optOutIfUnsubscribed(c.id(), c.licenseId(), sent.get(i).phone(), now);
+      }
+    }
+    return POLL;
+  }
+
+  /**
+   * The devices of the campaign's pool that may send now and carry its messages (a device added to
+   * the license since the campaign was made may not), in the pool's order.
+   */
+  private List<Device> usablePool(Campaign c) {
+    List<Device> pool = new ArrayList<>();
+    if (c.devices().isEmpty()) {
+      for (Device d : tenants.devicesOf(tenants.license(c.licenseId()))) {
+        if (!d.disabled()) {
+          usable(d.id()).ifPresent(pool::add);
+        }
+      }
+    } else {
+      c.devices().forEach(id -> usable(id).ifPresent(pool::add));
+    }
+    Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
+    pool.removeIf(d -> CampaignDevices.notCarried(drivers, d, kinds).isPresent());
+    return pool;
+  }
+
+  private Optional<Device> usable(long deviceId) {
+    try {
+      Device d = tenants.usableDevice(deviceId);
+      return tenants.driverLoaded(d) ? Optional.of(d) : Optional.empty();
+    } catch (TenantException e) {
+      return Optional.empty(); // disabled, deleted, or its license switched off or expired
+    }
+  }
+
+  private void sleep(Duration wait) {
+    lock.lock();
+    try {
+      long nanos = min(wait, MAX_SLEEP).toNanos();
+      while (!wakeRequested && !stopping && nanos > 0) {
+        nanos = woken.awaitNanos(nanos);
+      }
+      wakeRequested = false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) < 0 ? a : b;
+  }
+
+  /** Stops after the step in progress; what it handed over is in the queue. */
+  @Override
+  public void close() {
+    stopping = true;
+    wake();
+    try {
+      if (thread != null) {
+        thread.join(Duration.ofSeconds(15));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

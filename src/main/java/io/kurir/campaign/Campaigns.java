@@ -1,0 +1,270 @@
+package io.kurir.campaign;
+
+import io.kurir.contactbook.ContactBook;
+import io.kurir.content.MessageKind;
+import io.kurir.driver.Drivers;
+import io.kurir.message.Messages;
+import io.kurir.message.SendRefused;
+import io.kurir.phone.PhoneNumbers;
+import io.kurir.store.Database;
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import io.kurir.tenant.Tenants;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * A license's campaigns: made as drafts, started (at once or at their start time), paused, resumed
+ * and cancelled; their progress and their per-recipient report. The sending itself is {@link
+ * CampaignRunner}'s.
+ *
+ * <p>Pause and cancel take back what is still queued: a paused campaign sends nothing more (its
+ * recipients whose message had not gone out wait again), a cancelled one keeps its report.
+ *
+ * <p>Thread-safe.
+ */
+public final class Campaigns {
+  static final int MAX_NAME = 200;
+  static final int MAX_VARIANTS = 10;
+  static final int MAX_TAGS = 50;
+
+  private final CampaignStore store;
+  private final IdGenerator ids;
+  private final Clock clock;
+  private final Tenants tenants;
+  private final PhoneNumbers phones;
+  private final Messages messages;
+  private final Drivers drivers;
+  private final Runnable wakeRunner;
+
+  public Campaigns(
+      Database db,
+      IdGenerator ids,
+      Clock clock,
+      Tenants tenants,
+      PhoneNumbers phones,
+      Messages messages,
+      Drivers drivers,
+      Runnable wakeRunner) {
+    this.store = new CampaignStore(db);
+    this.ids = ids;
+    this.clock = clock;
+    this.tenants = tenants;
+    this.phones = phones;
+    this.messages = messages;
+    this.drivers = drivers;
+    this.wakeRunner = wakeRunner;
+  }
+
+  /**
+   * A new draft campaign of the license.
+   *
+   * @throws CampaignRefused when a field is not valid or a device is not the license's
+   * @throws io.kurir.content.ContentRefused when a message object is not one the API takes
+   * @throws SendRefused {@code KIND_NOT_SUPPORTED} when a device of the pool cannot carry it
+   */
+  public Campaign create(long licenseId, CampaignDraft draft) {
+    String name = draft.name().strip();
+    if (name.isEmpty() || name.length() > MAX_NAME) {
+      throw field("name is 1 to " + MAX_NAME + " characters");
+    }
+    Set<String> tags = new LinkedHashSet<>();
+    draft.tags().stream().map(ContactBook::tagKey).filter(t -> !t.isEmpty()).forEach(tags::add);
+    if (tags.isEmpty() || tags.size() > MAX_TAGS) {
+      throw field("audience.tags names 1 to " + MAX_TAGS + " tags of the contact book");
+    }
+    if (draft.variants().size() > MAX_VARIANTS) {
+      throw field("at most " + MAX_VARIANTS + " variants");
+    }
+    List<Long> pool = new ArrayList<>();
+    List<Device> devices = tenants.devicesOf(tenants.license(licenseId));
+    for (String named : draft.devices()) {
+      Device d =
+          devices.stream()
+              .filter(x -> names(x, named))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new CampaignRefused(
+                          CampaignRefused.Reason.DEVICE_NOT_FOUND,
+                          "the license has no device " + named.strip()));
+      if (!pool.contains(d.id())) {
+        pool.add(d.id());
+      }
+    }
+    Set<MessageKind> kinds = CampaignDevices.kinds(draft.message(), draft.variants());
+    for (Device d : devices) {
+      boolean inPool = pool.isEmpty() ? !d.disabled() : pool.contains(d.id());
+      Optional<MessageKind> refused =
+          inPool ? CampaignDevices.notCarried(drivers, d, kinds) : Optional.empty();
+      if (refused.isPresent()) {
+        throw new SendRefused(
+            SendRefused.Reason.KIND_NOT_SUPPORTED,
+            "device "
+                + d.number()
+                + " (the "
+                + d.driver()
+                + " driver) cannot carry "
+                + refused.get().wireName()
+                + ": name the devices that can in devices, or send another kind");
+      }
+    }
+    Instant now = clock.instant();
+    Campaign c =
+        new Campaign(
+            ids.next(),
+            licenseId,
+            name,
+            CampaignStatus.DRAFT,
+            List.copyOf(tags),
+            draft.message(),
+            draft.variants(),
+            pool,
+            draft.startAt(),
+            draft.quietHours(),
+            false,
+            "",
+            Optional.empty(),
+            now,
+            now,
+            Optional.empty(),
+            Optional.empty());
+    store.insert(c);
+    return c;
+  }
+
+  /** The license's campaigns, newest first. */
+  public List<Campaign> list(long licenseId) {
+    return store.ofLicense(licenseId);
+  }
+
+  /** The license's campaign {@code id}. */
+  public Campaign get(long licenseId, long id) {
+    return store
+        .find(id)
+        .filter(c -> c.licenseId() == licenseId)
+        .orElseThrow(
+            () -> new CampaignRefused(CampaignRefused.Reason.NOT_FOUND, "no campaign " + id));
+  }
+
+  /** How many of its recipients are where. */
+  public Campaign.Counts counts(long licenseId, long id) {
+    return store.counts(get(licenseId, id).id());
+  }
+
+  /** Every recipient of the campaign, by phone, a page read at a time. */
+  public void forEachRecipient(long licenseId, long id, Consumer<CampaignRecipient> each) {
+    store.forEachRecipient(get(licenseId, id).id(), each);
+  }
+
+  /** Starts a draft: running at once, or scheduled until its start time. */
+  public Campaign start(long licenseId, long id) {
+    Campaign c = get(licenseId, id);
+    Instant now = clock.instant();
+    CampaignStatus to =
+        c.startAt().filter(at -> at.isAfter(now)).isPresent()
+            ? CampaignStatus.SCHEDULED
+            : CampaignStatus.RUNNING;
+    move(c, EnumSet.of(CampaignStatus.DRAFT), to, "start", "a draft");
+    wakeRunner.run();
+    return get(licenseId, id);
+  }
+
+  /**
+   * Pauses a running or scheduled campaign: nothing more is handed to the queue, and its messages
+   * still queued are taken back (their recipients wait again).
+   */
+  public Campaign pause(long licenseId, long id) {
+    Campaign c = get(licenseId, id);
+    move(
+        c,
+        EnumSet.of(CampaignStatus.RUNNING, CampaignStatus.SCHEDULED),
+        CampaignStatus.PAUSED,
+        "pause",
+        "a running or scheduled campaign");
+    takeBack(c, "waiting", "campaign_paused");
+    return get(licenseId, id);
+  }
+
+  /** Resumes a paused campaign where it stopped (scheduled again if paused before its time). */
+  public Campaign resume(long licenseId, long id) {
+    Campaign c = get(licenseId, id);
+    // One paused before its start time waits for it again.
+    CampaignStatus to =
+        c.startAt().filter(at -> at.isAfter(clock.instant())).isPresent()
+            ? CampaignStatus.SCHEDULED
+            : CampaignStatus.RUNNING;
+    move(c, EnumSet.of(CampaignStatus.PAUSED), to, "resume", "a paused campaign");
+    wakeRunner.run();
+    return get(licenseId, id);
+  }
+
+  /**
+   * Cancels a campaign that has not ended: its queued messages are taken back, its waiting
+   * recipients cancelled; its report stays.
+   */
+  public Campaign cancel(long licenseId, long id) {
+    Campaign c = get(licenseId, id);
+    move(
+        c,
+        EnumSet.of(
+            CampaignStatus.DRAFT,
+            CampaignStatus.SCHEDULED,
+            CampaignStatus.RUNNING,
+            CampaignStatus.PAUSED),
+        CampaignStatus.CANCELLED,
+        "cancel",
+        "a campaign that has not ended");
+    takeBack(c, "cancelled", "campaign_cancelled");
+    store.cancelWaiting(c.id(), clock.instant());
+    return get(licenseId, id);
+  }
+
+  /**
+   * Takes back the campaign's messages no sender has claimed yet: each fails with {@code reason},
+   * and its recipient moves to {@code to}, in one commit. One already being sent goes out.
+   */
+  private void takeBack(Campaign c, String to, String reason) {
+    for (CampaignStore.Queued q : store.queued(c.id())) {
+      messages.cancelQueued(
+          q.deviceId(),
+          q.messageId(),
+          reason,
+          (tx, messageId) ->
+              CampaignStore.unhand(tx, c.id(), q.phone(), q.messageId(), to, clock.instant()));
+    }
+  }
+
+  private void move(
+      Campaign c, Set<CampaignStatus> from, CampaignStatus to, String action, String what) {
+    if (!store.move(c.id(), from, to, Optional.empty(), clock.instant())) {
+      throw new CampaignRefused(
+          CampaignRefused.Reason.STATUS_NOT_VALID,
+          "campaign "
+              + c.id()
+              + " is "
+              + store.find(c.id()).map(x -> x.status().wireName()).orElse("gone")
+              + ": "
+              + action
+              + " applies to "
+              + what);
+    }
+  }
+
+  /** Whether {@code named} is the device's id or its number, written as customers write one. */
+  private boolean names(Device d, String named) {
+    return named.strip().equals(Long.toString(d.id()))
+        || phones.normalize(named).map(n -> n.equals(d.number())).orElse(false);
+  }
+
+  private static CampaignRefused field(String message) {
+    return new CampaignRefused(CampaignRefused.Reason.FIELD_NOT_VALID, message);
+  }
+}
