@@ -177,6 +177,7 @@ final class FamilyRoutes {
                 settings.media().maxBytes(),
                 settings.media().uploadQuotaBytes(),
                 settings.media().keepFor()),
+            new io.kurir.media.ReceivedMedia(core.db()),
             settings.publicUrlIfSet(),
             core.clock()));
     // Drivers declare their routes as data; the HTTP layer serves them, guarded here: the control

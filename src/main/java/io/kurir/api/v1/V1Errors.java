@@ -34,6 +34,8 @@ final class V1Errors {
           // Webhook subscriptions (/v1/webhooks).
           .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
           .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
+          .add(SubscriptionRefused.Reason.FORMAT_NOT_VALID, 400, "invalid_format")
+          .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
           .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
           .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
           .build();

@@ -26,7 +26,10 @@ final class V1WebhookHandlers {
     this.subscriptions = subscriptions;
   }
 
-  /** {@code {url, events: [...]}} → 201 with the {@code secret}, told this once. */
+  /**
+   * {@code {url, events: [...], format?}} → 201 with the {@code secret}, told this once; {@code
+   * format} is {@code standard} (the default) or {@code meta}.
+   */
   void create(Context ctx) {
     long license = licenseOf(ctx);
     JsonNode body;
@@ -54,7 +57,16 @@ final class V1WebhookHandlers {
       }
       events.add(e.asText());
     }
-    WebhookSubscriptions.Created created = subscriptions.create(license, url.asText(), events);
+    JsonNode format = body.path("format");
+    if (!format.isMissingNode() && !format.isNull() && !format.isTextual()) {
+      throw ApiException.badRequest("invalid_format", "format is \"standard\" or \"meta\"");
+    }
+    WebhookSubscriptions.Created created =
+        subscriptions.create(
+            license,
+            url.asText(),
+            events,
+            WebhookSubscriptions.format(format.isTextual() ? format.asText() : null));
     Map<String, Object> reply = view(created.subscription());
     reply.put("secret", created.secret());
     ctx.status(201).json(reply);
@@ -95,6 +107,7 @@ final class V1WebhookHandlers {
     out.put("id", Long.toString(s.id()));
     out.put("url", s.url());
     out.put("events", s.events());
+    out.put("format", s.format().wireName());
     out.put("created_at", s.createdAt().toString());
     return out;
   }

@@ -256,7 +256,8 @@ final class CloudEvents {
             at,
             Optional.of(name),
             bsuid,
-            type.equals("text") ? Optional.empty() : said);
+            // A plain text is its text; a reply keeps what it quotes (context.id).
+            type.equals("text") && said.get().replyTo().isEmpty() ? Optional.empty() : said);
     // Before it is handed on: its auto-reply may go out at once and must find the window open.
     // (The customer wrote, so Meta opened it, whether or not Kurir stores the message now.) A
     // reply may go to the phone or to the BSUID: both windows open.
