@@ -125,7 +125,8 @@ final class FamilyRoutes {
                 settings.webhooks().secretOverlap(),
                 settings.adminTokenIfSet(),
                 settings.publicUrlIfSet(),
-                settings.trustedProxies())));
+                settings.trustedProxies(),
+                core.webhookSubscriptions())));
     RemoteMedia remoteMedia = new RemoteMedia(core.callerMedia(), settings.media().maxKb());
     tables.add(
         new AccountRoutes(

@@ -15,6 +15,7 @@ import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookDeliveries;
+import io.kurir.webhook.WebhookSubscriptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.function.Predicate;
  * @param adminToken the operators' token; without one only customers can sign in
  * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
  * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
+ * @param subscriptions the licenses' webhook subscriptions of Kurir API v1
  */
 public record ConsoleDeps(
     Tenants tenants,
@@ -52,7 +54,8 @@ public record ConsoleDeps(
     Duration webhookSecretOverlap,
     Optional<String> adminToken,
     Optional<String> publicUrl,
-    List<String> trustedProxies) {
+    List<String> trustedProxies,
+    WebhookSubscriptions subscriptions) {
 
   /**
    * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:

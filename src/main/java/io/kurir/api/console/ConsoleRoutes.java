@@ -20,6 +20,7 @@ import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants.Credential;
+import io.kurir.webhook.SubscriptionRefused;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -48,6 +49,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final WebhookPages webhooks;
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
+  private final SubscriptionPages subscriptions;
   private final SchedulePages schedules;
   private final CustomerPages customer;
 
@@ -60,6 +62,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.webhooks = new WebhookPages(deps);
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
+    this.subscriptions = new SubscriptionPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
   }
@@ -82,6 +85,13 @@ public final class ConsoleRoutes implements RouteTable {
       DevicePages.refusals(ErrorCatalogue.builderWithoutCommon().addAll(AdminRoutes.ERRORS))
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
+          // Webhook subscriptions, in Kurir API v1's tokens.
+          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
+          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
+          .add(SubscriptionRefused.Reason.FORMAT_NOT_VALID, 400, "invalid_format")
+          .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
+          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
+          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
           .build();
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
@@ -110,6 +120,9 @@ public final class ConsoleRoutes implements RouteTable {
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
     r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
+    r.post(
+        "/console/licenses/{id}/webhooks",
+        operator(form(subscriptions::create, subscriptions::list)));
     r.post(
         "/console/licenses/{id}/auto-replies", operator(form(autoReplies::add, autoReplies::list)));
     r.post(
@@ -152,6 +165,10 @@ public final class ConsoleRoutes implements RouteTable {
     r.post("/console/webhooks/{id}/replay", operator(form(webhooks::replay, webhooks::list)));
     r.get("/console/licenses/{id}/auto-replies", operator(autoReplies::list));
     r.get("/console/licenses/{id}/api-keys", operator(apiKeys::list));
+    r.get("/console/licenses/{id}/webhooks", operator(subscriptions::list));
+    r.post(
+        "/console/licenses/{id}/webhooks/{subscription}/remove",
+        operator(form(subscriptions::remove, subscriptions::list)));
     r.post(
         "/console/licenses/{id}/api-keys/{key}/revoke",
         operator(form(apiKeys::revoke, apiKeys::list)));
