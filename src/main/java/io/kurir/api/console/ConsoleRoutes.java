@@ -20,7 +20,6 @@ import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.tenant.TenantException;
 import io.kurir.tenant.Tenants.Credential;
-import io.kurir.webhook.SubscriptionRefused;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -86,12 +85,7 @@ public final class ConsoleRoutes implements RouteTable {
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
           // Webhook subscriptions, in Kurir API v1's tokens.
-          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
-          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
-          .add(SubscriptionRefused.Reason.FORMAT_NOT_VALID, 400, "invalid_format")
-          .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
-          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
-          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
+          .subscriptionRefusals()
           .build();
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */

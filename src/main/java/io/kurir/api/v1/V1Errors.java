@@ -4,7 +4,6 @@ import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
-import io.kurir.webhook.SubscriptionRefused;
 
 /**
  * The one error catalogue of Kurir's own API ({@code /v1}): the answers every family gives ({@link
@@ -32,12 +31,7 @@ final class V1Errors {
           // cannot carry: 422 naming the driver and the kind).
           .sendRefusals("text.body")
           // Webhook subscriptions (/v1/webhooks).
-          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
-          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
-          .add(SubscriptionRefused.Reason.FORMAT_NOT_VALID, 400, "invalid_format")
-          .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
-          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
-          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
+          .subscriptionRefusals()
           .build();
 
   private static ApiException contentRefused(KurirException e) {
