@@ -99,6 +99,12 @@ class V1MetaWebhooksTest {
             "{\"url\":\"" + receiver.url("/standard") + "\",\"events\":[\"message.status\"]}");
     assertThat(standard.status()).as(standard.body()).isEqualTo(201);
     assertThat(JSON.readTree(standard.body()).get("format").asText()).isEqualTo("standard");
+    Reply statusesOnly =
+        subscribe(
+            "{\"url\":\""
+                + receiver.url("/meta-statuses")
+                + "\",\"events\":[\"message.status\"],\"format\":\"meta\"}");
+    assertThat(statusesOnly.status()).as(statusesOnly.body()).isEqualTo(201);
 
     String from = Numbers.fresh();
     MetaWebhookChecks.incomingOfSeveralKinds(
@@ -200,6 +206,12 @@ class V1MetaWebhooksTest {
     assertThat(fail.at("/errors/0/code").asInt()).isEqualTo(131026);
     assertThat(fail.at("/errors/0/title").asText()).isEqualTo("Message undeliverable");
     assertThat(fail.at("/errors/0/error_data/details").asText()).isEqualTo("number_not_found");
+
+    // A meta subscription of statuses alone gets the same statuses and no message.
+    Eventually.until(
+        "the statuses-only subscription",
+        () -> statuses(receiver.at("/meta-statuses")).size() == statuses(meta).size());
+    assertThat(messages(receiver.at("/meta-statuses"))).isEmpty();
 
     // The standard subscription beside it: Kurir's events, Standard Webhooks' signature, its own
     // filter (statuses only, pending and sending too).
