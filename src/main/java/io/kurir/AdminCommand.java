@@ -4,10 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.kurir.api.admin.AdminRoutes;
+import io.kurir.api.v1.V1WebhookHandlers;
 import io.kurir.config.Settings;
 import io.kurir.config.SettingsLoader.Profile;
 import io.kurir.device.DeviceStates;
 import io.kurir.driver.standard.StandardDrivers;
+import io.kurir.media.SafeFetcher;
 import io.kurir.phone.PhoneNumbers;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
@@ -23,7 +25,9 @@ import io.kurir.tenant.Tenants;
 import io.kurir.tenant.Tenants.Credential;
 import io.kurir.time.Timestamps;
 import io.kurir.webhook.MessageWebhooks;
+import io.kurir.webhook.SubscriptionRefused;
 import io.kurir.webhook.WebhookDeliveries;
+import io.kurir.webhook.WebhookSubscriptions;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -74,6 +78,9 @@ import picocli.CommandLine.Spec;
       "      the pairing QR code of a running gateway, until it is scanned",
       "  device link-code <id> [--url …] [--token …]",
       "      a code to type on the device's phone instead (drivers that have one)",
+      "  subscription create --license ID --url U --events E1,E2 [--format standard|meta]",
+      "      a webhook subscription of Kurir API v1 (shows its secret once)",
+      "  subscription list --license ID           subscription remove --license ID <id>",
       "  webhook list [--state failed|dead|pending|delivered]",
       "  webhook replay <id>",
       "  secrets rotate-key --new-key-file=<file>",
@@ -116,6 +123,7 @@ final class AdminCommand implements Callable<Integer> {
     command.addSubcommand("license", new Licenses(admin));
     command.addSubcommand("device", new Devices(admin));
     command.addSubcommand("key", new Keys(admin));
+    command.addSubcommand("subscription", new Subscriptions(admin));
     command.addSubcommand("webhook", new Webhooks(admin));
     command.addSubcommand("secrets", new SecretsKey(admin));
     return command;
@@ -151,7 +159,8 @@ final class AdminCommand implements Callable<Integer> {
       Timestamps timestamps,
       WebhookDeliveries webhooks,
       DeviceStates states,
-      MessageWebhooks messageWebhooks) {}
+      MessageWebhooks messageWebhooks,
+      WebhookSubscriptions subscriptions) {}
 
   /**
    * Runs {@code action} on the database and prints what it answers as JSON (exit 0), or the refusal
@@ -190,10 +199,13 @@ final class AdminCommand implements Callable<Integer> {
                   // Read only here (recorded states); nothing to wake.
                   new DeviceStates(db, clock, ids, timestamps, () -> {}, events),
                   // Read only here (the URLs): no events, so no address or port to give them.
-                  new MessageWebhooks(db, ids, clock, timestamps, () -> {}, events, "", () -> 0)));
+                  new MessageWebhooks(db, ids, clock, timestamps, () -> {}, events, "", () -> 0),
+                  // A subscription's URL is checked as the gateway checks it.
+                  new WebhookSubscriptions(
+                      db, ids, clock, new SafeFetcher(settings.media(), clock))));
       invocation.out().println(json(result));
       return 0;
-    } catch (TenantException | IllegalArgumentException e) {
+    } catch (TenantException | SubscriptionRefused | IllegalArgumentException e) {
       invocation.err().println("kurir admin: " + e.getMessage());
       return 1;
     }
@@ -787,6 +799,78 @@ final class AdminCommand implements Callable<Integer> {
         config.put(pair.substring(0, eq).strip(), pair.substring(eq + 1));
       }
       return config;
+    }
+  }
+
+  @Command(
+      name = "subscription",
+      description =
+          "a license's webhook subscriptions of Kurir API v1 (/v1/webhooks): create, list, remove")
+  static final class Subscriptions extends Group {
+    Subscriptions(AdminCommand admin) {
+      super(admin);
+    }
+
+    @Command(description = "subscribe a URL to event types (its secret is shown here once)")
+    int create(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license,
+        @Option(names = "--url", required = true, description = "the receiver", paramLabel = "URL")
+            String url,
+        @Option(
+                names = "--events",
+                required = true,
+                description = "comma-separated: message.received, message.status, device.status",
+                paramLabel = "EVENTS")
+            String events,
+        @Option(
+                names = "--format",
+                defaultValue = "standard",
+                description =
+                    "standard (Kurir's events, Standard Webhooks signature) or meta (the Cloud"
+                        + " API's webhooks, X-Hub-Signature-256)",
+                paramLabel = "FORMAT")
+            String format) {
+      return admin.onDatabase(
+          c ->
+              V1WebhookHandlers.created(
+                  c.subscriptions()
+                      .create(
+                          license,
+                          url,
+                          List.of(events.split(",")),
+                          WebhookSubscriptions.format(format))));
+    }
+
+    @Command(description = "list a license's subscriptions (not their secrets)")
+    int list(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license) {
+      return admin.onDatabase(
+          c -> c.subscriptions().of(license).stream().map(V1WebhookHandlers::view).toList());
+    }
+
+    @Command(description = "remove a subscription: what still waited for it ends as failed")
+    int remove(
+        @Option(
+                names = "--license",
+                required = true,
+                converter = Id.class,
+                description = "the license's id",
+                paramLabel = "ID")
+            long license,
+        @Parameters(paramLabel = "<id>", converter = Id.class) long id) {
+      return admin.onDatabase(c -> done(() -> c.subscriptions().remove(license, id)));
     }
   }
 

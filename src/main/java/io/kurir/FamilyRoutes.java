@@ -132,7 +132,8 @@ final class FamilyRoutes {
                 settings.publicUrlIfSet(),
                 settings.trustedProxies(),
                 chats,
-                core.contactBook())));
+                core.contactBook(),
+                core.webhookSubscriptions())));
     RemoteMedia remoteMedia = new RemoteMedia(core.callerMedia(), settings.media().maxKb());
     tables.add(
         new AccountRoutes(
@@ -184,6 +185,7 @@ final class FamilyRoutes {
                 settings.media().maxBytes(),
                 settings.media().uploadQuotaBytes(),
                 settings.media().keepFor()),
+            new io.kurir.media.ReceivedMedia(core.db()),
             settings.publicUrlIfSet(),
             core.clock(),
             actions));

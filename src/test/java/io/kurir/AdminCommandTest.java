@@ -80,6 +80,86 @@ class AdminCommandTest {
   }
 
   @Test
+  void createsListsAndRemovesWebhookSubscriptions() throws Exception {
+    assertThat(admin("partner", "create", "--name", "Reseller")).isZero();
+    String partner = output().get("id").asText();
+    assertThat(admin("license", "create", "--partner", partner, "--name", "Shop")).isZero();
+    String license = output().get("id").asText();
+    assertThat(
+            admin(
+                "subscription",
+                "create",
+                "--license",
+                license,
+                "--url",
+                "https://example.com/whatsapp",
+                "--events",
+                "message.received,message.status",
+                "--format",
+                "meta"))
+        .as(err.toString(StandardCharsets.UTF_8))
+        .isZero();
+    JsonNode meta = output();
+    assertThat(meta.get("format").asText()).isEqualTo("meta");
+    assertThat(meta.get("secret").asText()).matches("[0-9a-f]{32}");
+    assertThat(
+            admin(
+                "subscription",
+                "create",
+                "--license",
+                license,
+                "--url",
+                "https://example.com/events",
+                "--events",
+                "device.status"))
+        .isZero();
+    assertThat(output().get("secret").asText()).startsWith("whsec_");
+    assertThat(admin("subscription", "list", "--license", license)).isZero();
+    JsonNode listed = output();
+    assertThat(listed).hasSize(2);
+    assertThat(listed.get(0).get("format").asText()).isEqualTo("meta");
+    assertThat(listed.get(1).get("format").asText()).isEqualTo("standard");
+    assertThat(listed.get(0).has("secret")).as("the secret is shown once").isFalse();
+
+    // Refusals as the API's: device states have no Meta form; an unknown format.
+    assertThat(
+            admin(
+                "subscription",
+                "create",
+                "--license",
+                license,
+                "--url",
+                "https://example.com/x",
+                "--events",
+                "device.status",
+                "--format",
+                "meta"))
+        .isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("device.status");
+    assertThat(
+            admin(
+                "subscription",
+                "create",
+                "--license",
+                license,
+                "--url",
+                "https://example.com/x",
+                "--events",
+                "message.status",
+                "--format",
+                "xml"))
+        .isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("format");
+
+    assertThat(admin("subscription", "remove", "--license", license, meta.get("id").asText()))
+        .isZero();
+    assertThat(admin("subscription", "list", "--license", license)).isZero();
+    assertThat(output()).hasSize(1);
+    assertThat(admin("subscription", "remove", "--license", license, meta.get("id").asText()))
+        .isEqualTo(1);
+  }
+
+  @Test
   void createsPartnerLicenseAndDeviceAndListsThem() throws Exception {
     assertThat(admin("partner", "create", "--name", "Reseller One", "--email=r@example.com"))
         .isZero();

@@ -6,6 +6,7 @@ import io.kurir.message.IdempotencyKeyReused;
 import io.kurir.message.SendRefused;
 import io.kurir.store.SearchTooLong;
 import io.kurir.tenant.TenantException;
+import io.kurir.webhook.SubscriptionRefused;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,20 @@ public final class ErrorCatalogue {
         KurirException.Reason reason, Function<KurirException, ApiException> answer) {
       entries.put(reason, answer);
       return this;
+    }
+
+    /**
+     * Webhook subscriptions' refusals as Kurir API v1 answers them (the console shows the same
+     * tokens): 400 {@code invalid_url}, {@code invalid_events}, {@code invalid_format}, 422 {@code
+     * event_not_in_format}, 409 {@code too_many_webhooks}, 404 {@code webhook_not_found}.
+     */
+    public Builder subscriptionRefusals() {
+      return add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
+          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
+          .add(SubscriptionRefused.Reason.FORMAT_NOT_VALID, 400, "invalid_format")
+          .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
+          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
+          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found");
     }
 
     /**

@@ -211,6 +211,8 @@ public final class IncomingMessages {
             hidden.map(ContactId::address).or(in::contactName),
             hidden.map(sender -> sender.kind().wireName()),
             in.text(),
+            in.asContent(),
+            in.media().map(IncomingMessage.Media::mimeType),
             keyword,
             in.groupId(),
             in.at()));

@@ -130,6 +130,15 @@ final class EventStore {
                     .execute());
   }
 
+  /** The number (E.164) of device {@code deviceId}, which exists; in the caller's transaction. */
+  static String deviceNumber(Transaction tx, long deviceId) {
+    return tx.handle()
+        .createQuery("SELECT number FROM device WHERE id = ?")
+        .bind(0, deviceId)
+        .mapTo(String.class)
+        .one();
+  }
+
   /** What a message's status event tells of it; in the caller's transaction. */
   record MessageFacts(long deviceId, String recipient, String recipientType, String api) {}
 

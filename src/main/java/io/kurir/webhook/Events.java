@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -117,9 +118,10 @@ public final class Events implements AutoCloseable {
 
   /**
    * Stores an event of {@code deviceId} of {@code type} with its {@code data} fields, and a
-   * delivery of it for each of the license's subscriptions that wants {@code type}; call it in the
-   * transaction of the change, and {@link #committed} after its commit. Nothing is stored for a
-   * device that does not exist.
+   * delivery of it for each of the license's subscriptions that wants {@code type} (in the
+   * subscription's format: a meta one gets none for what Meta's webhooks have no form of, such as a
+   * message's {@code pending}); call it in the transaction of the change, and {@link #committed}
+   * after its commit. Nothing is stored for a device that does not exist.
    */
   public void append(
       Transaction tx, long deviceId, String type, Map<String, Object> data, Instant at) {
@@ -132,8 +134,19 @@ public final class Events implements AutoCloseable {
     EventStore.append(tx, deviceId, type, fields, at)
         .ifPresent(
             event -> {
+              String number = null; // read once, for the first meta subscription
               for (SubscriptionStore.Row s : SubscriptionStore.of(tx, event.licenseId())) {
-                if (s.events().contains(type)) {
+                if (!s.events().contains(type)) {
+                  continue;
+                }
+                Optional<String> payload;
+                if (s.format() == WebhookSubscriptions.Format.META) {
+                  number = number != null ? number : EventStore.deviceNumber(tx, deviceId);
+                  payload = MetaWebhooks.payload(event, number); // none for a pending status
+                } else {
+                  payload = Optional.of(event.json());
+                }
+                if (payload.isPresent()) {
                   WebhookStore.addForSubscription(
                       tx,
                       ids.next(),
@@ -141,7 +154,7 @@ public final class Events implements AutoCloseable {
                       s.id(),
                       s.url(),
                       type,
-                      event.json(),
+                      payload.get(),
                       event.sequence(),
                       at);
                 }

@@ -1,7 +1,12 @@
 package io.kurir.webhook;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.content.CloudMessageJson;
+import io.kurir.content.Content;
+import io.kurir.content.MessageContent;
 import io.kurir.message.MessageState;
 import io.kurir.message.StatusHook;
 import io.kurir.store.Database;
@@ -131,6 +136,8 @@ public final class MessageWebhooks extends StatusHook {
       Optional<String> contactName,
       Optional<String> contactType,
       String text,
+      MessageContent content,
+      Optional<String> mediaType,
       String keyword,
       Optional<String> groupId,
       Instant at) {
@@ -140,8 +147,7 @@ public final class MessageWebhooks extends StatusHook {
     contactType.ifPresent(type -> received.put("from_type", type));
     contactName.ifPresent(name -> received.put("contact_name", name));
     groupId.ifPresent(group -> received.put("group_id", group));
-    received.put("type", "text");
-    received.put("text", Map.of("body", text));
+    received.putAll(said(messageId, text, content, mediaType));
     received.put("keyword", keyword);
     events.append(tx, deviceId, Events.MESSAGE_RECEIVED, received, at);
     Optional<String> url = DeviceStore.incomingWebhookUrl(tx, deviceId);
@@ -160,6 +166,31 @@ public final class MessageWebhooks extends StatusHook {
     contactType.ifPresent(type -> body.put("contact_type", type));
     WebhookOutbox.add(tx, ids.next(), deviceId, url.get(), "message.incoming", json(body), at);
     return true;
+  }
+
+  /**
+   * What an incoming message says, in the Cloud API message object's terms: {@code type}, the
+   * kind's object and {@code context.message_id} for a reply. A text is {@code {"body"}}; a media
+   * kind's object names its file by the message's own id ({@code id}: {@code GET /v1/media/{id}},
+   * the door's {@code GET /graph/{v}/{id}}) with its {@code mime_type} when the file came with it.
+   */
+  private static Map<String, Object> said(
+      long messageId, String text, MessageContent content, Optional<String> mediaType) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    String type = content.kind().wireName();
+    out.put("type", type);
+    if (content.content() instanceof Content.Text) {
+      out.put("text", Map.of("body", text));
+    } else {
+      JsonNode object = CloudMessageJson.writeObject(content.content());
+      if (content.kind().isMedia() && object instanceof ObjectNode media) {
+        media.put("id", Long.toString(messageId));
+        mediaType.ifPresent(mime -> media.put("mime_type", mime));
+      }
+      out.put(type, object);
+    }
+    content.replyTo().ifPresent(id -> out.put("context", Map.of("message_id", id)));
+    return out;
   }
 
   // --- outgoing messages

@@ -10,6 +10,12 @@ public final class SubscriptionRefused extends KurirException {
     URL_NOT_VALID,
     /** An event type Kurir does not produce, or none at all. */
     EVENTS_NOT_VALID,
+    /** A format Kurir does not write. */
+    FORMAT_NOT_VALID,
+    /**
+     * An event type the subscription's format has no payload for ({@code device.status} in Meta's).
+     */
+    EVENT_NOT_IN_FORMAT,
     /** The license holds {@link WebhookSubscriptions#MAX_PER_LICENSE} already. */
     TOO_MANY,
     /** The license has no such subscription. */

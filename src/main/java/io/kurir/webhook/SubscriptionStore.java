@@ -25,7 +25,8 @@ final class SubscriptionStore {
       String url,
       List<String> events,
       String sealedSecret,
-      Instant createdAt) {}
+      Instant createdAt,
+      WebhookSubscriptions.Format format) {}
 
   private final Database db;
 
@@ -39,13 +40,14 @@ final class SubscriptionStore {
             h ->
                 h.createUpdate(
                         "INSERT INTO webhook_subscription (id, license_id, url, events, secret,"
-                            + " created_at) VALUES (?, ?, ?, ?, ?, ?)")
+                            + " created_at, format) VALUES (?, ?, ?, ?, ?, ?, ?)")
                     .bind(0, row.id())
                     .bind(1, row.licenseId())
                     .bind(2, row.url())
                     .bind(3, String.join(",", row.events()))
                     .bind(4, row.sealedSecret())
                     .bind(5, row.createdAt().toEpochMilli())
+                    .bind(6, row.format().wireName())
                     .execute());
   }
 
@@ -58,7 +60,8 @@ final class SubscriptionStore {
   static List<Row> of(Transaction tx, long licenseId) {
     return tx.handle()
         .createQuery(
-            "SELECT id, license_id, url, events, secret, created_at FROM webhook_subscription"
+            "SELECT id, license_id, url, events, secret, created_at, format FROM"
+                + " webhook_subscription"
                 + " WHERE license_id = ? AND deleted_at IS NULL ORDER BY id")
         .bind(0, licenseId)
         .map((rs, ctx) -> row(rs))
@@ -88,6 +91,25 @@ final class SubscriptionStore {
             });
   }
 
+  /**
+   * The latest deliveries of the license's subscription {@code id}, removed or not, newest first.
+   */
+  List<WebhookDeliveries.Delivery> recentDeliveries(long licenseId, long id, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT d.id, d.device_id, d.url, d.event, d.payload, d.state, d.attempts,"
+                            + " d.last_error, d.created_at, d.finished_at FROM webhook_delivery d"
+                            + " JOIN webhook_subscription s ON s.id = d.subscription_id"
+                            + " WHERE s.id = ? AND s.license_id = ? ORDER BY d.id DESC LIMIT ?")
+                    .bind(0, id)
+                    .bind(1, licenseId)
+                    .bind(2, limit)
+                    .map((rs, ctx) -> WebhookStore.listed(rs))
+                    .list());
+  }
+
   private static Row row(ResultSet rs) throws SQLException {
     return new Row(
         rs.getLong("id"),
@@ -95,6 +117,8 @@ final class SubscriptionStore {
         rs.getString("url"),
         List.copyOf(new LinkedHashSet<>(Arrays.asList(rs.getString("events").split(",")))),
         rs.getString("secret"),
-        Instant.ofEpochMilli(rs.getLong("created_at")));
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        WebhookSubscriptions.Format.ofWireName(rs.getString("format"))
+            .orElse(WebhookSubscriptions.Format.STANDARD));
   }
 }

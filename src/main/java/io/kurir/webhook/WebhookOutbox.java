@@ -316,6 +316,7 @@ public final class WebhookOutbox implements AutoCloseable {
         secrets.open(d.secret()),
         d.previousSecret().map(secrets::open),
         d.subscriptionSecret().map(secrets::open),
+        d.metaFormat(),
         d.claimToken());
   }
 

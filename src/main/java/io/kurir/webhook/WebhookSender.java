@@ -80,7 +80,13 @@ final class WebhookSender implements AutoCloseable {
             .url(url)
             .header("User-Agent", "Kurir-Webhook")
             .post(RequestBody.create(d.payload().getBytes(StandardCharsets.UTF_8), JSON));
-    if (d.subscriptionSecret().isPresent()) {
+    if (d.subscriptionSecret().isPresent() && d.metaFormat()) {
+      // A meta subscription's delivery: signed as Meta signs its webhooks, so that receivers
+      // written for the Cloud API verify it unchanged (the subscription's secret as app secret).
+      request.header(
+          MetaWebhooks.SIGNATURE_HEADER,
+          MetaWebhooks.signature(d.subscriptionSecret().get(), d.payload()));
+    } else if (d.subscriptionSecret().isPresent()) {
       // A subscription's delivery (GET /v1/webhooks): the Standard Webhooks headers only, so that
       // receivers verify it with that spec's libraries. Its id is the delivery's, the same on
       // every attempt, for their de-duplication.

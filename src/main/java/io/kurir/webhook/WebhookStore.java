@@ -45,6 +45,7 @@ final class WebhookStore {
       String secret,
       Optional<String> previousSecret,
       Optional<String> subscriptionSecret,
+      boolean metaFormat,
       long claimToken) {
 
     /** Deliveries to one device's URL go one at a time, in this line. */
@@ -66,6 +67,7 @@ final class WebhookStore {
           secret,
           previousSecret,
           subscriptionSecret,
+          metaFormat,
           token);
     }
   }
@@ -255,7 +257,9 @@ final class WebhookStore {
           + " l.webhook_secret, CASE WHEN l.previous_secret_until > :now"
           + " THEN l.previous_webhook_secret END AS previous_secret,"
           + " (SELECT s.secret FROM webhook_subscription s WHERE s.id = d.subscription_id)"
-          + " AS subscription_secret";
+          + " AS subscription_secret,"
+          + " (SELECT s.format FROM webhook_subscription s WHERE s.id = d.subscription_id)"
+          + " AS subscription_format";
 
   /**
    * The id of the first pending delivery of the line after ({@code device}, {@code url}): the next
@@ -331,6 +335,7 @@ final class WebhookStore {
         rs.getString("webhook_secret"),
         Optional.ofNullable(rs.getString("previous_secret")),
         Optional.ofNullable(rs.getString("subscription_secret")),
+        WebhookSubscriptions.Format.META.wireName().equals(rs.getString("subscription_format")),
         0);
   }
 
@@ -596,25 +601,25 @@ final class WebhookStore {
                             + " created_at, finished_at FROM webhook_delivery WHERE state = ?"
                             + " ORDER BY id DESC LIMIT 500")
                     .bind(0, state)
-                    .map(
-                        (rs, ctx) -> {
-                          long finished = rs.getLong("finished_at");
-                          boolean unfinished = rs.wasNull();
-                          return new WebhookDeliveries.Delivery(
-                              rs.getLong("id"),
-                              rs.getLong("device_id"),
-                              rs.getString("url"),
-                              rs.getString("event"),
-                              rs.getString("payload"),
-                              rs.getString("state"),
-                              rs.getInt("attempts"),
-                              Optional.ofNullable(rs.getString("last_error")),
-                              Instant.ofEpochMilli(rs.getLong("created_at")),
-                              unfinished
-                                  ? Optional.empty()
-                                  : Optional.of(Instant.ofEpochMilli(finished)));
-                        })
+                    .map((rs, ctx) -> listed(rs))
                     .list());
+  }
+
+  /** A delivery as operators see it, from a row of {@code webhook_delivery}. */
+  static WebhookDeliveries.Delivery listed(ResultSet rs) throws SQLException {
+    long finished = rs.getLong("finished_at");
+    boolean unfinished = rs.wasNull();
+    return new WebhookDeliveries.Delivery(
+        rs.getLong("id"),
+        rs.getLong("device_id"),
+        rs.getString("url"),
+        rs.getString("event"),
+        rs.getString("payload"),
+        rs.getString("state"),
+        rs.getInt("attempts"),
+        Optional.ofNullable(rs.getString("last_error")),
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        unfinished ? Optional.empty() : Optional.of(Instant.ofEpochMilli(finished)));
   }
 
   /**

@@ -9,14 +9,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * A license's webhook subscriptions ({@code /v1/webhooks}): a URL and the event types it wants,
- * delivered from the event log through the durable outbox ({@link Events}), signed in the Standard
- * Webhooks format with the subscription's own secret ({@link StandardWebhooks}), which is told
- * once, on creation.
+ * A license's webhook subscriptions ({@code /v1/webhooks}): a URL, the event types it wants and its
+ * {@link Format}, delivered from the event log through the durable outbox ({@link Events}), signed
+ * with the subscription's own secret, which is told once, on creation: in the Standard Webhooks
+ * format ({@link StandardWebhooks}), or, for {@link Format#META}, as the Cloud API's own webhooks
+ * ({@link MetaWebhooks}).
  *
  * <p>Thread-safe.
  */
@@ -27,8 +30,36 @@ public final class WebhookSubscriptions {
   /** The longest URL accepted, as for a device's webhook URLs. */
   public static final int MAX_URL = 2000;
 
+  /** What a subscription's deliveries look like. */
+  public enum Format {
+    /** Kurir's event JSON, signed in the Standard Webhooks format ({@code whsec_} secret). */
+    STANDARD,
+    /**
+     * The Cloud API's webhook payloads ({@code whatsapp_business_account}), signed {@code
+     * X-Hub-Signature-256} with the secret as Meta signs with the app secret; only the events Meta
+     * has ({@link MetaWebhooks#EVENTS}).
+     */
+    META;
+
+    /** The name in the API, the console and the database. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The format named {@code name} (as {@link #wireName}), if any. */
+    public static Optional<Format> ofWireName(String name) {
+      for (Format f : values()) {
+        if (f.wireName().equals(name)) {
+          return Optional.of(f);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
   /** A subscription as its license sees it (never its secret). */
-  public record Subscription(long id, String url, List<String> events, Instant createdAt) {}
+  public record Subscription(
+      long id, String url, List<String> events, Instant createdAt, Format format) {}
 
   /** A new subscription and its secret, which is not shown again. */
   public record Created(Subscription subscription, String secret) {}
@@ -52,12 +83,36 @@ public final class WebhookSubscriptions {
   }
 
   /**
-   * Subscribes {@code url} to {@code events} for the license.
+   * The format named {@code name} ({@code standard}, {@code meta}); {@code standard} when null.
    *
-   * @throws SubscriptionRefused for a URL Kurir may not call, an unknown or missing event type, or
-   *     a license that holds {@link #MAX_PER_LICENSE} already
+   * @throws SubscriptionRefused {@code FORMAT_NOT_VALID} for any other name
    */
+  public static Format format(String name) {
+    if (name == null) {
+      return Format.STANDARD;
+    }
+    return Format.ofWireName(name.strip())
+        .orElseThrow(
+            () ->
+                new SubscriptionRefused(
+                    SubscriptionRefused.Reason.FORMAT_NOT_VALID,
+                    "format is standard (Kurir's events, Standard Webhooks signatures) or meta"
+                        + " (the Cloud API's webhooks, X-Hub-Signature-256)"));
+  }
+
+  /** {@link #create(long, String, List, Format)} in the standard format. */
   public Created create(long licenseId, String url, List<String> events) {
+    return create(licenseId, url, events, Format.STANDARD);
+  }
+
+  /**
+   * Subscribes {@code url} to {@code events} for the license, delivered in {@code format}.
+   *
+   * @throws SubscriptionRefused for a URL Kurir may not call, an unknown or missing event type, an
+   *     event type the format has not ({@code device.status} in Meta's), or a license that holds
+   *     {@link #MAX_PER_LICENSE} already
+   */
+  public Created create(long licenseId, String url, List<String> events, Format format) {
     String target = url == null ? "" : url.strip();
     if (target.isEmpty() || target.length() > MAX_URL) {
       throw new SubscriptionRefused(
@@ -84,12 +139,24 @@ public final class WebhookSubscriptions {
           SubscriptionRefused.Reason.EVENTS_NOT_VALID,
           "events lists at least one of " + String.join(", ", sorted()));
     }
+    if (format == Format.META) {
+      for (String e : wanted) {
+        if (!MetaWebhooks.EVENTS.contains(e)) {
+          throw new SubscriptionRefused(
+              SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT,
+              "Meta's webhooks have no "
+                  + e
+                  + " event; a meta subscription takes "
+                  + String.join(", ", new TreeSet<>(MetaWebhooks.EVENTS)));
+        }
+      }
+    }
     if (store.of(licenseId).size() >= MAX_PER_LICENSE) {
       throw new SubscriptionRefused(
           SubscriptionRefused.Reason.TOO_MANY,
           "a license holds at most " + MAX_PER_LICENSE + " webhook subscriptions");
     }
-    String secret = StandardWebhooks.newSecret();
+    String secret = format == Format.META ? MetaWebhooks.newSecret() : StandardWebhooks.newSecret();
     SubscriptionStore.Row row =
         new SubscriptionStore.Row(
             ids.next(),
@@ -97,7 +164,8 @@ public final class WebhookSubscriptions {
             target,
             List.copyOf(wanted),
             secrets.seal(secret),
-            clock.instant());
+            clock.instant(),
+            format);
     store.insert(row);
     return new Created(view(row), secret);
   }
@@ -119,6 +187,14 @@ public final class WebhookSubscriptions {
     }
   }
 
+  /**
+   * The latest deliveries of the license's subscription {@code id} (removed ones included), newest
+   * first, at most {@code limit}: what the outbox keeps of them (delivered ones for a week).
+   */
+  public List<WebhookDeliveries.Delivery> recentDeliveries(long licenseId, long id, int limit) {
+    return store.recentDeliveries(licenseId, id, limit);
+  }
+
   private static List<String> sorted() {
     List<String> types = new ArrayList<>(Events.TYPES);
     types.sort(null);
@@ -126,6 +202,6 @@ public final class WebhookSubscriptions {
   }
 
   private static Subscription view(SubscriptionStore.Row row) {
-    return new Subscription(row.id(), row.url(), row.events(), row.createdAt());
+    return new Subscription(row.id(), row.url(), row.events(), row.createdAt(), row.format());
   }
 }

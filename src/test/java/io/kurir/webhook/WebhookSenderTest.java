@@ -90,6 +90,7 @@ class WebhookSenderTest {
         "secret",
         Optional.empty(),
         Optional.empty(),
+        false,
         1);
   }
 }

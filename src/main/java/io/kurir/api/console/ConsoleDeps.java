@@ -17,6 +17,7 @@ import io.kurir.tenant.Tenants;
 import io.kurir.time.Timestamps;
 import io.kurir.webhook.MessageWebhooks;
 import io.kurir.webhook.WebhookDeliveries;
+import io.kurir.webhook.WebhookSubscriptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +34,7 @@ import java.util.function.Predicate;
  * @param publicUrl the gateway's address as the internet reaches it (scripts, the Secure flag)
  * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
  * @param chats the devices' conversations (the conversations page)
+ * @param subscriptions the licenses' webhook subscriptions of Kurir API v1
  */
 public record ConsoleDeps(
     Tenants tenants,
@@ -57,7 +59,8 @@ public record ConsoleDeps(
     Optional<String> publicUrl,
     List<String> trustedProxies,
     Chats chats,
-    ContactBook contactBook) {
+    ContactBook contactBook,
+    WebhookSubscriptions subscriptions) {
 
   /**
    * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:

@@ -50,6 +50,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
   private final ContactPages contacts;
+  private final SubscriptionPages subscriptions;
   private final SchedulePages schedules;
   private final CustomerPages customer;
   private final ChatPages chats;
@@ -66,6 +67,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
     this.contacts = new ContactPages(deps);
+    this.subscriptions = new SubscriptionPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
     this.chats = new ChatPages(deps);
@@ -97,6 +99,8 @@ public final class ConsoleRoutes implements RouteTable {
           .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
           .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
           .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
+          // Webhook subscriptions, in Kurir API v1's tokens.
+          .subscriptionRefusals()
           .build();
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
@@ -125,6 +129,9 @@ public final class ConsoleRoutes implements RouteTable {
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
     r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
+    r.post(
+        "/console/licenses/{id}/webhooks",
+        operator(form(subscriptions::create, subscriptions::list)));
     r.post(
         "/console/licenses/{id}/auto-replies", operator(form(autoReplies::add, autoReplies::list)));
     r.post(
@@ -193,6 +200,10 @@ public final class ConsoleRoutes implements RouteTable {
     r.post("/console/webhooks/{id}/replay", operator(form(webhooks::replay, webhooks::list)));
     r.get("/console/licenses/{id}/auto-replies", operator(autoReplies::list));
     r.get("/console/licenses/{id}/api-keys", operator(apiKeys::list));
+    r.get("/console/licenses/{id}/webhooks", operator(subscriptions::list));
+    r.post(
+        "/console/licenses/{id}/webhooks/{subscription}/remove",
+        operator(form(subscriptions::remove, subscriptions::list)));
     r.post(
         "/console/licenses/{id}/api-keys/{key}/revoke",
         operator(form(apiKeys::revoke, apiKeys::list)));

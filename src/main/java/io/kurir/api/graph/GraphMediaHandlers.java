@@ -3,6 +3,7 @@ package io.kurir.api.graph;
 import io.javalin.http.Context;
 import io.javalin.http.UploadedFile;
 import io.kurir.api.ApiException;
+import io.kurir.media.ReceivedMedia;
 import io.kurir.media.UploadedMedia;
 import io.kurir.media.Uploads;
 import io.kurir.tenant.ApiCaller;
@@ -26,7 +27,9 @@ import javax.crypto.spec.SecretKeySpec;
  * Media as the Cloud API has it: {@code POST /{phone-number-id}/media} (multipart: {@code file},
  * {@code messaging_product}, {@code type}) answering {@code {"id"}}; {@code GET /{media-id}}
  * answering Meta's media URL object; {@code DELETE /{media-id}}; and the file itself at the URL
- * answered. Kept as {@link UploadedMedia} says.
+ * answered. Kept as {@link UploadedMedia} says. A media id may also be an incoming message's id
+ * ({@link ReceivedMedia}: what a meta webhook subscription names an incoming file by), described
+ * and downloaded alike, not deleted (it goes with the retention settings).
  *
  * <p>The URL is short-lived and signed, as Meta's is ({@link #URL_LIFETIME}, Meta's five minutes):
  * clients fetch it with the token (Meta's documents) or without (some SDKs treat it as a CDN URL).
@@ -39,13 +42,19 @@ final class GraphMediaHandlers {
 
   private final Tenants tenants;
   private final UploadedMedia uploads;
+  private final ReceivedMedia received;
   private final Optional<String> publicUrl;
   private final Clock clock;
 
   GraphMediaHandlers(
-      Tenants tenants, UploadedMedia uploads, Optional<String> publicUrl, Clock clock) {
+      Tenants tenants,
+      UploadedMedia uploads,
+      ReceivedMedia received,
+      Optional<String> publicUrl,
+      Clock clock) {
     this.tenants = tenants;
     this.uploads = uploads;
+    this.received = received;
     this.publicUrl = publicUrl;
     this.clock = clock;
   }
@@ -116,7 +125,8 @@ final class GraphMediaHandlers {
 
   void delete(Context ctx, ApiCaller caller) {
     UploadedMedia.Media media = find(ctx, caller);
-    if (!uploads.delete(media)) { // deleted meanwhile
+    // An incoming message's file goes with the retention settings, not by a caller's delete.
+    if (!uploads.delete(media)) { // deleted meanwhile, or a received file
       throw GraphErrors.noSuchObject(ctx.pathParam("mediaId"));
     }
     ctx.json(Map.of("success", true));
@@ -142,6 +152,7 @@ final class GraphMediaHandlers {
     UploadedMedia.Media media =
         uploads
             .find(mediaId)
+            .or(() -> received.find(mediaId))
             .filter(m -> clock.instant().getEpochSecond() <= expires)
             .filter(
                 m ->
@@ -187,7 +198,10 @@ final class GraphMediaHandlers {
     }
   }
 
-  /** The upload the path names, of a device the caller reaches; Meta's 100/33 otherwise. */
+  /**
+   * The upload, or the file of the incoming message, the path names, of a device the caller
+   * reaches; Meta's 100/33 otherwise.
+   */
   private UploadedMedia.Media find(Context ctx, ApiCaller caller) {
     String id = ctx.pathParam("mediaId");
     long mediaId;
@@ -197,7 +211,7 @@ final class GraphMediaHandlers {
       throw GraphErrors.noSuchObject(id);
     }
     return caller.devices(tenants).stream()
-        .flatMap(d -> uploads.find(d, mediaId).stream())
+        .flatMap(d -> uploads.find(d, mediaId).or(() -> received.find(d, mediaId)).stream())
         .findFirst()
         .orElseThrow(() -> GraphErrors.noSuchObject(id));
   }

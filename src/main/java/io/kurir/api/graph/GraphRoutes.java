@@ -7,6 +7,7 @@ import io.kurir.api.ErrorCatalogue;
 import io.kurir.api.ErrorStyle;
 import io.kurir.api.Guards;
 import io.kurir.api.RouteTable;
+import io.kurir.media.ReceivedMedia;
 import io.kurir.media.UploadedMedia;
 import io.kurir.message.Sends;
 import io.kurir.phone.PhoneNumbers;
@@ -38,6 +39,8 @@ public final class GraphRoutes implements RouteTable {
   private final GraphMediaHandlers media;
 
   /**
+   * @param received the files of incoming messages, which {@code GET /{media-id}} resolves by the
+   *     incoming message's id (the id a meta webhook subscription's payloads give)
    * @param publicUrl the gateway's public URL ({@code http.public-url}), for the media URLs it
    *     answers; the request's own host when not set
    * @param clock the media URLs' lifetimes
@@ -48,12 +51,13 @@ public final class GraphRoutes implements RouteTable {
       Sends sends,
       PhoneNumbers phones,
       UploadedMedia uploads,
+      ReceivedMedia received,
       Optional<String> publicUrl,
       Clock clock,
       io.kurir.message.MessageActions actions) {
     this.tenants = tenants;
     this.messages = new GraphMessageHandlers(sends, phones, uploads, actions);
-    this.media = new GraphMediaHandlers(tenants, uploads, publicUrl, clock);
+    this.media = new GraphMediaHandlers(tenants, uploads, received, publicUrl, clock);
   }
 
   @Override

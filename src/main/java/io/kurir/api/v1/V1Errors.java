@@ -7,7 +7,6 @@ import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.message.ActionRefused;
-import io.kurir.webhook.SubscriptionRefused;
 
 /**
  * The one error catalogue of Kurir's own API ({@code /v1}): the answers every family gives ({@link
@@ -35,10 +34,7 @@ final class V1Errors {
           // cannot carry: 422 naming the driver and the kind).
           .sendRefusals("text.body")
           // Webhook subscriptions (/v1/webhooks).
-          .add(SubscriptionRefused.Reason.URL_NOT_VALID, 400, "invalid_url")
-          .add(SubscriptionRefused.Reason.EVENTS_NOT_VALID, 400, "invalid_events")
-          .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
-          .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found")
+          .subscriptionRefusals()
           // The contact book (/v1/contacts).
           .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
           .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")

@@ -17,7 +17,7 @@ import java.util.Map;
  * {@code /v1/webhooks}: a license's webhook subscriptions ({@link WebhookSubscriptions}). They
  * belong to the license: a device's Eco key, which reaches one device, cannot manage them.
  */
-final class V1WebhookHandlers {
+public final class V1WebhookHandlers {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final WebhookSubscriptions subscriptions;
@@ -26,7 +26,10 @@ final class V1WebhookHandlers {
     this.subscriptions = subscriptions;
   }
 
-  /** {@code {url, events: [...]}} → 201 with the {@code secret}, told this once. */
+  /**
+   * {@code {url, events: [...], format?}} → 201 with the {@code secret}, told this once; {@code
+   * format} is {@code standard} (the default) or {@code meta}.
+   */
   void create(Context ctx) {
     long license = licenseOf(ctx);
     JsonNode body;
@@ -54,10 +57,24 @@ final class V1WebhookHandlers {
       }
       events.add(e.asText());
     }
-    WebhookSubscriptions.Created created = subscriptions.create(license, url.asText(), events);
+    JsonNode format = body.path("format");
+    if (!format.isMissingNode() && !format.isNull() && !format.isTextual()) {
+      throw ApiException.badRequest("invalid_format", "format is \"standard\" or \"meta\"");
+    }
+    WebhookSubscriptions.Created created =
+        subscriptions.create(
+            license,
+            url.asText(),
+            events,
+            WebhookSubscriptions.format(format.isTextual() ? format.asText() : null));
+    ctx.status(201).json(created(created));
+  }
+
+  /** A new subscription as answered once: its view and its {@code secret}. */
+  public static Map<String, Object> created(WebhookSubscriptions.Created created) {
     Map<String, Object> reply = view(created.subscription());
     reply.put("secret", created.secret());
-    ctx.status(201).json(reply);
+    return reply;
   }
 
   void list(Context ctx) {
@@ -90,11 +107,16 @@ final class V1WebhookHandlers {
     return caller.license().id();
   }
 
-  private static Map<String, Object> view(Subscription s) {
+  /**
+   * A subscription as Kurir's API shows it (never its secret): also what {@code ./kurir admin
+   * subscription} prints.
+   */
+  public static Map<String, Object> view(Subscription s) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("id", Long.toString(s.id()));
     out.put("url", s.url());
     out.put("events", s.events());
+    out.put("format", s.format().wireName());
     out.put("created_at", s.createdAt().toString());
     return out;
   }

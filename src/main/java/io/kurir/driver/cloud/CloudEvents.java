@@ -256,7 +256,7 @@ final class CloudEvents {
             at,
             Optional.of(name),
             bsuid,
-            // A plain text is its columns; a reply keeps the message it quotes.
+            // A plain text is its text; a reply keeps what it quotes (context.id).
             type.equals("text") && said.get().replyTo().isEmpty() ? Optional.empty() : said);
     // Before it is handed on: its auto-reply may go out at once and must find the window open.
     // (The customer wrote, so Meta opened it, whether or not Kurir stores the message now.) A

@@ -6,7 +6,9 @@ import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
 import io.kurir.testing.Browser;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.MetaWebhookChecks;
 import io.kurir.testing.Numbers;
+import io.kurir.testing.RawWebhookReceiver;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
@@ -309,6 +311,47 @@ class ConsoleBrowserTest {
                   .findFirst()
                   .orElse(null);
             });
+  }
+
+  @Test
+  void anOperatorSubscribesAUrlInMetasFormatAndSeesItsDeliveries() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    try (RawWebhookReceiver meta = new RawWebhookReceiver()) {
+      signInAsOperator();
+      open("/console/licenses");
+      click(find("main a[href='/console/licenses/" + device.licenseId() + "/webhooks']"));
+      assertThat(find("main").getText()).contains("No webhook subscription yet.");
+      fill("url", meta.url("/whatsapp"));
+      new Select(find("main form select[name=format]")).selectByValue("meta");
+      submit("Subscribe");
+      String secret = secret("signing-secret");
+      assertThat(secret).matches("[0-9a-f]{32}");
+      browser.screenshot("16-subscription-secret");
+
+      assertThat(kurir.sandbox().injectIncoming(device.id(), Numbers.fresh(), "Halo")).isTrue();
+      Eventually.until("the delivery", () -> meta.at("/whatsapp").size() == 1);
+      RawWebhookReceiver.Received delivery = meta.at("/whatsapp").getFirst();
+      assertThat(delivery.hubSignature())
+          .isEqualTo(MetaWebhookChecks.hubSignature(secret, delivery.body()));
+      assertThat(delivery.json().get("object").asText()).isEqualTo("whatsapp_business_account");
+
+      open("/console/licenses/" + device.licenseId() + "/webhooks");
+      waitUpTo(20)
+          .ignoring(StaleElementReferenceException.class)
+          .until(
+              d -> {
+                d.navigate().refresh();
+                return find("[data-testid=subscription]").getText().contains("delivered");
+              });
+      WebElement subscription = find("[data-testid=subscription]");
+      assertThat(subscription.findElement(By.cssSelector("[data-testid=format]")).getText())
+          .isEqualTo("meta");
+      assertThat(subscription.getText()).contains("message.received").doesNotContain(secret);
+      browser.screenshot("17-subscription-deliveries");
+
+      submitConfirmed("Remove");
+      assertThat(find("main").getText()).contains("No webhook subscription yet.");
+    }
   }
 
   @Test
