@@ -1,5 +1,6 @@
 package io.kurir.api;
 
+import io.kurir.contactbook.ContactRefused;
 import io.kurir.core.KurirException;
 import io.kurir.limit.RateLimited;
 import io.kurir.message.IdempotencyKeyReused;
@@ -112,6 +113,19 @@ public final class ErrorCatalogue {
           .add(SubscriptionRefused.Reason.EVENT_NOT_IN_FORMAT, 422, "event_not_in_format")
           .add(SubscriptionRefused.Reason.TOO_MANY, 409, "too_many_webhooks")
           .add(SubscriptionRefused.Reason.NOT_FOUND, 404, "webhook_not_found");
+    }
+
+    /**
+     * The contact book's refusals, in the tokens of Kurir API v1 and its console pages: 400 {@code
+     * invalid_phone}, {@code invalid_contact}, {@code invalid_csv}, 413 {@code csv_too_large}, 404
+     * {@code contact_not_found}.
+     */
+    public Builder contactRefusals() {
+      return add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
+          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
+          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
+          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
+          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found");
     }
 
     /**

@@ -15,7 +15,6 @@ import io.kurir.api.admin.AdminRoutes;
 import io.kurir.bot.Bots;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
-import io.kurir.contactbook.ContactRefused;
 import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -94,11 +93,7 @@ public final class ConsoleRoutes implements RouteTable {
       DevicePages.refusals(ErrorCatalogue.builderWithoutCommon().addAll(AdminRoutes.ERRORS))
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
-          .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
-          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
-          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
-          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
-          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
+          .contactRefusals()
           // Webhook subscriptions, in Kurir API v1's tokens.
           .subscriptionRefusals()
           .build();

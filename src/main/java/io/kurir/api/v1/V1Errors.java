@@ -3,7 +3,6 @@ package io.kurir.api.v1;
 import io.kurir.api.ApiException;
 import io.kurir.api.ErrorCatalogue;
 import io.kurir.campaign.CampaignRefused;
-import io.kurir.contactbook.ContactRefused;
 import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.message.ActionRefused;
@@ -36,11 +35,7 @@ final class V1Errors {
           // Webhook subscriptions (/v1/webhooks).
           .subscriptionRefusals()
           // The contact book (/v1/contacts).
-          .add(ContactRefused.Reason.PHONE_NOT_VALID, 400, "invalid_phone")
-          .add(ContactRefused.Reason.FIELD_NOT_VALID, 400, "invalid_contact")
-          .add(ContactRefused.Reason.CSV_NOT_VALID, 400, "invalid_csv")
-          .add(ContactRefused.Reason.CSV_TOO_LARGE, 413, "csv_too_large")
-          .add(ContactRefused.Reason.NOT_FOUND, 404, "contact_not_found")
+          .contactRefusals()
           // Actions on a message or a chat (revoke, edit, reactions, read, typing).
           .add(ActionRefused.Reason.MESSAGE_NOT_FOUND, 404, "message_not_found")
           .add(ActionRefused.Reason.MESSAGE_RECEIVED, 409, "message_received")

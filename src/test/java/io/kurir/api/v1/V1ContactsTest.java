@@ -1,21 +1,20 @@
 package io.kurir.api.v1;
 
+import static io.kurir.testing.V1Client.assertError;
+import static io.kurir.testing.V1Client.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
-import java.net.URI;
-import java.net.http.HttpRequest;
+import io.kurir.testing.V1Client;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,14 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * by a reply of STOP kept through a later import, scopes and tenancy.
  */
 class V1ContactsTest {
-  static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
   TestGateway kurir;
+  V1Client api;
 
   @BeforeEach
   void start() {
     kurir = TestGateway.start(dir);
+    api = new V1Client(kurir);
   }
 
   @AfterEach
@@ -287,49 +287,23 @@ class V1ContactsTest {
   }
 
   private String key(Device device, ApiScope... scopes) {
-    return kurir
-        .gateway()
-        .tenants()
-        .apiKeys()
-        .create(device.licenseId(), "test", Set.of(scopes))
-        .key()
-        .orElseThrow();
+    return api.key(device, scopes);
   }
 
+  /** A POST with the body's own type (a CSV, or JSON). */
   private Reply post(String key, String path, String body, String type) {
     return kurir.post(path, body, type, "Authorization", "Bearer " + key);
   }
 
   private Reply get(String key, String path) {
-    return request(key, path, "GET", HttpRequest.BodyPublishers.noBody());
+    return api.get(key, path);
   }
 
   private Reply patch(String key, String path, String body) {
-    return request(key, path, "PATCH", HttpRequest.BodyPublishers.ofString(body));
+    return api.patch(key, path, body);
   }
 
   private Reply delete(String key, String path) {
-    return request(key, path, "DELETE", HttpRequest.BodyPublishers.noBody());
-  }
-
-  private Reply request(String key, String path, String method, HttpRequest.BodyPublisher body) {
-    return kurir.send(
-        HttpRequest.newBuilder(URI.create(kurir.url(path)))
-            .header("Authorization", "Bearer " + key)
-            .header("Content-Type", "application/json")
-            .method(method, body)
-            .build());
-  }
-
-  private static JsonNode json(Reply r, int status) throws Exception {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    return JSON.readTree(r.body());
-  }
-
-  private static void assertError(Reply r, int status, String token) throws Exception {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    JsonNode body = JSON.readTree(r.body());
-    assertThat(body.get("error").asText()).as(r.body()).isEqualTo(token);
-    assertThat(body.get("message").asText()).isNotEmpty();
+    return api.delete(key, path);
   }
 }
