@@ -365,6 +365,13 @@ class WebhookBotAndCancelRegressionsTest {
       assertThat(receiver.received())
           .extracting(r -> r.json().get("keyword").asText())
           .containsOnly("info");
+      // Each reply is stored with the message it answers; sending it comes after, on its own.
+      assertThat(kurir.storedMessages(d.id())).isEqualTo(10);
+      Eventually.until(
+          "the ten replies sent",
+          () ->
+              kurir.gateway().messages().queued(d.id()) == 0
+                  && kurir.sandbox().inbox(from).size() >= 10);
       assertThat(kurir.sandbox().inbox(from)).hasSize(10);
     }
   }
