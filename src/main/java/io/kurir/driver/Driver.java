@@ -112,6 +112,16 @@ public interface Driver extends AutoCloseable {
     return ActionOutcome.notSupported(this, "show typing");
   }
 
+  /**
+   * Why this driver cannot send {@code content} although it carries its kind, in words for the
+   * caller (a reply on a kind whose request has no reply field, a contact card the network's
+   * request cannot hold); empty when it can. The core asks at accept, after {@link #capabilities},
+   * so that such a message is refused at once rather than accepted and failed when sent.
+   */
+  default Optional<String> refusalOf(io.kurir.content.MessageContent content) {
+    return Optional.empty();
+  }
+
   /** Whether {@code device} is paired and reachable, so that a send can go out now. */
   boolean isConnected(DeviceRef device);
 

@@ -39,6 +39,14 @@ final class CarriedKinds {
     if (!can.groups() && request.recipients().stream().anyMatch(Recipient::group)) {
       throw refused(driver, "messages to groups");
     }
+    driver
+        .refusalOf(content)
+        .ifPresent(
+            why -> {
+              throw new SendRefused(
+                  SendRefused.Reason.CAPABILITY_NOT_SUPPORTED,
+                  "the " + driver.name() + " driver cannot carry this message: " + why);
+            });
   }
 
   private static SendRefused kindRefused(Driver driver, MessageKind kind) {

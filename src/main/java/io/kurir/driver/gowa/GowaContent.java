@@ -107,6 +107,38 @@ final class GowaContent {
     }
   }
 
+  /**
+   * Why GOWA's requests cannot hold {@code content} although GOWA carries its kind: a reply on a
+   * kind whose request has no {@code reply_message_id}, mentions on anything but a text, a contact
+   * message of more than one card or a card of more than one phone. Asked at accept ({@link
+   * GowaDriver#refusalOf}) and again when sent.
+   */
+  static Optional<String> refusalOf(MessageContent content) {
+    boolean replies =
+        switch (content.content()) {
+          case Content.Text t -> true;
+          case Content.Image i -> true;
+          case Content.Video v -> true;
+          case Content.Audio a -> true;
+          case Content.Document d -> true;
+          default -> false;
+        };
+    if (content.replyTo().isPresent() && !replies) {
+      return Optional.of(
+          "GOWA takes a reply only with a text or a media message but a sticker, not a "
+              + content.kind());
+    }
+    if (!(content.content() instanceof Content.Text) && !content.mentions().isEmpty()) {
+      return Optional.of(
+          "GOWA takes mentions only with a text (/send/message), not a " + content.kind());
+    }
+    if (content.content() instanceof Content.Contacts c
+        && (c.cards().size() != 1 || Content.Contacts.phones(c.cards().get(0)).size() != 1)) {
+      return Optional.of("GOWA sends one contact with one phone (/send/contact)");
+    }
+    return Optional.empty();
+  }
+
   /** The request that sends {@code content} to {@code phone} (a JID), or why it cannot go. */
   static Request request(String phone, MessageContent content) throws Unsendable {
     return request(phone, content, Optional.empty());
@@ -121,23 +153,9 @@ final class GowaContent {
       throws Unsendable {
     ObjectNode body = GowaApi.JSON.createObjectNode();
     body.put("phone", phone);
-    boolean replies =
-        switch (content.content()) {
-          case Content.Text t -> true;
-          case Content.Image i -> true;
-          case Content.Video v -> true;
-          case Content.Audio a -> true;
-          case Content.Document d -> true;
-          default -> false;
-        };
-    if (content.replyTo().isPresent() && !replies) {
-      throw new Unsendable(
-          "GOWA takes a reply only with a text or a media message but a sticker, not a "
-              + content.kind());
-    }
-    if (!(content.content() instanceof Content.Text) && !content.mentions().isEmpty()) {
-      throw new Unsendable(
-          "GOWA takes mentions only with a text (/send/message), not a " + content.kind());
+    Optional<String> refusal = refusalOf(content);
+    if (refusal.isPresent()) {
+      throw new Unsendable(refusal.get());
     }
     return switch (content.content()) {
       case Content.Text t -> {

@@ -163,6 +163,11 @@ public final class GowaDriver implements Driver {
     return GowaContent.CAPABILITIES;
   }
 
+  @Override
+  public Optional<String> refusalOf(io.kurir.content.MessageContent content) {
+    return GowaContent.refusalOf(content);
+  }
+
   /**
    * No: GOWA would fetch a caller's {@code *_url} from inside the operator's network, so Kurir
    * fetches media links itself and uploads the files (docs/decisions.md).

@@ -121,6 +121,25 @@ final class WahaContent {
     return new Request(path.equals("/api/reaction") ? "PUT" : "POST", path, body);
   }
 
+  /**
+   * Why WAHA cannot be sent {@code content} although it carries its kind: a file named by a media
+   * id (an upload to the Cloud API's door) rather than a link, since WAHA fetches files by link and
+   * holds no such media. Asked at accept ({@link WahaDriver#refusalOf}) and again when sent.
+   */
+  static java.util.Optional<String> refusalOf(MessageContent content) {
+    MediaSource source =
+        switch (content.content()) {
+          case Content.Image i -> i.source();
+          case Content.Video v -> v.source();
+          case Content.Audio a -> a.source();
+          case Content.Document d -> d.source();
+          default -> null;
+        };
+    return source != null && source.link().isEmpty()
+        ? java.util.Optional.of("WAHA fetches a file by its link; a media id names none it holds")
+        : java.util.Optional.empty();
+  }
+
   /** A file named by {@code link} (WAHA's {@code RemoteFile}: {@code mimetype} and {@code url}). */
   private static ObjectNode file(ObjectNode body, MediaSource source, String fallbackType)
       throws Unsendable {

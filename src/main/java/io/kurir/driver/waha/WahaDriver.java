@@ -177,6 +177,11 @@ public final class WahaDriver implements Driver {
   }
 
   @Override
+  public Optional<String> refusalOf(io.kurir.content.MessageContent content) {
+    return WahaContent.refusalOf(content);
+  }
+
+  @Override
   public io.kurir.driver.ActionOutcome revoke(
       DeviceRef device, io.kurir.driver.ChatRef chat, String networkId) {
     return whenConnected(device, () -> actions.revoke(sessionName(device), chat, networkId));

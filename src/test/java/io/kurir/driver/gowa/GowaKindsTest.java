@@ -104,4 +104,33 @@ class GowaKindsTest {
       assertThat(f.gowa.sent()).isEmpty();
     }
   }
+
+  @Test
+  void whatGowasRequestsCannotHoldIsRefusedAtAcceptNotFailedWhenSent() {
+    try (GowaFixture f = new GowaFixture(dir)) {
+      Device device = f.linked("+6281100008521");
+      Sends sends = new Sends(f.kurir.gateway().messages(), Duration.ofSeconds(10));
+      String replyOnALocation =
+          "{\"type\":\"location\",\"location\":{\"latitude\":-6.1,\"longitude\":106.8},"
+              + "\"context\":{\"message_id\":\"3EB0BBBB\"}}";
+      String twoCards =
+          "{\"type\":\"contacts\",\"contacts\":["
+              + "{\"name\":{\"formatted_name\":\"Ani\"},\"phones\":[{\"phone\":\"+6281200000001\"}]},"
+              + "{\"name\":{\"formatted_name\":\"Budi\"},\"phones\":[{\"phone\":\"+6281200000002\"}]}]}";
+      for (String object : List.of(replyOnALocation, twoCards)) {
+        MessageContent content = CloudMessageJson.parse(json(object));
+        assertThatThrownBy(() -> send(sends, device, "+6281100008529", content))
+            .as(object)
+            .isInstanceOfSatisfying(
+                SendRefused.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(SendRefused.Reason.CAPABILITY_NOT_SUPPORTED);
+                  assertThat(e.getMessage())
+                      .startsWith("the gowa driver cannot carry this message: GOWA ");
+                });
+      }
+      assertThat(f.kurir.storedMessages(device.id())).isZero();
+      assertThat(f.gowa.sent()).isEmpty();
+    }
+  }
 }
