@@ -5,6 +5,7 @@ import io.kurir.tenant.Device;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -27,6 +28,18 @@ public final class ReceivedMedia {
     this.store = new ReceivedMediaStore(db);
   }
 
+  /**
+   * What incoming message {@code id}'s row says of its file, without reading the file: its device,
+   * its type (empty for a message that came with no file) and its path (empty once the media sweep
+   * released it). Empty for an id no incoming message has.
+   */
+  public Optional<IncomingFile> incomingFile(long id) {
+    return store.byId(id).map(row -> new IncomingFile(row.deviceId(), row.mimeType(), row.path()));
+  }
+
+  /** An incoming message's file as its row holds it ({@link #incomingFile}). */
+  public record IncomingFile(long deviceId, Optional<String> mimeType, Optional<Path> path) {}
+
   /** The file of incoming message {@code id} of {@code device}, while it is kept. */
   public Optional<UploadedMedia.Media> find(Device device, long id) {
     return find(id).filter(m -> m.deviceId() == device.id());
@@ -39,11 +52,14 @@ public final class ReceivedMedia {
   public Optional<UploadedMedia.Media> find(long id) {
     return store
         .byId(id)
+        .filter(row -> row.path().isPresent())
         .flatMap(
             row -> {
+              Path path = row.path().get();
+              String type = row.mimeType().orElse("application/octet-stream");
               // Its size and hash are read from the file: drivers keep incoming files under names
               // of their own, and Meta's media object carries both.
-              try (InputStream in = Files.newInputStream(row.path());
+              try (InputStream in = Files.newInputStream(path);
                   DigestInputStream digest =
                       new DigestInputStream(in, MessageDigest.getInstance("SHA-256"))) {
                 long size = digest.transferTo(java.io.OutputStream.nullOutputStream());
@@ -51,9 +67,9 @@ public final class ReceivedMedia {
                     new UploadedMedia.Media(
                         row.id(),
                         row.deviceId(),
-                        row.path().getFileName().toString(),
-                        row.mimeType(),
-                        row.path(),
+                        path.getFileName().toString(),
+                        type,
+                        path,
                         size,
                         HexFormat.of().formatHex(digest.getMessageDigest().digest()),
                         row.receivedAt()));

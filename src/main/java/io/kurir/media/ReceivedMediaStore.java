@@ -19,8 +19,12 @@ final class ReceivedMediaStore {
     this.db = db;
   }
 
-  /** The file of incoming message {@code id}, while its row keeps it. */
-  record Row(long id, long deviceId, String mimeType, Path path, Instant receivedAt) {}
+  /**
+   * Incoming message {@code id}'s file as its row holds it: its type (empty for a message that came
+   * with none) and its path (empty once the sweep released it).
+   */
+  record Row(
+      long id, long deviceId, Optional<String> mimeType, Optional<Path> path, Instant receivedAt) {}
 
   Optional<Row> byId(long id) {
     return db.jdbi()
@@ -28,16 +32,15 @@ final class ReceivedMediaStore {
             h ->
                 h.createQuery(
                         "SELECT id, device_id, media_type, media_path, received_at"
-                            + " FROM inbound_message WHERE id = ? AND media_path IS NOT NULL")
+                            + " FROM inbound_message WHERE id = ?")
                     .bind(0, id)
                     .map(
                         (rs, ctx) ->
                             new Row(
                                 rs.getLong("id"),
                                 rs.getLong("device_id"),
-                                Optional.ofNullable(rs.getString("media_type"))
-                                    .orElse("application/octet-stream"),
-                                Path.of(rs.getString("media_path")),
+                                Optional.ofNullable(rs.getString("media_type")),
+                                Optional.ofNullable(rs.getString("media_path")).map(Path::of),
                                 Instant.ofEpochMilli(rs.getLong("received_at"))))
                     .findOne());
   }

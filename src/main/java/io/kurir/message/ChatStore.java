@@ -180,28 +180,6 @@ final class ChatStore {
             });
   }
 
-  /**
-   * The file an incoming message of one of {@code deviceIds} kept: its path (null once the
-   * retention sweep released it) and its type (null for a message with no file).
-   */
-  record IncomingFile(String path, String mimeType) {}
-
-  Optional<IncomingFile> incomingFile(long id, java.util.Set<Long> deviceIds) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                        "SELECT media_path, media_type FROM inbound_message"
-                            + " WHERE id = :id AND device_id IN (<devices>)")
-                    .bind("id", id)
-                    .bindList("devices", List.copyOf(deviceIds))
-                    .map(
-                        (rs, ctx) ->
-                            new IncomingFile(
-                                rs.getString("media_path"), rs.getString("media_type")))
-                    .findOne());
-  }
-
   private List<MessageHistories.Outgoing> outgoing(Handle h, Query q) {
     List<MessageHistoryStore.Row> rows =
         q.map(

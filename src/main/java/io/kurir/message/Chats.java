@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import io.kurir.content.MessageKind;
+import io.kurir.media.ReceivedMedia;
 import io.kurir.store.Database;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,10 +23,12 @@ import java.util.Set;
  */
 public final class Chats {
   private final ChatStore store;
+  private final ReceivedMedia received;
   private final MessageHistories histories;
 
   public Chats(Database db, MessageHistories histories) {
     this.store = new ChatStore(db, histories.store());
+    this.received = new ReceivedMedia(db);
     this.histories = histories;
   }
 
@@ -133,17 +136,18 @@ public final class Chats {
     if (deviceIds.isEmpty()) {
       return Optional.empty();
     }
-    Optional<ChatStore.IncomingFile> in = store.incomingFile(id, deviceIds);
+    Optional<ReceivedMedia.IncomingFile> in =
+        received.incomingFile(id).filter(f -> deviceIds.contains(f.deviceId()));
     if (in.isPresent()) {
-      ChatStore.IncomingFile f = in.get();
-      if (f.mimeType() == null) {
+      ReceivedMedia.IncomingFile f = in.get();
+      if (f.mimeType().isEmpty()) {
         return Optional.of(new NoFile());
       }
-      if (f.path() == null) {
+      if (f.path().isEmpty()) {
         return Optional.of(new Released());
       }
-      Path path = Path.of(f.path());
-      return Optional.of(new Kept(path, f.mimeType(), path.getFileName().toString()));
+      Path path = f.path().get();
+      return Optional.of(new Kept(path, f.mimeType().get(), path.getFileName().toString()));
     }
     return histories
         .outgoing(id, deviceIds)
