@@ -81,6 +81,7 @@ public final class CampaignRunner implements AutoCloseable {
   private final Drivers drivers;
   private final Clock clock;
   private final ZoneId zone;
+  private final CampaignStops stops;
   private final SecureRandom random = new SecureRandom();
 
   /** Per campaign, where the round-robin over its pool goes on; runner thread only. */
@@ -96,6 +97,7 @@ public final class CampaignRunner implements AutoCloseable {
   /**
    * @param zone the time zone of quiet hours: the operator's ({@code time.zone}, Asia/Jakarta by
    *     default), as licenses have none of their own
+   * @param stops safe sending's automatic stop, asked on each look at a running campaign
    */
   public CampaignRunner(
       Database db,
@@ -104,8 +106,10 @@ public final class CampaignRunner implements AutoCloseable {
       ContactBook book,
       Drivers drivers,
       Clock clock,
-      ZoneId zone) {
+      ZoneId zone,
+      CampaignStops stops) {
     this.store = new CampaignStore(db);
+    this.stops = stops;
     this.messages = messages;
     this.tenants = tenants;
     this.book = book;
@@ -224,7 +228,13 @@ public final class CampaignRunner implements AutoCloseable {
    * campaign done when nobody waits and nothing is in flight, paused when no device can send.
    */
   private Duration feed(Campaign c) {
-    List<Device> pool = usablePool(c);
+    // Safe sending's automatic stop: a ban signal stops the campaign; a device that cannot send
+    // leaves its pool (CampaignStops).
+    if (stops.stoppedBySignal(c, poolIds(c))) {
+      rotation.remove(c.id());
+      return Duration.ZERO;
+    }
+    List<Device> pool = stops.usable(c, usablePool(c));
     if (pool.isEmpty()) {
       store.move(
           c.id(),
@@ -256,6 +266,7 @@ public final class CampaignRunner implements AutoCloseable {
             Optional.empty(),
             clock.instant());
         rotation.remove(c.id());
+        stops.forget(c.id());
         return Duration.ZERO;
       }
       return POLL;
@@ -325,6 +336,14 @@ public final class CampaignRunner implements AutoCloseable {
     Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
     pool.removeIf(d -> CampaignDevices.notCarried(drivers, d, kinds).isPresent());
     return pool;
+  }
+
+  /** The ids of the campaign's pool: those it names, else every device of its license. */
+  private List<Long> poolIds(Campaign c) {
+    if (!c.devices().isEmpty()) {
+      return c.devices();
+    }
+    return tenants.devicesOf(tenants.license(c.licenseId())).stream().map(Device::id).toList();
   }
 
   private Optional<Device> usable(long deviceId) {
