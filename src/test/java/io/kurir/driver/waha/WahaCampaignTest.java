@@ -1,0 +1,164 @@
+package io.kurir.driver.waha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.campaign.Campaign;
+import io.kurir.campaign.CampaignDraft;
+import io.kurir.campaign.CampaignStatus;
+import io.kurir.campaign.Campaigns;
+import io.kurir.tenant.Device;
+import io.kurir.testing.Eventually;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Campaigns on a WAHA device against the fake engine, on the gateway's settable clock: the number
+ * check before a first send is paced (a campaign of new numbers makes at most the device's 20
+ * checks a minute, and at most its window of five waits for the next minute), a number not on
+ * WhatsApp fails as the recipient's and is no failure surge, and WhatsApp's message capping or
+ * reach-out time lock, as the engine reports them, stop the campaign.
+ */
+class WahaCampaignTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  @Test
+  void numberChecksArePacedAndNumbersNotOnWhatsAppAreNoSurge() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100009101");
+      List<String> phones = contacts(f, "+62811000092", 45);
+      // The first eight (recipients are taken by phone) are not on WhatsApp: as a failure surge
+      // they would stop the campaign at the fifth.
+      for (int i = 0; i < 8; i++) {
+        f.waha.notOnWhatsApp(phones.get(i).substring(1));
+      }
+      Campaigns campaigns = f.kurir.gateway().campaigns();
+      long id = start(f, "Promo");
+
+      // The first minute on the gateway's clock: the device's 20 checks, then its window of five
+      // waits for the next minute; nothing more is handed over meanwhile.
+      awaitCounts(f, id, 20, 5);
+      assertThat(f.waha.sending().checks()).hasSize(20);
+      Campaign.Counts first = campaigns.counts(f.license.id(), id);
+      assertThat(first.failed()).isEqualTo(8);
+      assertThat(first.waiting()).isEqualTo(20);
+      assertThat(campaigns.get(f.license.id(), id).status()).isEqualTo(CampaignStatus.RUNNING);
+
+      f.clock.advance(Duration.ofMinutes(1));
+      awaitCounts(f, id, 40, 5);
+      assertThat(f.waha.sending().checks()).hasSize(40);
+
+      f.clock.advance(Duration.ofMinutes(1));
+      Eventually.until(
+          "the campaign done",
+          () -> campaigns.get(f.license.id(), id).status() == CampaignStatus.DONE);
+      assertThat(f.waha.sending().checks())
+          .as("each number checked once")
+          .hasSize(45)
+          .doesNotHaveDuplicates();
+      Campaign done = campaigns.get(f.license.id(), id);
+      assertThat(done.stopReason()).isEmpty();
+      assertThat(campaigns.counts(f.license.id(), id).failed()).isEqualTo(8);
+      assertThat(f.waha.sent()).hasSize(37);
+    }
+  }
+
+  @Test
+  void messageCappingStopsTheCampaign() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100009301");
+      contacts(f, "+62811000094", 30);
+      long id = start(f, "Promo");
+      awaitCounts(f, id, 20, 5); // the first minute's checks spent: five wait in the queue
+
+      f.waha.capping(
+          "kurir-" + device.id(), "CAPPED", 100, 100, f.clock.instant().plus(Duration.ofDays(3)));
+      Campaigns campaigns = f.kurir.gateway().campaigns();
+      Eventually.until(
+          "the campaign stopped",
+          () -> campaigns.get(f.license.id(), id).status() == CampaignStatus.PAUSED);
+      assertThat(campaigns.get(f.license.id(), id).stopReason()).contains("message_capped");
+      Eventually.until(
+          "its window taken back", () -> campaigns.counts(f.license.id(), id).waiting() == 10);
+      assertThat(f.events(device))
+          .anySatisfy(e -> assertThat(e).contains("message capping is CAPPED"));
+      f.clock.advance(Duration.ofMinutes(1));
+      assertThat(campaigns.counts(f.license.id(), id).queued()).isZero();
+    }
+  }
+
+  @Test
+  void theReachOutTimeLockStopsTheCampaign() {
+    try (WahaFixture f = new WahaFixture(dir)) {
+      Device device = WahaEngineFlavoursTest.paired(f, "+6281100009501");
+      contacts(f, "+62811000096", 8);
+      Instant ends = f.clock.instant().plus(Duration.ofHours(2));
+      f.waha.sending().reachOutLock(ends, true);
+      long id = start(f, "Promo");
+      Campaigns campaigns = f.kurir.gateway().campaigns();
+      Eventually.until(
+          "the campaign stopped",
+          () -> campaigns.get(f.license.id(), id).status() == CampaignStatus.PAUSED);
+      assertThat(campaigns.get(f.license.id(), id).stopReason()).contains("reach_out_locked");
+      Eventually.until(
+          "its messages taken back", () -> campaigns.counts(f.license.id(), id).waiting() == 8);
+      assertThat(f.waha.sending().refused463()).isOne();
+      assertThat(f.events(device)).anySatisfy(e -> assertThat(e).contains("error 463"));
+      assertThat(f.waha.sent()).isEmpty();
+    }
+  }
+
+  /** {@code n} contacts of the fixture's license, tagged {@code promo}, by phone. */
+  private static List<String> contacts(WahaFixture f, String prefix, int n) {
+    StringBuilder csv = new StringBuilder("phone,name,tags\n");
+    List<String> phones = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String p = prefix + String.format("%02d", i);
+      phones.add(p);
+      csv.append(p).append(",C").append(i).append(",promo\n");
+    }
+    f.kurir.gateway().contactBook().importCsv(f.license.id(), csv.toString(), false);
+    return phones;
+  }
+
+  /** A started campaign to the contacts tagged {@code promo}, without quiet hours. */
+  private static long start(WahaFixture f, String name) {
+    ObjectNode message = JSON.createObjectNode().put("type", "text");
+    message.putObject("text").put("body", "Halo {name}");
+    Campaigns campaigns = f.kurir.gateway().campaigns();
+    Campaign c =
+        campaigns.create(
+            f.license.id(),
+            new CampaignDraft(
+                name,
+                List.of("promo"),
+                message,
+                List.of(),
+                List.of(),
+                Optional.empty(),
+                Optional.empty()));
+    campaigns.start(f.license.id(), c.id());
+    return c.id();
+  }
+
+  /** Waits until {@code settled} of the campaign's messages are settled and {@code queued} wait. */
+  private static void awaitCounts(WahaFixture f, long id, int settled, int queued) {
+    Campaigns campaigns = f.kurir.gateway().campaigns();
+    Eventually.until(
+        settled + " settled, " + queued + " queued",
+        () -> {
+          Campaign.Counts n = campaigns.counts(f.license.id(), id);
+          return n.sent() + n.delivered() + n.read() + n.failed() == settled
+              && n.queued() == queued;
+        });
+  }
+}
