@@ -57,6 +57,12 @@ class V1CampaignStopsTest {
     List<String> phones = contacts(device, 30, "promo");
     try (WebhookReceiver receiver = new WebhookReceiver()) {
       kurir.gateway().deviceStates().setStatusWebhook(device.id(), receiver.url("/status"));
+      json(
+          post(
+              key,
+              "/v1/webhooks",
+              "{\"url\":\"" + receiver.url("/v1") + "\",\"events\":[\"campaign.stopped\"]}"),
+          201);
       // The network refuses every message of the device: what a banned number sees.
       kurir.sandbox().injectFailure("*", FailureKind.REFUSED, 1_000);
       String id = create(key, "promo", "");
@@ -85,6 +91,15 @@ class V1CampaignStopsTest {
       assertThat(told.get("campaign").get("id").asText()).isEqualTo(id);
       assertThat(told.get("campaign").get("status").asText()).isEqualTo("paused");
       assertThat(told.get("campaign").get("stopReason").asText()).isEqualTo("failure_surge");
+
+      // The license's v1 subscription gets the event too (Standard Webhooks, no X-Kurir-Event).
+      Eventually.until(
+          "the v1 subscription's delivery",
+          () -> receiver.received().stream().anyMatch(r -> r.event() == null));
+      JsonNode subscribed =
+          receiver.received().stream().filter(r -> r.event() == null).findFirst().get().json();
+      assertThat(subscribed.get("type").asText()).isEqualTo("campaign.stopped");
+      assertThat(subscribed.get("data").get("campaign_id").asText()).isEqualTo(id);
 
       JsonNode event = stoppedEvent(key);
       assertThat(event.get("device").asText()).isEqualTo(Long.toString(device.id()));
@@ -246,7 +261,10 @@ class V1CampaignStopsTest {
         .gateway()
         .tenants()
         .apiKeys()
-        .create(device.licenseId(), "test", Set.of(ApiScope.CAMPAIGNS, ApiScope.READ))
+        .create(
+            device.licenseId(),
+            "test",
+            Set.of(ApiScope.CAMPAIGNS, ApiScope.READ, ApiScope.WEBHOOKS))
         .key()
         .orElseThrow();
   }
