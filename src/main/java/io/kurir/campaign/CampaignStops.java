@@ -85,19 +85,36 @@ public final class CampaignStops {
   List<Device> usable(Campaign c, List<Device> pool) {
     Set<Long> gone = left.computeIfAbsent(c.id(), id -> new HashSet<>());
     List<Device> usable = new java.util.ArrayList<>(pool.size());
+    Set<Long> leaving = new HashSet<>();
     for (Device d : pool) {
       if (!signals.leavesPool(d.id())) {
         gone.remove(d.id());
         usable.add(d);
-      } else if (gone.add(d.id())) {
+        continue;
+      }
+      leaving.add(d.id());
+      if (gone.add(d.id())) {
         log.warn(
             "campaign {}: device {} left its pool: it is {} ({}); the other devices send",
             c.id(),
             d.id(),
             states.current(d.id()).wireName(),
             states.lastReason(d.id()).orElse("no reason given"));
+      }
+    }
+    if (!leaving.isEmpty()) {
+      // Taken back while any wait in its queue: one its sender had claimed when the device left
+      // comes back to the queue a moment later, and is taken back then.
+      Map<Long, Integer> inFlight = store.inFlight(c.id());
+      if (leaving.stream().anyMatch(id -> inFlight.getOrDefault(id, 0) > 0)) {
         Campaigns.takeBack(
-            store, messages, clock, c.id(), q -> q.deviceId() == d.id(), "waiting", TAKEN_BACK);
+            store,
+            messages,
+            clock,
+            c.id(),
+            q -> leaving.contains(q.deviceId()),
+            "waiting",
+            TAKEN_BACK);
       }
     }
     return usable;
