@@ -1,9 +1,9 @@
 package io.kurir.api.v1;
 
+import static io.kurir.testing.V1Client.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.driver.sandbox.SandboxNetwork.FailureKind;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.tenant.ApiScope;
@@ -12,14 +12,12 @@ import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
+import io.kurir.testing.V1Client;
 import io.kurir.testing.WebhookReceiver;
 import io.kurir.time.SettableClock;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,17 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
  * a surge, an account error stops it, and a logged-out device only leaves the pool.
  */
 class V1CampaignStopsTest {
-  static final ObjectMapper JSON = new ObjectMapper();
-
   @TempDir Path dir;
   SettableClock clock;
   TestGateway kurir;
+  V1Client api;
 
   @BeforeEach
   void start() {
     clock = TestGateway.settableClock();
     // The status webhook's receiver is on loopback.
     kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
+    api = new V1Client(kurir);
   }
 
   @AfterEach
@@ -257,41 +255,18 @@ class V1CampaignStopsTest {
   }
 
   private String key(Device device) {
-    return kurir
-        .gateway()
-        .tenants()
-        .apiKeys()
-        .create(
-            device.licenseId(),
-            "test",
-            Set.of(ApiScope.CAMPAIGNS, ApiScope.READ, ApiScope.WEBHOOKS))
-        .key()
-        .orElseThrow();
+    return api.key(device, ApiScope.CAMPAIGNS, ApiScope.READ, ApiScope.WEBHOOKS);
   }
 
   private Reply post(String key, String path) {
-    return request(key, path, "POST", HttpRequest.BodyPublishers.noBody());
+    return api.post(key, path, "");
   }
 
   private Reply post(String key, String path, String body) {
-    return request(key, path, "POST", HttpRequest.BodyPublishers.ofString(body));
+    return api.post(key, path, body);
   }
 
   private Reply get(String key, String path) {
-    return request(key, path, "GET", HttpRequest.BodyPublishers.noBody());
-  }
-
-  private Reply request(String key, String path, String method, HttpRequest.BodyPublisher body) {
-    return kurir.send(
-        HttpRequest.newBuilder(URI.create(kurir.url(path)))
-            .header("Authorization", "Bearer " + key)
-            .header("Content-Type", "application/json")
-            .method(method, body)
-            .build());
-  }
-
-  private static JsonNode json(Reply r, int status) throws Exception {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    return JSON.readTree(r.body());
+    return api.get(key, path);
   }
 }
