@@ -119,6 +119,21 @@ class V1CampaignStopsTest {
   }
 
   @Test
+  void aFewFailuresAreNoSurge() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device);
+    contacts(device, 12, "few");
+    kurir.sandbox().injectFailure("*", FailureKind.REFUSED, 4); // one short of a surge
+    String id = create(key, "few", "");
+    json(post(key, "/v1/campaigns/" + id + "/start"), 200);
+    awaitStatus(key, id, "done");
+    JsonNode done = json(get(key, "/v1/campaigns/" + id), 200);
+    assertThat(done.get("stop_reason").isNull()).isTrue();
+    assertThat(done.get("counts").get("failed").asInt()).isEqualTo(4);
+    assertThat(done.get("counts").get("sent").asInt()).isEqualTo(8);
+  }
+
+  @Test
   void numbersNotOnWhatsAppAreTheRecipientsFailureNotASurge() throws Exception {
     Device device = kurir.newDevice(Numbers.fresh(), true);
     String key = key(device);
