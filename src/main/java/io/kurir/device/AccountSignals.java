@@ -35,14 +35,17 @@ public final class AccountSignals {
 
   /**
    * Stores the limit and records it as a step of the device's history (with its status webhook).
-   * Called on a driver's thread: the step is not waited for.
+   * Called on a driver's thread: neither is waited for; the future completes after both commits.
    */
-  public void reached(long deviceId, AccountLimit limit, String reason) {
-    store.addSignal(deviceId, limit.wireName(), reason, clock.instant());
-    states
-        .recordLater(deviceId, states.current(deviceId), reason, true)
+  public java.util.concurrent.CompletableFuture<Void> reached(
+      long deviceId, AccountLimit limit, String reason) {
+    // Read here, not on the writer's thread; the state is recorded unchanged, as a step.
+    DeviceState now = states.current(deviceId);
+    return java.util.concurrent.CompletableFuture.allOf(
+            store.addSignal(deviceId, limit.wireName(), reason, clock.instant()),
+            states.recordLater(deviceId, now, reason, true))
         .whenComplete(
-            (change, error) -> {
+            (done, error) -> {
               if (error != null) {
                 log.warn("device {}: cannot record {}: {}", deviceId, reason, error.toString());
               }

@@ -167,10 +167,14 @@ final class DeviceStateStore {
 
   // --- account signals
 
-  /** Stores what an engine reported of the account's limits; older than a month goes. */
-  void addSignal(long deviceId, String kind, String reason, Instant at) {
-    db.writes()
-        .write(
+  /**
+   * Stores what an engine reported of the account's limits, older than a month going; not waited
+   * for (a driver's thread reports it).
+   */
+  java.util.concurrent.CompletableFuture<Void> addSignal(
+      long deviceId, String kind, String reason, Instant at) {
+    return db.writes()
+        .submit(
             h -> {
               h.createUpdate(
                       "INSERT INTO device_signal (device_id, kind, reason, at) VALUES (?, ?, ?, ?)")
@@ -183,7 +187,7 @@ final class DeviceStateStore {
                   .bind(0, deviceId)
                   .bind(1, at.minus(java.time.Duration.ofDays(30)).toEpochMilli())
                   .execute();
-              return null;
+              return (Void) null;
             });
   }
 

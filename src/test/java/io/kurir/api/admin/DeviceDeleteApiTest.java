@@ -144,7 +144,8 @@ class DeviceDeleteApiTest {
               kurir.gateway().database(),
               kurir.gateway().deviceStates(),
               java.time.Clock.systemUTC())
-          .reached(d.id(), io.kurir.driver.AccountLimit.MESSAGE_CAPPED, "capped");
+          .reached(d.id(), io.kurir.driver.AccountLimit.MESSAGE_CAPPED, "capped")
+          .join();
     }
     for (String table : TABLES_OF_A_DEVICE) {
       assertThat(rows(table, device.id())).as(table + " before").isPositive();
