@@ -114,7 +114,7 @@ public final class CampaignRunner implements AutoCloseable {
       ZoneId zone,
       SafeSending safeSending) {
     this.store = new CampaignStore(db);
-    this.allowance = new SendAllowance(safeSending, db, zone, random);
+    this.allowance = new SendAllowance(safeSending, drivers, db, zone, random);
     this.messages = messages;
     this.tenants = tenants;
     this.book = book;
@@ -255,8 +255,7 @@ public final class CampaignRunner implements AutoCloseable {
     for (SendAllowance.Slot slot : allowance.slots(pool, now)) {
       long id = slot.device().id();
       int r = Math.max(0, WINDOW - inFlight.getOrDefault(id, 0));
-      boolean one = allowance.takesOneAtATime() || slot.oneOnly();
-      r = !slot.due(now) ? 0 : Math.min(r, one ? 1 : slot.remaining());
+      r = !slot.due(now) ? 0 : Math.min(r, slot.oneOnly() ? 1 : slot.remaining());
       slots.put(id, slot);
       room.put(id, r);
       total += r;

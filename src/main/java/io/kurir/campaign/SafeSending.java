@@ -1,6 +1,10 @@
 package io.kurir.campaign;
 
+import io.kurir.driver.DeviceConfig;
+import io.kurir.driver.Pacing;
+import io.kurir.driver.Values;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -74,6 +78,50 @@ public record SafeSending(
     if (answerTime.isNegative() || unansweredHold.isNegative()) {
       throw new IllegalArgumentException("safe-sending times cannot be negative");
     }
+  }
+
+  /**
+   * This policy with a device's own figures ({@code pacing.campaign-*} in its configuration,
+   * checked when it was stored), which win over the gateway's; a gap given one end only keeps its
+   * ends in order.
+   */
+  public SafeSending over(DeviceConfig config) {
+    if (config.values().keySet().stream().noneMatch(k -> k.startsWith("pacing.campaign-"))) {
+      return this;
+    }
+    int start = count(config, Pacing.CAMPAIGN_WARM_UP_START_KEY).orElse(warmUpStart);
+    int cap = count(config, Pacing.CAMPAIGN_DAILY_CAP_KEY).orElse(dailyCap);
+    Duration min = duration(config, Pacing.CAMPAIGN_GAP_MIN_KEY).orElse(gapMin);
+    Duration max = duration(config, Pacing.CAMPAIGN_GAP_MAX_KEY).orElse(gapMax);
+    if (max.compareTo(min) < 0) {
+      if (config.get(Pacing.CAMPAIGN_GAP_MAX_KEY).isPresent()) {
+        min = max;
+      } else {
+        max = min;
+      }
+    }
+    return new SafeSending(
+        start,
+        warmUpGrowthPercent,
+        cap,
+        min,
+        max,
+        unansweredWindow,
+        unansweredMaxPercent,
+        answerTime,
+        unansweredHold);
+  }
+
+  private static Optional<Integer> count(DeviceConfig config, String key) {
+    return config
+        .get(key)
+        .map(String::strip)
+        .filter(v -> v.matches("\\d{1,9}"))
+        .map(Integer::valueOf);
+  }
+
+  private static Optional<Duration> duration(DeviceConfig config, String key) {
+    return config.get(key).flatMap(Values::duration);
   }
 
   /** Whether a device has a daily cap for campaigns at all. */

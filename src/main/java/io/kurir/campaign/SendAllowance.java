@@ -1,5 +1,6 @@
 package io.kurir.campaign;
 
+import io.kurir.driver.Drivers;
 import io.kurir.store.Database;
 import io.kurir.tenant.Device;
 import java.time.Duration;
@@ -44,8 +45,8 @@ final class SendAllowance {
    * @param remaining its campaign sends left today ({@link Integer#MAX_VALUE}: no cap)
    * @param dueAt when its next campaign send may go
    * @param held why it takes none, beyond its gap: {@link #DAILY_CAP} or {@link #UNANSWERED}
-   * @param oneOnly whether it may take one recipient at most now: it is under the cap on the share
-   *     nobody answered, and trickles, one message a hold
+   * @param oneOnly whether it may take one recipient at most now: its next send is a gap away, or
+   *     it is under the cap on the share nobody answered and trickles, one message a hold
    */
   record Slot(Device device, int remaining, Instant dueAt, Optional<String> held, boolean oneOnly) {
     boolean due(Instant now) {
@@ -54,6 +55,7 @@ final class SendAllowance {
   }
 
   private final SafeSending policy;
+  private final Drivers drivers;
   private final SafeSendingStore store;
   private final ZoneId zone;
   private final RandomGenerator random;
@@ -67,51 +69,53 @@ final class SendAllowance {
   /** Devices the runner has seen waiting for their slot since their last release. */
   private final Set<Long> waitedFor = new HashSet<>();
 
-  SendAllowance(SafeSending policy, Database db, ZoneId zone, RandomGenerator random) {
+  SendAllowance(
+      SafeSending policy, Drivers drivers, Database db, ZoneId zone, RandomGenerator random) {
     this.policy = policy;
+    this.drivers = drivers;
     this.store = new SafeSendingStore(db);
     this.zone = zone;
     this.random = random;
-  }
-
-  /** Whether a due device may take several recipients at once: only when there is no gap. */
-  boolean takesOneAtATime() {
-    return policy.gapMax().isPositive();
   }
 
   /** What each device of {@code pool} may do at {@code now}, in the pool's order. */
   List<Slot> slots(List<Device> pool, Instant now) {
     Instant dayStart = dayStart(now);
     Map<Long, Integer> remaining = new HashMap<>();
+    Map<Long, SafeSending> policies = new HashMap<>();
     int most = 0;
     for (Device d : pool) {
+      // The gateway's policy, with the device's own figures over it.
+      SafeSending p = policy.over(drivers.configOf(d.ref()));
+      policies.put(d.id(), p);
       int left = Integer.MAX_VALUE;
-      if (policy.capped()) {
-        left = Math.max(0, policy.capOnDay(day(d, now)) - store.usedSince(d.id(), dayStart));
+      if (p.capped()) {
+        left = Math.max(0, p.capOnDay(day(d, now)) - store.usedSince(d.id(), dayStart));
       }
       remaining.put(d.id(), left);
       most = Math.max(most, left);
     }
     List<Slot> slots = new ArrayList<>(pool.size());
     for (Device d : pool) {
+      SafeSending p = policies.get(d.id());
       int left = remaining.get(d.id());
       Optional<Instant> last = store.lastReleased(d.id());
       Instant due = now;
       Optional<String> held = Optional.empty();
-      boolean oneOnly = false;
+      // With a gap, a device's next send is a gap away: one at a time. Without, up to its window.
+      boolean oneOnly = p.gapMax().isPositive();
       if (last.isPresent()) {
-        Duration gap = gaps.computeIfAbsent(d.id(), k -> policy.gap(random));
+        Duration gap = gaps.computeIfAbsent(d.id(), k -> p.gap(random));
         // The weighting: less left of the day, a longer gap (never shorter than the drawn one).
         if (left > 0 && left < most) {
           gap = Duration.ofMillis((long) (gap.toMillis() * ((double) most / left)));
         }
         due = last.get().plus(gap);
-        if (policy.watchesAnswers()) {
-          var answers =
-              store.answers(d.id(), now.minus(policy.answerTime()), policy.unansweredWindow());
-          if (policy.tooManyUnanswered(answers.looked(), answers.unanswered())) {
+        if (p.watchesAnswers()) {
+          var answers = store.answers(d.id(), now.minus(p.answerTime()), p.unansweredWindow());
+          if (p.tooManyUnanswered(answers.looked(), answers.unanswered())) {
             oneOnly = true;
-            Instant after = last.get().plus(policy.unansweredHold());
+            Instant after = last.get().plus(p.unansweredHold());
             if (after.isAfter(due)) {
               due = after;
             }

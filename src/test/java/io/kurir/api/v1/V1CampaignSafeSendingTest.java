@@ -1,6 +1,7 @@
 package io.kurir.api.v1;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kurir.tenant.Device;
@@ -95,6 +96,43 @@ class V1CampaignSafeSendingTest {
     api.awaitStatus(id, "done");
     assertThat(api.get(id).get("waiting_reason").isNull()).isTrue();
     assertThat(perDay(TestTables.of(kurir).handed(id))).containsExactly(2, 3, 8, 7);
+  }
+
+  @Test
+  void aDevicesOwnFiguresWinOverTheGateways() throws Exception {
+    start(
+        "--campaigns.safe-sending.warm-up-start=2",
+        "--campaigns.safe-sending.warm-up-growth=100",
+        "--campaigns.safe-sending.daily-cap=10",
+        "--campaigns.safe-sending.gap-min=0s",
+        "--campaigns.safe-sending.gap-max=0s",
+        "--campaigns.safe-sending.unanswered-max=100");
+    // An old number, linked today: no ramp, but no more than 5 a day.
+    Device device =
+        kurir.newDevice(
+            Numbers.fresh(),
+            "sandbox",
+            Map.of("pacing.campaign-warm-up-start", "0", "pacing.campaign-daily-cap", "5"));
+    kurir.sandbox().pair(device.id(), device.number());
+    CampaignCalls api = new CampaignCalls(kurir, device);
+    api.contacts(8, "all");
+    long id = api.start("Own", "all");
+    api.awaitWaiting(id, 3);
+    Eventually.until(
+        "waiting for the next day",
+        () -> api.get(id).path("waiting_reason").asText().equals("daily_cap"));
+
+    assertThatThrownBy(
+            () ->
+                kurir
+                    .gateway()
+                    .tenants()
+                    .createDevice(
+                        device.licenseId(),
+                        Numbers.fresh(),
+                        "sandbox",
+                        Map.of("pacing.campaign-gap-min", "soon")))
+        .hasMessageContaining("pacing.campaign-gap-min");
   }
 
   @Test
