@@ -93,7 +93,9 @@ final class SendAllowance {
         left = Math.max(0, p.capOnDay(day(d, now)) - store.usedSince(d.id(), dayStart));
       }
       remaining.put(d.id(), left);
-      most = Math.max(most, left);
+      if (p.capped()) {
+        most = Math.max(most, left); // an uncapped device (a Cloud API number) weighs on nobody
+      }
     }
     List<Slot> slots = new ArrayList<>(pool.size());
     for (Device d : pool) {
@@ -107,7 +109,7 @@ final class SendAllowance {
       if (last.isPresent()) {
         Duration gap = gaps.computeIfAbsent(d.id(), k -> p.gap(random));
         // The weighting: less left of the day, a longer gap (never shorter than the drawn one).
-        if (left > 0 && left < most) {
+        if (p.capped() && left > 0 && left < most) {
           gap = Duration.ofMillis((long) (gap.toMillis() * ((double) most / left)));
         }
         due = last.get().plus(gap);

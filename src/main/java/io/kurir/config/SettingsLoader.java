@@ -525,18 +525,18 @@ public final class SettingsLoader {
     if (problems.size() == before && gapMax.compareTo(gapMin) < 0) {
       problems.add(k + "gap-max: " + gapMax + " is shorter than " + k + "gap-min");
     }
-    var policy =
-        new io.kurir.campaign.SafeSending(
-            r.integer(k + "warm-up-start", 0, 1_000_000),
-            r.integer(k + "warm-up-growth", 0, 1_000),
-            r.integer(k + "daily-cap", 0, 10_000_000),
-            gapMin.isNegative() ? Duration.ZERO : gapMin,
-            gapMax.compareTo(gapMin) < 0 ? gapMin : gapMax,
-            r.integer(k + "unanswered-window", 1, 10_000),
-            r.integer(k + "unanswered-max", 0, 100),
-            r.duration(k + "answer-time"),
-            r.duration(k + "unanswered-hold"));
-    return problems.size() == before ? policy : io.kurir.campaign.SafeSending.DEFAULT;
+    int start = r.integer(k + "warm-up-start", 0, 1_000_000);
+    int growth = r.integer(k + "warm-up-growth", 0, 1_000);
+    int cap = r.integer(k + "daily-cap", 0, 10_000_000);
+    int window = r.integer(k + "unanswered-window", 1, 10_000);
+    int max = r.integer(k + "unanswered-max", 0, 100);
+    Duration answerTime = r.duration(k + "answer-time");
+    Duration hold = r.duration(k + "unanswered-hold");
+    if (problems.size() > before) {
+      return io.kurir.campaign.SafeSending.DEFAULT; // the problems stop the start
+    }
+    return new io.kurir.campaign.SafeSending(
+        start, growth, cap, gapMin, gapMax, window, max, answerTime, hold);
   }
 
   /**

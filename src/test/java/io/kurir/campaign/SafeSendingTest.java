@@ -98,10 +98,7 @@ class SafeSendingTest {
             new WeightedRotation.Candidate(1, 40),
             new WeightedRotation.Candidate(2, 20),
             new WeightedRotation.Candidate(3, 10));
-    List<Long> picks = new ArrayList<>();
-    for (int i = 0; i < 14; i++) {
-      picks.add(rotation.pick(pool));
-    }
+    List<Long> picks = picks(rotation, pool, 14);
     Map<Long, Integer> n = new HashMap<>();
     picks.forEach(d -> n.merge(d, 1, Integer::sum));
     assertThat(n).containsEntry(1L, 8).containsEntry(2L, 4).containsEntry(3L, 2);
@@ -117,10 +114,16 @@ class SafeSendingTest {
             new WeightedRotation.Candidate(1, 500),
             new WeightedRotation.Candidate(2, 500),
             new WeightedRotation.Candidate(3, 500));
+    List<Long> picks = picks(rotation, pool, 6);
+    assertThat(picks).containsExactly(1L, 2L, 3L, 1L, 2L, 3L);
+  }
+
+  private static List<Long> picks(
+      WeightedRotation rotation, List<WeightedRotation.Candidate> pool, int n) {
     List<Long> picks = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < n; i++) {
       picks.add(rotation.pick(pool));
     }
-    assertThat(picks).containsExactly(1L, 2L, 3L, 1L, 2L, 3L);
+    return picks;
   }
 }

@@ -45,8 +45,20 @@ class V1CampaignSafeSendingTest {
     }
   }
 
+  /**
+   * A gateway with the policy off (no cap, no gap, no unanswered cap) but for {@code flags}, the
+   * figures a test is about: a later flag wins.
+   */
   private void start(String... flags) {
-    kurir = TestGateway.start(dir, clock, flags);
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--campaigns.safe-sending.daily-cap=0",
+                "--campaigns.safe-sending.gap-min=0s",
+                "--campaigns.safe-sending.gap-max=0s",
+                "--campaigns.safe-sending.unanswered-max=100"));
+    all.addAll(List.of(flags));
+    kurir = TestGateway.start(dir, clock, all.toArray(String[]::new));
   }
 
   @Test
@@ -55,10 +67,7 @@ class V1CampaignSafeSendingTest {
     start(
         "--campaigns.safe-sending.warm-up-start=2",
         "--campaigns.safe-sending.warm-up-growth=100",
-        "--campaigns.safe-sending.daily-cap=10",
-        "--campaigns.safe-sending.gap-min=0s",
-        "--campaigns.safe-sending.gap-max=0s",
-        "--campaigns.safe-sending.unanswered-max=100");
+        "--campaigns.safe-sending.daily-cap=10");
     Device device = kurir.newDevice(Numbers.fresh(), true);
     CampaignCalls api = new CampaignCalls(kurir, device);
     api.contacts(20, "all");
@@ -103,10 +112,7 @@ class V1CampaignSafeSendingTest {
     start(
         "--campaigns.safe-sending.warm-up-start=2",
         "--campaigns.safe-sending.warm-up-growth=100",
-        "--campaigns.safe-sending.daily-cap=10",
-        "--campaigns.safe-sending.gap-min=0s",
-        "--campaigns.safe-sending.gap-max=0s",
-        "--campaigns.safe-sending.unanswered-max=100");
+        "--campaigns.safe-sending.daily-cap=10");
     // An old number, linked today: no ramp, but no more than 5 a day.
     Device device =
         kurir.newDevice(
@@ -140,18 +146,11 @@ class V1CampaignSafeSendingTest {
     start(
         "--campaigns.safe-sending.warm-up-start=10",
         "--campaigns.safe-sending.warm-up-growth=100",
-        "--campaigns.safe-sending.daily-cap=1000",
-        "--campaigns.safe-sending.gap-min=0s",
-        "--campaigns.safe-sending.gap-max=0s",
-        "--campaigns.safe-sending.unanswered-max=100");
+        "--campaigns.safe-sending.daily-cap=1000");
     // Linked two days ago (a cap of 40 today), yesterday (20) and today (10).
-    Instant today = clock.instant();
-    clock.set(today.minus(Duration.ofDays(2)));
-    Device old = kurir.newDevice(Numbers.fresh(), true);
+    Device old = daysAgo(2, () -> kurir.newDevice(Numbers.fresh(), true));
     CampaignCalls api = new CampaignCalls(kurir, old);
-    clock.set(today.minus(Duration.ofDays(1)));
-    Device younger = api.device();
-    clock.set(today);
+    Device younger = daysAgo(1, api::device);
     Device newest = api.device();
     api.contacts(100, "all");
     long id = api.start("Pool", "all");
@@ -183,13 +182,9 @@ class V1CampaignSafeSendingTest {
         "--campaigns.safe-sending.warm-up-growth=100",
         "--campaigns.safe-sending.daily-cap=1000",
         "--campaigns.safe-sending.gap-min=10s",
-        "--campaigns.safe-sending.gap-max=10s",
-        "--campaigns.safe-sending.unanswered-max=100");
-    Instant today = clock.instant();
-    clock.set(today.minus(Duration.ofDays(2)));
-    Device old = kurir.newDevice(Numbers.fresh(), true);
+        "--campaigns.safe-sending.gap-max=10s");
+    Device old = daysAgo(2, () -> kurir.newDevice(Numbers.fresh(), true));
     CampaignCalls api = new CampaignCalls(kurir, old);
-    clock.set(today);
     Device newest = api.device();
     api.contacts(30, "all");
     long id = api.start("Weighted", "all");
@@ -211,11 +206,7 @@ class V1CampaignSafeSendingTest {
 
   @Test
   void aDevicesCampaignSendsAreSpacedByTheGapOnTheClockAndTheirPlanIsRecorded() throws Exception {
-    start(
-        "--campaigns.safe-sending.daily-cap=0",
-        "--campaigns.safe-sending.gap-min=10s",
-        "--campaigns.safe-sending.gap-max=10s",
-        "--campaigns.safe-sending.unanswered-max=100");
+    start("--campaigns.safe-sending.gap-min=10s", "--campaigns.safe-sending.gap-max=10s");
     Device device = kurir.newDevice(Numbers.fresh(), true);
     CampaignCalls api = new CampaignCalls(kurir, device);
     api.contacts(3, "all");
@@ -242,9 +233,6 @@ class V1CampaignSafeSendingTest {
   void aDeviceWhoseMessagesGoUnansweredTricklesUntilRepliesCome() throws Exception {
     // Looked at: the last 4 messages sent at least a minute ago; more than half unanswered holds.
     start(
-        "--campaigns.safe-sending.daily-cap=0",
-        "--campaigns.safe-sending.gap-min=0s",
-        "--campaigns.safe-sending.gap-max=0s",
         "--campaigns.safe-sending.unanswered-window=4",
         "--campaigns.safe-sending.unanswered-max=50",
         "--campaigns.safe-sending.answer-time=1m",
@@ -281,6 +269,15 @@ class V1CampaignSafeSendingTest {
     Eventually.until("the replies stored", () -> kurir.storedIncoming(device.id()) == 2);
     clock.advance(Duration.ofSeconds(1)); // the runner looks again (it would within 30 s)
     api.awaitStatus(secondId, "done");
+  }
+
+  /** What {@code make} makes (a device, first linked then) {@code days} days before now. */
+  private <T> T daysAgo(int days, java.util.function.Supplier<T> make) {
+    Instant today = clock.instant();
+    clock.set(today.minus(Duration.ofDays(days)));
+    T made = make.get();
+    clock.set(today);
+    return made;
   }
 
   /** How many recipients were handed each day in Jakarta, day by day. */
