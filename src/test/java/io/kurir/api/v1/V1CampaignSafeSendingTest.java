@@ -82,7 +82,10 @@ class V1CampaignSafeSendingTest {
     assertThat(waiting.get("waiting_reason").asText()).isEqualTo("daily_cap");
     assertThat(waiting.get("waiting_until").asText()).isEqualTo(DAY_2.toString());
 
-    // Day 2: a cap of 4, one of which an API send of the device takes.
+    // Day 2: a cap of 4, one of which an API send of the device takes. (The pause comes once day
+    // 1's two are sent: it would take back a queued one.)
+    Eventually.until(
+        "day 1's two sent", () -> api.get(id).get("counts").get("queued").asInt() == 0);
     api.pause(id);
     clock.set(DAY_2.plus(Duration.ofHours(3)));
     String other = Numbers.fresh();
