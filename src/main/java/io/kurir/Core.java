@@ -231,6 +231,7 @@ record Core(
                 drivers,
                 clock,
                 settings.zone(),
+                settings.safeSending(),
                 new CampaignStops(
                     db, messages, deviceStates, deviceHolds, accountSignals, events, clock)));
     Campaigns campaigns =

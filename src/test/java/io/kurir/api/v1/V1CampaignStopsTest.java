@@ -38,8 +38,17 @@ class V1CampaignStopsTest {
   @BeforeEach
   void start() {
     clock = TestGateway.settableClock();
-    // The status webhook's receiver is on loopback.
-    kurir = TestGateway.start(dir, clock, "--media.allow-private-addresses=true");
+    // The status webhook's receiver is on loopback. These tests are about the automatic stop, not
+    // the pacing: the rest of the safe-sending policy is off (V1CampaignSafeSendingTest tests it).
+    kurir =
+        TestGateway.start(
+            dir,
+            clock,
+            "--media.allow-private-addresses=true",
+            "--campaigns.safe-sending.daily-cap=0",
+            "--campaigns.safe-sending.gap-min=0s",
+            "--campaigns.safe-sending.gap-max=0s",
+            "--campaigns.safe-sending.unanswered-max=100");
     api = new V1Client(kurir);
   }
 
