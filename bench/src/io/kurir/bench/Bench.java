@@ -76,7 +76,8 @@ public final class Bench {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
                 + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
-                + "webhooks,webhook-retries,postgres,failover]");
+                + "webhooks,webhook-retries,postgres,failover,campaigns,campaign-lateness,"
+                + "postgres-campaigns]");
         System.exit(2);
       }
     }
@@ -130,7 +131,17 @@ public final class Bench {
         webhooks.retries();
       }
     }
-    if (wanted("postgres") || wanted("failover")) {
+    if (wanted("campaigns") || wanted("campaign-lateness")) {
+      CampaignBench campaigns =
+          new CampaignBench((name, flags) -> start(name, List.of(), flags), rows);
+      if (wanted("campaigns")) {
+        campaigns.expansion("", "campaigns");
+      }
+      if (wanted("campaign-lateness")) {
+        campaigns.lateness();
+      }
+    }
+    if (wanted("postgres") || wanted("failover") || wanted("postgres-campaigns")) {
       // PostgreSQL beside SQLite: one node, then two nodes on one database; then kill -9 of a node.
       try (NodesBench nodes =
           new NodesBench(
@@ -140,6 +151,11 @@ public final class Bench {
         }
         if (wanted("failover")) {
           new FailoverBench(nodes, work, rows).run();
+        }
+        if (wanted("postgres-campaigns")) {
+          nodes.server();
+          new CampaignBench((name, flags) -> start(name, List.of(), flags), rows)
+              .expansion("PostgreSQL: ", "pg-campaigns", nodes.flags(nodes.freshDatabase(), 1));
         }
       }
     }
