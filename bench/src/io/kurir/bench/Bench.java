@@ -600,12 +600,12 @@ public final class Bench {
     return Gateway.start(settings, Clock.systemUTC(), extra);
   }
 
-  private static License newLicense(Tenants tenants) {
+  static License newLicense(Tenants tenants) {
     Partner p = tenants.createPartner("Bench partner", "");
     return tenants.createLicense(p.id(), "Bench", "", LocalDate.of(2099, 1, 1), List.of());
   }
 
-  private static Device newDevice(Gateway gateway, License license, String number) {
+  static Device newDevice(Gateway gateway, License license, String number) {
     Device d = gateway.tenants().createDevice(license.id(), number, "sandbox");
     gateway.sandbox().pair(d.id(), d.number());
     return d;

@@ -9,13 +9,10 @@ import io.kurir.campaign.CampaignDraft;
 import io.kurir.campaign.CampaignStatus;
 import io.kurir.campaign.QuietHours;
 import io.kurir.contactbook.ImportReport;
-import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
-import io.kurir.tenant.Partner;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
@@ -54,8 +51,8 @@ final class CampaignBench {
   void expansion(String prefix, String name, String... flags) throws Exception {
     Bench.log(prefix + "expanding a " + AUDIENCE + "-recipient campaign");
     try (Gateway gateway = start.start(name, flags)) {
-      License license = license(gateway);
-      device(gateway, license, "+6281600000001");
+      License license = Bench.newLicense(gateway.tenants());
+      Bench.newDevice(gateway, license, "+6281600000001");
       importAudience(gateway, license, AUDIENCE, "semua");
       // Quiet now: the runner expands the audience and sends nothing, so the figures are the
       // expansion's alone.
@@ -137,9 +134,9 @@ final class CampaignBench {
   void lateness() throws Exception {
     Bench.log("campaign send lateness");
     try (Gateway gateway = start.start("campaign-lateness")) {
-      License license = license(gateway);
+      License license = Bench.newLicense(gateway.tenants());
       for (int i = 0; i < POOL; i++) {
-        device(gateway, license, String.format(Locale.ROOT, "+62816%07d", 100 + i));
+        Bench.newDevice(gateway, license, String.format(Locale.ROOT, "+62816%07d", 100 + i));
       }
       importAudience(gateway, license, SENT_RECIPIENTS, "promo");
       Campaign c = create(gateway, license, "promo", Optional.empty());
@@ -176,10 +173,12 @@ final class CampaignBench {
       rows.add(
           new Row(
               "campaign send lateness",
-              ms(percentile(late, 0.5)) + " median",
+              ScheduleBench.ms(ScheduleBench.percentile(late, 0.5)) + " median",
               Double.NaN,
-              ms(percentile(late, 0.5)),
-              ms(percentile(late, 0.99)) + ", max " + ms(late.getLast()),
+              ScheduleBench.ms(ScheduleBench.percentile(late, 0.5)),
+              ScheduleBench.ms(ScheduleBench.percentile(late, 0.99))
+                  + ", max "
+                  + ScheduleBench.ms(late.getLast()),
               String.format(
                   Locale.ROOT,
                   "a campaign of %,d recipients over a pool of %d devices, no quiet hours, pacing"
@@ -193,19 +192,6 @@ final class CampaignBench {
                   seconds,
                   SENT_RECIPIENTS / seconds)));
     }
-  }
-
-  private static License license(Gateway gateway) {
-    Partner p = gateway.tenants().createPartner("Bench partner", "");
-    return gateway
-        .tenants()
-        .createLicense(p.id(), "Bench", "", LocalDate.of(2099, 1, 1), List.of());
-  }
-
-  private static Device device(Gateway gateway, License license, String number) {
-    Device d = gateway.tenants().createDevice(license.id(), number, "sandbox");
-    gateway.sandbox().pair(d.id(), d.number());
-    return d;
   }
 
   private static void importAudience(Gateway gateway, License license, int n, String tag) {
@@ -265,15 +251,8 @@ final class CampaignBench {
     }
   }
 
-  private static long percentile(List<Long> sorted, double p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size())));
-  }
-
-  private static String ms(long millis) {
-    return String.format(Locale.ROOT, "%,d ms", millis);
-  }
-
+  /** As {@link Bench}'s rows (MB of 1,024 × 1,024 bytes), to a tenth: the figures are small. */
   private static String mb(long bytes) {
-    return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    return String.format(Locale.ROOT, "%.1f MB", bytes / (1024.0 * 1024));
   }
 }
