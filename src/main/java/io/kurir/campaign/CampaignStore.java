@@ -32,7 +32,7 @@ final class CampaignStore {
   private static final String COLUMNS =
       "id, license_id, name, status, tags, message, variants, devices, start_at, quiet_from,"
           + " quiet_to, expanded, cursor_phone, stop_reason, created_at, updated_at, started_at,"
-          + " finished_at";
+          + " finished_at, waiting_reason, waiting_until";
 
   private static final String RECIPIENT =
       "r.campaign_id, r.phone, r.name, r.variables, r.variant, r.state, r.device_id,"
@@ -57,7 +57,7 @@ final class CampaignStore {
                             + COLUMNS
                             + ") VALUES (:id, :license, :name, :status, :tags, :message,"
                             + " :variants, :devices, :startAt, :quietFrom, :quietTo, 0, '', NULL,"
-                            + " :createdAt, :createdAt, NULL, NULL)")
+                            + " :createdAt, :createdAt, NULL, NULL, NULL, NULL)")
                     .bind("id", c.id())
                     .bind("license", c.licenseId())
                     .bind("name", c.name())
@@ -140,6 +140,19 @@ final class CampaignStore {
                         .bindList("from", from.stream().map(CampaignStatus::wireName).toList())
                         .execute())
         == 1;
+  }
+
+  /** Says why the running campaign sends nothing now (empty: it sends). */
+  void setWaiting(long id, Optional<Campaign.Waiting> waiting) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "UPDATE campaign SET waiting_reason = ?, waiting_until = ? WHERE id = ?")
+                    .bind(0, waiting.map(Campaign.Waiting::reason).orElse(null))
+                    .bind(1, waiting.map(w -> w.until().toEpochMilli()).orElse(null))
+                    .bind(2, id)
+                    .execute());
   }
 
   /**
@@ -236,7 +249,8 @@ final class CampaignStore {
   /**
    * The guard of handing a recipient's message to the queue, in the commit that stores it: the
    * recipient is still waiting, its campaign still running and its contact has not opted out since
-   * the campaign took it; then it is marked handed with the message.
+   * the campaign took it; then it is marked handed with the message, and with the moment the
+   * safe-sending policy planned its release ({@code plannedAt}: its device's slot).
    */
   static boolean hand(
       Transaction tx,
@@ -245,11 +259,13 @@ final class CampaignStore {
       String phone,
       long deviceId,
       long messageId,
-      Instant at) {
+      Instant at,
+      Instant plannedAt) {
     return tx.handle()
             .createUpdate(
                 "UPDATE campaign_recipient SET state = 'handed', device_id = :device,"
-                    + " message_id = :message, handed_at = :at, reason = NULL"
+                    + " message_id = :message, handed_at = :at, planned_at = :planned,"
+                    + " reason = NULL"
                     + " WHERE campaign_id = :campaign AND phone = :phone AND state = 'waiting'"
                     + " AND EXISTS (SELECT 1 FROM campaign c WHERE c.id = :campaign"
                     + " AND c.status = 'running')"
@@ -258,6 +274,7 @@ final class CampaignStore {
             .bind("device", deviceId)
             .bind("message", messageId)
             .bind("at", at.toEpochMilli())
+            .bind("planned", plannedAt.toEpochMilli())
             .bind("campaign", campaignId)
             .bind("phone", phone)
             .bind("license", licenseId)
@@ -281,6 +298,8 @@ final class CampaignStore {
                     + (waits ? "NULL" : "message_id")
                     + ", handed_at = "
                     + (waits ? "NULL" : "handed_at")
+                    + ", planned_at = "
+                    + (waits ? "NULL" : "planned_at")
                     + ", settled_at = :settled WHERE campaign_id = :campaign AND phone = :phone"
                     + " AND state = 'handed' AND message_id = :message")
             .bind("to", to)
@@ -447,7 +466,13 @@ final class CampaignStore {
         Instant.ofEpochMilli(rs.getLong("created_at")),
         Instant.ofEpochMilli(rs.getLong("updated_at")),
         instant(rs, "started_at"),
-        instant(rs, "finished_at"));
+        instant(rs, "finished_at"),
+        rs.getString("waiting_reason") == null
+            ? Optional.empty()
+            : Optional.of(
+                new Campaign.Waiting(
+                    rs.getString("waiting_reason"),
+                    Instant.ofEpochMilli(rs.getLong("waiting_until")))));
   }
 
   private static CampaignRecipient recipient(ResultSet rs) throws SQLException {

@@ -135,6 +135,7 @@ public final class Campaigns {
             now,
             now,
             Optional.empty(),
+            Optional.empty(),
             Optional.empty());
     store.insert(c);
     return c;

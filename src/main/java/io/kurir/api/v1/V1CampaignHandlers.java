@@ -7,6 +7,7 @@ import io.kurir.api.ApiException;
 import io.kurir.campaign.Campaign;
 import io.kurir.campaign.CampaignDraft;
 import io.kurir.campaign.CampaignRecipient;
+import io.kurir.campaign.CampaignStatus;
 import io.kurir.campaign.Campaigns;
 import io.kurir.campaign.QuietHours;
 import io.kurir.contactbook.ContactBook;
@@ -214,6 +215,10 @@ final class V1CampaignHandlers {
             .map(q -> Map.of("from", q.from().toString(), "to", q.to().toString()))
             .orElse(null));
     out.put("stop_reason", c.stopReason().orElse(null));
+    // Why a running campaign sends nothing now (the safe-sending policy, quiet hours); additive.
+    var waiting = c.waiting().filter(w -> c.status() == CampaignStatus.RUNNING);
+    out.put("waiting_reason", waiting.map(Campaign.Waiting::reason).orElse(null));
+    out.put("waiting_until", waiting.map(w -> w.until().toString()).orElse(null));
     out.put("created_at", c.createdAt().toString());
     out.put("started_at", c.startedAt().map(Instant::toString).orElse(null));
     out.put("finished_at", c.finishedAt().map(Instant::toString).orElse(null));
