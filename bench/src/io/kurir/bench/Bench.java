@@ -138,7 +138,8 @@ public final class Bench {
         campaigns.expansion("", "campaigns");
       }
       if (wanted("campaign-lateness")) {
-        campaigns.lateness();
+        campaigns.lateness("campaign send lateness", 10_000, "0s", "0s");
+        campaigns.lateness("campaign send lateness, random gaps", 1_000, "200ms", "600ms");
       }
     }
     if (wanted("postgres") || wanted("failover") || wanted("postgres-campaigns")) {

@@ -401,7 +401,12 @@ class CampaignCrashTest {
             "--drivers.sandbox.delivery-after=300ms",
             "--drivers.sandbox.read-after=600ms",
             "--drivers.sandbox.pacing.min-gap=40ms",
-            "--drivers.sandbox.pacing.jitter=0ms"));
+            "--drivers.sandbox.pacing.jitter=0ms",
+            // The safe-sending policy off (its own tests are about it): new numbers may send all.
+            "--campaigns.safe-sending.daily-cap=0",
+            "--campaigns.safe-sending.gap-min=0s",
+            "--campaigns.safe-sending.gap-max=0s",
+            "--campaigns.safe-sending.unanswered-max=100"));
     ServeProcess gateway = ServeProcess.start(dir, "gateway-" + round, flags);
     started.add(gateway.process());
     return gateway;

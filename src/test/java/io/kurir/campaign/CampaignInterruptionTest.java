@@ -43,7 +43,16 @@ class CampaignInterruptionTest {
   @BeforeEach
   void start() {
     clock = TestGateway.settableClock();
-    kurir = TestGateway.start(dir, clock, "--send.retry-backoff=1s");
+    // The safe-sending policy off: these tests are about cuts, not pacing (as V1CampaignsTest).
+    kurir =
+        TestGateway.start(
+            dir,
+            clock,
+            "--send.retry-backoff=1s",
+            "--campaigns.safe-sending.daily-cap=0",
+            "--campaigns.safe-sending.gap-min=0s",
+            "--campaigns.safe-sending.gap-max=0s",
+            "--campaigns.safe-sending.unanswered-max=100");
   }
 
   @AfterEach
@@ -121,6 +130,7 @@ class CampaignInterruptionTest {
                       r.phone(),
                       device.id(),
                       messageId,
+                      clock.instant(),
                       clock.instant())));
     }
     assertThat(inFlight).hasSize(3);
