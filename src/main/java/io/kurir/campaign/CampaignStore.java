@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
  * The SQL of campaigns ({@code campaign}) and their recipients ({@code campaign_recipient}). It
@@ -177,17 +178,25 @@ final class CampaignStore {
               if (moved == 0) {
                 return false;
               }
+              if (page.isEmpty()) {
+                return true;
+              }
+              // One batch: PostgreSQL's driver sends the page's inserts in one round trip instead
+              // of 500 (a 100,000-recipient expansion took about a minute row by row).
+              PreparedBatch batch =
+                  h.prepareBatch(
+                      "INSERT INTO campaign_recipient (campaign_id, phone, name, variables,"
+                          + " variant, state) VALUES (?, ?, ?, ?, ?, 'waiting')");
               for (CampaignRecipient r : page) {
-                h.createUpdate(
-                        "INSERT INTO campaign_recipient (campaign_id, phone, name, variables,"
-                            + " variant, state) VALUES (?, ?, ?, ?, ?, 'waiting')")
+                batch
                     .bind(0, id)
                     .bind(1, r.phone())
                     .bind(2, r.name().orElse(null))
                     .bind(3, json(r.variables()))
                     .bind(4, r.variant())
-                    .execute();
+                    .add();
               }
+              batch.execute();
               return true;
             });
   }
