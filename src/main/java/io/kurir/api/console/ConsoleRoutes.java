@@ -13,8 +13,10 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.bot.Bots;
+import io.kurir.campaign.CampaignRefused;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -49,6 +51,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
   private final ContactPages contacts;
+  private final CampaignPages campaigns;
   private final SubscriptionPages subscriptions;
   private final SchedulePages schedules;
   private final CustomerPages customer;
@@ -66,6 +69,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
     this.contacts = new ContactPages(deps);
+    this.campaigns = new CampaignPages(deps);
     this.subscriptions = new SubscriptionPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
@@ -94,9 +98,21 @@ public final class ConsoleRoutes implements RouteTable {
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
           .contactRefusals()
+          // Campaigns, in Kurir API v1's tokens; a message the form made that the API refuses.
+          .add(CampaignRefused.Reason.FIELD_NOT_VALID, 400, "invalid_campaign")
+          .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
+          .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
+          .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
+          .add(ContentRefused.Reason.CONTENT_EMPTY, ConsoleRoutes::contentRefused)
+          .add(ContentRefused.Reason.CONTENT_NOT_VALID, ConsoleRoutes::contentRefused)
+          .add(ContentRefused.Reason.CONTENT_TOO_LONG, ConsoleRoutes::contentRefused)
           // Webhook subscriptions, in Kurir API v1's tokens.
           .subscriptionRefusals()
           .build();
+
+  private static ApiException contentRefused(KurirException e) {
+    return new ApiException(400, ((ContentRefused) e).token(), e.getMessage());
+  }
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
   private static final ErrorCatalogue ERRORS = ErrorCatalogue.builder().addAll(FORM_ERRORS).build();
@@ -123,6 +139,12 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/licenses", operator(tenants::licenses));
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
+    r.post(
+        "/console/licenses/{id}/campaigns",
+        operator(
+            form(
+                (c, v) -> campaigns.create(c, v, CampaignPages.OPERATOR),
+                (c, v) -> campaigns.list(c, v, CampaignPages.OPERATOR))));
     r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
     r.post(
         "/console/licenses/{id}/webhooks",
@@ -219,10 +241,46 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/licenses/{id}/contacts/{phone}/delete",
         operator(form(contacts::delete, contacts::list)));
+    r.get("/console/campaigns", operator(campaigns::all));
+    r.get(
+        "/console/licenses/{id}/campaigns",
+        operator((c, v) -> campaigns.list(c, v, CampaignPages.OPERATOR)));
+    r.get(
+        "/console/licenses/{id}/campaigns/{campaign}",
+        operator((c, v) -> campaigns.show(c, v, CampaignPages.OPERATOR)));
+    r.get(
+        "/console/licenses/{id}/campaigns/{campaign}/report.csv",
+        operator((c, v) -> campaigns.report(c, v, CampaignPages.OPERATOR)));
+    r.post(
+        "/console/licenses/{id}/campaigns/{campaign}/{action}",
+        operator(
+            form(
+                (c, v) -> campaigns.act(c, v, CampaignPages.OPERATOR),
+                (c, v) -> campaigns.show(c, v, CampaignPages.OPERATOR))));
     r.get("/console/schedules", operator(schedules::list));
     r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 
     r.get("/console/my", customer(customer::home));
+    r.get(
+        "/console/my/campaigns", customer((c, v) -> campaigns.list(c, v, CampaignPages.CUSTOMER)));
+    r.post(
+        "/console/my/campaigns",
+        customer(
+            form(
+                (c, v) -> campaigns.create(c, v, CampaignPages.CUSTOMER),
+                (c, v) -> campaigns.list(c, v, CampaignPages.CUSTOMER))));
+    r.get(
+        "/console/my/campaigns/{campaign}",
+        customer((c, v) -> campaigns.show(c, v, CampaignPages.CUSTOMER)));
+    r.get(
+        "/console/my/campaigns/{campaign}/report.csv",
+        customer((c, v) -> campaigns.report(c, v, CampaignPages.CUSTOMER)));
+    r.post(
+        "/console/my/campaigns/{campaign}/{action}",
+        customer(
+            form(
+                (c, v) -> campaigns.act(c, v, CampaignPages.CUSTOMER),
+                (c, v) -> campaigns.show(c, v, CampaignPages.CUSTOMER))));
     r.get("/console/my/devices/{id}", customer(customer::device));
     r.get("/console/my/devices/{id}/pairing", customer(customer::pairing));
     r.post("/console/my/devices/{id}/logout", customer(form(customer::logout, customer::device)));
