@@ -30,6 +30,7 @@ import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,12 +140,8 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/licenses", operator(tenants::licenses));
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
-    r.post(
-        "/console/licenses/{id}/campaigns",
-        operator(
-            form(
-                (c, v) -> campaigns.create(c, v, CampaignPages.OPERATOR),
-                (c, v) -> campaigns.list(c, v, CampaignPages.OPERATOR))));
+    campaignRoutes(r, "/console/licenses/{id}/campaigns", this::operator, CampaignPages.OPERATOR);
+    campaignRoutes(r, "/console/my/campaigns", this::customer, CampaignPages.CUSTOMER);
     r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
     r.post(
         "/console/licenses/{id}/webhooks",
@@ -242,45 +239,10 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/licenses/{id}/contacts/{phone}/delete",
         operator(form(contacts::delete, contacts::list)));
     r.get("/console/campaigns", operator(campaigns::all));
-    r.get(
-        "/console/licenses/{id}/campaigns",
-        operator((c, v) -> campaigns.list(c, v, CampaignPages.OPERATOR)));
-    r.get(
-        "/console/licenses/{id}/campaigns/{campaign}",
-        operator((c, v) -> campaigns.show(c, v, CampaignPages.OPERATOR)));
-    r.get(
-        "/console/licenses/{id}/campaigns/{campaign}/report.csv",
-        operator((c, v) -> campaigns.report(c, v, CampaignPages.OPERATOR)));
-    r.post(
-        "/console/licenses/{id}/campaigns/{campaign}/{action}",
-        operator(
-            form(
-                (c, v) -> campaigns.act(c, v, CampaignPages.OPERATOR),
-                (c, v) -> campaigns.show(c, v, CampaignPages.OPERATOR))));
     r.get("/console/schedules", operator(schedules::list));
     r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 
     r.get("/console/my", customer(customer::home));
-    r.get(
-        "/console/my/campaigns", customer((c, v) -> campaigns.list(c, v, CampaignPages.CUSTOMER)));
-    r.post(
-        "/console/my/campaigns",
-        customer(
-            form(
-                (c, v) -> campaigns.create(c, v, CampaignPages.CUSTOMER),
-                (c, v) -> campaigns.list(c, v, CampaignPages.CUSTOMER))));
-    r.get(
-        "/console/my/campaigns/{campaign}",
-        customer((c, v) -> campaigns.show(c, v, CampaignPages.CUSTOMER)));
-    r.get(
-        "/console/my/campaigns/{campaign}/report.csv",
-        customer((c, v) -> campaigns.report(c, v, CampaignPages.CUSTOMER)));
-    r.post(
-        "/console/my/campaigns/{campaign}/{action}",
-        customer(
-            form(
-                (c, v) -> campaigns.act(c, v, CampaignPages.CUSTOMER),
-                (c, v) -> campaigns.show(c, v, CampaignPages.CUSTOMER))));
     r.get("/console/my/devices/{id}", customer(customer::device));
     r.get("/console/my/devices/{id}/pairing", customer(customer::pairing));
     r.post("/console/my/devices/{id}/logout", customer(form(customer::logout, customer::device)));
@@ -288,6 +250,24 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/my/devices/{id}/webhooks",
         customer(form(customer::setWebhooks, customer::device)));
     r.post("/console/my/devices/{id}/script", customer(form(customer::script, customer::device)));
+  }
+
+  /**
+   * A license's campaign pages under {@code base}, behind {@code guard}: the list with the form
+   * that makes one, a campaign's page, its report, and its buttons. Registered before the license
+   * actions, whose {@code {action}} would take "campaigns" too.
+   */
+  private void campaignRoutes(
+      RoutesConfig r, String base, Function<Page, Handler> guard, CampaignPages.Side side) {
+    Page list = (c, v) -> campaigns.list(c, v, side);
+    Page show = (c, v) -> campaigns.show(c, v, side);
+    r.get(base, guard.apply(list));
+    r.post(base, guard.apply(form((c, v) -> campaigns.create(c, v, side), list)));
+    r.get(base + "/{campaign}", guard.apply(show));
+    r.get(base + "/{campaign}/report.csv", guard.apply((c, v) -> campaigns.report(c, v, side)));
+    r.post(
+        base + "/{campaign}/{action}",
+        guard.apply(form((c, v) -> campaigns.act(c, v, side), show)));
   }
 
   /**

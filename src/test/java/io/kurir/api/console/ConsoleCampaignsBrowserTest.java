@@ -21,11 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * A first campaign in the console, in a real browser (headless Chromium) against a gateway on the
@@ -190,15 +187,7 @@ class ConsoleCampaignsBrowserTest {
   }
 
   private List<String> contacts(Device device, int n, String tag) {
-    StringBuilder csv = new StringBuilder("phone,name,tags\n");
-    List<String> phones = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      String p = Numbers.fresh();
-      phones.add(p);
-      csv.append(p).append(",Siti ").append(i).append(',').append(tag).append('\n');
-    }
-    kurir.gateway().contactBook().importCsv(device.licenseId(), csv.toString(), false);
-    return phones;
+    return ConsoleCampaignsTest.contacts(kurir, device, n, tag);
   }
 
   private long campaignId() {
@@ -258,14 +247,12 @@ class ConsoleCampaignsBrowserTest {
   }
 
   private void fill(String name, String value) {
-    WebElement field = find("main form [name=" + name + "]");
-    field.clear();
-    field.sendKeys(value);
+    ConsoleClicks.fill(page, name, value);
   }
 
   /** Reloads the page until {@code done} holds: the runner works in its own time. */
   private void refreshUntil(Predicate<ChromeDriver> done) {
-    waitUpTo()
+    ConsoleClicks.waitUpTo(page, 10)
         .until(
             d -> {
               page.navigate().refresh();
@@ -273,41 +260,15 @@ class ConsoleCampaignsBrowserTest {
             });
   }
 
-  /** At least a minute: a hang guard that a busy machine does not trip. */
-  private WebDriverWait waitUpTo() {
-    return new WebDriverWait(page, Duration.ofSeconds(60));
-  }
-
   private void submit(String buttonText) {
-    click(page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")));
+    ConsoleClicks.submit(page, buttonText);
   }
 
   private void submitConfirmed(String buttonText) {
-    WebElement before = find("main");
-    page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")).click();
-    page.switchTo().alert().accept();
-    waitUpTo().until(d -> replaced(before));
+    ConsoleClicks.submitConfirmed(page, buttonText);
   }
 
   private void click(WebElement button) {
-    WebElement before = find("main");
-    button.click();
-    waitUpTo().until(d -> replaced(before));
-    waitUpTo().until(d -> "complete".equals(page.executeScript("return document.readyState")));
-  }
-
-  /** Whether {@code before} belongs to a page that has gone (see ConsoleBrowserTest). */
-  private static boolean replaced(WebElement before) {
-    try {
-      before.isEnabled();
-      return false;
-    } catch (StaleElementReferenceException e) {
-      return true;
-    } catch (WebDriverException e) {
-      if (String.valueOf(e.getMessage()).contains("does not belong to the document")) {
-        return true;
-      }
-      throw e;
-    }
+    ConsoleClicks.click(page, button);
   }
 }

@@ -300,6 +300,11 @@ class ConsoleCampaignsTest {
   }
 
   private List<String> contacts(Device device, int n, String tag) {
+    return contacts(kurir, device, n, tag);
+  }
+
+  /** {@code n} new contacts of the device's license, named Siti 0 …, with the tag. */
+  static List<String> contacts(TestGateway kurir, Device device, int n, String tag) {
     StringBuilder csv = new StringBuilder("phone,name,tags\n");
     List<String> phones = new ArrayList<>();
     for (int i = 0; i < n; i++) {
