@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.campaign.Campaign;
 import io.kurir.campaign.CampaignStatus;
+import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.Numbers;
@@ -192,35 +193,59 @@ class ConsoleCampaignsTest {
     List<String> phones = contacts(device, 4, "promo");
     ConsoleClient console = new ConsoleClient(kurir);
     String base = "/console/licenses/" + device.licenseId() + "/campaigns";
+    // Quiet from 09:00 to 11:00: started at 10:00, it takes its list and holds.
     String location =
         console
-            .post(base, "name", "Promo", "tags", "promo", "text", "Halo {name}")
+            .post(
+                base,
+                "name",
+                "Promo",
+                "tags",
+                "promo",
+                "text",
+                "Halo {name}",
+                "quiet",
+                "on",
+                "quiet_from",
+                "09:00",
+                "quiet_to",
+                "11:00")
             .headers()
             .firstValue("Location")
             .orElseThrow();
     long id = Long.parseLong(location.substring(location.lastIndexOf('/') + 1));
     assertThat(console.post(location + "/start").statusCode()).isEqualTo(303);
     Eventually.until(
+        "the list taken",
+        () -> kurir.gateway().campaigns().counts(device.licenseId(), id).waiting() == 4);
+    // Meanwhile one contact opts out, and the network will refuse the message to another.
+    kurir.gateway().contactBook().setUnsubscribed(device.licenseId(), phones.get(3), true, "api");
+    kurir.sandbox().injectFailure(phones.get(2), SandboxNetwork.FailureKind.REFUSED, 1);
+    clock.set(Instant.parse("2026-03-10T04:00:00Z")); // 11:00
+    Eventually.until(
         "the campaign sent",
         () ->
             kurir.gateway().campaigns().get(device.licenseId(), id).status()
                 == CampaignStatus.DONE);
-    phones.forEach(p -> assertThat(kurir.sandbox().inbox(p)).hasSize(1));
+    assertThat(kurir.sandbox().inbox(phones.get(0))).hasSize(1);
+    assertThat(kurir.sandbox().inbox(phones.get(3))).isEmpty();
     // The sandbox's phones read what they got 2 s later.
     clock.advance(Duration.ofSeconds(3));
     Eventually.until(
-        "every message read",
-        () -> kurir.gateway().campaigns().counts(device.licenseId(), id).read() == 4);
+        "the messages read",
+        () -> kurir.gateway().campaigns().counts(device.licenseId(), id).read() == 2);
 
     HttpResponse<String> page = console.get(location);
     assertThat(page.headers().firstValue("Content-Security-Policy")).contains(CSP);
-    // One bucket, the campaign's minute: queued, sent, delivered, read, failed, opted out.
-    assertThat(figures(page.body(), "campaign-chart"))
-        .containsExactly(List.of("10:00", "4", "4", "0", "4", "0", "0"));
+    // Every 5 minutes from 10:00 to 11:00: queued, sent, delivered, read, failed, opted out.
+    List<List<String>> chart = figures(page.body(), "campaign-chart");
+    assertThat(chart).hasSize(13);
+    assertThat(chart.getFirst()).containsExactly("10:00", "0", "0", "0", "0", "0", "0");
+    assertThat(chart.getLast()).containsExactly("11:00", "3", "2", "0", "2", "1", "1");
     assertThat(page.body())
         .contains("4 of 4 recipients done (100%)")
         .contains("<progress class=\"campaign\" max=\"4\" value=\"4\"")
-        .contains("queued 4, sent 4, delivered 0, read 4, failed 0, opted out 0 in all.");
+        .contains("queued 3, sent 2, delivered 0, read 2, failed 1, opted out 1 in all.");
 
     HttpResponse<String> report = console.get(location + "/report.csv");
     assertThat(report.headers().firstValue("Content-Type"))
@@ -228,7 +253,10 @@ class ConsoleCampaignsTest {
     List<String> lines = report.body().lines().toList();
     assertThat(lines.getFirst()).startsWith("phone,name,variant,device,message_id,status");
     assertThat(lines).hasSize(5);
-    assertThat(lines.subList(1, 5)).allSatisfy(l -> assertThat(l).contains(",read,"));
+    assertThat(lines.stream().filter(l -> l.startsWith(phones.get(2))).findFirst().orElseThrow())
+        .contains(",failed,");
+    assertThat(lines.stream().filter(l -> l.startsWith(phones.get(3))).findFirst().orElseThrow())
+        .contains(",opted_out,");
 
     // 12:30: two more from the device.
     clock.set(Instant.parse("2026-03-10T05:30:00Z"));
@@ -239,9 +267,9 @@ class ConsoleCampaignsTest {
     List<List<String>> traffic = figures(dashboard.body(), "traffic");
     assertThat(traffic).hasSize(24);
     assertThat(traffic.getFirst()).containsExactly("13:00", "1");
-    assertThat(traffic.get(21)).containsExactly("10:00", "4");
+    assertThat(traffic.get(22)).containsExactly("11:00", "3");
     assertThat(traffic.getLast()).containsExactly("12:00", "2");
-    assertThat(traffic.stream().mapToInt(r -> Integer.parseInt(r.get(1))).sum()).isEqualTo(7);
+    assertThat(traffic.stream().mapToInt(r -> Integer.parseInt(r.get(1))).sum()).isEqualTo(6);
     assertThat(dashboard.body())
         .contains("the last 24 hours to 13:00 (Asia/Jakarta)")
         .contains("<th scope=\"col\">" + device.number() + "</th>");
