@@ -85,6 +85,7 @@ class ConsoleCampaignsBrowserTest {
     // Quiet hours are on by default, 21:00 to 06:00.
     assertThat(page.findElement(By.name("quiet")).isSelected()).isTrue();
     assertThat(page.findElement(By.name("quiet_from")).getAttribute("value")).isEqualTo("21:00");
+    browser.screenshot("39-campaign-form");
     submit("Save the draft");
     assertThat(status()).isEqualTo("draft");
     assertThat(main()).contains("The chart of its sends starts when the campaign does.");
