@@ -337,7 +337,10 @@ public final class CampaignRunner implements AutoCloseable {
         allowance.released(sends.get(i).device().id());
       }
     }
-    return POLL;
+    // Look again at once rather than after POLL: the next look finds when the earliest slot comes
+    // and sleeps until then, so a device's next send is released at its planned time, not up to
+    // 200 ms after it (what the lateness benchmark measured).
+    return Duration.ZERO;
   }
 
   /**

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
  * The SQL of campaigns ({@code campaign}) and their recipients ({@code campaign_recipient}). It
@@ -177,17 +178,25 @@ final class CampaignStore {
               if (moved == 0) {
                 return false;
               }
+              if (page.isEmpty()) {
+                return true;
+              }
+              // One batch: PostgreSQL's driver sends the page's inserts in one round trip instead
+              // of 500 (a 100,000-recipient expansion took about a minute row by row).
+              PreparedBatch batch =
+                  h.prepareBatch(
+                      "INSERT INTO campaign_recipient (campaign_id, phone, name, variables,"
+                          + " variant, state) VALUES (?, ?, ?, ?, ?, 'waiting')");
               for (CampaignRecipient r : page) {
-                h.createUpdate(
-                        "INSERT INTO campaign_recipient (campaign_id, phone, name, variables,"
-                            + " variant, state) VALUES (?, ?, ?, ?, ?, 'waiting')")
+                batch
                     .bind(0, id)
                     .bind(1, r.phone())
                     .bind(2, r.name().orElse(null))
                     .bind(3, json(r.variables()))
                     .bind(4, r.variant())
-                    .execute();
+                    .add();
               }
+              batch.execute();
               return true;
             });
   }
@@ -474,6 +483,61 @@ final class CampaignStore {
                   n.getOrDefault("opted_out", 0L),
                   n.getOrDefault("cancelled", 0L));
             });
+  }
+
+  /**
+   * The campaign's sends and outcomes in {@code buckets} buckets of {@code width} from {@code from}
+   * ({@link CampaignTimeline}). It reads the campaign's recipients (by its primary key) and their
+   * messages (by theirs): bounded by the campaign's size, never by the message table's.
+   */
+  CampaignTimeline timeline(long campaignId, Instant from, java.time.Duration width, int buckets) {
+    long start = from.toEpochMilli();
+    long w = width.toMillis();
+    long end = start + w * buckets;
+    long[][] n = new long[6][buckets];
+    db.jdbi()
+        .useHandle(
+            h -> {
+              // Each event with its kind (k) and its bucket's start; counted per kind and bucket.
+              h.createQuery(
+                      "SELECT k, (happened - :start) / :w AS b, COUNT(*) AS n FROM ("
+                          // What the recipient did: handed to the queue; opted out or failed
+                          // before a message.
+                          + "SELECT 0 AS k, r.handed_at AS happened FROM campaign_recipient r"
+                          + " WHERE r.campaign_id = :c AND r.handed_at >= :start"
+                          + " AND r.handed_at < :end"
+                          + " UNION ALL SELECT CASE WHEN r.state = 'opted_out' THEN 5 ELSE 4 END,"
+                          + " r.settled_at FROM campaign_recipient r WHERE r.campaign_id = :c"
+                          + " AND r.state IN ('opted_out', 'failed')"
+                          + " AND r.settled_at >= :start AND r.settled_at < :end"
+                          // What its message did: sent, then its outcome now.
+                          + " UNION ALL SELECT 1, m.sent_at FROM campaign_recipient r"
+                          + " JOIN message m ON m.id = r.message_id WHERE r.campaign_id = :c"
+                          + " AND r.state = 'handed' AND m.sent_at >= :start AND m.sent_at < :end"
+                          + " UNION ALL SELECT CASE m.state WHEN 'delivery' THEN 2"
+                          + " WHEN 'read' THEN 3 ELSE 4 END, m.status_at"
+                          + " FROM campaign_recipient r JOIN message m ON m.id = r.message_id"
+                          + " WHERE r.campaign_id = :c AND r.state = 'handed'"
+                          + " AND m.state IN ('delivery', 'read', 'failed')"
+                          + " AND m.status_at >= :start AND m.status_at < :end"
+                          + ") e GROUP BY k, b")
+                  .bind("c", campaignId)
+                  .bind("start", start)
+                  .bind("end", end)
+                  .bind("w", w)
+                  .map((rs, ctx) -> new long[] {rs.getInt(1), rs.getLong(2), rs.getLong(3)})
+                  .forEach(row -> n[(int) row[0]][(int) row[1]] += row[2]);
+            });
+    return new CampaignTimeline(
+        from, width, list(n[0]), list(n[1]), list(n[2]), list(n[3]), list(n[4]), list(n[5]));
+  }
+
+  private static List<Long> list(long[] counts) {
+    List<Long> out = new ArrayList<>(counts.length);
+    for (long c : counts) {
+      out.add(c);
+    }
+    return out;
   }
 
   /** Every recipient of the campaign, by phone, a page at a time. */
