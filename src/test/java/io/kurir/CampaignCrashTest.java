@@ -9,6 +9,7 @@ import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.driver.sandbox.SandboxNetwork.InboxEntry;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.ServeProcess;
+import io.kurir.testing.TestGateway;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -401,12 +402,9 @@ class CampaignCrashTest {
             "--drivers.sandbox.delivery-after=300ms",
             "--drivers.sandbox.read-after=600ms",
             "--drivers.sandbox.pacing.min-gap=40ms",
-            "--drivers.sandbox.pacing.jitter=0ms",
-            // The safe-sending policy off (its own tests are about it): new numbers may send all.
-            "--campaigns.safe-sending.daily-cap=0",
-            "--campaigns.safe-sending.gap-min=0s",
-            "--campaigns.safe-sending.gap-max=0s",
-            "--campaigns.safe-sending.unanswered-max=100"));
+            "--drivers.sandbox.pacing.jitter=0ms"));
+    // The safe-sending policy off (its own tests are about it): new numbers may send all.
+    flags.addAll(List.of(TestGateway.safeSendingOff()));
     ServeProcess gateway = ServeProcess.start(dir, "gateway-" + round, flags);
     started.add(gateway.process());
     return gateway;

@@ -44,15 +44,7 @@ class CampaignInterruptionTest {
   void start() {
     clock = TestGateway.settableClock();
     // The safe-sending policy off: these tests are about cuts, not pacing (as V1CampaignsTest).
-    kurir =
-        TestGateway.start(
-            dir,
-            clock,
-            "--send.retry-backoff=1s",
-            "--campaigns.safe-sending.daily-cap=0",
-            "--campaigns.safe-sending.gap-min=0s",
-            "--campaigns.safe-sending.gap-max=0s",
-            "--campaigns.safe-sending.unanswered-max=100");
+    kurir = TestGateway.start(dir, clock, TestGateway.safeSendingOff("--send.retry-backoff=1s"));
   }
 
   @AfterEach

@@ -45,7 +45,8 @@ class ConsoleCampaignsBrowserTest {
   @BeforeAll
   void start(@TempDir Path dir) {
     clock = TestGateway.settableClock();
-    kurir = TestGateway.start(dir, clock);
+    // About the pages, not the pacing: the safe-sending policy is off.
+    kurir = TestGateway.start(dir, clock, TestGateway.safeSendingOff());
     browser = Browser.start();
     page = browser.driver();
   }

@@ -42,7 +42,8 @@ class ConsoleCampaignsTest {
   @BeforeEach
   void start() {
     clock = TestGateway.settableClock(); // 2026-03-10 10:00 in Jakarta
-    kurir = TestGateway.start(dir, clock);
+    // About the pages, not the pacing: the safe-sending policy is off.
+    kurir = TestGateway.start(dir, clock, TestGateway.safeSendingOff());
   }
 
   @AfterEach

@@ -54,13 +54,10 @@ class V1CampaignsTest {
         TestGateway.start(
             dir,
             clock,
-            "--campaigns.safe-sending.daily-cap=0",
-            "--campaigns.safe-sending.gap-min=0s",
-            "--campaigns.safe-sending.gap-max=0s",
-            "--campaigns.safe-sending.unanswered-max=100",
-            "--send.retry-backoff=1s",
-            "--drivers.waha.url=http://127.0.0.1:9",
-            "--drivers.waha.api-key=waha-key-0123456789");
+            TestGateway.safeSendingOff(
+                "--send.retry-backoff=1s",
+                "--drivers.waha.url=http://127.0.0.1:9",
+                "--drivers.waha.api-key=waha-key-0123456789"));
   }
 
   @AfterEach
