@@ -42,13 +42,7 @@ class V1CampaignStopsTest {
     // the pacing: the rest of the safe-sending policy is off (V1CampaignSafeSendingTest tests it).
     kurir =
         TestGateway.start(
-            dir,
-            clock,
-            "--media.allow-private-addresses=true",
-            "--campaigns.safe-sending.daily-cap=0",
-            "--campaigns.safe-sending.gap-min=0s",
-            "--campaigns.safe-sending.gap-max=0s",
-            "--campaigns.safe-sending.unanswered-max=100");
+            dir, clock, TestGateway.safeSendingOff("--media.allow-private-addresses=true"));
     api = new V1Client(kurir);
   }
 

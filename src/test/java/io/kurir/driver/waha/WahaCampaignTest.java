@@ -10,6 +10,7 @@ import io.kurir.campaign.CampaignStatus;
 import io.kurir.campaign.Campaigns;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
+import io.kurir.testing.TestGateway;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,12 +34,7 @@ class WahaCampaignTest {
    * The safe-sending policy's ramp, gaps and unanswered cap off: these tests are about number
    * checks and the automatic stop (V1CampaignSafeSendingTest tests the policy).
    */
-  private static final String[] SAFE_SENDING_OFF = {
-    "--campaigns.safe-sending.daily-cap=0",
-    "--campaigns.safe-sending.gap-min=0s",
-    "--campaigns.safe-sending.gap-max=0s",
-    "--campaigns.safe-sending.unanswered-max=100"
-  };
+  private static final String[] SAFE_SENDING_OFF = TestGateway.safeSendingOff();
 
   @TempDir Path dir;
 
@@ -48,8 +44,7 @@ class WahaCampaignTest {
    */
   @Test
   void numberChecksArePacedAndNumbersNotOnWhatsAppAreNoSurge() {
-    String[] flags = java.util.Arrays.copyOf(SAFE_SENDING_OFF, SAFE_SENDING_OFF.length + 1);
-    flags[flags.length - 1] = "--drivers.waha.number-checks-per-minute=10";
+    String[] flags = TestGateway.safeSendingOff("--drivers.waha.number-checks-per-minute=10");
     try (WahaFixture f = new WahaFixture(dir, flags)) {
       Device device = WahaEngineFlavoursTest.paired(f, "+6281100009101");
       List<String> phones = contacts(f, "+62811000092", 22);
