@@ -3,11 +3,13 @@ package io.kurir;
 import io.kurir.bot.Bots;
 import io.kurir.bot.IncomingMessages;
 import io.kurir.campaign.CampaignRunner;
+import io.kurir.campaign.CampaignStops;
 import io.kurir.campaign.Campaigns;
 import io.kurir.config.Settings;
 import io.kurir.contact.ContactIdentities;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.contactbook.OptOutWords;
+import io.kurir.device.AccountSignals;
 import io.kurir.device.DeviceHolds;
 import io.kurir.device.DeviceStates;
 import io.kurir.device.QueueHolds;
@@ -196,7 +198,9 @@ record Core(
     QueueHolds queueHolds = new QueueHolds(deviceHolds, deviceStates, messages, drivers);
     // A held device resumes when its configuration changes (a new token, a fixed number id).
     tenants.onDeviceChanged(d -> queueHolds.resume(d, "its configuration changed"));
-    drivers.start(new SessionEvents(messages, deviceStates, incoming::received, queueHolds));
+    AccountSignals accountSignals = new AccountSignals(db, deviceStates, clock);
+    drivers.start(
+        new SessionEvents(messages, deviceStates, incoming::received, queueHolds, accountSignals));
     // Nothing new is handed to the senders once it stops.
     ScheduleRunner scheduler =
         closers.push(
@@ -227,7 +231,9 @@ record Core(
                 drivers,
                 clock,
                 settings.zone(),
-                settings.safeSending()));
+                settings.safeSending(),
+                new CampaignStops(
+                    db, messages, deviceStates, deviceHolds, accountSignals, events, clock)));
     Campaigns campaigns =
         new Campaigns(db, ids, clock, tenants, phones, messages, drivers, campaignRunner::wake);
     return new Core(

@@ -84,6 +84,7 @@ public final class CampaignRunner implements AutoCloseable {
   private final Drivers drivers;
   private final Clock clock;
   private final ZoneId zone;
+  private final CampaignStops stops;
   private final SecureRandom random = new SecureRandom();
 
   /** Per campaign, where the weighted rotation over its pool goes on; runner thread only. */
@@ -103,6 +104,7 @@ public final class CampaignRunner implements AutoCloseable {
    * @param zone the time zone of quiet hours and of the safe-sending policy's days: the operator's
    *     ({@code time.zone}, Asia/Jakarta by default), as licenses have none of their own
    * @param safeSending the policy that paces each device's campaign sends
+   * @param stops safe sending's automatic stop, asked on each look at a running campaign
    */
   public CampaignRunner(
       Database db,
@@ -112,9 +114,11 @@ public final class CampaignRunner implements AutoCloseable {
       Drivers drivers,
       Clock clock,
       ZoneId zone,
-      SafeSending safeSending) {
+      SafeSending safeSending,
+      CampaignStops stops) {
     this.store = new CampaignStore(db);
     this.allowance = new SendAllowance(safeSending, drivers, db, zone, random);
+    this.stops = stops;
     this.messages = messages;
     this.tenants = tenants;
     this.book = book;
@@ -235,7 +239,13 @@ public final class CampaignRunner implements AutoCloseable {
    * campaign done when nobody waits and nothing is in flight, paused when no device can send.
    */
   private Duration feed(Campaign c) {
-    List<Device> pool = usablePool(c);
+    // Safe sending's automatic stop: a ban signal stops the campaign; a device that cannot send
+    // leaves its pool (CampaignStops).
+    if (stops.stoppedBySignal(c, poolIds(c))) {
+      rotation.remove(c.id());
+      return Duration.ZERO;
+    }
+    List<Device> pool = stops.usable(c, usablePool(c));
     if (pool.isEmpty()) {
       store.move(
           c.id(),
@@ -271,6 +281,7 @@ public final class CampaignRunner implements AutoCloseable {
             Optional.empty(),
             clock.instant());
         rotation.remove(c.id());
+        stops.forget(c.id());
         return Duration.ZERO;
       }
       if (held) {
@@ -393,6 +404,14 @@ public final class CampaignRunner implements AutoCloseable {
     Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
     pool.removeIf(d -> CampaignDevices.notCarried(drivers, d, kinds).isPresent());
     return pool;
+  }
+
+  /** The ids of the campaign's pool: those it names, else every device of its license. */
+  private List<Long> poolIds(Campaign c) {
+    if (!c.devices().isEmpty()) {
+      return c.devices();
+    }
+    return tenants.devicesOf(tenants.license(c.licenseId())).stream().map(Device::id).toList();
   }
 
   private Optional<Device> usable(long deviceId) {

@@ -235,6 +235,67 @@ final class CampaignStore {
     return n;
   }
 
+  /** A settled message of the campaign: its state and failure reason. */
+  record Settled(String state, Optional<String> reason) {}
+
+  /**
+   * The campaign's latest {@code limit} messages on the device that are settled (sent, delivered,
+   * read or failed), of those handed at or after {@code since}, newest first. Walks the (campaign,
+   * device, handed_at) index back from the newest: a few rows, however long the list.
+   */
+  List<Settled> latestSettled(long campaignId, long deviceId, Instant since, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT m.state, m.reason FROM campaign_recipient r"
+                            + " JOIN message m ON m.id = r.message_id"
+                            + " WHERE r.campaign_id = ? AND r.device_id = ? AND r.handed_at >= ?"
+                            + " AND m.state IN ('sent', 'delivered', 'read', 'failed')"
+                            + " ORDER BY r.handed_at DESC, r.message_id DESC LIMIT ?")
+                    .bind(0, campaignId)
+                    .bind(1, deviceId)
+                    .bind(2, since.toEpochMilli())
+                    .bind(3, limit)
+                    .map(
+                        (rs, ctx) ->
+                            new Settled(
+                                rs.getString("state"), Optional.ofNullable(rs.getString("reason"))))
+                    .list());
+  }
+
+  /** Whether the campaign handed a message to the device at or after {@code since}. */
+  boolean handedSince(long campaignId, long deviceId, Instant since) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT 1 FROM campaign_recipient WHERE campaign_id = ? AND device_id = ?"
+                            + " AND handed_at >= ? LIMIT 1")
+                    .bind(0, campaignId)
+                    .bind(1, deviceId)
+                    .bind(2, since.toEpochMilli())
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .isPresent());
+  }
+
+  /**
+   * Pauses a running campaign by itself for {@code reason}, in the caller's transaction; false when
+   * it was not running (paused or cancelled meanwhile).
+   */
+  static boolean stop(Transaction tx, long campaignId, String reason, Instant at) {
+    return tx.handle()
+            .createUpdate(
+                "UPDATE campaign SET status = 'paused', stop_reason = ?, updated_at = ?"
+                    + " WHERE id = ? AND status = 'running'")
+            .bind(0, reason)
+            .bind(1, at.toEpochMilli())
+            .bind(2, campaignId)
+            .execute()
+        == 1;
+  }
+
   /** The campaign's recipients whose message is still pending: what a pause takes back. */
   List<Queued> queued(long campaignId) {
     return db.jdbi()

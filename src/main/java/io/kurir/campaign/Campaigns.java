@@ -256,7 +256,7 @@ public final class Campaigns {
         CampaignStatus.PAUSED,
         "pause",
         "a running or scheduled campaign");
-    takeBack(c, "waiting", "campaign_paused");
+    takeBack(store, messages, clock, c.id(), q -> true, "waiting", "campaign_paused");
     return get(licenseId, id);
   }
 
@@ -289,23 +289,34 @@ public final class Campaigns {
         CampaignStatus.CANCELLED,
         "cancel",
         "a campaign that has not ended");
-    takeBack(c, "cancelled", "campaign_cancelled");
+    takeBack(store, messages, clock, c.id(), q -> true, "cancelled", "campaign_cancelled");
     store.cancelWaiting(c.id(), clock.instant());
     return get(licenseId, id);
   }
 
   /**
-   * Takes back the campaign's messages no sender has claimed yet: each fails with {@code reason},
-   * and its recipient moves to {@code to}, in one commit. One already being sent goes out.
+   * Takes back the campaign's messages no sender has claimed yet (those {@code which} picks): each
+   * fails with {@code reason}, and its recipient moves to {@code to}, in one commit. One already
+   * being sent goes out. Also what an automatic stop takes back ({@link CampaignStops}).
    */
-  private void takeBack(Campaign c, String to, String reason) {
-    for (CampaignStore.Queued q : store.queued(c.id())) {
+  static void takeBack(
+      CampaignStore store,
+      Messages messages,
+      Clock clock,
+      long campaignId,
+      java.util.function.Predicate<CampaignStore.Queued> which,
+      String to,
+      String reason) {
+    for (CampaignStore.Queued q : store.queued(campaignId)) {
+      if (!which.test(q)) {
+        continue;
+      }
       messages.cancelQueued(
           q.deviceId(),
           q.messageId(),
           reason,
           (tx, messageId) ->
-              CampaignStore.unhand(tx, c.id(), q.phone(), q.messageId(), to, clock.instant()));
+              CampaignStore.unhand(tx, campaignId, q.phone(), q.messageId(), to, clock.instant()));
     }
   }
 

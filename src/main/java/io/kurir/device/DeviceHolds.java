@@ -66,6 +66,11 @@ public final class DeviceHolds {
     return reason;
   }
 
+  /** Since when the device is held, if it is (read from the database, not cached). */
+  public Optional<java.time.Instant> heldSince(long deviceId) {
+    return store.heldSince(deviceId);
+  }
+
   public boolean isHeld(long deviceId) {
     return reason(deviceId).isPresent();
   }

@@ -152,4 +152,58 @@ final class DeviceStateStore {
                     .mapTo(String.class)
                     .findOne());
   }
+
+  /** Since when the device is held, if it is. */
+  Optional<Instant> heldSince(long deviceId) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT held_at FROM device_hold WHERE device_id = ?")
+                    .bind(0, deviceId)
+                    .mapTo(Long.class)
+                    .findOne()
+                    .map(Instant::ofEpochMilli));
+  }
+
+  // --- account signals
+
+  /**
+   * Stores what an engine reported of the account's limits, older than a month going; not waited
+   * for (a driver's thread reports it).
+   */
+  java.util.concurrent.CompletableFuture<Void> addSignal(
+      long deviceId, String kind, String reason, Instant at) {
+    return db.writes()
+        .submit(
+            h -> {
+              h.createUpdate(
+                      "INSERT INTO device_signal (device_id, kind, reason, at) VALUES (?, ?, ?, ?)")
+                  .bind(0, deviceId)
+                  .bind(1, kind)
+                  .bind(2, reason)
+                  .bind(3, at.toEpochMilli())
+                  .execute();
+              h.createUpdate("DELETE FROM device_signal WHERE device_id = ? AND at < ?")
+                  .bind(0, deviceId)
+                  .bind(1, at.minus(java.time.Duration.ofDays(30)).toEpochMilli())
+                  .execute();
+              return (Void) null;
+            });
+  }
+
+  /** The device's first signal at or after {@code since}: its kind and reason. */
+  Optional<java.util.Map.Entry<String, String>> firstSignal(long deviceId, Instant since) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT kind, reason FROM device_signal WHERE device_id = ? AND at >= ?"
+                            + " ORDER BY at LIMIT 1")
+                    .bind(0, deviceId)
+                    .bind(1, since.toEpochMilli())
+                    .map(
+                        (rs, ctx) ->
+                            java.util.Map.entry(rs.getString("kind"), rs.getString("reason")))
+                    .findOne());
+  }
 }

@@ -138,7 +138,7 @@ public final class DeviceStates {
                     deviceId,
                     url.get(),
                     "device.status",
-                    payload(eventId, deviceId, number, old, next, reason, at),
+                    payload(eventId, deviceId, number, old, next.wireName(), reason, Map.of(), at),
                     at);
                 webhook[0] = true;
               }
@@ -162,14 +162,46 @@ public final class DeviceStates {
             });
   }
 
+  /**
+   * Tells the device's status webhook, in the caller's transaction, of something that concerns the
+   * device though its state does not change (a campaign stopped for a signal of it): a {@code
+   * device.status} delivery whose old and new state are both its current one, with {@code extra}'s
+   * fields after the usual ones (docs/webhooks.md), so that receivers of the seed's payload read it
+   * as they read a step. Not a change of the device's history. True when a delivery was stored: the
+   * outbox must then be woken after the commit ({@code Events.committed()} does).
+   */
+  public boolean tellStatusWebhook(
+      io.kurir.store.Transaction tx,
+      long deviceId,
+      String reason,
+      Map<String, Object> extra,
+      Instant at) {
+    Optional<DeviceStore.StateRow> row = DeviceStore.stateRow(tx, deviceId);
+    if (row.isEmpty() || row.get().statusWebhookUrl().isEmpty()) {
+      return false;
+    }
+    long eventId = ids.next();
+    String state = row.get().state();
+    WebhookOutbox.add(
+        tx,
+        eventId,
+        deviceId,
+        row.get().statusWebhookUrl().get(),
+        "device.status",
+        payload(eventId, deviceId, row.get().number(), state, state, reason, extra, at),
+        at);
+    return true;
+  }
+
   /** The device-status webhook's JSON; see docs/webhooks.md. */
   private String payload(
       long eventId,
       long deviceId,
       String number,
       String oldState,
-      DeviceState newState,
+      String newState,
       String reason,
+      Map<String, Object> extra,
       Instant at) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("event", "device.status");
@@ -177,9 +209,10 @@ public final class DeviceStates {
     body.put("device", Long.toString(deviceId));
     body.put("number", number.startsWith("+") ? number.substring(1) : number);
     body.put("oldState", oldState);
-    body.put("newState", newState.wireName());
+    body.put("newState", newState);
     body.put("reason", reason);
     body.put("time", timestamps.reply(at));
+    body.putAll(extra);
     try {
       return JSON.writeValueAsString(body);
     } catch (JsonProcessingException e) {

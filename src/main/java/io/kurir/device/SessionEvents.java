@@ -20,6 +20,7 @@ public final class SessionEvents implements DriverListener {
   private final DeviceStates states;
   private final IncomingHandler incoming;
   private final java.util.function.BiConsumer<Long, String> hold;
+  private final AccountSignals signals;
 
   /** Where incoming messages go: stored (a redelivery dropped) before it returns. */
   @FunctionalInterface
@@ -35,7 +36,21 @@ public final class SessionEvents implements DriverListener {
   /** Events of drivers; a device a driver holds has its queue held by {@code holds}. */
   public SessionEvents(
       Messages messages, DeviceStates states, IncomingHandler incoming, QueueHolds holds) {
+    this(messages, states, incoming, holds, null);
+  }
+
+  /**
+   * Events of drivers; a device a driver holds has its queue held by {@code holds}; the limits an
+   * engine reports of an account are stored by {@code signals} (null: only drivers' logs say them).
+   */
+  public SessionEvents(
+      Messages messages,
+      DeviceStates states,
+      IncomingHandler incoming,
+      QueueHolds holds,
+      AccountSignals signals) {
     this.messages = messages;
+    this.signals = signals;
     this.states = states;
     this.incoming = incoming;
     this.hold =
@@ -45,6 +60,13 @@ public final class SessionEvents implements DriverListener {
               stateChanged(deviceId, io.kurir.driver.DeviceState.FAILED, reason);
               messages.connectionChanged(deviceId, false);
             };
+  }
+
+  @Override
+  public void limitReached(long deviceId, io.kurir.driver.AccountLimit limit, String reason) {
+    if (signals != null) {
+      signals.reached(deviceId, limit, reason);
+    }
   }
 
   @Override

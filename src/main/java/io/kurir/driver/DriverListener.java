@@ -45,6 +45,14 @@ public interface DriverListener {
   default void hold(long deviceId, String reason) {}
 
   /**
+   * The network put a limit on the device's account for reaching new contacts ({@code reason} for
+   * people: the engine's words, when it ends). Told once when the limit is first seen (a driver
+   * that restarts may tell it again); the device may go on sending to known contacts, so its state
+   * is not changed. Not waited for.
+   */
+  default void limitReached(long deviceId, AccountLimit limit, String reason) {}
+
+  /**
    * A line for the history of message {@code messageId} that changes none of its states: a status
    * the network gives that is not a failure ({@code paused}, {@code held_for_quality_assessment}),
    * a resend in another form. Not waited for.

@@ -199,7 +199,8 @@ public final class DeviceStore {
                       "mobile_cs",
                       "contact_identity",
                       "number_check",
-                      "device_hold")) {
+                      "device_hold",
+                      "device_signal")) {
                 h.createUpdate("DELETE FROM " + table + " WHERE device_id = ?")
                     .bind(0, id)
                     .execute();

@@ -54,9 +54,21 @@ public final class Events implements AutoCloseable {
   /** A sent text its device edited ({@code PATCH /v1/messages/{id}}). */
   public static final String MESSAGE_EDITED = io.kurir.message.MessageActions.EDITED;
 
+  /**
+   * A running campaign stopped itself on a ban signal (safe sending's automatic stop), told as an
+   * event of the device whose signal stopped it.
+   */
+  public static final String CAMPAIGN_STOPPED = "campaign.stopped";
+
   /** Every event type, as subscriptions name them. */
   public static final Set<String> TYPES =
-      Set.of(MESSAGE_RECEIVED, MESSAGE_STATUS, DEVICE_STATUS, MESSAGE_REVOKED, MESSAGE_EDITED);
+      Set.of(
+          MESSAGE_RECEIVED,
+          MESSAGE_STATUS,
+          DEVICE_STATUS,
+          MESSAGE_REVOKED,
+          MESSAGE_EDITED,
+          CAMPAIGN_STOPPED);
 
   /** How long a waiting reader sleeps at most before it looks again (events of other nodes). */
   private static final Duration LOOK_AGAIN = Duration.ofSeconds(2);

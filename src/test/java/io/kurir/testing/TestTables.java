@@ -317,7 +317,8 @@ public final class TestTables {
           "driver_state",
           "contact_identity",
           "number_check",
-          "device_hold");
+          "device_hold",
+          "device_signal");
 
   /** How many rows of {@code table} belong to the device. */
   public int rowsOfDevice(String table, long deviceId) {

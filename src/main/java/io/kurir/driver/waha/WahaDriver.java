@@ -1049,6 +1049,16 @@ public final class WahaDriver implements Driver {
             device.id(),
             until);
       }
+      // A ban signal for a campaign sending from the device (docs/decisions.md, "Safe sending:
+      // automatic stop"): told once per lock, like the warning.
+      long deviceId = device.id();
+      tell(
+          l ->
+              l.limitReached(
+                  deviceId,
+                  io.kurir.driver.AccountLimit.REACH_OUT_LOCKED,
+                  "WhatsApp's reach-out time lock (error 463): messages to new contacts wait until "
+                      + until));
     }
     if (!newContact) {
       // A contact taken for known: the network says otherwise; it waits like a new one (holds).
@@ -1140,6 +1150,13 @@ public final class WahaDriver implements Driver {
                       deviceId,
                       change);
                 }
+              }
+              if (limits.capping(deviceId).equals("CAPPED")) {
+                // The quota of new chats is spent: a ban signal for a campaign sending from it.
+                tell(
+                    l ->
+                        l.limitReached(
+                            deviceId, io.kurir.driver.AccountLimit.MESSAGE_CAPPED, change));
               }
             });
   }

@@ -140,6 +140,12 @@ class DeviceDeleteApiTest {
           new io.kurir.driver.ContactDirectory.CheckedNumber(
               "+6281234567002", true, java.util.Optional.empty(), java.time.Instant.now()));
       kurir.gateway().queueHolds().hold(d.id(), "the network refused the account");
+      new io.kurir.device.AccountSignals(
+              kurir.gateway().database(),
+              kurir.gateway().deviceStates(),
+              java.time.Clock.systemUTC())
+          .reached(d.id(), io.kurir.driver.AccountLimit.MESSAGE_CAPPED, "capped")
+          .join();
     }
     for (String table : TABLES_OF_A_DEVICE) {
       assertThat(rows(table, device.id())).as(table + " before").isPositive();
@@ -154,7 +160,7 @@ class DeviceDeleteApiTest {
   }
 
   private static final java.util.List<String> TABLES_OF_A_DEVICE =
-      java.util.List.of("contact_identity", "number_check", "device_hold");
+      java.util.List.of("contact_identity", "number_check", "device_hold", "device_signal");
 
   private int rows(String table, long deviceId) {
     return TestTables.of(kurir).rowsOfDevice(table, deviceId);
