@@ -32,11 +32,12 @@ final class CampaignStore {
   private static final String COLUMNS =
       "id, license_id, name, status, tags, message, variants, devices, start_at, quiet_from,"
           + " quiet_to, expanded, cursor_phone, stop_reason, created_at, updated_at, started_at,"
-          + " finished_at";
+          + " finished_at, template";
 
   private static final String RECIPIENT =
       "r.campaign_id, r.phone, r.name, r.variables, r.variant, r.state, r.device_id,"
-          + " r.message_id, r.reason, r.handed_at, r.settled_at, m.state AS message_state,"
+          + " r.message_id, COALESCE(r.reason, CASE WHEN m.state = 'failed' THEN m.reason END)"
+          + " AS reason, r.handed_at, r.settled_at, m.state AS message_state,"
           + " m.sent_at AS message_sent_at";
 
   /** A recipient's message still to be sent: what a pause or a cancel takes back. */
@@ -57,7 +58,7 @@ final class CampaignStore {
                             + COLUMNS
                             + ") VALUES (:id, :license, :name, :status, :tags, :message,"
                             + " :variants, :devices, :startAt, :quietFrom, :quietTo, 0, '', NULL,"
-                            + " :createdAt, :createdAt, NULL, NULL)")
+                            + " :createdAt, :createdAt, NULL, NULL, :template)")
                     .bind("id", c.id())
                     .bind("license", c.licenseId())
                     .bind("name", c.name())
@@ -72,6 +73,7 @@ final class CampaignStore {
                         c.quietHours().map(q -> QuietHours.text(q.from())).orElse(null))
                     .bind("quietTo", c.quietHours().map(q -> QuietHours.text(q.to())).orElse(null))
                     .bind("createdAt", c.createdAt().toEpochMilli())
+                    .bind("template", c.template().map(CampaignStore::json).orElse(null))
                     .execute());
   }
 
@@ -447,7 +449,8 @@ final class CampaignStore {
         Instant.ofEpochMilli(rs.getLong("created_at")),
         Instant.ofEpochMilli(rs.getLong("updated_at")),
         instant(rs, "started_at"),
-        instant(rs, "finished_at"));
+        instant(rs, "finished_at"),
+        Optional.ofNullable(rs.getString("template")).map(t -> (ObjectNode) tree(t)));
   }
 
   private static CampaignRecipient recipient(ResultSet rs) throws SQLException {
