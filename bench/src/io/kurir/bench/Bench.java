@@ -76,7 +76,8 @@ public final class Bench {
         System.err.println(
             "usage: kurir bench [--duration=10s] [--connections=64]"
                 + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
-                + "webhooks,webhook-retries,postgres,failover]");
+                + "webhooks,webhook-retries,postgres,failover,campaigns,campaign-lateness,"
+                + "postgres-campaigns]");
         System.exit(2);
       }
     }
@@ -130,7 +131,18 @@ public final class Bench {
         webhooks.retries();
       }
     }
-    if (wanted("postgres") || wanted("failover")) {
+    if (wanted("campaigns") || wanted("campaign-lateness")) {
+      CampaignBench campaigns =
+          new CampaignBench((name, flags) -> start(name, List.of(), flags), rows);
+      if (wanted("campaigns")) {
+        campaigns.expansion("", "campaigns");
+      }
+      if (wanted("campaign-lateness")) {
+        campaigns.lateness("campaign send lateness", 10_000, "0s", "0s");
+        campaigns.lateness("campaign send lateness, random gaps", 1_000, "200ms", "600ms");
+      }
+    }
+    if (wanted("postgres") || wanted("failover") || wanted("postgres-campaigns")) {
       // PostgreSQL beside SQLite: one node, then two nodes on one database; then kill -9 of a node.
       try (NodesBench nodes =
           new NodesBench(
@@ -140,6 +152,11 @@ public final class Bench {
         }
         if (wanted("failover")) {
           new FailoverBench(nodes, work, rows).run();
+        }
+        if (wanted("postgres-campaigns")) {
+          nodes.server();
+          new CampaignBench((name, flags) -> start(name, List.of(), flags), rows)
+              .expansion("PostgreSQL: ", "pg-campaigns", nodes.flags(nodes.freshDatabase(), 1));
         }
       }
     }
@@ -584,12 +601,12 @@ public final class Bench {
     return Gateway.start(settings, Clock.systemUTC(), extra);
   }
 
-  private static License newLicense(Tenants tenants) {
+  static License newLicense(Tenants tenants) {
     Partner p = tenants.createPartner("Bench partner", "");
     return tenants.createLicense(p.id(), "Bench", "", LocalDate.of(2099, 1, 1), List.of());
   }
 
-  private static Device newDevice(Gateway gateway, License license, String number) {
+  static Device newDevice(Gateway gateway, License license, String number) {
     Device d = gateway.tenants().createDevice(license.id(), number, "sandbox");
     gateway.sandbox().pair(d.id(), d.number());
     return d;

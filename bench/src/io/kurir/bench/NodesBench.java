@@ -206,7 +206,7 @@ final class NodesBench implements AutoCloseable {
         r.failed() > 0 ? note + "; " + r.failed() + " failed requests" : note);
   }
 
-  private String[] flags(String database, int node) {
+  String[] flags(String database, int node) {
     return new String[] {
       "--database.url=" + database,
       "--database.user=" + user,

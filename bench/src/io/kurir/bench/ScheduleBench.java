@@ -233,7 +233,7 @@ final class ScheduleBench {
     return db.jdbi().withHandle(h -> h.createQuery(sql).mapTo(Long.class).list());
   }
 
-  private static long percentile(List<Long> sorted, double p) {
+  static long percentile(List<Long> sorted, double p) {
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size())));
   }
 
@@ -241,7 +241,7 @@ final class ScheduleBench {
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size())));
   }
 
-  private static String ms(long millis) {
+  static String ms(long millis) {
     return String.format(Locale.ROOT, "%,d ms", millis);
   }
 

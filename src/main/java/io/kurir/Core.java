@@ -220,7 +220,14 @@ record Core(
         closers.push(
             "campaigns",
             new CampaignRunner(
-                db, messages, tenants, contactBook, drivers, clock, settings.zone()));
+                db,
+                messages,
+                tenants,
+                contactBook,
+                drivers,
+                clock,
+                settings.zone(),
+                settings.safeSending()));
     Campaigns campaigns =
         new Campaigns(db, ids, clock, tenants, phones, messages, drivers, campaignRunner::wake);
     return new Core(

@@ -133,7 +133,8 @@ final class FamilyRoutes {
                 settings.trustedProxies(),
                 chats,
                 core.contactBook(),
-                core.webhookSubscriptions())));
+                core.webhookSubscriptions(),
+                core.campaigns())));
     RemoteMedia remoteMedia = new RemoteMedia(core.callerMedia(), settings.media().maxKb());
     tables.add(
         new AccountRoutes(

@@ -28,6 +28,7 @@ import java.util.Optional;
  * @param updatedAt when it last changed
  * @param startedAt when it was started, if it was
  * @param finishedAt when it ended (done or cancelled), if it did
+ * @param waiting why a running campaign sends nothing now, beyond its devices' gaps, if it does
  * @param template the native message object of type {@code template} that the pool's Cloud API
  *     devices send instead of the message and its variants (Meta delivers a free-form message only
  *     inside the customer's 24-hour window), with variables in its text parameters; empty: none
@@ -50,6 +51,7 @@ public record Campaign(
     Instant updatedAt,
     Optional<Instant> startedAt,
     Optional<Instant> finishedAt,
+    Optional<Waiting> waiting,
     Optional<ObjectNode> template) {
 
   public Campaign {
@@ -57,6 +59,17 @@ public record Campaign(
     variants = List.copyOf(variants);
     devices = List.copyOf(devices);
   }
+
+  /**
+   * Why a running campaign sends nothing now, and until when (the safe-sending policy, issue 30
+   * item 3): {@code daily_cap} (every device of its pool used its day's cap: it goes on the next
+   * day), {@code unanswered} (every device of its pool holds while too many of its messages went
+   * unanswered), {@code quiet_hours}. Not a status: the campaign is still running.
+   *
+   * @param reason one of the reasons above
+   * @param until when it sends again at the latest, as things stand
+   */
+  public record Waiting(String reason, Instant until) {}
 
   /** The message object of variant {@code n} (0: the campaign's message). */
   public ObjectNode variant(int n) {

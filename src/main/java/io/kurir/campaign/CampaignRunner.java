@@ -48,9 +48,12 @@ import org.slf4j.LoggerFactory;
  * running, the contact not unsubscribed). However many nodes run campaigns on the database and
  * whatever crashes in between, a recipient is either still waiting or handed with its one message.
  *
- * <p>Rotation across the pool is round-robin over the devices with room in their window: a device
- * that sends faster takes more. (Weighting by each device's remaining daily cap comes with the
- * safe-sending policy.)
+ * <p>Paced by the safe-sending policy ({@link SafeSending}, through {@link SendAllowance}): a
+ * device takes a recipient only when its slot comes (its random gap after its last campaign send),
+ * while it has some of its day's warm-up cap left and is not holding for the share of its messages
+ * nobody answered. Rotation across the pool is weighted by each device's remaining daily cap
+ * ({@link WeightedRotation}); a device at its cap takes none, and when every device of the pool is
+ * at its cap the campaign waits, still running, for the next day.
  *
  * <p>Thread-safe; one runner per gateway.
  */
@@ -81,8 +84,11 @@ public final class CampaignRunner implements AutoCloseable {
   private final ZoneId zone;
   private final SecureRandom random = new SecureRandom();
 
-  /** Per campaign, where the round-robin over its pool goes on; runner thread only. */
-  private final Map<Long, Integer> rotation = new HashMap<>();
+  /** Per campaign, where the weighted rotation over its pool goes on; runner thread only. */
+  private final Map<Long, WeightedRotation> rotation = new HashMap<>();
+
+  /** The safe-sending policy's view of each device; runner thread only. */
+  private final SendAllowance allowance;
 
   private final RepeatingFailure failures;
   private final ReentrantLock lock = new ReentrantLock();
@@ -92,8 +98,9 @@ public final class CampaignRunner implements AutoCloseable {
   private Thread thread;
 
   /**
-   * @param zone the time zone of quiet hours: the operator's ({@code time.zone}, Asia/Jakarta by
-   *     default), as licenses have none of their own
+   * @param zone the time zone of quiet hours and of the safe-sending policy's days: the operator's
+   *     ({@code time.zone}, Asia/Jakarta by default), as licenses have none of their own
+   * @param safeSending the policy that paces each device's campaign sends
    */
   public CampaignRunner(
       Database db,
@@ -102,8 +109,10 @@ public final class CampaignRunner implements AutoCloseable {
       ContactBook book,
       Drivers drivers,
       Clock clock,
-      ZoneId zone) {
+      ZoneId zone,
+      SafeSending safeSending) {
     this.store = new CampaignStore(db);
+    this.allowance = new SendAllowance(safeSending, drivers, db, zone, random);
     this.messages = messages;
     this.tenants = tenants;
     this.book = book;
@@ -184,7 +193,9 @@ public final class CampaignRunner implements AutoCloseable {
       return Duration.ZERO;
     }
     if (c.quietHours().isPresent() && c.quietHours().get().isQuiet(now, zone)) {
-      return Duration.between(now, c.quietHours().get().endAfter(now, zone));
+      Instant end = c.quietHours().get().endAfter(now, zone);
+      waiting(c, Optional.of(new Campaign.Waiting("quiet_hours", end)));
+      return Duration.between(now, end);
     }
     return feed(c);
   }
@@ -234,19 +245,23 @@ public final class CampaignRunner implements AutoCloseable {
       return MAX_SLEEP;
     }
     Map<Long, Integer> inFlight = store.inFlight(c.id());
+    Instant now = clock.instant();
+    // The safe-sending policy's hook: what each device may take now (its slot, its day's cap).
+    Map<Long, SendAllowance.Slot> slots = new HashMap<>();
     Map<Long, Integer> room = new HashMap<>();
     int total = 0;
-    for (Device d : pool) {
-      int r = Math.max(0, WINDOW - inFlight.getOrDefault(d.id(), 0));
-      room.put(d.id(), r);
+    for (SendAllowance.Slot slot : allowance.slots(pool, now)) {
+      long id = slot.device().id();
+      int r = Math.max(0, WINDOW - inFlight.getOrDefault(id, 0));
+      r = !slot.due(now) ? 0 : Math.min(r, slot.oneOnly() ? 1 : slot.remaining());
+      slots.put(id, slot);
+      room.put(id, r);
       total += r;
     }
-    if (total == 0) {
-      return POLL;
-    }
-    List<CampaignRecipient> next = store.waiting(c.id(), total);
+    List<CampaignRecipient> next = total == 0 ? List.of() : store.waiting(c.id(), total);
     if (next.isEmpty()) {
-      if (inFlight.isEmpty()) {
+      boolean held = total == 0 && store.anyWaiting(c.id());
+      if (!held && inFlight.isEmpty()) {
         store.move(
             c.id(),
             EnumSet.of(CampaignStatus.RUNNING),
@@ -256,43 +271,48 @@ public final class CampaignRunner implements AutoCloseable {
         rotation.remove(c.id());
         return Duration.ZERO;
       }
+      if (held) {
+        return holdFor(c, slots.values(), inFlight, now);
+      }
+      waiting(c, Optional.empty());
       return POLL;
     }
+    waiting(c, Optional.empty());
     List<GuardedSend> sends = new ArrayList<>();
     List<CampaignRecipient> sent = new ArrayList<>();
-    int turn = rotation.getOrDefault(c.id(), 0);
-    Instant now = clock.instant();
+    WeightedRotation turn = rotation.computeIfAbsent(c.id(), k -> new WeightedRotation());
     for (CampaignRecipient r : next) {
-      Device device = null;
-      for (int i = 0; i < pool.size() && device == null; i++) {
-        Device candidate = pool.get(Math.floorMod(turn + i, pool.size()));
-        if (room.get(candidate.id()) > 0) {
-          device = candidate;
-          turn = Math.floorMod(turn + i + 1, pool.size());
+      List<WeightedRotation.Candidate> candidates = new ArrayList<>();
+      for (Device d : pool) {
+        if (room.get(d.id()) > 0) {
+          int left = slots.get(d.id()).remaining();
+          candidates.add(new WeightedRotation.Candidate(d.id(), Math.min(left, 1_000_000)));
         }
       }
-      if (device == null) {
+      if (candidates.isEmpty()) {
         break;
       }
+      SendAllowance.Slot slot = slots.get(turn.pick(candidates));
+      Device device = slot.device();
       ObjectNode message =
           CampaignMessages.personalise(
               c.messageFor(CampaignDevices.templatesOnly(device), r.variant()), r.variables());
       try {
         long deviceId = device.id();
+        Instant planned = allowance.planned(slot, now);
         sends.add(
             new GuardedSend(
                 device,
                 CampaignMessages.request(message, r.phone()),
                 (tx, messageId) ->
                     CampaignStore.hand(
-                        tx, c.id(), c.licenseId(), r.phone(), deviceId, messageId, now)));
+                        tx, c.id(), c.licenseId(), r.phone(), deviceId, messageId, now, planned)));
         sent.add(r);
         room.merge(device.id(), -1, Integer::sum);
       } catch (ContentRefused e) {
         store.fail(c.id(), r.phone(), e.getMessage(), now);
       }
     }
-    rotation.put(c.id(), turn);
     if (sends.isEmpty()) {
       return Duration.ZERO;
     }
@@ -302,9 +322,57 @@ public final class CampaignRunner implements AutoCloseable {
         // Not handed: its contact opted out since the campaign took it, or the campaign was
         // paused meanwhile (then it waits for the resume).
         store.optOutIfUnsubscribed(c.id(), c.licenseId(), sent.get(i).phone(), now);
+      } else {
+        allowance.released(sends.get(i).device().id());
       }
     }
-    return POLL;
+    // Look again at once rather than after POLL: the next look finds when the earliest slot comes
+    // and sleeps until then, so a device's next send is released at its planned time, not up to
+    // 200 ms after it (what the lateness benchmark measured).
+    return Duration.ZERO;
+  }
+
+  /**
+   * How long a campaign with recipients waiting but no device to take one waits, and why when it is
+   * the policy's doing: every device at its day's cap (until the next day), or every device at its
+   * cap or holding for unanswered messages (until the first hold ends). Otherwise the devices wait
+   * for their slots, or for room in their window.
+   */
+  private Duration holdFor(
+      Campaign c,
+      java.util.Collection<SendAllowance.Slot> slots,
+      Map<Long, Integer> inFlight,
+      Instant now) {
+    boolean allCapped = true;
+    boolean allHeld = true;
+    Instant first = null;
+    for (SendAllowance.Slot s : slots) {
+      allCapped &= s.remaining() == 0;
+      allHeld &= s.held().isPresent();
+      if (s.remaining() > 0 && s.dueAt().isAfter(now)) {
+        first = first == null || s.dueAt().isBefore(first) ? s.dueAt() : first;
+      }
+    }
+    if (allCapped) {
+      Instant tomorrow = allowance.nextDay(now);
+      waiting(c, Optional.of(new Campaign.Waiting(SendAllowance.DAILY_CAP, tomorrow)));
+      return Duration.between(now, tomorrow);
+    }
+    if (allHeld && first != null) {
+      waiting(c, Optional.of(new Campaign.Waiting(SendAllowance.UNANSWERED, first)));
+      return Duration.between(now, first);
+    }
+    waiting(c, Optional.empty());
+    boolean windowFull =
+        slots.stream().anyMatch(s -> s.due(now) && inFlight.getOrDefault(s.device().id(), 0) > 0);
+    return first == null || windowFull ? POLL : Duration.between(now, first);
+  }
+
+  /** Records why the campaign sends nothing now, when that changed. */
+  private void waiting(Campaign c, Optional<Campaign.Waiting> why) {
+    if (!c.waiting().equals(why)) {
+      store.setWaiting(c.id(), why);
+    }
   }
 
   /**

@@ -13,6 +13,9 @@ import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.Tenants;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -158,6 +161,7 @@ public final class Campaigns {
             now,
             Optional.empty(),
             Optional.empty(),
+            Optional.empty(),
             template);
     store.insert(c);
     return c;
@@ -182,9 +186,72 @@ public final class Campaigns {
     return store.counts(get(licenseId, id).id());
   }
 
+  /**
+   * The campaign's sends and outcomes over time, in {@code buckets} buckets of {@code width} from
+   * {@code from} (its chart).
+   */
+  public CampaignTimeline timeline(
+      long licenseId, long id, Instant from, java.time.Duration width, int buckets) {
+    if (buckets < 1 || buckets > 1000 || width.toMillis() < 1) {
+      throw new IllegalArgumentException("1 to 1000 buckets of a millisecond or more");
+    }
+    return store.timeline(get(licenseId, id).id(), from, width, buckets);
+  }
+
   /** Every recipient of the campaign, by phone, a page read at a time. */
   public void forEachRecipient(long licenseId, long id, Consumer<CampaignRecipient> each) {
     store.forEachRecipient(get(licenseId, id).id(), each);
+  }
+
+  /**
+   * The campaign's per-recipient report as CSV, written to {@code out} as it is read, a page at a
+   * time: a header row, then one row per recipient by phone ({@code phone, name, variant, device,
+   * message_id, status, reason, handed_at, sent_at, settled_at}). Kurir's API and the console serve
+   * the same file.
+   */
+  public void writeReport(long licenseId, long id, Writer out) throws IOException {
+    long campaign = get(licenseId, id).id();
+    out.write(ContactBook.csvLine(REPORT_COLUMNS, -1));
+    try {
+      store.forEachRecipient(
+          campaign,
+          r -> {
+            try {
+              out.write(ContactBook.csvLine(reportRow(r), 0));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  private static final List<String> REPORT_COLUMNS =
+      List.of(
+          "phone",
+          "name",
+          "variant",
+          "device",
+          "message_id",
+          "status",
+          "reason",
+          "handed_at",
+          "sent_at",
+          "settled_at");
+
+  private static List<String> reportRow(CampaignRecipient r) {
+    return List.of(
+        r.phone(),
+        r.name().orElse(""),
+        Integer.toString(r.variant()),
+        r.deviceId().map(String::valueOf).orElse(""),
+        r.messageId().map(String::valueOf).orElse(""),
+        r.status(),
+        r.reason().orElse(""),
+        r.handedAt().map(Instant::toString).orElse(""),
+        r.sentAt().map(Instant::toString).orElse(""),
+        r.settledAt().map(Instant::toString).orElse(""));
   }
 
   /** Starts a draft: running at once, or scheduled until its start time. */

@@ -37,6 +37,8 @@ import java.util.Optional;
  * @param trustedProxies addresses or ranges of reverse proxies whose {@code X-Forwarded-For} is
  *     believed; empty: the connection's address is the caller's
  * @param bots how auto-replies answer
+ * @param safeSending the safe-sending policy that paces each device's campaign sends ({@code
+ *     campaigns.safe-sending.*})
  * @param limits request rate limits per caller key and per client address
  * @param tls the HTTPS certificate, when the gateway serves {@code https://} itself
  * @param metrics who may read {@code /metrics}, and where
@@ -67,6 +69,7 @@ public record Settings(
     String callbackUrl,
     Bots bots,
     Contacts contacts,
+    io.kurir.campaign.SafeSending safeSending,
     Limits limits,
     Tls tls,
     Metrics metrics,
@@ -259,6 +262,7 @@ public record Settings(
         callbackUrl,
         bots,
         contacts,
+        safeSending,
         limits,
         tls,
         metrics,

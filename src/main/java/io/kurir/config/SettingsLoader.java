@@ -88,6 +88,16 @@ public final class SettingsLoader {
           new Definition("bots.answer-in-groups", "false", "false"),
           // Indonesian customers write BERHENTI as often as STOP; both are careful defaults.
           new Definition("contacts.opt-out-words", "STOP,BERHENTI", "STOP,BERHENTI"),
+          // The safe-sending policy of campaigns: docs/decisions.md, "Safe sending", says why.
+          new Definition("campaigns.safe-sending.warm-up-start", "20", "20"),
+          new Definition("campaigns.safe-sending.warm-up-growth", "50", "50"),
+          new Definition("campaigns.safe-sending.daily-cap", "500", "500"),
+          new Definition("campaigns.safe-sending.gap-min", "10s", "10s"),
+          new Definition("campaigns.safe-sending.gap-max", "30s", "30s"),
+          new Definition("campaigns.safe-sending.unanswered-window", "30", "30"),
+          new Definition("campaigns.safe-sending.unanswered-max", "90", "90"),
+          new Definition("campaigns.safe-sending.answer-time", "30m", "30m"),
+          new Definition("campaigns.safe-sending.unanswered-hold", "1h", "1h"),
           // Generous: they stop floods, not customers; the gateway's own machine is exempt.
           new Definition("limits.per-key", "100/s", "100/s"),
           new Definition("limits.per-key-burst", "2000", "2000"),
@@ -419,6 +429,7 @@ public final class SettingsLoader {
         optOutWords.add(word.strip());
       }
     }
+    io.kurir.campaign.SafeSending safeSending = safeSending(r, problems);
     String publicUrl = v.get("public.url").strip();
     if (!publicUrl.isEmpty() && !publicUrl.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
       problems.add(
@@ -496,12 +507,36 @@ public final class SettingsLoader {
         callbackUrl.replaceAll("/+$", ""),
         new Settings.Bots(r.bool("bots.answer-in-groups")),
         new Settings.Contacts(optOutWords),
+        safeSending,
         limits,
         tls,
         metrics,
         logs,
         edge,
         secrets);
+  }
+
+  /** {@code campaigns.safe-sending.*}; the defaults when a value is refused (said in problems). */
+  private static io.kurir.campaign.SafeSending safeSending(Values r, List<String> problems) {
+    String k = "campaigns.safe-sending.";
+    int before = problems.size();
+    Duration gapMin = r.duration(k + "gap-min");
+    Duration gapMax = r.duration(k + "gap-max");
+    if (problems.size() == before && gapMax.compareTo(gapMin) < 0) {
+      problems.add(k + "gap-max: " + gapMax + " is shorter than " + k + "gap-min");
+    }
+    int start = r.integer(k + "warm-up-start", 0, 1_000_000);
+    int growth = r.integer(k + "warm-up-growth", 0, 1_000);
+    int cap = r.integer(k + "daily-cap", 0, 10_000_000);
+    int window = r.integer(k + "unanswered-window", 1, 10_000);
+    int max = r.integer(k + "unanswered-max", 0, 100);
+    Duration answerTime = r.duration(k + "answer-time");
+    Duration hold = r.duration(k + "unanswered-hold");
+    if (problems.size() > before) {
+      return io.kurir.campaign.SafeSending.DEFAULT; // the problems stop the start
+    }
+    return new io.kurir.campaign.SafeSending(
+        start, growth, cap, gapMin, gapMax, window, max, answerTime, hold);
   }
 
   /**

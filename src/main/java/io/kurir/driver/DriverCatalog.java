@@ -22,7 +22,7 @@ import java.util.TreeMap;
  */
 public final class DriverCatalog {
 
-  /** Configuration keys every driver takes: a device's own pacing. */
+  /** Configuration keys every driver takes: a device's own pacing, campaigns' included. */
   static final List<ConfigKey> COMMON_KEYS =
       List.of(
           ConfigKey.optional(Pacing.MIN_GAP_KEY, "this device's minimum gap between sends"),
@@ -33,7 +33,17 @@ public final class DriverCatalog {
           ConfigKey.optional(
               Pacing.RECIPIENT_GAP_KEY, "this device's least gap between two sends to one number"),
           ConfigKey.optional(
-              Pacing.DAILY_CAP_KEY, "this device's sends a day; past it, messages wait"));
+              Pacing.DAILY_CAP_KEY, "this device's sends a day; past it, messages wait"),
+          ConfigKey.optional(
+              Pacing.CAMPAIGN_WARM_UP_START_KEY,
+              "this device's campaign sends on its first day (0: no warm-up ramp)"),
+          ConfigKey.optional(
+              Pacing.CAMPAIGN_DAILY_CAP_KEY,
+              "this device's campaign sends a day once warmed up (0: no cap)"),
+          ConfigKey.optional(
+              Pacing.CAMPAIGN_GAP_MIN_KEY, "this device's least gap between campaign sends"),
+          ConfigKey.optional(
+              Pacing.CAMPAIGN_GAP_MAX_KEY, "this device's most gap between campaign sends"));
 
   private final Map<String, DriverFactory> byName = new LinkedHashMap<>();
 

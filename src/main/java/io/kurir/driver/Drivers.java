@@ -97,6 +97,11 @@ public final class Drivers implements AutoCloseable {
     return Optional.ofNullable(byName.get(name));
   }
 
+  /** The device's configuration as stored (its own pacing keys among them). */
+  public DeviceConfig configOf(DeviceRef device) {
+    return configOf.apply(device.id());
+  }
+
   /** How fast {@code device} sends: its own configuration over its driver's default. */
   public Pacing pacingOf(DeviceRef device) {
     return configOf.apply(device.id()).pacing(pacing.getOrDefault(device.driver(), Pacing.OFF));

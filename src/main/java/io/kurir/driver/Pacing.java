@@ -48,6 +48,17 @@ public record Pacing(
   public static final String RECIPIENT_GAP_KEY = "pacing.recipient-gap";
   public static final String DAILY_CAP_KEY = "pacing.daily-cap";
 
+  /**
+   * A device's own figures of the campaigns' safe-sending policy ({@code
+   * campaigns.safe-sending.*}), over the gateway's: a number known to be old needs no warm-up ramp,
+   * a Cloud API number may go faster. Read by the campaign runner; checked here with the rest.
+   */
+  public static final String CAMPAIGN_WARM_UP_START_KEY = "pacing.campaign-warm-up-start";
+
+  public static final String CAMPAIGN_DAILY_CAP_KEY = "pacing.campaign-daily-cap";
+  public static final String CAMPAIGN_GAP_MIN_KEY = "pacing.campaign-gap-min";
+  public static final String CAMPAIGN_GAP_MAX_KEY = "pacing.campaign-gap-max";
+
   /** The most sends one device may have under way at once. */
   public static final int MAX_IN_FLIGHT = 64;
 
@@ -203,7 +214,13 @@ public record Pacing(
    */
   public static List<String> problems(Map<String, String> values) {
     List<String> problems = new ArrayList<>();
-    for (String key : List.of(MIN_GAP_KEY, JITTER_KEY, RECIPIENT_GAP_KEY)) {
+    for (String key :
+        List.of(
+            MIN_GAP_KEY,
+            JITTER_KEY,
+            RECIPIENT_GAP_KEY,
+            CAMPAIGN_GAP_MIN_KEY,
+            CAMPAIGN_GAP_MAX_KEY)) {
       String v = values.get(key);
       if (v != null && !v.isBlank() && Values.duration(v).isEmpty()) {
         problems.add("'" + key + "' = '" + v + "' is not a duration such as 500ms or 2s");
@@ -212,6 +229,8 @@ public record Pacing(
     checkCount(values, RATE_KEY, 0, 1_000, problems);
     checkCount(values, IN_FLIGHT_KEY, 1, MAX_IN_FLIGHT, problems);
     checkCount(values, DAILY_CAP_KEY, 0, 10_000_000, problems);
+    checkCount(values, CAMPAIGN_WARM_UP_START_KEY, 0, 1_000_000, problems);
+    checkCount(values, CAMPAIGN_DAILY_CAP_KEY, 0, 10_000_000, problems);
     return problems;
   }
 

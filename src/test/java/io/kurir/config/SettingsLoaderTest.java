@@ -115,6 +115,30 @@ class SettingsLoaderTest {
   // --- precedence: flags > KURIR_* env > file > defaults ---
 
   @Test
+  void theSafeSendingPolicyIsCarefulByDefaultAndReadFromTheFile() throws IOException {
+    assertThat(serve().safeSending()).isEqualTo(io.kurir.campaign.SafeSending.DEFAULT);
+    writeYaml(
+        "kurir.yml",
+        "campaigns:\n  safe-sending:\n    warm-up-start: 5\n    gap-min: 2s\n    gap-max: 4s\n");
+    var p = serve().safeSending();
+    assertThat(p.warmUpStart()).isEqualTo(5);
+    assertThat(p.gapMin()).isEqualTo(java.time.Duration.ofSeconds(2));
+    assertThat(p.gapMax()).isEqualTo(java.time.Duration.ofSeconds(4));
+    assertThat(p.dailyCap()).isEqualTo(500);
+  }
+
+  @Test
+  void aSafeSendingGapWhoseEndsAreCrossedOrAShareOverAHundredIsRefused() {
+    assertServeFails(
+            Map.of(),
+            "--campaigns.safe-sending.gap-min=30s",
+            "--campaigns.safe-sending.gap-max=10s")
+        .hasMessageContaining("campaigns.safe-sending.gap-max");
+    assertServeFails(Map.of(), "--campaigns.safe-sending.unanswered-max=120")
+        .hasMessageContaining("campaigns.safe-sending.unanswered-max");
+  }
+
+  @Test
   void fileOverridesDefaults() throws IOException {
     writeYaml("kurir.yml", "server:\n  port: 7001\n");
 

@@ -89,6 +89,23 @@ public final class TestGateway implements AutoCloseable {
     return new TestGateway(dir, clock, extraDriver, List.of(extraFlags));
   }
 
+  /**
+   * The flags that turn the campaigns' safe-sending policy off, each part of it by name, followed
+   * by {@code more}: for tests about campaigns rather than their pacing (V1CampaignSafeSendingTest
+   * tests the policy), whose new sandbox numbers would otherwise send 20 a day, 10-30 s apart.
+   */
+  public static String[] safeSendingOff(String... more) {
+    List<String> flags =
+        new ArrayList<>(
+            List.of(
+                "--campaigns.safe-sending.daily-cap=0",
+                "--campaigns.safe-sending.gap-min=0s",
+                "--campaigns.safe-sending.gap-max=0s",
+                "--campaigns.safe-sending.unanswered-max=100"));
+    flags.addAll(List.of(more));
+    return flags.toArray(String[]::new);
+  }
+
   /** A settable clock starting at a fixed instant. */
   public static SettableClock settableClock() {
     return new SettableClock(Instant.parse("2026-03-10T03:00:00Z"));

@@ -327,6 +327,28 @@ public final class TestTables {
     return count("SELECT COUNT(*) FROM " + table + " WHERE device_id = ?", deviceId);
   }
 
+  // --- campaign_recipient
+
+  /**
+   * A campaign recipient handed to the queue: its device, when it was handed and when the
+   * safe-sending policy planned it (epoch milliseconds).
+   */
+  public record HandedRow(String phone, long deviceId, long handedAt, long plannedAt) {}
+
+  /** The campaign's recipients handed to the queue, in the order they were handed. */
+  public List<HandedRow> handed(long campaignId) {
+    return rows(
+        "SELECT phone, device_id, handed_at, planned_at FROM campaign_recipient"
+            + " WHERE campaign_id = ? AND handed_at IS NOT NULL ORDER BY handed_at, phone",
+        (rs, ctx) ->
+            new HandedRow(
+                rs.getString("phone"),
+                rs.getLong("device_id"),
+                rs.getLong("handed_at"),
+                rs.getLong("planned_at")),
+        campaignId);
+  }
+
   private int count(String sql, Object... args) {
     return rows(sql, (rs, ctx) -> rs.getInt(1), args).getFirst();
   }

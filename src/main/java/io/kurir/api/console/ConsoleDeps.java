@@ -1,6 +1,7 @@
 package io.kurir.api.console;
 
 import io.kurir.bot.Bots;
+import io.kurir.campaign.Campaigns;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.SignInLimiter;
 import io.kurir.contactbook.ContactBook;
@@ -35,6 +36,7 @@ import java.util.function.Predicate;
  * @param trustedProxies reverse proxies whose X-Forwarded-For names the client (sign-in limits)
  * @param chats the devices' conversations (the conversations page)
  * @param subscriptions the licenses' webhook subscriptions of Kurir API v1
+ * @param campaigns the licenses' campaigns (the campaign pages)
  */
 public record ConsoleDeps(
     Tenants tenants,
@@ -60,7 +62,8 @@ public record ConsoleDeps(
     List<String> trustedProxies,
     Chats chats,
     ContactBook contactBook,
-    WebhookSubscriptions subscriptions) {
+    WebhookSubscriptions subscriptions,
+    Campaigns campaigns) {
 
   /**
    * A simulated network's phone, which scans the QR code shown for a device of {@code driver} now:

@@ -13,8 +13,10 @@ import io.kurir.api.ErrorStyle;
 import io.kurir.api.RouteTable;
 import io.kurir.api.admin.AdminRoutes;
 import io.kurir.bot.Bots;
+import io.kurir.campaign.CampaignRefused;
 import io.kurir.console.ConsoleSessions;
 import io.kurir.console.ConsoleSessions.Session;
+import io.kurir.content.ContentRefused;
 import io.kurir.core.KurirException;
 import io.kurir.tenant.Device;
 import io.kurir.tenant.License;
@@ -28,6 +30,7 @@ import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +52,7 @@ public final class ConsoleRoutes implements RouteTable {
   private final AutoReplyPages autoReplies;
   private final ApiKeyPages apiKeys;
   private final ContactPages contacts;
+  private final CampaignPages campaigns;
   private final SubscriptionPages subscriptions;
   private final SchedulePages schedules;
   private final CustomerPages customer;
@@ -66,6 +70,7 @@ public final class ConsoleRoutes implements RouteTable {
     this.autoReplies = new AutoReplyPages(deps);
     this.apiKeys = new ApiKeyPages(deps);
     this.contacts = new ContactPages(deps);
+    this.campaigns = new CampaignPages(deps);
     this.subscriptions = new SubscriptionPages(deps);
     this.schedules = new SchedulePages(deps);
     this.customer = new CustomerPages(deps, devices);
@@ -94,9 +99,21 @@ public final class ConsoleRoutes implements RouteTable {
           .sendRefusals("text")
           .add(Bots.RuleRefused.Reason.RULE_REFUSED, 400, "rule_refused")
           .contactRefusals()
+          // Campaigns, in Kurir API v1's tokens; a message the form made that the API refuses.
+          .add(CampaignRefused.Reason.FIELD_NOT_VALID, 400, "invalid_campaign")
+          .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
+          .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
+          .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
+          .add(ContentRefused.Reason.CONTENT_EMPTY, ConsoleRoutes::contentRefused)
+          .add(ContentRefused.Reason.CONTENT_NOT_VALID, ConsoleRoutes::contentRefused)
+          .add(ContentRefused.Reason.CONTENT_TOO_LONG, ConsoleRoutes::contentRefused)
           // Webhook subscriptions, in Kurir API v1's tokens.
           .subscriptionRefusals()
           .build();
+
+  private static ApiException contentRefused(KurirException e) {
+    return new ApiException(400, ((ContentRefused) e).token(), e.getMessage());
+  }
 
   /** {@link #FORM_ERRORS} and the refusals every family answers alike, for any page. */
   private static final ErrorCatalogue ERRORS = ErrorCatalogue.builder().addAll(FORM_ERRORS).build();
@@ -123,6 +140,8 @@ public final class ConsoleRoutes implements RouteTable {
     r.get("/console/licenses", operator(tenants::licenses));
     r.post("/console/licenses", operator(form(tenants::createLicense, tenants::licenses)));
     // Before the license actions, whose {action} would take "auto-replies" and "api-keys" too.
+    campaignRoutes(r, "/console/licenses/{id}/campaigns", this::operator, CampaignPages.OPERATOR);
+    campaignRoutes(r, "/console/my/campaigns", this::customer, CampaignPages.CUSTOMER);
     r.post("/console/licenses/{id}/api-keys", operator(form(apiKeys::create, apiKeys::list)));
     r.post(
         "/console/licenses/{id}/webhooks",
@@ -219,6 +238,7 @@ public final class ConsoleRoutes implements RouteTable {
     r.post(
         "/console/licenses/{id}/contacts/{phone}/delete",
         operator(form(contacts::delete, contacts::list)));
+    r.get("/console/campaigns", operator(campaigns::all));
     r.get("/console/schedules", operator(schedules::list));
     r.post("/console/schedules/{id}/cancel", operator(form(schedules::cancel, schedules::list)));
 
@@ -230,6 +250,24 @@ public final class ConsoleRoutes implements RouteTable {
         "/console/my/devices/{id}/webhooks",
         customer(form(customer::setWebhooks, customer::device)));
     r.post("/console/my/devices/{id}/script", customer(form(customer::script, customer::device)));
+  }
+
+  /**
+   * A license's campaign pages under {@code base}, behind {@code guard}: the list with the form
+   * that makes one, a campaign's page, its report, and its buttons. Registered before the license
+   * actions, whose {@code {action}} would take "campaigns" too.
+   */
+  private void campaignRoutes(
+      RoutesConfig r, String base, Function<Page, Handler> guard, CampaignPages.Side side) {
+    Page list = (c, v) -> campaigns.list(c, v, side);
+    Page show = (c, v) -> campaigns.show(c, v, side);
+    r.get(base, guard.apply(list));
+    r.post(base, guard.apply(form((c, v) -> campaigns.create(c, v, side), list)));
+    r.get(base + "/{campaign}", guard.apply(show));
+    r.get(base + "/{campaign}/report.csv", guard.apply((c, v) -> campaigns.report(c, v, side)));
+    r.post(
+        base + "/{campaign}/{action}",
+        guard.apply(form((c, v) -> campaigns.act(c, v, side), show)));
   }
 
   /**

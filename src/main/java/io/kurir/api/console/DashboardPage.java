@@ -5,13 +5,23 @@ import io.kurir.tenant.Device;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 
-/** {@code /console}: devices by state, today's messages by state, webhooks and schedules due. */
+/**
+ * {@code /console}: devices by state, today's messages by state, webhooks and schedules due, and a
+ * chart of the last day's traffic per device.
+ */
 final class DashboardPage {
   private final ConsoleDeps deps;
 
@@ -60,6 +70,7 @@ final class DashboardPage {
             deps.schedules().countWaitingDueBefore(now.plus(Duration.ofHours(1))),
             deps.schedules().countWaitingDueBefore(now),
             rows,
+            traffic(devices, now),
             Pages.zone(deps));
     Pages.operator(ctx, viewer, "Dashboard", "dashboard.jte", view);
   }
@@ -77,5 +88,66 @@ final class DashboardPage {
       long schedulesDueWithinHour,
       long schedulesOverdue,
       List<DeviceRow> devices,
+      SvgChart.Drawing traffic,
       Pages.Zone zone) {}
+
+  /** The busiest devices that get a line of their own; the others share one. */
+  static final int LINES = 6;
+
+  /**
+   * The last day's traffic per device: the messages each accepted in each of the last 24 hours (the
+   * current one last), in the operator's time zone, on the injected clock.
+   */
+  private SvgChart.Drawing traffic(List<Device> devices, Instant now) {
+    ZoneId zone = deps.timestamps().zone();
+    ZonedDateTime first = now.atZone(zone).truncatedTo(ChronoUnit.HOURS).minusHours(HOURS - 1);
+    Map<Long, long[]> perDevice =
+        deps.search()
+            .acceptedPerHour(devices.stream().map(Device::id).toList(), first.toInstant(), HOURS);
+    Map<Long, String> numbers = new HashMap<>();
+    devices.forEach(d -> numbers.put(d.id(), d.number()));
+    List<Map.Entry<Long, long[]>> busiest =
+        perDevice.entrySet().stream()
+            .sorted(
+                Comparator.comparingLong((Map.Entry<Long, long[]> e) -> -sum(e.getValue()))
+                    .thenComparing(Map.Entry::getKey))
+            .toList();
+    List<SvgChart.Series> series = new ArrayList<>();
+    long[] others = new long[HOURS];
+    for (int i = 0; i < busiest.size(); i++) {
+      long[] counts = busiest.get(i).getValue();
+      if (i < LINES) {
+        series.add(
+            new SvgChart.Series(
+                numbers.getOrDefault(busiest.get(i).getKey(), "#" + busiest.get(i).getKey()),
+                Arrays.stream(counts).boxed().toList()));
+      } else {
+        for (int h = 0; h < HOURS; h++) {
+          others[h] += counts[h];
+        }
+      }
+    }
+    if (busiest.size() > LINES) {
+      series.add(
+          new SvgChart.Series(
+              (busiest.size() - LINES) + " other devices", Arrays.stream(others).boxed().toList()));
+    }
+    List<String> labels = new ArrayList<>();
+    for (int h = 0; h < HOURS; h++) {
+      labels.add(HOUR.format(first.plusHours(h)));
+    }
+    return SvgChart.draw(
+        "traffic",
+        "Messages accepted per device, per hour",
+        "the last 24 hours to " + HOUR.format(first.plusHours(HOURS)) + " (" + zone.getId() + ")",
+        labels,
+        series);
+  }
+
+  private static final int HOURS = 24;
+  private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:mm");
+
+  private static long sum(long[] counts) {
+    return Arrays.stream(counts).sum();
+  }
 }

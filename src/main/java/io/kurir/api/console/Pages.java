@@ -36,9 +36,12 @@ final class Pages {
           new Link("Devices", "/console/devices"),
           new Link("Messages", "/console/messages"),
           new Link("Webhooks", "/console/webhooks"),
-          new Link("Schedules", "/console/schedules"));
+          new Link("Schedules", "/console/schedules"),
+          new Link("Campaigns", "/console/campaigns"));
 
-  static final List<Link> CUSTOMER_NAV = List.of(new Link("My devices", "/console/my"));
+  static final List<Link> CUSTOMER_NAV =
+      List.of(
+          new Link("My devices", "/console/my"), new Link("Campaigns", "/console/my/campaigns"));
 
   /** Lists show at most this many rows; a search finds the others. */
   static final int MAX_ROWS = 500;

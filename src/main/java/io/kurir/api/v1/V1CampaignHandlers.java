@@ -6,10 +6,9 @@ import io.javalin.http.Context;
 import io.kurir.api.ApiException;
 import io.kurir.campaign.Campaign;
 import io.kurir.campaign.CampaignDraft;
-import io.kurir.campaign.CampaignRecipient;
+import io.kurir.campaign.CampaignStatus;
 import io.kurir.campaign.Campaigns;
 import io.kurir.campaign.QuietHours;
-import io.kurir.contactbook.ContactBook;
 import io.kurir.tenant.ApiCaller;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -180,47 +179,10 @@ final class V1CampaignHandlers {
     ctx.contentType("text/csv; charset=utf-8");
     ctx.header("Content-Disposition", "attachment; filename=\"campaign-" + id + "-report.csv\"");
     try (Writer out = new OutputStreamWriter(ctx.outputStream(), StandardCharsets.UTF_8)) {
-      out.write(
-          ContactBook.csvLine(
-              List.of(
-                  "phone",
-                  "name",
-                  "variant",
-                  "device",
-                  "message_id",
-                  "status",
-                  "reason",
-                  "handed_at",
-                  "sent_at",
-                  "settled_at"),
-              -1));
-      campaigns.forEachRecipient(
-          license,
-          id,
-          r -> {
-            try {
-              out.write(ContactBook.csvLine(row(r), 0));
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          });
+      campaigns.writeReport(license, id, out);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static List<String> row(CampaignRecipient r) {
-    return List.of(
-        r.phone(),
-        r.name().orElse(""),
-        Integer.toString(r.variant()),
-        r.deviceId().map(String::valueOf).orElse(""),
-        r.messageId().map(String::valueOf).orElse(""),
-        r.status(),
-        r.reason().orElse(""),
-        r.handedAt().map(Instant::toString).orElse(""),
-        r.sentAt().map(Instant::toString).orElse(""),
-        r.settledAt().map(Instant::toString).orElse(""));
   }
 
   static Map<String, Object> view(Campaign c, Optional<Campaign.Counts> counts) {
@@ -240,6 +202,10 @@ final class V1CampaignHandlers {
             .map(q -> Map.of("from", q.from().toString(), "to", q.to().toString()))
             .orElse(null));
     out.put("stop_reason", c.stopReason().orElse(null));
+    // Why a running campaign sends nothing now (the safe-sending policy, quiet hours); additive.
+    var waiting = c.waiting().filter(w -> c.status() == CampaignStatus.RUNNING);
+    out.put("waiting_reason", waiting.map(Campaign.Waiting::reason).orElse(null));
+    out.put("waiting_until", waiting.map(w -> w.until().toString()).orElse(null));
     out.put("created_at", c.createdAt().toString());
     out.put("started_at", c.startedAt().map(Instant::toString).orElse(null));
     out.put("finished_at", c.finishedAt().map(Instant::toString).orElse(null));

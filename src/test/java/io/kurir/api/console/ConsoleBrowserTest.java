@@ -12,7 +12,6 @@ import io.kurir.testing.RawWebhookReceiver;
 import io.kurir.testing.TestGateway;
 import io.kurir.testing.WebhookReceiver;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,12 +73,8 @@ class ConsoleBrowserTest {
     return page.findElement(By.cssSelector(css));
   }
 
-  /**
-   * A wait that ends as soon as its condition holds. The seconds say how long a quiet machine
-   * needs; every wait is at least a minute, a hang guard that a busy machine does not trip.
-   */
   private WebDriverWait waitUpTo(int seconds) {
-    return new WebDriverWait(page, Duration.ofSeconds(Math.max(seconds, 60)));
+    return ConsoleClicks.waitUpTo(page, seconds);
   }
 
   private void signInAsOperator() {
@@ -91,48 +86,23 @@ class ConsoleBrowserTest {
   }
 
   private void fill(String name, String value) {
-    WebElement field = find("main form [name=" + name + "]");
-    field.clear();
-    field.sendKeys(value);
+    ConsoleClicks.fill(page, name, value);
   }
 
-  /** Clicks a button of the page's forms and waits for the page that answers. */
   private void submit(String buttonText) {
-    click(page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")));
+    ConsoleClicks.submit(page, buttonText);
   }
 
-  /** Clicks a button that asks first, says yes, and waits for the page that answers. */
   private void submitConfirmed(String buttonText) {
-    WebElement before = find("main");
-    page.findElement(By.xpath("//main//button[normalize-space()='" + buttonText + "']")).click();
-    page.switchTo().alert().accept();
-    waitUpTo(10).until(d -> replaced(before));
+    ConsoleClicks.submitConfirmed(page, buttonText);
   }
 
-  /**
-   * Whether {@code before} belongs to a page that has gone. Chromium answers a look at an element
-   * of a page it is leaving either as stale or with an inspector error ("does not belong to the
-   * document"), depending on when the look lands: both mean the page was replaced.
-   */
   private static boolean replaced(WebElement before) {
-    try {
-      before.isEnabled();
-      return false;
-    } catch (StaleElementReferenceException e) {
-      return true;
-    } catch (org.openqa.selenium.WebDriverException e) {
-      if (String.valueOf(e.getMessage()).contains("does not belong to the document")) {
-        return true;
-      }
-      throw e;
-    }
+    return ConsoleClicks.replaced(before);
   }
 
   private void click(WebElement button) {
-    WebElement before = find("main");
-    button.click();
-    waitUpTo(10).until(d -> replaced(before));
-    waitUpTo(10).until(d -> "complete".equals(page.executeScript("return document.readyState")));
+    ConsoleClicks.click(page, button);
   }
 
   private String secret(String label) {

@@ -14,8 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An operator's browser, over plain HTTP: signs in once, then GETs pages and POSTs forms with the
- * session's cookie and CSRF token. Redirects are not followed, so tests see the 303s.
+ * An operator's (or a customer's) browser, over plain HTTP: signs in once, then GETs pages and
+ * POSTs forms with the session's cookie and CSRF token. Redirects are not followed, so tests see
+ * the 303s.
  */
 final class ConsoleClient {
   final HttpClient http =
@@ -28,21 +29,26 @@ final class ConsoleClient {
   final String csrf;
 
   ConsoleClient(TestGateway kurir) throws Exception {
+    this(kurir, "operator", TestGateway.ADMIN_TOKEN, "/console/licenses");
+  }
+
+  /** A customer's browser, signed in with their license code (or a device key). */
+  static ConsoleClient customer(TestGateway kurir, String code) throws Exception {
+    return new ConsoleClient(kurir, "customer", code, "/console/my");
+  }
+
+  private ConsoleClient(TestGateway kurir, String as, String secret, String home) throws Exception {
     this.kurir = kurir;
     HttpResponse<String> signedIn =
         send(
             HttpRequest.newBuilder(URI.create(kurir.url("/console/sign-in")))
                 .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        form("as", "operator", "secret", TestGateway.ADMIN_TOKEN)))
+                .POST(HttpRequest.BodyPublishers.ofString(form("as", as, "secret", secret)))
                 .build());
     assertThat(signedIn.statusCode()).isEqualTo(303);
     String setCookie = signedIn.headers().firstValue("Set-Cookie").orElseThrow();
     this.cookie = setCookie.substring(0, setCookie.indexOf(';'));
-    Matcher token =
-        Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
-            .matcher(get("/console/licenses").body());
+    Matcher token = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(get(home).body());
     assertThat(token.find()).isTrue();
     this.csrf = token.group(1);
   }

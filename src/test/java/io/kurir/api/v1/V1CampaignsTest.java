@@ -47,14 +47,17 @@ class V1CampaignsTest {
     clock = TestGateway.settableClock();
     // A send tried while the device's phone was unreachable is retried after 1 s rather than 10 s
     // (real time): the tests that hold a window in an offline device's queue finish sooner. WAHA
-    // is loaded (its engine nowhere) for a device whose driver cannot carry a template.
+    // is loaded (its engine nowhere) for a device whose driver cannot carry a template. These tests
+    // are about campaigns, not their pacing: the safe-sending policy is off, each part of it said
+    // so explicitly (V1CampaignSafeSendingTest tests it).
     kurir =
         TestGateway.start(
             dir,
             clock,
-            "--send.retry-backoff=1s",
-            "--drivers.waha.url=http://127.0.0.1:9",
-            "--drivers.waha.api-key=waha-key-0123456789");
+            TestGateway.safeSendingOff(
+                "--send.retry-backoff=1s",
+                "--drivers.waha.url=http://127.0.0.1:9",
+                "--drivers.waha.api-key=waha-key-0123456789"));
   }
 
   @AfterEach

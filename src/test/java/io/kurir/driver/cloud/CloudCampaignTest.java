@@ -9,6 +9,7 @@ import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
 import io.kurir.testing.Numbers;
+import io.kurir.testing.TestGateway;
 import io.kurir.testing.TestGateway.Reply;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * recipient, as the fake Graph API (Meta's rules: approved templates only, with their number of
  * body parameters) receives it; in a pool with a sandbox device the sandbox sends the free-form
  * message; a pool with a Cloud API device and no template is refused; a template Meta refuses fails
- * each recipient with Meta's reason, and the device goes on sending.
+ * each recipient with Meta's reason, and the device goes on sending. The safe-sending policy is
+ * off: these tests are about what is sent, not its pacing.
  */
 class CloudCampaignTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -40,7 +42,7 @@ class CloudCampaignTest {
 
   @Test
   void theCloudDeviceSendsTheTemplateFilledPerRecipientAndTheSandboxTheMessage() throws Exception {
-    try (CloudFixture f = new CloudFixture(dir)) {
+    try (CloudFixture f = new CloudFixture(dir, TestGateway.safeSendingOff())) {
       f.graph.approveTemplate("promo_bulan", "id", 2);
       Device sandbox =
           f.kurir
@@ -117,7 +119,7 @@ class CloudCampaignTest {
 
   @Test
   void aTemplateMetaRefusesFailsEachRecipientWithMetasReasonAndTheDeviceGoesOn() throws Exception {
-    try (CloudFixture f = new CloudFixture(dir)) {
+    try (CloudFixture f = new CloudFixture(dir, TestGateway.safeSendingOff())) {
       String key = key(f);
       List<String> phones = contacts(f, 3, "ortu");
       String unknown =
