@@ -29,6 +29,9 @@ import java.util.Optional;
  * @param startedAt when it was started, if it was
  * @param finishedAt when it ended (done or cancelled), if it did
  * @param waiting why a running campaign sends nothing now, beyond its devices' gaps, if it does
+ * @param template the native message object of type {@code template} that the pool's Cloud API
+ *     devices send instead of the message and its variants (Meta delivers a free-form message only
+ *     inside the customer's 24-hour window), with variables in its text parameters; empty: none
  */
 public record Campaign(
     long id,
@@ -48,7 +51,8 @@ public record Campaign(
     Instant updatedAt,
     Optional<Instant> startedAt,
     Optional<Instant> finishedAt,
-    Optional<Waiting> waiting) {
+    Optional<Waiting> waiting,
+    Optional<ObjectNode> template) {
 
   public Campaign {
     tags = List.copyOf(tags);
@@ -70,6 +74,14 @@ public record Campaign(
   /** The message object of variant {@code n} (0: the campaign's message). */
   public ObjectNode variant(int n) {
     return n == 0 ? message : variants.get(n - 1);
+  }
+
+  /**
+   * What a device sends to a recipient of variant {@code n}: a Cloud API device ({@code
+   * templatesOnly}) sends the campaign's template when it has one, any other device the variant.
+   */
+  public ObjectNode messageFor(boolean templatesOnly, int n) {
+    return templatesOnly && template.isPresent() ? template.get() : variant(n);
   }
 
   /**

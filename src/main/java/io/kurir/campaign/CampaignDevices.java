@@ -19,6 +19,30 @@ import java.util.Set;
 final class CampaignDevices {
   private CampaignDevices() {}
 
+  /**
+   * The name of the Cloud API's driver: the one network on which a free-form message reaches only
+   * someone who wrote to the number in the last 24 hours (else error 131047), so that its devices
+   * send a campaign's template. A property of the network, not of what a driver carries (the
+   * sandbox carries templates too), hence the name rather than a capability.
+   */
+  static final String CLOUD_DRIVER = "cloud";
+
+  /** Whether the device sends only templates to people who may not have written to it. */
+  static boolean templatesOnly(Device device) {
+    return device.driver().equals(CLOUD_DRIVER);
+  }
+
+  /**
+   * The kinds the device sends of the campaign: its template's on a Cloud API device when the
+   * campaign has one, else those of the message and its variants.
+   */
+  static Set<MessageKind> kindsFor(
+      Device device, ObjectNode message, java.util.List<ObjectNode> variants, boolean template) {
+    return templatesOnly(device) && template
+        ? EnumSet.of(MessageKind.TEMPLATE)
+        : kinds(message, variants);
+  }
+
   /** The kinds of the campaign's message and its variants. */
   static Set<MessageKind> kinds(ObjectNode message, java.util.List<ObjectNode> variants) {
     Set<MessageKind> kinds = EnumSet.noneOf(MessageKind.class);

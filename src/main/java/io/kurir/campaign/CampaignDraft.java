@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param startAt when it may start sending, if later than its start
  * @param quietHours the quiet hours; {@link QuietHours#DEFAULT} unless given, empty when the caller
  *     turned them off
+ * @param template the template object ({@code {name, language: {code}, components}}) the pool's
+ *     Cloud API devices send; empty: none
  */
 public record CampaignDraft(
     String name,
@@ -24,7 +26,8 @@ public record CampaignDraft(
     List<ObjectNode> variants,
     List<String> devices,
     Optional<Instant> startAt,
-    Optional<QuietHours> quietHours) {
+    Optional<QuietHours> quietHours,
+    Optional<ObjectNode> template) {
 
   public CampaignDraft {
     tags = List.copyOf(tags);

@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * book's import, its name as kept: lower case, spaces as {@code _}), optionally with a fallback
  * after a bar, {@code {name|Customer}}, used when the contact has no such value. A variable the
  * contact has no value for, and no fallback, becomes empty: a message never shows {@code {kelas}}
- * to its reader. Variables are filled in the text's body and in captions only: a link, a file name
- * or a template's name is not text the reader reads.
+ * to its reader. Variables are filled in the text's body, in captions and in a template's text
+ * parameters only: a link, a file name or a template's name is not text the reader reads.
  *
  * <p>Stateless and thread-safe.
  */
@@ -47,6 +47,18 @@ final class CampaignMessages {
       return copy;
     }
     JsonNode object = copy.get(type.asText());
+    if (type.asText().equals("template")) {
+      // Meta's template: {components: [{type, parameters: [{type: "text", text}]}]}; the
+      // approved text around the parameters is Meta's, so only the parameters are the caller's.
+      for (JsonNode component : object == null ? copy.missingNode() : object.path("components")) {
+        for (JsonNode parameter : component.path("parameters")) {
+          if (parameter instanceof ObjectNode p && p.path("text").isTextual()) {
+            p.put("text", fill(p.get("text").asText(), variables));
+          }
+        }
+      }
+      return copy;
+    }
     if (object instanceof ObjectNode o) {
       for (String field : TEXT_FIELDS) {
         JsonNode text = o.get(field);

@@ -16,7 +16,8 @@ import java.util.Optional;
  *     failed}
  * @param deviceId the device its message went from, once handed
  * @param messageId its message, once handed
- * @param reason why it failed or was skipped, if it was
+ * @param reason why it failed or was skipped, if it was: its own, or its message's failure (such as
+ *     the network's refusal of a template)
  * @param handedAt when its message was handed to the queue
  * @param settledAt when it was skipped, failed or cancelled
  * @param messageState where its message is ({@code pending} … {@code read}, {@code failed}), once

@@ -13,7 +13,12 @@ public final class CampaignRefused extends KurirException {
     /** The campaign is not in a status the action applies to (pausing a draft, starting twice). */
     STATUS_NOT_VALID,
     /** The license has no such campaign. */
-    NOT_FOUND
+    NOT_FOUND,
+    /**
+     * A Cloud API device of the pool would get a free-form message, which Meta delivers only inside
+     * the customer's 24-hour window: the campaign names no template.
+     */
+    TEMPLATE_REQUIRED
   }
 
   private final Reason reason;

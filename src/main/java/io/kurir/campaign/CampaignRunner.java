@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.BookContact;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.content.ContentRefused;
-import io.kurir.content.MessageKind;
 import io.kurir.driver.Drivers;
 import io.kurir.logging.RepeatingFailure;
 import io.kurir.message.Message;
@@ -28,7 +27,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -307,7 +305,9 @@ public final class CampaignRunner implements AutoCloseable {
       }
       SendAllowance.Slot slot = slots.get(turn.pick(candidates));
       Device device = slot.device();
-      ObjectNode message = CampaignMessages.personalise(c.variant(r.variant()), r.variables());
+      ObjectNode message =
+          CampaignMessages.personalise(
+              c.messageFor(CampaignDevices.templatesOnly(device), r.variant()), r.variables());
       try {
         long deviceId = device.id();
         Instant planned = allowance.planned(slot, now);
@@ -401,8 +401,14 @@ public final class CampaignRunner implements AutoCloseable {
     } else {
       c.devices().forEach(id -> usable(id).ifPresent(pool::add));
     }
-    Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
-    pool.removeIf(d -> CampaignDevices.notCarried(drivers, d, kinds).isPresent());
+    pool.removeIf(
+        d ->
+            CampaignDevices.notCarried(
+                    drivers,
+                    d,
+                    CampaignDevices.kindsFor(
+                        d, c.message(), c.variants(), c.template().isPresent()))
+                .isPresent());
     return pool;
   }
 

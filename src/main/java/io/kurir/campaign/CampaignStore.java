@@ -33,11 +33,12 @@ final class CampaignStore {
   private static final String COLUMNS =
       "id, license_id, name, status, tags, message, variants, devices, start_at, quiet_from,"
           + " quiet_to, expanded, cursor_phone, stop_reason, created_at, updated_at, started_at,"
-          + " finished_at, waiting_reason, waiting_until";
+          + " finished_at, waiting_reason, waiting_until, template";
 
   private static final String RECIPIENT =
       "r.campaign_id, r.phone, r.name, r.variables, r.variant, r.state, r.device_id,"
-          + " r.message_id, r.reason, r.handed_at, r.settled_at, m.state AS message_state,"
+          + " r.message_id, COALESCE(r.reason, CASE WHEN m.state = 'failed' THEN m.reason END)"
+          + " AS reason, r.handed_at, r.settled_at, m.state AS message_state,"
           + " m.sent_at AS message_sent_at";
 
   /** A recipient's message still to be sent: what a pause or a cancel takes back. */
@@ -58,7 +59,7 @@ final class CampaignStore {
                             + COLUMNS
                             + ") VALUES (:id, :license, :name, :status, :tags, :message,"
                             + " :variants, :devices, :startAt, :quietFrom, :quietTo, 0, '', NULL,"
-                            + " :createdAt, :createdAt, NULL, NULL, NULL, NULL)")
+                            + " :createdAt, :createdAt, NULL, NULL, NULL, NULL, :template)")
                     .bind("id", c.id())
                     .bind("license", c.licenseId())
                     .bind("name", c.name())
@@ -73,6 +74,7 @@ final class CampaignStore {
                         c.quietHours().map(q -> QuietHours.text(q.from())).orElse(null))
                     .bind("quietTo", c.quietHours().map(q -> QuietHours.text(q.to())).orElse(null))
                     .bind("createdAt", c.createdAt().toEpochMilli())
+                    .bind("template", c.template().map(CampaignStore::json).orElse(null))
                     .execute());
   }
 
@@ -597,7 +599,8 @@ final class CampaignStore {
             : Optional.of(
                 new Campaign.Waiting(
                     rs.getString("waiting_reason"),
-                    Instant.ofEpochMilli(rs.getLong("waiting_until")))));
+                    Instant.ofEpochMilli(rs.getLong("waiting_until")))),
+        Optional.ofNullable(rs.getString("template")).map(t -> (ObjectNode) tree(t)));
   }
 
   private static CampaignRecipient recipient(ResultSet rs) throws SQLException {

@@ -1,6 +1,9 @@
 package io.kurir.campaign;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.ContactBook;
+import io.kurir.content.CloudMessageJson;
 import io.kurir.content.MessageKind;
 import io.kurir.driver.Drivers;
 import io.kurir.message.Messages;
@@ -102,11 +105,30 @@ public final class Campaigns {
         pool.add(d.id());
       }
     }
+    Optional<ObjectNode> template = draft.template().map(Campaigns::templateMessage);
     Set<MessageKind> kinds = CampaignDevices.kinds(draft.message(), draft.variants());
     for (Device d : devices) {
       boolean inPool = pool.isEmpty() ? !d.disabled() : pool.contains(d.id());
+      if (!inPool) {
+        continue;
+      }
+      if (CampaignDevices.templatesOnly(d)
+          && template.isEmpty()
+          && !kinds.equals(EnumSet.of(MessageKind.TEMPLATE))) {
+        throw new CampaignRefused(
+            CampaignRefused.Reason.TEMPLATE_REQUIRED,
+            "device "
+                + d.number()
+                + " is a Cloud API number: Meta delivers a free-form message only to someone who"
+                + " wrote to it in the last 24 hours, so a campaign sends it an approved template;"
+                + " give template {name, language: {code}, components}, or name other devices in"
+                + " devices");
+      }
       Optional<MessageKind> refused =
-          inPool ? CampaignDevices.notCarried(drivers, d, kinds) : Optional.empty();
+          CampaignDevices.notCarried(
+              drivers,
+              d,
+              CampaignDevices.kindsFor(d, draft.message(), draft.variants(), template.isPresent()));
       if (refused.isPresent()) {
         throw new SendRefused(
             SendRefused.Reason.KIND_NOT_SUPPORTED,
@@ -139,7 +161,8 @@ public final class Campaigns {
             now,
             Optional.empty(),
             Optional.empty(),
-            Optional.empty());
+            Optional.empty(),
+            template);
     store.insert(c);
     return c;
   }
@@ -340,6 +363,20 @@ public final class Campaigns {
   private boolean names(Device d, String named) {
     return named.strip().equals(Long.toString(d.id()))
         || phones.normalize(named).map(n -> n.equals(d.number())).orElse(false);
+  }
+
+  /**
+   * The template object as the native message object of type {@code template}, checked as {@code
+   * POST /v1/messages} checks one.
+   *
+   * @throws io.kurir.content.ContentRefused when it is not Meta's template object
+   */
+  private static ObjectNode templateMessage(ObjectNode template) {
+    ObjectNode message = JsonNodeFactory.instance.objectNode();
+    message.put("type", MessageKind.TEMPLATE.wireName());
+    message.set("template", template.deepCopy());
+    CloudMessageJson.parse(message);
+    return message;
   }
 
   private static CampaignRefused field(String message) {

@@ -177,6 +177,7 @@ class CampaignInterruptionTest {
         List.of(),
         List.of(),
         Optional.empty(),
-        Optional.of(QuietHours.DEFAULT));
+        Optional.of(QuietHours.DEFAULT),
+        Optional.empty());
   }
 }

@@ -259,7 +259,10 @@ final class CampaignPages {
                     variants,
                     ctx.formParams("device"),
                     startAt,
-                    quiet));
+                    quiet,
+                    // The form has no template yet: a pool with a Cloud API number is refused
+                    // (template_required) and the API takes one.
+                    Optional.empty()));
     Pages.seeOther(ctx, side.base(license) + "/" + c.id());
   }
 

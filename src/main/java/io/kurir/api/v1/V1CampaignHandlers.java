@@ -32,7 +32,15 @@ import java.util.Optional;
  */
 final class V1CampaignHandlers {
   private static final List<String> FIELDS =
-      List.of("name", "audience", "message", "variants", "devices", "start_at", "quiet_hours");
+      List.of(
+          "name",
+          "audience",
+          "message",
+          "variants",
+          "template",
+          "devices",
+          "start_at",
+          "quiet_hours");
 
   private final Campaigns campaigns;
 
@@ -41,14 +49,16 @@ final class V1CampaignHandlers {
   }
 
   /**
-   * {@code {name, audience: {tags}, message, variants?, devices?, start_at?, quiet_hours?}}: a new
-   * draft, 201 {@code {id, status: "draft", …}}.
+   * {@code {name, audience: {tags}, message, variants?, template?, devices?, start_at?,
+   * quiet_hours?}}: a new draft, 201 {@code {id, status: "draft", …}}.
    */
   void create(Context ctx) {
     long license = licenseOf(ctx);
     JsonNode body =
         V1ContactHandlers.object(
-            ctx, "{name, audience: {tags}, message, variants, devices, start_at, quiet_hours}");
+            ctx,
+            "{name, audience: {tags}, message, variants, template, devices, start_at,"
+                + " quiet_hours}");
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!FIELDS.contains(name)) {
@@ -97,6 +107,14 @@ final class V1CampaignHandlers {
             "start_at", "start_at is a time in ISO 8601, e.g. 2026-03-10T02:00:00Z");
       }
     }
+    Optional<ObjectNode> template = Optional.empty();
+    if (body.has("template") && !body.get("template").isNull()) {
+      if (!body.get("template").isObject()) {
+        throw ApiException.fieldNotValid(
+            "template", "template is Meta's template object: {name, language: {code}, components}");
+      }
+      template = Optional.of((ObjectNode) body.get("template"));
+    }
     Optional<QuietHours> quiet = Optional.of(QuietHours.DEFAULT);
     if (body.has("quiet_hours")) {
       quiet = quietHours(body.get("quiet_hours"));
@@ -105,7 +123,14 @@ final class V1CampaignHandlers {
         campaigns.create(
             license,
             new CampaignDraft(
-                name.asText(), tagList, (ObjectNode) message, variants, devices, startAt, quiet));
+                name.asText(),
+                tagList,
+                (ObjectNode) message,
+                variants,
+                devices,
+                startAt,
+                quiet,
+                template));
     ctx.status(201).json(view(c, Optional.empty()));
   }
 
@@ -168,6 +193,7 @@ final class V1CampaignHandlers {
     out.put("audience", Map.of("tags", c.tags()));
     out.put("message", c.message());
     out.put("variants", c.variants());
+    out.put("template", c.template().map(t -> t.get("template")).orElse(null));
     out.put("devices", c.devices().stream().map(String::valueOf).toList());
     out.put("start_at", c.startAt().map(Instant::toString).orElse(null));
     out.put(

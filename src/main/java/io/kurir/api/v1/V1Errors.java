@@ -50,6 +50,7 @@ final class V1Errors {
           .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
           .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
           .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
+          .add(CampaignRefused.Reason.TEMPLATE_REQUIRED, 422, "template_required")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

@@ -53,6 +53,13 @@ public final class CloudDriver implements Driver {
   /** The reason stored with a message the network refused for good (a bad parameter, media). */
   public static final String NETWORK_REFUSED = "network_refused";
 
+  /**
+   * The reason stored with a message carrying its own template that Meta refused (132000: another
+   * number of parameters; 132001: not approved in that language; 132018: a parameter with a new
+   * line); Meta's words are the message's note.
+   */
+  public static final String TEMPLATE_REFUSED = "template_refused";
+
   private static final Duration MAX_PAIR_WAIT = Duration.ofMinutes(15);
   private static final Duration MAX_RATE_WAIT = Duration.ofMinutes(1);
 
@@ -427,6 +434,16 @@ public final class CloudDriver implements Driver {
                 token,
                 CloudMessages.template(to, template.get(), message.text()),
                 message.id());
+      }
+      if (!reply.ok()
+          && reply.error().kind() == GraphError.Kind.TEMPLATE
+          && whole
+          && message.content().kind() == MessageKind.TEMPLATE) {
+        // The caller's own template (a campaign's, or one sent by the API), not the device's:
+        // this message fails with Meta's reason, and the device goes on sending.
+        String why = reply.error().describe();
+        tell(l -> l.note(device.id(), message.id(), "template refused: " + why));
+        return new SendOutcome.Permanent(TEMPLATE_REFUSED, why);
       }
       if (!reply.ok()
           && reply.error().kind() == GraphError.Kind.TEMPLATE

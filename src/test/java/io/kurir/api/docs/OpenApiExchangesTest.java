@@ -826,6 +826,23 @@ class OpenApiExchangesTest {
             java.time.Instant.now().plus(java.time.Duration.ofDays(1)).toString(),
             "quiet_hours",
             Map.of("from", "21:00", "to", "06:00"));
+    // The license has a Cloud API device: without a template the pool is refused (422).
+    refused("POST", "/v1/campaigns", body, bearer);
+    body = new java.util.HashMap<>(body);
+    body.put(
+        "template",
+        Map.of(
+            "name",
+            "promo_bulan",
+            "language",
+            Map.of("code", "id"),
+            "components",
+            List.of(
+                Map.of(
+                    "type",
+                    "body",
+                    "parameters",
+                    List.of(Map.of("type", "text", "text", "{name|Kak}"))))));
     String first = id(canonical("POST", "/v1/campaigns", body, bearer));
     refused("POST", "/v1/campaigns", Map.of("name", "No audience"), bearer);
     refused("POST", "/v1/campaigns/" + first + "/pause", null, bearer);

@@ -159,6 +159,7 @@ class WahaCampaignTest {
                 List.of(),
                 List.of(),
                 Optional.empty(),
+                Optional.empty(),
                 Optional.empty()));
     campaigns.start(f.license.id(), c.id());
     return c.id();
