@@ -32,6 +32,9 @@ import java.util.Optional;
  * @param template the native message object of type {@code template} that the pool's Cloud API
  *     devices send instead of the message and its variants (Meta delivers a free-form message only
  *     inside the customer's 24-hour window), with variables in its text parameters; empty: none
+ * @param list whether its audience is a list uploaded to it instead of the book's tags
+ * @param listUpload the uploaded list's upload, once an upload completed
+ * @param listRows how many contacts the uploaded list holds, once an upload completed
  */
 public record Campaign(
     long id,
@@ -52,7 +55,10 @@ public record Campaign(
     Optional<Instant> startedAt,
     Optional<Instant> finishedAt,
     Optional<Waiting> waiting,
-    Optional<ObjectNode> template) {
+    Optional<ObjectNode> template,
+    boolean list,
+    Optional<Long> listUpload,
+    Optional<Integer> listRows) {
 
   public Campaign {
     tags = List.copyOf(tags);

@@ -101,7 +101,7 @@ public final class ContactBook {
     int merged = 0;
     for (ContactCsv.Row row : table.rows()) {
       try {
-        Contribution c = columns.read(row, this);
+        Contribution c = columns.read(row, this, true);
         Contribution earlier = byPhone.get(c.phone());
         if (earlier != null) {
           merged++;
@@ -135,6 +135,56 @@ public final class ContactBook {
       }
     }
     return new ImportReport(table.rows().size(), imported, updated, merged, refused, !preview);
+  }
+
+  /**
+   * Reads a list of contacts from a CSV in the import's format (a header row; {@code phone}, {@code
+   * name}, every other column an attribute) without putting it into the book: a campaign's uploaded
+   * audience. A {@code tags} column is ignored (a list is not the book, whose tags are its own), so
+   * the file that an import takes is taken as it is. Rows of one phone are merged as an import
+   * merges them.
+   *
+   * @throws ContactRefused {@code CSV_NOT_VALID} when the CSV has no header or no phone column,
+   *     {@code CSV_TOO_LARGE} past {@link #MAX_IMPORT_ROWS}
+   */
+  public ContactList readList(String csv) {
+    ContactCsv.Table table = ContactCsv.read(csv, MAX_IMPORT_ROWS);
+    Columns columns = columns(table.header());
+    List<ImportReport.RefusedRow> refused = new ArrayList<>();
+    Map<String, Contribution> byPhone = new LinkedHashMap<>();
+    int merged = 0;
+    for (ContactCsv.Row row : table.rows()) {
+      try {
+        Contribution c = columns.read(row, this, false);
+        Contribution earlier = byPhone.putIfAbsent(c.phone(), c);
+        if (earlier != null) {
+          merged++;
+          byPhone.put(c.phone(), earlier.then(c));
+        }
+      } catch (ContactRefused e) {
+        refused.add(new ImportReport.RefusedRow(row.number(), e.getMessage()));
+      }
+    }
+    List<ContactList.Entry> entries = new ArrayList<>(byPhone.size());
+    byPhone
+        .values()
+        .forEach(c -> entries.add(new ContactList.Entry(c.phone(), c.name(), c.attributes())));
+    return new ContactList(table.rows().size(), entries, merged, refused);
+  }
+
+  /** Which of {@code phones} (E.164) the license's book holds as unsubscribed. */
+  public Set<String> unsubscribedAmong(long licenseId, java.util.Collection<String> phones) {
+    Set<String> out = new java.util.HashSet<>();
+    store
+        .byPhones(licenseId, phones)
+        .values()
+        .forEach(
+            c -> {
+              if (c.unsubscribed().isPresent()) {
+                out.add(c.phone());
+              }
+            });
+    return out;
   }
 
   /**
@@ -400,7 +450,7 @@ public final class ContactBook {
   /** Which of a CSV's columns is the phone, the name, the tags; the others are attributes. */
   private record Columns(int phone, int name, int tags, Map<Integer, String> attributes) {
 
-    Contribution read(ContactCsv.Row row, ContactBook book) {
+    Contribution read(ContactCsv.Row row, ContactBook book, boolean readTags) {
       List<String> cells = row.cells();
       String phoneCell = cell(cells, phone);
       if (phoneCell.isBlank()) {
@@ -410,7 +460,9 @@ public final class ContactBook {
       Optional<String> n =
           name < 0 ? Optional.empty() : Optional.of(book.checkedName(cell(cells, name)));
       TreeSet<String> t =
-          tags < 0 ? new TreeSet<>() : book.checkedTags(List.of(cell(cells, tags).split("[;,]")));
+          tags < 0 || !readTags
+              ? new TreeSet<>()
+              : book.checkedTags(List.of(cell(cells, tags).split("[;,]")));
       Map<String, String> given = new LinkedHashMap<>();
       attributes.forEach((column, key) -> given.put(key, cell(cells, column)));
       return new Contribution(e164, n.filter(x -> !x.isEmpty()), book.checkedAttributes(given), t);

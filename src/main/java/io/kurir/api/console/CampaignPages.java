@@ -287,7 +287,7 @@ final class CampaignPages {
       String status,
       String license,
       String stopReason,
-      String tags,
+      String audience,
       String message,
       int variants,
       String devices,
@@ -317,7 +317,11 @@ final class CampaignPages {
             c.status().wireName(),
             deps.tenants().license(license).name(),
             c.status() == CampaignStatus.PAUSED ? c.stopReason().orElse("") : "",
-            String.join(", ", c.tags()),
+            c.list()
+                ? "uploaded list ("
+                    + c.listRows().map(rows -> rows + " contacts").orElse("none uploaded yet")
+                    + ")"
+                : "contacts tagged " + String.join(", ", c.tags()),
             text(c.message()),
             c.variants().size(),
             c.devices().isEmpty()
