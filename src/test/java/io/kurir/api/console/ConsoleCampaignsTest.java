@@ -209,6 +209,9 @@ class ConsoleCampaignsTest {
             .id();
     String page = "/console/licenses/" + device.licenseId() + "/campaigns/" + id;
     assertThat(console.get(page).body()).contains("uploaded list (none uploaded yet)");
+    HttpResponse<String> start = console.post(page + "/start");
+    assertThat(start.statusCode()).isEqualTo(409);
+    assertThat(start.body()).contains("none is uploaded yet");
     campaigns.uploadList(
         device.licenseId(),
         id,
