@@ -93,26 +93,8 @@ public final class ContactBook {
    *     {@code CSV_TOO_LARGE} past {@link #MAX_IMPORT_ROWS}
    */
   public ImportReport importCsv(long licenseId, String csv, boolean preview) {
-    ContactCsv.Table table = ContactCsv.read(csv, MAX_IMPORT_ROWS);
-    Columns columns = columns(table.header());
-    List<ImportReport.RefusedRow> refused = new ArrayList<>();
-    // Rows merged by phone in the order first seen; each entry what the CSV says of that phone.
-    Map<String, Contribution> byPhone = new LinkedHashMap<>();
-    int merged = 0;
-    for (ContactCsv.Row row : table.rows()) {
-      try {
-        Contribution c = columns.read(row, this, true);
-        Contribution earlier = byPhone.get(c.phone());
-        if (earlier != null) {
-          merged++;
-          byPhone.put(c.phone(), earlier.then(c));
-        } else {
-          byPhone.put(c.phone(), c);
-        }
-      } catch (ContactRefused e) {
-        refused.add(new ImportReport.RefusedRow(row.number(), e.getMessage()));
-      }
-    }
+    Read read = read(csv, true);
+    Map<String, Contribution> byPhone = read.byPhone();
     Map<String, BookContact> existing = store.byPhones(licenseId, byPhone.keySet());
     Instant now = clock.instant();
     List<BookContact> toSave = new ArrayList<>();
@@ -134,7 +116,8 @@ public final class ContactBook {
         store.save(toSave.subList(i, Math.min(toSave.size(), i + WRITE_BATCH)), existingIds);
       }
     }
-    return new ImportReport(table.rows().size(), imported, updated, merged, refused, !preview);
+    return new ImportReport(
+        read.rows(), imported, updated, read.merged(), read.refused(), !preview);
   }
 
   /**
@@ -148,6 +131,30 @@ public final class ContactBook {
    *     {@code CSV_TOO_LARGE} past {@link #MAX_IMPORT_ROWS}
    */
   public ContactList readList(String csv) {
+    Read read = read(csv, false);
+    List<ContactList.Entry> entries = new ArrayList<>(read.byPhone().size());
+    read.byPhone()
+        .values()
+        .forEach(c -> entries.add(new ContactList.Entry(c.phone(), c.name(), c.attributes())));
+    return new ContactList(read.rows(), entries, read.merged(), read.refused());
+  }
+
+  /**
+   * A CSV's rows read and merged by phone.
+   *
+   * @param rows the rows after the header, blank ones left out
+   * @param byPhone what the CSV says of each phone, in the order first seen
+   * @param merged rows whose phone an earlier row had
+   * @param refused the rows refused, with why
+   */
+  private record Read(
+      int rows,
+      Map<String, Contribution> byPhone,
+      int merged,
+      List<ImportReport.RefusedRow> refused) {}
+
+  /** Reads {@code csv}'s rows, merging rows of one phone (the later row's values win). */
+  private Read read(String csv, boolean readTags) {
     ContactCsv.Table table = ContactCsv.read(csv, MAX_IMPORT_ROWS);
     Columns columns = columns(table.header());
     List<ImportReport.RefusedRow> refused = new ArrayList<>();
@@ -155,21 +162,19 @@ public final class ContactBook {
     int merged = 0;
     for (ContactCsv.Row row : table.rows()) {
       try {
-        Contribution c = columns.read(row, this, false);
-        Contribution earlier = byPhone.putIfAbsent(c.phone(), c);
+        Contribution c = columns.read(row, this, readTags);
+        Contribution earlier = byPhone.get(c.phone());
         if (earlier != null) {
           merged++;
           byPhone.put(c.phone(), earlier.then(c));
+        } else {
+          byPhone.put(c.phone(), c);
         }
       } catch (ContactRefused e) {
         refused.add(new ImportReport.RefusedRow(row.number(), e.getMessage()));
       }
     }
-    List<ContactList.Entry> entries = new ArrayList<>(byPhone.size());
-    byPhone
-        .values()
-        .forEach(c -> entries.add(new ContactList.Entry(c.phone(), c.name(), c.attributes())));
-    return new ContactList(table.rows().size(), entries, merged, refused);
+    return new Read(table.rows().size(), byPhone, merged, refused);
   }
 
   /** Which of {@code phones} (E.164) the license's book holds as unsubscribed. */

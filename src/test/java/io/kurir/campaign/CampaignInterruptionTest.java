@@ -61,17 +61,7 @@ class CampaignInterruptionTest {
     List<String> phones = contacts(device, 1_720, "all");
     String refused = phones.get(1_100); // in the third page
     clock.set(Instant.parse("2026-03-10T14:30:00Z")); // quiet: it expands and sends nothing
-    kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .useHandle(
-            h ->
-                h.execute(
-                    "CREATE TRIGGER refuse_a_page BEFORE INSERT ON campaign_recipient"
-                        + " WHEN NEW.phone = '"
-                        + refused
-                        + "' BEGIN SELECT RAISE(ABORT, 'the test refuses this page'); END"));
+    refuseInsert("refuse_a_page", "campaign_recipient", refused, "the test refuses this page");
     Campaigns campaigns = kurir.gateway().campaigns();
     long id;
     try (LogCapture log = LogCapture.of()) {
@@ -128,17 +118,7 @@ class CampaignInterruptionTest {
       csv.append(phone).append(",7").append(i % 3).append('\n');
     }
     String refused = phones.get(1_100); // in the third commit of 500
-    kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .useHandle(
-            h ->
-                h.execute(
-                    "CREATE TRIGGER refuse_a_batch BEFORE INSERT ON campaign_list"
-                        + " WHEN NEW.phone = '"
-                        + refused
-                        + "' BEGIN SELECT RAISE(ABORT, 'the test refuses this batch'); END"));
+    refuseInsert("refuse_a_batch", "campaign_list", refused, "the test refuses this batch");
     // The upload fails in its third commit, as a dropped connection or a full disk would.
     assertThatThrownBy(() -> campaigns.uploadList(device.licenseId(), id, csv.toString(), false))
         .hasMessageContaining("the test refuses this batch");
@@ -230,6 +210,29 @@ class CampaignInterruptionTest {
     Eventually.until(
         "done", () -> campaigns.get(device.licenseId(), id).status() == CampaignStatus.DONE);
     phones.forEach(p -> assertThat(kurir.sandbox().inbox(p)).as(p).hasSize(1));
+  }
+
+  /**
+   * A trigger of the test that refuses inserting {@code phone} into {@code table}, so that the
+   * commit holding it rolls back as a full disk or a lost connection would.
+   */
+  private void refuseInsert(String trigger, String table, String phone, String message) {
+    kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .useHandle(
+            h ->
+                h.execute(
+                    "CREATE TRIGGER "
+                        + trigger
+                        + " BEFORE INSERT ON "
+                        + table
+                        + " WHEN NEW.phone = '"
+                        + phone
+                        + "' BEGIN SELECT RAISE(ABORT, '"
+                        + message
+                        + "'); END"));
   }
 
   /** {@code n} contacts of the device's license tagged {@code tag}, by phone. */
