@@ -7,13 +7,15 @@ import java.util.Optional;
 
 /**
  * A campaign: one message, personalised, sent to the contacts of a license's book that have any of
- * its audience's tags, from a pool of the license's devices, outside quiet hours.
+ * its audience's tags, or to a list uploaded to it, from a pool of the license's devices, outside
+ * quiet hours.
  *
  * @param id Kurir's id of the campaign
  * @param licenseId the license whose book and devices it uses
  * @param name what the operator calls it
  * @param status where it is
- * @param tags the audience: contacts with any of these tags (lower case)
+ * @param tags the audience: contacts with any of these tags (lower case); empty when the audience
+ *     is an uploaded list
  * @param message the native message object (the Cloud API's, without {@code to}), with {@code
  *     {name}}, {@code {phone}} and {@code {attribute}} variables in its text and captions
  * @param variants other message objects: each recipient gets one of the message and these, picked

@@ -38,10 +38,11 @@ import org.slf4j.LoggerFactory;
  * small windows per device of its pool, outside its quiet hours; a campaign whose every recipient
  * is settled is done.
  *
- * <p>Bounded: the audience is read from the contact book a page at a time, by phone, the cursor
- * moved in the commit that inserts the page's recipients, so neither the audience nor the list of
- * recipients is ever held whole; at most {@link #WINDOW} of a campaign's messages wait in a
- * device's queue, so that a pause takes back little and quiet hours hold.
+ * <p>Bounded: the audience is read from the contact book (or the campaign's uploaded list) a page
+ * at a time, by phone, the cursor moved in the commit that inserts the page's recipients, so
+ * neither the audience nor the list of recipients is ever held whole; at most {@link #WINDOW} of a
+ * campaign's messages wait in a device's queue, so that a pause takes back little and quiet hours
+ * hold.
  *
  * <p>Exactly once: a recipient is marked handed, with its message's id, in the commit that stores
  * the message ({@link Messages#acceptGuarded}), guarded in SQL (still waiting, the campaign still

@@ -165,7 +165,8 @@ final class CampaignStore {
   /**
    * Adds a page of the audience to the campaign's recipients and moves its cursor past them, in one
    * commit, if the cursor is still {@code after} (else another node took this page: nothing is
-   * written, false). {@code last}: the audience ends with this page.
+   * written, false). {@code last}: the audience ends with this page (and the campaign's uploaded
+   * list, now all in its recipients, is removed).
    */
   boolean expand(
       long id, String after, String newCursor, boolean last, List<CampaignRecipient> page) {
@@ -183,6 +184,13 @@ final class CampaignStore {
                       .execute();
               if (moved == 0) {
                 return false;
+              }
+              if (last) {
+                // An uploaded list is copied into the recipients now: its rows go, so the table
+                // holds only lists still to be sent.
+                h.createUpdate("DELETE FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, id)
+                    .execute();
               }
               if (page.isEmpty()) {
                 return true;
@@ -495,6 +503,16 @@ final class CampaignStore {
             .bind("message", messageId)
             .execute()
         == 1;
+  }
+
+  /** Removes the campaign's uploaded list (a cancelled campaign never sends it). */
+  void dropList(long campaignId) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("DELETE FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, campaignId)
+                    .execute());
   }
 
   /** Marks a waiting recipient opted out if its contact unsubscribed; true when it did. */

@@ -398,6 +398,7 @@ public final class Campaigns {
         "a campaign that has not ended");
     takeBack(store, messages, clock, c.id(), q -> true, "cancelled", "campaign_cancelled");
     store.cancelWaiting(c.id(), clock.instant());
+    store.dropList(c.id());
     return get(licenseId, id);
   }
 

@@ -128,18 +128,7 @@ class CampaignInterruptionTest {
     kurir.gateway().database().jdbi().useHandle(h -> h.execute("DROP TRIGGER refuse_a_batch"));
     assertThat(campaigns.uploadList(device.licenseId(), id, csv.toString(), false).listed())
         .isEqualTo(1_300);
-    int stored =
-        kurir
-            .gateway()
-            .database()
-            .jdbi()
-            .withHandle(
-                h ->
-                    h.createQuery("SELECT COUNT(*) FROM campaign_list WHERE campaign_id = ?")
-                        .bind(0, id)
-                        .mapTo(Integer.class)
-                        .one());
-    assertThat(stored).as("the cut-off rows and the replaced list removed").isEqualTo(1_300);
+    assertThat(listed(id)).as("the cut-off rows and the replaced list removed").isEqualTo(1_300);
 
     clock.set(Instant.parse("2026-03-10T14:30:00Z")); // quiet: it expands and sends nothing
     campaigns.start(device.licenseId(), id);
@@ -150,6 +139,7 @@ class CampaignInterruptionTest {
         .extracting(CampaignRecipient::phone)
         .containsExactlyInAnyOrderElementsOf(phones);
     assertThat(taken.getFirst().variables()).containsKey("kelas");
+    assertThat(listed(id)).as("the list, copied into the recipients, removed").isZero();
   }
 
   @Test
@@ -210,6 +200,20 @@ class CampaignInterruptionTest {
     Eventually.until(
         "done", () -> campaigns.get(device.licenseId(), id).status() == CampaignStatus.DONE);
     phones.forEach(p -> assertThat(kurir.sandbox().inbox(p)).as(p).hasSize(1));
+  }
+
+  /** How many rows of uploaded lists the campaign has in {@code campaign_list}. */
+  private int listed(long campaignId) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, campaignId)
+                    .mapTo(Integer.class)
+                    .one());
   }
 
   /**
