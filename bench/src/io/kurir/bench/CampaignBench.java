@@ -255,7 +255,8 @@ final class CampaignBench {
                 List.of(),
                 List.of(),
                 Optional.empty(),
-                quiet));
+                quiet,
+                Optional.empty()));
   }
 
   private static void awaitExpanded(Gateway gateway, License license, long id) {

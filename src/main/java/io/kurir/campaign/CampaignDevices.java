@@ -20,16 +20,14 @@ final class CampaignDevices {
   private CampaignDevices() {}
 
   /**
-   * The name of the Cloud API's driver: the one network on which a free-form message reaches only
-   * someone who wrote to the number in the last 24 hours (else error 131047), so that its devices
-   * send a campaign's template. A property of the network, not of what a driver carries (the
-   * sandbox carries templates too), hence the name rather than a capability.
+   * Whether the device sends only templates to people who may not have written to it: its network's
+   * free-form messages reach only those who wrote in the last 24 hours (the Cloud API, {@link
+   * io.kurir.driver.Driver#freeFormOnlyInReplyWindow}). False for a device whose driver this
+   * gateway has not loaded (it takes no recipients for that reason).
    */
-  static final String CLOUD_DRIVER = "cloud";
-
-  /** Whether the device sends only templates to people who may not have written to it. */
-  static boolean templatesOnly(Device device) {
-    return device.driver().equals(CLOUD_DRIVER);
+  static boolean templatesOnly(Drivers drivers, Device device) {
+    return drivers.names().contains(device.driver())
+        && drivers.of(device.ref()).freeFormOnlyInReplyWindow();
   }
 
   /**
@@ -37,8 +35,12 @@ final class CampaignDevices {
    * campaign has one, else those of the message and its variants.
    */
   static Set<MessageKind> kindsFor(
-      Device device, ObjectNode message, java.util.List<ObjectNode> variants, boolean template) {
-    return templatesOnly(device) && template
+      Drivers drivers,
+      Device device,
+      ObjectNode message,
+      java.util.List<ObjectNode> variants,
+      boolean template) {
+    return templatesOnly(drivers, device) && template
         ? EnumSet.of(MessageKind.TEMPLATE)
         : kinds(message, variants);
   }

@@ -319,7 +319,8 @@ public final class CampaignRunner implements AutoCloseable {
       Device device = slot.device();
       ObjectNode message =
           CampaignMessages.personalise(
-              c.messageFor(CampaignDevices.templatesOnly(device), r.variant()), r.variables());
+              c.messageFor(CampaignDevices.templatesOnly(drivers, device), r.variant()),
+              r.variables());
       try {
         long deviceId = device.id();
         Instant planned = allowance.planned(slot, now);
@@ -419,7 +420,7 @@ public final class CampaignRunner implements AutoCloseable {
                     drivers,
                     d,
                     CampaignDevices.kindsFor(
-                        d, c.message(), c.variants(), c.template().isPresent()))
+                        drivers, d, c.message(), c.variants(), c.template().isPresent()))
                 .isPresent());
     return pool;
   }

@@ -121,7 +121,7 @@ public final class Campaigns {
       if (!inPool) {
         continue;
       }
-      if (CampaignDevices.templatesOnly(d)
+      if (CampaignDevices.templatesOnly(drivers, d)
           && template.isEmpty()
           && !kinds.equals(EnumSet.of(MessageKind.TEMPLATE))) {
         throw new CampaignRefused(
@@ -137,7 +137,8 @@ public final class Campaigns {
           CampaignDevices.notCarried(
               drivers,
               d,
-              CampaignDevices.kindsFor(d, draft.message(), draft.variants(), template.isPresent()));
+              CampaignDevices.kindsFor(
+                  drivers, d, draft.message(), draft.variants(), template.isPresent()));
       if (refused.isPresent()) {
         throw new SendRefused(
             SendRefused.Reason.KIND_NOT_SUPPORTED,

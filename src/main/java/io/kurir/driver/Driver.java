@@ -68,6 +68,16 @@ public interface Driver extends AutoCloseable {
   }
 
   /**
+   * Whether the network delivers a free-form message only to someone who wrote to the number
+   * recently (the Cloud API's 24-hour customer-service window; outside it, error 131047), so that a
+   * message to people who may never have written, a campaign's, must be an approved template. A
+   * property of the network rather than of what the driver carries. Constant for a running driver.
+   */
+  default boolean freeFormOnlyInReplyWindow() {
+    return false;
+  }
+
+  /**
    * What this driver can carry (message kinds, groups, replies, edits, …). The core refuses at
    * accept a message of Kurir's own API that its device's driver does not declare. Defaults to
    * {@link Capabilities#TEXT_ONLY}. Constant for a running driver.

@@ -279,6 +279,45 @@ final class CampaignPages {
     return m;
   }
 
+  /**
+   * What each reason a campaign paused itself for means, and what the operator does next (the table
+   * in docs/campaigns.md, "Automatic stop on ban signals", in short).
+   */
+  private static final Map<String, String> STOP_ADVICE =
+      Map.of(
+          "failure_surge",
+          "Most of its last messages on one number failed: the number may be restricted. Read the"
+              + " report's reasons, rest the number a day or more, then resume.",
+          "account_error",
+          "The network refused a number's account (locked, blocked, or an expired token). Fix the"
+              + " account, retry the device, then resume.",
+          "message_capped",
+          "WhatsApp capped a number's new chats for this cycle. Wait for the cycle's end or leave"
+              + " the number out of the pool, then resume.",
+          "reach_out_locked",
+          "WhatsApp stopped a number from starting new chats for a while. Wait until the lock ends"
+              + " (the device's history says when), then resume.",
+          "no_usable_device",
+          "No number of its pool can send (disabled, expired or logged out). Fix or link one again,"
+              + " then resume.");
+
+  /** Why a running campaign sends nothing now, in words, with when it goes on. */
+  private static String waitingSentence(String reason, String until) {
+    return switch (reason) {
+      case "daily_cap" ->
+          "Waiting: every number of its pool has sent its share for today; it goes on at "
+              + until
+              + ".";
+      case "unanswered" ->
+          "Waiting: most of its recent messages got no reply, so its numbers slow down; the next"
+              + " goes at "
+              + until
+              + ".";
+      case "quiet_hours" -> "Waiting for the end of the quiet hours at " + until + ".";
+      default -> "Waiting (" + reason + ") until " + until + ".";
+    };
+  }
+
   /** A campaign's page. */
   record View(
       String base,
@@ -287,6 +326,8 @@ final class CampaignPages {
       String status,
       String license,
       String stopReason,
+      String stopAdvice,
+      String waiting,
       String audience,
       String message,
       int variants,
@@ -317,6 +358,12 @@ final class CampaignPages {
             c.status().wireName(),
             deps.tenants().license(license).name(),
             c.status() == CampaignStatus.PAUSED ? c.stopReason().orElse("") : "",
+            c.status() == CampaignStatus.PAUSED
+                ? c.stopReason().map(r -> STOP_ADVICE.getOrDefault(r, "")).orElse("")
+                : "",
+            c.status() == CampaignStatus.RUNNING
+                ? c.waiting().map(w -> waitingSentence(w.reason(), local(w.until()))).orElse("")
+                : "",
             c.list()
                 ? "uploaded list ("
                     + c.listRows().map(rows -> rows + " contacts").orElse("none uploaded yet")

@@ -155,6 +155,11 @@ public final class CloudDriver implements Driver {
    * has neither.
    */
   @Override
+  public boolean freeFormOnlyInReplyWindow() {
+    return true; // outside the 24-hour window only a template reaches the customer (131047)
+  }
+
+  @Override
   public Capabilities capabilities() {
     return CAPABILITIES;
   }

@@ -97,6 +97,9 @@ class ConsoleCampaignsBrowserTest {
     assertThat(status()).isEqualTo("running");
     refreshUntil(d -> text("progress-text").startsWith("0 of 3 recipients done"));
     assertThat(text("progress-text")).contains("3 waiting their turn");
+    refreshUntil(d -> !page.findElements(By.cssSelector("[data-testid=waiting]")).isEmpty());
+    assertThat(text("waiting"))
+        .isEqualTo("Waiting for the end of the quiet hours at 2026-03-11 06:00:00.");
     assertThat(chartFigures("campaign-chart"))
         .containsExactly(List.of("21:30", "0", "0", "0", "0", "0", "0"));
     assertThat(progress()).isEqualTo("0");
@@ -180,6 +183,7 @@ class ConsoleCampaignsBrowserTest {
     submitConfirmed("Start");
     refreshUntil(d -> status().equals("paused"));
     assertThat(text("stop-reason")).isEqualTo("Paused by itself: no_usable_device");
+    assertThat(text("stop-advice")).startsWith("No number of its pool can send");
     browser.screenshot("44-campaign-paused-by-itself");
 
     kurir.gateway().tenants().setDeviceDisabled(device.id(), false);
