@@ -235,7 +235,8 @@ record Core(
                 new CampaignStops(
                     db, messages, deviceStates, deviceHolds, accountSignals, events, clock)));
     Campaigns campaigns =
-        new Campaigns(db, ids, clock, tenants, phones, messages, drivers, campaignRunner::wake);
+        new Campaigns(
+            db, ids, clock, tenants, phones, messages, drivers, contactBook, campaignRunner::wake);
     return new Core(
         settings,
         clock,

@@ -7,13 +7,15 @@ import java.util.Optional;
 
 /**
  * A campaign: one message, personalised, sent to the contacts of a license's book that have any of
- * its audience's tags, from a pool of the license's devices, outside quiet hours.
+ * its audience's tags, or to a list uploaded to it, from a pool of the license's devices, outside
+ * quiet hours.
  *
  * @param id Kurir's id of the campaign
  * @param licenseId the license whose book and devices it uses
  * @param name what the operator calls it
  * @param status where it is
- * @param tags the audience: contacts with any of these tags (lower case)
+ * @param tags the audience: contacts with any of these tags (lower case); empty when the audience
+ *     is an uploaded list
  * @param message the native message object (the Cloud API's, without {@code to}), with {@code
  *     {name}}, {@code {phone}} and {@code {attribute}} variables in its text and captions
  * @param variants other message objects: each recipient gets one of the message and these, picked
@@ -32,6 +34,9 @@ import java.util.Optional;
  * @param template the native message object of type {@code template} that the pool's Cloud API
  *     devices send instead of the message and its variants (Meta delivers a free-form message only
  *     inside the customer's 24-hour window), with variables in its text parameters; empty: none
+ * @param list whether its audience is a list uploaded to it instead of the book's tags
+ * @param listUpload the uploaded list's upload, once an upload completed
+ * @param listRows how many contacts the uploaded list holds, once an upload completed
  */
 public record Campaign(
     long id,
@@ -52,7 +57,10 @@ public record Campaign(
     Optional<Instant> startedAt,
     Optional<Instant> finishedAt,
     Optional<Waiting> waiting,
-    Optional<ObjectNode> template) {
+    Optional<ObjectNode> template,
+    boolean list,
+    Optional<Long> listUpload,
+    Optional<Integer> listRows) {
 
   public Campaign {
     tags = List.copyOf(tags);

@@ -18,6 +18,8 @@ import java.util.Optional;
  *     turned them off
  * @param template the template object ({@code {name, language: {code}, components}}) the pool's
  *     Cloud API devices send; empty: none
+ * @param list whether the audience is a list uploaded to the campaign ({@link
+ *     Campaigns#uploadList}) instead of the book's tags (then {@code tags} is empty)
  */
 public record CampaignDraft(
     String name,
@@ -27,11 +29,25 @@ public record CampaignDraft(
     List<String> devices,
     Optional<Instant> startAt,
     Optional<QuietHours> quietHours,
-    Optional<ObjectNode> template) {
+    Optional<ObjectNode> template,
+    boolean list) {
 
   public CampaignDraft {
     tags = List.copyOf(tags);
     variants = List.copyOf(variants);
     devices = List.copyOf(devices);
+  }
+
+  /** A draft whose audience is the book's {@code tags}. */
+  public CampaignDraft(
+      String name,
+      List<String> tags,
+      ObjectNode message,
+      List<ObjectNode> variants,
+      List<String> devices,
+      Optional<Instant> startAt,
+      Optional<QuietHours> quietHours,
+      Optional<ObjectNode> template) {
+    this(name, tags, message, variants, devices, startAt, quietHours, template, false);
   }
 }

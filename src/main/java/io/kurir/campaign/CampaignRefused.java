@@ -18,7 +18,9 @@ public final class CampaignRefused extends KurirException {
      * A Cloud API device of the pool would get a free-form message, which Meta delivers only inside
      * the customer's 24-hour window: the campaign names no template.
      */
-    TEMPLATE_REQUIRED
+    TEMPLATE_REQUIRED,
+    /** The campaign's audience is an uploaded list, and no list is uploaded yet. */
+    LIST_MISSING
   }
 
   private final Reason reason;

@@ -1,8 +1,8 @@
 package io.kurir.campaign;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kurir.contactbook.BookContact;
 import io.kurir.contactbook.ContactBook;
+import io.kurir.contactbook.ContactList;
 import io.kurir.content.ContentRefused;
 import io.kurir.driver.Drivers;
 import io.kurir.logging.RepeatingFailure;
@@ -38,10 +38,11 @@ import org.slf4j.LoggerFactory;
  * small windows per device of its pool, outside its quiet hours; a campaign whose every recipient
  * is settled is done.
  *
- * <p>Bounded: the audience is read from the contact book a page at a time, by phone, the cursor
- * moved in the commit that inserts the page's recipients, so neither the audience nor the list of
- * recipients is ever held whole; at most {@link #WINDOW} of a campaign's messages wait in a
- * device's queue, so that a pause takes back little and quiet hours hold.
+ * <p>Bounded: the audience is read from the contact book (or the campaign's uploaded list) a page
+ * at a time, by phone, the cursor moved in the commit that inserts the page's recipients, so
+ * neither the audience nor the list of recipients is ever held whole; at most {@link #WINDOW} of a
+ * campaign's messages wait in a device's queue, so that a pause takes back little and quiet hours
+ * hold.
  *
  * <p>Exactly once: a recipient is marked handed, with its message's id, in the commit that stores
  * the message ({@link Messages#acceptGuarded}), guarded in SQL (still waiting, the campaign still
@@ -206,11 +207,22 @@ public final class CampaignRunner implements AutoCloseable {
 
   /** Takes the next page of the audience into the campaign's recipients. */
   private void expandPage(Campaign c) {
-    List<BookContact> page =
-        book.audiencePage(c.licenseId(), new LinkedHashSet<>(c.tags()), c.cursor(), EXPANSION_PAGE);
+    // A list campaign reads its uploaded list (a listed contact who unsubscribed in the book is
+    // taken, and recorded opted_out by the hand-over's guard); any other the book by tags.
+    List<ContactList.Entry> page =
+        c.list()
+            ? c.listUpload()
+                .map(u -> store.listPage(c.id(), u, c.cursor(), EXPANSION_PAGE))
+                .orElse(List.of())
+            : book
+                .audiencePage(
+                    c.licenseId(), new LinkedHashSet<>(c.tags()), c.cursor(), EXPANSION_PAGE)
+                .stream()
+                .map(b -> new ContactList.Entry(b.phone(), b.name(), b.attributes()))
+                .toList();
     List<CampaignRecipient> recipients = new ArrayList<>(page.size());
     int options = 1 + c.variants().size();
-    for (BookContact contact : page) {
+    for (ContactList.Entry contact : page) {
       recipients.add(
           new CampaignRecipient(
               c.id(),

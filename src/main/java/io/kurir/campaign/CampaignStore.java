@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kurir.contactbook.ContactList;
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
 import java.sql.ResultSet;
@@ -33,7 +34,8 @@ final class CampaignStore {
   private static final String COLUMNS =
       "id, license_id, name, status, tags, message, variants, devices, start_at, quiet_from,"
           + " quiet_to, expanded, cursor_phone, stop_reason, created_at, updated_at, started_at,"
-          + " finished_at, waiting_reason, waiting_until, template";
+          + " finished_at, waiting_reason, waiting_until, template, audience_list, list_upload,"
+          + " list_rows";
 
   private static final String RECIPIENT =
       "r.campaign_id, r.phone, r.name, r.variables, r.variant, r.state, r.device_id,"
@@ -59,7 +61,8 @@ final class CampaignStore {
                             + COLUMNS
                             + ") VALUES (:id, :license, :name, :status, :tags, :message,"
                             + " :variants, :devices, :startAt, :quietFrom, :quietTo, 0, '', NULL,"
-                            + " :createdAt, :createdAt, NULL, NULL, NULL, NULL, :template)")
+                            + " :createdAt, :createdAt, NULL, NULL, NULL, NULL, :template, :list,"
+                            + " NULL, NULL)")
                     .bind("id", c.id())
                     .bind("license", c.licenseId())
                     .bind("name", c.name())
@@ -75,6 +78,7 @@ final class CampaignStore {
                     .bind("quietTo", c.quietHours().map(q -> QuietHours.text(q.to())).orElse(null))
                     .bind("createdAt", c.createdAt().toEpochMilli())
                     .bind("template", c.template().map(CampaignStore::json).orElse(null))
+                    .bind("list", c.list() ? 1 : 0)
                     .execute());
   }
 
@@ -161,7 +165,8 @@ final class CampaignStore {
   /**
    * Adds a page of the audience to the campaign's recipients and moves its cursor past them, in one
    * commit, if the cursor is still {@code after} (else another node took this page: nothing is
-   * written, false). {@code last}: the audience ends with this page.
+   * written, false). {@code last}: the audience ends with this page (and the campaign's uploaded
+   * list, now all in its recipients, is removed).
    */
   boolean expand(
       long id, String after, String newCursor, boolean last, List<CampaignRecipient> page) {
@@ -179,6 +184,13 @@ final class CampaignStore {
                       .execute();
               if (moved == 0) {
                 return false;
+              }
+              if (last) {
+                // An uploaded list is copied into the recipients now: its rows go, so the table
+                // holds only lists still to be sent.
+                h.createUpdate("DELETE FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, id)
+                    .execute();
               }
               if (page.isEmpty()) {
                 return true;
@@ -201,6 +213,116 @@ final class CampaignStore {
               batch.execute();
               return true;
             });
+  }
+
+  /**
+   * Removes the rows of the campaign's uploads that never became its list (cut off part-way): a new
+   * upload starts from a clean table.
+   */
+  void clearUnfinishedLists(long campaignId) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate(
+                        "DELETE FROM campaign_list WHERE campaign_id = :c AND upload <> COALESCE("
+                            + "(SELECT list_upload FROM campaign WHERE id = :c), -1)")
+                    .bind("c", campaignId)
+                    .execute());
+  }
+
+  /**
+   * Writes one batch of an upload's contacts in one commit, if the campaign is still a draft (else
+   * nothing is written: false).
+   */
+  boolean writeList(long campaignId, long upload, List<ContactList.Entry> batch) {
+    return db.writes()
+        .write(
+            h -> {
+              boolean draft =
+                  h.createQuery("SELECT 1 FROM campaign WHERE id = ? AND status = 'draft'")
+                      .bind(0, campaignId)
+                      .mapTo(Integer.class)
+                      .findOne()
+                      .isPresent();
+              if (!draft) {
+                return false;
+              }
+              PreparedBatch insert =
+                  h.prepareBatch(
+                      "INSERT INTO campaign_list (campaign_id, upload, phone, name, variables)"
+                          + " VALUES (?, ?, ?, ?, ?)");
+              for (ContactList.Entry e : batch) {
+                insert
+                    .bind(0, campaignId)
+                    .bind(1, upload)
+                    .bind(2, e.phone())
+                    .bind(3, e.name().orElse(null))
+                    .bind(4, json(e.variables()))
+                    .add();
+              }
+              insert.execute();
+              return true;
+            });
+  }
+
+  /**
+   * The upload's final commit: it becomes the campaign's list if the campaign is still a draft and
+   * every one of its {@code rows} contacts is stored; the list it replaces is removed. False when
+   * it did not.
+   */
+  boolean completeList(long campaignId, long upload, int rows, Instant at) {
+    return db.writes()
+        .write(
+            h -> {
+              int moved =
+                  h.createUpdate(
+                          "UPDATE campaign SET list_upload = :u, list_rows = :n, updated_at = :at"
+                              + " WHERE id = :c AND status = 'draft' AND audience_list = 1"
+                              + " AND (SELECT COUNT(*) FROM campaign_list"
+                              + " WHERE campaign_id = :c AND upload = :u) = :n")
+                      .bind("u", upload)
+                      .bind("n", rows)
+                      .bind("at", at.toEpochMilli())
+                      .bind("c", campaignId)
+                      .execute();
+              if (moved == 0) {
+                return false;
+              }
+              h.createUpdate("DELETE FROM campaign_list WHERE campaign_id = ? AND upload <> ?")
+                  .bind(0, campaignId)
+                  .bind(1, upload)
+                  .execute();
+              return true;
+            });
+  }
+
+  /** A page of the campaign's uploaded list, by phone, those after {@code afterPhone}. */
+  List<ContactList.Entry> listPage(long campaignId, long upload, String afterPhone, int limit) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT phone, name, variables FROM campaign_list WHERE campaign_id = ?"
+                            + " AND upload = ? AND phone > ? ORDER BY phone LIMIT ?")
+                    .bind(0, campaignId)
+                    .bind(1, upload)
+                    .bind(2, afterPhone)
+                    .bind(3, limit)
+                    .map(
+                        (rs, ctx) -> {
+                          java.util.TreeMap<String, String> attributes =
+                              new java.util.TreeMap<>(
+                                  read(
+                                      rs.getString("variables"),
+                                      new TypeReference<Map<String, String>>() {}));
+                          attributes.remove("phone");
+                          attributes.remove("name");
+                          return new ContactList.Entry(
+                              rs.getString("phone"),
+                              Optional.ofNullable(rs.getString("name")),
+                              attributes);
+                        })
+                    .list());
   }
 
   /** Up to {@code limit} of the campaign's recipients still waiting, by phone. */
@@ -381,6 +503,16 @@ final class CampaignStore {
             .bind("message", messageId)
             .execute()
         == 1;
+  }
+
+  /** Removes the campaign's uploaded list (a cancelled campaign never sends it). */
+  void dropList(long campaignId) {
+    db.writes()
+        .write(
+            h ->
+                h.createUpdate("DELETE FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, campaignId)
+                    .execute());
   }
 
   /** Marks a waiting recipient opted out if its contact unsubscribed; true when it did. */
@@ -600,7 +732,10 @@ final class CampaignStore {
                 new Campaign.Waiting(
                     rs.getString("waiting_reason"),
                     Instant.ofEpochMilli(rs.getLong("waiting_until")))),
-        Optional.ofNullable(rs.getString("template")).map(t -> (ObjectNode) tree(t)));
+        Optional.ofNullable(rs.getString("template")).map(t -> (ObjectNode) tree(t)),
+        rs.getInt("audience_list") == 1,
+        optionalLong(rs, "list_upload"),
+        optionalLong(rs, "list_rows").map(Long::intValue));
   }
 
   private static CampaignRecipient recipient(ResultSet rs) throws SQLException {
@@ -622,6 +757,11 @@ final class CampaignStore {
         instant(rs, "settled_at"),
         Optional.ofNullable(rs.getString("message_state")),
         instant(rs, "message_sent_at"));
+  }
+
+  private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? Optional.empty() : Optional.of(v);
   }
 
   private static Optional<Instant> instant(ResultSet rs, String column) throws SQLException {

@@ -3,6 +3,7 @@ package io.kurir.campaign;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.ContactBook;
+import io.kurir.contactbook.ContactList;
 import io.kurir.content.CloudMessageJson;
 import io.kurir.content.MessageKind;
 import io.kurir.driver.Drivers;
@@ -49,6 +50,7 @@ public final class Campaigns {
   private final Messages messages;
   private final Drivers drivers;
   private final Runnable wakeRunner;
+  private final ContactBook book;
 
   public Campaigns(
       Database db,
@@ -58,8 +60,10 @@ public final class Campaigns {
       PhoneNumbers phones,
       Messages messages,
       Drivers drivers,
+      ContactBook book,
       Runnable wakeRunner) {
     this.store = new CampaignStore(db);
+    this.book = book;
     this.ids = ids;
     this.clock = clock;
     this.tenants = tenants;
@@ -83,7 +87,12 @@ public final class Campaigns {
     }
     Set<String> tags = new LinkedHashSet<>();
     draft.tags().stream().map(ContactBook::tagKey).filter(t -> !t.isEmpty()).forEach(tags::add);
-    if (tags.isEmpty() || tags.size() > MAX_TAGS) {
+    if (draft.list() && !draft.tags().isEmpty()) {
+      throw field(
+          "audience is either {\"tags\": [...]} (the contact book's tags) or {\"list\": true}"
+              + " (a list uploaded to the campaign), not both");
+    }
+    if (!draft.list() && (tags.isEmpty() || tags.size() > MAX_TAGS)) {
       throw field("audience.tags names 1 to " + MAX_TAGS + " tags of the contact book");
     }
     if (draft.variants().size() > MAX_VARIANTS) {
@@ -163,7 +172,10 @@ public final class Campaigns {
             Optional.empty(),
             Optional.empty(),
             Optional.empty(),
-            template);
+            template,
+            draft.list(),
+            Optional.empty(),
+            Optional.empty());
     store.insert(c);
     return c;
   }
@@ -255,9 +267,81 @@ public final class Campaigns {
         r.settledAt().map(Instant::toString).orElse(""));
   }
 
+  /** Listed contacts written per commit of an upload. */
+  private static final int LIST_BATCH = 500;
+
+  /**
+   * Uploads the audience of a draft whose audience is a list: a CSV in the contact import's format
+   * ({@link ContactBook#readList}), kept for this campaign only, never put into the book. A second
+   * upload replaces the list. Stored {@value #LIST_BATCH} contacts a commit under the upload's own
+   * id; only the final commit makes it the campaign's list, so an upload cut off part-way leaves
+   * the list as it was. {@code preview}: only says what it would do.
+   *
+   * @throws CampaignRefused {@code STATUS_NOT_VALID} when the campaign is not a draft, {@code
+   *     FIELD_NOT_VALID} when its audience is tags
+   * @throws io.kurir.contactbook.ContactRefused when the CSV is not one the import reads
+   */
+  public ListReport uploadList(long licenseId, long id, String csv, boolean preview) {
+    Campaign c = get(licenseId, id);
+    if (!c.list()) {
+      throw field(
+          "campaign "
+              + c.id()
+              + "'s audience is the contact book's tags: a list is uploaded to a campaign made"
+              + " with audience {\"list\": true}");
+    }
+    requireDraft(c, "upload a list");
+    ContactList list = book.readList(csv);
+    List<String> phonesListed = list.entries().stream().map(ContactList.Entry::phone).toList();
+    int optedOut = book.unsubscribedAmong(licenseId, phonesListed).size();
+    if (!preview) {
+      long upload = ids.next();
+      store.clearUnfinishedLists(c.id());
+      for (int i = 0; i < list.entries().size(); i += LIST_BATCH) {
+        List<ContactList.Entry> batch =
+            list.entries().subList(i, Math.min(list.entries().size(), i + LIST_BATCH));
+        if (!store.writeList(c.id(), upload, batch)) {
+          requireDraft(get(licenseId, id), "upload a list");
+        }
+      }
+      if (!store.completeList(c.id(), upload, list.entries().size(), clock.instant())) {
+        requireDraft(get(licenseId, id), "upload a list");
+        throw new CampaignRefused(
+            CampaignRefused.Reason.STATUS_NOT_VALID,
+            "another upload to campaign " + c.id() + " replaced this one while it was stored");
+      }
+    }
+    return new ListReport(
+        list.rows(), list.entries().size(), list.merged(), optedOut, list.refused(), !preview);
+  }
+
+  private static void requireDraft(Campaign c, String action) {
+    if (c.status() != CampaignStatus.DRAFT) {
+      throw new CampaignRefused(
+          CampaignRefused.Reason.STATUS_NOT_VALID,
+          "campaign "
+              + c.id()
+              + " is "
+              + c.status().wireName()
+              + ": "
+              + action
+              + " applies to a draft");
+    }
+  }
+
   /** Starts a draft: running at once, or scheduled until its start time. */
   public Campaign start(long licenseId, long id) {
     Campaign c = get(licenseId, id);
+    if (c.list() && c.listRows().isEmpty() && c.status() == CampaignStatus.DRAFT) {
+      throw new CampaignRefused(
+          CampaignRefused.Reason.LIST_MISSING,
+          "campaign "
+              + c.id()
+              + "'s audience is an uploaded list and none is uploaded yet: POST the list as CSV to"
+              + " /v1/campaigns/"
+              + c.id()
+              + "/audience first");
+    }
     Instant now = clock.instant();
     CampaignStatus to =
         c.startAt().filter(at -> at.isAfter(now)).isPresent()
@@ -315,6 +399,7 @@ public final class Campaigns {
         "a campaign that has not ended");
     takeBack(store, messages, clock, c.id(), q -> true, "cancelled", "campaign_cancelled");
     store.cancelWaiting(c.id(), clock.instant());
+    store.dropList(c.id());
     return get(licenseId, id);
   }
 

@@ -93,26 +93,8 @@ public final class ContactBook {
    *     {@code CSV_TOO_LARGE} past {@link #MAX_IMPORT_ROWS}
    */
   public ImportReport importCsv(long licenseId, String csv, boolean preview) {
-    ContactCsv.Table table = ContactCsv.read(csv, MAX_IMPORT_ROWS);
-    Columns columns = columns(table.header());
-    List<ImportReport.RefusedRow> refused = new ArrayList<>();
-    // Rows merged by phone in the order first seen; each entry what the CSV says of that phone.
-    Map<String, Contribution> byPhone = new LinkedHashMap<>();
-    int merged = 0;
-    for (ContactCsv.Row row : table.rows()) {
-      try {
-        Contribution c = columns.read(row, this);
-        Contribution earlier = byPhone.get(c.phone());
-        if (earlier != null) {
-          merged++;
-          byPhone.put(c.phone(), earlier.then(c));
-        } else {
-          byPhone.put(c.phone(), c);
-        }
-      } catch (ContactRefused e) {
-        refused.add(new ImportReport.RefusedRow(row.number(), e.getMessage()));
-      }
-    }
+    Read read = read(csv, true);
+    Map<String, Contribution> byPhone = read.byPhone();
     Map<String, BookContact> existing = store.byPhones(licenseId, byPhone.keySet());
     Instant now = clock.instant();
     List<BookContact> toSave = new ArrayList<>();
@@ -134,7 +116,80 @@ public final class ContactBook {
         store.save(toSave.subList(i, Math.min(toSave.size(), i + WRITE_BATCH)), existingIds);
       }
     }
-    return new ImportReport(table.rows().size(), imported, updated, merged, refused, !preview);
+    return new ImportReport(
+        read.rows(), imported, updated, read.merged(), read.refused(), !preview);
+  }
+
+  /**
+   * Reads a list of contacts from a CSV in the import's format (a header row; {@code phone}, {@code
+   * name}, every other column an attribute) without putting it into the book: a campaign's uploaded
+   * audience. A {@code tags} column is ignored (a list is not the book, whose tags are its own), so
+   * the file that an import takes is taken as it is. Rows of one phone are merged as an import
+   * merges them.
+   *
+   * @throws ContactRefused {@code CSV_NOT_VALID} when the CSV has no header or no phone column,
+   *     {@code CSV_TOO_LARGE} past {@link #MAX_IMPORT_ROWS}
+   */
+  public ContactList readList(String csv) {
+    Read read = read(csv, false);
+    List<ContactList.Entry> entries = new ArrayList<>(read.byPhone().size());
+    read.byPhone()
+        .values()
+        .forEach(c -> entries.add(new ContactList.Entry(c.phone(), c.name(), c.attributes())));
+    return new ContactList(read.rows(), entries, read.merged(), read.refused());
+  }
+
+  /**
+   * A CSV's rows read and merged by phone.
+   *
+   * @param rows the rows after the header, blank ones left out
+   * @param byPhone what the CSV says of each phone, in the order first seen
+   * @param merged rows whose phone an earlier row had
+   * @param refused the rows refused, with why
+   */
+  private record Read(
+      int rows,
+      Map<String, Contribution> byPhone,
+      int merged,
+      List<ImportReport.RefusedRow> refused) {}
+
+  /** Reads {@code csv}'s rows, merging rows of one phone (the later row's values win). */
+  private Read read(String csv, boolean readTags) {
+    ContactCsv.Table table = ContactCsv.read(csv, MAX_IMPORT_ROWS);
+    Columns columns = columns(table.header());
+    List<ImportReport.RefusedRow> refused = new ArrayList<>();
+    Map<String, Contribution> byPhone = new LinkedHashMap<>();
+    int merged = 0;
+    for (ContactCsv.Row row : table.rows()) {
+      try {
+        Contribution c = columns.read(row, this, readTags);
+        Contribution earlier = byPhone.get(c.phone());
+        if (earlier != null) {
+          merged++;
+          byPhone.put(c.phone(), earlier.then(c));
+        } else {
+          byPhone.put(c.phone(), c);
+        }
+      } catch (ContactRefused e) {
+        refused.add(new ImportReport.RefusedRow(row.number(), e.getMessage()));
+      }
+    }
+    return new Read(table.rows().size(), byPhone, merged, refused);
+  }
+
+  /** Which of {@code phones} (E.164) the license's book holds as unsubscribed. */
+  public Set<String> unsubscribedAmong(long licenseId, java.util.Collection<String> phones) {
+    Set<String> out = new java.util.HashSet<>();
+    store
+        .byPhones(licenseId, phones)
+        .values()
+        .forEach(
+            c -> {
+              if (c.unsubscribed().isPresent()) {
+                out.add(c.phone());
+              }
+            });
+    return out;
   }
 
   /**
@@ -400,7 +455,7 @@ public final class ContactBook {
   /** Which of a CSV's columns is the phone, the name, the tags; the others are attributes. */
   private record Columns(int phone, int name, int tags, Map<Integer, String> attributes) {
 
-    Contribution read(ContactCsv.Row row, ContactBook book) {
+    Contribution read(ContactCsv.Row row, ContactBook book, boolean readTags) {
       List<String> cells = row.cells();
       String phoneCell = cell(cells, phone);
       if (phoneCell.isBlank()) {
@@ -410,7 +465,9 @@ public final class ContactBook {
       Optional<String> n =
           name < 0 ? Optional.empty() : Optional.of(book.checkedName(cell(cells, name)));
       TreeSet<String> t =
-          tags < 0 ? new TreeSet<>() : book.checkedTags(List.of(cell(cells, tags).split("[;,]")));
+          tags < 0 || !readTags
+              ? new TreeSet<>()
+              : book.checkedTags(List.of(cell(cells, tags).split("[;,]")));
       Map<String, String> given = new LinkedHashMap<>();
       attributes.forEach((column, key) -> given.put(key, cell(cells, column)));
       return new Contribution(e164, n.filter(x -> !x.isEmpty()), book.checkedAttributes(given), t);

@@ -1,6 +1,7 @@
 package io.kurir.campaign;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -29,8 +30,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * A campaign's work cut off where it hurts, on a real gateway and database: an expansion whose page
  * commit fails half-way (a trigger of the test refuses one of the page's rows, so the commit rolls
  * back as a full disk or a lost connection would) resumes from the last page that committed, each
- * contact once; recipients read by the runner before a pause and handed over after it are refused,
- * and the paused campaign sends nothing more while its devices send other campaigns.
+ * contact once; a list upload cut off in a commit never becomes the campaign's audience (the list
+ * before it stays) and leaves no rows behind once an upload completes; recipients read by the
+ * runner before a pause and handed over after it are refused, and the paused campaign sends nothing
+ * more while its devices send other campaigns.
  */
 @ResourceLock(LogCapture.LOG)
 class CampaignInterruptionTest {
@@ -58,17 +61,7 @@ class CampaignInterruptionTest {
     List<String> phones = contacts(device, 1_720, "all");
     String refused = phones.get(1_100); // in the third page
     clock.set(Instant.parse("2026-03-10T14:30:00Z")); // quiet: it expands and sends nothing
-    kurir
-        .gateway()
-        .database()
-        .jdbi()
-        .useHandle(
-            h ->
-                h.execute(
-                    "CREATE TRIGGER refuse_a_page BEFORE INSERT ON campaign_recipient"
-                        + " WHEN NEW.phone = '"
-                        + refused
-                        + "' BEGIN SELECT RAISE(ABORT, 'the test refuses this page'); END"));
+    refuseInsert("refuse_a_page", "campaign_recipient", refused, "the test refuses this page");
     Campaigns campaigns = kurir.gateway().campaigns();
     long id;
     try (LogCapture log = LogCapture.of()) {
@@ -90,6 +83,63 @@ class CampaignInterruptionTest {
     assertThat(taken).as("each contact once, none skipped").hasSize(1_720);
     assertThat(new HashSet<>(taken)).containsExactlyInAnyOrderElementsOf(phones);
     assertThat(campaigns.counts(device.licenseId(), id).waiting()).isEqualTo(1_720);
+  }
+
+  @Test
+  void aListUploadCutOffPartWayNeverBecomesTheAudience() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    Campaigns campaigns = kurir.gateway().campaigns();
+    ObjectNode message =
+        (ObjectNode) JSON.readTree("{\"type\":\"text\",\"text\":{\"body\":\"Halo {kelas}\"}}");
+    long id =
+        campaigns
+            .create(
+                device.licenseId(),
+                new CampaignDraft(
+                    "Parents",
+                    List.of(),
+                    message,
+                    List.of(),
+                    List.of(),
+                    Optional.empty(),
+                    Optional.of(QuietHours.DEFAULT),
+                    Optional.empty(),
+                    true))
+            .id();
+    String first = Numbers.fresh();
+    assertThat(
+            campaigns.uploadList(device.licenseId(), id, "phone\n" + first + "\n", false).listed())
+        .isEqualTo(1);
+    List<String> phones = new ArrayList<>();
+    StringBuilder csv = new StringBuilder("phone,kelas\n");
+    for (int i = 0; i < 1_300; i++) {
+      String phone = Numbers.fresh();
+      phones.add(phone);
+      csv.append(phone).append(",7").append(i % 3).append('\n');
+    }
+    String refused = phones.get(1_100); // in the third commit of 500
+    refuseInsert("refuse_a_batch", "campaign_list", refused, "the test refuses this batch");
+    // The upload fails in its third commit, as a dropped connection or a full disk would.
+    assertThatThrownBy(() -> campaigns.uploadList(device.licenseId(), id, csv.toString(), false))
+        .hasMessageContaining("the test refuses this batch");
+    Campaign cut = campaigns.get(device.licenseId(), id);
+    assertThat(cut.listRows()).as("the list uploaded before, whole").contains(1);
+
+    kurir.gateway().database().jdbi().useHandle(h -> h.execute("DROP TRIGGER refuse_a_batch"));
+    assertThat(campaigns.uploadList(device.licenseId(), id, csv.toString(), false).listed())
+        .isEqualTo(1_300);
+    assertThat(listed(id)).as("the cut-off rows and the replaced list removed").isEqualTo(1_300);
+
+    clock.set(Instant.parse("2026-03-10T14:30:00Z")); // quiet: it expands and sends nothing
+    campaigns.start(device.licenseId(), id);
+    Eventually.until("expanded", () -> campaigns.get(device.licenseId(), id).expanded());
+    List<CampaignRecipient> taken = new ArrayList<>();
+    campaigns.forEachRecipient(device.licenseId(), id, taken::add);
+    assertThat(taken)
+        .extracting(CampaignRecipient::phone)
+        .containsExactlyInAnyOrderElementsOf(phones);
+    assertThat(taken.getFirst().variables()).containsKey("kelas");
+    assertThat(listed(id)).as("the list, copied into the recipients, removed").isZero();
   }
 
   @Test
@@ -150,6 +200,43 @@ class CampaignInterruptionTest {
     Eventually.until(
         "done", () -> campaigns.get(device.licenseId(), id).status() == CampaignStatus.DONE);
     phones.forEach(p -> assertThat(kurir.sandbox().inbox(p)).as(p).hasSize(1));
+  }
+
+  /** How many rows of uploaded lists the campaign has in {@code campaign_list}. */
+  private int listed(long campaignId) {
+    return kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM campaign_list WHERE campaign_id = ?")
+                    .bind(0, campaignId)
+                    .mapTo(Integer.class)
+                    .one());
+  }
+
+  /**
+   * A trigger of the test that refuses inserting {@code phone} into {@code table}, so that the
+   * commit holding it rolls back as a full disk or a lost connection would.
+   */
+  private void refuseInsert(String trigger, String table, String phone, String message) {
+    kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .useHandle(
+            h ->
+                h.execute(
+                    "CREATE TRIGGER "
+                        + trigger
+                        + " BEFORE INSERT ON "
+                        + table
+                        + " WHEN NEW.phone = '"
+                        + phone
+                        + "' BEGIN SELECT RAISE(ABORT, '"
+                        + message
+                        + "'); END"));
   }
 
   /** {@code n} contacts of the device's license tagged {@code tag}, by phone. */

@@ -328,7 +328,7 @@ final class CampaignPages {
       String stopReason,
       String stopAdvice,
       String waiting,
-      String tags,
+      String audience,
       String message,
       int variants,
       String devices,
@@ -364,7 +364,11 @@ final class CampaignPages {
             c.status() == CampaignStatus.RUNNING
                 ? c.waiting().map(w -> waitingSentence(w.reason(), local(w.until()))).orElse("")
                 : "",
-            String.join(", ", c.tags()),
+            c.list()
+                ? "uploaded list ("
+                    + c.listRows().map(rows -> rows + " contacts").orElse("none uploaded yet")
+                    + ")"
+                : "contacts tagged " + String.join(", ", c.tags()),
             text(c.message()),
             c.variants().size(),
             c.devices().isEmpty()

@@ -104,6 +104,7 @@ public final class ConsoleRoutes implements RouteTable {
           .add(CampaignRefused.Reason.DEVICE_NOT_FOUND, 404, "device_not_found")
           .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
           .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
+          .add(CampaignRefused.Reason.LIST_MISSING, 409, "list_missing")
           .add(ContentRefused.Reason.CONTENT_EMPTY, ConsoleRoutes::contentRefused)
           .add(ContentRefused.Reason.CONTENT_NOT_VALID, ConsoleRoutes::contentRefused)
           .add(ContentRefused.Reason.CONTENT_TOO_LONG, ConsoleRoutes::contentRefused)

@@ -8,6 +8,7 @@ import io.kurir.campaign.Campaign;
 import io.kurir.campaign.CampaignDraft;
 import io.kurir.campaign.CampaignStatus;
 import io.kurir.campaign.Campaigns;
+import io.kurir.campaign.ListReport;
 import io.kurir.campaign.QuietHours;
 import io.kurir.tenant.ApiCaller;
 import java.io.IOException;
@@ -49,8 +50,8 @@ final class V1CampaignHandlers {
   }
 
   /**
-   * {@code {name, audience: {tags}, message, variants?, template?, devices?, start_at?,
-   * quiet_hours?}}: a new draft, 201 {@code {id, status: "draft", …}}.
+   * {@code {name, audience: {tags} or {list: true}, message, variants?, template?, devices?,
+   * start_at?, quiet_hours?}}: a new draft, 201 {@code {id, status: "draft", …}}.
    */
   void create(Context ctx) {
     long license = licenseOf(ctx);
@@ -69,12 +70,26 @@ final class V1CampaignHandlers {
     if (!name.isTextual() || name.asText().isBlank()) {
       throw ApiException.fieldEmpty("name");
     }
-    JsonNode tags = body.path("audience").path("tags");
-    if (!tags.isArray() || tags.isEmpty()) {
-      throw ApiException.fieldNotValid(
-          "audience", "audience is {\"tags\": [...]}: the contact book's tags it sends to");
+    JsonNode audience = body.path("audience");
+    JsonNode tags = audience.path("tags");
+    JsonNode listed = audience.path("list");
+    boolean list = listed.isBoolean() && listed.asBoolean();
+    if (audience.has("list") && !listed.isBoolean()) {
+      throw ApiException.fieldNotValid("audience", "audience.list is true or false");
     }
-    List<String> tagList = texts(tags, "audience");
+    if (list && audience.has("tags")) {
+      throw ApiException.fieldNotValid(
+          "audience",
+          "audience is either {\"tags\": [...]} (the contact book's tags) or {\"list\": true}"
+              + " (a list uploaded to the campaign), not both");
+    }
+    if (!list && (!tags.isArray() || tags.isEmpty())) {
+      throw ApiException.fieldNotValid(
+          "audience",
+          "audience is {\"tags\": [...]}: the contact book's tags it sends to, or {\"list\":"
+              + " true}: a list uploaded to the campaign (POST /v1/campaigns/{id}/audience)");
+    }
+    List<String> tagList = list ? List.of() : texts(tags, "audience");
     JsonNode message = body.path("message");
     if (!message.isObject()) {
       throw ApiException.fieldEmpty("message");
@@ -130,8 +145,29 @@ final class V1CampaignHandlers {
                 devices,
                 startAt,
                 quiet,
-                template));
+                template,
+                list));
     ctx.status(201).json(view(c, Optional.empty()));
+  }
+
+  /**
+   * The CSV body (the contact import's format) as the audience of a draft made with {@code
+   * audience: {list: true}}: 200 {@code {rows, listed, merged, opted_out, refused: [{row, reason}],
+   * saved}}; {@code ?preview=true} says the same and changes nothing. A second upload replaces the
+   * list.
+   */
+  void uploadList(Context ctx) {
+    long license = licenseOf(ctx);
+    boolean preview = V1ContactHandlers.bool(ctx, "preview");
+    ListReport r = campaigns.uploadList(license, id(ctx), ctx.body(), preview);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("rows", r.rows());
+    out.put("listed", r.listed());
+    out.put("merged", r.merged());
+    out.put("opted_out", r.optedOut());
+    out.put("refused", V1ContactHandlers.refused(r.refused()));
+    out.put("saved", r.saved());
+    ctx.json(out);
   }
 
   /** {@code {data: [campaign]}}, newest first. */
@@ -190,7 +226,15 @@ final class V1CampaignHandlers {
     out.put("id", Long.toString(c.id()));
     out.put("name", c.name());
     out.put("status", c.status().wireName());
-    out.put("audience", Map.of("tags", c.tags()));
+    if (c.list()) {
+      Map<String, Object> audience = new LinkedHashMap<>();
+      audience.put("list", true);
+      // How many contacts the uploaded list holds; null until one is uploaded.
+      audience.put("list_rows", c.listRows().orElse(null));
+      out.put("audience", audience);
+    } else {
+      out.put("audience", Map.of("tags", c.tags()));
+    }
     out.put("message", c.message());
     out.put("variants", c.variants());
     out.put("template", c.template().map(t -> t.get("template")).orElse(null));

@@ -248,18 +248,23 @@ final class V1ContactHandlers {
     return out;
   }
 
-  private static Map<String, Object> view(ImportReport r) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("imported", r.imported());
-    out.put("updated", r.updated());
+  /** Refused rows as {@code [{row, reason}]}: the contact import's and a campaign list's. */
+  static List<Map<String, Object>> refused(List<ImportReport.RefusedRow> rows) {
     List<Map<String, Object>> refused = new ArrayList<>();
-    for (ImportReport.RefusedRow row : r.refused()) {
+    for (ImportReport.RefusedRow row : rows) {
       Map<String, Object> one = new LinkedHashMap<>();
       one.put("row", row.row());
       one.put("reason", row.reason());
       refused.add(one);
     }
-    out.put("refused", refused);
+    return refused;
+  }
+
+  private static Map<String, Object> view(ImportReport r) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("imported", r.imported());
+    out.put("updated", r.updated());
+    out.put("refused", refused(r.refused()));
     out.put("rows", r.rows());
     out.put("merged", r.merged());
     out.put("saved", r.saved());
@@ -282,7 +287,7 @@ final class V1ContactHandlers {
     return Optional.ofNullable(ctx.queryParam(name)).map(String::strip).filter(s -> !s.isEmpty());
   }
 
-  private static boolean bool(Context ctx, String name) {
+  static boolean bool(Context ctx, String name) {
     return query(ctx, name).map(v -> bool(name, v)).orElse(false);
   }
 

@@ -51,6 +51,7 @@ final class V1Errors {
           .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
           .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
           .add(CampaignRefused.Reason.TEMPLATE_REQUIRED, 422, "template_required")
+          .add(CampaignRefused.Reason.LIST_MISSING, 409, "list_missing")
           .build();
 
   private static ApiException contentRefused(KurirException e) {

@@ -130,6 +130,7 @@ public final class V1Routes implements RouteTable {
     r.get("/v1/campaigns", requireScope(ApiScope.CAMPAIGNS, campaigns::list));
     r.get("/v1/campaigns/{id}", requireScope(ApiScope.CAMPAIGNS, campaigns::one));
     r.get("/v1/campaigns/{id}/report.csv", requireScope(ApiScope.CAMPAIGNS, campaigns::report));
+    r.post("/v1/campaigns/{id}/audience", requireScope(ApiScope.CAMPAIGNS, campaigns::uploadList));
     r.post("/v1/campaigns/{id}/start", requireScope(ApiScope.CAMPAIGNS, campaigns::start));
     r.post("/v1/campaigns/{id}/pause", requireScope(ApiScope.CAMPAIGNS, campaigns::pause));
     r.post("/v1/campaigns/{id}/resume", requireScope(ApiScope.CAMPAIGNS, campaigns::resume));

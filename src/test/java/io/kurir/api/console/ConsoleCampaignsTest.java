@@ -2,7 +2,10 @@ package io.kurir.api.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.campaign.Campaign;
+import io.kurir.campaign.CampaignDraft;
 import io.kurir.campaign.CampaignStatus;
 import io.kurir.driver.sandbox.SandboxNetwork;
 import io.kurir.tenant.Device;
@@ -17,6 +20,7 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +103,7 @@ class ConsoleCampaignsTest {
     String page = console.get(location).body();
     assertThat(page)
         .contains("Promo")
+        .contains("contacts tagged parents, 7a")
         .contains("image https://example.com/promo.jpg: Halo {name} (and 2 other versions)")
         .contains(device.number())
         .contains("2026-03-11 09:30:00")
@@ -178,6 +183,43 @@ class ConsoleCampaignsTest {
     assertThat(console.get(location).body())
         .contains("cancelled")
         .doesNotContain(location + "/start");
+  }
+
+  @Test
+  void aCampaignOfAnUploadedListShowsItsListAsTheAudience() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    ConsoleClient console = new ConsoleClient(kurir);
+    var campaigns = kurir.gateway().campaigns();
+    long id =
+        campaigns
+            .create(
+                device.licenseId(),
+                new CampaignDraft(
+                    "Parents",
+                    List.of(),
+                    (ObjectNode)
+                        new ObjectMapper()
+                            .readTree("{\"type\":\"text\",\"text\":{\"body\":\"Halo {name}\"}}"),
+                    List.of(),
+                    List.of(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    true))
+            .id();
+    String page = "/console/licenses/" + device.licenseId() + "/campaigns/" + id;
+    assertThat(console.get(page).body()).contains("uploaded list (none uploaded yet)");
+    HttpResponse<String> start = console.post(page + "/start");
+    assertThat(start.statusCode()).isEqualTo(409);
+    assertThat(start.body()).contains("none is uploaded yet");
+    campaigns.uploadList(
+        device.licenseId(),
+        id,
+        "phone,name\n" + Numbers.fresh() + ",Ani\n" + Numbers.fresh() + ",Budi\n",
+        false);
+    assertThat(console.get(page).body())
+        .contains("uploaded list (2 contacts)")
+        .doesNotContain("contacts tagged");
   }
 
   @Test

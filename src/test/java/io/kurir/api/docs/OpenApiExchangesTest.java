@@ -854,6 +854,27 @@ class OpenApiExchangesTest {
     canonical("GET", "/v1/campaigns/" + first, null, bearer);
     canonical("GET", "/v1/campaigns/" + first + "/report.csv", null, bearer);
     refused("GET", "/v1/campaigns/1", null, bearer);
+    // A campaign whose audience is an uploaded list: refused at start until its list is there.
+    String listed =
+        id(
+            canonical(
+                "POST",
+                "/v1/campaigns",
+                Map.of(
+                    "name",
+                    "Parents 7",
+                    "audience",
+                    Map.of("list", true),
+                    "message",
+                    Map.of("type", "text", "text", Map.of("body", "Halo {name|Bapak/Ibu}")),
+                    "template",
+                    body.get("template")),
+                bearer));
+    refused("POST", "/v1/campaigns/" + listed + "/start", null, bearer);
+    String list = "phone,name,kelas\n081234567890,Siti,7A\n12,Budi,7B\n";
+    canonical("POST", "/v1/campaigns/" + listed + "/audience?preview=true", new Csv(list), bearer);
+    canonical("POST", "/v1/campaigns/" + listed + "/audience", new Csv(list), bearer);
+    refused("POST", "/v1/campaigns/" + first + "/audience", new Csv(list), bearer);
   }
 
   private static String id(Reply r) throws Exception {

@@ -257,6 +257,121 @@ class V1CampaignsTest {
   }
 
   @Test
+  void anUploadedListIsTheAudienceWithoutEnteringTheBook() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device);
+    var book = kurir.gateway().contactBook();
+    String ani = Numbers.fresh();
+    String budi = Numbers.fresh();
+    String citra = Numbers.fresh();
+    String dodi = Numbers.fresh();
+    String old = Numbers.fresh();
+    // Citra unsubscribed in the book; the others are not in it.
+    book.setUnsubscribed(device.licenseId(), citra, true, "api");
+    String id =
+        create(
+            key,
+            "{\"name\":\"Parents 7\",\"audience\":{\"list\":true},"
+                + "\"message\":{\"type\":\"text\",\"text\":{\"body\":\"Halo {name|Bapak/Ibu},"
+                + " kelas {kelas}.\"}}}");
+    JsonNode made = json(get(key, "/v1/campaigns/" + id), 200);
+    assertThat(made.get("audience").get("list").asBoolean()).isTrue();
+    assertThat(made.get("audience").get("list_rows").isNull()).isTrue();
+    assertError(post(key, "/v1/campaigns/" + id + "/start"), 409, "list_missing");
+
+    // A first list, then this term's: the second replaces the first.
+    json(post(key, "/v1/campaigns/" + id + "/audience", "phone,kelas\n" + old + ",6A\n"), 200);
+    String csv =
+        "phone,name,kelas,tags\n"
+            + ani
+            + ",Ani,7A,x\n"
+            + Numbers.national(budi)
+            + ",,7B,\n"
+            + "not a phone,Eko,7C,\n"
+            + ani
+            + ",Ani Lagi,7C,\n"
+            + citra
+            + ",Citra,8A,\n"
+            + dodi
+            + ",Dodi,9A,\n";
+    JsonNode preview = json(post(key, "/v1/campaigns/" + id + "/audience?preview=true", csv), 200);
+    assertThat(preview.get("rows").asInt()).isEqualTo(6);
+    assertThat(preview.get("listed").asInt()).isEqualTo(4);
+    assertThat(preview.get("merged").asInt()).isEqualTo(1);
+    assertThat(preview.get("opted_out").asInt()).isEqualTo(1);
+    assertThat(preview.get("refused")).hasSize(1);
+    assertThat(preview.get("refused").get(0).get("row").asInt()).isEqualTo(4);
+    assertThat(preview.get("saved").asBoolean()).isFalse();
+    assertThat(json(get(key, "/v1/campaigns/" + id), 200).get("audience").get("list_rows").asInt())
+        .isEqualTo(1);
+    JsonNode saved = json(post(key, "/v1/campaigns/" + id + "/audience", csv), 200);
+    assertThat(saved.get("listed").asInt()).isEqualTo(4);
+    assertThat(saved.get("saved").asBoolean()).isTrue();
+    assertThat(json(get(key, "/v1/campaigns/" + id), 200).get("audience").get("list_rows").asInt())
+        .isEqualTo(4);
+    // The list stays out of the book: it holds Citra only.
+    assertThat(book.counts(device.licenseId()).contacts()).isEqualTo(1);
+
+    // Dodi, listed but not in the book, answers STOP before the start: the book records him as
+    // unsubscribed, and the campaign skips him too.
+    assertThat(kurir.sandbox().injectIncoming(device.id(), dodi, "STOP")).isTrue();
+    Eventually.until(
+        "Dodi unsubscribed", () -> book.get(device.licenseId(), dodi).unsubscribed().isPresent());
+
+    json(post(key, "/v1/campaigns/" + id + "/start"), 200);
+    awaitStatus(key, id, "done");
+    assertThat(kurir.sandbox().inbox(ani))
+        .extracting(InboxEntry::text)
+        .containsExactly("Halo Ani Lagi, kelas 7C.");
+    assertThat(kurir.sandbox().inbox(budi))
+        .extracting(InboxEntry::text)
+        .containsExactly("Halo Bapak/Ibu, kelas 7B.");
+    assertThat(kurir.sandbox().inbox(citra)).isEmpty();
+    assertThat(kurir.sandbox().inbox(dodi)).isEmpty();
+    assertThat(kurir.sandbox().inbox(old)).isEmpty();
+    JsonNode counts = counts(key, id);
+    assertThat(counts.get("total").asInt()).isEqualTo(4);
+    assertThat(counts.get("opted_out").asInt()).isEqualTo(2);
+    Map<String, String[]> report = report(key, id);
+    assertThat(report.get(citra)[5]).isEqualTo("opted_out");
+    assertThat(report.get(dodi)[5]).isEqualTo("opted_out");
+    assertThat(report.get(ani)[1]).isEqualTo("Ani Lagi");
+
+    // Not a draft any more: its list stays what it was.
+    assertError(post(key, "/v1/campaigns/" + id + "/audience", csv), 409, "campaign_status");
+  }
+
+  @Test
+  void listAudiencesRefuseWhatTheyCannotTake() throws Exception {
+    Device device = kurir.newDevice(Numbers.fresh(), true);
+    String key = key(device);
+    String message = "\"message\":{\"type\":\"text\",\"text\":{\"body\":\"Halo\"}}";
+    assertError(
+        post(
+            key,
+            "/v1/campaigns",
+            "{\"name\":\"X\",\"audience\":{\"list\":true,\"tags\":[\"a\"]}," + message + "}"),
+        400,
+        "audience_not_valid");
+    String tagged = create(key, campaign("Tagged", "promo", ""));
+    assertError(
+        post(key, "/v1/campaigns/" + tagged + "/audience", "phone\n" + Numbers.fresh() + "\n"),
+        400,
+        "invalid_campaign");
+    String listed = create(key, "{\"name\":\"L\",\"audience\":{\"list\":true}," + message + "}");
+    assertError(
+        post(key, "/v1/campaigns/" + listed + "/audience", "name,kelas\nAni,7A\n"),
+        400,
+        "invalid_csv");
+    assertError(post(key, "/v1/campaigns/" + listed + "/start"), 409, "list_missing");
+    json(post(key, "/v1/campaigns/" + listed + "/cancel"), 200);
+    assertError(
+        post(key, "/v1/campaigns/" + listed + "/audience", "phone\n" + Numbers.fresh() + "\n"),
+        409,
+        "campaign_status");
+  }
+
+  @Test
   void aPauseTakesBackWhatIsQueuedAndTheResumeFinishes() throws Exception {
     Device device = kurir.newDevice(Numbers.fresh(), true);
     String key = key(device);
