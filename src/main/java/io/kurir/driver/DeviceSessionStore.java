@@ -82,17 +82,21 @@ public final class DeviceSessionStore {
     return db.writes()
         .write(
             h -> {
-              h.createUpdate(
-                      "INSERT INTO driver_state (device_id, driver, key, value, updated_at)"
-                          + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (device_id, driver, key)"
-                          + " DO NOTHING")
-                  .bind(0, deviceId)
-                  .bind(1, driver)
-                  .bind(2, key)
-                  .bind(3, value)
-                  .bind(4, clock.millis())
-                  .execute();
-              return valueIn(h, deviceId, key).orElseThrow();
+              // The insert tells what it stored: the read is needed only when a value was there
+              // (one statement, not two, for the sandbox's record of every send on PostgreSQL).
+              Optional<String> stored =
+                  h.createQuery(
+                          "INSERT INTO driver_state (device_id, driver, key, value, updated_at)"
+                              + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (device_id, driver, key)"
+                              + " DO NOTHING RETURNING value")
+                      .bind(0, deviceId)
+                      .bind(1, driver)
+                      .bind(2, key)
+                      .bind(3, value)
+                      .bind(4, clock.millis())
+                      .mapTo(String.class)
+                      .findOne();
+              return stored.isPresent() ? stored.get() : valueIn(h, deviceId, key).orElseThrow();
             });
   }
 

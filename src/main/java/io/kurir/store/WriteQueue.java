@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>If a batch fails, its tasks are run again one per transaction so that one bad task cannot take
  * its neighbours down with it. Tasks must therefore touch only the database, never memory.
  *
+ * <p>A store may keep state for the length of one transaction ({@link #perTransaction}) and write
+ * it just before the commit: rows of many tasks sent to the server as one statement, a counter
+ * bumped once per transaction instead of once per task. Such state belongs to the transaction, so a
+ * batch that fails and is run again one task at a time starts each transaction with none.
+ *
  * <p>Thread-safe; {@link #close} finishes the tasks already submitted.
  */
 public final class WriteQueue implements AutoCloseable {
@@ -69,6 +74,52 @@ public final class WriteQueue implements AutoCloseable {
   }
 
   private static final Pending<Void> STOP = new Pending<>(h -> null);
+
+  /**
+   * What a store keeps for the length of one writer transaction (see {@link #perTransaction}):
+   * written by {@link #flush} after the transaction's last task and before its commit, in the
+   * transaction, on the writer's thread.
+   */
+  public interface BeforeCommit {
+    /** Writes what was kept; a failure fails the transaction, as a task's own would. */
+    void flush(Transaction tx) throws Exception;
+  }
+
+  /** The writer transaction under way on this thread, if any: its handle and its stores' state. */
+  private static final ThreadLocal<OpenTransaction> OPEN = new ThreadLocal<>();
+
+  private static final class OpenTransaction {
+    final Handle handle;
+    final java.util.Map<Class<?>, BeforeCommit> states = new java.util.LinkedHashMap<>();
+    boolean flushing;
+
+    OpenTransaction(Handle handle) {
+      this.handle = handle;
+    }
+
+    void flush() throws Exception {
+      flushing = true;
+      for (BeforeCommit state : states.values()) {
+        state.flush(Transaction.of(handle));
+      }
+    }
+  }
+
+  /**
+   * The state of kind {@code kind} kept for the writer transaction that {@code handle} runs, made
+   * by {@code make} at its first use in the transaction and {@linkplain BeforeCommit#flush flushed}
+   * before its commit (in order of first use); {@code make} may give null, to find a state only if
+   * the transaction has one. Null when {@code tx} is not a writer transaction (a tool's or a test's
+   * own) or is being flushed: the caller then writes at once.
+   */
+  public static <S extends BeforeCommit> S perTransaction(
+      Transaction tx, Class<S> kind, java.util.function.Supplier<S> make) {
+    OpenTransaction open = OPEN.get();
+    if (open == null || open.handle != tx.handle() || open.flushing) {
+      return null;
+    }
+    return kind.cast(open.states.computeIfAbsent(kind, k -> make.get()));
+  }
 
   WriteQueue(Jdbi jdbi, Dialect dialect) {
     this.jdbi = jdbi;
@@ -349,8 +400,15 @@ public final class WriteQueue implements AutoCloseable {
     }
     try {
       handle.begin();
-      for (Pending<?> p : batch) {
-        p.run(handle);
+      OpenTransaction open = new OpenTransaction(handle);
+      OPEN.set(open);
+      try {
+        for (Pending<?> p : batch) {
+          p.run(handle);
+        }
+        open.flush();
+      } finally {
+        OPEN.remove();
       }
       committing = true;
       handle.commit();

@@ -2,11 +2,18 @@ package io.kurir.webhook;
 
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The SQL of the event log: {@code event} (each license's events by sequence) and {@code
@@ -29,34 +36,71 @@ final class EventStore {
    */
   static Optional<Events.Event> append(
       Transaction tx, long deviceId, String type, String data, Instant at) {
+    return licenseOf(tx, deviceId)
+        .map(
+            license ->
+                appendAll(tx, List.of(new NewEvent(license, deviceId, type, data, at))).getFirst());
+  }
+
+  /** An event to store, of a device of license {@code licenseId}. */
+  record NewEvent(long licenseId, long deviceId, String type, String data, Instant at) {}
+
+  /** The license of device {@code deviceId}, deleted or not; empty when there is no such device. */
+  static Optional<Long> licenseOf(Transaction tx, long deviceId) {
+    return tx.handle()
+        .createQuery("SELECT license_id FROM device WHERE id = ?")
+        .bind(0, deviceId)
+        .mapTo(Long.class)
+        .findOne();
+  }
+
+  /**
+   * Stores {@code events}, each numbered after its license's previous one in the order given, in
+   * the caller's transaction; the events as stored, in that order. Each license's counter moves
+   * once, by its number of events (its row locked until the transaction ends), the licenses in
+   * ascending order so that two nodes' transactions never wait for each other in a circle; the
+   * events go to the server as one batch.
+   */
+  static List<Events.Event> appendAll(Transaction tx, List<NewEvent> events) {
+    Map<Long, Integer> counts = new TreeMap<>();
+    events.forEach(e -> counts.merge(e.licenseId(), 1, Integer::sum));
+    Map<Long, long[]> next = new HashMap<>(); // per license: the next number to give
     Handle h = tx.handle();
-    Optional<Long> license =
-        h.createQuery("SELECT license_id FROM device WHERE id = ?")
-            .bind(0, deviceId)
-            .mapTo(Long.class)
-            .findOne();
-    if (license.isEmpty()) {
-      return Optional.empty();
+    for (Map.Entry<Long, Integer> c : counts.entrySet()) {
+      long last =
+          h.createQuery(
+                  "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, ?)"
+                      + " ON CONFLICT (license_id)"
+                      + " DO UPDATE SET last_seq = event_sequence.last_seq + excluded.last_seq"
+                      + " RETURNING last_seq")
+              .bind(0, c.getKey())
+              .bind(1, (long) c.getValue())
+              .mapTo(Long.class)
+              .one();
+      next.put(c.getKey(), new long[] {last - c.getValue() + 1});
     }
-    long seq =
-        h.createQuery(
-                "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1)"
-                    + " ON CONFLICT (license_id)"
-                    + " DO UPDATE SET last_seq = event_sequence.last_seq + 1 RETURNING last_seq")
-            .bind(0, license.get())
-            .mapTo(Long.class)
-            .one();
-    h.createUpdate(
-            "INSERT INTO event (license_id, seq, device_id, type, created_at, data)"
-                + " VALUES (?, ?, ?, ?, ?, ?)")
-        .bind(0, license.get())
-        .bind(1, seq)
-        .bind(2, deviceId)
-        .bind(3, type)
-        .bind(4, at.toEpochMilli())
-        .bind(5, data)
-        .execute();
-    return Optional.of(new Events.Event(license.get(), seq, deviceId, type, at, data));
+    List<Events.Event> stored = new ArrayList<>(events.size());
+    try (PreparedStatement insert =
+        h.getConnection()
+            .prepareStatement(
+                "INSERT INTO event (license_id, seq, device_id, type, created_at, data)"
+                    + " VALUES (?, ?, ?, ?, ?, ?)")) {
+      for (NewEvent e : events) {
+        long seq = next.get(e.licenseId())[0]++;
+        insert.setLong(1, e.licenseId());
+        insert.setLong(2, seq);
+        insert.setLong(3, e.deviceId());
+        insert.setString(4, e.type());
+        insert.setLong(5, e.at().toEpochMilli());
+        insert.setString(6, e.data());
+        insert.addBatch();
+        stored.add(new Events.Event(e.licenseId(), seq, e.deviceId(), e.type(), e.at(), e.data()));
+      }
+      insert.executeBatch();
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
+    return stored;
   }
 
   /**

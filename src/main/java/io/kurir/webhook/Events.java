@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.Transaction;
+import io.kurir.store.WriteQueue;
 import io.kurir.time.Wakeable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +137,12 @@ public final class Events implements AutoCloseable {
    * subscription's format: a meta one gets none for what Meta's webhooks have no form of, such as a
    * message's {@code pending}); call it in the transaction of the change, and {@link #committed}
    * after its commit. Nothing is stored for a device that does not exist.
+   *
+   * <p>In a writer transaction the events are numbered and stored just before its commit, all of
+   * them at once ({@link Appended}): a license's counter is then locked only from there to the
+   * commit, rather than from its first event on, so the writers of several nodes do not wait for
+   * each other's whole transactions. Their subscriptions' deliveries take their ids here, in the
+   * order of the changes they report.
    */
   public void append(
       Transaction tx, long deviceId, String type, Map<String, Object> data, Instant at) {
@@ -143,35 +152,136 @@ public final class Events implements AutoCloseable {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    EventStore.append(tx, deviceId, type, fields, at)
-        .ifPresent(
-            event -> {
-              String number = null; // read once, for the first meta subscription
-              for (SubscriptionStore.Row s : SubscriptionStore.of(tx, event.licenseId())) {
-                if (!s.events().contains(type)) {
-                  continue;
-                }
-                Optional<String> payload;
-                if (s.format() == WebhookSubscriptions.Format.META) {
-                  number = number != null ? number : EventStore.deviceNumber(tx, deviceId);
-                  payload = MetaWebhooks.payload(event, number); // none for a pending status
-                } else {
-                  payload = Optional.of(event.json());
-                }
-                if (payload.isPresent()) {
-                  WebhookStore.addForSubscription(
-                      tx,
-                      ids.next(),
-                      deviceId,
-                      s.id(),
-                      s.url(),
-                      type,
-                      payload.get(),
-                      event.sequence(),
-                      at);
-                }
-              }
-            });
+    Appended appended = WriteQueue.perTransaction(tx, Appended.class, Appended::new);
+    if (appended == null) {
+      EventStore.append(tx, deviceId, type, fields, at)
+          .ifPresent(
+              event ->
+                  deliver(tx, event, SubscriptionStore.of(tx, event.licenseId()), null, deviceId));
+      return;
+    }
+    Optional<Long> license = appended.licenseOf(tx, deviceId);
+    if (license.isEmpty()) {
+      return;
+    }
+    List<SubscriptionStore.Row> wanting = new ArrayList<>();
+    List<Long> deliveryIds = new ArrayList<>();
+    for (SubscriptionStore.Row s : appended.subscriptions(tx, license.get())) {
+      if (s.events().contains(type)) {
+        wanting.add(s);
+        deliveryIds.add(ids.next());
+      }
+    }
+    appended.add(
+        new EventStore.NewEvent(license.get(), deviceId, type, fields, at), wanting, deliveryIds);
+  }
+
+  /**
+   * Stores the deliveries of {@code event} to the subscriptions {@code wanting} it, with the ids
+   * {@code deliveryIds} (one each, in order) or new ones when null.
+   */
+  private void deliver(
+      Transaction tx,
+      Event event,
+      List<SubscriptionStore.Row> wanting,
+      List<Long> deliveryIds,
+      long deviceId) {
+    String number = null; // read once, for the first meta subscription
+    for (int i = 0; i < wanting.size(); i++) {
+      SubscriptionStore.Row s = wanting.get(i);
+      if (!s.events().contains(event.type())) {
+        continue;
+      }
+      Optional<String> payload;
+      if (s.format() == WebhookSubscriptions.Format.META) {
+        number = number != null ? number : EventStore.deviceNumber(tx, deviceId);
+        payload = MetaWebhooks.payload(event, number); // none for a pending status
+      } else {
+        payload = Optional.of(event.json());
+      }
+      if (payload.isPresent()) {
+        WebhookStore.addForSubscription(
+            tx,
+            deliveryIds == null ? ids.next() : deliveryIds.get(i),
+            deviceId,
+            s.id(),
+            s.url(),
+            event.type(),
+            payload.get(),
+            event.sequence(),
+            event.at());
+      }
+    }
+  }
+
+  /**
+   * The events of one writer transaction, stored just before its commit; and what their appends
+   * read, kept for the transaction: each device's license, each license's subscriptions.
+   */
+  private final class Appended implements WriteQueue.BeforeCommit {
+    private final Map<Long, Optional<Long>> licenses = new HashMap<>();
+    private final Map<Long, List<SubscriptionStore.Row>> subscriptions = new HashMap<>();
+    private final List<EventStore.NewEvent> events = new ArrayList<>();
+    private final List<List<SubscriptionStore.Row>> wanting = new ArrayList<>();
+    private final List<List<Long>> deliveryIds = new ArrayList<>();
+
+    Optional<Long> licenseOf(Transaction tx, long deviceId) {
+      Optional<Long> known = licenses.get(deviceId);
+      if (known == null) {
+        known = EventStore.licenseOf(tx, deviceId);
+        licenses.put(deviceId, known);
+      }
+      return known;
+    }
+
+    List<SubscriptionStore.Row> subscriptions(Transaction tx, long licenseId) {
+      List<SubscriptionStore.Row> known = subscriptions.get(licenseId);
+      if (known == null) {
+        known = SubscriptionStore.of(tx, licenseId);
+        subscriptions.put(licenseId, known);
+      }
+      return known;
+    }
+
+    void add(EventStore.NewEvent event, List<SubscriptionStore.Row> to, List<Long> ids) {
+      events.add(event);
+      wanting.add(to);
+      deliveryIds.add(ids);
+    }
+
+    @Override
+    public void flush(Transaction tx) {
+      if (events.isEmpty()) {
+        return;
+      }
+      List<Event> stored = EventStore.appendAll(tx, events);
+      for (int i = 0; i < stored.size(); i++) {
+        if (!wanting.get(i).isEmpty()) {
+          deliver(tx, stored.get(i), wanting.get(i), deliveryIds.get(i), stored.get(i).deviceId());
+        }
+      }
+      events.clear();
+      wanting.clear();
+      deliveryIds.clear();
+    }
+
+    /** Stores what waits now, and reads subscriptions again from here on. */
+    void subscriptionsChanging(Transaction tx) {
+      flush(tx);
+      subscriptions.clear();
+    }
+  }
+
+  /**
+   * Call in a transaction that is about to add or remove a subscription, before it does: the events
+   * appended before it in the transaction are stored now, with the deliveries they had when
+   * appended (a removal then ends them, as it ends any other), and the later ones see the change.
+   */
+  static void subscriptionsChanging(Transaction tx) {
+    Appended appended = WriteQueue.perTransaction(tx, Appended.class, () -> null);
+    if (appended != null) {
+      appended.subscriptionsChanging(tx);
+    }
   }
 
   /** After the commit of a transaction that {@link #append}ed: readers and the outbox look. */

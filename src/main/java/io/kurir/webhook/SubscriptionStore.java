@@ -37,18 +37,20 @@ final class SubscriptionStore {
   void insert(Row row) {
     db.writes()
         .write(
-            h ->
-                h.createUpdate(
-                        "INSERT INTO webhook_subscription (id, license_id, url, events, secret,"
-                            + " created_at, format) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                    .bind(0, row.id())
-                    .bind(1, row.licenseId())
-                    .bind(2, row.url())
-                    .bind(3, String.join(",", row.events()))
-                    .bind(4, row.sealedSecret())
-                    .bind(5, row.createdAt().toEpochMilli())
-                    .bind(6, row.format().wireName())
-                    .execute());
+            h -> {
+              Events.subscriptionsChanging(Transaction.of(h));
+              return h.createUpdate(
+                      "INSERT INTO webhook_subscription (id, license_id, url, events, secret,"
+                          + " created_at, format) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                  .bind(0, row.id())
+                  .bind(1, row.licenseId())
+                  .bind(2, row.url())
+                  .bind(3, String.join(",", row.events()))
+                  .bind(4, row.sealedSecret())
+                  .bind(5, row.createdAt().toEpochMilli())
+                  .bind(6, row.format().wireName())
+                  .execute();
+            });
   }
 
   /** The license's subscriptions that are not removed, oldest first. */
@@ -76,6 +78,7 @@ final class SubscriptionStore {
     return db.writes()
         .write(
             h -> {
+              Events.subscriptionsChanging(Transaction.of(h));
               int removed =
                   h.createUpdate(
                           "UPDATE webhook_subscription SET deleted_at = ? WHERE id = ?"
