@@ -1,11 +1,15 @@
 package io.kurir.message;
 
 import io.kurir.content.CloudMessageJson;
+import io.kurir.store.Transaction;
+import io.kurir.store.WriteQueue;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -51,11 +55,66 @@ final class MessageRowStore {
         return false;
       }
     }
+    history(h, id, next, reason, at);
+    return true;
+  }
+
+  /**
+   * Adds a line to message {@code id}'s history ({@code message_event}) in the caller's
+   * transaction. In a writer transaction the lines of all its tasks go to the server together, in
+   * one batch before the commit (nothing reads a message's history in the transaction that writes
+   * it); in order, so each message's history keeps its order.
+   */
+  static void history(Handle h, long id, MessageState state, String reason, Instant at)
+      throws SQLException {
+    History later = WriteQueue.perTransaction(Transaction.of(h), History.class, History::new);
+    if (later != null) {
+      later.lines.add(new HistoryLine(id, state, reason, at));
+      return;
+    }
     try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-      bindEvent(event, id, next, reason, at);
+      bindEvent(event, id, state, reason, at);
       event.executeUpdate();
     }
-    return true;
+  }
+
+  /**
+   * Where the history lines added from now on in the caller's transaction start: {@link
+   * #forgetHistorySince} drops them again, for a savepoint rolled back (the lines written at once
+   * roll back with it; those waiting for the commit would not).
+   */
+  static int historyMark(Handle h) {
+    History later = WriteQueue.perTransaction(Transaction.of(h), History.class, () -> null);
+    return later == null ? 0 : later.lines.size();
+  }
+
+  /** Drops the history lines added after {@code mark} ({@link #historyMark}). */
+  static void forgetHistorySince(Handle h, int mark) {
+    History later = WriteQueue.perTransaction(Transaction.of(h), History.class, () -> null);
+    if (later != null) {
+      later.lines.subList(mark, later.lines.size()).clear();
+    }
+  }
+
+  private record HistoryLine(long id, MessageState state, String reason, Instant at) {}
+
+  /** The history lines of one writer transaction, written in one batch before its commit. */
+  private static final class History implements WriteQueue.BeforeCommit {
+    final List<HistoryLine> lines = new ArrayList<>();
+
+    @Override
+    public void flush(Transaction tx) throws SQLException {
+      if (lines.isEmpty()) {
+        return;
+      }
+      try (PreparedStatement event = tx.handle().getConnection().prepareStatement(INSERT_EVENT)) {
+        for (HistoryLine l : lines) {
+          bindEvent(event, l.id(), l.state(), l.reason(), l.at());
+          event.addBatch();
+        }
+        event.executeBatch();
+      }
+    }
   }
 
   private static final Map<String, String> MOVE_SQL = new ConcurrentHashMap<>();

@@ -1,7 +1,6 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.INSERT_EVENT;
-import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.history;
 import static io.kurir.message.MessageRowStore.message;
 
 import io.kurir.content.CloudMessageJson;
@@ -133,16 +132,11 @@ final class MessageStore {
         insert.executeBatch();
       }
     }
-    try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-      for (Message m : messages) {
-        bindEvent(event, m.id(), m.state(), null, m.createdAt());
-        event.addBatch();
-        if (claimedAt != null) {
-          bindEvent(event, m.id(), MessageState.SENDING, null, claimedAt);
-          event.addBatch();
-        }
+    for (Message m : messages) {
+      history(h, m.id(), m.state(), null, m.createdAt());
+      if (claimedAt != null) {
+        history(h, m.id(), MessageState.SENDING, null, claimedAt);
       }
-      event.executeBatch();
     }
   }
 
@@ -383,20 +377,15 @@ final class MessageStore {
     if (!LeaseStore.holds(h, deviceId, owner)) {
       return claimed;
     }
-    try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql);
-        PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
+    try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql)) {
       for (long id : ids) {
         claim.setLong(1, at.toEpochMilli());
         claim.setLong(2, id);
         claim.setLong(3, deviceId);
         if (claim.executeUpdate() > 0) {
           claimed.add(id);
-          bindEvent(event, id, MessageState.SENDING, null, at);
-          event.addBatch();
+          history(h, id, MessageState.SENDING, null, at);
         }
-      }
-      if (!claimed.isEmpty()) {
-        event.executeBatch();
       }
     }
     return claimed;

@@ -1,13 +1,13 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.INSERT_EVENT;
-import static io.kurir.message.MessageRowStore.bindEvent;
 import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.forgetHistorySince;
+import static io.kurir.message.MessageRowStore.history;
+import static io.kurir.message.MessageRowStore.historyMark;
 import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
-import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
@@ -127,10 +127,12 @@ final class OutcomeStore {
                   // A savepoint, not a rollback: the transaction is shared with other writes.
                   java.sql.Connection c = h.getConnection();
                   java.sql.Savepoint savepoint = c.setSavepoint("cancel");
+                  int historyMark = historyMark(h);
                   if (!move(h, id, MessageState.FAILED, Set.of(MessageState.PENDING), at, reason)
                       || !also.holds(Transaction.of(h), id)) {
                     c.rollback(savepoint); // neither, then
                     c.releaseSavepoint(savepoint);
+                    forgetHistorySince(h, historyMark);
                     return false;
                   }
                   c.releaseSavepoint(savepoint);
@@ -162,12 +164,9 @@ final class OutcomeStore {
                       .bind(3, id)
                       .execute();
               if (moved > 0) {
-                try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-                  String why =
-                      lastFailure + "; attempt " + attempts + " failed, retry at " + notBefore;
-                  bindEvent(event, id, MessageState.PENDING, why, failedAt);
-                  event.executeUpdate();
-                }
+                String why =
+                    lastFailure + "; attempt " + attempts + " failed, retry at " + notBefore;
+                history(h, id, MessageState.PENDING, why, failedAt);
               }
               return moved > 0;
             });

@@ -1,9 +1,8 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.INSERT_EVENT;
-import static io.kurir.message.MessageRowStore.bindEvent;
 import static io.kurir.message.MessageRowStore.buildMoveSql;
 import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.history;
 import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
@@ -66,10 +65,7 @@ final class ReceiptStore {
               return false;
             }
           }
-          try (PreparedStatement event = h.getConnection().prepareStatement(INSERT_EVENT)) {
-            bindEvent(event, id, MessageState.SENT, null, at);
-            event.executeUpdate();
-          }
+          history(h, id, MessageState.SENT, null, at);
           hooked[0] |= hook.moved(Transaction.of(h), id, MessageState.SENT, null, at);
           if (networkId.isPresent()) {
             hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
@@ -192,9 +188,9 @@ final class ReceiptStore {
         db.writes()
             .submitInBackground(
                 h -> {
-                  // The guarded move by (device, network id), its event row from the same rows:
-                  // two statements, and the message's id is read only when someone is told.
-                  int moved;
+                  // The guarded move by (device, network id), which tells the ids it moved: one
+                  // statement, and their history lines go with the transaction's others.
+                  List<Long> moved = new ArrayList<>(1);
                   try (PreparedStatement move =
                       h.getConnection().prepareStatement(receiptSql(next))) {
                     int p = 1;
@@ -205,20 +201,18 @@ final class ReceiptStore {
                     }
                     move.setLong(p++, deviceId);
                     move.setString(p, networkId);
-                    moved = move.executeUpdate();
+                    try (ResultSet rs = move.executeQuery()) {
+                      while (rs.next()) {
+                        moved.add(rs.getLong(1));
+                      }
+                    }
                   }
-                  if (moved > 0) {
-                    try (PreparedStatement event =
-                        h.getConnection().prepareStatement(RECEIPT_EVENT)) {
-                      event.setString(1, next.wireName());
-                      event.setString(2, reason);
-                      event.setLong(3, at.toEpochMilli());
-                      event.setLong(4, deviceId);
-                      event.setString(5, networkId);
-                      event.executeUpdate();
+                  if (!moved.isEmpty()) {
+                    for (long id : moved) {
+                      history(h, id, next, reason, at);
                     }
                     if (hook.mayWant(Transaction.of(h))) {
-                      for (long id : idsOfNetworkId(h, deviceId, networkId)) {
+                      for (long id : moved) {
                         hooked[0] |= hook.moved(Transaction.of(h), id, next, reason, at);
                       }
                     }
@@ -264,20 +258,17 @@ final class ReceiptStore {
   private static final Map<MessageState, String> RECEIPT_SQL = new ConcurrentHashMap<>();
 
   /**
-   * A receipt's guarded move by (device, network id): the (device, network id) index finds the row
-   * (no index holds the states it is guarded by, so none competes).
+   * A receipt's guarded move by (device, network id), returning the ids it moved: the (device,
+   * network id) index finds the row (no index holds the states it is guarded by, so none competes).
    */
   private static String receiptSql(MessageState next) {
     return RECEIPT_SQL.computeIfAbsent(
         next,
         n ->
             buildMoveSql(n, receiptFrom(n))
-                .replace(" WHERE id = ? AND ", " WHERE device_id = ? AND network_id = ? AND "));
+                    .replace(" WHERE id = ? AND ", " WHERE device_id = ? AND network_id = ? AND ")
+                + " RETURNING id");
   }
-
-  private static final String RECEIPT_EVENT =
-      "INSERT INTO message_event (message_id, state, reason, at)"
-          + " SELECT id, ?, ?, ? FROM message WHERE device_id = ? AND network_id = ?";
 
   /** Receipts for network ids that no message took within {@code keep} are dropped. */
   void pruneEarlyReceipts(Instant olderThan) {

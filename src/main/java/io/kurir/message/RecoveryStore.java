@@ -1,12 +1,10 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.INSERT_EVENT;
-import static io.kurir.message.MessageRowStore.bindEvent;
+import static io.kurir.message.MessageRowStore.history;
 import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
-import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -71,11 +69,7 @@ final class RecoveryStore {
                           .bind(1, at.toEpochMilli())
                           .bind(2, id)
                           .execute();
-                      try (PreparedStatement event =
-                          h.getConnection().prepareStatement(INSERT_EVENT)) {
-                        bindEvent(event, id, MessageState.PENDING, why, at);
-                        event.executeUpdate();
-                      }
+                      history(h, id, MessageState.PENDING, why, at);
                       resent++;
                     } else if (move(
                         h,
