@@ -186,6 +186,29 @@ final class EventStore {
   /** What a message's status event tells of it; in the caller's transaction. */
   record MessageFacts(long deviceId, String recipient, String recipientType, String api) {}
 
+  /** {@link #message} of each of {@code messageIds}, by id; those that do not exist are missing. */
+  static Map<Long, MessageFacts> messages(Transaction tx, List<Long> messageIds) {
+    Map<Long, MessageFacts> found = new HashMap<>();
+    for (int from = 0; from < messageIds.size(); from += 1000) {
+      tx.handle()
+          .createQuery(
+              "SELECT id, device_id, recipient, recipient_type, api FROM message"
+                  + " WHERE id IN (<ids>)")
+          .bindList("ids", messageIds.subList(from, Math.min(from + 1000, messageIds.size())))
+          .map(
+              (rs, ctx) ->
+                  found.put(
+                      rs.getLong("id"),
+                      new MessageFacts(
+                          rs.getLong("device_id"),
+                          rs.getString("recipient"),
+                          rs.getString("recipient_type"),
+                          rs.getString("api"))))
+          .list();
+    }
+    return found;
+  }
+
   static Optional<MessageFacts> message(Transaction tx, long messageId) {
     return tx.handle()
         .createQuery("SELECT device_id, recipient, recipient_type, api FROM message WHERE id = ?")

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,12 +147,7 @@ public final class Events implements AutoCloseable {
    */
   public void append(
       Transaction tx, long deviceId, String type, Map<String, Object> data, Instant at) {
-    String fields;
-    try {
-      fields = JSON.writeValueAsString(data);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    String fields = json(data);
     Appended appended = WriteQueue.perTransaction(tx, Appended.class, Appended::new);
     if (appended == null) {
       EventStore.append(tx, deviceId, type, fields, at)
@@ -160,7 +156,7 @@ public final class Events implements AutoCloseable {
                   deliver(tx, event, SubscriptionStore.of(tx, event.licenseId()), null, deviceId));
       return;
     }
-    Optional<Long> license = appended.licenseOf(tx, deviceId);
+    Optional<Long> license = licenseOf(tx, deviceId);
     if (license.isEmpty()) {
       return;
     }
@@ -172,13 +168,67 @@ public final class Events implements AutoCloseable {
         deliveryIds.add(ids.next());
       }
     }
-    appended.add(
-        new EventStore.NewEvent(license.get(), deviceId, type, fields, at), wanting, deliveryIds);
+    Item item = new Item(0, null, OptionalLong.empty(), at);
+    item.event = new EventStore.NewEvent(license.get(), deviceId, type, fields, at);
+    item.wanting = wanting;
+    item.deliveryIds = deliveryIds;
+    appended.items.add(item);
+  }
+
+  /**
+   * {@link #append}s the {@code message.status} event of message {@code messageId}, its fields made
+   * by {@code data} from what the message's row tells of it; false when there is no such message.
+   * In a writer transaction the rows of all its status events are read together before the commit
+   * (one query rather than one per change), and this answers true.
+   */
+  boolean appendMessageStatus(
+      Transaction tx,
+      long messageId,
+      Function<EventStore.MessageFacts, Map<String, Object>> data,
+      Instant at) {
+    Appended appended = WriteQueue.perTransaction(tx, Appended.class, Appended::new);
+    if (appended == null) {
+      Optional<EventStore.MessageFacts> found = EventStore.message(tx, messageId);
+      found.ifPresent(m -> append(tx, m.deviceId(), MESSAGE_STATUS, data.apply(m), at));
+      return found.isPresent();
+    }
+    // One delivery id taken now, in the order of the changes: a subscription's delivery keeps its
+    // place among the deliveries the transaction stores before its commit.
+    appended.items.add(new Item(messageId, data, OptionalLong.of(ids.next()), at));
+    return true;
+  }
+
+  private static String json(Map<String, Object> data) {
+    try {
+      return JSON.writeValueAsString(data);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Devices' licenses (a device never changes license), up to {@link #LICENSES_KEPT} of them. */
+  private final Map<Long, Long> licenses = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final int LICENSES_KEPT = 100_000;
+
+  private Optional<Long> licenseOf(Transaction tx, long deviceId) {
+    Long known = licenses.get(deviceId);
+    if (known != null) {
+      return Optional.of(known);
+    }
+    Optional<Long> found = EventStore.licenseOf(tx, deviceId);
+    if (found.isPresent()) {
+      if (licenses.size() >= LICENSES_KEPT) {
+        licenses.clear();
+      }
+      licenses.put(deviceId, found.get());
+    }
+    return found;
   }
 
   /**
    * Stores the deliveries of {@code event} to the subscriptions {@code wanting} it, with the ids
-   * {@code deliveryIds} (one each, in order) or new ones when null.
+   * {@code deliveryIds} (one each, in order; new ones where missing) or new ones when null.
    */
   private void deliver(
       Transaction tx,
@@ -202,7 +252,7 @@ public final class Events implements AutoCloseable {
       if (payload.isPresent()) {
         WebhookStore.addForSubscription(
             tx,
-            deliveryIds == null ? ids.next() : deliveryIds.get(i),
+            deliveryIds != null && i < deliveryIds.size() ? deliveryIds.get(i) : ids.next(),
             deviceId,
             s.id(),
             s.url(),
@@ -215,24 +265,37 @@ public final class Events implements AutoCloseable {
   }
 
   /**
-   * The events of one writer transaction, stored just before its commit; and what their appends
-   * read, kept for the transaction: each device's license, each license's subscriptions.
+   * An event of a writer transaction waiting for its commit: ready ({@code event} set), or the
+   * status event of message {@code messageId}, whose fields wait for the message's row.
+   */
+  private static final class Item {
+    final long messageId;
+    final Function<EventStore.MessageFacts, Map<String, Object>> data;
+    final OptionalLong firstDeliveryId;
+    final Instant at;
+    EventStore.NewEvent event;
+    List<SubscriptionStore.Row> wanting = List.of();
+    List<Long> deliveryIds = List.of();
+
+    Item(
+        long messageId,
+        Function<EventStore.MessageFacts, Map<String, Object>> data,
+        OptionalLong firstDeliveryId,
+        Instant at) {
+      this.messageId = messageId;
+      this.data = data;
+      this.firstDeliveryId = firstDeliveryId;
+      this.at = at;
+    }
+  }
+
+  /**
+   * The events of one writer transaction, numbered and stored just before its commit; and the
+   * license's subscriptions their appends read, kept for the transaction.
    */
   private final class Appended implements WriteQueue.BeforeCommit {
-    private final Map<Long, Optional<Long>> licenses = new HashMap<>();
     private final Map<Long, List<SubscriptionStore.Row>> subscriptions = new HashMap<>();
-    private final List<EventStore.NewEvent> events = new ArrayList<>();
-    private final List<List<SubscriptionStore.Row>> wanting = new ArrayList<>();
-    private final List<List<Long>> deliveryIds = new ArrayList<>();
-
-    Optional<Long> licenseOf(Transaction tx, long deviceId) {
-      Optional<Long> known = licenses.get(deviceId);
-      if (known == null) {
-        known = EventStore.licenseOf(tx, deviceId);
-        licenses.put(deviceId, known);
-      }
-      return known;
-    }
+    final List<Item> items = new ArrayList<>();
 
     List<SubscriptionStore.Row> subscriptions(Transaction tx, long licenseId) {
       List<SubscriptionStore.Row> known = subscriptions.get(licenseId);
@@ -243,26 +306,64 @@ public final class Events implements AutoCloseable {
       return known;
     }
 
-    void add(EventStore.NewEvent event, List<SubscriptionStore.Row> to, List<Long> ids) {
-      events.add(event);
-      wanting.add(to);
-      deliveryIds.add(ids);
-    }
-
     @Override
     public void flush(Transaction tx) {
-      if (events.isEmpty()) {
+      if (items.isEmpty()) {
         return;
       }
-      List<Event> stored = EventStore.appendAll(tx, events);
-      for (int i = 0; i < stored.size(); i++) {
-        if (!wanting.get(i).isEmpty()) {
-          deliver(tx, stored.get(i), wanting.get(i), deliveryIds.get(i), stored.get(i).deviceId());
+      List<Long> unread = new ArrayList<>();
+      for (Item item : items) {
+        if (item.event == null) {
+          unread.add(item.messageId);
         }
       }
-      events.clear();
-      wanting.clear();
-      deliveryIds.clear();
+      Map<Long, EventStore.MessageFacts> facts = EventStore.messages(tx, unread);
+      List<Item> ready = new ArrayList<>(items.size());
+      for (Item item : items) {
+        if (item.event == null && !resolve(tx, item, facts.get(item.messageId))) {
+          continue; // no such message (or device) any more: nothing to tell
+        }
+        ready.add(item);
+      }
+      items.clear();
+      if (ready.isEmpty()) {
+        return;
+      }
+      List<Event> stored = EventStore.appendAll(tx, ready.stream().map(i -> i.event).toList());
+      for (int i = 0; i < stored.size(); i++) {
+        Item item = ready.get(i);
+        if (!item.wanting.isEmpty()) {
+          deliver(tx, stored.get(i), item.wanting, item.deliveryIds, item.event.deviceId());
+        }
+      }
+    }
+
+    /** Makes the event of a status item from its message's row; false when there is none. */
+    private boolean resolve(Transaction tx, Item item, EventStore.MessageFacts m) {
+      if (m == null) {
+        return false;
+      }
+      Optional<Long> license = licenseOf(tx, m.deviceId());
+      if (license.isEmpty()) {
+        return false;
+      }
+      item.event =
+          new EventStore.NewEvent(
+              license.get(), m.deviceId(), MESSAGE_STATUS, json(item.data.apply(m)), item.at);
+      List<SubscriptionStore.Row> wanting = new ArrayList<>();
+      List<Long> deliveryIds = new ArrayList<>();
+      for (SubscriptionStore.Row s : subscriptions(tx, license.get())) {
+        if (s.events().contains(MESSAGE_STATUS)) {
+          wanting.add(s);
+          deliveryIds.add(
+              deliveryIds.isEmpty() && item.firstDeliveryId.isPresent()
+                  ? item.firstDeliveryId.getAsLong()
+                  : ids.next());
+        }
+      }
+      item.wanting = wanting;
+      item.deliveryIds = deliveryIds;
+      return true;
     }
 
     /** Stores what waits now, and reads subscriptions again from here on. */

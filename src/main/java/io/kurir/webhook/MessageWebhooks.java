@@ -232,21 +232,21 @@ public final class MessageWebhooks extends StatusHook {
   /** The event log's {@code message.status} event; false when there is no such message. */
   private boolean appendStatus(
       Transaction tx, long messageId, MessageState state, String reason, Instant at) {
-    Optional<EventStore.MessageFacts> found = EventStore.message(tx, messageId);
-    if (found.isEmpty()) {
-      return false;
-    }
-    EventStore.MessageFacts m = found.get();
-    boolean toGroup = "group".equals(m.recipientType());
-    Map<String, Object> data = new LinkedHashMap<>();
-    data.put("message_id", Long.toString(messageId));
-    data.put("to", toGroup ? m.recipient() : digits(m.recipient()));
-    data.put("to_group", toGroup);
-    data.put("status", state.wireName());
-    data.put("reason", reason);
-    data.put("api", m.api());
-    events.append(tx, m.deviceId(), Events.MESSAGE_STATUS, data, at);
-    return true;
+    return events.appendMessageStatus(
+        tx,
+        messageId,
+        m -> {
+          boolean toGroup = "group".equals(m.recipientType());
+          Map<String, Object> data = new LinkedHashMap<>();
+          data.put("message_id", Long.toString(messageId));
+          data.put("to", toGroup ? m.recipient() : digits(m.recipient()));
+          data.put("to_group", toGroup);
+          data.put("status", state.wireName());
+          data.put("reason", reason);
+          data.put("api", m.api());
+          return data;
+        },
+        at);
   }
 
   /** Always: every status change is an event of the log, whatever URLs devices have. */
