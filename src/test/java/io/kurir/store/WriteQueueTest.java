@@ -179,4 +179,104 @@ class WriteQueueTest {
       assertThat(lateRanWithNext[0]).isTrue();
     }
   }
+
+  /** Rows kept for one writer transaction, inserted into {@code t} in one batch at its end. */
+  static final class KeptRows implements WriteQueue.BeforeCommit {
+    static final List<Integer> flushedSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Integer> ids = new ArrayList<>();
+
+    @Override
+    public void flush(Transaction tx) throws Exception {
+      try (java.sql.PreparedStatement insert =
+          tx.handle().getConnection().prepareStatement("INSERT INTO t (id, v) VALUES (?, 'x')")) {
+        for (int id : ids) {
+          insert.setInt(1, id);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+      flushedSizes.add(ids.size());
+    }
+  }
+
+  @Test
+  void whatTasksKeepForTheirTransactionIsWrittenOnceBeforeItsCommitAndABadRowFailsItsTaskAlone()
+      throws Exception {
+    try (Database db = open()) {
+      KeptRows.flushedSizes.clear();
+      java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      CompletableFuture<Object> holding =
+          db.writes()
+              .submit(
+                  h -> {
+                    held.countDown();
+                    release.await();
+                    return null;
+                  });
+      held.await();
+      List<CompletableFuture<Boolean>> done = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        int id = i == 50 ? 7 : i; // id 7 twice: the batch's last statement fails
+        done.add(
+            db.writes()
+                .submit(
+                    h ->
+                        WriteQueue.perTransaction(Transaction.of(h), KeptRows.class, KeptRows::new)
+                            .ids
+                            .add(id)));
+      }
+      release.countDown();
+      assertThat(holding).succeedsWithin(java.time.Duration.ofSeconds(10));
+      long failed = done.stream().filter(f -> f.handle((v, e) -> e != null).join()).count();
+      assertThat(failed).isEqualTo(1);
+      assertThat(done.get(50)).isCompletedExceptionally();
+      assertThat(count(db)).as("every other row, once").isEqualTo(99);
+      assertThat(KeptRows.flushedSizes)
+          .as("the failed batch run again one task per transaction, each with its own row")
+          .hasSize(99)
+          .containsOnly(1);
+
+      // A batch that fails nothing writes the rows of all its tasks at once.
+      KeptRows.flushedSizes.clear();
+      java.util.concurrent.CountDownLatch heldAgain = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch releaseAgain = new java.util.concurrent.CountDownLatch(1);
+      db.writes()
+          .submit(
+              h -> {
+                heldAgain.countDown();
+                releaseAgain.await();
+                return null;
+              });
+      heldAgain.await();
+      List<CompletableFuture<Boolean>> more = new ArrayList<>();
+      for (int i = 100; i < 110; i++) {
+        int id = i;
+        more.add(
+            db.writes()
+                .submit(
+                    h ->
+                        WriteQueue.perTransaction(Transaction.of(h), KeptRows.class, KeptRows::new)
+                            .ids
+                            .add(id)));
+      }
+      releaseAgain.countDown();
+      CompletableFuture.allOf(more.toArray(CompletableFuture[]::new)).join();
+      assertThat(count(db)).isEqualTo(109);
+      assertThat(KeptRows.flushedSizes).containsExactly(10);
+    }
+  }
+
+  @Test
+  void outsideTheWritersTransactionsNothingIsKept() {
+    try (Database db = open()) {
+      db.jdbi()
+          .useTransaction(
+              h ->
+                  assertThat(
+                          WriteQueue.perTransaction(
+                              Transaction.of(h), KeptRows.class, KeptRows::new))
+                      .isNull());
+    }
+  }
 }

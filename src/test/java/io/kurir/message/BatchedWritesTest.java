@@ -1,0 +1,163 @@
+package io.kurir.message;
+
+import static io.kurir.message.SenderParts.message;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kurir.store.IdGenerator;
+import io.kurir.tenant.Device;
+import io.kurir.testing.CoreNode;
+import io.kurir.testing.ScriptedDriver;
+import io.kurir.time.SettableClock;
+import io.kurir.time.Timestamps;
+import io.kurir.webhook.Events;
+import io.kurir.webhook.MessageWebhooks;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the writer keeps for one transaction and writes just before its commit: the history lines of
+ * every task in one batch, the event log's events numbered once. A batch that fails is run again
+ * one task per transaction, and then each transaction writes only its own task's lines and events:
+ * nothing is lost, nothing is written twice, numbers stay gapless and in order. (On PostgreSQL:
+ * {@link BatchedWritesPostgresTest}.)
+ */
+class BatchedWritesTest {
+  private static final int MESSAGES = 20;
+
+  @TempDir Path dir;
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-03-02T10:00:00Z"));
+  private CoreNode node;
+  private Device device;
+  private Events events;
+  private MessageStores stores;
+
+  @BeforeEach
+  void open() {
+    node = CoreNode.start(dir.resolve("k.db"), 0, clock, new ScriptedDriver("scripted", false));
+    device = node.newDevice("+6281100007501");
+    // No sender claims what the test stores: the device is switched off.
+    node.tenants().setDeviceDisabled(device.id(), true);
+    IdGenerator ids = new IdGenerator(clock, 0);
+    events = new Events(node.db(), ids, clock, Duration.ofDays(7), () -> {});
+    StatusHook hook =
+        new MessageWebhooks(
+            node.db(),
+            ids,
+            clock,
+            new Timestamps(ZoneId.of("Asia/Jakarta")),
+            () -> {},
+            events,
+            "127.0.0.1",
+            () -> 0);
+    stores = MessageStores.open(node.db(), hook);
+  }
+
+  @AfterEach
+  void close() {
+    node.close();
+  }
+
+  @Test
+  void aBadTaskInABatchCostsItsNeighboursNoLineAndNoEventAndNumbersStayInOrder() throws Exception {
+    long before = events.last(device.licenseId());
+    Instant at = clock.instant();
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    // The writer is held, so that everything below waits for it and is taken as one batch.
+    CompletableFuture<Object> holding =
+        node.db()
+            .writes()
+            .submit(
+                h -> {
+                  held.countDown();
+                  release.await();
+                  return null;
+                });
+    assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+    List<Long> ids = new ArrayList<>();
+    List<CompletableFuture<?>> tasks = new ArrayList<>();
+    for (int i = 0; i < MESSAGES; i++) {
+      long id = 9_000_000L + i;
+      ids.add(id);
+      tasks.add(
+          stores
+              .queue()
+              .insert(List.of(message(id, device.id(), "+628111", false, at)), Optional.empty()));
+      if (i == MESSAGES / 2) {
+        // A task that fails in the middle of the batch, after history lines and events of its
+        // neighbours were kept for the commit.
+        tasks.add(
+            node.db().writes().submit(h -> h.execute("INSERT INTO no_such_table VALUES (1)")));
+      }
+    }
+    // Each message fails right after it is stored, in the same batch: a status event each.
+    for (long id : ids) {
+      tasks.add(
+          stores
+              .outcomes()
+              .moveLater(
+                  id, MessageState.FAILED, Set.of(MessageState.PENDING), at, "withdrawn", true));
+    }
+    release.countDown();
+    assertThat(holding).succeedsWithin(Duration.ofSeconds(10));
+    int failed = 0;
+    for (CompletableFuture<?> t : tasks) {
+      failed += t.handle((r, e) -> e != null ? 1 : 0).get(10, TimeUnit.SECONDS);
+    }
+    assertThat(failed).as("the bad task alone").isEqualTo(1);
+
+    for (long id : ids) {
+      assertThat(stores.reads().events(id))
+          .as("message %d's history: each line once, in order", id)
+          .extracting(MessageEvent::state)
+          .containsExactly(MessageState.PENDING, MessageState.FAILED);
+    }
+    List<Events.Event> stored =
+        events.after(device.licenseId(), OptionalLong.empty(), before, 1000);
+    assertThat(stored)
+        .as("numbered on from the last one, without a gap")
+        .extracting(Events.Event::sequence)
+        .containsExactlyElementsOf(
+            java.util.stream.LongStream.rangeClosed(before + 1, before + MESSAGES)
+                .boxed()
+                .toList());
+    assertThat(stored)
+        .as("one status event per message, in the order of the changes")
+        .extracting(e -> e.data().replaceAll(".*\"message_id\":\"(\\d+)\".*", "$1"))
+        .containsExactlyElementsOf(ids.stream().map(String::valueOf).toList());
+    assertThat(events.last(device.licenseId())).isEqualTo(before + MESSAGES);
+  }
+
+  @Test
+  void aCancelWhoseGuardDoesNotHoldLeavesNoHistoryLine() throws Exception {
+    Message m = message(9_100_000L, device.id(), "+628111", false, clock.instant());
+    assertThat(stores.queue().insert(List.of(m), Optional.empty()).get(10, TimeUnit.SECONDS))
+        .isTrue();
+    // The move happens inside the savepoint, then the guard refuses: both roll back, and so does
+    // the history line the move kept for the commit.
+    assertThat(stores.outcomes().cancel(m.id(), "cancelled", clock.instant(), (tx, id) -> false))
+        .isFalse();
+    assertThat(stores.reads().events(m.id()))
+        .extracting(MessageEvent::state)
+        .containsExactly(MessageState.PENDING);
+    assertThat(stores.outcomes().cancel(m.id(), "cancelled", clock.instant(), (tx, id) -> true))
+        .isTrue();
+    assertThat(stores.reads().events(m.id()))
+        .extracting(MessageEvent::state)
+        .containsExactly(MessageState.PENDING, MessageState.FAILED);
+  }
+}
