@@ -3,6 +3,7 @@ package io.kurir.webhook;
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -189,24 +190,54 @@ final class EventStore {
   /** {@link #message} of each of {@code messageIds}, by id; those that do not exist are missing. */
   static Map<Long, MessageFacts> messages(Transaction tx, List<Long> messageIds) {
     Map<Long, MessageFacts> found = new HashMap<>();
-    for (int from = 0; from < messageIds.size(); from += 1000) {
-      tx.handle()
-          .createQuery(
-              "SELECT id, device_id, recipient, recipient_type, api FROM message"
-                  + " WHERE id IN (<ids>)")
-          .bindList("ids", messageIds.subList(from, Math.min(from + 1000, messageIds.size())))
-          .map(
-              (rs, ctx) ->
-                  found.put(
-                      rs.getLong("id"),
-                      new MessageFacts(
-                          rs.getLong("device_id"),
-                          rs.getString("recipient"),
-                          rs.getString("recipient_type"),
-                          rs.getString("api"))))
-          .list();
+    int from = 0;
+    try {
+      while (from < messageIds.size()) {
+        int left = messageIds.size() - from;
+        // A few list lengths only, the last id repeated to fill one: the same few statements
+        // each time, which SQLite's cache and PostgreSQL's prepared statements keep (a statement
+        // per length was parsed and planned anew each time).
+        int size = IN_SIZES[IN_SIZES.length - 1];
+        for (int s : IN_SIZES) {
+          if (s >= left) {
+            size = s;
+            break;
+          }
+        }
+        try (PreparedStatement q =
+            tx.handle().getConnection().prepareStatement(MESSAGES_IN.get(size))) {
+          for (int i = 0; i < size; i++) {
+            q.setLong(i + 1, messageIds.get(from + Math.min(i, left - 1)));
+          }
+          try (ResultSet rs = q.executeQuery()) {
+            while (rs.next()) {
+              found.put(
+                  rs.getLong(1),
+                  new MessageFacts(
+                      rs.getLong(2), rs.getString(3), rs.getString(4), rs.getString(5)));
+            }
+          }
+        }
+        from += Math.min(size, left);
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
     }
     return found;
+  }
+
+  private static final int[] IN_SIZES = {1, 4, 16, 64, 256};
+
+  private static final Map<Integer, String> MESSAGES_IN = new HashMap<>();
+
+  static {
+    for (int size : IN_SIZES) {
+      MESSAGES_IN.put(
+          size,
+          "SELECT id, device_id, recipient, recipient_type, api FROM message WHERE id IN ("
+              + String.join(", ", java.util.Collections.nCopies(size, "?"))
+              + ")");
+    }
   }
 
   static Optional<MessageFacts> message(Transaction tx, long messageId) {

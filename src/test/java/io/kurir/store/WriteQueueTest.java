@@ -199,35 +199,44 @@ class WriteQueueTest {
     }
   }
 
+  /**
+   * Holds the writer until the latch returned is counted down: what is submitted meanwhile waits.
+   */
+  private static java.util.concurrent.CountDownLatch holdWriter(Database db) throws Exception {
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    db.writes()
+        .submit(
+            h -> {
+              held.countDown();
+              release.await();
+              return null;
+            });
+    held.await();
+    return release;
+  }
+
+  /** A task that keeps row {@code id} for its transaction's end. */
+  private static CompletableFuture<Boolean> keepRow(Database db, int id) {
+    return db.writes()
+        .submit(
+            h ->
+                WriteQueue.perTransaction(Transaction.of(h), KeptRows.class, KeptRows::new)
+                    .ids
+                    .add(id));
+  }
+
   @Test
   void whatTasksKeepForTheirTransactionIsWrittenOnceBeforeItsCommitAndABadRowFailsItsTaskAlone()
       throws Exception {
     try (Database db = open()) {
       KeptRows.flushedSizes.clear();
-      java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-      CompletableFuture<Object> holding =
-          db.writes()
-              .submit(
-                  h -> {
-                    held.countDown();
-                    release.await();
-                    return null;
-                  });
-      held.await();
+      java.util.concurrent.CountDownLatch release = holdWriter(db);
       List<CompletableFuture<Boolean>> done = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
-        int id = i == 50 ? 7 : i; // id 7 twice: the batch's last statement fails
-        done.add(
-            db.writes()
-                .submit(
-                    h ->
-                        WriteQueue.perTransaction(Transaction.of(h), KeptRows.class, KeptRows::new)
-                            .ids
-                            .add(id)));
+        done.add(keepRow(db, i == 50 ? 7 : i)); // id 7 twice: the batch's last statement fails
       }
       release.countDown();
-      assertThat(holding).succeedsWithin(java.time.Duration.ofSeconds(10));
       long failed = done.stream().filter(f -> f.handle((v, e) -> e != null).join()).count();
       assertThat(failed).isEqualTo(1);
       assertThat(done.get(50)).isCompletedExceptionally();
@@ -239,28 +248,12 @@ class WriteQueueTest {
 
       // A batch that fails nothing writes the rows of all its tasks at once.
       KeptRows.flushedSizes.clear();
-      java.util.concurrent.CountDownLatch heldAgain = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.CountDownLatch releaseAgain = new java.util.concurrent.CountDownLatch(1);
-      db.writes()
-          .submit(
-              h -> {
-                heldAgain.countDown();
-                releaseAgain.await();
-                return null;
-              });
-      heldAgain.await();
+      release = holdWriter(db);
       List<CompletableFuture<Boolean>> more = new ArrayList<>();
       for (int i = 100; i < 110; i++) {
-        int id = i;
-        more.add(
-            db.writes()
-                .submit(
-                    h ->
-                        WriteQueue.perTransaction(Transaction.of(h), KeptRows.class, KeptRows::new)
-                            .ids
-                            .add(id)));
+        more.add(keepRow(db, i));
       }
-      releaseAgain.countDown();
+      release.countDown();
       CompletableFuture.allOf(more.toArray(CompletableFuture[]::new)).join();
       assertThat(count(db)).isEqualTo(109);
       assertThat(KeptRows.flushedSizes).containsExactly(10);
