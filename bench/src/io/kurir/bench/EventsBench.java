@@ -101,9 +101,33 @@ final class EventsBench {
     }
   }
 
+  /** What one consumer saw of the events from {@code first} to {@code first + expected - 1}. */
+  private record Seen(long expected, long read, long missed, long doubled, long outOfOrder) {
+    static Seen of(Consumer c, long first, long expected) {
+      int n = c.count;
+      long[] seqs = Arrays.copyOf(c.sequences, n);
+      long outOfOrder = 0;
+      for (int i = 1; i < n; i++) {
+        if (seqs[i] <= seqs[i - 1]) {
+          outOfOrder++;
+        }
+      }
+      long[] distinct = Arrays.stream(seqs).sorted().distinct().toArray();
+      long inRange =
+          Arrays.stream(distinct).filter(s -> s >= first && s < first + expected).count();
+      return new Seen(expected, n, expected - inRange, n - distinct.length, outOfOrder);
+    }
+
+    String checks() {
+      return String.format(
+          Locale.ROOT, "%d missed, %d doubled, %d out of order", missed, doubled, outOfOrder);
+    }
+  }
+
   void run() throws Exception {
     Bench.log("events stream to one SSE consumer, " + DEVICES + " devices sending");
-    try (Gateway gateway = start.apply("events")) {
+    try (Gateway gateway = start.apply("events");
+        Database db = Database.open(gateway.settings().databaseUrl())) {
       License license = Bench.newLicense(gateway.tenants());
       List<Device> devices = new ArrayList<>();
       for (int i = 0; i < DEVICES; i++) {
@@ -118,27 +142,9 @@ final class EventsBench {
               .create(license.id(), "bench", Set.of(ApiScope.READ))
               .key()
               .orElseThrow();
-      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-      HttpResponse<InputStream> stream =
-          client.send(
-              HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/events"))
-                  .header("Authorization", "Bearer " + key)
-                  .header("Accept", "text/event-stream")
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.ofInputStream());
-      if (stream.statusCode() != 200) {
-        throw new IllegalStateException("the events stream answered " + stream.statusCode());
-      }
-      Consumer consumer = new Consumer(stream.body());
-      Thread reader = Thread.ofPlatform().name("sse-consumer").start(consumer);
-      if (!consumer.opened.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("the events stream sent nothing in 30 s");
-      }
-      long firstSequence;
-      try (Database db = Database.open(gateway.settings().databaseUrl())) {
-        firstSequence = lastSequence(db, license) + 1; // the stream starts after the last event
-      }
+      // The stream starts right after the events of the set-up (the devices going online).
+      long first = lastSequence(db, license) + 1;
+      Stream live = Stream.open(gateway, key, first - 1);
 
       long started = System.currentTimeMillis();
       Wrk.Result accepted =
@@ -147,49 +153,18 @@ final class EventsBench {
               "{\"key\":\"%KEY%\",\"phone_no\":\"" + RECIPIENT + "\",\"message\":\"Halo\"}",
               devices.stream().map(Device::ecoKey).toList(),
               duration);
-      long produced;
-      long firstAt;
-      long lastAt;
-      try (Database db = Database.open(gateway.settings().databaseUrl())) {
-        awaitAllRead(db);
-        produced = lastSequence(db, license) - firstSequence + 1;
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (consumer.count < produced) {
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException(
-                consumer.count + " of " + produced + " events read after 10 minutes");
-          }
-          Thread.sleep(50);
-        }
-        long[] span = eventSpan(db, license, firstSequence);
-        firstAt = span[0];
-        lastAt = span[1];
-      }
-      stream.body().close();
-      reader.join(10_000);
-
-      int n = consumer.count;
-      long[] seqs = Arrays.copyOf(consumer.sequences, n);
-      long outOfOrder = 0;
-      for (int i = 1; i < n; i++) {
-        if (seqs[i] <= seqs[i - 1]) {
-          outOfOrder++;
-        }
-      }
-      long[] sorted = seqs.clone();
-      Arrays.sort(sorted);
-      long distinct = Arrays.stream(sorted).distinct().count();
-      long doubled = n - distinct;
-      long missed =
-          produced
-              - Arrays.stream(sorted)
-                  .distinct()
-                  .filter(s -> s >= firstSequence && s < firstSequence + produced)
-                  .count();
-      long[] lags = Arrays.copyOf(consumer.lags, n);
+      awaitAllRead(db);
+      long produced = lastSequence(db, license) - first + 1;
+      live.awaitCount(produced);
+      live.close();
+      long firstAt = count(db, "SELECT MIN(created_at)" + from(license, first));
+      long lastAt = count(db, "SELECT MAX(created_at)" + from(license, first));
+      Consumer c = live.consumer;
+      Seen seen = Seen.of(c, first, produced);
+      long[] lags = Arrays.copyOf(c.lags, c.count);
       Arrays.sort(lags);
-      double readSeconds = (consumer.lastArrival - started) / 1000.0;
-      double producedSeconds = Math.max(1, lastAt - firstAt) / 1000.0;
+      int n = lags.length;
+      double readSeconds = (c.lastArrival - started) / 1000.0;
       rows.add(
           new Row(
               "events stream (SSE), one consumer",
@@ -203,20 +178,84 @@ final class EventsBench {
                       + " of the license send at full speed for %d s (%,.0f accepted/s): %,d"
                       + " events produced at %,.0f/s (first to last event's time), %,d read, the"
                       + " last %.1f s after the first request and %d ms after its event;"
-                      + " p50/p99: lag from the event's timestamp to its arrival; %d missed, %d"
-                      + " doubled, %d out of order; target: keeps up with the production rate,"
-                      + " none missed or doubled",
+                      + " p50/p99: lag from the event's timestamp to its arrival; %s;"
+                      + " target: keeps up with the production rate, none missed or doubled",
                   DEVICES,
                   duration.toSeconds(),
                   accepted.perSecond(),
                   produced,
-                  produced / producedSeconds,
+                  produced / (Math.max(1, lastAt - firstAt) / 1000.0),
                   n,
                   readSeconds,
-                  consumer.lastArrival - lastAt,
-                  missed,
-                  doubled,
-                  outOfOrder)));
+                  c.lastArrival - lastAt,
+                  seen.checks())));
+
+      // The same events again, all stored: how fast one stream reads a backlog.
+      long resumed = System.currentTimeMillis();
+      Stream backlog = Stream.open(gateway, key, first - 1);
+      backlog.awaitCount(produced);
+      backlog.close();
+      Seen again = Seen.of(backlog.consumer, first, produced);
+      double catchUp = (backlog.consumer.lastArrival - resumed) / 1000.0;
+      rows.add(
+          new Row(
+              "events stream (SSE), catching up",
+              String.format(Locale.ROOT, "%,.0f events/s", again.read() / catchUp),
+              Double.NaN,
+              "",
+              "",
+              String.format(
+                  Locale.ROOT,
+                  "the same %,d events read again by a new stream from after=%d (all stored, none"
+                      + " being made): %.1f s from the request to the last; %s; the stream's own"
+                      + " ceiling, which the live row's production must stay under",
+                  produced,
+                  first - 1,
+                  catchUp,
+                  again.checks())));
+    }
+  }
+
+  /** One consumer's open stream, read on a thread of its own. */
+  private record Stream(HttpResponse<InputStream> response, Consumer consumer, Thread reader) {
+    static Stream open(Gateway gateway, String key, long after) throws Exception {
+      HttpResponse<InputStream> response =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .build()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(gateway.baseUrl() + "/v1/events?after=" + after))
+                      .header("Authorization", "Bearer " + key)
+                      .header("Accept", "text/event-stream")
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofInputStream());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException("the events stream answered " + response.statusCode());
+      }
+      Consumer consumer = new Consumer(response.body());
+      Thread reader = Thread.ofPlatform().name("sse-consumer").start(consumer);
+      if (!consumer.opened.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the events stream sent nothing in 30 s");
+      }
+      return new Stream(response, consumer, reader);
+    }
+
+    void awaitCount(long expected) throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+      while (consumer.count < expected) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              consumer.count + " of " + expected + " events read after 10 minutes");
+        }
+        Thread.sleep(20);
+      }
+    }
+
+    void close() throws Exception {
+      response.body().close();
+      reader.join(10_000);
     }
   }
 
@@ -235,12 +274,8 @@ final class EventsBench {
     return count(db, "SELECT COALESCE(MAX(seq), 0) FROM event WHERE license_id = " + license.id());
   }
 
-  /** The times (epoch ms) of the first and the last event from {@code first} on. */
-  private static long[] eventSpan(Database db, License license, long first) {
-    String where = " FROM event WHERE license_id = " + license.id() + " AND seq >= " + first;
-    return new long[] {
-      count(db, "SELECT MIN(created_at)" + where), count(db, "SELECT MAX(created_at)" + where)
-    };
+  private static String from(License license, long first) {
+    return " FROM event WHERE license_id = " + license.id() + " AND seq >= " + first;
   }
 
   private static long count(Database db, String sql) {
