@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The {@code waha} and {@code gowa} rows: a gateway whose devices are on the WAHA or GOWA driver,
@@ -73,13 +74,7 @@ final class DriverBench {
           awaitOnline(gateway, d);
           devices.add(d);
         }
-        int callsBefore = waha.calls().size();
-        Run run = send(gateway, devices);
-        int calls = waha.calls().size() - callsBefore;
-        if (!waha.violations().isEmpty()) {
-          throw new IllegalStateException("the fake WAHA refused: " + waha.violations());
-        }
-        rows.add(run.row("WAHA driver, fake WAHA", waha.sent().size(), calls, "WAHA"));
+        measure(gateway, devices, "WAHA", waha::calls, waha::sent, waha::violations);
       }
     }
   }
@@ -113,15 +108,30 @@ final class DriverBench {
           awaitOnline(gateway, d);
           devices.add(d);
         }
-        int callsBefore = gowa.calls().size();
-        Run run = send(gateway, devices);
-        int calls = gowa.calls().size() - callsBefore;
-        if (!gowa.violations().isEmpty()) {
-          throw new IllegalStateException("the fake GOWA refused: " + gowa.violations());
-        }
-        rows.add(run.row("GOWA driver, fake GOWA", gowa.sent().size(), calls, "GOWA"));
+        measure(gateway, devices, "GOWA", gowa::calls, gowa::sent, gowa::violations);
       }
     }
+  }
+
+  /**
+   * Sends through the paired {@code devices} and adds the row, with what the fake {@code engine}
+   * counted: its calls during the run, its sends, and what it refused (none, or the row fails).
+   */
+  private void measure(
+      Gateway gateway,
+      List<Device> devices,
+      String engine,
+      Supplier<List<?>> calls,
+      Supplier<List<?>> sends,
+      Supplier<List<String>> violations)
+      throws Exception {
+    int callsBefore = calls.get().size();
+    Run run = send(gateway, devices);
+    int during = calls.get().size() - callsBefore;
+    if (!violations.get().isEmpty()) {
+      throw new IllegalStateException("the fake " + engine + " refused: " + violations.get());
+    }
+    rows.add(run.row(engine + " driver, fake " + engine, sends.get().size(), during, engine));
   }
 
   /** One run's figures: messages sent, over how long, and how fast they were accepted. */
