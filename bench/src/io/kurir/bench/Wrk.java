@@ -15,8 +15,31 @@ import java.util.regex.Pattern;
 
 /** Runs wrk, the load generator of every row, and reads its figures. */
 final class Wrk {
-  /** What wrk measured. */
-  record Result(long requests, double perSecond, double p50ms, double p99ms, long failed) {}
+  /**
+   * What wrk measured, and the CPU time each request cost the benchmark's JVM (the gateway runs in
+   * it; its own client threads are idle while wrk runs) and wrk itself, in microseconds: unlike the
+   * rate, these hardly move when other work shares the machine.
+   */
+  record Result(
+      long requests,
+      double perSecond,
+      double p50ms,
+      double p99ms,
+      long failed,
+      double gatewayCpuMicros,
+      double wrkCpuMicros) {
+
+    Result withCpu(long gatewayCpuNanos, long wrkCpuNanos) {
+      return new Result(
+          requests,
+          perSecond,
+          p50ms,
+          p99ms,
+          failed,
+          gatewayCpuNanos / 1000.0 / Math.max(1, requests),
+          wrkCpuNanos / 1000.0 / Math.max(1, requests));
+    }
+  }
 
   private final int threads;
   private final int connections;
@@ -97,8 +120,14 @@ final class Wrk {
     try {
       Path script = Files.createTempFile(scripts, "wrk", ".lua");
       Files.writeString(script, lua);
+      // Through a shell that prints its own /proc stat after wrk ends: its fields 16 and 17 are the
+      // CPU time of the children it waited for, which is wrk's.
       List<String> command =
           List.of(
+              "sh",
+              "-c",
+              "\"$@\"; s=$?; echo; echo \"wrk-stat: $(cat /proc/$$/stat)\"; exit $s",
+              "sh",
               "wrk",
               "-t" + threads,
               "-c" + connections,
@@ -109,6 +138,7 @@ final class Wrk {
               "-s",
               script.toString(),
               url);
+      long cpuBefore = processCpuNanos();
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
       // wrk writes its figures only at the end, so its pipe does not fill while this waits.
       while (!p.waitFor(50, TimeUnit.MILLISECONDS)) {
@@ -122,13 +152,32 @@ final class Wrk {
       if (!p.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IllegalStateException("wrk failed:\n" + out);
       }
-      return parse(out);
+      long gatewayCpu = processCpuNanos() - cpuBefore;
+      return parse(out).withCpu(gatewayCpu, childrenCpuNanos(out));
     } catch (IOException e) {
       throw new IllegalStateException("cannot run wrk: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** The children's user and system time from the shell's stat line, in nanoseconds. */
+  static long childrenCpuNanos(String out) {
+    Matcher m = Pattern.compile("wrk-stat: \\d+ \\(.*?\\) (.*)").matcher(out);
+    if (!m.find()) {
+      return 0;
+    }
+    // After "(comm)": field 3 is the first; cutime and cstime are fields 16 and 17, in clock ticks.
+    String[] f = m.group(1).trim().split(" ");
+    long ticks = Long.parseLong(f[16 - 3]) + Long.parseLong(f[17 - 3]);
+    return ticks * 10_000_000L; // USER_HZ is 100 on Linux
   }
 
   static Result parse(String out) {
@@ -149,7 +198,7 @@ final class Wrk {
         failed += Long.parseLong(errors.group(g));
       }
     }
-    return new Result(requests, perSecond, p50, p99, failed);
+    return new Result(requests, perSecond, p50, p99, failed, Double.NaN, Double.NaN);
   }
 
   private static String group(String text, String regex) {

@@ -2,11 +2,15 @@ package io.kurir.webhook;
 
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The SQL of the event log: {@code event} (each license's events by sequence) and {@code
@@ -29,34 +33,64 @@ final class EventStore {
    */
   static Optional<Events.Event> append(
       Transaction tx, long deviceId, String type, String data, Instant at) {
-    Handle h = tx.handle();
-    Optional<Long> license =
-        h.createQuery("SELECT license_id FROM device WHERE id = ?")
-            .bind(0, deviceId)
-            .mapTo(Long.class)
-            .findOne();
-    if (license.isEmpty()) {
-      return Optional.empty();
+    try (PreparedStatement license = connection(tx).prepareStatement(LICENSE_OF_DEVICE)) {
+      license.setLong(1, deviceId);
+      try (ResultSet rs = license.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(append(tx, rs.getLong(1), deviceId, type, data, at));
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
     }
-    long seq =
-        h.createQuery(
-                "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1)"
-                    + " ON CONFLICT (license_id)"
-                    + " DO UPDATE SET last_seq = event_sequence.last_seq + 1 RETURNING last_seq")
-            .bind(0, license.get())
-            .mapTo(Long.class)
-            .one();
-    h.createUpdate(
-            "INSERT INTO event (license_id, seq, device_id, type, created_at, data)"
-                + " VALUES (?, ?, ?, ?, ?, ?)")
-        .bind(0, license.get())
-        .bind(1, seq)
-        .bind(2, deviceId)
-        .bind(3, type)
-        .bind(4, at.toEpochMilli())
-        .bind(5, data)
-        .execute();
-    return Optional.of(new Events.Event(license.get(), seq, deviceId, type, at, data));
+  }
+
+  // Plain JDBC on the event log's statements: every status change of every message appends an
+  // event on the writer's thread, where binding through Jdbi cost more than the inserts.
+  private static final String LICENSE_OF_DEVICE = "SELECT license_id FROM device WHERE id = ?";
+  private static final String NEXT_SEQUENCE =
+      "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, 1) ON CONFLICT (license_id)"
+          + " DO UPDATE SET last_seq = event_sequence.last_seq + 1 RETURNING last_seq";
+  private static final String INSERT_EVENT =
+      "INSERT INTO event (license_id, seq, device_id, type, created_at, data)"
+          + " VALUES (?, ?, ?, ?, ?, ?)";
+
+  /** {@link #append}, for a device whose license the caller read in the same transaction. */
+  static Events.Event append(
+      Transaction tx, long licenseId, long deviceId, String type, String data, Instant at) {
+    try {
+      return insert(connection(tx), licenseId, deviceId, type, data, at);
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
+  }
+
+  private static Events.Event insert(
+      Connection c, long licenseId, long deviceId, String type, String data, Instant at)
+      throws SQLException {
+    long seq;
+    try (PreparedStatement next = c.prepareStatement(NEXT_SEQUENCE)) {
+      next.setLong(1, licenseId);
+      try (ResultSet rs = next.executeQuery()) {
+        rs.next();
+        seq = rs.getLong(1);
+      }
+    }
+    try (PreparedStatement insert = c.prepareStatement(INSERT_EVENT)) {
+      insert.setLong(1, licenseId);
+      insert.setLong(2, seq);
+      insert.setLong(3, deviceId);
+      insert.setString(4, type);
+      insert.setLong(5, at.toEpochMilli());
+      insert.setString(6, data);
+      insert.executeUpdate();
+    }
+    return new Events.Event(licenseId, seq, deviceId, type, at, data);
+  }
+
+  private static Connection connection(Transaction tx) {
+    return tx.handle().getConnection();
   }
 
   /**
@@ -140,19 +174,26 @@ final class EventStore {
   }
 
   /** What a message's status event tells of it; in the caller's transaction. */
-  record MessageFacts(long deviceId, String recipient, String recipientType, String api) {}
+  record MessageFacts(
+      long licenseId, long deviceId, String recipient, String recipientType, String api) {}
+
+  private static final String MESSAGE_FACTS =
+      "SELECT d.license_id, m.device_id, m.recipient, m.recipient_type, m.api"
+          + " FROM message m JOIN device d ON d.id = m.device_id WHERE m.id = ?";
 
   static Optional<MessageFacts> message(Transaction tx, long messageId) {
-    return tx.handle()
-        .createQuery("SELECT device_id, recipient, recipient_type, api FROM message WHERE id = ?")
-        .bind(0, messageId)
-        .map(
-            (rs, ctx) ->
-                new MessageFacts(
-                    rs.getLong("device_id"),
-                    rs.getString("recipient"),
-                    rs.getString("recipient_type"),
-                    rs.getString("api")))
-        .findOne();
+    try (PreparedStatement facts = connection(tx).prepareStatement(MESSAGE_FACTS)) {
+      facts.setLong(1, messageId);
+      try (ResultSet rs = facts.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new MessageFacts(
+                rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getString(5)));
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
   }
 }

@@ -137,41 +137,55 @@ public final class Events implements AutoCloseable {
    */
   public void append(
       Transaction tx, long deviceId, String type, Map<String, Object> data, Instant at) {
-    String fields;
+    EventStore.append(tx, deviceId, type, json(data), at)
+        .ifPresent(event -> deliverToSubscriptions(tx, event));
+  }
+
+  /** {@link #append}, for a device of license {@code licenseId} read in the same transaction. */
+  void append(
+      Transaction tx,
+      long licenseId,
+      long deviceId,
+      String type,
+      Map<String, Object> data,
+      Instant at) {
+    deliverToSubscriptions(tx, EventStore.append(tx, licenseId, deviceId, type, json(data), at));
+  }
+
+  private static String json(Map<String, Object> data) {
     try {
-      fields = JSON.writeValueAsString(data);
+      return JSON.writeValueAsString(data);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    EventStore.append(tx, deviceId, type, fields, at)
-        .ifPresent(
-            event -> {
-              String number = null; // read once, for the first meta subscription
-              for (SubscriptionStore.Row s : SubscriptionStore.of(tx, event.licenseId())) {
-                if (!s.events().contains(type)) {
-                  continue;
-                }
-                Optional<String> payload;
-                if (s.format() == WebhookSubscriptions.Format.META) {
-                  number = number != null ? number : EventStore.deviceNumber(tx, deviceId);
-                  payload = MetaWebhooks.payload(event, number); // none for a pending status
-                } else {
-                  payload = Optional.of(event.json());
-                }
-                if (payload.isPresent()) {
-                  WebhookStore.addForSubscription(
-                      tx,
-                      ids.next(),
-                      deviceId,
-                      s.id(),
-                      s.url(),
-                      type,
-                      payload.get(),
-                      event.sequence(),
-                      at);
-                }
-              }
-            });
+  }
+
+  private void deliverToSubscriptions(Transaction tx, Event event) {
+    String number = null; // read once, for the first meta subscription
+    for (SubscriptionStore.Row s : SubscriptionStore.of(tx, event.licenseId())) {
+      if (!s.events().contains(event.type())) {
+        continue;
+      }
+      Optional<String> payload;
+      if (s.format() == WebhookSubscriptions.Format.META) {
+        number = number != null ? number : EventStore.deviceNumber(tx, event.deviceId());
+        payload = MetaWebhooks.payload(event, number); // none for a pending status
+      } else {
+        payload = Optional.of(event.json());
+      }
+      if (payload.isPresent()) {
+        WebhookStore.addForSubscription(
+            tx,
+            ids.next(),
+            event.deviceId(),
+            s.id(),
+            s.url(),
+            event.type(),
+            payload.get(),
+            event.sequence(),
+            event.at());
+      }
+    }
   }
 
   /** After the commit of a transaction that {@link #append}ed: readers and the outbox look. */

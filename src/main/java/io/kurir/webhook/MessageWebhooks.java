@@ -245,7 +245,7 @@ public final class MessageWebhooks extends StatusHook {
     data.put("status", state.wireName());
     data.put("reason", reason);
     data.put("api", m.api());
-    events.append(tx, m.deviceId(), Events.MESSAGE_STATUS, data, at);
+    events.append(tx, m.licenseId(), m.deviceId(), Events.MESSAGE_STATUS, data, at);
     return true;
   }
 
