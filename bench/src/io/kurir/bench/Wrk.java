@@ -142,9 +142,13 @@ final class Wrk {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
       // wrk writes its figures only at the end, so its pipe does not fill while this waits.
       while (!p.waitFor(50, TimeUnit.MILLISECONDS)) {
-        if (enough.getAsBoolean()) {
-          // SIGINT ends wrk's run early with its figures (SIGTERM would end it without them).
-          new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+        // SIGINT ends wrk's run early with its figures (SIGTERM would end it without them); wrk
+        // is the shell's child, and the shell then prints its stat as after a full run.
+        List<ProcessHandle> wrkItself = p.children().toList();
+        if (!wrkItself.isEmpty() && enough.getAsBoolean()) {
+          for (ProcessHandle w : wrkItself) {
+            new ProcessBuilder("kill", "-INT", Long.toString(w.pid())).start().waitFor();
+          }
           break;
         }
       }
