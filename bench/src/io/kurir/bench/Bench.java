@@ -77,7 +77,7 @@ public final class Bench {
             "usage: kurir bench [--duration=10s] [--connections=64]"
                 + " [--only=startup,idle,pending,noop,async,sync,e2e,otp,report,bots,scheduler,"
                 + "webhooks,webhook-retries,postgres,failover,campaigns,campaign-lateness,"
-                + "postgres-campaigns]");
+                + "postgres-campaigns,native,events,waha,gowa]");
         System.exit(2);
       }
     }
@@ -97,7 +97,8 @@ public final class Bench {
 
   /** Whether any row of the main gateway (noop and what is measured against it) is wanted. */
   private boolean wantsMain() {
-    return Stream.of("noop", "async", "sync", "e2e", "otp", "report").anyMatch(this::wanted);
+    return Stream.of("noop", "async", "sync", "e2e", "otp", "report", "native")
+        .anyMatch(this::wanted);
   }
 
   private void run() throws Exception {
@@ -140,6 +141,19 @@ public final class Bench {
       if (wanted("campaign-lateness")) {
         campaigns.lateness("campaign send lateness", 10_000, "0s", "0s");
         campaigns.lateness("campaign send lateness, random gaps", 1_000, "200ms", "600ms");
+      }
+    }
+    if (wanted("events")) {
+      new EventsBench(name -> start(name, List.of()), wrk, duration, rows).run();
+    }
+    if (wanted("waha") || wanted("gowa")) {
+      DriverBench drivers =
+          new DriverBench((name, flags) -> start(name, List.of(), flags), wrk, rows);
+      if (wanted("waha")) {
+        drivers.waha();
+      }
+      if (wanted("gowa")) {
+        drivers.gowa();
       }
     }
     if (wanted("postgres") || wanted("failover") || wanted("postgres-campaigns")) {
@@ -199,6 +213,14 @@ public final class Bench {
             "async_send_message",
             accepted,
             "each reply after its own commit (group commit); device offline, so accepting only");
+      }
+      if (wanted("native")) {
+        log("POST /v1/messages (native API)");
+        add(
+            "v1 send (POST /v1/messages)",
+            NativeBench.accept(gateway, wrk, duration),
+            "Kurir API v1, license API key as bearer, Cloud API message object; device offline,"
+                + " so accepting only, as async_send_message; target ≥ 0.5 × noop");
       }
       if (wanted("sync")) {
         log("send_message (sync)");

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -56,17 +57,35 @@ final class Wrk {
 
   /** POSTs the same JSON body for {@code duration}. */
   Result postJson(String url, String json, Duration duration) {
-    String lua =
-        String.join(
-            "\n",
-            "wrk.method = \"POST\"",
-            "wrk.body = " + luaString(json),
-            "wrk.headers[\"Content-Type\"] = \"application/json\"");
-    return run(url, lua, duration);
+    return postJson(url, json, java.util.Map.of(), duration);
+  }
+
+  /**
+   * POSTs the same JSON body with {@code headers} (besides its Content-Type) for {@code duration}.
+   */
+  Result postJson(
+      String url, String json, java.util.Map<String, String> headers, Duration duration) {
+    StringBuilder lua =
+        new StringBuilder("wrk.method = \"POST\"\n")
+            .append("wrk.body = ")
+            .append(luaString(json))
+            .append("\nwrk.headers[\"Content-Type\"] = \"application/json\"\n");
+    headers.forEach(
+        (name, value) ->
+            lua.append("wrk.headers[")
+                .append(luaString(name))
+                .append("] = ")
+                .append(luaString(value))
+                .append('\n'));
+    return run(url, lua.toString(), duration);
   }
 
   /** POSTs JSON bodies built from {@code template}, with %KEY% taking each key in turn. */
   Result postJsonRotatingKeys(String url, String template, List<String> keys, Duration duration) {
+    return run(url, rotatingKeys(template, keys), duration);
+  }
+
+  private static String rotatingKeys(String template, List<String> keys) {
     StringBuilder lua = new StringBuilder("local keys = {");
     for (String k : keys) {
       lua.append(luaString(k)).append(",");
@@ -80,10 +99,24 @@ final class Wrk {
         .append(
             "  return wrk.format(\"POST\", nil, {[\"Content-Type\"] = \"application/json\"}, body)\n")
         .append("end\n");
-    return run(url, lua.toString(), duration);
+    return lua.toString();
+  }
+
+  /**
+   * As {@link #postJsonRotatingKeys}, stopped as soon as {@code enough} holds (asked every 50 ms),
+   * or at {@code limit}: wrk is interrupted as Ctrl-C would, and reports what it did until then.
+   * Requests in flight then may still be served: count what the server kept.
+   */
+  Result postJsonRotatingKeysUntil(
+      String url, String template, List<String> keys, BooleanSupplier enough, Duration limit) {
+    return run(url, rotatingKeys(template, keys), limit, enough);
   }
 
   private Result run(String url, String lua, Duration duration) {
+    return run(url, lua, duration, () -> false);
+  }
+
+  private Result run(String url, String lua, Duration duration, BooleanSupplier enough) {
     try {
       Path script = Files.createTempFile(scripts, "wrk", ".lua");
       Files.writeString(script, lua);
@@ -107,6 +140,18 @@ final class Wrk {
               url);
       long cpuBefore = processCpuNanos();
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      // wrk writes its figures only at the end, so its pipe does not fill while this waits.
+      while (!p.waitFor(50, TimeUnit.MILLISECONDS)) {
+        // SIGINT ends wrk's run early with its figures (SIGTERM would end it without them); wrk
+        // is the shell's child, and the shell then prints its stat as after a full run.
+        List<ProcessHandle> wrkItself = p.children().toList();
+        if (!wrkItself.isEmpty() && enough.getAsBoolean()) {
+          for (ProcessHandle w : wrkItself) {
+            new ProcessBuilder("kill", "-INT", Long.toString(w.pid())).start().waitFor();
+          }
+          break;
+        }
+      }
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IllegalStateException("wrk failed:\n" + out);
