@@ -60,7 +60,7 @@ public final class Tenants {
   private final ZoneId zone;
   private final PhoneNumbers phones;
   private final DeviceDrivers drivers;
-  private final AccessCache ecoKeys = new AccessCache(ACCESS_CACHE_TTL);
+  private final AccessCache<AccessCache.Access> ecoKeys = new AccessCache<>(ACCESS_CACHE_TTL);
   private final ApiKeys apiKeys;
 
   public Tenants(
@@ -82,6 +82,12 @@ public final class Tenants {
   }
 
   /** The licenses' API keys for Kurir's own API, and who a bearer token is. */
+  /** After any change to a device, license or partner: credentials are read again. */
+  private void forgetAccess() {
+    ecoKeys.clear();
+    apiKeys.forgetAccess();
+  }
+
   public ApiKeys apiKeys() {
     return apiKeys;
   }
@@ -105,7 +111,7 @@ public final class Tenants {
     Partner partner =
         new Partner(id, name.strip(), emailOf(email), user, secret, false, clock.instant());
     store.insert(partner);
-    ecoKeys.clear();
+    forgetAccess();
     return partner;
   }
 
@@ -151,7 +157,7 @@ public final class Tenants {
     license(id);
     String code = Secrets.random(24);
     store.setLicenseCode(id, code);
-    ecoKeys.clear();
+    forgetAccess();
     License l = license(id);
     return new License(
         l.id(),
@@ -172,7 +178,7 @@ public final class Tenants {
     partner(id);
     String secret = Secrets.random(KEY_LENGTH);
     store.setPartnerSecret(id, secret);
-    ecoKeys.clear();
+    forgetAccess();
     Partner p = partner(id);
     return new Partner(
         p.id(), p.name(), p.email(), p.basicUser(), secret, p.disabled(), p.createdAt());
@@ -227,7 +233,7 @@ public final class Tenants {
             Secrets.random(KEY_LENGTH),
             Secrets.random(KEY_LENGTH));
     store.insert(license);
-    ecoKeys.clear();
+    forgetAccess();
     return license;
   }
 
@@ -298,7 +304,7 @@ public final class Tenants {
             clock.instant());
     try {
       devices.insert(device, checkedConfig);
-      ecoKeys.clear();
+      forgetAccess();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
     }
@@ -326,7 +332,7 @@ public final class Tenants {
     device(deviceId);
     String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
     devices.setDeviceCredential(deviceId, credential.column, value);
-    ecoKeys.clear();
+    forgetAccess();
     Device d = device(deviceId);
     return new Device(
         d.id(),
@@ -344,24 +350,24 @@ public final class Tenants {
 
   public void setPartnerDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("partner", id, disabled), "partner", id);
-    ecoKeys.clear();
+    forgetAccess();
   }
 
   public void setLicenseDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("license", id, disabled), "license", id);
-    ecoKeys.clear();
+    forgetAccess();
   }
 
   /** Renews (or ends) a license: its new last day, or null for none. */
   public License setLicenseExpiry(long id, LocalDate expiresOn) {
     requireFound(store.setLicenseExpiry(id, expiresOn), "license", id);
-    ecoKeys.clear();
+    forgetAccess();
     return license(id);
   }
 
   public void setDeviceDisabled(long id, boolean disabled) {
     requireFound(devices.setDisabled(id, disabled), "device", id);
-    ecoKeys.clear();
+    forgetAccess();
     Device changed = device(id);
     deviceListeners.forEach(l -> l.accept(changed));
   }
@@ -378,7 +384,7 @@ public final class Tenants {
     List<String> newCredentials =
         List.of(Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH));
     requireFound(devices.delete(id, clock.instant(), newCredentials), "device", id);
-    ecoKeys.clear();
+    forgetAccess();
     deletedListeners.forEach(l -> l.accept(device));
     return device;
   }
