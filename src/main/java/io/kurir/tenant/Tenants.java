@@ -61,6 +61,10 @@ public final class Tenants {
   private final PhoneNumbers phones;
   private final DeviceDrivers drivers;
   private final AccessCache<AccessCache.Access> ecoKeys = new AccessCache<>(ACCESS_CACHE_TTL);
+  // By device id and by license id, for the Kurir API's sends (a device named by the caller, a
+  // license's devices): kept and cleared like the keys.
+  private final AccessCache<AccessCache.Access> byDeviceId = new AccessCache<>(ACCESS_CACHE_TTL);
+  private final AccessCache<List<Device>> licenseDevices = new AccessCache<>(ACCESS_CACHE_TTL);
   private final ApiKeys apiKeys;
 
   public Tenants(
@@ -85,6 +89,8 @@ public final class Tenants {
   /** After any change to a device, license or partner: credentials are read again. */
   private void forgetAccess() {
     ecoKeys.clear();
+    byDeviceId.clear();
+    licenseDevices.clear();
     apiKeys.forgetAccess();
   }
 
@@ -524,7 +530,8 @@ public final class Tenants {
 
   /** A license's devices, oldest first. */
   public List<Device> devicesOf(License license) {
-    return devices.devicesOfLicense(license.id());
+    return licenseDevices.get(
+        Long.toString(license.id()), id -> List.copyOf(devices.devicesOfLicense(license.id())));
   }
 
   /**
@@ -578,6 +585,23 @@ public final class Tenants {
         new AccessCache.Access(device, license, partner(license.partnerId()));
     requireUsable(access);
     return device;
+  }
+
+  /**
+   * {@link #usableDevice}, for a request that names the device: read at its first use and kept as a
+   * key is ({@link #ACCESS_CACHE_TTL}; any change through this gateway clears it).
+   */
+  public Device usableDeviceForRequest(long id) {
+    AccessCache.Access access =
+        byDeviceId.get(
+            Long.toString(id),
+            key -> {
+              Device device = device(id);
+              License license = license(device.licenseId());
+              return new AccessCache.Access(device, license, partner(license.partnerId()));
+            });
+    requireUsable(access);
+    return access.device();
   }
 
   /** The drivers a device may name, the default first (the console's choice of driver). */
