@@ -52,6 +52,9 @@ public final class PhoneNumbers {
 
   /** The entries of a list as {@link #normalizeAll} reads it, as written (blank ones left out). */
   public static List<String> parts(String raw) {
+    if (raw != null && raw.indexOf(',') < 0 && raw.indexOf(';') < 0 && raw.indexOf('\n') < 0) {
+      return raw.isBlank() ? List.of() : List.of(raw); // one number, as most requests carry
+    }
     List<String> out = new ArrayList<>();
     for (String part : LIST_SEPARATORS.split(raw == null ? "" : raw)) {
       if (!part.isBlank()) {
