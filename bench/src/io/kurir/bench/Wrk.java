@@ -9,13 +9,37 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Runs wrk, the load generator of every row, and reads its figures. */
 final class Wrk {
-  /** What wrk measured. */
-  record Result(long requests, double perSecond, double p50ms, double p99ms, long failed) {}
+  /**
+   * What wrk measured, and the CPU time each request cost the benchmark's JVM (the gateway runs in
+   * it; its own client threads are idle while wrk runs) and wrk itself, in microseconds: unlike the
+   * rate, these hardly move when other work shares the machine.
+   */
+  record Result(
+      long requests,
+      double perSecond,
+      double p50ms,
+      double p99ms,
+      long failed,
+      double gatewayCpuMicros,
+      double wrkCpuMicros) {
+
+    Result withCpu(long gatewayCpuNanos, long wrkCpuNanos) {
+      return new Result(
+          requests,
+          perSecond,
+          p50ms,
+          p99ms,
+          failed,
+          gatewayCpuNanos / 1000.0 / Math.max(1, requests),
+          wrkCpuNanos / 1000.0 / Math.max(1, requests));
+    }
+  }
 
   private final int threads;
   private final int connections;
@@ -33,17 +57,35 @@ final class Wrk {
 
   /** POSTs the same JSON body for {@code duration}. */
   Result postJson(String url, String json, Duration duration) {
-    String lua =
-        String.join(
-            "\n",
-            "wrk.method = \"POST\"",
-            "wrk.body = " + luaString(json),
-            "wrk.headers[\"Content-Type\"] = \"application/json\"");
-    return run(url, lua, duration);
+    return postJson(url, json, java.util.Map.of(), duration);
+  }
+
+  /**
+   * POSTs the same JSON body with {@code headers} (besides its Content-Type) for {@code duration}.
+   */
+  Result postJson(
+      String url, String json, java.util.Map<String, String> headers, Duration duration) {
+    StringBuilder lua =
+        new StringBuilder("wrk.method = \"POST\"\n")
+            .append("wrk.body = ")
+            .append(luaString(json))
+            .append("\nwrk.headers[\"Content-Type\"] = \"application/json\"\n");
+    headers.forEach(
+        (name, value) ->
+            lua.append("wrk.headers[")
+                .append(luaString(name))
+                .append("] = ")
+                .append(luaString(value))
+                .append('\n'));
+    return run(url, lua.toString(), duration);
   }
 
   /** POSTs JSON bodies built from {@code template}, with %KEY% taking each key in turn. */
   Result postJsonRotatingKeys(String url, String template, List<String> keys, Duration duration) {
+    return run(url, rotatingKeys(template, keys), duration);
+  }
+
+  private static String rotatingKeys(String template, List<String> keys) {
     StringBuilder lua = new StringBuilder("local keys = {");
     for (String k : keys) {
       lua.append(luaString(k)).append(",");
@@ -57,15 +99,35 @@ final class Wrk {
         .append(
             "  return wrk.format(\"POST\", nil, {[\"Content-Type\"] = \"application/json\"}, body)\n")
         .append("end\n");
-    return run(url, lua.toString(), duration);
+    return lua.toString();
+  }
+
+  /**
+   * As {@link #postJsonRotatingKeys}, stopped as soon as {@code enough} holds (asked every 50 ms),
+   * or at {@code limit}: wrk is interrupted as Ctrl-C would, and reports what it did until then.
+   * Requests in flight then may still be served: count what the server kept.
+   */
+  Result postJsonRotatingKeysUntil(
+      String url, String template, List<String> keys, BooleanSupplier enough, Duration limit) {
+    return run(url, rotatingKeys(template, keys), limit, enough);
   }
 
   private Result run(String url, String lua, Duration duration) {
+    return run(url, lua, duration, () -> false);
+  }
+
+  private Result run(String url, String lua, Duration duration, BooleanSupplier enough) {
     try {
       Path script = Files.createTempFile(scripts, "wrk", ".lua");
       Files.writeString(script, lua);
+      // Through a shell that prints its own /proc stat after wrk ends: its fields 16 and 17 are the
+      // CPU time of the children it waited for, which is wrk's.
       List<String> command =
           List.of(
+              "sh",
+              "-c",
+              "\"$@\"; s=$?; echo; echo \"wrk-stat: $(cat /proc/$$/stat)\"; exit $s",
+              "sh",
               "wrk",
               "-t" + threads,
               "-c" + connections,
@@ -76,18 +138,50 @@ final class Wrk {
               "-s",
               script.toString(),
               url);
+      long cpuBefore = processCpuNanos();
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      // wrk writes its figures only at the end, so its pipe does not fill while this waits.
+      while (!p.waitFor(50, TimeUnit.MILLISECONDS)) {
+        // SIGINT ends wrk's run early with its figures (SIGTERM would end it without them); wrk
+        // is the shell's child, and the shell then prints its stat as after a full run.
+        List<ProcessHandle> wrkItself = p.children().toList();
+        if (!wrkItself.isEmpty() && enough.getAsBoolean()) {
+          for (ProcessHandle w : wrkItself) {
+            new ProcessBuilder("kill", "-INT", Long.toString(w.pid())).start().waitFor();
+          }
+          break;
+        }
+      }
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IllegalStateException("wrk failed:\n" + out);
       }
-      return parse(out);
+      long gatewayCpu = processCpuNanos() - cpuBefore;
+      return parse(out).withCpu(gatewayCpu, childrenCpuNanos(out));
     } catch (IOException e) {
       throw new IllegalStateException("cannot run wrk: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** The children's user and system time from the shell's stat line, in nanoseconds. */
+  static long childrenCpuNanos(String out) {
+    Matcher m = Pattern.compile("wrk-stat: \\d+ \\(.*?\\) (.*)").matcher(out);
+    if (!m.find()) {
+      return 0;
+    }
+    // After "(comm)": field 3 is the first; cutime and cstime are fields 16 and 17, in clock ticks.
+    String[] f = m.group(1).trim().split(" ");
+    long ticks = Long.parseLong(f[16 - 3]) + Long.parseLong(f[17 - 3]);
+    return ticks * 10_000_000L; // USER_HZ is 100 on Linux
   }
 
   static Result parse(String out) {
@@ -108,7 +202,7 @@ final class Wrk {
         failed += Long.parseLong(errors.group(g));
       }
     }
-    return new Result(requests, perSecond, p50, p99, failed);
+    return new Result(requests, perSecond, p50, p99, failed, Double.NaN, Double.NaN);
   }
 
   private static String group(String text, String regex) {

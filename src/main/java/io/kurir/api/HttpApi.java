@@ -119,6 +119,8 @@ public final class HttpApi implements AutoCloseable {
     Javalin app =
         Javalin.create(
             config -> {
+              // First, before any route is added: they are added to whichever router is set.
+              config.unsafe.internalRouter = new IndexedRouter(config.unsafe);
               config.startup.showJavalinBanner = false;
               config.startup.showOldJavalinVersionWarning = false;
               config.concurrency.useVirtualThreads = true;

@@ -29,6 +29,12 @@ public final class ApiKeys {
   private final IdGenerator ids;
   private final Clock clock;
   private final Tenants tenants;
+  // Each request authenticates: the key, its license and partner are read once per key and kept
+  // like a device's Eco key ({@link Tenants#ACCESS_CACHE_TTL}); a revoke or a change through this
+  // process clears them at once, another node's within the TTL.
+  private final AccessCache<KeyAccess> byKey = new AccessCache<>(Tenants.ACCESS_CACHE_TTL);
+
+  private record KeyAccess(ApiKey key, License license, Partner partner) {}
 
   ApiKeys(Database db, IdGenerator ids, Clock clock, Tenants tenants) {
     this.store = new ApiKeyStore(db);
@@ -77,10 +83,17 @@ public final class ApiKeys {
    */
   public void revoke(long licenseId, long keyId) {
     tenants.license(licenseId);
-    if (!store.revoke(licenseId, keyId, clock.instant())) {
+    boolean revoked = store.revoke(licenseId, keyId, clock.instant());
+    forgetAccess();
+    if (!revoked) {
       throw new TenantException(
           Reason.NOT_FOUND, "license " + licenseId + " has no API key " + keyId);
     }
+  }
+
+  /** Keys are read again at their next use (a change to a key, license or partner). */
+  void forgetAccess() {
+    byKey.clear();
   }
 
   /**
@@ -97,15 +110,15 @@ public final class ApiKeys {
       throw new TenantException(Reason.NOT_FOUND, "no key");
     }
     if (bearer.startsWith(PREFIX)) {
-      ApiKey key =
-          store
-              .activeByKey(bearer)
-              .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown key"));
-      License license = tenants.license(key.licenseId());
-      if (license.disabled() || tenants.partner(license.partnerId()).disabled()) {
+      KeyAccess access = byKey.get(bearer, this::loadKeyAccess);
+      if (access.license().disabled() || access.partner().disabled()) {
         throw new TenantException(Reason.DISABLED, "the license is switched off");
       }
-      return new ApiCaller(license, Optional.empty(), key.scopes(), Optional.of(key.id()));
+      return new ApiCaller(
+          access.license(),
+          Optional.empty(),
+          access.key().scopes(),
+          Optional.of(access.key().id()));
     }
     Device device = tenants.deviceForEcoKeyToRead(bearer);
     return new ApiCaller(
@@ -113,5 +126,14 @@ public final class ApiKeys {
         Optional.of(device),
         EnumSet.allOf(ApiScope.class),
         Optional.empty());
+  }
+
+  private KeyAccess loadKeyAccess(String bearer) {
+    ApiKey key =
+        store
+            .activeByKey(bearer)
+            .orElseThrow(() -> new TenantException(Reason.NOT_FOUND, "unknown key"));
+    License license = tenants.license(key.licenseId());
+    return new KeyAccess(key, license, tenants.partner(license.partnerId()));
   }
 }

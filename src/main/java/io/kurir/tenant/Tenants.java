@@ -60,7 +60,11 @@ public final class Tenants {
   private final ZoneId zone;
   private final PhoneNumbers phones;
   private final DeviceDrivers drivers;
-  private final AccessCache ecoKeys = new AccessCache(ACCESS_CACHE_TTL);
+  private final AccessCache<AccessCache.Access> ecoKeys = new AccessCache<>(ACCESS_CACHE_TTL);
+  // By device id and by license id, for the Kurir API's sends (a device named by the caller, a
+  // license's devices): kept and cleared like the keys.
+  private final AccessCache<AccessCache.Access> byDeviceId = new AccessCache<>(ACCESS_CACHE_TTL);
+  private final AccessCache<List<Device>> licenseDevices = new AccessCache<>(ACCESS_CACHE_TTL);
   private final ApiKeys apiKeys;
 
   public Tenants(
@@ -82,6 +86,14 @@ public final class Tenants {
   }
 
   /** The licenses' API keys for Kurir's own API, and who a bearer token is. */
+  /** After any change to a device, license or partner: credentials are read again. */
+  private void forgetAccess() {
+    ecoKeys.clear();
+    byDeviceId.clear();
+    licenseDevices.clear();
+    apiKeys.forgetAccess();
+  }
+
   public ApiKeys apiKeys() {
     return apiKeys;
   }
@@ -105,7 +117,7 @@ public final class Tenants {
     Partner partner =
         new Partner(id, name.strip(), emailOf(email), user, secret, false, clock.instant());
     store.insert(partner);
-    ecoKeys.clear();
+    forgetAccess();
     return partner;
   }
 
@@ -151,7 +163,7 @@ public final class Tenants {
     license(id);
     String code = Secrets.random(24);
     store.setLicenseCode(id, code);
-    ecoKeys.clear();
+    forgetAccess();
     License l = license(id);
     return new License(
         l.id(),
@@ -172,7 +184,7 @@ public final class Tenants {
     partner(id);
     String secret = Secrets.random(KEY_LENGTH);
     store.setPartnerSecret(id, secret);
-    ecoKeys.clear();
+    forgetAccess();
     Partner p = partner(id);
     return new Partner(
         p.id(), p.name(), p.email(), p.basicUser(), secret, p.disabled(), p.createdAt());
@@ -227,7 +239,7 @@ public final class Tenants {
             Secrets.random(KEY_LENGTH),
             Secrets.random(KEY_LENGTH));
     store.insert(license);
-    ecoKeys.clear();
+    forgetAccess();
     return license;
   }
 
@@ -298,7 +310,7 @@ public final class Tenants {
             clock.instant());
     try {
       devices.insert(device, checkedConfig);
-      ecoKeys.clear();
+      forgetAccess();
     } catch (RuntimeException e) {
       throw new TenantException(Reason.CONFLICT, "a device with one of these credentials exists");
     }
@@ -326,7 +338,7 @@ public final class Tenants {
     device(deviceId);
     String value = Secrets.random(credential == Credential.CRM_ID ? 24 : KEY_LENGTH);
     devices.setDeviceCredential(deviceId, credential.column, value);
-    ecoKeys.clear();
+    forgetAccess();
     Device d = device(deviceId);
     return new Device(
         d.id(),
@@ -344,24 +356,24 @@ public final class Tenants {
 
   public void setPartnerDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("partner", id, disabled), "partner", id);
-    ecoKeys.clear();
+    forgetAccess();
   }
 
   public void setLicenseDisabled(long id, boolean disabled) {
     requireFound(store.setDisabled("license", id, disabled), "license", id);
-    ecoKeys.clear();
+    forgetAccess();
   }
 
   /** Renews (or ends) a license: its new last day, or null for none. */
   public License setLicenseExpiry(long id, LocalDate expiresOn) {
     requireFound(store.setLicenseExpiry(id, expiresOn), "license", id);
-    ecoKeys.clear();
+    forgetAccess();
     return license(id);
   }
 
   public void setDeviceDisabled(long id, boolean disabled) {
     requireFound(devices.setDisabled(id, disabled), "device", id);
-    ecoKeys.clear();
+    forgetAccess();
     Device changed = device(id);
     deviceListeners.forEach(l -> l.accept(changed));
   }
@@ -378,7 +390,7 @@ public final class Tenants {
     List<String> newCredentials =
         List.of(Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH), Secrets.random(KEY_LENGTH));
     requireFound(devices.delete(id, clock.instant(), newCredentials), "device", id);
-    ecoKeys.clear();
+    forgetAccess();
     deletedListeners.forEach(l -> l.accept(device));
     return device;
   }
@@ -518,7 +530,8 @@ public final class Tenants {
 
   /** A license's devices, oldest first. */
   public List<Device> devicesOf(License license) {
-    return devices.devicesOfLicense(license.id());
+    return licenseDevices.get(
+        Long.toString(license.id()), id -> List.copyOf(devices.devicesOfLicense(license.id())));
   }
 
   /**
@@ -572,6 +585,23 @@ public final class Tenants {
         new AccessCache.Access(device, license, partner(license.partnerId()));
     requireUsable(access);
     return device;
+  }
+
+  /**
+   * {@link #usableDevice}, for a request that names the device: read at its first use and kept as a
+   * key is ({@link #ACCESS_CACHE_TTL}; any change through this gateway clears it).
+   */
+  public Device usableDeviceForRequest(long id) {
+    AccessCache.Access access =
+        byDeviceId.get(
+            Long.toString(id),
+            key -> {
+              Device device = device(id);
+              License license = license(device.licenseId());
+              return new AccessCache.Access(device, license, partner(license.partnerId()));
+            });
+    requireUsable(access);
+    return access.device();
   }
 
   /** The drivers a device may name, the default first (the console's choice of driver). */

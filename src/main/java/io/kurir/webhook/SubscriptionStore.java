@@ -2,12 +2,15 @@ package io.kurir.webhook;
 
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The SQL of webhook subscriptions ({@code webhook_subscription}); their secrets are stored sealed
@@ -60,15 +63,24 @@ final class SubscriptionStore {
 
   /** {@link #of(long)} in the caller's transaction. */
   static List<Row> of(Transaction tx, long licenseId) {
-    return tx.handle()
-        .createQuery(
-            "SELECT id, license_id, url, events, secret, created_at, format FROM"
-                + " webhook_subscription"
-                + " WHERE license_id = ? AND deleted_at IS NULL ORDER BY id")
-        .bind(0, licenseId)
-        .map((rs, ctx) -> row(rs))
-        .list();
+    // Plain JDBC: read for every event appended, on the writer's thread.
+    try (PreparedStatement of = tx.handle().getConnection().prepareStatement(OF_LICENSE)) {
+      of.setLong(1, licenseId);
+      try (ResultSet rs = of.executeQuery()) {
+        List<Row> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(row(rs));
+        }
+        return rows;
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
   }
+
+  private static final String OF_LICENSE =
+      "SELECT id, license_id, url, events, secret, created_at, format FROM webhook_subscription"
+          + " WHERE license_id = ? AND deleted_at IS NULL ORDER BY id";
 
   /**
    * Removes the license's subscription {@code id}, and ends its pending deliveries as failed (an

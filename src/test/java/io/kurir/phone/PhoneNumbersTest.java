@@ -163,6 +163,20 @@ class PhoneNumbersTest {
     }
   }
 
+  @Test
+  void readsTheSameWhetherRememberedOrForgotten() {
+    // Past the bound what was read is forgotten at once; each answer stays the reading's.
+    for (int i = 0; i <= PhoneNumbers.REMEMBERED + 10; i++) {
+      String raw = "0812 " + (10_000_000 + i);
+      assertThat(indonesia.normalize(raw)).as(raw).contains("+62812" + (10_000_000 + i));
+    }
+    for (int round = 0; round < 2; round++) {
+      assertThat(indonesia.normalize("0812-3456-7890")).contains(MOBILE_E164);
+      assertThat(indonesia.normalize("0812-3456")).isEmpty();
+      assertThat(malaysia.normalize("0812-3456-7890")).isEmpty();
+    }
+  }
+
   // --- default region MY ---
   @ParameterizedTest(name = "[{index}] \"{0}\"")
   @ValueSource(

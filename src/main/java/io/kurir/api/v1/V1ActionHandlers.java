@@ -97,7 +97,7 @@ final class V1ActionHandlers {
     Optional<String> key = f.idempotencyKey();
     MessageActions.Target target =
         actions.reactionTarget(id, V1Routes.caller(ctx).deviceIdsToRead(tenants));
-    Device device = tenants.usableDevice(target.deviceId());
+    Device device = tenants.usableDeviceForRequest(target.deviceId());
     Recipient to =
         target.chat().group()
             ? new Recipient(target.chat().id(), true)
@@ -123,7 +123,8 @@ final class V1ActionHandlers {
   /** {@code POST /v1/chats/{chat}/read} {@code {device?, message_id?}}: 200. */
   void read(Context ctx) {
     RequestFields f = RequestFields.of(ctx);
-    Device device = tenants.usableDevice(send.device(V1Routes.caller(ctx), f.text("device")).id());
+    Device device =
+        tenants.usableDeviceForRequest(send.device(V1Routes.caller(ctx), f.text("device")).id());
     ChatRef chat = chat(ctx, device);
     Optional<Long> upTo =
         f.text("message_id")
@@ -141,7 +142,8 @@ final class V1ActionHandlers {
   /** {@code POST /v1/chats/{chat}/typing} {@code {device?, state: typing|paused}}: 200. */
   void typing(Context ctx) {
     RequestFields f = RequestFields.of(ctx);
-    Device device = tenants.usableDevice(send.device(V1Routes.caller(ctx), f.text("device")).id());
+    Device device =
+        tenants.usableDeviceForRequest(send.device(V1Routes.caller(ctx), f.text("device")).id());
     ChatRef chat = chat(ctx, device);
     String state = f.text("state").map(String::strip).orElse("typing");
     if (!state.equals("typing") && !state.equals("paused")) {

@@ -65,7 +65,8 @@ final class V1SendHandler {
     V1MessageBody body = V1MessageBody.parse(f, jsonBody(ctx));
     Optional<Duration> wait = wait(ctx);
     Optional<String> key = f.idempotencyKey();
-    Device device = tenants.usableDevice(device(V1Routes.caller(ctx), body.device()).id());
+    Device device =
+        tenants.usableDeviceForRequest(device(V1Routes.caller(ctx), body.device()).id());
     Recipient to = recipient(device, body);
     if (body.content().isPresent()) {
       SendCommand command =
