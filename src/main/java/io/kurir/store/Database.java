@@ -37,7 +37,17 @@ public final class Database implements AutoCloseable {
     this.dialect = dialect;
     this.jdbi = Jdbi.create(pool);
     jdbi.getConfig(SqlStatements.class).setSqlParser(SQL_PARSER);
-    this.writes = new WriteQueue(jdbi, dialect);
+    // A lost writer connection means a lost server: the pooled ones are opened afresh.
+    this.writes =
+        new WriteQueue(
+            jdbi,
+            dialect,
+            () -> {
+              var beans = pool.getHikariPoolMXBean();
+              if (beans != null) {
+                beans.softEvictConnections();
+              }
+            });
     this.signals = NodeSignals.forLocation(location, dialect);
   }
 

@@ -53,6 +53,7 @@ public final class WriteQueue implements AutoCloseable {
   private boolean lastBatchMixed;
   private final Semaphore waiting = new Semaphore(0);
   private final Thread writer;
+  private final Runnable connectionsLost;
   private volatile boolean closed;
 
   private static final class Pending<T> {
@@ -122,8 +123,18 @@ public final class WriteQueue implements AutoCloseable {
   }
 
   WriteQueue(Jdbi jdbi, Dialect dialect) {
+    this(jdbi, dialect, () -> {});
+  }
+
+  /**
+   * @param connectionsLost told when the writer lost its connection: the pool's other connections
+   *     went the same way (a server restart), and handing them out again would lose the reconnect
+   *     attempts to connections known dead
+   */
+  WriteQueue(Jdbi jdbi, Dialect dialect, Runnable connectionsLost) {
     this.jdbi = jdbi;
     this.dialect = dialect;
+    this.connectionsLost = connectionsLost;
     this.writer = Thread.ofPlatform().name("kurir-writer").daemon(true).start(this::writeLoop);
   }
 
@@ -288,6 +299,7 @@ public final class WriteQueue implements AutoCloseable {
       } catch (ConnectionLost lost) {
         log.warn("the database writer lost its connection; opening a new one", lost.getCause());
         closeQuietly(handle);
+        connectionsLost.run();
         handle = reopen();
         // Tasks committed before the cut (a batch split one per transaction) are done.
         batch.removeIf(p -> p.done.isDone());
