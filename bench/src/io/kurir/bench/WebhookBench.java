@@ -60,6 +60,8 @@ final class WebhookBench {
     final HttpServer server;
     final ConcurrentLinkedQueue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
     final Map<String, Integer> copies = new ConcurrentHashMap<>();
+    // The senders' ends of the connections requests came on: how well keep-alive holds.
+    final java.util.Set<InetSocketAddress> connections = ConcurrentHashMap.newKeySet();
     volatile java.util.function.Predicate<String> refuse = body -> false;
 
     Receiver() throws Exception {
@@ -69,6 +71,7 @@ final class WebhookBench {
           "/",
           exchange -> {
             long arrived = System.currentTimeMillis();
+            connections.add(exchange.getRemoteAddress());
             String body =
                 new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             var h = exchange.getRequestHeaders();
@@ -93,6 +96,7 @@ final class WebhookBench {
     void clear() {
       arrivals.clear();
       copies.clear();
+      connections.clear();
     }
 
     /** Events answered 200 more than once. */
@@ -163,14 +167,15 @@ final class WebhookBench {
                       + " on a loopback receiver: %,d events, the last %.1f s after the first"
                       + " request; p50/p99: lag from the event (X-Kurir-Event-Time) to its"
                       + " arrival, mostly the queue, as events came faster than they went;"
-                      + " %d received twice",
+                      + " %d received twice; %,d connections used",
                   messages,
                   DEVICES,
                   duration.toSeconds(),
                   accepted.perSecond(),
                   full.events(),
                   full.seconds(),
-                  receiver.duplicates())));
+                  receiver.duplicates(),
+                  receiver.connections.size())));
 
       // Paced below what the outbox keeps up with: the lag of one event, not of a queue.
       receiver.clear();
@@ -185,13 +190,14 @@ final class WebhookBench {
                   Locale.ROOT,
                   "the same, with %,d messages sent at %d a second (%,d events a second): %,d"
                       + " events, the last %.1f s after the first request (figure: events over"
-                      + " that time); %d received twice",
+                      + " that time); %d received twice; %,d connections used",
                   paced,
                   PACED_PER_SECOND,
                   3 * PACED_PER_SECOND,
                   steady.events(),
                   steady.seconds(),
-                  receiver.duplicates())));
+                  receiver.duplicates(),
+                  receiver.connections.size())));
     }
   }
 
