@@ -313,8 +313,12 @@ public final class WebhookOutbox implements AutoCloseable {
     }
   }
 
-  /** {@code d} with its license's signing secrets decrypted (they are stored encrypted). */
-  private Delivery opened(Delivery d) {
+  /**
+   * {@code d} with its license's signing secrets decrypted (they are stored encrypted), each
+   * decrypted once per batch ({@code opened}: stored to plain; a line's deliveries share them).
+   */
+  private Delivery opened(Delivery d, java.util.Map<String, String> opened) {
+    java.util.function.UnaryOperator<String> open = stored -> openOnce(stored, opened);
     return new Delivery(
         d.id(),
         d.deviceId(),
@@ -325,11 +329,15 @@ public final class WebhookOutbox implements AutoCloseable {
         d.created(),
         d.eventAt(),
         d.sequence(),
-        secrets.open(d.secret()),
-        d.previousSecret().map(secrets::open),
-        d.subscriptionSecret().map(secrets::open),
+        open.apply(d.secret()),
+        d.previousSecret().map(open),
+        d.subscriptionSecret().map(open),
         d.metaFormat(),
         d.claimToken());
+  }
+
+  private String openOnce(String stored, java.util.Map<String, String> opened) {
+    return stored == null ? null : opened.computeIfAbsent(stored, secrets::open);
   }
 
   /**
@@ -340,6 +348,7 @@ public final class WebhookOutbox implements AutoCloseable {
    */
   private List<Delivery> attempt(List<Delivery> batch, boolean claimNext) {
     List<Attempted> attempted = new ArrayList<>();
+    java.util.Map<String, String> opened = new java.util.HashMap<>();
     int i = 0;
     while (i < batch.size() && running) {
       Delivery d = batch.get(i);
@@ -348,7 +357,7 @@ public final class WebhookOutbox implements AutoCloseable {
       if (i > 0 && !stillClaimed(d)) {
         break;
       }
-      Optional<Outcome> outcome = post(d);
+      Optional<Outcome> outcome = post(d, opened);
       if (outcome.isEmpty()) {
         break; // stopping: the attempt was cut short, its claim is given back at the next start
       }
@@ -385,10 +394,10 @@ public final class WebhookOutbox implements AutoCloseable {
   }
 
   /** One attempt: how it ended, or nothing when the outbox is stopping and interrupted it. */
-  private Optional<Outcome> post(Delivery d) {
+  private Optional<Outcome> post(Delivery d, java.util.Map<String, String> opened) {
     attemptsMade.incrementAndGet();
     try {
-      return Optional.of(sender.post(opened(d)));
+      return Optional.of(sender.post(opened(d, opened)));
     } catch (InterruptedException e) {
       return Optional.empty();
     } catch (Throwable e) { // one bad delivery must not stop the others
