@@ -60,6 +60,8 @@ final class WebhookBench {
     final HttpServer server;
     final ConcurrentLinkedQueue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
     final Map<String, Integer> copies = new ConcurrentHashMap<>();
+    // The senders' ends of the connections requests came on: how well keep-alive holds.
+    final java.util.Set<InetSocketAddress> connections = ConcurrentHashMap.newKeySet();
     volatile java.util.function.Predicate<String> refuse = body -> false;
 
     Receiver() throws Exception {
@@ -69,6 +71,7 @@ final class WebhookBench {
           "/",
           exchange -> {
             long arrived = System.currentTimeMillis();
+            connections.add(exchange.getRemoteAddress());
             String body =
                 new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             var h = exchange.getRequestHeaders();
@@ -93,6 +96,7 @@ final class WebhookBench {
     void clear() {
       arrivals.clear();
       copies.clear();
+      connections.clear();
     }
 
     /** Events answered 200 more than once. */
@@ -160,17 +164,19 @@ final class WebhookBench {
                   Locale.ROOT,
                   "%,d messages accepted over %d devices in %d s at full speed (%,.0f/s), each"
                       + " one's sent, delivery and read event POSTed to its device's outgoing URL"
-                      + " on a loopback receiver: %,d events, the last %.1f s after the first"
-                      + " request; p50/p99: lag from the event (X-Kurir-Event-Time) to its"
+                      + " on a loopback receiver: %,d events, made at %,.0f/s, the last arriving"
+                      + " %.1f s after the first request; p50/p99: lag from the event (X-Kurir-Event-Time) to its"
                       + " arrival, mostly the queue, as events came faster than they went;"
-                      + " %d received twice",
+                      + " %d received twice; %,d connections used",
                   messages,
                   DEVICES,
                   duration.toSeconds(),
                   accepted.perSecond(),
                   full.events(),
+                  full.madePerSecond(),
                   full.seconds(),
-                  receiver.duplicates())));
+                  receiver.duplicates(),
+                  receiver.connections.size())));
 
       // Paced below what the outbox keeps up with: the lag of one event, not of a queue.
       receiver.clear();
@@ -184,26 +190,39 @@ final class WebhookBench {
               String.format(
                   Locale.ROOT,
                   "the same, with %,d messages sent at %d a second (%,d events a second): %,d"
-                      + " events, the last %.1f s after the first request (figure: events over"
-                      + " that time); %d received twice",
+                      + " events, made at %,.0f/s, the last arriving %.1f s after the first request"
+                      + " (figure: events over that time); %d received twice; %,d connections used",
                   paced,
                   PACED_PER_SECOND,
                   3 * PACED_PER_SECOND,
                   steady.events(),
+                  steady.madePerSecond(),
                   steady.seconds(),
-                  receiver.duplicates())));
+                  receiver.duplicates(),
+                  receiver.connections.size())));
     }
   }
 
-  /** What one phase's receiver saw: its events a second, and each event's lag. */
-  record Phase(long events, double seconds, List<Long> lags) {
+  /**
+   * What one phase's receiver saw: its events a second, and each event's lag; {@code madeSeconds}
+   * is the time from the start to the last event's own time: the events were made at {@code events
+   * / madeSeconds} a second, and an outbox that keeps up delivers at about that rate.
+   */
+  record Phase(long events, double seconds, double madeSeconds, List<Long> lags) {
     static Phase of(Receiver receiver, long started) {
       List<Arrival> all = new ArrayList<>(receiver.arrivals);
       long last = all.stream().mapToLong(Arrival::arrivedAt).max().orElseThrow();
+      long lastMade = all.stream().mapToLong(Arrival::eventAt).max().orElseThrow();
       List<Long> lags =
           new ArrayList<>(all.stream().map(a -> a.arrivedAt() - a.eventAt()).toList());
       Collections.sort(lags);
-      return new Phase(receiver.copies.size(), (last - started) / 1000.0, lags);
+      return new Phase(
+          receiver.copies.size(), (last - started) / 1000.0, (lastMade - started) / 1000.0, lags);
+    }
+
+    /** The events a second they were made at (their own times), for the row's text. */
+    double madePerSecond() {
+      return events / madeSeconds;
     }
 
     Row row(String name, String how) {

@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -66,6 +67,9 @@ public final class GuardedHttp implements AutoCloseable {
     T read(Response response) throws IOException;
   }
 
+  /** Idle connections kept for reuse, over all hosts: more than the outbox's attempts at once. */
+  private static final int IDLE_CONNECTIONS = 128;
+
   private final CheckedDns dns;
   private final OkHttpClient client;
 
@@ -83,6 +87,10 @@ public final class GuardedHttp implements AutoCloseable {
             .followRedirects(false)
             .followSslRedirects(false)
             .dispatcher(dispatcher)
+            // OkHttp keeps 5 idle connections by default: with the outbox's 64 deliveries under
+            // way to one receiver, every answer beyond the fifth closed its connection and the
+            // next attempt opened a new one. Keep as many as are used at once.
+            .connectionPool(new ConnectionPool(IDLE_CONNECTIONS, 5, TimeUnit.MINUTES))
             // The call's deadline bounds everything; no phase has a shorter limit of its own.
             .connectTimeout(0, TimeUnit.MILLISECONDS)
             .readTimeout(0, TimeUnit.MILLISECONDS)

@@ -6,6 +6,7 @@ import io.kurir.store.Database;
 import io.kurir.store.Transaction;
 import io.kurir.time.Wakeable;
 import io.kurir.webhook.WebhookSender.Outcome;
+import io.kurir.webhook.WebhookStore.Attempted;
 import io.kurir.webhook.WebhookStore.Delivery;
 import io.kurir.webhook.WebhookStore.Line;
 import io.kurir.webhook.WebhookStore.Window;
@@ -74,6 +75,13 @@ public final class WebhookOutbox implements AutoCloseable {
 
   /** Events one line may have delivered in a row before it lets the others have its slot. */
   static final int EVENTS_PER_TURN = 32;
+
+  /**
+   * Deliveries of one line claimed together (its first that may go and those right behind it),
+   * posted one after the other, and recorded in one commit with the claim of the line's next batch:
+   * a line's events wait for a commit once per batch instead of once each.
+   */
+  static final int BATCH = 16;
 
   /** Lines (devices' URLs with pending events) looked at in one query, at most. */
   private static final int MAX_LINES_PER_LOOK = 256;
@@ -272,15 +280,17 @@ public final class WebhookOutbox implements AutoCloseable {
         break;
       }
     }
-    List<Delivery> claimed = store.claim(candidates, node, now.plus(claimFor), now);
-    for (Delivery d : claimed) {
-      inFlight.add(d.line());
+    List<List<Delivery>> claimed =
+        store.claimBatches(candidates, node, now.plus(claimFor), now, BATCH);
+    for (List<Delivery> batch : claimed) {
+      Line line = batch.getFirst().line();
+      inFlight.add(line);
       deliveries.submit(
           () -> {
             try {
-              serve(d);
+              serve(batch);
             } finally {
-              inFlight.remove(d.line());
+              inFlight.remove(line);
               wake();
             }
           });
@@ -289,20 +299,26 @@ public final class WebhookOutbox implements AutoCloseable {
   }
 
   /**
-   * Attempts {@code first}, then, while its line has a next event ready and this turn lasts, that
-   * one (claimed in the commit that records the previous one): a line with a queue costs one commit
-   * per event and no pass of the loop. A turn ends after {@link #EVENTS_PER_TURN} so that lines
-   * with long queues take turns with the rest.
+   * Attempts the batch {@code first}, then, while its line has more ready and this turn lasts, the
+   * next batch (claimed in the commit that records the previous one): a line with a queue costs one
+   * commit per batch and no pass of the loop. A turn ends after about {@link #EVENTS_PER_TURN} so
+   * that lines with long queues take turns with the rest.
    */
-  private void serve(Delivery first) {
-    Optional<Delivery> next = Optional.of(first);
-    for (int turn = 1; next.isPresent(); turn++) {
-      next = attempt(next.get(), running && turn < EVENTS_PER_TURN);
+  private void serve(List<Delivery> first) {
+    List<Delivery> batch = first;
+    int sent = 0;
+    while (!batch.isEmpty()) {
+      sent += batch.size();
+      batch = attempt(batch, running && sent < EVENTS_PER_TURN);
     }
   }
 
-  /** {@code d} with its license's signing secrets decrypted (they are stored encrypted). */
-  private Delivery opened(Delivery d) {
+  /**
+   * {@code d} with its license's signing secrets decrypted (they are stored encrypted), each
+   * decrypted once per batch ({@code opened}: stored to plain; a line's deliveries share them).
+   */
+  private Delivery opened(Delivery d, java.util.Map<String, String> opened) {
+    java.util.function.UnaryOperator<String> open = stored -> openOnce(stored, opened);
     return new Delivery(
         d.id(),
         d.deviceId(),
@@ -313,88 +329,129 @@ public final class WebhookOutbox implements AutoCloseable {
         d.created(),
         d.eventAt(),
         d.sequence(),
-        secrets.open(d.secret()),
-        d.previousSecret().map(secrets::open),
-        d.subscriptionSecret().map(secrets::open),
+        open.apply(d.secret()),
+        d.previousSecret().map(open),
+        d.subscriptionSecret().map(open),
         d.metaFormat(),
         d.claimToken());
   }
 
-  /** One attempt and its record; the next delivery of the line, when asked for and claimed. */
-  private Optional<Delivery> attempt(Delivery d, boolean claimNext) {
-    attemptsMade.incrementAndGet();
-    Outcome outcome;
+  private String openOnce(String stored, java.util.Map<String, String> opened) {
+    return stored == null ? null : opened.computeIfAbsent(stored, secrets::open);
+  }
+
+  /**
+   * The attempts of one batch of a line, in order, and their record; the line's next batch, when
+   * asked for and claimed. The batch stops at its first delivery that is not delivered (the ones
+   * behind it keep their order: they wait, as behind any delivery that failed), or when the outbox
+   * stops; the rest are given back.
+   */
+  private List<Delivery> attempt(List<Delivery> batch, boolean claimNext) {
+    List<Attempted> attempted = new ArrayList<>();
+    java.util.Map<String, String> opened = new java.util.HashMap<>();
+    int i = 0;
+    while (i < batch.size() && running) {
+      Delivery d = batch.get(i);
+      // The batch was claimed before the deliveries ahead of this one were sent: one whose
+      // webhook was removed or pointed at another URL meanwhile is no longer this batch's.
+      if (i > 0 && !stillClaimed(d)) {
+        break;
+      }
+      Optional<Outcome> outcome = post(d, opened);
+      if (outcome.isEmpty()) {
+        break; // stopping: the attempt was cut short, its claim is given back at the next start
+      }
+      i++;
+      attempted.add(attempted(d, outcome.get()));
+      if (outcome.get().result() != WebhookSender.Result.DELIVERED) {
+        break;
+      }
+    }
     try {
-      outcome = sender.post(opened(d));
+      return record(attempted, batch.subList(i, batch.size()), claimNext && running);
+    } catch (Throwable e) {
+      for (Attempted a : attempted) {
+        try (var ids =
+            io.kurir.logging.LogIds.webhook(a.delivery().deviceId(), a.delivery().id())) {
+          log.error(
+              "webhook {}: cannot record its attempt ({}); its claim expires and it is tried again",
+              a.delivery().id(),
+              e,
+              e);
+        }
+      }
+      return List.of();
+    }
+  }
+
+  /** Whether {@code d} is still this batch's to send; a database that fails says no. */
+  private boolean stillClaimed(Delivery d) {
+    try {
+      return store.stillClaimed(d);
+    } catch (RuntimeException e) {
+      return false; // it is given back (or its claim expires) and tried again
+    }
+  }
+
+  /** One attempt: how it ended, or nothing when the outbox is stopping and interrupted it. */
+  private Optional<Outcome> post(Delivery d, java.util.Map<String, String> opened) {
+    attemptsMade.incrementAndGet();
+    try {
+      return Optional.of(sender.post(opened(d, opened)));
     } catch (InterruptedException e) {
-      return Optional.empty(); // stopping: the claim is given back when this node starts again
+      return Optional.empty();
     } catch (Throwable e) { // one bad delivery must not stop the others
       try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
         log.error("webhook {}: the attempt failed ({}); it is tried again", d.id(), e, e);
       }
-      outcome = Outcome.failed(e.toString());
-    }
-    try {
-      return record(d, outcome, claimNext);
-    } catch (Throwable e) {
-      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
-        log.error(
-            "webhook {}: cannot record its attempt ({}); its claim expires and it is tried again",
-            d.id(),
-            e,
-            e);
-      }
-      return Optional.empty();
+      return Optional.of(Outcome.failed(e.toString()));
     }
   }
 
-  private Optional<Delivery> record(Delivery d, Outcome outcome, boolean claimNext) {
+  /** What an attempt's outcome records: its end, or a retry with backoff until {@code retryFor}. */
+  private Attempted attempted(Delivery d, Outcome outcome) {
     Instant now = clock.instant();
-    boolean retry =
-        outcome.result() == WebhookSender.Result.FAILED && now.isBefore(d.created().plus(retryFor));
-    WebhookStore.Finished finished =
-        switch (outcome.result()) {
-          case DELIVERED ->
-              store.finish(d, "delivered", null, now, claimNext, node, now.plus(claimFor));
-          case REFUSED -> finishUnsuccessful(d, "failed", outcome.error(), now, claimNext);
-          case FAILED ->
-              retry
-                  ? new WebhookStore.Finished(
-                      store.retry(
-                          d, now.plus(backoff(d.attempts() + 1)), now.plus(HOLD), outcome.error()),
-                      Optional.empty())
-                  : finishUnsuccessful(d, "dead", outcome.error(), now, claimNext);
-        };
-    attemptOutcomes.accept(
-        switch (outcome.result()) {
-          case DELIVERED -> "delivered";
-          case REFUSED -> "failed";
-          case FAILED -> retry ? "retry" : "dead";
-        });
-    if (!finished.ours()) {
-      // Its claim expired during the attempt and another took it over (or the webhook was removed
-      // meanwhile): that one records it. A claim outlives an attempt, so this means a database
-      // that stalled for a minute or more.
-      try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
-        log.warn(
-            "webhook {}: the claim was lost during the attempt ({}); not recorded",
-            d.id(),
-            outcome.result());
-      }
-    }
-    return finished.next();
+    return switch (outcome.result()) {
+      case DELIVERED -> Attempted.ended(d, "delivered", null);
+      case REFUSED -> Attempted.ended(d, "failed", outcome.error());
+      case FAILED ->
+          now.isBefore(d.created().plus(retryFor))
+              ? Attempted.retried(
+                  d, now.plus(backoff(d.attempts() + 1)), now.plus(HOLD), outcome.error())
+              : Attempted.ended(d, "dead", outcome.error());
+    };
   }
 
-  private WebhookStore.Finished finishUnsuccessful(
-      Delivery d, String state, String error, Instant now, boolean claimNext) {
-    WebhookStore.Finished finished =
-        store.finish(d, state, error, now, claimNext, node, now.plus(claimFor));
-    if (finished.ours()) {
+  /** Records a batch's attempts and gives back the rest; the line's next batch, if claimed. */
+  private List<Delivery> record(
+      List<Attempted> attempted, List<Delivery> givenBack, boolean claimNext) {
+    if (attempted.isEmpty() && givenBack.isEmpty()) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    WebhookStore.Recorded recorded =
+        store.record(attempted, givenBack, now, claimNext ? BATCH : 0, node, now.plus(claimFor));
+    for (int i = 0; i < attempted.size(); i++) {
+      Attempted a = attempted.get(i);
+      Delivery d = a.delivery();
+      boolean ours = recorded.ours().get(i);
+      attemptOutcomes.accept(a.retryAt().isPresent() ? "retry" : a.state());
       try (var ids = io.kurir.logging.LogIds.webhook(d.deviceId(), d.id())) {
-        log.warn("webhook {} to {} {}: {}", d.id(), withoutCredentials(d.url()), state, error);
+        if (!ours) {
+          // Its claim expired during the attempt and another took it over (or the webhook was
+          // removed meanwhile): that one records it. A claim outlives an attempt, so this means
+          // a database that stalled for a minute or more.
+          log.warn(
+              "webhook {}: the claim was lost during the attempt ({}); not recorded",
+              d.id(),
+              a.retryAt().isPresent() ? "retry" : a.state());
+        } else if (a.retryAt().isEmpty() && !a.state().equals("delivered")) {
+          log.warn(
+              "webhook {} to {} {}: {}", d.id(), withoutCredentials(d.url()), a.state(), a.error());
+        }
       }
     }
-    return finished;
+    return recorded.next();
   }
 
   /**

@@ -400,18 +400,93 @@ final class WebhookStore {
    * their tokens. One transaction for all of them.
    */
   List<Delivery> claim(List<Delivery> candidates, int node, Instant until, Instant now) {
+    return claimBatches(candidates, node, until, now, 1).stream().map(List::getFirst).toList();
+  }
+
+  /**
+   * {@link #claim}, each candidate with up to {@code batch - 1} of the deliveries right behind it
+   * in its line ({@link #followers}) under the same token: the batches claimed, in line order each.
+   * One transaction for all of them, so a pass of the loop costs one commit however many lines and
+   * deliveries it starts.
+   */
+  List<List<Delivery>> claimBatches(
+      List<Delivery> candidates, int node, Instant until, Instant now, int batch) {
     if (candidates.isEmpty()) {
       return List.of();
     }
     return db.writes()
         .write(
             h -> {
-              List<Delivery> claimed = new ArrayList<>(); // per run: a batch may be run again
+              List<List<Delivery>> claimed = new ArrayList<>(); // per run: a batch may be rerun
               for (Delivery d : candidates) {
-                claim(h, d, node, until, now).ifPresent(claimed::add);
+                claim(h, d, node, until, now)
+                    .ifPresent(
+                        first -> claimed.add(withFollowers(h, first, node, until, now, batch)));
               }
               return claimed;
             });
+  }
+
+  /**
+   * {@code first} (claimed) and up to {@code batch - 1} of the deliveries right behind it in its
+   * line, claimed with its token: the pending ones that come next in id order, as long as each was
+   * never tried, is due, unclaimed, and waits for no pending status of its message outside this
+   * batch. Delivered in order, one after the other, each goes exactly when it would have gone as
+   * the line's first after the ones before it were delivered; a batch stops at its first delivery
+   * that is not delivered, and the rest are given back ({@link #record}).
+   */
+  private static List<Delivery> withFollowers(
+      Handle h, Delivery first, int node, Instant until, Instant now, int batch) {
+    List<Delivery> claimed = new ArrayList<>(List.of(first));
+    if (batch <= 1) {
+      return claimed;
+    }
+    record Follower(Delivery delivery, boolean ready) {}
+    List<Follower> followers =
+        h.createQuery(
+                "SELECT "
+                    + DELIVERY_COLUMNS
+                    + ", d.attempts = 0 AND d.next_attempt_at <= :now"
+                    + " AND (d.claim_until IS NULL OR d.claim_until < :now)"
+                    + " AND NOT EXISTS (SELECT 1 FROM webhook_delivery m"
+                    + "   WHERE m.message_id = d.message_id AND m.state = 'pending'"
+                    + "   AND m.id < d.id"
+                    + "   AND NOT (m.device_id = d.device_id AND m.url = d.url AND m.id >= :first))"
+                    + " AS ready"
+                    + " FROM webhook_delivery d JOIN device v ON v.id = d.device_id"
+                    + " JOIN license l ON l.id = v.license_id"
+                    + " WHERE d.state = 'pending' AND d.device_id = :device AND d.url = :url"
+                    + " AND d.id > :first ORDER BY d.id LIMIT :n")
+            .bind("now", now.toEpochMilli())
+            .bind("first", first.id())
+            .bind("device", first.deviceId())
+            .bind("url", first.url())
+            .bind("n", batch - 1)
+            .map((rs, ctx) -> new Follower(delivery(rs), rs.getBoolean("ready")))
+            .list();
+    for (Follower f : followers) {
+      if (!f.ready()) {
+        break; // it holds its place, or waits: what is behind it waits too
+      }
+      // Guarded on the row's own columns, as the first's claim: exclusive across nodes.
+      int updated =
+          h.createUpdate(
+                  "UPDATE webhook_delivery SET claim_token = :token, claimed_by = :node,"
+                      + " claim_until = :until WHERE id = :id AND state = 'pending'"
+                      + " AND attempts = 0 AND next_attempt_at <= :now"
+                      + " AND (claim_until IS NULL OR claim_until < :now)")
+              .bind("token", first.claimToken())
+              .bind("node", node)
+              .bind("until", until.toEpochMilli())
+              .bind("id", f.delivery().id())
+              .bind("now", now.toEpochMilli())
+              .execute();
+      if (updated == 0) {
+        break;
+      }
+      claimed.add(f.delivery().claimedWith(first.claimToken()));
+    }
+    return claimed;
   }
 
   /** The guarded UPDATE of a claim: {@code d} with its token, if this claim got it. */
@@ -441,15 +516,43 @@ final class WebhookStore {
     return updated == 1 ? Optional.of(d.claimedWith(token)) : Optional.empty();
   }
 
+  /**
+   * What to record of one attempt of a claimed delivery: its end ({@code delivered}, {@code failed}
+   * or {@code dead}), or, with {@code retryAt}, a failure to be tried again then; its first failure
+   * also fixes until when it holds its place ({@code holdUntil}).
+   */
+  record Attempted(
+      Delivery delivery,
+      String state,
+      String error,
+      Optional<Instant> retryAt,
+      Optional<Instant> holdUntil) {
+    static Attempted ended(Delivery d, String state, String error) {
+      return new Attempted(d, state, error, Optional.empty(), Optional.empty());
+    }
+
+    static Attempted retried(Delivery d, Instant at, Instant holdUntil, String error) {
+      return new Attempted(d, "pending", error, Optional.of(at), Optional.of(holdUntil));
+    }
+  }
+
+  /**
+   * How {@link #record} went: for each attempt, whether its claim was still this one's (else it
+   * expired and someone else took the delivery, which records it); and the next batch of the line,
+   * when asked for and claimed.
+   */
+  record Recorded(List<Boolean> ours, List<Delivery> next) {
+    boolean allOurs() {
+      return !ours.contains(false);
+    }
+  }
+
   /** How {@link #finish} went: whether the claim was still this one's, and what comes next. */
   record Finished(boolean ours, Optional<Delivery> next) {}
 
   /**
-   * Ends a claimed delivery as {@code delivered}, {@code failed} or {@code dead}; not {@code ours}
-   * when the claim was no longer this one's (it expired and someone else took the delivery). A
-   * delivery that ended meanwhile because its webhook was removed is still recorded as delivered if
-   * it was. With {@code claimNext}, the same transaction also claims the next delivery of the line
-   * that may be attempted now, so that a line with a queue costs one commit per event.
+   * Ends a claimed delivery as {@code delivered}, {@code failed} or {@code dead} ({@link #record}
+   * of one attempt), claiming the next one of its line with {@code claimNext}.
    */
   Finished finish(
       Delivery d,
@@ -459,29 +562,65 @@ final class WebhookStore {
       boolean claimNext,
       int node,
       Instant claimUntil) {
-    String guard =
-        state.equals("delivered")
-            ? "id = ? AND claim_token = ?"
-            : "id = ? AND claim_token = ? AND state = 'pending'";
+    Recorded r =
+        record(
+            List.of(Attempted.ended(d, state, error)),
+            List.of(),
+            now,
+            claimNext ? 1 : 0,
+            node,
+            claimUntil);
+    return new Finished(r.allOurs(), r.next().stream().findFirst());
+  }
+
+  /**
+   * Records a failed attempt of a claimed delivery, to be tried again at {@code next} ({@link
+   * #record} of one attempt). False when the claim was no longer this one's.
+   */
+  boolean retry(Delivery d, Instant next, Instant holdUntil, String error) {
+    // Nothing is ended or claimed with it: no time, node or claim expiry is needed.
+    return record(
+            List.of(Attempted.retried(d, next, holdUntil, error)), List.of(), null, 0, 0, null)
+        .allOurs();
+  }
+
+  /**
+   * Records the attempts of one line's batch, in one transaction, and gives back the claims of the
+   * batch's deliveries that were not attempted ({@code givenBack}: behind one that was not
+   * delivered, or left when stopping). With {@code claimNext} above 0 and every claim still this
+   * one's, the same transaction claims the line's next batch (up to {@code claimNext} deliveries),
+   * so that a line with a queue costs one commit per batch.
+   *
+   * <p>An end is recorded only while the claim is this one's; a delivery ended meanwhile because
+   * its webhook was removed is still recorded as delivered if it was. A failure to be tried again
+   * keeps the "at once" a new URL gave its delivery during the attempt.
+   */
+  Recorded record(
+      List<Attempted> attempts,
+      List<Delivery> givenBack,
+      Instant now,
+      int claimNext,
+      int node,
+      Instant claimUntil) {
     return db.writes()
         .write(
             h -> {
-              int updated =
-                  h.createUpdate(
-                          "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
-                              + " last_error = ?, finished_at = ?, held_until = NULL,"
-                              + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
-                              + " WHERE "
-                              + guard)
-                      .bind(0, state)
-                      .bind(1, error)
-                      .bind(2, now.toEpochMilli())
-                      .bind(3, d.id())
-                      .bind(4, d.claimToken())
-                      .execute();
-              if (updated == 0 || !claimNext) {
-                return new Finished(updated == 1, Optional.empty());
+              List<Boolean> ours = new ArrayList<>();
+              for (Attempted a : attempts) {
+                ours.add(recordOne(h, a, now) == 1);
               }
+              for (Delivery d : givenBack) {
+                h.createUpdate(
+                        "UPDATE webhook_delivery SET claim_token = NULL, claimed_by = NULL,"
+                            + " claim_until = NULL WHERE id = ? AND claim_token = ?")
+                    .bind(0, d.id())
+                    .bind(1, d.claimToken())
+                    .execute();
+              }
+              if (claimNext <= 0 || attempts.isEmpty() || ours.contains(false)) {
+                return new Recorded(ours, List.of());
+              }
+              Delivery last = attempts.getLast().delivery();
               Optional<Delivery> next =
                   h.createQuery(
                           "SELECT "
@@ -489,40 +628,73 @@ final class WebhookStore {
                               + " FROM webhook_delivery d JOIN device v ON v.id = d.device_id"
                               + " JOIN license l ON l.id = v.license_id WHERE d.id ="
                               + firstEligibleIn(":device", ":url"))
-                      .bind("device", d.deviceId())
-                      .bind("url", d.url())
+                      .bind("device", last.deviceId())
+                      .bind("url", last.url())
                       .bind("now", now.toEpochMilli())
                       .map((rs, ctx) -> delivery(rs))
                       .findOne();
-              return new Finished(true, next.flatMap(n -> claim(h, n, node, claimUntil, now)));
+              return new Recorded(
+                  ours,
+                  next.flatMap(n -> claim(h, n, node, claimUntil, now))
+                      .map(first -> withFollowers(h, first, node, claimUntil, now, claimNext))
+                      .orElse(List.of()));
             });
   }
 
+  /** The guarded UPDATE that records one attempt: 1 when the claim was still this one's. */
+  private static int recordOne(Handle h, Attempted a, Instant now) {
+    Delivery d = a.delivery();
+    if (a.retryAt().isPresent()) {
+      return h.createUpdate(
+              "UPDATE webhook_delivery SET attempts = attempts + 1, last_error = ?,"
+                  + " next_attempt_at = CASE WHEN url = ? THEN ? ELSE next_attempt_at END,"
+                  + " held_until = CASE WHEN attempts = 0 THEN ? ELSE held_until END,"
+                  + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
+                  + " WHERE id = ? AND claim_token = ? AND state = 'pending'")
+          .bind(0, a.error())
+          .bind(1, d.url())
+          .bind(2, a.retryAt().get().toEpochMilli())
+          .bind(3, a.holdUntil().orElseThrow().toEpochMilli())
+          .bind(4, d.id())
+          .bind(5, d.claimToken())
+          .execute();
+    }
+    String guard =
+        a.state().equals("delivered")
+            ? "id = ? AND claim_token = ?"
+            : "id = ? AND claim_token = ? AND state = 'pending'";
+    return h.createUpdate(
+            "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
+                + " last_error = ?, finished_at = ?, held_until = NULL,"
+                + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
+                + " WHERE "
+                + guard)
+        .bind(0, a.state())
+        .bind(1, a.error())
+        .bind(2, now.toEpochMilli())
+        .bind(3, d.id())
+        .bind(4, d.claimToken())
+        .execute();
+  }
+
   /**
-   * Records a failed attempt of a claimed delivery, to be tried again at {@code next}; its first
-   * failure also fixes until when it holds its place ({@code holdUntil}). A delivery pointed at
-   * another URL during the attempt keeps the "at once" its new URL gave it. False when the claim
-   * was no longer this one's.
+   * Whether {@code d} is still claimed with its token, pending and for its URL: read before each
+   * delivery of a batch after its first, so that one whose webhook was removed or pointed elsewhere
+   * since the batch was claimed is not sent to the old URL (the one under way still is, as ever).
    */
-  boolean retry(Delivery d, Instant next, Instant holdUntil, String error) {
-    return db.writes()
-            .write(
-                h ->
-                    h.createUpdate(
-                            "UPDATE webhook_delivery SET attempts = attempts + 1, last_error = ?,"
-                                + " next_attempt_at ="
-                                + " CASE WHEN url = ? THEN ? ELSE next_attempt_at END,"
-                                + " held_until = CASE WHEN attempts = 0 THEN ? ELSE held_until END,"
-                                + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
-                                + " WHERE id = ? AND claim_token = ? AND state = 'pending'")
-                        .bind(0, error)
-                        .bind(1, d.url())
-                        .bind(2, next.toEpochMilli())
-                        .bind(3, holdUntil.toEpochMilli())
-                        .bind(4, d.id())
-                        .bind(5, d.claimToken())
-                        .execute())
-        == 1;
+  boolean stillClaimed(Delivery d) {
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery(
+                            "SELECT COUNT(*) FROM webhook_delivery WHERE id = ? AND claim_token = ?"
+                                + " AND state = 'pending' AND url = ?")
+                        .bind(0, d.id())
+                        .bind(1, d.claimToken())
+                        .bind(2, d.url())
+                        .mapTo(Integer.class)
+                        .one()
+                    == 1);
   }
 
   /**

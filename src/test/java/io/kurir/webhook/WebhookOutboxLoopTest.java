@@ -136,7 +136,22 @@ class WebhookOutboxLoopTest {
       List<WebhookOutbox> order = round % 2 == 0 ? List.of(one, two) : List.of(two, one);
       order.forEach(WebhookOutbox::wake);
       int delivered = 40 * (round + 1);
-      Eventually.until("the round delivered", () -> receiver.distinctEvents() == delivered);
+      // Recorded, not only received: an attempt still recording would claim the next round's
+      // event of its line in its commit, and the outbox that served the last round would win the
+      // next without a race.
+      Eventually.until(
+          "the round delivered",
+          () ->
+              receiver.distinctEvents() == delivered
+                  && db.jdbi()
+                          .withHandle(
+                              h ->
+                                  h.createQuery(
+                                          "SELECT COUNT(*) FROM webhook_delivery"
+                                              + " WHERE state = 'delivered'")
+                                      .mapTo(Long.class)
+                                      .one())
+                      == delivered);
     }
     Eventually.until(
         "all 800 delivered", Duration.ofSeconds(180), () -> receiver.distinctEvents() == 800);
@@ -147,6 +162,196 @@ class WebhookOutboxLoopTest {
     assertThat(one.attemptsMade()).as("the first outbox took part").isPositive();
     assertThat(two.attemptsMade()).as("the second outbox took part").isPositive();
     assertThat(one.attemptsMade() + two.attemptsMade()).isEqualTo(800);
+  }
+
+  /**
+   * Outboxes racing for lines whose events wait in batches: each event once, and every line's
+   * events in their order.
+   */
+  @Test
+  void twoOutboxesRacingForBatchesDeliverEachEventOnceAndInOrder() throws Exception {
+    List<Device> devices = devices(20);
+    Database second = TestDatabases.open(TestDatabases.at(dir.resolve("kurir.db")));
+    extraDatabases.add(second);
+    WebhookOutbox one = outbox(db, Clock.systemUTC(), 1);
+    WebhookOutbox two = outbox(second, Clock.systemUTC(), 2);
+    one.start();
+    two.start();
+    int perRound = 2 * WebhookOutbox.BATCH + 3; // two batches and a bit, on every line
+    for (int round = 0; round < 3; round++) {
+      for (Device d : devices) {
+        for (int n = 0; n < perRound; n++) {
+          add(d, receiver.url("/d" + d.id()), lineEvent(d, round * perRound + n));
+        }
+      }
+      List<WebhookOutbox> order = round % 2 == 0 ? List.of(one, two) : List.of(two, one);
+      order.forEach(WebhookOutbox::wake);
+    }
+    int total = devices.size() * 3 * perRound;
+    Eventually.until(
+        "all delivered", Duration.ofSeconds(180), () -> receiver.distinctEvents() == total);
+    one.close();
+    two.close();
+    assertThat(receiver.duplicates()).as("events received twice").isZero();
+    assertThat(one.attemptsMade() + two.attemptsMade()).isEqualTo(total);
+    assertInOrderPerLine(receiver.received());
+  }
+
+  @Test
+  void manyLinesClaimedInOneGoAreEachDeliveredOnceAndInOrder() throws Exception {
+    List<Device> devices = devices(30);
+    int perLine = 3 * WebhookOutbox.BATCH + 5;
+    for (Device d : devices) {
+      for (int n = 0; n < perLine; n++) {
+        add(d, receiver.url("/d" + d.id()), lineEvent(d, n));
+      }
+    }
+    WebhookOutbox outbox = outbox(db, Clock.systemUTC(), 1);
+    outbox.start();
+    int total = devices.size() * perLine;
+    Eventually.until(
+        "all delivered", Duration.ofSeconds(120), () -> receiver.distinctEvents() == total);
+    assertThat(receiver.duplicates()).as("events received twice").isZero();
+    assertThat(outbox.attemptsMade()).isEqualTo(total);
+    assertInOrderPerLine(receiver.received());
+  }
+
+  @Test
+  void aBatchIsItsLinesNextDeliveriesInOrderAndHoldsTheLine() {
+    Instant start = Instant.parse("2026-03-10T03:00:00Z");
+    Device d = devices(1).getFirst();
+    int count = WebhookOutbox.BATCH + 4;
+    List<Long> events = addLine(d, receiver.url("/in"), start, count);
+    WebhookStore store = new WebhookStore(db);
+    Instant until = start.plus(Duration.ofMinutes(1));
+    List<WebhookStore.Delivery> looked =
+        store.eligible(start, WebhookStore.Line.START, WebhookStore.Line.END, 10).candidates();
+    List<List<WebhookStore.Delivery>> batches =
+        store.claimBatches(looked, 1, until, start, WebhookOutbox.BATCH);
+    assertThat(batches).hasSize(1);
+    List<WebhookStore.Delivery> batch = batches.getFirst();
+    assertThat(batch)
+        .extracting(WebhookStore.Delivery::id)
+        .containsExactlyElementsOf(events.subList(0, WebhookOutbox.BATCH));
+    assertThat(batch)
+        .extracting(WebhookStore.Delivery::claimToken)
+        .containsOnly(batch.getFirst().claimToken());
+    assertThat(claimFirst(store, start)).as("the line has an attempt under way").isEmpty();
+
+    // The first three delivered, the fourth failed: the rest are given back, and the line waits
+    // behind the failed one (it holds its place).
+    List<WebhookStore.Attempted> attempted = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      attempted.add(WebhookStore.Attempted.ended(batch.get(i), "delivered", null));
+    }
+    attempted.add(
+        WebhookStore.Attempted.retried(
+            batch.get(3), start.plusSeconds(10), start.plus(WebhookOutbox.HOLD), "HTTP 503"));
+    WebhookStore.Recorded recorded =
+        store.record(
+            attempted, batch.subList(4, batch.size()), start, WebhookOutbox.BATCH, 1, until);
+    assertThat(recorded.ours()).containsOnly(true);
+    assertThat(recorded.next()).as("nothing may go behind the failed one").isEmpty();
+    assertThat(events.subList(0, 3)).allSatisfy(id -> assertThat(state(id)).isEqualTo("delivered"));
+    assertThat(TestTables.of(db).delivery(events.get(3)).orElseThrow().attempts()).isEqualTo(1);
+    assertThat(TestTables.of(db).delivery(events.get(4)).orElseThrow().attempts())
+        .as("given back untried")
+        .isZero();
+
+    // Its retry is due: it goes first, with the ones behind it, and the next batch is claimed in
+    // the commit that records it.
+    Instant due = start.plusSeconds(20);
+    List<WebhookStore.Delivery> retried =
+        store
+            .claimBatches(
+                store
+                    .eligible(due, WebhookStore.Line.START, WebhookStore.Line.END, 10)
+                    .candidates(),
+                1,
+                due.plus(Duration.ofMinutes(1)),
+                due,
+                4)
+            .getFirst();
+    assertThat(retried)
+        .extracting(WebhookStore.Delivery::id)
+        .as("a delivery tried before starts a batch of its own: the batch takes only new ones")
+        .containsExactly(events.get(3), events.get(4), events.get(5), events.get(6));
+    WebhookStore.Recorded next =
+        store.record(
+            retried.stream().map(r -> WebhookStore.Attempted.ended(r, "delivered", null)).toList(),
+            List.of(),
+            due,
+            WebhookOutbox.BATCH,
+            1,
+            due.plus(Duration.ofMinutes(1)));
+    assertThat(next.next())
+        .extracting(WebhookStore.Delivery::id)
+        .containsExactlyElementsOf(events.subList(7, count));
+  }
+
+  /**
+   * The record of a batch fails (the database refuses it): its claims expire, and its events are
+   * delivered again, in order: at least once, never lost.
+   */
+  @Test
+  void aBatchWhoseRecordFailsIsDeliveredAgainInOrderOnceItsClaimsExpire() throws Exception {
+    Device d = devices(1).getFirst();
+    io.kurir.time.SettableClock clock = new io.kurir.time.SettableClock(Instant.now());
+    int count = 5;
+    List<Long> events = new ArrayList<>();
+    for (int n = 0; n < count; n++) {
+      events.add(add(d, receiver.url("/x"), lineEvent(d, n)));
+    }
+    clock.set(Instant.now()); // they are due
+    java.util.concurrent.atomic.AtomicBoolean broken =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    receiver.refuseWhen(
+        r -> {
+          // The batch's last event takes the outbox's table away before it is answered: the
+          // record of the whole batch fails.
+          if (r.body().contains("\"n\":" + (count - 1)) && broken.compareAndSet(false, true)) {
+            db.writes()
+                .write(h -> h.execute("ALTER TABLE webhook_delivery RENAME TO delivery_away"));
+          }
+          return false;
+        });
+    WebhookOutbox outbox = outbox(db, clock, 1);
+    try (io.kurir.testing.LogCapture logs = io.kurir.testing.LogCapture.of(WebhookOutbox.class)) {
+      outbox.start();
+      Eventually.until(
+          "the record failed",
+          () ->
+              logs.atLeast(ch.qos.logback.classic.Level.ERROR).stream()
+                  .anyMatch(l -> l.message().contains("cannot record its attempt")));
+    }
+    assertThat(receiver.received()).hasSize(count);
+    db.writes().write(h -> h.execute("ALTER TABLE delivery_away RENAME TO webhook_delivery"));
+    assertThat(events).allSatisfy(id -> assertThat(state(id)).isEqualTo("pending"));
+
+    clock.advance(Duration.ofMinutes(2)); // the claims (5 s + 1 min) and the pass's wait expire
+    Eventually.until(
+        "delivered again", () -> events.stream().allMatch(id -> state(id).equals("delivered")));
+    assertThat(receiver.received()).hasSize(2 * count);
+    assertInOrderPerLine(receiver.received().subList(0, count));
+    assertInOrderPerLine(receiver.received().subList(count, 2 * count));
+  }
+
+  /** The payload of event {@code n} of device {@code d}'s line. */
+  static String lineEvent(Device d, int n) {
+    return "{\"line\":" + d.id() + ",\"n\":" + n + "}";
+  }
+
+  /** Each line's events arrived in their order ({@link #lineEvent}'s {@code n} rising). */
+  static void assertInOrderPerLine(List<WebhookReceiver.Received> received) {
+    java.util.Map<Long, Integer> last = new java.util.HashMap<>();
+    for (WebhookReceiver.Received r : received) {
+      long line = r.json().get("line").asLong();
+      int n = r.json().get("n").asInt();
+      Integer before = last.put(line, n);
+      assertThat(before == null ? -1 : before)
+          .as("line " + line + " before event " + n)
+          .isLessThan(n);
+    }
   }
 
   @Test
