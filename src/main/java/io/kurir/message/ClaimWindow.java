@@ -152,7 +152,7 @@ final class ClaimWindow {
     boolean refuseSync;
     w.lock.lock();
     try {
-      knownEmpty = w.quiet && !w.workArrived && w.handedOver.isEmpty();
+      knownEmpty = w.quiet && !w.workArrived && !w.deviceChanged && w.handedOver.isEmpty();
       w.quiet = false;
       if (knownEmpty) {
         // Nothing arrived since the last hand-over went out: wait without asking the database;

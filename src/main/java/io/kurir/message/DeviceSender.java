@@ -200,6 +200,7 @@ final class DeviceSender {
   /** The device was switched off or on in this process: look at it now. */
   void deviceChanged(Device changed) {
     dev.set(changed);
+    w.deviceChanged();
     failures.retryNow(); // a failing sender tries again at once: the change may be the fix (wake)
     lease.tryAtOnce(); // switched on here: the lease is tried at once, not at the next look
     pacing.rereadSoon(); // its configuration may have changed too
@@ -242,6 +243,7 @@ final class DeviceSender {
         tryStarted = clock.instant();
         failures.tryBegins();
         try {
+          w.lookingAtDevice();
           if (dev.refresh()) {
             deviceDeleted();
           }

@@ -36,6 +36,31 @@ final class SenderWakes {
   // accept not handed over, a message given back, a retry) or a second has passed since the last
   // look (a retry's backoff ending); guarded by lock.
   boolean syncMayBeQueued = true;
+  // The device was switched off or on, or changed, since the loop last looked at it: no wait
+  // starts until it has (a look at the queue in between would otherwise spend the wake and leave
+  // a switched-off device's lease held until the idle wait ends); guarded by lock.
+  boolean deviceChanged;
+
+  /** The device changed: the loop looks at it before it waits again. */
+  void deviceChanged() {
+    lock.lock();
+    try {
+      deviceChanged = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The loop is about to look at its device: changes from here on stop its waits again. */
+  void lookingAtDevice() {
+    lock.lock();
+    try {
+      deviceChanged = false;
+    } finally {
+      lock.unlock();
+    }
+  }
 
   /**
    * New messages were committed, a clock moved, or a held message may be due: look again. {@code
@@ -98,7 +123,7 @@ final class SenderWakes {
   void awaitChange(long nanos) throws InterruptedException {
     lock.lock();
     try {
-      if (!workArrived && running && handedOver.isEmpty()) {
+      if (!workArrived && !deviceChanged && running && handedOver.isEmpty()) {
         changed.awaitNanos(nanos);
       }
     } finally {
