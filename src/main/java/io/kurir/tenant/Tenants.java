@@ -579,12 +579,15 @@ public final class Tenants {
    * work that starts without a request, such as a schedule falling due.
    */
   public Device usableDevice(long id) {
+    AccessCache.Access access = accessOfDevice(id);
+    requireUsable(access);
+    return access.device();
+  }
+
+  private AccessCache.Access accessOfDevice(long id) {
     Device device = device(id);
     License license = license(device.licenseId());
-    AccessCache.Access access =
-        new AccessCache.Access(device, license, partner(license.partnerId()));
-    requireUsable(access);
-    return device;
+    return new AccessCache.Access(device, license, partner(license.partnerId()));
   }
 
   /**
@@ -592,14 +595,7 @@ public final class Tenants {
    * key is ({@link #ACCESS_CACHE_TTL}; any change through this gateway clears it).
    */
   public Device usableDeviceForRequest(long id) {
-    AccessCache.Access access =
-        byDeviceId.get(
-            Long.toString(id),
-            key -> {
-              Device device = device(id);
-              License license = license(device.licenseId());
-              return new AccessCache.Access(device, license, partner(license.partnerId()));
-            });
+    AccessCache.Access access = byDeviceId.get(Long.toString(id), key -> accessOfDevice(id));
     requireUsable(access);
     return access.device();
   }
