@@ -31,6 +31,20 @@ final class CampaignDevices {
   }
 
   /**
+   * Whether the device would need a template the campaign does not have: it sends only templates
+   * ({@link #templatesOnly}), the campaign names none, and its message is not itself a template.
+   * Such a device is refused in a campaign's pool when it is made, and left out of it when it runs
+   * (one enabled since): sending it free-form would fail most recipients outside the network's
+   * reply window.
+   */
+  static boolean lacksTemplate(
+      Drivers drivers, Device device, boolean template, Set<MessageKind> kinds) {
+    return templatesOnly(drivers, device)
+        && !template
+        && !kinds.equals(EnumSet.of(MessageKind.TEMPLATE));
+  }
+
+  /**
    * The kinds the device sends of the campaign: its template's on a Cloud API device when the
    * campaign has one, else those of the message and its variants.
    */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.contactbook.ContactBook;
 import io.kurir.contactbook.ContactList;
 import io.kurir.content.ContentRefused;
+import io.kurir.content.MessageKind;
 import io.kurir.driver.Drivers;
 import io.kurir.logging.RepeatingFailure;
 import io.kurir.message.Message;
@@ -27,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -414,6 +416,10 @@ public final class CampaignRunner implements AutoCloseable {
     } else {
       c.devices().forEach(id -> usable(id).ifPresent(pool::add));
     }
+    // A device that needs a template the campaign has not (a Cloud API number enabled since the
+    // campaign was made) takes no share: free-form, it would fail most of it (window_closed).
+    Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
+    pool.removeIf(d -> CampaignDevices.lacksTemplate(drivers, d, c.template().isPresent(), kinds));
     pool.removeIf(
         d ->
             CampaignDevices.notCarried(

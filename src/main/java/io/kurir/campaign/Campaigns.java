@@ -121,17 +121,8 @@ public final class Campaigns {
       if (!inPool) {
         continue;
       }
-      if (CampaignDevices.templatesOnly(drivers, d)
-          && template.isEmpty()
-          && !kinds.equals(EnumSet.of(MessageKind.TEMPLATE))) {
-        throw new CampaignRefused(
-            CampaignRefused.Reason.TEMPLATE_REQUIRED,
-            "device "
-                + d.number()
-                + " is a Cloud API number: Meta delivers a free-form message only to someone who"
-                + " wrote to it in the last 24 hours, so a campaign sends it an approved template;"
-                + " give template {name, language: {code}, components}, or name other devices in"
-                + " devices");
+      if (CampaignDevices.lacksTemplate(drivers, d, template.isPresent(), kinds)) {
+        throw templateRequired(d, "");
       }
       Optional<MessageKind> refused =
           CampaignDevices.notCarried(
@@ -342,6 +333,9 @@ public final class Campaigns {
               + c.id()
               + "/audience first");
     }
+    if (c.status() == CampaignStatus.DRAFT) {
+      requireDeviceWithoutTemplate(c);
+    }
     Instant now = clock.instant();
     CampaignStatus to =
         c.startAt().filter(at -> at.isAfter(now)).isPresent()
@@ -443,6 +437,40 @@ public final class Campaigns {
               + " applies to "
               + what);
     }
+  }
+
+  /**
+   * Refuses to start a campaign with no template whose pool now holds only devices that need one (a
+   * Cloud API number enabled since the campaign was made, the others disabled): the runner leaves
+   * such devices out of the pool, so it would pause at once with nothing sent. A pool where another
+   * device can send starts, and that device sends.
+   */
+  private void requireDeviceWithoutTemplate(Campaign c) {
+    Set<MessageKind> kinds = CampaignDevices.kinds(c.message(), c.variants());
+    List<Device> pool =
+        tenants.devicesOf(tenants.license(c.licenseId())).stream()
+            .filter(d -> c.devices().isEmpty() ? !d.disabled() : c.devices().contains(d.id()))
+            .toList();
+    List<Device> lacking =
+        pool.stream()
+            .filter(d -> CampaignDevices.lacksTemplate(drivers, d, c.template().isPresent(), kinds))
+            .toList();
+    if (!lacking.isEmpty() && lacking.size() == pool.size()) {
+      throw templateRequired(
+          lacking.getFirst(), " (no other device of the campaign's pool can send its message)");
+    }
+  }
+
+  private static CampaignRefused templateRequired(Device d, String more) {
+    return new CampaignRefused(
+        CampaignRefused.Reason.TEMPLATE_REQUIRED,
+        "device "
+            + d.number()
+            + " is a Cloud API number: Meta delivers a free-form message only to someone who"
+            + " wrote to it in the last 24 hours, so a campaign sends it an approved template;"
+            + " give template {name, language: {code}, components}, or name other devices in"
+            + " devices"
+            + more);
   }
 
   /** Whether {@code named} is the device's id or its number, written as customers write one. */

@@ -105,6 +105,8 @@ public final class ConsoleRoutes implements RouteTable {
           .add(CampaignRefused.Reason.STATUS_NOT_VALID, 409, "campaign_status")
           .add(CampaignRefused.Reason.NOT_FOUND, 404, "campaign_not_found")
           .add(CampaignRefused.Reason.LIST_MISSING, 409, "list_missing")
+          // A Cloud API number in the pool and no template (the form has no template field).
+          .add(CampaignRefused.Reason.TEMPLATE_REQUIRED, 422, "template_required")
           .add(ContentRefused.Reason.CONTENT_EMPTY, ConsoleRoutes::contentRefused)
           .add(ContentRefused.Reason.CONTENT_NOT_VALID, ConsoleRoutes::contentRefused)
           .add(ContentRefused.Reason.CONTENT_TOO_LONG, ConsoleRoutes::contentRefused)

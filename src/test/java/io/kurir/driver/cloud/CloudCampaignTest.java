@@ -155,6 +155,61 @@ class CloudCampaignTest {
     }
   }
 
+  @Test
+  void aCloudNumberEnabledAfterTheCampaignWasMadeTakesNoShareWithoutATemplate() throws Exception {
+    try (CloudFixture f = new CloudFixture(dir, TestGateway.safeSendingOff())) {
+      var tenants = f.kurir.gateway().tenants();
+      Device sandbox = tenants.createDevice(f.device.licenseId(), Numbers.fresh(), "sandbox");
+      f.kurir.sandbox().pair(sandbox.id(), sandbox.number());
+      String key = key(f);
+      List<String> phones = contacts(f, 12, "promo");
+      // Made while the Cloud API number was disabled: every enabled device is the sandbox.
+      tenants.setDeviceDisabled(f.device.id(), true);
+      String noTemplate =
+          "{\"name\":\"P\",\"audience\":{\"tags\":[\"promo\"]},\"quiet_hours\":null,"
+              + "\"message\":{\"type\":\"text\",\"text\":{\"body\":\"Halo {name|Kak}\"}}}";
+      Reply made = post(f, key, "/v1/campaigns", noTemplate);
+      assertThat(made.status()).as(made.body()).isEqualTo(201);
+      String id = JSON.readTree(made.body()).get("id").asText();
+      // Another, whose quiet hours (09:00 to 11:00 in Jakarta) hold it until the clock moves.
+      String quiet =
+          noTemplate.replace(
+              "\"quiet_hours\":null", "\"quiet_hours\":{\"from\":\"09:00\",\"to\":\"11:00\"}");
+      String other = JSON.readTree(post(f, key, "/v1/campaigns", quiet).body()).get("id").asText();
+      tenants.setDeviceDisabled(f.device.id(), false);
+
+      // Only the Cloud API number can send now: the start is refused, naming it.
+      tenants.setDeviceDisabled(sandbox.id(), true);
+      Reply refused = post(f, key, "/v1/campaigns/" + id + "/start", "");
+      assertThat(refused.status()).as(refused.body()).isEqualTo(422);
+      assertThat(JSON.readTree(refused.body()).get("error").asText())
+          .isEqualTo("template_required");
+      assertThat(refused.body()).contains(f.device.number());
+
+      // With the sandbox enabled again it starts, and the Cloud API number takes no share.
+      tenants.setDeviceDisabled(sandbox.id(), false);
+      assertThat(post(f, key, "/v1/campaigns/" + id + "/start", "").status()).isEqualTo(200);
+      awaitStatus(f, key, id, "done");
+      Map<String, String[]> report = report(f, key, id);
+      for (String phone : phones) {
+        assertThat(report.get(phone)[3]).isEqualTo(Long.toString(sandbox.id()));
+        assertThat(report.get(phone)[5]).isNotEqualTo("failed");
+      }
+      assertThat(f.graph.sent()).isEmpty();
+
+      // The sandbox disabled while a campaign runs: at the end of its quiet hours it pauses, the
+      // Cloud API number left out of its pool rather than sending it free-form.
+      assertThat(post(f, key, "/v1/campaigns/" + other + "/start", "").status()).isEqualTo(200);
+      awaitStatus(f, key, other, "running");
+      tenants.setDeviceDisabled(sandbox.id(), true);
+      f.clock.set(java.time.Instant.parse("2026-03-10T04:00:00Z")); // 11:00 in Jakarta
+      awaitStatus(f, key, other, "paused");
+      assertThat(get(f, key, "/v1/campaigns/" + other).body())
+          .contains("\"stop_reason\":\"no_usable_device\"");
+      assertThat(f.graph.sent()).isEmpty();
+    }
+  }
+
   /** {@code n} contacts with {@code tag} and a city; the first has no name. By phone. */
   private static List<String> contacts(CloudFixture f, int n, String tag) {
     StringBuilder csv = new StringBuilder("phone,name,tags,kota\n");
