@@ -200,6 +200,67 @@ final class WebhookBench {
                   steady.seconds(),
                   receiver.duplicates(),
                   receiver.connections.size())));
+
+      // A backlog stored in one go and delivered as fast as the outbox goes: its own capacity,
+      // apart from the sending pipeline that makes the events of the phases above.
+      receiver.clear();
+      storeBacklog(gateway, devices, receiver);
+      // One message's events wake the outbox (the backlog was stored behind its back).
+      sendPaced(gateway, devices.subList(0, 1), 1, Duration.ofSeconds(1));
+      waitForEvents(gateway, receiver, (long) BACKLOG_PER_DEVICE * DEVICES + 3);
+      List<Arrival> backlog =
+          receiver.arrivals.stream().filter(a -> a.body().startsWith("{\"backlog\"")).toList();
+      long first = backlog.stream().mapToLong(Arrival::arrivedAt).min().orElseThrow();
+      long last = backlog.stream().mapToLong(Arrival::arrivedAt).max().orElseThrow();
+      rows.add(
+          new Row(
+              "webhook backlog drain",
+              String.format(
+                  Locale.ROOT,
+                  "%,.0f events/s",
+                  backlog.size() * 1000.0 / Math.max(1, last - first)),
+              Double.NaN,
+              "",
+              "",
+              String.format(
+                  Locale.ROOT,
+                  "%,d events stored in one transaction, %,d on each device's line, then"
+                      + " delivered: from the first arrival to the last, %.1f s; %d received"
+                      + " twice; %,d connections used",
+                  backlog.size(),
+                  BACKLOG_PER_DEVICE,
+                  (last - first) / 1000.0,
+                  receiver.duplicates(),
+                  receiver.connections.size())));
+    }
+  }
+
+  private static final int BACKLOG_PER_DEVICE = 300;
+
+  /** Stores {@link #BACKLOG_PER_DEVICE} events on each device's line, in one transaction. */
+  private static void storeBacklog(Gateway gateway, List<Device> devices, Receiver receiver) {
+    // Node 15: ids of their own, apart from the gateway's (node 0).
+    io.kurir.store.IdGenerator ids =
+        new io.kurir.store.IdGenerator(java.time.Clock.systemUTC(), 15);
+    try (Database db = Database.open(gateway.settings().databaseUrl())) {
+      db.writes()
+          .writeIn(
+              tx -> {
+                Instant now = Instant.now();
+                for (int n = 0; n < BACKLOG_PER_DEVICE; n++) {
+                  for (int i = 0; i < devices.size(); i++) {
+                    io.kurir.webhook.WebhookOutbox.add(
+                        tx,
+                        ids.next(),
+                        devices.get(i).id(),
+                        receiver.url("/out/" + i),
+                        "bench.backlog",
+                        "{\"backlog\":" + n + "}",
+                        now);
+                  }
+                }
+                return null;
+              });
     }
   }
 
