@@ -257,7 +257,18 @@ public final class CampaignRunner implements AutoCloseable {
       rotation.remove(c.id());
       return Duration.ZERO;
     }
-    List<Device> pool = stops.usable(c, usablePool(c));
+    List<Device> looked = usablePool(c);
+    Set<Long> leaving = stops.leaving(looked);
+    if (!looked.isEmpty()
+        && leaving.size() == looked.size()
+        && stops.stoppedBySignal(c, poolIds(c))) {
+      // The signal came after the first look, with its device's fall: a held account is failed
+      // just after its hold is stored, so a hold whose failure was seen is seen too. Read before
+      // the device's queue is taken back, which would hide that the device was sending.
+      rotation.remove(c.id());
+      return Duration.ZERO;
+    }
+    List<Device> pool = stops.usable(c, looked, leaving);
     if (pool.isEmpty()) {
       store.move(
           c.id(),

@@ -78,21 +78,19 @@ public final class CampaignStops {
   }
 
   /**
-   * The devices of {@code pool} that may go on sending the campaign; one that leaves it (logged
-   * out, taken over, failed) has the campaign's messages still queued for it taken back, so that
-   * the others send them.
+   * The devices of {@code pool} that may go on sending the campaign: all but those {@code leaving}
+   * it (logged out, taken over, failed, as {@link #leaving} read them). One that leaves has the
+   * campaign's messages still queued for it taken back, so that the others send them.
    */
-  List<Device> usable(Campaign c, List<Device> pool) {
+  List<Device> usable(Campaign c, List<Device> pool, Set<Long> leaving) {
     Set<Long> gone = left.computeIfAbsent(c.id(), id -> new HashSet<>());
     List<Device> usable = new java.util.ArrayList<>(pool.size());
-    Set<Long> leaving = new HashSet<>();
     for (Device d : pool) {
-      if (!signals.leavesPool(d.id())) {
+      if (!leaving.contains(d.id())) {
         gone.remove(d.id());
         usable.add(d);
         continue;
       }
-      leaving.add(d.id());
       if (gone.add(d.id())) {
         log.warn(
             "campaign {}: device {} left its pool: it is {} ({}); the other devices send",
@@ -118,6 +116,20 @@ public final class CampaignStops {
       }
     }
     return usable;
+  }
+
+  /**
+   * The devices of {@code pool} that leave it, read in one look at their states: the same look
+   * decides both whether a signal must be read again and who leaves.
+   */
+  Set<Long> leaving(List<Device> pool) {
+    Set<Long> leaving = new HashSet<>();
+    for (Device d : pool) {
+      if (signals.leavesPool(d.id())) {
+        leaving.add(d.id());
+      }
+    }
+    return leaving;
   }
 
   /** Forgets what was seen of a campaign that stopped running. */
