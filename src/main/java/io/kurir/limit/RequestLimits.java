@@ -36,6 +36,8 @@ public final class RequestLimits {
   private final TimeMeter time;
   private final Cache<String, Bucket> keys;
   private final Cache<String, Bucket> addresses;
+  private final java.util.concurrent.ConcurrentHashMap<String, Boolean> exemptAddresses =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param perKey the limit of each caller key (a device, a push license, a partner)
@@ -63,6 +65,22 @@ public final class RequestLimits {
     if (exempt.isEmpty()) {
       return false;
     }
+    // Asked on every request, and reading an address is two regular expressions and a parse: the
+    // answer is kept per address, forgotten all at once past a bound (the ranges never change in
+    // one instance; a new configuration makes a new one).
+    Boolean known = exemptAddresses.get(address);
+    if (known != null) {
+      return known;
+    }
+    if (exemptAddresses.size() >= MAX_CALLERS) {
+      exemptAddresses.clear();
+    }
+    boolean answer = exemptNow(address);
+    exemptAddresses.put(address, answer);
+    return answer;
+  }
+
+  private boolean exemptNow(String address) {
     // An IPv6 connection's address may come bracketed, as in a URL: [::1].
     String bare =
         address.startsWith("[") && address.endsWith("]")

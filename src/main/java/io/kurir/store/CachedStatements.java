@@ -1,6 +1,5 @@
 package io.kurir.store;
 
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -22,9 +21,12 @@ import javax.sql.DataSource;
  * form Jdbi uses); anything else goes to the connection as it is. A statement asked for while the
  * same SQL is still open (a nested use) is prepared anew and closed for real.
  *
+ * <p>Plain classes, not proxies: every parameter set and execute of every statement passes here,
+ * and a reflective call each time was as much of the SQLite writer's time as the driver's own work.
+ *
  * <p>Not thread-safe, like the connection it wraps: one borrower at a time uses it.
  */
-final class CachedStatements implements InvocationHandler {
+final class CachedStatements extends ForwardingConnection {
   /** Distinct statements kept; the writer's whole vocabulary fits, a leak does not. */
   private static final int MAX_KEPT = 256;
 
@@ -61,85 +63,99 @@ final class CachedStatements implements InvocationHandler {
 
   /** {@code connection}, keeping the statements prepared on it. */
   static Connection wrap(Connection connection) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            new CachedStatements(connection));
+    return new CachedStatements(connection);
   }
 
   @Override
-  public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-    if (method.getName().equals("prepareStatement") && isPlain(args)) {
-      return lend((String) args[0], (Connection) proxy);
-    }
-    if (method.getName().equals("close")) {
-      idle.values().forEach(CachedStatements::closeQuietly);
-      idle.clear();
-    }
-    return call(connection, method, args);
+  Connection target() {
+    return connection;
   }
 
-  /** {@code (sql)}, or {@code (sql, TYPE_FORWARD_ONLY, CONCUR_READ_ONLY)}: the same statement. */
-  private static boolean isPlain(Object[] args) {
-    if (args.length == 1) {
-      return true;
-    }
-    return args.length == 3
-        && args[1] instanceof Integer type
-        && type == ResultSet.TYPE_FORWARD_ONLY
-        && args[2] instanceof Integer concurrency
-        && concurrency == ResultSet.CONCUR_READ_ONLY;
+  @Override
+  public PreparedStatement prepareStatement(String sql) throws SQLException {
+    return lend(sql);
   }
 
-  private PreparedStatement lend(String sql, Connection owner) throws SQLException {
+  /** The forward-only, read-only form Jdbi asks for is the plain statement. */
+  @Override
+  public PreparedStatement prepareStatement(String sql, int type, int concurrency)
+      throws SQLException {
+    if (type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY) {
+      return lend(sql);
+    }
+    return connection.prepareStatement(sql, type, concurrency);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    idle.values().forEach(CachedStatements::closeQuietly);
+    idle.clear();
+    connection.close();
+  }
+
+  private PreparedStatement lend(String sql) throws SQLException {
     PreparedStatement kept = idle.remove(sql);
-    PreparedStatement statement = kept != null ? kept : connection.prepareStatement(sql);
-    return (PreparedStatement)
-        Proxy.newProxyInstance(
-            PreparedStatement.class.getClassLoader(),
-            new Class<?>[] {PreparedStatement.class},
-            new Lent(sql, statement, owner));
+    return new Lent(sql, kept != null ? kept : connection.prepareStatement(sql));
   }
 
   /** One use of a kept statement: its close gives it back. */
-  private final class Lent implements InvocationHandler {
+  private final class Lent extends ForwardingPreparedStatement {
     private final String sql;
     private final PreparedStatement statement;
-    private final Connection owner;
     private boolean closed;
     private ResultSet rows; // the last one handed out: closed with the statement, as JDBC says
 
-    Lent(String sql, PreparedStatement statement, Connection owner) {
+    Lent(String sql, PreparedStatement statement) {
       this.sql = sql;
       this.statement = statement;
-      this.owner = owner;
     }
 
     @Override
-    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-      switch (method.getName()) {
-        case "close" -> {
-          giveBack();
-          return null;
-        }
-        case "isClosed" -> {
-          return closed;
-        }
-        case "getConnection" -> {
-          return owner;
-        }
-        default -> {
-          if (closed) {
-            throw new SQLException("statement is closed");
-          }
-          Object result = call(statement, method, args);
-          if (result instanceof ResultSet rows) {
-            this.rows = rows;
-          }
-          return result;
-        }
+    PreparedStatement open() throws SQLException {
+      if (closed) {
+        throw new SQLException("statement is closed");
       }
+      return statement;
+    }
+
+    @Override
+    public void close() {
+      giveBack();
+    }
+
+    @Override
+    public boolean isClosed() {
+      return closed;
+    }
+
+    @Override
+    public Connection getConnection() {
+      return CachedStatements.this;
+    }
+
+    @Override
+    public ResultSet executeQuery() throws SQLException {
+      return kept(open().executeQuery());
+    }
+
+    @Override
+    public ResultSet executeQuery(String other) throws SQLException {
+      return kept(open().executeQuery(other));
+    }
+
+    @Override
+    public ResultSet getResultSet() throws SQLException {
+      return kept(open().getResultSet());
+    }
+
+    @Override
+    public ResultSet getGeneratedKeys() throws SQLException {
+      return kept(open().getGeneratedKeys());
+    }
+
+    private ResultSet kept(ResultSet handedOut) {
+      this.rows = handedOut;
+      return handedOut;
     }
 
     private void giveBack() {
@@ -182,6 +198,6 @@ final class CachedStatements implements InvocationHandler {
 
   /** For tests: how many statements wait to be used again. */
   static int kept(Connection wrapped) {
-    return Proxy.getInvocationHandler(wrapped) instanceof CachedStatements c ? c.idle.size() : 0;
+    return wrapped instanceof CachedStatements c ? c.idle.size() : 0;
   }
 }

@@ -79,6 +79,9 @@ class RequestLimitsTest {
     assertThat(limits.isExempt("10.1.200.3")).isTrue();
     assertThat(limits.isExempt("10.2.0.1")).isFalse();
     assertThat(limits.isExempt("not an address")).isFalse();
+    // Asked again, the kept answers are the same.
+    assertThat(limits.isExempt("10.2.0.1")).isFalse();
+    assertThat(limits.isExempt("[::1]")).isTrue();
     assertThat(limits.isOff()).isFalse();
     assertThat(new RequestLimits(RateLimit.OFF, RateLimit.OFF, List.of(), clock).isOff()).isTrue();
   }
