@@ -5,6 +5,7 @@ import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The SQL of the webhook outbox: deliveries ({@code webhook_delivery}) and the sequence numbers of
@@ -92,18 +94,26 @@ final class WebhookStore {
       String payload,
       Instant at,
       OptionalLong messageId) {
-    long seq =
-        tx.handle()
-            .createQuery(
-                "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
-                    + " ON CONFLICT (device_id, event)"
-                    + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1 RETURNING last_seq")
-            .bind(0, deviceId)
-            .bind(1, event)
-            .mapTo(Long.class)
-            .one();
+    long seq;
+    // Plain JDBC, here and in insert: a status webhook is two statements on the writer per status
+    // change, and Jdbi's binding cost more than the statements.
+    try (PreparedStatement next = tx.handle().getConnection().prepareStatement(NEXT_SEQUENCE)) {
+      next.setLong(1, deviceId);
+      next.setString(2, event);
+      try (ResultSet rs = next.executeQuery()) {
+        rs.next();
+        seq = rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
     insert(tx, id, deviceId, url, event, payload, at, messageId, seq, null);
   }
+
+  private static final String NEXT_SEQUENCE =
+      "INSERT INTO webhook_sequence (device_id, event, last_seq) VALUES (?, ?, 1)"
+          + " ON CONFLICT (device_id, event)"
+          + " DO UPDATE SET last_seq = webhook_sequence.last_seq + 1 RETURNING last_seq";
 
   /**
    * Stores the delivery of event {@code sequence} of its license to subscription {@code
@@ -135,24 +145,36 @@ final class WebhookStore {
       OptionalLong messageId,
       long seq,
       Long subscriptionId) {
-    tx.handle()
-        .createUpdate(
-            "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
-                + " next_attempt_at, created_at, event_at, message_id, seq, subscription_id)"
-                + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?)")
-        .bind(0, id)
-        .bind(1, deviceId)
-        .bind(2, url)
-        .bind(3, event)
-        .bind(4, payload)
-        .bind(5, at.toEpochMilli())
-        .bind(6, at.toEpochMilli())
-        .bind(7, at.toEpochMilli())
-        .bind(8, messageId.isPresent() ? messageId.getAsLong() : null)
-        .bind(9, seq)
-        .bind(10, subscriptionId)
-        .execute();
+    try (PreparedStatement add = tx.handle().getConnection().prepareStatement(INSERT_DELIVERY)) {
+      add.setLong(1, id);
+      add.setLong(2, deviceId);
+      add.setString(3, url);
+      add.setString(4, event);
+      add.setString(5, payload);
+      add.setLong(6, at.toEpochMilli());
+      add.setLong(7, at.toEpochMilli());
+      add.setLong(8, at.toEpochMilli());
+      if (messageId.isPresent()) {
+        add.setLong(9, messageId.getAsLong());
+      } else {
+        add.setNull(9, Types.BIGINT);
+      }
+      add.setLong(10, seq);
+      if (subscriptionId != null) {
+        add.setLong(11, subscriptionId);
+      } else {
+        add.setNull(11, Types.BIGINT);
+      }
+      add.executeUpdate();
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
   }
+
+  private static final String INSERT_DELIVERY =
+      "INSERT INTO webhook_delivery (id, device_id, url, event, payload, state, attempts,"
+          + " next_attempt_at, created_at, event_at, message_id, seq, subscription_id)"
+          + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Ends the pending deliveries of a removed subscription as failed; an attempt under way is still
@@ -659,23 +681,28 @@ final class WebhookStore {
           .bind(5, d.claimToken())
           .execute();
     }
-    String guard =
-        a.state().equals("delivered")
-            ? "id = ? AND claim_token = ?"
-            : "id = ? AND claim_token = ? AND state = 'pending'";
-    return h.createUpdate(
-            "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
-                + " last_error = ?, finished_at = ?, held_until = NULL,"
-                + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
-                + " WHERE "
-                + guard)
-        .bind(0, a.state())
-        .bind(1, a.error())
-        .bind(2, now.toEpochMilli())
-        .bind(3, d.id())
-        .bind(4, d.claimToken())
-        .execute();
+    // Plain JDBC: once per delivery on the writer, where Jdbi's binding cost more than the update.
+    try (PreparedStatement end =
+        h.getConnection()
+            .prepareStatement(a.state().equals("delivered") ? END_DELIVERED : END_PENDING)) {
+      end.setString(1, a.state());
+      end.setString(2, a.error());
+      end.setLong(3, now.toEpochMilli());
+      end.setLong(4, d.id());
+      end.setLong(5, d.claimToken());
+      return end.executeUpdate();
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
   }
+
+  private static final String END_ATTEMPT =
+      "UPDATE webhook_delivery SET state = ?, attempts = attempts + 1,"
+          + " last_error = ?, finished_at = ?, held_until = NULL,"
+          + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
+          + " WHERE id = ? AND claim_token = ?";
+  private static final String END_DELIVERED = END_ATTEMPT;
+  private static final String END_PENDING = END_ATTEMPT + " AND state = 'pending'";
 
   /**
    * Whether {@code d} is still claimed with its token, pending and for its URL: read before each
@@ -683,19 +710,28 @@ final class WebhookStore {
    * since the batch was claimed is not sent to the old URL (the one under way still is, as ever).
    */
   boolean stillClaimed(Delivery d) {
-    return db.jdbi()
-        .withHandle(
-            h ->
-                h.createQuery(
-                            "SELECT COUNT(*) FROM webhook_delivery WHERE id = ? AND claim_token = ?"
-                                + " AND state = 'pending' AND url = ?")
-                        .bind(0, d.id())
-                        .bind(1, d.claimToken())
-                        .bind(2, d.url())
-                        .mapTo(Integer.class)
-                        .one()
-                    == 1);
+    // Plain JDBC: read before each delivery of a batch after its first.
+    try {
+      return db.jdbi()
+          .withHandle(
+              h -> {
+                try (PreparedStatement q = h.getConnection().prepareStatement(STILL_CLAIMED)) {
+                  q.setLong(1, d.id());
+                  q.setLong(2, d.claimToken());
+                  q.setString(3, d.url());
+                  try (ResultSet rs = q.executeQuery()) {
+                    return rs.next();
+                  }
+                }
+              });
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
   }
+
+  private static final String STILL_CLAIMED =
+      "SELECT 1 FROM webhook_delivery WHERE id = ? AND claim_token = ?"
+          + " AND state = 'pending' AND url = ?";
 
   /**
    * Gives back the claims of {@code node}: at its start, it cannot have an attempt under way (a
