@@ -45,12 +45,20 @@ final class ReceiptStore {
     boolean[] hooked = {false};
     HandleCallback<Boolean, Exception> update =
         h -> {
+          boolean early;
           try (PreparedStatement move = h.getConnection().prepareStatement(RECORD_SENT)) {
             move.setString(1, networkId.orElse(null));
             move.setLong(2, at.toEpochMilli());
             move.setLong(3, at.toEpochMilli());
             move.setLong(4, id);
-            if (move.executeUpdate() == 0) {
+            move.setLong(5, deviceId);
+            move.setString(6, networkId.orElse(null));
+            boolean moved;
+            try (ResultSet rs = move.executeQuery()) {
+              moved = rs.next();
+              early = moved && rs.getBoolean(1);
+            }
+            if (!moved) {
               // A receipt by Kurir's id moved it further already: keep the network's id anyway,
               // for the receipts still to come.
               if (networkId.isPresent()) {
@@ -67,7 +75,7 @@ final class ReceiptStore {
           }
           history(h, id, MessageState.SENT, null, at);
           hooked[0] |= hook.moved(Transaction.of(h), id, MessageState.SENT, null, at);
-          if (networkId.isPresent()) {
+          if (early) {
             hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
           }
           return true;
@@ -78,9 +86,12 @@ final class ReceiptStore {
         hooked);
   }
 
+  // Whether a receipt came before this outcome is told by the move itself: on PostgreSQL the look
+  // was a round trip of its own for every message sent, and almost always found nothing.
   private static final String RECORD_SENT =
       "UPDATE message SET state = 'sent', network_id = ?, status_at = ?, reason = NULL,"
-          + " sent_at = COALESCE(sent_at, ?) WHERE id = ? AND state = 'sending'";
+          + " sent_at = COALESCE(sent_at, ?) WHERE id = ? AND state = 'sending'"
+          + " RETURNING EXISTS (SELECT 1 FROM early_receipt WHERE device_id = ? AND network_id = ?)";
 
   /** Records the network id of a message still {@code sending} (an accepted send). */
   CompletableFuture<Boolean> recordNetworkId(long id, long deviceId, String networkId) {
