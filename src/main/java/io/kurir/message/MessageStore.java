@@ -31,10 +31,12 @@ final class MessageStore {
 
   MessageStore(Database db) {
     this.db = db;
-    this.claimSql = claimSql(db.dialect().skipLocked());
+    for (int size : CLAIM_SIZES) {
+      claimSql.put(size, claimSql(db.dialect().skipLocked(), size));
+    }
   }
 
-  private final String claimSql;
+  private final java.util.Map<Integer, String> claimSql = new java.util.HashMap<>();
 
   private static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
@@ -382,36 +384,74 @@ final class MessageStore {
   }
 
   private static Set<Long> claimRows(
-      Handle h, String claimSql, long deviceId, String owner, List<Long> ids, Instant at)
+      Handle h,
+      java.util.Map<Integer, String> claimSql,
+      long deviceId,
+      String owner,
+      List<Long> ids,
+      Instant at)
       throws SQLException {
     Set<Long> claimed = new HashSet<>();
     if (!LeaseStore.holds(h, deviceId, owner)) {
       return claimed;
     }
-    try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql)) {
-      for (long id : ids) {
-        claim.setLong(1, at.toEpochMilli());
-        claim.setLong(2, id);
-        claim.setLong(3, deviceId);
-        if (claim.executeUpdate() > 0) {
-          claimed.add(id);
-          history(h, id, MessageState.SENDING, null, at);
+    // A window in one statement per size of list (1, 4, 16, 64: the list padded with its last id),
+    // not one per message: on PostgreSQL each statement is a round trip.
+    Set<Long> moved = new HashSet<>();
+    for (int from = 0; from < ids.size(); ) {
+      int size = claimSize(ids.size() - from);
+      int count = Math.min(size, ids.size() - from);
+      try (PreparedStatement claim = h.getConnection().prepareStatement(claimSql.get(size))) {
+        int p = 1;
+        claim.setLong(p++, at.toEpochMilli());
+        for (int i = 0; i < size; i++) {
+          claim.setLong(p++, ids.get(from + Math.min(i, count - 1)));
         }
+        claim.setLong(p, deviceId);
+        try (ResultSet rs = claim.executeQuery()) {
+          while (rs.next()) {
+            moved.add(rs.getLong(1));
+          }
+        }
+      }
+      from += count;
+    }
+    for (long id : ids) { // the history in the window's order
+      if (moved.contains(id)) {
+        claimed.add(id);
+        history(h, id, MessageState.SENDING, null, at);
       }
     }
     return claimed;
   }
 
+  private static final int[] CLAIM_SIZES = {1, 4, 16, ClaimWindow.MAX_CLAIM};
+
+  /** The size of list that takes the next {@code left} ids: the smallest that holds them all. */
+  private static int claimSize(int left) {
+    for (int size : CLAIM_SIZES) {
+      if (left <= size) {
+        return size;
+      }
+    }
+    return CLAIM_SIZES[CLAIM_SIZES.length - 1];
+  }
+
   /**
-   * The claim of one message: guarded by its state; where rows are locked (PostgreSQL), a message
-   * another transaction holds (a cancel, a withdrawal under way) is passed over, not waited for.
+   * The claim of a window's messages, {@code size} ids: guarded by their state; where rows are
+   * locked (PostgreSQL), a message another transaction holds (a cancel, a withdrawal under way) is
+   * passed over, not waited for. It returns the ids it moved.
    */
-  private static String claimSql(String skipLocked) {
+  private static String claimSql(String skipLocked, int size) {
     String set = "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?";
-    String which = " WHERE id = ? AND device_id = ? AND state = 'pending'";
-    return skipLocked.isEmpty()
-        ? set + which
-        : set + " WHERE id = (SELECT id FROM message" + which + skipLocked + ")";
+    String which =
+        " WHERE id IN ("
+            + String.join(", ", java.util.Collections.nCopies(size, "?"))
+            + ") AND device_id = ? AND state = 'pending'";
+    return (skipLocked.isEmpty()
+            ? set + which
+            : set + " WHERE id IN (SELECT id FROM message" + which + skipLocked + ")")
+        + " RETURNING id";
   }
 
   /**

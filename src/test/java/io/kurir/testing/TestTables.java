@@ -106,6 +106,12 @@ public final class TestTables {
     return count("SELECT COUNT(*) FROM early_receipt");
   }
 
+  /** How many history lines of message {@code messageId} record a move to {@code state}. */
+  public int historyLines(long messageId, String state) {
+    return count(
+        "SELECT COUNT(*) FROM message_event WHERE message_id = ? AND state = ?", messageId, state);
+  }
+
   // --- inbound_message
 
   /** A stored incoming message. */
