@@ -755,6 +755,25 @@ final class WebhookStore {
    * {@code held_until} (cleared when they end), and only those have a retry in the future, so this
    * looks at few rows however many wait.
    */
+  /** Whether any delivery waits (pending, claimed or not): one probe of the state index. */
+  boolean anyPending() {
+    try {
+      return db.jdbi()
+          .withHandle(
+              h -> {
+                try (PreparedStatement q = h.getConnection().prepareStatement(ANY_PENDING);
+                    ResultSet rs = q.executeQuery()) {
+                  return rs.next();
+                }
+              });
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
+    }
+  }
+
+  private static final String ANY_PENDING =
+      "SELECT 1 FROM webhook_delivery WHERE state = 'pending' LIMIT 1";
+
   Optional<Instant> nextChange(Instant now) {
     return db.jdbi()
         .withHandle(
