@@ -67,18 +67,21 @@ final class EventStore {
     events.forEach(e -> counts.merge(e.licenseId(), 1, Integer::sum));
     Map<Long, long[]> next = new HashMap<>(); // per license: the next number to give
     Handle h = tx.handle();
-    for (Map.Entry<Long, Integer> c : counts.entrySet()) {
-      long last =
-          h.createQuery(
-                  "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, ?)"
-                      + " ON CONFLICT (license_id)"
-                      + " DO UPDATE SET last_seq = event_sequence.last_seq + excluded.last_seq"
-                      + " RETURNING last_seq")
-              .bind(0, c.getKey())
-              .bind(1, (long) c.getValue())
-              .mapTo(Long.class)
-              .one();
-      next.put(c.getKey(), new long[] {last - c.getValue() + 1});
+    // Plain JDBC: once per license and writer transaction, where Jdbi's mapping cost as much as
+    // the statement.
+    try (PreparedStatement bump = h.getConnection().prepareStatement(BUMP_SEQUENCE)) {
+      for (Map.Entry<Long, Integer> c : counts.entrySet()) {
+        bump.setLong(1, c.getKey());
+        bump.setLong(2, c.getValue());
+        long last;
+        try (ResultSet rs = bump.executeQuery()) {
+          rs.next();
+          last = rs.getLong(1);
+        }
+        next.put(c.getKey(), new long[] {last - c.getValue() + 1});
+      }
+    } catch (SQLException e) {
+      throw new UnableToExecuteStatementException(e, null);
     }
     List<Events.Event> stored = new ArrayList<>(events.size());
     try (PreparedStatement insert =
@@ -103,6 +106,12 @@ final class EventStore {
     }
     return stored;
   }
+
+  private static final String BUMP_SEQUENCE =
+      "INSERT INTO event_sequence (license_id, last_seq) VALUES (?, ?)"
+          + " ON CONFLICT (license_id)"
+          + " DO UPDATE SET last_seq = event_sequence.last_seq + excluded.last_seq"
+          + " RETURNING last_seq";
 
   /**
    * The license's events after sequence {@code after}, oldest first, at most {@code limit}; only
