@@ -226,6 +226,23 @@ public record Pacing(
         problems.add("'" + key + "' = '" + v + "' is not a duration such as 500ms or 2s");
       }
     }
+    // A campaign's gap is drawn between the two: a least one above the most has no gap to draw.
+    Optional<Duration> gapMin =
+        Optional.ofNullable(values.get(CAMPAIGN_GAP_MIN_KEY)).flatMap(Values::duration);
+    Optional<Duration> gapMax =
+        Optional.ofNullable(values.get(CAMPAIGN_GAP_MAX_KEY)).flatMap(Values::duration);
+    if (gapMin.isPresent() && gapMax.isPresent() && gapMin.get().compareTo(gapMax.get()) > 0) {
+      problems.add(
+          "'"
+              + CAMPAIGN_GAP_MIN_KEY
+              + "' = '"
+              + values.get(CAMPAIGN_GAP_MIN_KEY)
+              + "' is longer than '"
+              + CAMPAIGN_GAP_MAX_KEY
+              + "' = '"
+              + values.get(CAMPAIGN_GAP_MAX_KEY)
+              + "'");
+    }
     checkCount(values, RATE_KEY, 0, 1_000, problems);
     checkCount(values, IN_FLIGHT_KEY, 1, MAX_IN_FLIGHT, problems);
     checkCount(values, DAILY_CAP_KEY, 0, 10_000_000, problems);

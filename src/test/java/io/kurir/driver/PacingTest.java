@@ -57,6 +57,19 @@ class PacingTest {
   }
 
   @Test
+  void aCampaignGapsLeastAboveItsMostIsRefused() {
+    assertThat(
+            Pacing.problems(
+                Map.of("pacing.campaign-gap-min", "90s", "pacing.campaign-gap-max", "30s")))
+        .containsExactly(
+            "'pacing.campaign-gap-min' = '90s' is longer than 'pacing.campaign-gap-max' = '30s'");
+    assertThat(
+            Pacing.problems(
+                Map.of("pacing.campaign-gap-min", "30s", "pacing.campaign-gap-max", "30s")))
+        .isEmpty();
+  }
+
+  @Test
   void aPacingOutsideItsBoundsCannotBeMade() {
     assertThatThrownBy(() -> PHONE.withInFlight(0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> PHONE.withInFlight(65)).isInstanceOf(IllegalArgumentException.class);
