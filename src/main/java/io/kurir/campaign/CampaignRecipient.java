@@ -19,7 +19,8 @@ import java.util.Optional;
  * @param reason why it failed or was skipped, if it was: its own, or its message's failure (such as
  *     the network's refusal of a template)
  * @param handedAt when its message was handed to the queue
- * @param settledAt when it was skipped, failed or cancelled
+ * @param settledAt when its outcome became final: skipped, cancelled or failed, or its message read
+ *     or failed (a message delivered or sent may still move, so it has none)
  * @param messageState where its message is ({@code pending} … {@code read}, {@code failed}), once
  *     handed
  * @param sentAt when its message was sent, if it was

@@ -40,7 +40,8 @@ final class CampaignStore {
   private static final String RECIPIENT =
       "r.campaign_id, r.phone, r.name, r.variables, r.variant, r.state, r.device_id,"
           + " r.message_id, COALESCE(r.reason, CASE WHEN m.state = 'failed' THEN m.reason END)"
-          + " AS reason, r.handed_at, r.settled_at, m.state AS message_state,"
+          + " AS reason, r.handed_at, COALESCE(r.settled_at, CASE WHEN m.state IN ('read',"
+          + " 'failed') THEN m.status_at END) AS settled_at, m.state AS message_state,"
           + " m.sent_at AS message_sent_at";
 
   /** A recipient's message still to be sent: what a pause or a cancel takes back. */
@@ -375,7 +376,7 @@ final class CampaignStore {
                         "SELECT m.state, m.reason FROM campaign_recipient r"
                             + " JOIN message m ON m.id = r.message_id"
                             + " WHERE r.campaign_id = ? AND r.device_id = ? AND r.handed_at >= ?"
-                            + " AND m.state IN ('sent', 'delivered', 'read', 'failed')"
+                            + " AND m.state IN ('sent', 'delivery', 'read', 'failed')"
                             + " ORDER BY r.handed_at DESC, r.message_id DESC LIMIT ?")
                     .bind(0, campaignId)
                     .bind(1, deviceId)

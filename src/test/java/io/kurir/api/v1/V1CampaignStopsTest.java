@@ -79,6 +79,16 @@ class V1CampaignStopsTest {
       assertThat(counts.get("failed").asInt()).isBetween(5, 10);
       assertThat(counts.get("queued").asInt()).isZero();
       assertThat(counts.get("waiting").asInt()).isEqualTo(30 - counts.get("failed").asInt());
+      // A failed row of the report says when it failed.
+      List<String[]> failedRows = new ArrayList<>();
+      for (String line : get(key, "/v1/campaigns/" + id + "/report.csv").body().split("\r\n")) {
+        String[] cells = line.split(",", -1);
+        if (cells.length > 9 && cells[5].equals("failed")) {
+          failedRows.add(cells);
+        }
+      }
+      assertThat(failedRows).hasSize(counts.get("failed").asInt());
+      assertThat(failedRows).allSatisfy(row -> assertThat(row[9]).isNotEmpty());
       JsonNode listed = json(get(key, "/v1/campaigns"), 200);
       assertThat(listed.toString()).contains("\"stop_reason\":\"failure_surge\"");
 

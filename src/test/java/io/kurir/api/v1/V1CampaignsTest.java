@@ -120,7 +120,11 @@ class V1CampaignsTest {
     assertThat(counts.get("total").asInt()).isEqualTo(12);
     assertThat(counts.get("waiting").asInt()).isZero();
     assertThat(counts.get("opted_out").asInt()).isZero();
-    assertThat(report(key, id).get(phones.get(5))[5]).isEqualTo("read");
+    String[] read = report(key, id).get(phones.get(5));
+    assertThat(read[5]).isEqualTo("read");
+    assertThat(Instant.parse(read[9]))
+        .as("settled when read, after it was sent")
+        .isAfterOrEqualTo(Instant.parse(read[8]));
   }
 
   @Test
