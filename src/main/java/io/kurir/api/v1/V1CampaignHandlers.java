@@ -67,10 +67,24 @@ final class V1CampaignHandlers {
       }
     }
     JsonNode name = body.path("name");
+    if (!name.isMissingNode() && !name.isNull() && !name.isTextual()) {
+      throw ApiException.fieldNotValid("name", "name is a text, such as \"Promo Lebaran\"");
+    }
     if (!name.isTextual() || name.asText().isBlank()) {
       throw ApiException.fieldEmpty("name");
     }
     JsonNode audience = body.path("audience");
+    if (!audience.isMissingNode() && !audience.isNull() && !audience.isObject()) {
+      throw ApiException.fieldNotValid(
+          "audience", "audience is an object: {\"tags\": [...]} or {\"list\": true}");
+    }
+    for (Iterator<String> keys = audience.fieldNames(); keys.hasNext(); ) {
+      String key = keys.next();
+      if (!key.equals("tags") && !key.equals("list")) {
+        throw ApiException.fieldNotValid(
+            "audience", "audience has no " + key + ": it is {\"tags\": [...]} or {\"list\": true}");
+      }
+    }
     JsonNode tags = audience.path("tags");
     JsonNode listed = audience.path("list");
     boolean list = listed.isBoolean() && listed.asBoolean();
@@ -89,11 +103,18 @@ final class V1CampaignHandlers {
           "audience is {\"tags\": [...]}: the contact book's tags it sends to, or {\"list\":"
               + " true}: a list uploaded to the campaign (POST /v1/campaigns/{id}/audience)");
     }
-    List<String> tagList = list ? List.of() : texts(tags, "audience");
+    List<String> tagList = list ? List.of() : tags(tags);
     JsonNode message = body.path("message");
-    if (!message.isObject()) {
+    if (message.isMissingNode() || message.isNull()) {
       throw ApiException.fieldEmpty("message");
     }
+    if (!message.isObject()) {
+      throw ApiException.fieldNotValid(
+          "message",
+          "message is an object, such as {\"type\": \"text\", \"text\": {\"body\": \"Halo"
+              + " {name}\"}}");
+    }
+    noRecipient(message, "message");
     List<ObjectNode> variants = new ArrayList<>();
     if (body.has("variants") && !body.get("variants").isNull()) {
       if (!body.get("variants").isArray()) {
@@ -103,6 +124,7 @@ final class V1CampaignHandlers {
         if (!v.isObject()) {
           throw ApiException.fieldNotValid("variants", "variants is a list of message objects");
         }
+        noRecipient(v, "variants");
         variants.add((ObjectNode) v);
       }
     }
@@ -286,6 +308,30 @@ final class V1CampaignHandlers {
           "quiet_hours is {\"from\": \"21:00\", \"to\": \"06:00\"} (two different times), or"
               + " null for none");
     }
+  }
+
+  /** A campaign's messages go to its audience: a {@code to} in one is a mistake, not ignored. */
+  private static void noRecipient(JsonNode message, String field) {
+    if (message.has("to")) {
+      throw ApiException.fieldNotValid(
+          field,
+          field
+              + " has no to: a campaign sends to its audience (the tags or the uploaded list),"
+              + " each recipient its own message");
+    }
+  }
+
+  /** The audience's tags: texts, as the contact book's tags are. */
+  private static List<String> tags(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode n : array) {
+      if (!n.isTextual() || n.asText().isBlank()) {
+        throw ApiException.fieldNotValid(
+            "audience", "audience.tags is a list of tags, each a text such as \"pelanggan\"");
+      }
+      out.add(n.asText());
+    }
+    return out;
   }
 
   private static List<String> texts(JsonNode array, String field) {

@@ -465,6 +465,41 @@ class V1CampaignsTest {
     assertError(post(key, "/v1/campaigns", "{\"name\":\"X\"}"), 400, "audience_not_valid");
     assertError(
         post(key, "/v1/campaigns", campaign("X", "promo", ",\"colour\":1")), 400, "unknown_field");
+    // What a new user tried: each is refused for what it is, not taken or misnamed.
+    String text = "\"message\":{\"type\":\"text\",\"text\":{\"body\":\"Halo\"}}";
+    assertError(
+        post(
+            key,
+            "/v1/campaigns",
+            "{\"name\":123,\"audience\":{\"tags\":[\"promo\"]}," + text + "}"),
+        400,
+        "name_not_valid");
+    assertError(
+        post(
+            key,
+            "/v1/campaigns",
+            "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"]},\"message\":\"hello\"}"),
+        400,
+        "message_not_valid");
+    assertError(
+        post(
+            key,
+            "/v1/campaigns",
+            "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"]},\"message\":{\"to\":"
+                + "\"628123\",\"type\":\"text\",\"text\":{\"body\":\"Halo\"}}}"),
+        400,
+        "message_not_valid");
+    assertError(
+        post(
+            key,
+            "/v1/campaigns",
+            "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"],\"tag\":\"vip\"}," + text + "}"),
+        400,
+        "audience_not_valid");
+    assertError(
+        post(key, "/v1/campaigns", "{\"name\":\"X\",\"audience\":{\"tags\":[1,2]}," + text + "}"),
+        400,
+        "audience_not_valid");
     assertError(
         post(key, "/v1/campaigns", campaign("X", "promo", ",\"devices\":[\"0899\"]")),
         404,
