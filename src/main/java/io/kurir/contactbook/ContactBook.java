@@ -57,6 +57,13 @@ public final class ContactBook {
   private static final Set<String> NAME_COLUMNS = Set.of("name", "nama");
   private static final Set<String> TAG_COLUMNS = Set.of("tags", "tag");
 
+  /**
+   * The export's column of when a contact unsubscribed: on import, a filled cell unsubscribes the
+   * contact (an export imported elsewhere keeps its opt-outs); an empty one changes nothing, as an
+   * import never subscribes anyone again. Never an attribute.
+   */
+  private static final String UNSUBSCRIBED_COLUMN = "unsubscribed";
+
   /** An attribute's name: what a campaign's {@code {variable}} can name. */
   private static final Pattern ATTRIBUTE = Pattern.compile("[\\p{L}\\p{N}_]{1,64}");
 
@@ -417,7 +424,8 @@ public final class ContactBook {
           String key = attributeKey(name);
           if (!ATTRIBUTE.matcher(key).matches() || isReserved(key)) {
             throw field(
-                "an attribute's name is letters, digits and _ (not phone, name or tags): '"
+                "an attribute's name is letters, digits and _ (not phone, name, tags or unsubscribed):"
+                    + " '"
                     + name
                     + "'");
           }
@@ -440,7 +448,10 @@ public final class ContactBook {
   }
 
   private static boolean isReserved(String key) {
-    return PHONE_COLUMNS.contains(key) || NAME_COLUMNS.contains(key) || TAG_COLUMNS.contains(key);
+    return PHONE_COLUMNS.contains(key)
+        || NAME_COLUMNS.contains(key)
+        || TAG_COLUMNS.contains(key)
+        || key.equals(UNSUBSCRIBED_COLUMN);
   }
 
   private static ContactRefused field(String message) {
@@ -453,7 +464,8 @@ public final class ContactBook {
   }
 
   /** Which of a CSV's columns is the phone, the name, the tags; the others are attributes. */
-  private record Columns(int phone, int name, int tags, Map<Integer, String> attributes) {
+  private record Columns(
+      int phone, int name, int tags, int unsubscribed, Map<Integer, String> attributes) {
 
     Contribution read(ContactCsv.Row row, ContactBook book, boolean readTags) {
       List<String> cells = row.cells();
@@ -470,7 +482,9 @@ public final class ContactBook {
               : book.checkedTags(List.of(cell(cells, tags).split("[;,]")));
       Map<String, String> given = new LinkedHashMap<>();
       attributes.forEach((column, key) -> given.put(key, cell(cells, column)));
-      return new Contribution(e164, n.filter(x -> !x.isEmpty()), book.checkedAttributes(given), t);
+      boolean unsubscribes = unsubscribed >= 0 && !cell(cells, unsubscribed).isEmpty();
+      return new Contribution(
+          e164, n.filter(x -> !x.isEmpty()), book.checkedAttributes(given), t, unsubscribes);
     }
 
     private static String cell(List<String> cells, int column) {
@@ -482,6 +496,7 @@ public final class ContactBook {
     int phone = -1;
     int name = -1;
     int tags = -1;
+    int unsubscribed = -1;
     Map<Integer, String> attributes = new LinkedHashMap<>();
     Set<String> seen = new java.util.HashSet<>();
     for (int i = 0; i < header.size(); i++) {
@@ -500,6 +515,8 @@ public final class ContactBook {
         name = i;
       } else if (TAG_COLUMNS.contains(key) && tags < 0) {
         tags = i;
+      } else if (key.equals(UNSUBSCRIBED_COLUMN)) {
+        unsubscribed = i;
       } else if (ATTRIBUTE.matcher(key).matches() && !isReserved(key)) {
         attributes.put(i, key);
       } else {
@@ -516,7 +533,7 @@ public final class ContactBook {
           "the header row names no phone column: call it phone (or number, whatsapp, nomor,"
               + " no_hp)");
     }
-    return new Columns(phone, name, tags, attributes);
+    return new Columns(phone, name, tags, unsubscribed, attributes);
   }
 
   /** What one row (or several rows of one phone, merged) says of a contact. */
@@ -524,7 +541,8 @@ public final class ContactBook {
       String phone,
       Optional<String> name,
       SortedMap<String, String> attributes,
-      TreeSet<String> tags) {
+      TreeSet<String> tags,
+      boolean unsubscribes) {
 
     /** This row, then {@code later} of the same phone: the later row's values win. */
     Contribution then(Contribution later) {
@@ -532,7 +550,8 @@ public final class ContactBook {
       a.putAll(later.attributes);
       TreeSet<String> t = new TreeSet<>(tags);
       t.addAll(later.tags);
-      return new Contribution(phone, later.name.or(() -> name), a, t);
+      return new Contribution(
+          phone, later.name.or(() -> name), a, t, unsubscribes || later.unsubscribes);
     }
 
     BookContact applyTo(Optional<BookContact> before, long licenseId, long newId, Instant now) {
@@ -548,7 +567,13 @@ public final class ContactBook {
           name.or(() -> before.flatMap(BookContact::name)),
           a,
           t,
-          before.flatMap(BookContact::unsubscribed),
+          before
+              .flatMap(BookContact::unsubscribed)
+              .or(
+                  () ->
+                      unsubscribes
+                          ? Optional.of(new BookContact.Unsubscribed(now, "import"))
+                          : Optional.empty()),
           before.map(BookContact::createdAt).orElse(now),
           now);
     }

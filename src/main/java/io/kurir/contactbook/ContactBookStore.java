@@ -85,8 +85,9 @@ final class ContactBookStore {
   /**
    * Writes {@code contacts} in one transaction: a contact whose id is not in the book is inserted,
    * one that is replaces its name and attributes; tags are replaced by the contact's. An update
-   * never changes whether a contact is unsubscribed (an opt-out that arrived while an import ran
-   * holds): only {@link #unsubscribe} and {@link #resubscribe} do.
+   * never subscribes a contact again (an opt-out that arrived while an import ran holds): only
+   * {@link #resubscribe} does. A contact given as unsubscribed (an exported book imported again) is
+   * unsubscribed if it is not already, keeping an earlier opt-out's time and reason.
    */
   void save(List<BookContact> contacts, Collection<Long> existingIds) {
     db.writes()
@@ -104,6 +105,10 @@ final class ContactBookStore {
                   // takes this one's values (the later write wins) and keeps its tags too.
                   c = withId(c, find(h, c.licenseId(), c.phone()).orElseThrow().id());
                   update(h, c);
+                }
+                if (c.unsubscribed().isPresent()) { // a no-op when it is already
+                  unsubscribe(
+                      Transaction.of(h), c.id(), c.licenseId(), c.phone(), c.unsubscribed().get());
                 }
                 for (String tag : c.tags()) {
                   h.createUpdate(

@@ -5,6 +5,7 @@ import static io.kurir.testing.V1Client.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
 import io.kurir.tenant.ApiScope;
 import io.kurir.tenant.Device;
 import io.kurir.testing.Eventually;
@@ -133,6 +134,8 @@ class V1ContactsTest {
     assertThat(tags.findValuesAsText("tag")).containsExactly("even", "odd");
     assertThat(tags.get(0).get("contacts").asInt()).isEqualTo(4);
 
+    json(patch(key, "/v1/contacts/" + numbers.get(1), "{\"unsubscribed\":true}"), 200);
+
     Reply exported = get(key, "/v1/contacts/export");
     assertThat(exported.status()).isEqualTo(200);
     assertThat(exported.contentType()).startsWith("text/csv");
@@ -149,8 +152,19 @@ class V1ContactsTest {
         json(post(otherKey, "/v1/contacts/import", exported.body(), "text/csv"), 200);
     assertThat(imported.get("imported").asInt()).isEqualTo(7);
     assertThat(imported.get("refused")).isEmpty();
-    assertThat(json(get(otherKey, "/v1/contacts/" + numbers.get(3)), 200).get("name").asText())
-        .isEqualTo("Customer 3");
+    JsonNode third = json(get(otherKey, "/v1/contacts/" + numbers.get(3)), 200);
+    assertThat(third.get("name").asText()).isEqualTo("Customer 3");
+    assertThat(third.get("unsubscribed").asBoolean()).isFalse();
+    assertThat(third.get("attributes").has("unsubscribed"))
+        .as("the export's column is not an attribute")
+        .isFalse();
+    // The opt-out travels with the export.
+    assertThat(json(get(otherKey, "/v1/contacts/" + numbers.get(1)), 200).get("unsubscribed"))
+        .isEqualTo(BooleanNode.TRUE);
+    // Imported again into the first book, where it is unsubscribed already: it stays so.
+    json(post(key, "/v1/contacts/import", exported.body(), "text/csv"), 200);
+    assertThat(json(get(key, "/v1/contacts/" + numbers.get(1)), 200).get("unsubscribed"))
+        .isEqualTo(BooleanNode.TRUE);
   }
 
   @Test
