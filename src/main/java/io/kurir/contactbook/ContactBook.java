@@ -242,9 +242,12 @@ public final class ContactBook {
     return store.find(licenseId, phoneOf(phone)).orElseThrow(() -> notFound(phone));
   }
 
-  /** Removes the license's contact {@code phone}. */
+  /**
+   * Removes the license's contact {@code phone}; one that unsubscribed keeps its phone and its
+   * opt-out (name, attributes and tags go), so that no import brings it back.
+   */
   public void delete(long licenseId, String phone) {
-    if (!store.delete(licenseId, phoneOf(phone))) {
+    if (!store.delete(licenseId, phoneOf(phone), clock.instant())) {
       throw notFound(phone);
     }
   }

@@ -225,7 +225,7 @@ final class ContactBookStore {
   }
 
   /** Removes the license's contact {@code phone}; false when the book has none. */
-  boolean delete(long licenseId, String phone) {
+  boolean delete(long licenseId, String phone, Instant now) {
     return db.writes()
         .write(
             h -> {
@@ -236,6 +236,18 @@ final class ContactBookStore {
               h.createUpdate("DELETE FROM book_contact_tag WHERE contact_id = ?")
                   .bind(0, c.get().id())
                   .execute();
+              if (c.get().unsubscribed().isPresent()) {
+                // An opt-out outlives the contact: its phone stays, unsubscribed, so that no
+                // import or campaign list brings the number back.
+                h.createUpdate(
+                        "UPDATE book_contact SET name = NULL, attributes = ?, updated_at = ?"
+                            + " WHERE id = ?")
+                    .bind(0, json(java.util.Map.of()))
+                    .bind(1, now.toEpochMilli())
+                    .bind(2, c.get().id())
+                    .execute();
+                return true;
+              }
               h.createUpdate("DELETE FROM book_contact WHERE id = ?")
                   .bind(0, c.get().id())
                   .execute();

@@ -208,6 +208,12 @@ class V1ContactsTest {
                 .findValuesAsText("phone"))
         .containsExactlyInAnyOrder(ani, stranger);
 
+    // Deleted, an unsubscribed contact keeps its opt-out: its name goes, its phone stays out.
+    assertThat(delete(key, "/v1/contacts/" + stranger).status()).isEqualTo(204);
+    JsonNode deleted = json(get(key, "/v1/contacts/" + stranger), 200);
+    assertThat(deleted.get("unsubscribed").asBoolean()).isTrue();
+    assertThat(deleted.get("name").isNull()).isTrue();
+
     // The integrator may subscribe someone again who asked for it.
     JsonNode back = json(patch(key, "/v1/contacts/" + ani, "{\"unsubscribed\":false}"), 200);
     assertThat(back.get("unsubscribed").asBoolean()).isFalse();
