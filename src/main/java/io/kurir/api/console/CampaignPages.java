@@ -209,6 +209,14 @@ final class CampaignPages {
     long license = side.license(ctx, v, deps);
     String text = Pages.required(ctx, "text", "the message");
     Optional<String> image = Pages.field(ctx, "image");
+    if (image.isPresent() && !isWebAddress(image.get())) {
+      // Said in the form's words: the message's own check names the API's field (image.link).
+      throw new ApiException(
+          400,
+          "image_link_not_valid",
+          "Image link is a web address starting with https:// (or http://), such as"
+              + " https://example.com/promo.jpg.");
+    }
     List<ObjectNode> variants = new ArrayList<>();
     for (String variant :
         Pages.field(ctx, "variants").orElse("").split("(?m)^\\s*" + VARIANT_SEPARATOR + "\\s*$")) {
@@ -264,6 +272,16 @@ final class CampaignPages {
                     // (template_required) and the API takes one.
                     Optional.empty()));
     Pages.seeOther(ctx, side.base(license) + "/" + c.id());
+  }
+
+  private static boolean isWebAddress(String link) {
+    try {
+      java.net.URI u = new java.net.URI(link);
+      return ("https".equalsIgnoreCase(u.getScheme()) || "http".equalsIgnoreCase(u.getScheme()))
+          && u.getHost() != null;
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   /** A text message, or an image with the text as its caption when a link is given. */

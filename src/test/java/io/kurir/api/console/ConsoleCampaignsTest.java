@@ -171,6 +171,12 @@ class ConsoleCampaignsTest {
     HttpResponse<String> badStart =
         console.post(base, "name", "Salah", "tags", "x", "text", "Halo", "start_at", "besok");
     assertThat(badStart.body()).contains("Start time is a date and a time");
+    HttpResponse<String> badImage =
+        console.post(base, "name", "Salah", "tags", "x", "text", "Halo", "image", "promo.jpg");
+    assertThat(badImage.statusCode()).isEqualTo(400);
+    assertThat(badImage.body())
+        .contains("Image link is a web address")
+        .doesNotContain("image.link");
     assertThat(kurir.gateway().campaigns().list(device.licenseId())).hasSize(2);
 
     // A button its status does not offer: refused on the campaign's page.
