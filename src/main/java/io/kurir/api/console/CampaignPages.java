@@ -274,6 +274,15 @@ final class CampaignPages {
     Pages.seeOther(ctx, side.base(license) + "/" + c.id());
   }
 
+  /** The license's devices enabled now, by number, as a pool of every device has them. */
+  private static String enabledNow(List<io.kurir.tenant.Device> devices) {
+    List<String> enabled =
+        devices.stream().filter(d -> !d.disabled()).map(io.kurir.tenant.Device::number).toList();
+    return enabled.isEmpty()
+        ? " (none is enabled now)"
+        : " (now " + String.join(", ", enabled) + ")";
+  }
+
   private static boolean isWebAddress(String link) {
     try {
       java.net.URI u = new java.net.URI(link);
@@ -391,6 +400,7 @@ final class CampaignPages {
             c.variants().size(),
             c.devices().isEmpty()
                 ? "every enabled device of the license"
+                    + enabledNow(deps.tenants().devicesOf(deps.tenants().license(license)))
                 : String.join(
                     ", ", c.devices().stream().map(d -> numbers.getOrDefault(d, "#" + d)).toList()),
             c.startAt().map(this::local).orElse("when started"),

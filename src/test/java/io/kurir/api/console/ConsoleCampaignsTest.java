@@ -127,6 +127,9 @@ class ConsoleCampaignsTest {
             "quiet_to",
             "05:30");
     long quietId = idOf(quiet);
+    // A pool of every device names the ones it has now.
+    assertThat(console.get(base + "/" + quietId).body())
+        .contains("every enabled device of the license (now " + device.number() + ")");
     assertThat(kurir.gateway().campaigns().get(device.licenseId(), quietId).quietHours())
         .map(q -> List.of(q.from(), q.to()))
         .contains(List.of(LocalTime.of(22, 0), LocalTime.of(5, 30)));
