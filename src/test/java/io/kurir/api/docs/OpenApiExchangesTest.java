@@ -793,6 +793,8 @@ class OpenApiExchangesTest {
     canonical("GET", "/v1/contacts/+6281234567891", null, bearer);
     canonical("PATCH", "/v1/contacts/+6281234567891", Map.of("unsubscribed", true), bearer);
     refused("PATCH", "/v1/contacts/+6281234567891", Map.of("phone", "1"), bearer);
+    // Subscribed again first: removed, an unsubscribed contact would keep its opt-out.
+    canonical("PATCH", "/v1/contacts/+6281234567891", Map.of("unsubscribed", false), bearer);
     canonical("DELETE", "/v1/contacts/+6281234567891", null, bearer);
     refused("GET", "/v1/contacts/+6281234567891", null, bearer);
   }
