@@ -298,20 +298,15 @@ final class MessageStore {
   boolean deviceLive(long deviceId) {
     // Plain JDBC: read before every driver call, where Jdbi's binding and mapping cost ten times
     // the read itself (a tenth of the CPU of a sync send).
-    try {
-      return db.jdbi()
-          .withHandle(
-              h -> {
-                try (PreparedStatement live = h.getConnection().prepareStatement(DEVICE_LIVE)) {
-                  live.setLong(1, deviceId);
-                  try (ResultSet rs = live.executeQuery()) {
-                    return rs.next();
-                  }
-                }
-              });
-    } catch (SQLException e) {
-      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
-    }
+    return db.readPlain(
+        c -> {
+          try (PreparedStatement live = c.prepareStatement(DEVICE_LIVE)) {
+            live.setLong(1, deviceId);
+            try (ResultSet rs = live.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
   }
 
   private static final String DEVICE_LIVE =

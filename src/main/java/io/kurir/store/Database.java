@@ -129,6 +129,25 @@ public final class Database implements AutoCloseable {
     return jdbi;
   }
 
+  /**
+   * A read in plain JDBC on a pooled connection ({@code read} gets it), for the hot reads where
+   * Jdbi's binding and mapping cost more than the statement; a failure is Jdbi's unchecked one, as
+   * a Jdbi read's would be.
+   */
+  public <T> T readPlain(JdbcRead<T> read) {
+    try {
+      return jdbi.withHandle(h -> read.apply(h.getConnection()));
+    } catch (java.sql.SQLException e) {
+      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
+    }
+  }
+
+  /** What {@link #readPlain} runs. */
+  @FunctionalInterface
+  public interface JdbcRead<T> {
+    T apply(java.sql.Connection connection) throws java.sql.SQLException;
+  }
+
   /** For every write: commits are shared between concurrent callers. */
   public WriteQueue writes() {
     return writes;

@@ -684,7 +684,7 @@ final class WebhookStore {
     // Plain JDBC: once per delivery on the writer, where Jdbi's binding cost more than the update.
     try (PreparedStatement end =
         h.getConnection()
-            .prepareStatement(a.state().equals("delivered") ? END_DELIVERED : END_PENDING)) {
+            .prepareStatement(a.state().equals("delivered") ? END_ATTEMPT : END_PENDING)) {
       end.setString(1, a.state());
       end.setString(2, a.error());
       end.setLong(3, now.toEpochMilli());
@@ -701,7 +701,8 @@ final class WebhookStore {
           + " last_error = ?, finished_at = ?, held_until = NULL,"
           + " claim_token = NULL, claimed_by = NULL, claim_until = NULL"
           + " WHERE id = ? AND claim_token = ?";
-  private static final String END_DELIVERED = END_ATTEMPT;
+  // A delivery is recorded delivered whatever became of it meanwhile; any other end only while
+  // it is still pending.
   private static final String END_PENDING = END_ATTEMPT + " AND state = 'pending'";
 
   /**
@@ -711,22 +712,17 @@ final class WebhookStore {
    */
   boolean stillClaimed(Delivery d) {
     // Plain JDBC: read before each delivery of a batch after its first.
-    try {
-      return db.jdbi()
-          .withHandle(
-              h -> {
-                try (PreparedStatement q = h.getConnection().prepareStatement(STILL_CLAIMED)) {
-                  q.setLong(1, d.id());
-                  q.setLong(2, d.claimToken());
-                  q.setString(3, d.url());
-                  try (ResultSet rs = q.executeQuery()) {
-                    return rs.next();
-                  }
-                }
-              });
-    } catch (SQLException e) {
-      throw new UnableToExecuteStatementException(e, null);
-    }
+    return db.readPlain(
+        c -> {
+          try (PreparedStatement q = c.prepareStatement(STILL_CLAIMED)) {
+            q.setLong(1, d.id());
+            q.setLong(2, d.claimToken());
+            q.setString(3, d.url());
+            try (ResultSet rs = q.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
   }
 
   private static final String STILL_CLAIMED =
@@ -757,18 +753,13 @@ final class WebhookStore {
    */
   /** Whether any delivery waits (pending, claimed or not): one probe of the state index. */
   boolean anyPending() {
-    try {
-      return db.jdbi()
-          .withHandle(
-              h -> {
-                try (PreparedStatement q = h.getConnection().prepareStatement(ANY_PENDING);
-                    ResultSet rs = q.executeQuery()) {
-                  return rs.next();
-                }
-              });
-    } catch (SQLException e) {
-      throw new UnableToExecuteStatementException(e, null);
-    }
+    return db.readPlain(
+        c -> {
+          try (PreparedStatement q = c.prepareStatement(ANY_PENDING);
+              ResultSet rs = q.executeQuery()) {
+            return rs.next();
+          }
+        });
   }
 
   private static final String ANY_PENDING =

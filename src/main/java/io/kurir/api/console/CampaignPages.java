@@ -275,9 +275,8 @@ final class CampaignPages {
   }
 
   /** The license's devices enabled now, by number, as a pool of every device has them. */
-  private static String enabledNow(List<io.kurir.tenant.Device> devices) {
-    List<String> enabled =
-        devices.stream().filter(d -> !d.disabled()).map(io.kurir.tenant.Device::number).toList();
+  private static String enabledNow(List<Device> devices) {
+    List<String> enabled = devices.stream().filter(d -> !d.disabled()).map(Device::number).toList();
     return enabled.isEmpty()
         ? " (none is enabled now)"
         : " (now " + String.join(", ", enabled) + ")";
