@@ -169,18 +169,19 @@ class CloudWebhookTest {
     String secret = "reseller-secret-0123456789abcdef";
     Partner partner = tenants.createPartner("Reseller", "", "reseller", secret);
     License license = tenants.createLicense(partner.id(), "Toko", "", null, List.of());
+    // The fixture's device holds the fake's number id; this one takes it over, from its creation:
+    // made with another id and changed after, its first attach (refused: no such number) could
+    // land after the change and hold its queue (noted in docs/decisions.md as a known race).
+    tenants.configureDevice(f.device.id(), Map.of("phone-number-id", "1"));
     Device device =
         tenants.createDevice(
             license.id(),
             "+6281100007402",
             "cloud",
             Map.of(
-                "phone-number-id", "106540352242923",
+                "phone-number-id", FakeGraphApi.PHONE_NUMBER_ID,
                 "access-token", FakeGraphApi.TOKEN,
                 "app-secret", FakeGraphApi.APP_SECRET));
-    // The fixture's device holds the fake's number id; this one takes it over.
-    tenants.configureDevice(f.device.id(), Map.of("phone-number-id", "1"));
-    tenants.configureDevice(device.id(), Map.of("phone-number-id", FakeGraphApi.PHONE_NUMBER_ID));
     Reply bot =
         f.kurir.post(
             "/v4.0/wa_partner/add_bot",
