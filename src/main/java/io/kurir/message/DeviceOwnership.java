@@ -171,7 +171,8 @@ final class DeviceOwnership implements AutoCloseable {
 
   /**
    * This node let go of the device: with {@code coolOff} (handed over, lost) not offered back to it
-   * for a while; when {@code released}, the other nodes are told.
+   * for a while; when {@code released}, the other nodes are told. A lost lease tells the new owner
+   * to look at the queue: until its sender saw the loss, messages accepted here woke only it.
    */
   void letGo(long deviceId, boolean released, boolean coolOff) {
     if (coolOff) {
@@ -179,6 +180,8 @@ final class DeviceOwnership implements AutoCloseable {
     }
     if (released) {
       db.signals().publish(NodeSignals.Topic.LEASES, deviceId);
+    } else if (coolOff) {
+      db.signals().publish(NodeSignals.Topic.WORK, deviceId);
     }
   }
 

@@ -152,6 +152,17 @@ final class SenderRegistry implements AutoCloseable {
    * a sync message a caller here waits for, a device changed there.
    */
   private void listenToOtherNodes() {
+    // Work another node stored before this one listened was never heard: its holders look again.
+    signals.whenListening(
+        () ->
+            senders
+                .values()
+                .forEach(
+                    s -> {
+                      if (s.holdsLease()) {
+                        s.wake();
+                      }
+                    }));
     signals.subscribe(
         NodeSignals.Topic.WORK,
         deviceId -> {

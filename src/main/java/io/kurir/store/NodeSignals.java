@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * is a topic and a number; a node hears the others' signals, never its own.
  *
  * <p>A signal is a hint, never the truth: the truth is in the tables, and every reader of a signal
- * also looks at the tables on a timer of its own, so a signal lost (a connection cut, a node
- * starting) costs latency, not correctness. On SQLite there is one node: nothing is sent and
- * nothing heard.
+ * also looks at the tables on a timer of its own, and again whenever this node starts listening
+ * (see {@link #whenListening}), so a signal lost (a connection cut, a node starting) costs latency,
+ * not correctness. On SQLite there is one node: nothing is sent and nothing heard.
  *
  * <p>Two connections of its own, opened on first use: one that sends (in batches: a burst of
  * accepts costs one round trip), one that listens. Either is opened again after it is lost.
@@ -56,6 +56,7 @@ public final class NodeSignals implements AutoCloseable {
   private final DatabaseLocation location; // null: SQLite, one node
   private final String me = UUID.randomUUID().toString().substring(0, 8);
   private final Map<Topic, List<LongConsumer>> handlers = new ConcurrentHashMap<>();
+  private final List<Runnable> whenListening = new CopyOnWriteArrayList<>();
   private final LinkedBlockingQueue<String> outbox = new LinkedBlockingQueue<>();
   private final java.util.concurrent.atomic.AtomicInteger unsent =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -94,6 +95,17 @@ public final class NodeSignals implements AutoCloseable {
     }
     handlers.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(handler);
     startListener();
+  }
+
+  /**
+   * Runs {@code look} each time this node starts listening (its first {@code LISTEN}, and again
+   * after the connection was lost): whatever the other nodes signalled before was not heard, so the
+   * tables are looked at then instead of at the next timer. Call before {@link #subscribe}.
+   */
+  public void whenListening(Runnable look) {
+    if (location != null) {
+      whenListening.add(look);
+    }
   }
 
   private synchronized void startSender() {
@@ -158,6 +170,7 @@ public final class NodeSignals implements AutoCloseable {
           try (Statement s = c.createStatement()) {
             s.execute("LISTEN " + CHANNEL);
           }
+          whenListening.forEach(Runnable::run);
         }
         PGNotification[] received = c.unwrap(PGConnection.class).getNotifications(1000);
         if (received != null) {
