@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -126,31 +127,26 @@ class CampaignCrashTest {
                 + "\"quiet_hours\":null}");
     long campaign = draft.get("id").asLong();
     // The database's write lock, taken from here for a moment every millisecond from the start
-    // on, lets the gateway's commits (the start's, each page's) through between two looks and is
-    // kept once a page is in: the kill lands between two pages however fast the gateway expands.
+    // on, and again the moment each of the gateway's commits (the start's, each page's) lets it
+    // go (before the gateway has read its next page), is kept once a page is in: the kill lands
+    // between two pages however fast the gateway expands. SQLite's own wait for the lock would
+    // sleep up to 100 ms between tries: time enough for every page left.
     int atKill;
-    try (Connection db = open(database, false);
+    try (Connection db = openForTrap(database);
         Statement q = db.createStatement()) {
       CompletableFuture<HttpResponse<String>> started =
           http.sendAsync(
               request(gateway, key, "POST", "/v1/campaigns/" + campaign + "/start", "", ""),
               HttpResponse.BodyHandlers.ofString());
-      Eventually.until(
-          "a page of recipients stored, under the lock",
-          Eventually.GUARD,
-          Duration.ofMillis(1),
-          () -> {
-            try {
-              q.execute("BEGIN IMMEDIATE");
-              if (recipients(db, campaign) > 0 || expanded(db, campaign)) {
-                return true;
-              }
-              q.execute("ROLLBACK");
-              return false;
-            } catch (SQLException e) {
-              throw new IllegalStateException(e);
-            }
-          });
+      long deadline = System.nanoTime() + Eventually.GUARD.toNanos();
+      while (true) {
+        takeWriteLock(q, deadline);
+        if (recipients(db, campaign) > 0 || expanded(db, campaign)) {
+          break; // kept: the gateway waits for it
+        }
+        q.execute("ROLLBACK");
+        LockSupport.parkNanos(Duration.ofMillis(1).toNanos()); // the gateway's turn
+      }
       atKill = recipients(db, campaign);
       assertThat(expanded(db, campaign)).as("still expanding at the kill").isFalse();
       gateway.kill();
@@ -379,6 +375,37 @@ class CampaignCrashTest {
         ResultSet rs = q.executeQuery("SELECT expanded FROM campaign WHERE id = " + campaign)) {
       rs.next();
       return rs.getInt(1) != 0;
+    }
+  }
+
+  /**
+   * A connection that never waits for the write lock itself: SQLite's own wait sleeps up to 100 ms
+   * between tries, time enough for the gateway to store every page left (see {@link
+   * #takeWriteLock}).
+   */
+  private static Connection openForTrap(Path database) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setBusyTimeout(0);
+    return config.createConnection("jdbc:sqlite:" + database);
+  }
+
+  /**
+   * Takes the write lock the moment the gateway's commit lets it go, before the gateway has read
+   * its next page: tried again without a pause while the gateway holds it.
+   */
+  private static void takeWriteLock(Statement q, long deadline) throws SQLException {
+    while (true) {
+      try {
+        q.execute("BEGIN IMMEDIATE");
+        return;
+      } catch (SQLException e) {
+        int primary = e.getErrorCode() & 0xff; // an extended code's primary one
+        boolean busy = primary == 5 || primary == 6; // SQLITE_BUSY, SQLITE_LOCKED
+        if (!busy || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.onSpinWait();
+      }
     }
   }
 
