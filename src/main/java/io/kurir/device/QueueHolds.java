@@ -1,5 +1,6 @@
 package io.kurir.device;
 
+import io.kurir.driver.DeviceConfig;
 import io.kurir.driver.Driver;
 import io.kurir.driver.Drivers;
 import io.kurir.message.Messages;
@@ -36,14 +37,49 @@ public final class QueueHolds {
   /** The driver says the device cannot send until resumed, for {@code reason}. */
   public void hold(long deviceId, String reason) {
     if (holds.hold(deviceId, reason)) {
+      warnHeld(deviceId, reason);
+    }
+    failed(deviceId, reason);
+  }
+
+  /**
+   * The driver says the device cannot send with its configuration {@code checkedWith}. Stored
+   * first, then compared with the configuration now: a change committed before the hold was stored
+   * has already resumed the queue (finding nothing to resume), so a hold of a configuration that is
+   * no longer the device's is let go here. A change committed after the store resumes it itself.
+   */
+  public void hold(long deviceId, DeviceConfig checkedWith, String reason) {
+    boolean added = holds.hold(deviceId, reason);
+    if (!drivers.configOf(deviceId).equals(checkedWith)) {
+      if (added) {
+        holds.release(deviceId);
+        messages.connectionChanged(deviceId, true); // a sender that saw it looks again now
+      }
       try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-        log.warn(
-            "device {}: its queue is held until its configuration changes or an operator retries"
-                + " it: {}",
+        log.info(
+            "device {}: a refusal of its former configuration is not held against the new one: {}",
             deviceId,
             reason);
       }
+      return;
     }
+    if (added) {
+      warnHeld(deviceId, reason);
+    }
+    failed(deviceId, reason);
+  }
+
+  private void warnHeld(long deviceId, String reason) {
+    try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+      log.warn(
+          "device {}: its queue is held until its configuration changes or an operator retries it:"
+              + " {}",
+          deviceId,
+          reason);
+    }
+  }
+
+  private void failed(long deviceId, String reason) {
     states.recordLater(deviceId, DeviceState.FAILED, reason);
     messages.connectionChanged(deviceId, false);
   }

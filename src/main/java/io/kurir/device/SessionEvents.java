@@ -19,7 +19,7 @@ public final class SessionEvents implements DriverListener {
   private final Messages messages;
   private final DeviceStates states;
   private final IncomingHandler incoming;
-  private final java.util.function.BiConsumer<Long, String> hold;
+  private final QueueHolds holds; // null: a hold only shows the device failed
   private final AccountSignals signals;
 
   /** Where incoming messages go: stored (a redelivery dropped) before it returns. */
@@ -53,13 +53,7 @@ public final class SessionEvents implements DriverListener {
     this.signals = signals;
     this.states = states;
     this.incoming = incoming;
-    this.hold =
-        holds != null
-            ? holds::hold
-            : (deviceId, reason) -> {
-              stateChanged(deviceId, io.kurir.driver.DeviceState.FAILED, reason);
-              messages.connectionChanged(deviceId, false);
-            };
+    this.holds = holds;
   }
 
   @Override
@@ -71,7 +65,25 @@ public final class SessionEvents implements DriverListener {
 
   @Override
   public void hold(long deviceId, String reason) {
-    hold.accept(deviceId, reason);
+    if (holds != null) {
+      holds.hold(deviceId, reason);
+    } else {
+      failed(deviceId, reason);
+    }
+  }
+
+  @Override
+  public void hold(long deviceId, io.kurir.driver.DeviceConfig checkedWith, String reason) {
+    if (holds != null) {
+      holds.hold(deviceId, checkedWith, reason);
+    } else {
+      failed(deviceId, reason);
+    }
+  }
+
+  private void failed(long deviceId, String reason) {
+    stateChanged(deviceId, io.kurir.driver.DeviceState.FAILED, reason);
+    messages.connectionChanged(deviceId, false);
   }
 
   @Override

@@ -45,6 +45,16 @@ public interface DriverListener {
   default void hold(long deviceId, String reason) {}
 
   /**
+   * As {@link #hold(long, String)}, for a refusal of the device's configuration {@code checkedWith}
+   * (its token, its number id, its template): the core lets it go when the configuration is no
+   * longer that one, since a change made while the network was asked resumes the queue before the
+   * refusal of the old configuration comes back.
+   */
+  default void hold(long deviceId, DeviceConfig checkedWith, String reason) {
+    hold(deviceId, reason);
+  }
+
+  /**
    * The network put a limit on the device's account for reaching new contacts ({@code reason} for
    * people: the engine's words, when it ends). Told once when the limit is first seen (a driver
    * that restarts may tell it again); the device may go on sending to known contacts, so its state

@@ -99,7 +99,12 @@ public final class Drivers implements AutoCloseable {
 
   /** The device's configuration as stored (its own pacing keys among them). */
   public DeviceConfig configOf(DeviceRef device) {
-    return configOf.apply(device.id());
+    return configOf(device.id());
+  }
+
+  /** The configuration of the device {@code deviceId} as stored. */
+  public DeviceConfig configOf(long deviceId) {
+    return configOf.apply(deviceId);
   }
 
   /** How fast {@code device} sends: its own configuration over its driver's default. */

@@ -269,8 +269,8 @@ public final class CloudDriver implements Driver {
         return; // reconfigured while asked: the change's own check decides
       }
       switch (error.kind()) {
-        case TOKEN -> tokenRefused(deviceId, token.get(), error.describe());
-        case ACCOUNT -> accountRefused(deviceId, error);
+        case TOKEN -> tokenRefused(deviceId, config, error.describe());
+        case ACCOUNT -> accountRefused(deviceId, config, error);
         default -> {
           try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
             log.warn(
@@ -289,8 +289,8 @@ public final class CloudDriver implements Driver {
   }
 
   /** The network refused the account or the number: the core holds the device's queue. */
-  private void accountRefused(long deviceId, GraphError error) {
-    tell(l -> l.hold(deviceId, "the Cloud API refused the account: " + error.describe()));
+  private void accountRefused(long deviceId, DeviceConfig config, GraphError error) {
+    tell(l -> l.hold(deviceId, config, "the Cloud API refused the account: " + error.describe()));
   }
 
   @Override
@@ -360,7 +360,7 @@ public final class CloudDriver implements Driver {
               graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
           graphAnswered();
           if (!upload.ok()) {
-            return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, token);
+            return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, config);
           }
           String mediaId = upload.body().path("id").asText("");
           if (mediaId.isBlank()) {
@@ -405,7 +405,7 @@ public final class CloudDriver implements Driver {
             graph.uploadMedia(phoneNumberId, token, a.path(), a.mimeType(), a.name());
         graphAnswered();
         if (!upload.ok()) {
-          return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, token);
+          return outcomeOf(upload.error(), upload.retryAfter(), device.id(), to, config);
         }
         String mediaId = upload.body().path("id").asText("");
         if (mediaId.isBlank()) {
@@ -458,7 +458,7 @@ public final class CloudDriver implements Driver {
         return new SendOutcome.RetryAfter(Duration.ZERO, reply.error().describe());
       }
       if (!reply.ok()) {
-        return outcomeOf(reply.error(), reply.retryAfter(), device.id(), to, token);
+        return outcomeOf(reply.error(), reply.retryAfter(), device.id(), to, config);
       }
       rateHits.remove(device.id());
       pairHits.remove(device.id() + " " + to);
@@ -565,7 +565,11 @@ public final class CloudDriver implements Driver {
    * retryAfter} is the reply's header, when it had one.
    */
   SendOutcome outcomeOf(
-      GraphError error, Optional<Duration> retryAfter, long deviceId, String e164, String token) {
+      GraphError error,
+      Optional<Duration> retryAfter,
+      long deviceId,
+      String e164,
+      DeviceConfig config) {
     String detail = error.describe();
     return switch (error.kind()) {
       case NOT_FOUND -> new SendOutcome.NotFound();
@@ -592,15 +596,15 @@ public final class CloudDriver implements Driver {
             retryAfter.orElse(min(Duration.ofSeconds(seconds), MAX_PAIR_WAIT)), detail);
       }
       case TOKEN -> {
-        tokenRefused(deviceId, token, detail);
+        tokenRefused(deviceId, config, detail);
         yield new SendOutcome.DeviceUnavailable();
       }
       case ACCOUNT -> {
-        accountRefused(deviceId, error);
+        accountRefused(deviceId, config, error);
         yield new SendOutcome.DeviceUnavailable();
       }
       case TEMPLATE -> {
-        templateRefused(deviceId, error);
+        templateRefused(deviceId, config, error);
         yield new SendOutcome.DeviceUnavailable();
       }
       case TRANSIENT -> new SendOutcome.Failed(detail);
@@ -614,17 +618,14 @@ public final class CloudDriver implements Driver {
    * fail the same way, so the device is held, naming the setting to fix; a changed configuration
    * resumes it.
    */
-  private void templateRefused(long deviceId, GraphError error) {
+  private void templateRefused(long deviceId, DeviceConfig config, GraphError error) {
     String setting =
-        configOf
-            .apply(deviceId)
-            .get(CloudDriverFactory.TEMPLATE)
-            .map(t -> "template=" + t)
-            .orElse("template");
+        config.get(CloudDriverFactory.TEMPLATE).map(t -> "template=" + t).orElse("template");
     tell(
         l ->
             l.hold(
                 deviceId,
+                config,
                 "the Cloud API refused the device's template ("
                     + setting
                     + "): "
@@ -634,7 +635,8 @@ public final class CloudDriver implements Driver {
   }
 
   /** The network refused the device's token: it fails, and its messages wait for a new one. */
-  void tokenRefused(long deviceId, String token, String detail) {
+  void tokenRefused(long deviceId, DeviceConfig config, String detail) {
+    String token = config.get(CloudDriverFactory.ACCESS_TOKEN).orElse("");
     if (sessions.refusal(deviceId, token).isPresent()) {
       return;
     }
@@ -642,7 +644,7 @@ public final class CloudDriver implements Driver {
       log.warn("device {}: the Cloud API refused its access token: {}", deviceId, detail);
     }
     sessions.refuseToken(deviceId, token, detail);
-    tell(l -> l.hold(deviceId, "access token refused: " + detail));
+    tell(l -> l.hold(deviceId, config, "access token refused: " + detail));
   }
 
   private static Duration min(Duration a, Duration b) {

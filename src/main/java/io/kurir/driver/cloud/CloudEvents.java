@@ -156,13 +156,7 @@ final class CloudEvents {
           l -> l.outcome(device.id(), id, new SendOutcome.RetryAfter(java.time.Duration.ZERO, "")));
       return;
     }
-    SendOutcome outcome =
-        driver.outcomeOf(
-            error,
-            Optional.empty(),
-            device.id(),
-            e164,
-            config.get(CloudDriverFactory.ACCESS_TOKEN).orElse(""));
+    SendOutcome outcome = driver.outcomeOf(error, Optional.empty(), device.id(), e164, config);
     // The outcome's write is submitted first and ahead of receipts: a message it put back in the
     // queue is no longer "sending" nor "sent" when the receipt below is applied.
     kurirId.ifPresent(id -> driver.tell(l -> l.outcome(device.id(), id, outcome)));

@@ -3,6 +3,7 @@ package io.kurir.driver.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.device.DeviceState;
+import io.kurir.driver.DeviceConfig;
 import io.kurir.message.MessageState;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.FakeGraphApi;
@@ -114,6 +115,31 @@ class CloudAccountHoldTest {
           () ->
               f.kurir.gateway().messages().find(wrong, id).orElseThrow().state()
                   == MessageState.DELIVERY);
+    }
+  }
+
+  /**
+   * The race of a check with the configuration a change replaced: the change resumed the queue
+   * before the refusal came back (finding nothing held), so the refusal of the former configuration
+   * is let go; the same refusal of the configuration the device has holds it.
+   */
+  @Test
+  void aRefusalOfAConfigurationChangedMeanwhileDoesNotHoldTheQueue() {
+    try (CloudFixture f = new CloudFixture(dir)) {
+      var tenants = f.kurir.gateway().tenants();
+      var holds = f.kurir.gateway().queueHolds();
+      String to = f.customer();
+      Eventually.until("attached: the number looked up", () -> f.graph.numberLookUps() >= 1);
+      DeviceConfig asked = new DeviceConfig(tenants.deviceConfig(f.device.id()));
+      tenants.configureDevice(f.device.id(), Map.of("link-preview", "false"));
+      String refusal = "the Cloud API refused the account: (#100) Object does not exist";
+      holds.hold(f.device.id(), asked, refusal);
+      assertThat(holds.reason(f.device.id())).as("a refusal of the former one").isEmpty();
+      long id = f.sendAsync(to, "halo");
+      f.awaitState(id, MessageState.DELIVERY);
+
+      holds.hold(f.device.id(), new DeviceConfig(tenants.deviceConfig(f.device.id())), refusal);
+      assertThat(holds.reason(f.device.id())).as("a refusal of this one").contains(refusal);
     }
   }
 
