@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * an HTML page, never a redirect (but the operator's own from plain HTTP to {@code https://}).
  */
 public final class HttpApi implements AutoCloseable {
+  /** The type of a plain text reply: every reply's until a handler sets another. */
+  public static final String PLAIN_UTF8 = "text/plain; charset=utf-8";
+
   private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
 
   private final Javalin app;
@@ -128,6 +131,10 @@ public final class HttpApi implements AutoCloseable {
               config.http.prefer405over404 = true;
               // Replies are a few bytes: compressing them costs more than it saves.
               config.http.compressionStrategy = CompressionStrategy.NONE;
+              // Every reply starts as UTF-8 text, the gateway API's result strings among them: set
+              // once as the request's context is made, not again by each plain answer (setting a
+              // type asks the channel whether the reply was committed, under its lock).
+              config.http.defaultContentType = PLAIN_UTF8;
               config.router.ignoreTrailingSlashes = true;
               config.router.treatMultipleSlashesAsSingleSlash = true;
               config.jetty.addConnector(
@@ -487,7 +494,7 @@ public final class HttpApi implements AutoCloseable {
         response.write(true, StandardCharsets.UTF_8.encode(json), callback);
         return;
       }
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, PLAIN_UTF8);
       response.write(true, StandardCharsets.UTF_8.encode(token), callback);
     }
   }
