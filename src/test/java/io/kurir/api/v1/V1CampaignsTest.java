@@ -496,6 +496,13 @@ class V1CampaignsTest {
             "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"],\"tag\":\"vip\"}," + text + "}"),
         400,
         "audience_not_valid");
+    // A misspelt key is named as a key, not read as "no tags were given".
+    Reply misspelt =
+        post(key, "/v1/campaigns", "{\"name\":\"X\",\"audience\":{\"tagz\":[\"a\"]}," + text + "}");
+    assertError(misspelt, 400, "audience_not_valid");
+    assertThat(JSON.readTree(misspelt.body()).get("message").asText())
+        .contains("no key 'tagz'")
+        .contains("tags or list");
     assertError(
         post(key, "/v1/campaigns", "{\"name\":\"X\",\"audience\":{\"tags\":[1,2]}," + text + "}"),
         400,
