@@ -185,7 +185,7 @@ final class V1CampaignHandlers {
   void uploadList(Context ctx) {
     long license = licenseOf(ctx);
     boolean preview = V1ContactHandlers.bool(ctx, "preview");
-    ListReport r = campaigns.uploadList(license, id(ctx), ctx.body(), preview);
+    ListReport r = campaigns.uploadList(license, id(ctx), V1ContactHandlers.csvBody(ctx), preview);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("rows", r.rows());
     out.put("listed", r.listed());

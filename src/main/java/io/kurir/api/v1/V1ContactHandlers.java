@@ -46,7 +46,7 @@ final class V1ContactHandlers {
   void importCsv(Context ctx) {
     long license = licenseOf(ctx);
     boolean preview = bool(ctx, "preview");
-    ImportReport report = book.importCsv(license, ctx.body(), preview);
+    ImportReport report = book.importCsv(license, csvBody(ctx), preview);
     ctx.json(view(report));
   }
 
@@ -215,6 +215,26 @@ final class V1ContactHandlers {
       throw ApiException.badRequest("invalid_" + field, field + " is a text");
     }
     return Optional.of(body.get(field).asText());
+  }
+
+  /**
+   * The body as the CSV it must be. A form upload ({@code multipart/form-data}, as a browser's or
+   * {@code curl -F} sends a file) wraps the file in boundaries and part headers: read as CSV, its
+   * first line is a boundary and the refusal says "no phone column", which misleads. It is refused
+   * for what it is: 415 {@code body_not_csv}.
+   */
+  static String csvBody(Context ctx) {
+    String type = ctx.contentType();
+    if (type != null && type.trim().toLowerCase(Locale.ROOT).startsWith("multipart/")) {
+      throw new ApiException(
+          415,
+          "body_not_csv",
+          "the body is the CSV file itself (Content-Type: text/csv, e.g. curl --data-binary"
+              + " @contacts.csv), not a form upload ("
+              + type.split(";", 2)[0].trim()
+              + ")");
+    }
+    return ctx.body();
   }
 
   static JsonNode object(Context ctx, String shape) {

@@ -367,6 +367,16 @@ class V1CampaignsTest {
         post(key, "/v1/campaigns/" + listed + "/audience", "name,kelas\nAni,7A\n"),
         400,
         "invalid_csv");
+    // The list is the CSV itself, as the contact import takes it, not a form upload of the file.
+    assertError(
+        kurir.post(
+            "/v1/campaigns/" + listed + "/audience",
+            "--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nphone\r\n0812\r\n--b--\r\n",
+            "multipart/form-data; boundary=b",
+            "Authorization",
+            "Bearer " + key),
+        415,
+        "body_not_csv");
     assertError(post(key, "/v1/campaigns/" + listed + "/start"), 409, "list_missing");
     json(post(key, "/v1/campaigns/" + listed + "/cancel"), 200);
     assertError(

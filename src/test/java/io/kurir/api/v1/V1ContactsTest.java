@@ -284,6 +284,17 @@ class V1ContactsTest {
         post(key, "/v1/contacts/import", "phone,city,City\n0812,a,b\n", "text/csv"),
         400,
         "invalid_csv");
+    // A file sent as a form upload (curl -F file=@contacts.csv) is refused for what it is, not
+    // read as a CSV whose first line is the form's boundary ("no phone column").
+    String form =
+        "--b0undary\r\n"
+            + "Content-Disposition: form-data; name=\"file\"; filename=\"contacts.csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\n"
+            + "phone,name\r\n0812,Ani\r\n"
+            + "--b0undary--\r\n";
+    Reply upload = post(key, "/v1/contacts/import", form, "multipart/form-data; boundary=b0undary");
+    assertError(upload, 415, "body_not_csv");
+    assertThat(json(upload, 415).get("message").asText()).contains("text/csv");
     assertError(get(key, "/v1/contacts?cursor=abc"), 400, "invalid_cursor");
     assertError(get(key, "/v1/contacts?limit=0"), 400, "invalid_limit");
 
