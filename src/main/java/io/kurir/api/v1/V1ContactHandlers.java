@@ -159,8 +159,15 @@ final class V1ContactHandlers {
   private BookContact change(long license, String phone, JsonNode body, boolean patch) {
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!List.of("phone", "name", "tags", "attributes", "unsubscribed").contains(name)
-          || (patch && name.equals("phone"))) {
+      if (patch && name.equals("phone")) {
+        // The phone is in the path and keys the contact (and its opt-out): a new number is
+        // another contact, not this one changed.
+        throw ApiException.unknownField(
+            name,
+            "the phone is the contact's key and cannot be changed: delete the contact and create"
+                + " it with the new phone (POST /v1/contacts)");
+      }
+      if (!List.of("phone", "name", "tags", "attributes", "unsubscribed").contains(name)) {
         throw ApiException.unknownField(
             name,
             "a contact has name, tags, attributes and unsubscribed" + (patch ? "" : ", phone"));

@@ -252,7 +252,13 @@ class V1ContactsTest {
                 .asText())
         .isEqualTo("Rina S");
 
-    assertError(patch(key, "/v1/contacts/" + n, "{\"phone\":\"1\"}"), 400, "unknown_field");
+    // The phone keys the contact: a PATCH says it cannot change it, not that contacts have none.
+    Reply renumbered = patch(key, "/v1/contacts/" + n, "{\"phone\":\"" + Numbers.fresh() + "\"}");
+    assertError(renumbered, 400, "unknown_field");
+    assertThat(json(renumbered, 400).get("message").asText())
+        .contains("cannot be changed")
+        .contains("delete");
+    assertThat(json(renumbered, 400).get("field").asText()).isEqualTo("phone");
     assertError(patch(key, "/v1/contacts/" + n, "{\"tags\":\"vip\"}"), 400, "invalid_tags");
     assertError(
         post(key, "/v1/contacts", "{\"phone\":\"12\"}", "application/json"), 400, "invalid_phone");
