@@ -107,8 +107,16 @@ class V1CampaignsTest {
     // Twelve fair draws of two are all alike once in 2048 runs.
     assertThat(variants).containsExactlyInAnyOrder("0", "1");
 
-    // The sandbox reads what it delivered 2 s after sending; one recipient answers.
-    clock.advance(Duration.ofSeconds(3));
+    // The sandbox delivers 1 s after sending, and reads 2 s after: in between, the report says
+    // delivered, the word of the counts, not the message's internal state name (delivery).
+    clock.advance(Duration.ofMillis(1500));
+    Eventually.until(
+        "every message delivered", () -> counts(key, id).get("delivered").asInt() == 12);
+    assertThat(report(key, id).values())
+        .allSatisfy(row -> assertThat(row[5]).isEqualTo("delivered"));
+
+    // Then it reads them; one recipient answers.
+    clock.advance(Duration.ofMillis(1500));
     kurir.sandbox().injectIncoming(device.id(), phones.get(3), "Masih ada?");
     Eventually.until(
         "every message read and the reply counted",
