@@ -44,8 +44,20 @@ public record CampaignRecipient(
     variables = Map.copyOf(variables);
   }
 
-  /** Where it is, in one word: its message's state once handed, else its own. */
+  /**
+   * Where it is, in one word: its message's state once handed, else its own. The words are the
+   * campaign's counts' ({@link Campaign.Counts}), not the message's internal state names: {@code
+   * delivered} for a message in state {@code delivery}, and {@code pending} for one still queued
+   * ({@code sending} too, whose attempt's outcome is not known yet).
+   */
   public String status() {
-    return state.equals("handed") ? messageState.orElse("pending") : state;
+    if (!state.equals("handed")) {
+      return state;
+    }
+    return switch (messageState.orElse("pending")) {
+      case "delivery" -> "delivered";
+      case "sending" -> "pending";
+      default -> messageState.orElse("pending");
+    };
   }
 }

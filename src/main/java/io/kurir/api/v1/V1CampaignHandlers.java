@@ -81,8 +81,12 @@ final class V1CampaignHandlers {
     for (Iterator<String> keys = audience.fieldNames(); keys.hasNext(); ) {
       String key = keys.next();
       if (!key.equals("tags") && !key.equals("list")) {
+        // The key is quoted and called a key: "audience has no tagz" read as "no tags were given".
         throw ApiException.fieldNotValid(
-            "audience", "audience has no " + key + ": it is {\"tags\": [...]} or {\"list\": true}");
+            "audience",
+            "audience has no key '"
+                + key
+                + "'; it takes tags or list: {\"tags\": [...]} or {\"list\": true}");
       }
     }
     JsonNode tags = audience.path("tags");
@@ -181,7 +185,7 @@ final class V1CampaignHandlers {
   void uploadList(Context ctx) {
     long license = licenseOf(ctx);
     boolean preview = V1ContactHandlers.bool(ctx, "preview");
-    ListReport r = campaigns.uploadList(license, id(ctx), ctx.body(), preview);
+    ListReport r = campaigns.uploadList(license, id(ctx), V1ContactHandlers.csvBody(ctx), preview);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("rows", r.rows());
     out.put("listed", r.listed());

@@ -46,7 +46,7 @@ final class V1ContactHandlers {
   void importCsv(Context ctx) {
     long license = licenseOf(ctx);
     boolean preview = bool(ctx, "preview");
-    ImportReport report = book.importCsv(license, ctx.body(), preview);
+    ImportReport report = book.importCsv(license, csvBody(ctx), preview);
     ctx.json(view(report));
   }
 
@@ -159,8 +159,15 @@ final class V1ContactHandlers {
   private BookContact change(long license, String phone, JsonNode body, boolean patch) {
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!List.of("phone", "name", "tags", "attributes", "unsubscribed").contains(name)
-          || (patch && name.equals("phone"))) {
+      if (patch && name.equals("phone")) {
+        // The phone is in the path and keys the contact (and its opt-out): a new number is
+        // another contact, not this one changed.
+        throw ApiException.unknownField(
+            name,
+            "the phone is the contact's key and cannot be changed: delete the contact and create"
+                + " it with the new phone (POST /v1/contacts)");
+      }
+      if (!List.of("phone", "name", "tags", "attributes", "unsubscribed").contains(name)) {
         throw ApiException.unknownField(
             name,
             "a contact has name, tags, attributes and unsubscribed" + (patch ? "" : ", phone"));
@@ -215,6 +222,26 @@ final class V1ContactHandlers {
       throw ApiException.badRequest("invalid_" + field, field + " is a text");
     }
     return Optional.of(body.get(field).asText());
+  }
+
+  /**
+   * The body as the CSV it must be. A form upload ({@code multipart/form-data}, as a browser's or
+   * {@code curl -F} sends a file) wraps the file in boundaries and part headers: read as CSV, its
+   * first line is a boundary and the refusal says "no phone column", which misleads. It is refused
+   * for what it is: 415 {@code body_not_csv}.
+   */
+  static String csvBody(Context ctx) {
+    String type = ctx.contentType();
+    if (type != null && type.trim().toLowerCase(Locale.ROOT).startsWith("multipart/")) {
+      throw new ApiException(
+          415,
+          "body_not_csv",
+          "the body is the CSV file itself (Content-Type: text/csv, e.g. curl --data-binary"
+              + " @contacts.csv), not a form upload ("
+              + type.split(";", 2)[0].trim()
+              + ")");
+    }
+    return ctx.body();
   }
 
   static JsonNode object(Context ctx, String shape) {

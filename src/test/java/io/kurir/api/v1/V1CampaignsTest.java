@@ -107,8 +107,16 @@ class V1CampaignsTest {
     // Twelve fair draws of two are all alike once in 2048 runs.
     assertThat(variants).containsExactlyInAnyOrder("0", "1");
 
-    // The sandbox reads what it delivered 2 s after sending; one recipient answers.
-    clock.advance(Duration.ofSeconds(3));
+    // The sandbox delivers 1 s after sending, and reads 2 s after: in between, the report says
+    // delivered, the word of the counts, not the message's internal state name (delivery).
+    clock.advance(Duration.ofMillis(1500));
+    Eventually.until(
+        "every message delivered", () -> counts(key, id).get("delivered").asInt() == 12);
+    assertThat(report(key, id).values())
+        .allSatisfy(row -> assertThat(row[5]).isEqualTo("delivered"));
+
+    // Then it reads them; one recipient answers.
+    clock.advance(Duration.ofMillis(1500));
     kurir.sandbox().injectIncoming(device.id(), phones.get(3), "Masih ada?");
     Eventually.until(
         "every message read and the reply counted",
@@ -367,6 +375,16 @@ class V1CampaignsTest {
         post(key, "/v1/campaigns/" + listed + "/audience", "name,kelas\nAni,7A\n"),
         400,
         "invalid_csv");
+    // The list is the CSV itself, as the contact import takes it, not a form upload of the file.
+    assertError(
+        kurir.post(
+            "/v1/campaigns/" + listed + "/audience",
+            "--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nphone\r\n0812\r\n--b--\r\n",
+            "multipart/form-data; boundary=b",
+            "Authorization",
+            "Bearer " + key),
+        415,
+        "body_not_csv");
     assertError(post(key, "/v1/campaigns/" + listed + "/start"), 409, "list_missing");
     json(post(key, "/v1/campaigns/" + listed + "/cancel"), 200);
     assertError(
@@ -496,6 +514,13 @@ class V1CampaignsTest {
             "{\"name\":\"X\",\"audience\":{\"tags\":[\"promo\"],\"tag\":\"vip\"}," + text + "}"),
         400,
         "audience_not_valid");
+    // A misspelt key is named as a key, not read as "no tags were given".
+    Reply misspelt =
+        post(key, "/v1/campaigns", "{\"name\":\"X\",\"audience\":{\"tagz\":[\"a\"]}," + text + "}");
+    assertError(misspelt, 400, "audience_not_valid");
+    assertThat(JSON.readTree(misspelt.body()).get("message").asText())
+        .contains("no key 'tagz'")
+        .contains("tags or list");
     assertError(
         post(key, "/v1/campaigns", "{\"name\":\"X\",\"audience\":{\"tags\":[1,2]}," + text + "}"),
         400,

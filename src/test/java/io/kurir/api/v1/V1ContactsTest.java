@@ -252,7 +252,13 @@ class V1ContactsTest {
                 .asText())
         .isEqualTo("Rina S");
 
-    assertError(patch(key, "/v1/contacts/" + n, "{\"phone\":\"1\"}"), 400, "unknown_field");
+    // The phone keys the contact: a PATCH says it cannot change it, not that contacts have none.
+    Reply renumbered = patch(key, "/v1/contacts/" + n, "{\"phone\":\"" + Numbers.fresh() + "\"}");
+    assertError(renumbered, 400, "unknown_field");
+    assertThat(json(renumbered, 400).get("message").asText())
+        .contains("cannot be changed")
+        .contains("delete");
+    assertThat(json(renumbered, 400).get("field").asText()).isEqualTo("phone");
     assertError(patch(key, "/v1/contacts/" + n, "{\"tags\":\"vip\"}"), 400, "invalid_tags");
     assertError(
         post(key, "/v1/contacts", "{\"phone\":\"12\"}", "application/json"), 400, "invalid_phone");
@@ -284,6 +290,17 @@ class V1ContactsTest {
         post(key, "/v1/contacts/import", "phone,city,City\n0812,a,b\n", "text/csv"),
         400,
         "invalid_csv");
+    // A file sent as a form upload (curl -F file=@contacts.csv) is refused for what it is, not
+    // read as a CSV whose first line is the form's boundary ("no phone column").
+    String form =
+        "--b0undary\r\n"
+            + "Content-Disposition: form-data; name=\"file\"; filename=\"contacts.csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\n"
+            + "phone,name\r\n0812,Ani\r\n"
+            + "--b0undary--\r\n";
+    Reply upload = post(key, "/v1/contacts/import", form, "multipart/form-data; boundary=b0undary");
+    assertError(upload, 415, "body_not_csv");
+    assertThat(json(upload, 415).get("message").asText()).contains("text/csv");
     assertError(get(key, "/v1/contacts?cursor=abc"), 400, "invalid_cursor");
     assertError(get(key, "/v1/contacts?limit=0"), 400, "invalid_limit");
 
