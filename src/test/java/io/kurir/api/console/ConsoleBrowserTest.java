@@ -224,6 +224,12 @@ class ConsoleBrowserTest {
         .contains("console");
     assertThat(kurir.gateway().contactBook().get(device.licenseId(), siti).isUnsubscribed())
         .isTrue();
+    // Removing them keeps the opt-out, and the question says so (not "an import adds them").
+    page.findElement(By.xpath("//tr[td[normalize-space()='" + siti + "']]"))
+        .findElement(By.xpath(".//button[normalize-space()='Remove']"))
+        .click();
+    assertThat(page.switchTo().alert().getText()).contains("Their opt-out stays");
+    page.switchTo().alert().dismiss();
   }
 
   @Test
