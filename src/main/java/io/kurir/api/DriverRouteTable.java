@@ -75,7 +75,7 @@ public final class DriverRouteTable implements RouteTable {
             ctx.pathParamMap(),
             ctx.queryParamMap(),
             headers,
-            ctx.bodyAsBytes(),
+            io.kurir.api.RequestBody.bytes(ctx),
             name -> {
               if (fields[0] == null) {
                 fields[0] = RequestFields.of(ctx);

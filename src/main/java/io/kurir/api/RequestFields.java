@@ -8,7 +8,6 @@ import io.javalin.http.Context;
 import io.kurir.message.IdempotencyKeys;
 import java.math.BigDecimal;
 import java.net.URLDecoder;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -31,8 +29,6 @@ public final class RequestFields {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-  private static final Pattern CHARSET =
-      Pattern.compile("charset\\s*=\\s*([^;]+)", Pattern.CASE_INSENSITIVE);
   private static final Pattern PLAIN_NUMBER = Pattern.compile("\\d{1,18}(\\.\\d{1,9})?");
 
   /** The header that carries an idempotency key ({@link #idempotencyKey}). */
@@ -64,11 +60,11 @@ public final class RequestFields {
    */
   public static RequestFields of(Context ctx, Set<String> formFields) {
     Map<String, JsonNode> fields = new LinkedHashMap<>();
-    String type = contentType(ctx).toLowerCase(Locale.ROOT);
+    String type = RequestBody.contentType(ctx).toLowerCase(Locale.ROOT);
     if (type.startsWith("multipart/")) {
       readMultipart(ctx, fields);
     } else if (!readUtf8Json(ctx, type, fields)) {
-      String trimmed = bodyText(ctx).strip();
+      String trimmed = RequestBody.text(ctx).strip();
       if (type.contains("json") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
         if (!trimmed.isEmpty()) {
           readJson(trimmed, fields);
@@ -97,7 +93,7 @@ public final class RequestFields {
     if (type.contains("charset") && !CHARSET_UTF8.matcher(type).find()) {
       return false;
     }
-    byte[] bytes = ctx.bodyAsBytes();
+    byte[] bytes = RequestBody.bytes(ctx);
     int start =
         bytes.length >= 3
                 && (bytes[0] & 0xff) == 0xEF
@@ -130,34 +126,6 @@ public final class RequestFields {
 
   private static final Pattern CHARSET_UTF8 =
       Pattern.compile("charset\\s*=\\s*\"?utf-?8\"?\\s*(;|$)", Pattern.CASE_INSENSITIVE);
-
-  /**
-   * The body as text: in the declared charset when it is one Java knows, else UTF-8 (a client that
-   * names a charset nobody has still means its bytes). A leading byte-order mark is dropped.
-   */
-  private static String bodyText(Context ctx) {
-    byte[] bytes = ctx.bodyAsBytes();
-    Charset charset = StandardCharsets.UTF_8;
-    Matcher m = CHARSET.matcher(contentType(ctx));
-    if (m.find()) {
-      try {
-        charset = Charset.forName(m.group(1).replace("\"", "").strip());
-      } catch (IllegalArgumentException unknown) {
-        // keep UTF-8
-      }
-    }
-    String text = new String(bytes, charset);
-    return text.startsWith("\uFEFF") ? text.substring(1) : text;
-  }
-
-  /**
-   * The raw Content-Type header: the servlet API's own accessor throws on a charset it does not
-   * know, and such a header must not cost the client its request.
-   */
-  private static String contentType(Context ctx) {
-    String header = ctx.header("Content-Type");
-    return header == null ? "" : header;
-  }
 
   private static void readMultipart(Context ctx, Map<String, JsonNode> fields) {
     try {

@@ -352,14 +352,13 @@ public final class EcoMessageHandlers {
 
   /**
    * Answers a result string, of the type every reply starts with ({@link
-   * io.kurir.api.HttpApi#PLAIN_UTF8}). Written to the response at once, with its length: a result
-   * left to Javalin is copied through a 32 KB buffer made for each reply and asks for an ETag, a
-   * third of what the busiest call, {@code async_send_message}, cost beyond its own work. Only a
-   * 200 is answered so, which no error handler writes over.
+   * io.kurir.api.HttpApi#PLAIN_UTF8}). Written to the response's buffer at once (Jetty sends it
+   * with its length as the call ends): a result left to Javalin is copied through a 32 KB array
+   * made for each reply, and asks for an ETag. Only a 200 is answered so, which no error handler
+   * writes over.
    */
   static void plain(Context ctx, String body) {
     byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    ctx.res().setContentLength(bytes.length);
     try {
       ctx.res().getOutputStream().write(bytes);
     } catch (java.io.IOException callerGone) {

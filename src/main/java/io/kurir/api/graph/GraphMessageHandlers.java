@@ -181,7 +181,7 @@ final class GraphMessageHandlers {
   private static JsonNode body(Context ctx) {
     JsonNode body;
     try {
-      body = JSON.readTree(ctx.bodyAsBytes());
+      body = JSON.readTree(io.kurir.api.RequestBody.bytes(ctx));
     } catch (IOException e) {
       throw invalid("The request body is not JSON: send Meta's message object");
     }

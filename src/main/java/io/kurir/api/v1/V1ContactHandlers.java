@@ -241,13 +241,13 @@ final class V1ContactHandlers {
               + type.split(";", 2)[0].trim()
               + ")");
     }
-    return ctx.body();
+    return io.kurir.api.RequestBody.text(ctx);
   }
 
   static JsonNode object(Context ctx, String shape) {
     JsonNode body;
     try {
-      body = JSON.readTree(ctx.body());
+      body = JSON.readTree(io.kurir.api.RequestBody.text(ctx));
     } catch (IOException e) {
       throw ApiException.badRequest("malformed_json", "the body is not JSON");
     }

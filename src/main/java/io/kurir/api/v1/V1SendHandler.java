@@ -128,7 +128,7 @@ final class V1SendHandler {
    * form body carries the seed's kinds only.
    */
   private static Optional<JsonNode> jsonBody(Context ctx) {
-    String body = ctx.body().stripLeading();
+    String body = io.kurir.api.RequestBody.text(ctx).stripLeading();
     if (!body.startsWith("{")) {
       return Optional.empty();
     }

@@ -34,7 +34,7 @@ public final class V1WebhookHandlers {
     long license = licenseOf(ctx);
     JsonNode body;
     try {
-      body = JSON.readTree(ctx.body());
+      body = JSON.readTree(io.kurir.api.RequestBody.text(ctx));
     } catch (IOException e) {
       throw ApiException.badRequest("malformed_json", "the body is not JSON");
     }

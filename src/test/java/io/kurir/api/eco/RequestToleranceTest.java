@@ -106,6 +106,32 @@ class RequestToleranceTest {
     assertThat(texts(to)).containsExactly("form ✓ & more", "form ✓ & more", "multipart");
   }
 
+  /**
+   * A body of no declared length (chunked, as a client streaming it sends) is read whole, as one of
+   * a declared length is; an async answer is its id with its length, as any other.
+   */
+  @Test
+  void aChunkedBodyIsReadWhole() throws Exception {
+    String to = Numbers.fresh();
+    byte[] body = json(to, "chunked").getBytes(StandardCharsets.UTF_8);
+    java.net.http.HttpResponse<String> reply =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(kurir.gateway().baseUrl() + "/api/async_send_message"))
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                            () -> new java.io.ByteArrayInputStream(body)))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(reply.statusCode()).as(reply.body()).isEqualTo(200);
+    assertThat(reply.body()).matches("\\d+");
+    assertThat(reply.headers().firstValue("Content-Length"))
+        .hasValue(Integer.toString(reply.body().length()));
+    assertThat(reply.headers().firstValue("Content-Type")).hasValue("text/plain;charset=utf-8");
+  }
+
   @Test
   void strayHeadersAndUnknownFieldsAreIgnored() {
     String to = Numbers.fresh();
