@@ -104,6 +104,10 @@ final class CachedStatements extends ForwardingConnection {
     private final PreparedStatement statement;
     private boolean closed;
     private ResultSet rows; // the last one handed out: closed with the statement, as JDBC says
+    // Rows added that no run of the batch took: only then is the batch cleared at the give-back.
+    // SQLite's driver clears a batch by walking its whole array, as long as the largest batch the
+    // statement ever ran, and it has already done so after each run.
+    private boolean batchLeft;
 
     Lent(String sql, PreparedStatement statement) {
       this.sql = sql;
@@ -158,6 +162,32 @@ final class CachedStatements extends ForwardingConnection {
       return handedOut;
     }
 
+    @Override
+    public void addBatch() throws SQLException {
+      open().addBatch();
+      batchLeft = true;
+    }
+
+    @Override
+    public int[] executeBatch() throws SQLException {
+      int[] counts = open().executeBatch();
+      batchLeft = false;
+      return counts;
+    }
+
+    @Override
+    public long[] executeLargeBatch() throws SQLException {
+      long[] counts = open().executeLargeBatch();
+      batchLeft = false;
+      return counts;
+    }
+
+    @Override
+    public void clearBatch() throws SQLException {
+      open().clearBatch();
+      batchLeft = false;
+    }
+
     private void giveBack() {
       if (closed) {
         return;
@@ -168,7 +198,9 @@ final class CachedStatements extends ForwardingConnection {
           rows.close(); // a statement left mid-read would hold SQLite's read snapshot open
         }
         statement.clearParameters();
-        statement.clearBatch();
+        if (batchLeft) {
+          statement.clearBatch();
+        }
         if (!idle.containsKey(sql)) {
           idle.put(sql, statement);
           return;

@@ -64,6 +64,34 @@ class CachedStatementsTest {
   }
 
   @Test
+  void aBatchThatRanOrFailedLeavesNothingForTheNextUser() throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+      for (int i = 1; i <= 40; i++) { // a large batch: the driver's array grows
+        insert.setInt(1, i);
+        insert.setString(2, "ran");
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+      insert.setInt(1, 41);
+      insert.setString(2, "failed");
+      insert.addBatch();
+      insert.setInt(1, 1); // taken: the batch fails
+      insert.setString(2, "failed");
+      insert.addBatch();
+      assertThatThrownBy(insert::executeBatch).isInstanceOf(SQLException.class);
+    }
+    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+      insert.setInt(1, 50);
+      insert.setString(2, "next");
+      insert.addBatch();
+      assertThat(insert.executeBatch()).containsExactly(1);
+    }
+    assertThat(values()).hasSize(42).contains("next").containsOnly("ran", "failed", "next");
+  }
+
+  @Test
   void aNestedUseOfTheSameSqlGetsItsOwnStatement() throws SQLException {
     try (var s = connection.createStatement()) {
       s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
