@@ -276,12 +276,12 @@ public final class EcoMessageHandlers {
       throw ApiException.badRequest(
           "phone_no_too_many", "at most " + Messages.MAX_RECIPIENTS + " recipients per request");
     }
-    List<Optional<String>> numbers =
-        PhoneNumbers.parts(raw).stream()
-            .map(
-                part ->
-                    phones.normalize(part).or(() -> contacts.sendableAddress(device.id(), part)))
-            .toList();
+    List<String> parts = PhoneNumbers.parts(raw);
+    List<Optional<String>> numbers = new java.util.ArrayList<>(parts.size());
+    for (String part : parts) {
+      Optional<String> number = phones.normalize(part);
+      numbers.add(number.isPresent() ? number : contacts.sendableAddress(device.id(), part));
+    }
     if (numbers.isEmpty()) {
       throw ApiException.fieldEmpty("phone_no");
     }
