@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +114,78 @@ final class MessageRowStore {
           event.addBatch();
         }
         event.executeBatch();
+      }
+    }
+  }
+
+  static final String INSERT =
+      "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
+          + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
+          + " media_type, media_path, media_url, link_preview, content)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+  /**
+   * The messages a writer transaction accepts, stored in one batch before its commit: on PostgreSQL
+   * one statement (the driver rewrites the batch into one multi-row insert) instead of a round trip
+   * per accepted call. Nothing reads a new message in the transaction that stores it but the status
+   * events made at the commit, which are flushed after these ({@link
+   * WriteQueue.BeforeCommit#storesRows}); a task that fails takes its rows with it, as the
+   * transaction is rolled back and its tasks run again one by one.
+   */
+  static final class NewMessages implements WriteQueue.BeforeCommit {
+    final List<Message> rows = new java.util.ArrayList<>();
+
+    @Override
+    public void flush(Transaction tx) throws SQLException {
+      if (!rows.isEmpty()) {
+        insertNow(tx.handle().getConnection(), rows, null);
+      }
+    }
+
+    @Override
+    public boolean storesRows() {
+      return true;
+    }
+  }
+
+  static void insertNow(java.sql.Connection c, List<Message> messages, Instant claimedAt)
+      throws SQLException {
+    try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+      for (Message m : messages) {
+        insert.setLong(1, m.id());
+        insert.setLong(2, m.deviceId());
+        insert.setString(3, m.recipient());
+        insert.setString(4, m.toGroup() ? "group" : "number");
+        insert.setString(5, m.kind());
+        insert.setString(6, m.body());
+        insert.setString(7, m.api());
+        insert.setInt(8, m.sync() ? 1 : 0);
+        insert.setInt(9, m.retry() ? 1 : 0);
+        insert.setInt(10, claimedAt == null ? m.attempts() : m.attempts() + 1);
+        insert.setString(11, (claimedAt == null ? m.state() : MessageState.SENDING).wireName());
+        insert.setString(12, m.reason().orElse(null));
+        insert.setLong(13, m.notBefore().toEpochMilli());
+        insert.setLong(14, m.createdAt().toEpochMilli());
+        if (m.sentAt().isPresent()) {
+          insert.setLong(15, m.sentAt().get().toEpochMilli());
+        } else {
+          insert.setNull(15, Types.BIGINT);
+        }
+        insert.setLong(16, (claimedAt == null ? m.statusAt() : claimedAt).toEpochMilli());
+        insert.setString(17, m.media().map(MediaRef::name).orElse(null));
+        insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
+        insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
+        insert.setString(20, m.mediaUrl().orElse(null));
+        insert.setInt(21, m.linkPreview() ? 1 : 0);
+        insert.setString(22, m.content().map(CloudMessageJson::toStored).orElse(null));
+        if (messages.size() == 1) {
+          insert.executeUpdate();
+        } else {
+          insert.addBatch();
+        }
+      }
+      if (messages.size() > 1) {
+        insert.executeBatch();
       }
     }
   }

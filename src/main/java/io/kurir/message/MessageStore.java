@@ -1,15 +1,15 @@
 package io.kurir.message;
 
 import static io.kurir.message.MessageRowStore.history;
+import static io.kurir.message.MessageRowStore.insertNow;
 import static io.kurir.message.MessageRowStore.message;
 
-import io.kurir.content.CloudMessageJson;
 import io.kurir.store.Database;
 import io.kurir.store.Transaction;
+import io.kurir.store.WriteQueue;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,12 +37,6 @@ final class MessageStore {
   }
 
   private final java.util.Map<Integer, String> claimSql = new java.util.HashMap<>();
-
-  private static final String INSERT =
-      "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
-          + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path, media_url, link_preview, content)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * Stores new messages, if {@code guard} (when given) holds in the same transaction; the future
@@ -96,43 +90,17 @@ final class MessageStore {
    */
   private static void insertRows(Handle h, List<Message> messages, Instant claimedAt)
       throws SQLException {
-    try (PreparedStatement insert = h.getConnection().prepareStatement(INSERT)) {
-      for (Message m : messages) {
-        insert.setLong(1, m.id());
-        insert.setLong(2, m.deviceId());
-        insert.setString(3, m.recipient());
-        insert.setString(4, m.toGroup() ? "group" : "number");
-        insert.setString(5, m.kind());
-        insert.setString(6, m.body());
-        insert.setString(7, m.api());
-        insert.setInt(8, m.sync() ? 1 : 0);
-        insert.setInt(9, m.retry() ? 1 : 0);
-        insert.setInt(10, claimedAt == null ? m.attempts() : m.attempts() + 1);
-        insert.setString(11, (claimedAt == null ? m.state() : MessageState.SENDING).wireName());
-        insert.setString(12, m.reason().orElse(null));
-        insert.setLong(13, m.notBefore().toEpochMilli());
-        insert.setLong(14, m.createdAt().toEpochMilli());
-        if (m.sentAt().isPresent()) {
-          insert.setLong(15, m.sentAt().get().toEpochMilli());
-        } else {
-          insert.setNull(15, Types.BIGINT);
-        }
-        insert.setLong(16, (claimedAt == null ? m.statusAt() : claimedAt).toEpochMilli());
-        insert.setString(17, m.media().map(MediaRef::name).orElse(null));
-        insert.setString(18, m.media().map(MediaRef::mimeType).orElse(null));
-        insert.setString(19, m.media().map(r -> r.path().toString()).orElse(null));
-        insert.setString(20, m.mediaUrl().orElse(null));
-        insert.setInt(21, m.linkPreview() ? 1 : 0);
-        insert.setString(22, m.content().map(CloudMessageJson::toStored).orElse(null));
-        if (messages.size() == 1) {
-          insert.executeUpdate();
-        } else {
-          insert.addBatch();
-        }
-      }
-      if (messages.size() > 1) {
-        insert.executeBatch();
-      }
+    MessageRowStore.NewMessages later =
+        claimedAt == null
+            ? WriteQueue.perTransaction(
+                Transaction.of(h),
+                MessageRowStore.NewMessages.class,
+                MessageRowStore.NewMessages::new)
+            : null;
+    if (later != null) {
+      later.rows.addAll(messages);
+    } else {
+      insertNow(h.getConnection(), messages, claimedAt);
     }
     for (Message m : messages) {
       history(h, m.id(), m.state(), null, m.createdAt());

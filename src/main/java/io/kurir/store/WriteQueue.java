@@ -84,6 +84,14 @@ public final class WriteQueue implements AutoCloseable {
   public interface BeforeCommit {
     /** Writes what was kept; a failure fails the transaction, as a task's own would. */
     void flush(Transaction tx) throws Exception;
+
+    /**
+     * Whether it stores rows that the other states may read at their flush (new messages, whose
+     * status events are made from their rows): such states are flushed first.
+     */
+    default boolean storesRows() {
+      return false;
+    }
   }
 
   /** The writer transaction under way on this thread, if any: its handle and its stores' state. */
@@ -101,7 +109,14 @@ public final class WriteQueue implements AutoCloseable {
     void flush() throws Exception {
       flushing = true;
       for (BeforeCommit state : states.values()) {
-        state.flush(Transaction.of(handle));
+        if (state.storesRows()) {
+          state.flush(Transaction.of(handle));
+        }
+      }
+      for (BeforeCommit state : states.values()) {
+        if (!state.storesRows()) {
+          state.flush(Transaction.of(handle));
+        }
       }
     }
   }
@@ -109,9 +124,10 @@ public final class WriteQueue implements AutoCloseable {
   /**
    * The state of kind {@code kind} kept for the writer transaction that {@code handle} runs, made
    * by {@code make} at its first use in the transaction and {@linkplain BeforeCommit#flush flushed}
-   * before its commit (in order of first use); {@code make} may give null, to find a state only if
-   * the transaction has one. Null when {@code tx} is not a writer transaction (a tool's or a test's
-   * own) or is being flushed: the caller then writes at once.
+   * before its commit (in order of first use, those that {@linkplain BeforeCommit#storesRows store
+   * rows} first); {@code make} may give null, to find a state only if the transaction has one. Null
+   * when {@code tx} is not a writer transaction (a tool's or a test's own) or is being flushed: the
+   * caller then writes at once.
    */
   public static <S extends BeforeCommit> S perTransaction(
       Transaction tx, Class<S> kind, java.util.function.Supplier<S> make) {

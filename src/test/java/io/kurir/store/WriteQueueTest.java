@@ -260,6 +260,53 @@ class WriteQueueTest {
     }
   }
 
+  /** Counts, at its flush, the rows of {@code t}: a reader of rows another state stores. */
+  static final class RowCounter implements WriteQueue.BeforeCommit {
+    long seen = -1;
+
+    @Override
+    public void flush(Transaction tx) {
+      seen = tx.handle().createQuery("SELECT COUNT(*) FROM t").mapTo(Long.class).one();
+    }
+  }
+
+  @Test
+  void aStateThatStoresRowsIsFlushedBeforeTheStatesThatReadThemWhateverTheirOrder()
+      throws Exception {
+    try (Database db = open()) {
+      RowCounter[] counter = new RowCounter[1];
+      db.writes()
+          .submit(
+              h -> {
+                // The reader is used first in the transaction; the rows come after.
+                counter[0] =
+                    WriteQueue.perTransaction(Transaction.of(h), RowCounter.class, RowCounter::new);
+                WriteQueue.perTransaction(Transaction.of(h), StoredRows.class, StoredRows::new)
+                    .ids
+                    .addAll(List.of(1, 2, 3));
+                return null;
+              })
+          .join();
+      assertThat(counter[0].seen).as("the rows stored before the reader's flush").isEqualTo(3);
+    }
+  }
+
+  /** {@link KeptRows} that says it stores rows. */
+  static final class StoredRows implements WriteQueue.BeforeCommit {
+    final KeptRows rows = new KeptRows();
+    final List<Integer> ids = rows.ids;
+
+    @Override
+    public void flush(Transaction tx) throws Exception {
+      rows.flush(tx);
+    }
+
+    @Override
+    public boolean storesRows() {
+      return true;
+    }
+  }
+
   @Test
   void outsideTheWritersTransactionsNothingIsKept() {
     try (Database db = open()) {
