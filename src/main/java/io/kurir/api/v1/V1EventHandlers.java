@@ -107,8 +107,11 @@ final class V1EventHandlers {
           after = e.sequence();
         }
         if (!page.isEmpty()) {
+          // Read before the flush: once the client has the events, the clock may move (a test's
+          // settable one), and the next keep-alive is due from when they were written.
+          Instant written = clock.instant();
           out.flush();
-          nextKeepAlive = clock.instant().plus(KEEP_ALIVE);
+          nextKeepAlive = written.plus(KEEP_ALIVE);
         }
         if (page.size() == STREAM_PAGE) {
           continue;
