@@ -125,12 +125,13 @@ final class MessageRowStore {
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
-   * The messages a writer transaction accepts, stored in one batch before its commit: on PostgreSQL
-   * one statement (the driver rewrites the batch into one multi-row insert) instead of a round trip
-   * per accepted call. Nothing reads a new message in the transaction that stores it but the status
-   * events made at the commit, which are flushed after these ({@link
-   * WriteQueue.BeforeCommit#storesRows}); a task that fails takes its rows with it, as the
-   * transaction is rolled back and its tasks run again one by one.
+   * The messages a writer transaction accepts, stored in one batch: on PostgreSQL one statement
+   * (the driver rewrites the batch into one multi-row insert) instead of a round trip per accepted
+   * call. Kept only while the transaction's tasks are accepts ({@link WriteQueue#submitAdding});
+   * they are written before any other task runs (the withdrawal of a message whose caller gave up
+   * must find it) and before the status events made at the commit ({@link
+   * WriteQueue.BeforeCommit#storesRows}). A task that fails takes its rows with it: the transaction
+   * is rolled back and its tasks run again one by one.
    */
   static final class NewMessages implements WriteQueue.BeforeCommit {
     final List<Message> rows = new java.util.ArrayList<>();

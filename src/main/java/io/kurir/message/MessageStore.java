@@ -44,7 +44,7 @@ final class MessageStore {
    */
   CompletableFuture<Boolean> insert(List<Message> messages, Optional<Messages.Guard> guard) {
     return db.writes()
-        .submit(
+        .submitAdding(
             h -> {
               if (guard.isPresent()
                   && !guard.get().holds(Transaction.of(h), messages.getFirst().id())) {
@@ -61,7 +61,7 @@ final class MessageStore {
    */
   CompletableFuture<boolean[]> insertGuarded(List<Message> messages, List<Messages.Guard> guards) {
     return db.writes()
-        .submit(
+        .submitAdding(
             h -> {
               boolean[] stored = new boolean[messages.size()];
               List<Message> kept = new java.util.ArrayList<>(messages.size());

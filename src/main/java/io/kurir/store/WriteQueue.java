@@ -58,11 +58,17 @@ public final class WriteQueue implements AutoCloseable {
 
   private static final class Pending<T> {
     final HandleCallback<T, Exception> work;
+    final boolean addsOnly; // see submitAdding
     final CompletableFuture<T> done = new CompletableFuture<>();
     T result;
 
     Pending(HandleCallback<T, Exception> work) {
+      this(work, false);
+    }
+
+    Pending(HandleCallback<T, Exception> work, boolean addsOnly) {
       this.work = work;
+      this.addsOnly = addsOnly;
     }
 
     void run(Handle handle) throws Exception {
@@ -104,6 +110,20 @@ public final class WriteQueue implements AutoCloseable {
 
     OpenTransaction(Handle handle) {
       this.handle = handle;
+    }
+
+    /**
+     * Writes the rows kept so far ({@link BeforeCommit#storesRows}) before a task that may read or
+     * change them runs; later tasks keep theirs in new states.
+     */
+    void storeRowsNow() throws Exception {
+      for (var it = states.values().iterator(); it.hasNext(); ) {
+        BeforeCommit state = it.next();
+        if (state.storesRows()) {
+          it.remove();
+          state.flush(Transaction.of(handle));
+        }
+      }
     }
 
     void flush() throws Exception {
@@ -181,6 +201,17 @@ public final class WriteQueue implements AutoCloseable {
   }
 
   /**
+   * {@link #submit}, for a task that only adds rows and reads or changes none that another task of
+   * its transaction added (an accept's new messages): the rows the tasks before it keep for the
+   * commit ({@link BeforeCommit#storesRows}) stay kept while it runs. Before any other task, they
+   * are written: a task that changes a message (the withdrawal of one whose caller gave up) finds
+   * it stored.
+   */
+  public <T> CompletableFuture<T> submitAdding(HandleCallback<T, Exception> work) {
+    return submit(new Pending<>(work, true), Lane.CALLER);
+  }
+
+  /**
    * {@link #submit}, for a sender's bookkeeping no caller waits for (the claim of a window of async
    * messages, the outcome of an async send): it may wait one short commit behind callers' tasks.
    */
@@ -212,7 +243,10 @@ public final class WriteQueue implements AutoCloseable {
   private final Semaphore backgroundRoom = new Semaphore(MAX_BACKGROUND);
 
   private <T> CompletableFuture<T> submit(HandleCallback<T, Exception> work, Lane lane) {
-    Pending<T> pending = new Pending<>(work);
+    return submit(new Pending<>(work), lane);
+  }
+
+  private <T> CompletableFuture<T> submit(Pending<T> pending, Lane lane) {
     if (closed) {
       pending.done.completeExceptionally(new IllegalStateException("the database is closed"));
       return pending.done;
@@ -432,6 +466,9 @@ public final class WriteQueue implements AutoCloseable {
       OPEN.set(open);
       try {
         for (Pending<?> p : batch) {
+          if (!p.addsOnly) {
+            open.storeRowsNow();
+          }
           p.run(handle);
         }
         open.flush();

@@ -291,6 +291,40 @@ class WriteQueueTest {
     }
   }
 
+  @Test
+  void rowsKeptByAddingTasksAreStoredBeforeAnyOtherTaskOfTheirTransactionRuns() throws Exception {
+    try (Database db = open()) {
+      java.util.concurrent.CountDownLatch release = holdWriter(db);
+      List<CompletableFuture<?>> adds = new ArrayList<>();
+      for (int id = 1; id <= 3; id++) {
+        int row = id;
+        adds.add(
+            db.writes()
+                .submitAdding(
+                    h ->
+                        WriteQueue.perTransaction(
+                                Transaction.of(h), StoredRows.class, StoredRows::new)
+                            .ids
+                            .add(row)));
+      }
+      // In the same transaction: a task that changes what the adds kept finds it stored.
+      CompletableFuture<Integer> changed =
+          db.writes().submit(h -> h.execute("UPDATE t SET v = 'changed' WHERE id <= 3"));
+      adds.add(
+          db.writes()
+              .submitAdding(
+                  h ->
+                      WriteQueue.perTransaction(
+                              Transaction.of(h), StoredRows.class, StoredRows::new)
+                          .ids
+                          .add(4)));
+      release.countDown();
+      assertThat(changed.join()).as("the three rows kept before it").isEqualTo(3);
+      CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).join();
+      assertThat(count(db)).isEqualTo(4);
+    }
+  }
+
   /** {@link KeptRows} that says it stores rows. */
   static final class StoredRows implements WriteQueue.BeforeCommit {
     final KeptRows rows = new KeptRows();
