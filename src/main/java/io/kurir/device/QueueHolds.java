@@ -36,10 +36,7 @@ public final class QueueHolds {
 
   /** The driver says the device cannot send until resumed, for {@code reason}. */
   public void hold(long deviceId, String reason) {
-    if (holds.hold(deviceId, reason)) {
-      warnHeld(deviceId, reason);
-    }
-    failed(deviceId, reason);
+    held(deviceId, holds.hold(deviceId, reason), reason);
   }
 
   /**
@@ -63,23 +60,20 @@ public final class QueueHolds {
       }
       return;
     }
+    held(deviceId, added, reason);
+  }
+
+  /** The device is held ({@code added}: by this call): it shows failed and sends nothing. */
+  private void held(long deviceId, boolean added, String reason) {
     if (added) {
-      warnHeld(deviceId, reason);
+      try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
+        log.warn(
+            "device {}: its queue is held until its configuration changes or an operator retries"
+                + " it: {}",
+            deviceId,
+            reason);
+      }
     }
-    failed(deviceId, reason);
-  }
-
-  private void warnHeld(long deviceId, String reason) {
-    try (var ids = io.kurir.logging.LogIds.device(deviceId)) {
-      log.warn(
-          "device {}: its queue is held until its configuration changes or an operator retries it:"
-              + " {}",
-          deviceId,
-          reason);
-    }
-  }
-
-  private void failed(long deviceId, String reason) {
     states.recordLater(deviceId, DeviceState.FAILED, reason);
     messages.connectionChanged(deviceId, false);
   }

@@ -297,32 +297,27 @@ class WriteQueueTest {
       java.util.concurrent.CountDownLatch release = holdWriter(db);
       List<CompletableFuture<?>> adds = new ArrayList<>();
       for (int id = 1; id <= 3; id++) {
-        int row = id;
-        adds.add(
-            db.writes()
-                .submitAdding(
-                    h ->
-                        WriteQueue.perTransaction(
-                                Transaction.of(h), StoredRows.class, StoredRows::new)
-                            .ids
-                            .add(row)));
+        adds.add(storeRow(db, id));
       }
       // In the same transaction: a task that changes what the adds kept finds it stored.
       CompletableFuture<Integer> changed =
           db.writes().submit(h -> h.execute("UPDATE t SET v = 'changed' WHERE id <= 3"));
-      adds.add(
-          db.writes()
-              .submitAdding(
-                  h ->
-                      WriteQueue.perTransaction(
-                              Transaction.of(h), StoredRows.class, StoredRows::new)
-                          .ids
-                          .add(4)));
+      adds.add(storeRow(db, 4));
       release.countDown();
       assertThat(changed.join()).as("the three rows kept before it").isEqualTo(3);
       CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).join();
       assertThat(count(db)).isEqualTo(4);
     }
+  }
+
+  /** An adding task that keeps row {@code id} as a stored row until the commit. */
+  private static CompletableFuture<Boolean> storeRow(Database db, int id) {
+    return db.writes()
+        .submitAdding(
+            h ->
+                WriteQueue.perTransaction(Transaction.of(h), StoredRows.class, StoredRows::new)
+                    .ids
+                    .add(id));
   }
 
   /** {@link KeptRows} that says it stores rows. */
