@@ -126,10 +126,7 @@ final class MessageHistoryStore {
     Map<Long, List<MessageEvent>> events = new LinkedHashMap<>();
     rows.forEach(r -> events.put(r.message().id(), new ArrayList<>()));
     Collection<Long> ids = events.keySet();
-    h.createQuery(
-            "SELECT message_id, state, reason, at FROM message_event"
-                + " WHERE message_id IN (<ids>) ORDER BY at, "
-                + db.dialect().insertionOrder())
+    h.createQuery(MessageRowStore.historyLinesSql(db.dialect(), "IN (<ids>)"))
         .bindList("ids", List.copyOf(ids))
         .map(
             (rs, ctx) -> {

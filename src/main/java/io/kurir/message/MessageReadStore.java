@@ -19,11 +19,9 @@ final class MessageReadStore {
     return db.jdbi()
         .withHandle(
             h ->
-                h.createQuery(
-                        "SELECT state, reason, at FROM message_event WHERE message_id = ?"
-                            + " ORDER BY at, "
-                            + db.dialect().insertionOrder())
+                h.createQuery(MessageRowStore.historyLinesSql(db.dialect(), "= ?"))
                     .bind(0, id)
+                    .bind(1, id)
                     .map(
                         (rs, ctx) ->
                             new MessageEvent(

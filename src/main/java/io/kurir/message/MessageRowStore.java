@@ -1,6 +1,7 @@
 package io.kurir.message;
 
 import io.kurir.content.CloudMessageJson;
+import io.kurir.store.Dialect;
 import io.kurir.store.Transaction;
 import io.kurir.store.WriteQueue;
 import java.nio.file.Path;
@@ -121,8 +122,8 @@ final class MessageRowStore {
   static final String INSERT =
       "INSERT INTO message (id, device_id, recipient, recipient_type, kind, body, api, sync, retry,"
           + " attempts, state, reason, not_before, created_at, sent_at, status_at, media_name,"
-          + " media_type, media_path, media_url, link_preview, content)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " media_type, media_path, media_url, link_preview, content, first_state)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
    * The messages a writer transaction accepts, stored in one batch: on PostgreSQL one statement
@@ -179,6 +180,7 @@ final class MessageRowStore {
         insert.setString(20, m.mediaUrl().orElse(null));
         insert.setInt(21, m.linkPreview() ? 1 : 0);
         insert.setString(22, m.content().map(CloudMessageJson::toStored).orElse(null));
+        insert.setString(23, m.state().wireName()); // its first history line (FIRST_LINES)
         if (messages.size() == 1) {
           insert.executeUpdate();
         } else {
@@ -214,6 +216,26 @@ final class MessageRowStore {
         + " WHERE id = ? AND state IN ("
         + states
         + ")";
+  }
+
+  /**
+   * The query of the history lines of the messages whose id matches {@code idCondition} (such as
+   * {@code = ?}, used twice), oldest first, as {@code message_id, state, reason, at}. A message's
+   * first line is told from its row (FIRST_LINES: the state it was stored in, at its {@code
+   * created_at}, and no reason; {@code first_state}, V55) instead of stored, which spares every
+   * accept a history row; rows stored before V55 keep that line in {@code message_event}. A told
+   * line goes before a stored one of the same time, where it was when it was stored first.
+   */
+  static String historyLinesSql(Dialect dialect, String idCondition) {
+    return "SELECT id AS message_id, first_state AS state, CAST(NULL AS TEXT) AS reason,"
+        + " created_at AS at, 0 AS stored, 0 AS seq FROM message WHERE id "
+        + idCondition
+        + " AND first_state IS NOT NULL"
+        + " UNION ALL SELECT message_id, state, reason, at, 1, "
+        + dialect.insertionOrder()
+        + " FROM message_event WHERE message_id "
+        + idCondition
+        + " ORDER BY at, stored, seq";
   }
 
   static final String INSERT_EVENT =

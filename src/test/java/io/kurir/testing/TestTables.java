@@ -108,8 +108,12 @@ public final class TestTables {
 
   /** How many history lines of message {@code messageId} record a move to {@code state}. */
   public int historyLines(long messageId, String state) {
-    return count(
-        "SELECT COUNT(*) FROM message_event WHERE message_id = ? AND state = ?", messageId, state);
+    // The first line is told from the message's row (first_state), the others are stored.
+    return count("SELECT COUNT(*) FROM message WHERE id = ? AND first_state = ?", messageId, state)
+        + count(
+            "SELECT COUNT(*) FROM message_event WHERE message_id = ? AND state = ?",
+            messageId,
+            state);
   }
 
   // --- inbound_message
