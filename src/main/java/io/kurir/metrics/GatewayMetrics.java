@@ -236,12 +236,19 @@ public final class GatewayMetrics implements SendObserver, RequestTimer, AutoClo
 
   /** {@code NotFound} → {@code not_found}. */
   static String outcomeName(SendOutcome outcome) {
-    return outcome
-        .getClass()
-        .getSimpleName()
-        .replaceAll("([a-z])([A-Z])", "$1_$2")
-        .toLowerCase(Locale.ROOT);
+    return OUTCOME_NAMES.get(outcome.getClass());
   }
+
+  // Told once per outcome class: a regular expression on every send was 1 % of the end-to-end row.
+  private static final ClassValue<String> OUTCOME_NAMES =
+      new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+          return type.getSimpleName()
+              .replaceAll("([a-z])([A-Z])", "$1_$2")
+              .toLowerCase(Locale.ROOT);
+        }
+      };
 
   // --- webhooks, schedules, the writer
 
