@@ -135,12 +135,21 @@ final class MessageRowStore {
    * is rolled back and its tasks run again one by one.
    */
   static final class NewMessages implements WriteQueue.BeforeCommit {
-    final List<Message> rows = new java.util.ArrayList<>();
+    private final List<Message> rows = new ArrayList<>();
+    private final List<Instant> claimedAt = new ArrayList<>(); // per row; null: stored pending
+
+    /** Keeps {@code messages}, claimed at {@code claimed} ({@code null}: pending). */
+    void add(List<Message> messages, Instant claimed) {
+      for (Message m : messages) {
+        rows.add(m);
+        claimedAt.add(claimed);
+      }
+    }
 
     @Override
     public void flush(Transaction tx) throws SQLException {
       if (!rows.isEmpty()) {
-        insertNow(tx.handle().getConnection(), rows, null);
+        insertNow(tx.handle().getConnection(), rows, claimedAt);
       }
     }
 
@@ -150,10 +159,16 @@ final class MessageRowStore {
     }
   }
 
-  static void insertNow(java.sql.Connection c, List<Message> messages, Instant claimedAt)
+  /**
+   * Inserts {@code messages}, each claimed at its {@code claimedAt} ({@code sending}, one attempt
+   * more) or stored as it is where that is {@code null}.
+   */
+  static void insertNow(java.sql.Connection c, List<Message> messages, List<Instant> claimedAts)
       throws SQLException {
     try (PreparedStatement insert = c.prepareStatement(INSERT)) {
-      for (Message m : messages) {
+      for (int i = 0; i < messages.size(); i++) {
+        Message m = messages.get(i);
+        Instant claimedAt = claimedAts.get(i);
         insert.setLong(1, m.id());
         insert.setLong(2, m.deviceId());
         insert.setString(3, m.recipient());

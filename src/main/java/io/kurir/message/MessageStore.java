@@ -91,16 +91,13 @@ final class MessageStore {
   private static void insertRows(Handle h, List<Message> messages, Instant claimedAt)
       throws SQLException {
     MessageRowStore.NewMessages later =
-        claimedAt == null
-            ? WriteQueue.perTransaction(
-                Transaction.of(h),
-                MessageRowStore.NewMessages.class,
-                MessageRowStore.NewMessages::new)
-            : null;
+        WriteQueue.perTransaction(
+            Transaction.of(h), MessageRowStore.NewMessages.class, MessageRowStore.NewMessages::new);
     if (later != null) {
-      later.rows.addAll(messages);
+      later.add(messages, claimedAt);
     } else {
-      insertNow(h.getConnection(), messages, claimedAt);
+      insertNow(
+          h.getConnection(), messages, java.util.Collections.nCopies(messages.size(), claimedAt));
     }
     if (claimedAt != null) { // the first line, the state it was stored in, is told from its row
       for (Message m : messages) {
@@ -330,8 +327,10 @@ final class MessageStore {
    * pending}, like any other).
    */
   CompletableFuture<Set<Long>> insertClaimed(List<Message> messages, String owner, Instant at) {
+    // An accept like the others (it reads the lease, no message): its rows are kept for the
+    // transaction's one insert.
     return db.writes()
-        .submit(
+        .submitAdding(
             h -> {
               if (!LeaseStore.holds(h, messages.getFirst().deviceId(), owner)) {
                 insertRows(h, messages);
