@@ -52,85 +52,83 @@ class HistoryFirstLineTest {
                     .one());
   }
 
+  /** A message accepted while its device is offline: it stays pending. */
+  private record Accepted(Device device, long id, Instant created) {}
+
+  private static Accepted acceptOffline(TestGateway kurir) {
+    Device device = kurir.newDevice();
+    kurir.sandbox().setDeviceOnline(device.id(), false);
+    long id =
+        Long.parseLong(
+            kurir.postJson("/api/async_send_message", body(device, Numbers.fresh())).body());
+    return new Accepted(
+        device, id, kurir.gateway().messages().history(id).orElseThrow().message().createdAt());
+  }
+
+  private static void storeLine(
+      TestGateway kurir, long id, String state, String reason, Instant at) {
+    kurir
+        .gateway()
+        .database()
+        .jdbi()
+        .useHandle(
+            h ->
+                h.execute(
+                    "INSERT INTO message_event (message_id, state, reason, at) VALUES (?, ?, ?, ?)",
+                    id,
+                    state,
+                    reason,
+                    at.toEpochMilli()));
+  }
+
   @Test
   void anAcceptedMessageStoresNoFirstLineAndBothReadsTellIt() {
     try (TestGateway kurir = TestGateway.start(dir)) {
-      Device device = kurir.newDevice();
-      String to = Numbers.fresh();
-      kurir.sandbox().setDeviceOnline(device.id(), false);
-      long id = Long.parseLong(kurir.postJson("/api/async_send_message", body(device, to)).body());
-      Instant created = kurir.gateway().messages().history(id).orElseThrow().message().createdAt();
+      Accepted m = acceptOffline(kurir);
 
-      assertThat(storedLines(kurir.gateway().database(), id)).isZero();
-      assertThat(byId(kurir, id))
-          .containsExactly(new MessageEvent(MessageState.PENDING, Optional.empty(), created));
-      assertThat(byList(kurir, device, id)).isEqualTo(byId(kurir, id));
+      assertThat(storedLines(kurir.gateway().database(), m.id())).isZero();
+      assertThat(byId(kurir, m.id()))
+          .containsExactly(new MessageEvent(MessageState.PENDING, Optional.empty(), m.created()));
+      assertThat(byList(kurir, m.device(), m.id())).isEqualTo(byId(kurir, m.id()));
 
-      kurir.sandbox().setDeviceOnline(device.id(), true);
-      Eventually.until("sent", () -> states(byId(kurir, id)).contains(MessageState.SENT));
-      assertThat(states(byId(kurir, id)))
+      kurir.sandbox().setDeviceOnline(m.device().id(), true);
+      Eventually.until("sent", () -> states(byId(kurir, m.id())).contains(MessageState.SENT));
+      assertThat(states(byId(kurir, m.id())))
           .startsWith(MessageState.PENDING, MessageState.SENDING, MessageState.SENT)
           .containsOnlyOnce(MessageState.PENDING);
-      assertThat(byList(kurir, device, id)).isEqualTo(byId(kurir, id));
+      assertThat(byList(kurir, m.device(), m.id())).isEqualTo(byId(kurir, m.id()));
     }
   }
 
   @Test
   void aRowStoredBeforeTheChangeShowsItsStoredFirstLineOnce() {
     try (TestGateway kurir = TestGateway.start(dir)) {
-      Device device = kurir.newDevice();
-      kurir.sandbox().setDeviceOnline(device.id(), false);
-      long id =
-          Long.parseLong(
-              kurir.postJson("/api/async_send_message", body(device, Numbers.fresh())).body());
-      Instant created = kurir.gateway().messages().history(id).orElseThrow().message().createdAt();
+      Accepted m = acceptOffline(kurir);
       // As V55 found it: no first_state, the first line stored.
       kurir
           .gateway()
           .database()
           .jdbi()
-          .useHandle(
-              h -> {
-                h.execute("UPDATE message SET first_state = NULL WHERE id = ?", id);
-                h.execute(
-                    "INSERT INTO message_event (message_id, state, reason, at)"
-                        + " VALUES (?, 'pending', NULL, ?)",
-                    id,
-                    created.toEpochMilli());
-              });
+          .useHandle(h -> h.execute("UPDATE message SET first_state = NULL WHERE id = ?", m.id()));
+      storeLine(kurir, m.id(), "pending", null, m.created());
 
-      assertThat(byId(kurir, id))
-          .containsExactly(new MessageEvent(MessageState.PENDING, Optional.empty(), created));
-      assertThat(byList(kurir, device, id)).isEqualTo(byId(kurir, id));
+      assertThat(byId(kurir, m.id()))
+          .containsExactly(new MessageEvent(MessageState.PENDING, Optional.empty(), m.created()));
+      assertThat(byList(kurir, m.device(), m.id())).isEqualTo(byId(kurir, m.id()));
     }
   }
 
   @Test
   void aStoredLineOfTheSameMomentComesAfterTheToldOne() {
     try (TestGateway kurir = TestGateway.start(dir)) {
-      Device device = kurir.newDevice();
-      kurir.sandbox().setDeviceOnline(device.id(), false);
-      long id =
-          Long.parseLong(
-              kurir.postJson("/api/async_send_message", body(device, Numbers.fresh())).body());
-      Instant created = kurir.gateway().messages().history(id).orElseThrow().message().createdAt();
-      kurir
-          .gateway()
-          .database()
-          .jdbi()
-          .useHandle(
-              h ->
-                  h.execute(
-                      "INSERT INTO message_event (message_id, state, reason, at)"
-                          + " VALUES (?, 'failed', 'noted', ?)",
-                      id,
-                      created.toEpochMilli()));
+      Accepted m = acceptOffline(kurir);
+      storeLine(kurir, m.id(), "failed", "noted", m.created());
 
-      assertThat(byId(kurir, id))
+      assertThat(byId(kurir, m.id()))
           .containsExactly(
-              new MessageEvent(MessageState.PENDING, Optional.empty(), created),
-              new MessageEvent(MessageState.FAILED, Optional.of("noted"), created));
-      assertThat(byList(kurir, device, id)).isEqualTo(byId(kurir, id));
+              new MessageEvent(MessageState.PENDING, Optional.empty(), m.created()),
+              new MessageEvent(MessageState.FAILED, Optional.of("noted"), m.created()));
+      assertThat(byList(kurir, m.device(), m.id())).isEqualTo(byId(kurir, m.id()));
     }
   }
 }

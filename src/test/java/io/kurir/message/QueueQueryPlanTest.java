@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,7 +44,8 @@ class QueueQueryPlanTest {
     try (CoreNode node =
             CoreNode.start(
                 dir.resolve("k.db"), 0, Clock.systemUTC(), new ScriptedDriver("scripted", false));
-        Connection c = node.db().jdbi().open().getConnection()) {
+        Handle h = node.db().jdbi().open()) {
+      Connection c = h.getConnection();
       assertThat(plan(c, MessageStore.NEXT_NOT_BEFORE, 1))
           .containsExactly("SEARCH message USING INDEX message_queue (device_id=? AND sync=?)");
       assertThat(plan(c, MessageStore.PENDING_COUNT, 1))
