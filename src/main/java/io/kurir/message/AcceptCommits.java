@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -90,7 +89,7 @@ final class AcceptCommits {
               }
             });
     try {
-      handedOver.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      CommitWait.within(handedOver, timeout);
     } catch (TimeoutException e) {
       if (!decided.compareAndSet(false, true)) {
         return messages; // committed and handed over just now: the caller learns the ids
@@ -118,7 +117,7 @@ final class AcceptCommits {
    */
   <T> T awaitCommit(CompletableFuture<T> commit, List<Message> messages, boolean withdraw) {
     try {
-      return commit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return CommitWait.within(commit, timeout);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
     } catch (TimeoutException e) {

@@ -270,7 +270,7 @@ final class ClaimWindow {
                 now,
                 due.getFirst().sync());
     try {
-      return commit.get(claimTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      return CommitWait.within(commit, claimTimeout);
     } catch (TimeoutException e) {
       // Not committed in time: nothing goes to the driver now, and what the claim commits later
       // goes back to the queue (the loop tries again), not left "sending" with nobody on it.
