@@ -22,6 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
  * % of the gateway's CPU). PostgreSQL's planner chooses by its statistics and is not asked here.
  */
 class QueueQueryPlanTest {
+  private static final String SEARCH =
+      "SEARCH message USING INDEX message_queue (device_id=? AND sync=?)";
+  private static final String SEARCH_COVERING =
+      "SEARCH message USING COVERING INDEX message_queue (device_id=? AND sync=?)";
+
   @TempDir Path dir;
 
   private static List<String> plan(Connection c, String sql, int parameters) throws Exception {
@@ -46,22 +51,12 @@ class QueueQueryPlanTest {
                 dir.resolve("k.db"), 0, Clock.systemUTC(), new ScriptedDriver("scripted", false));
         Handle h = node.db().jdbi().open()) {
       Connection c = h.getConnection();
-      assertThat(plan(c, MessageStore.NEXT_NOT_BEFORE, 1))
-          .containsExactly("SEARCH message USING INDEX message_queue (device_id=? AND sync=?)");
-      assertThat(plan(c, MessageStore.PENDING_COUNT, 1))
-          .containsExactly(
-              "SEARCH message USING COVERING INDEX message_queue (device_id=? AND sync=?)");
-      assertThat(plan(c, MessageStore.PENDING_SYNC_COUNT, 1))
-          .containsExactly(
-              "SEARCH message USING COVERING INDEX message_queue (device_id=? AND sync=?)");
-      assertThat(plan(c, MessageStore.DUE, 4))
-          .containsExactly("SEARCH message USING INDEX message_queue (device_id=? AND sync=?)");
-      assertThat(plan(c, MessageStore.PENDING_SYNC_IDS, 2))
-          .containsExactly(
-              "SEARCH message USING COVERING INDEX message_queue (device_id=? AND sync=?)");
-      assertThat(plan(c, MessageStore.PENDING_IDS, 2))
-          .first()
-          .isEqualTo("SEARCH message USING COVERING INDEX message_queue (device_id=? AND sync=?)");
+      assertThat(plan(c, MessageStore.NEXT_NOT_BEFORE, 1)).containsExactly(SEARCH);
+      assertThat(plan(c, MessageStore.PENDING_COUNT, 1)).containsExactly(SEARCH_COVERING);
+      assertThat(plan(c, MessageStore.PENDING_SYNC_COUNT, 1)).containsExactly(SEARCH_COVERING);
+      assertThat(plan(c, MessageStore.DUE, 4)).containsExactly(SEARCH);
+      assertThat(plan(c, MessageStore.PENDING_SYNC_IDS, 2)).containsExactly(SEARCH_COVERING);
+      assertThat(plan(c, MessageStore.PENDING_IDS, 2)).first().isEqualTo(SEARCH_COVERING);
     }
   }
 }
