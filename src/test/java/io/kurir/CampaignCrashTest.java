@@ -163,14 +163,19 @@ class CampaignCrashTest {
       gateway = start(data, kills.size(), deduplicate);
       ServeProcess now = gateway;
       AtomicReference<JsonNode> seen = new AtomicReference<>();
-      Eventually.until(
-          goal + " sent, some queued",
-          Eventually.GUARD,
-          Duration.ofMillis(20),
-          () -> {
-            seen.set(campaign(now, key, campaign).get("counts"));
-            return sent(seen.get()) >= goal && seen.get().get("queued").asInt() > 0;
-          });
+      try {
+        Eventually.until(
+            goal + " sent, some queued",
+            Eventually.GUARD,
+            Duration.ofMillis(20),
+            () -> {
+              seen.set(campaign(now, key, campaign).get("counts"));
+              return sent(seen.get()) >= goal && seen.get().get("queued").asInt() > 0;
+            });
+      } catch (AssertionError e) {
+        throw new AssertionError(
+            e.getMessage() + "; counts " + seen.get() + "\n" + gateway.diagnosis(), e);
+      }
       gateway.kill();
       kills.add("feeding, " + sent(seen.get()) + " sent, " + seen.get().get("queued") + " queued");
     }
@@ -178,11 +183,21 @@ class CampaignCrashTest {
     // Last round: left to finish, then stopped cleanly.
     gateway = start(data, kills.size(), deduplicate);
     ServeProcess last = gateway;
-    Eventually.until(
-        "the campaign done",
-        Eventually.GUARD,
-        Duration.ofMillis(50),
-        () -> campaign(last, key, campaign).get("status").asText().equals("done"));
+    try {
+      Eventually.until(
+          "the campaign done",
+          Eventually.GUARD,
+          Duration.ofMillis(50),
+          () -> campaign(last, key, campaign).get("status").asText().equals("done"));
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          e.getMessage()
+              + "; counts "
+              + campaign(last, key, campaign).get("counts")
+              + "\n"
+              + last.diagnosis(),
+          e);
+    }
     JsonNode counts = campaign(last, key, campaign).get("counts");
     gateway.stop();
 

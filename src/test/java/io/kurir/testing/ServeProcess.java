@@ -21,12 +21,17 @@ import java.util.concurrent.TimeUnit;
  * several. Started once it says where it listens.
  */
 public final class ServeProcess {
+  /** How much of the log's end {@link #diagnosis} gives. */
+  private static final int LOG_TAIL = 200;
+
   private final Process process;
   private final String url;
+  private final Path log;
 
-  private ServeProcess(Process process, String url) {
+  private ServeProcess(Process process, String url, Path log) {
     this.process = process;
     this.url = url;
+    this.log = log;
   }
 
   /**
@@ -77,7 +82,7 @@ public final class ServeProcess {
               }
             });
     try {
-      return new ServeProcess(p, url.get(60, TimeUnit.SECONDS));
+      return new ServeProcess(p, url.get(60, TimeUnit.SECONDS), log);
     } catch (Exception e) {
       p.destroyForcibly();
       throw new AssertionError(name + " did not start: " + e + "\n" + Files.readString(log), e);
@@ -105,6 +110,49 @@ public final class ServeProcess {
   /** Where it listens, {@code http://127.0.0.1:<port>}. */
   public String url() {
     return url;
+  }
+
+  /**
+   * What a failed wait on this gateway needs to be understood after the test's folder is gone: all
+   * its threads, virtual ones too, as {@code jcmd Thread.dump_to_file} writes them, and the end of
+   * its log.
+   */
+  public String diagnosis() {
+    StringBuilder out = new StringBuilder();
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Path threads = log.resolveSibling(log.getFileName() + ".threads.txt");
+    try {
+      Process dump =
+          new ProcessBuilder(
+                  jcmd.toString(),
+                  Long.toString(process.pid()),
+                  "Thread.dump_to_file",
+                  "-overwrite",
+                  "-format=text",
+                  threads.toString())
+              .redirectErrorStream(true)
+              .start();
+      String said = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      dump.waitFor(30, TimeUnit.SECONDS);
+      out.append("gateway threads:\n")
+          .append(Files.exists(threads) ? Files.readString(threads) : "none written: " + said)
+          .append('\n');
+    } catch (IOException e) {
+      out.append("no thread dump: ").append(e).append('\n');
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      List<String> lines = Files.readAllLines(log);
+      int from = Math.max(0, lines.size() - LOG_TAIL);
+      out.append("gateway log from line ")
+          .append(from + 1)
+          .append(":\n")
+          .append(String.join("\n", lines.subList(from, lines.size())));
+    } catch (IOException e) {
+      out.append("no log: ").append(e);
+    }
+    return out.toString();
   }
 
   /** {@code kill -9}: {@link Process#destroyForcibly} sends SIGKILL on Linux. */
