@@ -30,6 +30,11 @@ import java.util.stream.Stream;
  * {@code KURIR_BENCH_POSTGRES_PASSWORD}), or is a throwaway cluster started from the machine's
  * server binaries ({@code /usr/lib/postgresql/<version>/bin}, as the {@code postgres} user when
  * root), with {@code fsync} on: commits are as durable as SQLite's {@code synchronous=FULL}.
+ *
+ * <p>With {@code KURIR_BENCH_POSTGRES_STATEMENTS} set, the throwaway cluster loads {@code
+ * pg_stat_statements} and each end-to-end row prints the statements the server ran for it, counted
+ * per message sent: where a message's round trips go. The extension costs the server a little, so
+ * those runs are for the analysis, not for the figures.
  */
 final class NodesBench implements AutoCloseable {
   private static final String RECIPIENT = "+6281234567890";
@@ -51,6 +56,7 @@ final class NodesBench implements AutoCloseable {
   private Path cluster; // null: a server given by the environment
   private Path binaries;
   private int databases;
+  private final boolean statements = System.getenv("KURIR_BENCH_POSTGRES_STATEMENTS") != null;
 
   NodesBench(Starter start, Wrk wrk, Path work, Duration duration, List<Row> rows) {
     this.start = start;
@@ -107,6 +113,10 @@ final class NodesBench implements AutoCloseable {
       Thread.sleep(100);
     }
     List<String> keys = devices.stream().map(Device::ecoKey).toList();
+    if (statements) {
+      sql(first, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      sql(first, "SELECT pg_stat_statements_reset()");
+    }
     Instant began = Instant.now();
     List<CompletableFuture<Wrk.Result>> loads = new ArrayList<>();
     // A thread per node: the common pool has one worker on two cores, which ran the nodes' loads
@@ -139,6 +149,9 @@ final class NodesBench implements AutoCloseable {
     }
     double seconds = Duration.between(began, Instant.now()).toMillis() / 1000.0;
     long sent = count(first, "sent', 'delivery', 'read", ofDevices);
+    if (statements) {
+      printStatements(first, name, sent);
+    }
     rows.add(
         new Row(
             name,
@@ -171,6 +184,38 @@ final class NodesBench implements AutoCloseable {
                             + andWhere)
                     .mapTo(Long.class)
                     .one());
+  }
+
+  private static void sql(Gateway gateway, String statement) {
+    gateway.database().jdbi().useHandle(h -> h.execute(statement));
+  }
+
+  /**
+   * The statements the server ran since the row began (every database's: the nodes' and this
+   * benchmark's few looks), most called first, as calls and server time per message sent.
+   */
+  private static void printStatements(Gateway gateway, String row, long sent) {
+    List<String> lines =
+        gateway
+            .database()
+            .jdbi()
+            .withHandle(
+                h ->
+                    h.createQuery(
+                            "SELECT calls, rows, total_exec_time, query FROM pg_stat_statements"
+                                + " ORDER BY calls DESC LIMIT 40")
+                        .map(
+                            (rs, ctx) ->
+                                String.format(
+                                    Locale.ROOT,
+                                    "%7.3f calls/msg %7.3f rows/msg %6.1f µs/msg  %s",
+                                    rs.getLong("calls") / (double) sent,
+                                    rs.getLong("rows") / (double) sent,
+                                    rs.getDouble("total_exec_time") * 1000 / sent,
+                                    rs.getString("query").replaceAll("\\s+", " ")))
+                        .list());
+    Bench.log(row + ": the server's statements per message sent (" + sent + " sent)");
+    lines.forEach(l -> System.out.println("  " + l));
   }
 
   private static int holders(Gateway gateway) {
@@ -266,7 +311,12 @@ final class NodesBench implements AutoCloseable {
             "-l",
             cluster.resolve("log").toString(),
             "-o",
-            "-p " + port + " -k " + cluster + " -c listen_addresses=127.0.0.1",
+            "-p "
+                + port
+                + " -k "
+                + cluster
+                + " -c listen_addresses=127.0.0.1"
+                + (statements ? " -c shared_preload_libraries=pg_stat_statements" : ""),
             "start"),
         root);
     adminUrl = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";

@@ -1,6 +1,5 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.buildMoveSql;
 import static io.kurir.message.MessageRowStore.committed;
 import static io.kurir.message.MessageRowStore.history;
 import static io.kurir.message.MessageRowStore.move;
@@ -13,11 +12,9 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 
@@ -29,10 +26,12 @@ import org.jdbi.v3.core.HandleCallback;
 final class ReceiptStore {
   private final Database db;
   private final StatusHook hook;
+  private final ReceiptGroups groups;
 
   ReceiptStore(Database db, StatusHook hook) {
     this.db = db;
     this.hook = hook;
+    this.groups = new ReceiptGroups(db, hook, this::keepIfEarly);
   }
 
   /**
@@ -189,63 +188,34 @@ final class ReceiptStore {
   /**
    * Records a receipt keyed by a network id: moves the message that carries it, or keeps the
    * receipt until a message does. Not waited for: a driver's receipt thread must not stall on a
-   * commit per receipt.
+   * commit per receipt. Applied with the other receipts that wait for the writer ({@link
+   * ReceiptGroups}).
    */
   void receiptByNetworkId(
       long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
-    boolean[] hooked = {false};
-    committed(
-        hook,
-        db.writes()
-            .submitInBackground(
-                h -> {
-                  // The guarded move by (device, network id), which tells the ids it moved: one
-                  // statement, and their history lines go with the transaction's others.
-                  List<Long> moved = new ArrayList<>(1);
-                  try (PreparedStatement move =
-                      h.getConnection().prepareStatement(receiptSql(next))) {
-                    int p = 1;
-                    move.setLong(p++, at.toEpochMilli());
-                    move.setString(p++, reason);
-                    if (next.wentOut()) {
-                      move.setLong(p++, at.toEpochMilli());
-                    }
-                    move.setLong(p++, deviceId);
-                    move.setString(p, networkId);
-                    try (ResultSet rs = move.executeQuery()) {
-                      while (rs.next()) {
-                        moved.add(rs.getLong(1));
-                      }
-                    }
-                  }
-                  if (!moved.isEmpty()) {
-                    for (long id : moved) {
-                      history(h, id, next, reason, at);
-                    }
-                    if (hook.mayWant(Transaction.of(h))) {
-                      for (long id : moved) {
-                        hooked[0] |= hook.moved(Transaction.of(h), id, next, reason, at);
-                      }
-                    }
-                    return true;
-                  }
-                  if (idsOfNetworkId(h, deviceId, networkId).isEmpty()) {
-                    // Faster than the send's own outcome: kept until it comes.
-                    earlyReceiptsMayExist = true; // before the insert, on the writer's thread
-                    h.createUpdate(
-                            "INSERT INTO early_receipt (device_id, network_id, status, reason, at,"
-                                + " received_at) VALUES (?, ?, ?, ?, ?, ?)")
-                        .bind(0, deviceId)
-                        .bind(1, networkId)
-                        .bind(2, next.wireName())
-                        .bind(3, reason)
-                        .bind(4, at.toEpochMilli())
-                        .bind(5, now.toEpochMilli())
-                        .execute();
-                  }
-                  return false; // a late or repeated receipt changes nothing
-                }),
-        hooked);
+    groups.add(new ReceiptGroups.Receipt(deviceId, networkId, next, reason, at, now));
+  }
+
+  /**
+   * A receipt that moved no message: kept in {@code early_receipt} when no message carries its
+   * network id yet (it came faster than the send's own outcome); a late or repeated one changes
+   * nothing.
+   */
+  private void keepIfEarly(Handle h, ReceiptGroups.Receipt r) throws SQLException {
+    if (!idsOfNetworkId(h, r.deviceId(), r.networkId()).isEmpty()) {
+      return;
+    }
+    earlyReceiptsMayExist = true; // before the insert, on the writer's thread
+    h.createUpdate(
+            "INSERT INTO early_receipt (device_id, network_id, status, reason, at, received_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(0, r.deviceId())
+        .bind(1, r.networkId())
+        .bind(2, r.next().wireName())
+        .bind(3, r.reason())
+        .bind(4, r.at().toEpochMilli())
+        .bind(5, r.receivedAt().toEpochMilli())
+        .execute();
   }
 
   private static final String MESSAGE_BY_NETWORK_ID =
@@ -264,21 +234,6 @@ final class ReceiptStore {
       }
       return ids;
     }
-  }
-
-  private static final Map<MessageState, String> RECEIPT_SQL = new ConcurrentHashMap<>();
-
-  /**
-   * A receipt's guarded move by (device, network id), returning the ids it moved: the (device,
-   * network id) index finds the row (no index holds the states it is guarded by, so none competes).
-   */
-  private static String receiptSql(MessageState next) {
-    return RECEIPT_SQL.computeIfAbsent(
-        next,
-        n ->
-            buildMoveSql(n, receiptFrom(n))
-                    .replace(" WHERE id = ? AND ", " WHERE device_id = ? AND network_id = ? AND ")
-                + " RETURNING id");
   }
 
   /** Receipts for network ids that no message took within {@code keep} are dropped. */

@@ -59,4 +59,23 @@ class QueueQueryPlanTest {
       assertThat(plan(c, MessageStore.PENDING_IDS, 2)).first().isEqualTo(SEARCH_COVERING);
     }
   }
+
+  /** Not the queue's, but the same planner: a group of receipts joins its list to the messages. */
+  @Test
+  void aGroupOfReceiptsFindsEachMessageByItsNetworkId() throws Exception {
+    try (CoreNode node =
+            CoreNode.start(
+                dir.resolve("k.db"), 0, Clock.systemUTC(), new ScriptedDriver("scripted", false));
+        Handle h = node.db().jdbi().open()) {
+      Connection c = h.getConnection();
+      for (MessageState next :
+          List.of(MessageState.DELIVERY, MessageState.READ, MessageState.FAILED)) {
+        assertThat(plan(c, ReceiptGroups.sql(next, 16), 4 * 16))
+            .as("a group of receipts to %s", next)
+            .endsWith(
+                "SCAN r",
+                "SEARCH message USING INDEX message_network (device_id=? AND network_id=?)");
+      }
+    }
+  }
 }

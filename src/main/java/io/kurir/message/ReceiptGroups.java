@@ -1,0 +1,256 @@
+package io.kurir.message;
+
+import static io.kurir.message.MessageRowStore.committed;
+import static io.kurir.message.MessageRowStore.history;
+
+import io.kurir.store.Database;
+import io.kurir.store.Transaction;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Receipts keyed by network id, applied a group at a time: the receipts that came while the writer
+ * was busy go into its next transaction together, as one guarded move per state for all of them
+ * instead of one per receipt (on PostgreSQL each statement is a round trip on the writer's
+ * connection, and a network sends two or three receipts for every message).
+ *
+ * <p>A group is one writer task that takes, when it runs, every receipt waiting then. Receipts of
+ * one message in one group (its delivery and its read) are applied in the order they came, each in
+ * a statement of its own ("rounds"), so its history and its status events are those of receipts
+ * applied one by one. A group whose transaction fails is run again alone, as any writer task; one
+ * that fails alone is split into its receipts, each tried on its own, so a bad receipt costs only
+ * itself.
+ */
+final class ReceiptGroups {
+  private static final Logger log = LoggerFactory.getLogger(ReceiptGroups.class);
+
+  /**
+   * Receipts that may wait at once, as {@code WriteQueue.MAX_BACKGROUND} for background writes:
+   * beyond, the driver's receipt thread is held until a group commits, so memory stays bounded and
+   * the pressure goes back to the network's reports.
+   */
+  static final int MAX_WAITING = 20_000;
+
+  /** The lengths a group's statement is padded to, so that each is prepared once. */
+  private static final int[] SIZES = {1, 4, 16, 64};
+
+  record Receipt(
+      long deviceId,
+      String networkId,
+      MessageState next,
+      String reason,
+      Instant at,
+      Instant receivedAt) {}
+
+  /** What to do with a receipt that moved no message (it may have come before its send's id). */
+  interface Unmoved {
+    void unmoved(Handle h, Receipt r) throws SQLException;
+  }
+
+  private final Database db;
+  private final StatusHook hook;
+  private final Unmoved unmoved;
+  private final ConcurrentLinkedQueue<Receipt> waiting = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean groupQueued = new AtomicBoolean();
+  private final Semaphore room = new Semaphore(MAX_WAITING);
+
+  ReceiptGroups(Database db, StatusHook hook, Unmoved unmoved) {
+    this.db = db;
+    this.hook = hook;
+    this.unmoved = unmoved;
+  }
+
+  /** Applies {@code r} with the next group; not waited for. */
+  void add(Receipt r) {
+    try {
+      room.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("a receipt for network id {} was dropped: interrupted", r.networkId());
+      return;
+    }
+    waiting.add(r);
+    if (groupQueued.compareAndSet(false, true)) {
+      submit(new Group(null));
+    }
+  }
+
+  private void submit(Group group) {
+    boolean[] hooked = {false};
+    group.hooked = hooked;
+    committed(hook, db.writes().submitInBackground(group), hooked)
+        .whenComplete(
+            (moved, failure) -> {
+              List<Receipt> taken = group.receipts == null ? List.of() : group.receipts;
+              if (failure != null && taken.size() > 1) {
+                taken.forEach(r -> submit(new Group(List.of(r)))); // each keeps its permit
+                return;
+              }
+              if (failure != null) {
+                log.warn(
+                    "a receipt for network id {} could not be stored: {}",
+                    taken.isEmpty() ? "?" : taken.getFirst().networkId(),
+                    failure.toString());
+              }
+              room.release(taken.size());
+            });
+  }
+
+  /** One writer task: the receipts waiting when it first runs (kept for a run again alone). */
+  private final class Group implements HandleCallback<Boolean, Exception> {
+    List<Receipt> receipts;
+    boolean[] hooked;
+
+    Group(List<Receipt> receipts) {
+      this.receipts = receipts;
+    }
+
+    @Override
+    public Boolean withHandle(Handle h) throws SQLException {
+      if (receipts == null) {
+        groupQueued.set(false); // before the drain: what comes after it queues the next group
+        List<Receipt> drained = new ArrayList<>();
+        for (Receipt r; (r = waiting.poll()) != null; ) {
+          drained.add(r);
+        }
+        receipts = drained;
+      }
+      return apply(h, receipts, hooked);
+    }
+  }
+
+  private boolean apply(Handle h, List<Receipt> receipts, boolean[] hooked) throws SQLException {
+    boolean any = false;
+    for (List<Receipt> round : rounds(receipts)) {
+      Map<MessageState, List<Receipt>> byState = new LinkedHashMap<>();
+      round.forEach(r -> byState.computeIfAbsent(r.next(), k -> new ArrayList<>()).add(r));
+      for (var e : byState.entrySet()) {
+        List<Receipt> all = e.getValue();
+        for (int from = 0; from < all.size(); from += SIZES[SIZES.length - 1]) {
+          List<Receipt> part =
+              all.subList(from, Math.min(all.size(), from + SIZES[SIZES.length - 1]));
+          any |= applyPart(h, e.getKey(), part, hooked);
+        }
+      }
+    }
+    return any;
+  }
+
+  /**
+   * The receipts cut into rounds in which each message's network id comes at most once (one
+   * statement cannot move a row twice), each message's receipts in the order they came.
+   */
+  static List<List<Receipt>> rounds(List<Receipt> receipts) {
+    List<List<Receipt>> rounds = new ArrayList<>();
+    Map<Key, Integer> seen = new HashMap<>();
+    for (Receipt r : receipts) {
+      int round = seen.merge(new Key(r.deviceId(), r.networkId()), 1, Integer::sum) - 1;
+      while (rounds.size() <= round) {
+        rounds.add(new ArrayList<>());
+      }
+      rounds.get(round).add(r);
+    }
+    return rounds;
+  }
+
+  private record Key(long deviceId, String networkId) {}
+
+  private boolean applyPart(Handle h, MessageState next, List<Receipt> part, boolean[] hooked)
+      throws SQLException {
+    int size = paddedSize(part.size());
+    Map<Key, List<Long>> moved = new HashMap<>();
+    try (PreparedStatement move = h.getConnection().prepareStatement(sql(next, size))) {
+      int p = 1;
+      for (int i = 0; i < size; i++) {
+        Receipt r = i < part.size() ? part.get(i) : null; // padding matches no row
+        move.setLong(p++, r == null ? 0 : r.deviceId());
+        move.setString(p++, r == null ? null : r.networkId());
+        move.setLong(p++, r == null ? 0 : r.at().toEpochMilli());
+        if (r == null || r.reason() == null) {
+          move.setNull(p++, Types.VARCHAR);
+        } else {
+          move.setString(p++, r.reason());
+        }
+      }
+      try (ResultSet rs = move.executeQuery()) {
+        while (rs.next()) {
+          moved
+              .computeIfAbsent(new Key(rs.getLong(2), rs.getString(3)), k -> new ArrayList<>(1))
+              .add(rs.getLong(1));
+        }
+      }
+    }
+    boolean wanted = !moved.isEmpty() && hook.mayWant(Transaction.of(h));
+    for (Receipt r : part) {
+      List<Long> ids = moved.get(new Key(r.deviceId(), r.networkId()));
+      if (ids == null) {
+        unmoved.unmoved(h, r);
+        continue;
+      }
+      for (long id : ids) {
+        history(h, id, next, r.reason(), r.at());
+        if (wanted) {
+          hooked[0] |= hook.moved(Transaction.of(h), id, next, r.reason(), r.at());
+        }
+      }
+    }
+    return !moved.isEmpty();
+  }
+
+  private static int paddedSize(int n) {
+    for (int s : SIZES) {
+      if (n <= s) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException("a part of at most " + SIZES[SIZES.length - 1]);
+  }
+
+  private static final Map<String, String> SQL = new ConcurrentHashMap<>();
+
+  /**
+   * The guarded move of {@code size} receipts to {@code next}, each by (device, network id),
+   * returning the ids it moved with the key that moved them. The receipts are a {@code VALUES} list
+   * named by a {@code WITH} (SQLite names no columns of a {@code VALUES} in {@code FROM}); its
+   * columns' names differ from the message's, as {@code RETURNING} may name only those on SQLite.
+   */
+  static String sql(MessageState next, int size) {
+    return SQL.computeIfAbsent(
+        next + ":" + size,
+        k -> {
+          String states =
+              ReceiptStore.receiptFrom(next).stream()
+                  .map(s -> "'" + s.wireName() + "'")
+                  .sorted()
+                  .collect(Collectors.joining(", "));
+          String rows = String.join(", ", java.util.Collections.nCopies(size, "(?, ?, ?, ?)"));
+          return "WITH r (r_device, r_network, r_at, r_reason) AS (VALUES "
+              + rows
+              + ") UPDATE message SET state = '"
+              + next.wireName()
+              + "', status_at = r.r_at, reason = r.r_reason"
+              + (next.wentOut() ? ", sent_at = COALESCE(sent_at, r.r_at)" : "")
+              + " FROM r WHERE message.device_id = r.r_device AND message.network_id = r.r_network"
+              + " AND message.state IN ("
+              + states
+              + ") RETURNING id, device_id, network_id";
+        });
+  }
+}
