@@ -1,9 +1,9 @@
 package io.kurir.message;
 
-import static io.kurir.message.MessageRowStore.committed;
 import static io.kurir.message.MessageRowStore.history;
 
 import io.kurir.store.Database;
+import io.kurir.store.GroupedWrites;
 import io.kurir.store.Transaction;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,40 +16,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.HandleCallback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Receipts keyed by network id, applied a group at a time: the receipts that came while the writer
- * was busy go into its next transaction together, as one guarded move per state for all of them
- * instead of one per receipt (on PostgreSQL each statement is a round trip on the writer's
- * connection, and a network sends two or three receipts for every message).
- *
- * <p>A group is one writer task that takes, when it runs, every receipt waiting then. Receipts of
- * one message in one group (its delivery and its read) are applied in the order they came, each in
- * a statement of its own ("rounds"), so its history and its status events are those of receipts
- * applied one by one. A group whose transaction fails is run again alone, as any writer task; one
- * that fails alone is split into its receipts, each tried on its own, so a bad receipt costs only
- * itself.
+ * Receipts keyed by network id, applied a group at a time ({@link GroupedWrites}): the receipts
+ * that came while the writer was busy go into its next transaction together, as one guarded move
+ * per state for all of them instead of one per receipt (on PostgreSQL each statement is a round
+ * trip on the writer's connection, and a network sends two or three receipts for every message).
+ * Receipts of one message in one group (its delivery and its read) are applied in the order they
+ * came, each in a statement of its own ("rounds"), so its history and its status events are those
+ * of receipts applied one by one.
  */
 final class ReceiptGroups {
   private static final Logger log = LoggerFactory.getLogger(ReceiptGroups.class);
 
   /**
    * Receipts that may wait at once, as {@code WriteQueue.MAX_BACKGROUND} for background writes:
-   * beyond, the driver's receipt thread is held until a group commits, so memory stays bounded and
-   * the pressure goes back to the network's reports.
+   * beyond, the driver's receipt thread is held until a group commits.
    */
   static final int MAX_WAITING = 20_000;
-
-  /** The lengths a group's statement is padded to, so that each is prepared once. */
-  private static final int[] SIZES = {1, 4, 16, 64};
 
   record Receipt(
       long deviceId,
@@ -64,93 +52,48 @@ final class ReceiptGroups {
     void unmoved(Handle h, Receipt r) throws SQLException;
   }
 
-  private final Database db;
   private final StatusHook hook;
   private final Unmoved unmoved;
-  private final ConcurrentLinkedQueue<Receipt> waiting = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean groupQueued = new AtomicBoolean();
-  private final Semaphore room = new Semaphore(MAX_WAITING);
+  private final GroupedWrites<Receipt, Boolean> groups;
 
   ReceiptGroups(Database db, StatusHook hook, Unmoved unmoved) {
-    this.db = db;
     this.hook = hook;
     this.unmoved = unmoved;
+    this.groups =
+        new GroupedWrites<>(
+            db.writes()::submitInBackground, this::apply, MAX_WAITING, hook::committed);
   }
 
   /** Applies {@code r} with the next group; not waited for. */
   void add(Receipt r) {
-    try {
-      room.acquire();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      log.warn("a receipt for network id {} was dropped: interrupted", r.networkId());
-      return;
-    }
-    waiting.add(r);
-    if (groupQueued.compareAndSet(false, true)) {
-      submit(new Group(null));
-    }
-  }
-
-  private void submit(Group group) {
-    boolean[] hooked = {false};
-    group.hooked = hooked;
-    committed(hook, db.writes().submitInBackground(group), hooked)
-        .whenComplete(
-            (moved, failure) -> {
-              List<Receipt> taken = group.receipts == null ? List.of() : group.receipts;
-              if (failure != null && taken.size() > 1) {
-                taken.forEach(r -> submit(new Group(List.of(r)))); // each keeps its permit
-                return;
-              }
-              if (failure != null) {
-                log.warn(
-                    "a receipt for network id {} could not be stored: {}",
-                    taken.isEmpty() ? "?" : taken.getFirst().networkId(),
-                    failure.toString());
-              }
-              room.release(taken.size());
+    groups
+        .add(r)
+        .exceptionally(
+            failure -> {
+              log.warn(
+                  "a receipt for network id {} could not be stored: {}",
+                  r.networkId(),
+                  failure.toString());
+              return false;
             });
   }
 
-  /** One writer task: the receipts waiting when it first runs (kept for a run again alone). */
-  private final class Group implements HandleCallback<Boolean, Exception> {
-    List<Receipt> receipts;
-    boolean[] hooked;
-
-    Group(List<Receipt> receipts) {
-      this.receipts = receipts;
-    }
-
-    @Override
-    public Boolean withHandle(Handle h) throws SQLException {
-      if (receipts == null) {
-        groupQueued.set(false); // before the drain: what comes after it queues the next group
-        List<Receipt> drained = new ArrayList<>();
-        for (Receipt r; (r = waiting.poll()) != null; ) {
-          drained.add(r);
-        }
-        receipts = drained;
-      }
-      return apply(h, receipts, hooked);
-    }
-  }
-
-  private boolean apply(Handle h, List<Receipt> receipts, boolean[] hooked) throws SQLException {
-    boolean any = false;
+  /** Whether each receipt moved a message. */
+  private List<Boolean> apply(Handle h, List<Receipt> receipts, boolean[] hooked)
+      throws SQLException {
+    Map<Receipt, Boolean> moved = new java.util.IdentityHashMap<>();
     for (List<Receipt> round : rounds(receipts)) {
       Map<MessageState, List<Receipt>> byState = new LinkedHashMap<>();
       round.forEach(r -> byState.computeIfAbsent(r.next(), k -> new ArrayList<>()).add(r));
       for (var e : byState.entrySet()) {
-        List<Receipt> all = e.getValue();
-        for (int from = 0; from < all.size(); from += SIZES[SIZES.length - 1]) {
-          List<Receipt> part =
-              all.subList(from, Math.min(all.size(), from + SIZES[SIZES.length - 1]));
-          any |= applyPart(h, e.getKey(), part, hooked);
+        for (List<Receipt> part : GroupedWrites.parts(e.getValue())) {
+          applyPart(h, e.getKey(), part, hooked, moved);
         }
       }
     }
-    return any;
+    List<Boolean> results = new ArrayList<>(receipts.size());
+    receipts.forEach(r -> results.add(moved.get(r)));
+    return results;
   }
 
   /**
@@ -172,9 +115,14 @@ final class ReceiptGroups {
 
   private record Key(long deviceId, String networkId) {}
 
-  private boolean applyPart(Handle h, MessageState next, List<Receipt> part, boolean[] hooked)
+  private void applyPart(
+      Handle h,
+      MessageState next,
+      List<Receipt> part,
+      boolean[] hooked,
+      Map<Receipt, Boolean> movedAny)
       throws SQLException {
-    int size = paddedSize(part.size());
+    int size = GroupedWrites.paddedSize(part.size());
     Map<Key, List<Long>> moved = new HashMap<>();
     try (PreparedStatement move = h.getConnection().prepareStatement(sql(next, size))) {
       int p = 1;
@@ -200,6 +148,7 @@ final class ReceiptGroups {
     boolean wanted = !moved.isEmpty() && hook.mayWant(Transaction.of(h));
     for (Receipt r : part) {
       List<Long> ids = moved.get(new Key(r.deviceId(), r.networkId()));
+      movedAny.put(r, ids != null);
       if (ids == null) {
         unmoved.unmoved(h, r);
         continue;
@@ -211,16 +160,6 @@ final class ReceiptGroups {
         }
       }
     }
-    return !moved.isEmpty();
-  }
-
-  private static int paddedSize(int n) {
-    for (int s : SIZES) {
-      if (n <= s) {
-        return s;
-      }
-    }
-    throw new IllegalArgumentException("a part of at most " + SIZES[SIZES.length - 1]);
   }
 
   private static final Map<String, String> SQL = new ConcurrentHashMap<>();

@@ -1,7 +1,6 @@
 package io.kurir.message;
 
 import static io.kurir.message.MessageRowStore.committed;
-import static io.kurir.message.MessageRowStore.history;
 import static io.kurir.message.MessageRowStore.move;
 
 import io.kurir.store.Database;
@@ -27,70 +26,25 @@ final class ReceiptStore {
   private final Database db;
   private final StatusHook hook;
   private final ReceiptGroups groups;
+  private final SentRecords sent;
 
   ReceiptStore(Database db, StatusHook hook) {
     this.db = db;
     this.hook = hook;
     this.groups = new ReceiptGroups(db, hook, this::keepIfEarly);
+    this.sent = new SentRecords(db, hook, this::applyEarlyReceipts);
   }
 
   /**
    * Records a send the network took: {@code sending → sent}, with its network id, and any receipt
-   * that arrived for that network id before this commit. Not waited for by the sender; {@code
-   * callerWaits}: a sync caller is told once it is committed.
+   * that arrived for that network id before this commit; with the other sends recorded while the
+   * writer is busy ({@link SentRecords}). Not waited for by the sender; {@code callerWaits}: a sync
+   * caller is told once it is committed.
    */
   CompletableFuture<Boolean> recordSent(
       long id, long deviceId, Optional<String> networkId, Instant at, boolean callerWaits) {
-    boolean[] hooked = {false};
-    HandleCallback<Boolean, Exception> update =
-        h -> {
-          boolean early;
-          try (PreparedStatement move = h.getConnection().prepareStatement(RECORD_SENT)) {
-            move.setString(1, networkId.orElse(null));
-            move.setLong(2, at.toEpochMilli());
-            move.setLong(3, at.toEpochMilli());
-            move.setLong(4, id);
-            move.setLong(5, deviceId);
-            move.setString(6, networkId.orElse(null));
-            boolean moved;
-            try (ResultSet rs = move.executeQuery()) {
-              moved = rs.next();
-              early = moved && rs.getBoolean(1);
-            }
-            if (!moved) {
-              // A receipt by Kurir's id moved it further already: keep the network's id anyway,
-              // for the receipts still to come.
-              if (networkId.isPresent()) {
-                h.createUpdate(
-                        "UPDATE message SET network_id = ? WHERE id = ?"
-                            + " AND (network_id IS NULL OR network_id = '')")
-                    .bind(0, networkId.get())
-                    .bind(1, id)
-                    .execute();
-                hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
-              }
-              return false;
-            }
-          }
-          history(h, id, MessageState.SENT, null, at);
-          hooked[0] |= hook.moved(Transaction.of(h), id, MessageState.SENT, null, at);
-          if (early) {
-            hooked[0] |= applyEarlyReceipts(h, id, deviceId, networkId.get());
-          }
-          return true;
-        };
-    return committed(
-        hook,
-        callerWaits ? db.writes().submit(update) : db.writes().submitForSender(update),
-        hooked);
+    return sent.add(new SentRecords.Sent(id, deviceId, networkId, at), callerWaits);
   }
-
-  // Whether a receipt came before this outcome is told by the move itself: on PostgreSQL the look
-  // was a round trip of its own for every message sent, and almost always found nothing.
-  private static final String RECORD_SENT =
-      "UPDATE message SET state = 'sent', network_id = ?, status_at = ?, reason = NULL,"
-          + " sent_at = COALESCE(sent_at, ?) WHERE id = ? AND state = 'sending'"
-          + " RETURNING EXISTS (SELECT 1 FROM early_receipt WHERE device_id = ? AND network_id = ?)";
 
   /** Records the network id of a message still {@code sending} (an accepted send). */
   CompletableFuture<Boolean> recordNetworkId(long id, long deviceId, String networkId) {

@@ -3,18 +3,13 @@ package io.kurir.message;
 import static io.kurir.message.SenderParts.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kurir.store.IdGenerator;
 import io.kurir.tenant.Device;
 import io.kurir.testing.CoreNode;
-import io.kurir.testing.ScriptedDriver;
+import io.kurir.testing.HeldWriter;
 import io.kurir.time.SettableClock;
-import io.kurir.time.Timestamps;
 import io.kurir.webhook.Events;
-import io.kurir.webhook.MessageWebhooks;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -48,23 +43,11 @@ class BatchedWritesTest {
 
   @BeforeEach
   void open() {
-    node = CoreNode.start(dir.resolve("k.db"), 0, clock, new ScriptedDriver("scripted", false));
-    device = node.newDevice("+6281100007501");
-    // No sender claims what the test stores: the device is switched off.
-    node.tenants().setDeviceDisabled(device.id(), true);
-    IdGenerator ids = new IdGenerator(clock, 0);
-    events = new Events(node.db(), ids, clock, Duration.ofDays(7), () -> {});
-    StatusHook hook =
-        new MessageWebhooks(
-            node.db(),
-            ids,
-            clock,
-            new Timestamps(ZoneId.of("Asia/Jakarta")),
-            () -> {},
-            events,
-            "127.0.0.1",
-            () -> 0);
-    stores = MessageStores.open(node.db(), hook);
+    StoresWithEvents on = StoresWithEvents.open(dir.resolve("k.db"), clock, "+6281100007501");
+    node = on.node();
+    device = on.device();
+    events = on.events();
+    stores = on.stores();
   }
 
   @AfterEach
@@ -76,19 +59,8 @@ class BatchedWritesTest {
   void aBadTaskInABatchCostsItsNeighboursNoLineAndNoEventAndNumbersStayInOrder() throws Exception {
     long before = events.last(device.licenseId());
     Instant at = clock.instant();
-    CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     // The writer is held, so that everything below waits for it and is taken as one batch.
-    CompletableFuture<Object> holding =
-        node.db()
-            .writes()
-            .submit(
-                h -> {
-                  held.countDown();
-                  release.await();
-                  return null;
-                });
-    assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+    CountDownLatch release = HeldWriter.hold(node.db());
     List<Long> ids = new ArrayList<>();
     List<CompletableFuture<?>> tasks = new ArrayList<>();
     for (int i = 0; i < MESSAGES; i++) {
@@ -114,7 +86,6 @@ class BatchedWritesTest {
                   id, MessageState.FAILED, Set.of(MessageState.PENDING), at, "withdrawn", true));
     }
     release.countDown();
-    assertThat(holding).succeedsWithin(Duration.ofSeconds(10));
     int failed = 0;
     for (CompletableFuture<?> t : tasks) {
       failed += t.handle((r, e) -> e != null ? 1 : 0).get(10, TimeUnit.SECONDS);

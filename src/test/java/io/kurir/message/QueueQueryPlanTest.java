@@ -60,9 +60,12 @@ class QueueQueryPlanTest {
     }
   }
 
-  /** Not the queue's, but the same planner: a group of receipts joins its list to the messages. */
+  /**
+   * Not the queue's, but the same planner: a group of receipts, or of sends recorded, joins its
+   * list to the messages by an index.
+   */
   @Test
-  void aGroupOfReceiptsFindsEachMessageByItsNetworkId() throws Exception {
+  void aGroupOfReceiptsOrOfSendsFindsEachMessageByAnIndex() throws Exception {
     try (CoreNode node =
             CoreNode.start(
                 dir.resolve("k.db"), 0, Clock.systemUTC(), new ScriptedDriver("scripted", false));
@@ -76,6 +79,11 @@ class QueueQueryPlanTest {
                 "SCAN r",
                 "SEARCH message USING INDEX message_network (device_id=? AND network_id=?)");
       }
+      assertThat(plan(c, SentRecords.sql(16), 3 * 16))
+          .as("a group of sends recorded")
+          .contains(
+              "SEARCH message USING INTEGER PRIMARY KEY (rowid=?)",
+              "SEARCH e USING COVERING INDEX early_receipt_network (device_id=? AND network_id=?)");
     }
   }
 }

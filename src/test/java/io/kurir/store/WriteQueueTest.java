@@ -199,23 +199,6 @@ class WriteQueueTest {
     }
   }
 
-  /**
-   * Holds the writer until the latch returned is counted down: what is submitted meanwhile waits.
-   */
-  private static java.util.concurrent.CountDownLatch holdWriter(Database db) throws Exception {
-    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    db.writes()
-        .submit(
-            h -> {
-              held.countDown();
-              release.await();
-              return null;
-            });
-    held.await();
-    return release;
-  }
-
   /** A task that keeps row {@code id} for its transaction's end. */
   private static CompletableFuture<Boolean> keepRow(Database db, int id) {
     return db.writes()
@@ -231,7 +214,7 @@ class WriteQueueTest {
       throws Exception {
     try (Database db = open()) {
       KeptRows.flushedSizes.clear();
-      java.util.concurrent.CountDownLatch release = holdWriter(db);
+      java.util.concurrent.CountDownLatch release = io.kurir.testing.HeldWriter.hold(db);
       List<CompletableFuture<Boolean>> done = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
         done.add(keepRow(db, i == 50 ? 7 : i)); // id 7 twice: the batch's last statement fails
@@ -248,7 +231,7 @@ class WriteQueueTest {
 
       // A batch that fails nothing writes the rows of all its tasks at once.
       KeptRows.flushedSizes.clear();
-      release = holdWriter(db);
+      release = io.kurir.testing.HeldWriter.hold(db);
       List<CompletableFuture<Boolean>> more = new ArrayList<>();
       for (int i = 100; i < 110; i++) {
         more.add(keepRow(db, i));
@@ -294,7 +277,7 @@ class WriteQueueTest {
   @Test
   void rowsKeptByAddingTasksAreStoredBeforeAnyOtherTaskOfTheirTransactionRuns() throws Exception {
     try (Database db = open()) {
-      java.util.concurrent.CountDownLatch release = holdWriter(db);
+      java.util.concurrent.CountDownLatch release = io.kurir.testing.HeldWriter.hold(db);
       List<CompletableFuture<?>> adds = new ArrayList<>();
       for (int id = 1; id <= 3; id++) {
         adds.add(storeRow(db, id));
