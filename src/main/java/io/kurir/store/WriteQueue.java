@@ -274,8 +274,16 @@ public final class WriteQueue implements AutoCloseable {
    * instead of holding it forever; the write itself may still complete.
    */
   public <T> T write(HandleCallback<T, Exception> work) {
+    return await(submit(work));
+  }
+
+  /**
+   * The result of a write submitted (here, or through {@link GroupedWrites}) once committed, as
+   * {@link #write} waits for it.
+   */
+  public static <T> T await(CompletableFuture<T> committed) {
     try {
-      return submit(work).get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return committed.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new IllegalStateException("the database did not commit within " + WRITE_TIMEOUT, e);
     } catch (InterruptedException e) {

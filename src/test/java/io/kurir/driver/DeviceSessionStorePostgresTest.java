@@ -1,0 +1,7 @@
+package io.kurir.driver;
+
+import io.kurir.testing.OnPostgreSQL;
+
+/** {@link DeviceSessionStoreTest} on PostgreSQL. */
+@OnPostgreSQL
+class DeviceSessionStorePostgresTest extends DeviceSessionStoreTest {}
