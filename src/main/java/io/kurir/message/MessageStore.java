@@ -352,11 +352,9 @@ final class MessageStore {
       Instant at)
       throws SQLException {
     Set<Long> claimed = new HashSet<>();
-    if (!LeaseStore.holds(h, deviceId, owner)) {
-      return claimed;
-    }
     // A window in one statement per size of list (1, 4, 16, 64: the list padded with its last id),
-    // not one per message: on PostgreSQL each statement is a round trip.
+    // not one per message, which also looks at the lease: on PostgreSQL each statement is a round
+    // trip.
     Set<Long> moved = new HashSet<>();
     for (int from = 0; from < ids.size(); ) {
       int size = claimSize(ids.size() - from);
@@ -367,7 +365,9 @@ final class MessageStore {
         for (int i = 0; i < size; i++) {
           claim.setLong(p++, ids.get(from + Math.min(i, count - 1)));
         }
-        claim.setLong(p, deviceId);
+        claim.setLong(p++, deviceId);
+        claim.setLong(p++, deviceId);
+        claim.setString(p, owner);
         try (ResultSet rs = claim.executeQuery()) {
           while (rs.next()) {
             moved.add(rs.getLong(1));
@@ -398,16 +398,18 @@ final class MessageStore {
   }
 
   /**
-   * The claim of a window's messages, {@code size} ids: guarded by their state; where rows are
-   * locked (PostgreSQL), a message another transaction holds (a cancel, a withdrawal under way) is
-   * passed over, not waited for. It returns the ids it moved.
+   * The claim of a window's messages, {@code size} ids: guarded by their state and by the lease (an
+   * owner whose lease moved to another node claims nothing); where rows are locked (PostgreSQL), a
+   * message another transaction holds (a cancel, a withdrawal under way) is passed over, not waited
+   * for. It returns the ids it moved.
    */
   private static String claimSql(String skipLocked, int size) {
     String set = "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?";
     String which =
         " WHERE id IN ("
             + String.join(", ", java.util.Collections.nCopies(size, "?"))
-            + ") AND device_id = ? AND state = 'pending'";
+            + ") AND device_id = ? AND state = 'pending' AND EXISTS (SELECT 1 FROM device_lease l"
+            + " WHERE l.device_id = ? AND l.owner = ?)";
     return (skipLocked.isEmpty()
             ? set + which
             : set + " WHERE id IN (SELECT id FROM message" + which + skipLocked + ")")

@@ -41,6 +41,9 @@ class ClaimWindowStatementTest {
       String holder = holder(node, device).orElseThrow();
       MessageStore store = new MessageStore(node.db());
 
+      // Not by an owner without the device's lease (one whose lease moved to another node).
+      assertThat(claim(store, device, "node-elsewhere", ids.subList(0, 3))).isEmpty();
+      assertThat(node.stateOf(device, ids.getFirst())).isEqualTo(MessageState.PENDING);
       // Three claimed first (a list of 4, padded): then no longer pending.
       assertThat(claim(store, device, holder, ids.subList(0, 3))).hasSize(3);
       // All 21 with the other device's message (16 + 4 + 1 + 1... as the sizes fall): only the
