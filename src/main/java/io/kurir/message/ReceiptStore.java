@@ -25,25 +25,25 @@ import org.jdbi.v3.core.HandleCallback;
 final class ReceiptStore {
   private final Database db;
   private final StatusHook hook;
-  private final ReceiptGroups groups;
-  private final SentRecords sent;
+  private final ReceiptGroupStore groups;
+  private final SentRecordStore sent;
 
   ReceiptStore(Database db, StatusHook hook) {
     this.db = db;
     this.hook = hook;
-    this.groups = new ReceiptGroups(db, hook, this::keepIfEarly);
-    this.sent = new SentRecords(db, hook, this::applyEarlyReceipts);
+    this.groups = new ReceiptGroupStore(db, hook, this::keepIfEarly);
+    this.sent = new SentRecordStore(db, hook, this::applyEarlyReceipts);
   }
 
   /**
    * Records a send the network took: {@code sending → sent}, with its network id, and any receipt
    * that arrived for that network id before this commit; with the other sends recorded while the
-   * writer is busy ({@link SentRecords}). Not waited for by the sender; {@code callerWaits}: a sync
-   * caller is told once it is committed.
+   * writer is busy ({@link SentRecordStore}). Not waited for by the sender; {@code callerWaits}: a
+   * sync caller is told once it is committed.
    */
   CompletableFuture<Boolean> recordSent(
       long id, long deviceId, Optional<String> networkId, Instant at, boolean callerWaits) {
-    return sent.add(new SentRecords.Sent(id, deviceId, networkId, at), callerWaits);
+    return sent.add(new SentRecordStore.Sent(id, deviceId, networkId, at), callerWaits);
   }
 
   /** Records the network id of a message still {@code sending} (an accepted send). */
@@ -143,11 +143,11 @@ final class ReceiptStore {
    * Records a receipt keyed by a network id: moves the message that carries it, or keeps the
    * receipt until a message does. Not waited for: a driver's receipt thread must not stall on a
    * commit per receipt. Applied with the other receipts that wait for the writer ({@link
-   * ReceiptGroups}).
+   * ReceiptGroupStore}).
    */
   void receiptByNetworkId(
       long deviceId, String networkId, MessageState next, String reason, Instant at, Instant now) {
-    groups.add(new ReceiptGroups.Receipt(deviceId, networkId, next, reason, at, now));
+    groups.add(new ReceiptGroupStore.Receipt(deviceId, networkId, next, reason, at, now));
   }
 
   /**
@@ -155,7 +155,7 @@ final class ReceiptStore {
    * network id yet (it came faster than the send's own outcome); a late or repeated one changes
    * nothing.
    */
-  private void keepIfEarly(Handle h, ReceiptGroups.Receipt r) throws SQLException {
+  private void keepIfEarly(Handle h, ReceiptGroupStore.Receipt r) throws SQLException {
     if (!idsOfNetworkId(h, r.deviceId(), r.networkId()).isEmpty()) {
       return;
     }

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Receipts keyed by network id that wait for the writer are applied together ({@link
- * ReceiptGroups}), and the result is that of receipts applied one by one: each message's receipts
- * in the order they came, one history line and one status event each, a receipt for an id no
- * message carries yet kept for later, a late one changing nothing. (On PostgreSQL: {@link
+ * ReceiptGroupStore}), and the result is that of receipts applied one by one: each message's
+ * receipts in the order they came, one history line and one status event each, a receipt for an id
+ * no message carries yet kept for later, a late one changing nothing. (On PostgreSQL: {@link
  * GroupedOutcomesPostgresTest}.)
  */
 class GroupedOutcomesTest {

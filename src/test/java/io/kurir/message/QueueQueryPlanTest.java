@@ -73,13 +73,13 @@ class QueueQueryPlanTest {
       Connection c = h.getConnection();
       for (MessageState next :
           List.of(MessageState.DELIVERY, MessageState.READ, MessageState.FAILED)) {
-        assertThat(plan(c, ReceiptGroups.sql(next, 16), 4 * 16))
+        assertThat(plan(c, ReceiptGroupStore.sql(next, 16), 4 * 16))
             .as("a group of receipts to %s", next)
             .endsWith(
                 "SCAN r",
                 "SEARCH message USING INDEX message_network (device_id=? AND network_id=?)");
       }
-      assertThat(plan(c, SentRecords.sql(16), 3 * 16))
+      assertThat(plan(c, SentRecordStore.sql(16), 3 * 16))
           .as("a group of sends recorded")
           .contains(
               "SEARCH message USING INTEGER PRIMARY KEY (rowid=?)",

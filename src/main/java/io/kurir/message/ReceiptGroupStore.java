@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * came, each in a statement of its own ("rounds"), so its history and its status events are those
  * of receipts applied one by one.
  */
-final class ReceiptGroups {
-  private static final Logger log = LoggerFactory.getLogger(ReceiptGroups.class);
+final class ReceiptGroupStore {
+  private static final Logger log = LoggerFactory.getLogger(ReceiptGroupStore.class);
 
   /**
    * Receipts that may wait at once, as {@code WriteQueue.MAX_BACKGROUND} for background writes:
@@ -56,7 +56,7 @@ final class ReceiptGroups {
   private final Unmoved unmoved;
   private final GroupedWrites<Receipt, Boolean> groups;
 
-  ReceiptGroups(Database db, StatusHook hook, Unmoved unmoved) {
+  ReceiptGroupStore(Database db, StatusHook hook, Unmoved unmoved) {
     this.hook = hook;
     this.unmoved = unmoved;
     this.groups =

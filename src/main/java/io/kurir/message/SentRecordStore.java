@@ -26,7 +26,7 @@ import org.jdbi.v3.core.Handle;
  * statement (on PostgreSQL one round trip instead of one a message sent). Sends a sync caller waits
  * for go in groups of their own, on the writer's callers' lane; the others on the senders'.
  */
-final class SentRecords {
+final class SentRecordStore {
   /** Sends whose record may wait at once (senders hold a second's worth or so each). */
   private static final int MAX_WAITING = 20_000;
 
@@ -42,7 +42,7 @@ final class SentRecords {
   private final GroupedWrites<Sent, Boolean> forCallers;
   private final GroupedWrites<Sent, Boolean> forSenders;
 
-  SentRecords(Database db, StatusHook hook, EarlyReceipts early) {
+  SentRecordStore(Database db, StatusHook hook, EarlyReceipts early) {
     this.hook = hook;
     this.early = early;
     this.forCallers =
