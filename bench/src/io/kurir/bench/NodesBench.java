@@ -32,9 +32,9 @@ import java.util.stream.Stream;
  * root), with {@code fsync} on: commits are as durable as SQLite's {@code synchronous=FULL}.
  *
  * <p>With {@code KURIR_BENCH_POSTGRES_STATEMENTS} set, the throwaway cluster loads {@code
- * pg_stat_statements} and each end-to-end row prints the statements the server ran for it, counted
- * per message sent: where a message's round trips go. The extension costs the server a little, so
- * those runs are for the analysis, not for the figures.
+ * pg_stat_statements} and the accept and end-to-end rows print the statements the server ran for
+ * them, counted per message accepted or sent: where a message's round trips go. The extension costs
+ * the server a little, so those runs are for the analysis, not for the figures.
  */
 final class NodesBench implements AutoCloseable {
   private static final String RECIPIENT = "+6281234567890";
@@ -76,8 +76,18 @@ final class NodesBench implements AutoCloseable {
       wrk.postJson(base + "/api/async_send_message", body(device.ecoKey()), Duration.ofSeconds(3));
       gateway.sandbox().unpair(device.id()); // accepting only: the device is offline
       Bench.log("PostgreSQL: async_send_message");
+      if (statements) {
+        sql(gateway, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+        sql(gateway, "SELECT pg_stat_statements_reset()");
+      }
       Wrk.Result accepted =
           wrk.postJson(base + "/api/async_send_message", body(device.ecoKey()), duration);
+      if (statements) {
+        printStatements(
+            gateway,
+            "PostgreSQL: async_send_message",
+            Math.round(accepted.perSecond() * duration.toMillis() / 1000.0));
+      }
       rows.add(
           row(
               "PostgreSQL: async_send_message",
@@ -214,7 +224,7 @@ final class NodesBench implements AutoCloseable {
                                     rs.getDouble("total_exec_time") * 1000 / sent,
                                     rs.getString("query").replaceAll("\\s+", " ")))
                         .list());
-    Bench.log(row + ": the server's statements per message sent (" + sent + " sent)");
+    Bench.log(row + ": the server's statements per message (" + sent + " messages)");
     lines.forEach(l -> System.out.println("  " + l));
   }
 
