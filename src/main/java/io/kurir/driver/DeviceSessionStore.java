@@ -9,12 +9,11 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 
@@ -34,7 +33,8 @@ public final class DeviceSessionStore {
     this.db = db;
     this.clock = clock;
     this.driver = driver;
-    this.puts = new GroupedWrites<>(db.writes()::submit, this::putAll, MAX_WAITING, () -> {});
+    this.puts =
+        new GroupedWrites<>(db.writes(), db.writes()::submit, this::putAll, MAX_WAITING, () -> {});
   }
 
   /** Puts ({@link #putIfAbsent}) that may wait for the writer at once. */
@@ -115,7 +115,7 @@ public final class DeviceSessionStore {
     long now = clock.millis();
     for (List<Put> part : GroupedWrites.parts(all)) {
       int size = GroupedWrites.paddedSize(part.size());
-      Set<String> stored = new HashSet<>();
+      Map<String, String> stored = new HashMap<>(); // device/key → the value this insert stored
       try (PreparedStatement insert = h.getConnection().prepareStatement(putSql(size))) {
         int p = 1;
         for (int i = 0; i < size; i++) {
@@ -128,13 +128,14 @@ public final class DeviceSessionStore {
         }
         try (ResultSet rs = insert.executeQuery()) {
           while (rs.next()) {
-            stored.add(rs.getLong(1) + "/" + rs.getString(2));
+            stored.put(rs.getLong(1) + "/" + rs.getString(2), rs.getString(3));
           }
         }
       }
       for (Put put : part) {
-        boolean first = stored.remove(put.deviceId() + "/" + put.key()); // a key twice: the first
-        kept.put(put, first ? put.value() : valueIn(h, put.deviceId(), put.key()).orElseThrow());
+        // A key put twice in one insert: whichever row the database kept is every put's answer.
+        String value = stored.get(put.deviceId() + "/" + put.key());
+        kept.put(put, value != null ? value : valueIn(h, put.deviceId(), put.key()).orElseThrow());
       }
     }
     List<String> values = new ArrayList<>(all.size());
@@ -157,7 +158,7 @@ public final class DeviceSessionStore {
                 + " SELECT column1, column2, column3, column4, column5 FROM (VALUES "
                 + String.join(", ", Collections.nCopies(n, "(?, ?, ?, ?, ?)"))
                 + ") AS v WHERE column3 IS NOT NULL"
-                + " ON CONFLICT (device_id, driver, key) DO NOTHING RETURNING device_id, key");
+                + " ON CONFLICT (device_id, driver, key) DO NOTHING RETURNING device_id, key, value");
   }
 
   /**

@@ -61,7 +61,11 @@ final class ReceiptGroupStore {
     this.unmoved = unmoved;
     this.groups =
         new GroupedWrites<>(
-            db.writes()::submitInBackground, this::apply, MAX_WAITING, hook::committed);
+            db.writes(),
+            db.writes()::submitGroupInBackground,
+            this::apply,
+            MAX_WAITING,
+            hook::committed);
   }
 
   /** Applies {@code r} with the next group; not waited for. */

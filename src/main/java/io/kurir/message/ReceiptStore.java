@@ -68,7 +68,17 @@ final class ReceiptStore {
 
   private boolean applyEarlyReceipts(Handle h, long id, long deviceId, String networkId)
       throws SQLException {
-    if (!earlyReceiptsMayExist(h)) {
+    return applyEarlyReceipts(h, id, deviceId, networkId, false);
+  }
+
+  /**
+   * {@code known}: the caller's statement saw early receipts for the network id, so the table is
+   * not skipped on the word of {@link #earlyReceiptsMayExist}, which a transaction rolled back
+   * after it was cleared could have left wrong.
+   */
+  private boolean applyEarlyReceipts(
+      Handle h, long id, long deviceId, String networkId, boolean known) throws SQLException {
+    if (!known && !earlyReceiptsMayExist(h)) {
       return false;
     }
     List<EarlyReceipt> early = new ArrayList<>();

@@ -32,9 +32,13 @@ final class SentRecordStore {
 
   record Sent(long id, long deviceId, Optional<String> networkId, Instant at) {}
 
-  /** Applies the receipts kept for a network id before its send was recorded; whether any moved. */
+  /**
+   * Applies the receipts kept for a network id before its send was recorded; whether any moved.
+   * {@code known}: some are there (the move told), so the table need not be looked at first.
+   */
   interface EarlyReceipts {
-    boolean apply(Handle h, long id, long deviceId, String networkId) throws SQLException;
+    boolean apply(Handle h, long id, long deviceId, String networkId, boolean known)
+        throws SQLException;
   }
 
   private final StatusHook hook;
@@ -46,10 +50,11 @@ final class SentRecordStore {
     this.hook = hook;
     this.early = early;
     this.forCallers =
-        new GroupedWrites<>(db.writes()::submit, this::apply, MAX_WAITING, hook::committed);
+        new GroupedWrites<>(
+            db.writes(), db.writes()::submit, this::apply, MAX_WAITING, hook::committed);
     this.forSenders =
         new GroupedWrites<>(
-            db.writes()::submitForSender, this::apply, MAX_WAITING, hook::committed);
+            db.writes(), db.writes()::submitForSender, this::apply, MAX_WAITING, hook::committed);
   }
 
   /** Records {@code s}; the future completes after the commit, with whether it moved. */
@@ -90,8 +95,12 @@ final class SentRecordStore {
     try (PreparedStatement move = h.getConnection().prepareStatement(sql(size))) {
       int p = 1;
       for (int i = 0; i < size; i++) {
-        Sent s = i < part.size() ? part.get(i) : null; // padding: no message has id 0
-        move.setLong(p++, s == null ? 0 : s.id());
+        Sent s = i < part.size() ? part.get(i) : null; // padding: a null id matches no message
+        if (s == null) {
+          move.setNull(p++, java.sql.Types.BIGINT);
+        } else {
+          move.setLong(p++, s.id());
+        }
         move.setString(p++, s == null ? null : s.networkId().orElse(null));
         move.setLong(p++, s == null ? 0 : s.at().toEpochMilli());
       }
@@ -114,14 +123,14 @@ final class SentRecordStore {
               .bind(0, s.networkId().get())
               .bind(1, s.id())
               .execute();
-          hooked[0] |= early.apply(h, s.id(), s.deviceId(), s.networkId().get());
+          hooked[0] |= early.apply(h, s.id(), s.deviceId(), s.networkId().get(), false);
         }
         continue;
       }
       history(h, s.id(), MessageState.SENT, null, s.at());
       hooked[0] |= hook.moved(Transaction.of(h), s.id(), MessageState.SENT, null, s.at());
-      if (receiptsFirst) {
-        hooked[0] |= early.apply(h, s.id(), s.deviceId(), s.networkId().get());
+      if (receiptsFirst) { // known from the move itself: no look at whether any may exist
+        hooked[0] |= early.apply(h, s.id(), s.deviceId(), s.networkId().get(), true);
       }
     }
   }

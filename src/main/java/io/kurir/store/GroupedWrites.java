@@ -16,16 +16,23 @@ import org.jdbi.v3.core.HandleCallback;
  * round trip instead of one an item). Each item has its own future, completed after the commit with
  * its own result.
  *
- * <p>A group is one writer task that takes, when it first runs, every item waiting then (no timer:
- * a quiet writer runs a group of one at once). A group whose transaction fails is run again alone
- * with the same items, as any writer task; one that fails alone is split, each item tried in a
- * group of its own, so a bad item costs only itself.
+ * <p>A group is one writer task that takes, when it first runs, the items waiting then, at most
+ * {@link #MAX_GROUP} (no timer: a quiet writer runs a group of one at once; the rest of a backlog
+ * goes in the next group, so a transaction stays as short as a batch of tasks would be). A group
+ * whose transaction fails is run again alone with the same items, as any writer task; one that
+ * fails alone is split, each item tried in a group of its own on the callers' lane, which the
+ * writer takes before the next group of the kind: a bad item costs only itself, and the others keep
+ * their place before what came after them.
  *
  * @param <T> an item
  * @param <R> an item's result
  */
 public final class GroupedWrites<T, R> {
-  /** A group's work in the writer's transaction: one result per item, in the items' order. */
+  /**
+   * A group's work in the writer's transaction: one result per item, in the items' order. It may be
+   * run again with the same items (a transaction that failed, a group split), so each item's write
+   * must be guarded: one that took effect already changes nothing the second time.
+   */
   public interface Work<T, R> {
     /**
      * @param afterCommit set its one element to have {@link GroupedWrites}'s after-commit action
@@ -61,8 +68,12 @@ public final class GroupedWrites<T, R> {
         "a part of at most " + STATEMENT_SIZES[STATEMENT_SIZES.length - 1]);
   }
 
+  /** The most items a group takes: {@code WriteQueue}'s batch of tasks. */
+  static final int MAX_GROUP = 512;
+
   private record Waiting<T, R>(T item, CompletableFuture<R> done) {}
 
+  private final WriteQueue writes;
   private final Function<HandleCallback<List<R>, Exception>, CompletableFuture<List<R>>> submit;
   private final Work<T, R> work;
   private final Runnable afterCommit;
@@ -71,17 +82,21 @@ public final class GroupedWrites<T, R> {
   private final Semaphore room;
 
   /**
-   * @param submit how a group goes to the writer (its lane: {@link WriteQueue#submit}, {@link
-   *     WriteQueue#submitForSender}, {@link WriteQueue#submitInBackground})
+   * @param writes the writer; an item split from a failed group goes on its callers' lane
+   * @param submit how a group goes to the writer, on a lane that never waits for room (it is called
+   *     on the writer's thread too): {@link WriteQueue#submit}, {@link WriteQueue#submitForSender},
+   *     {@link WriteQueue#submitGroupInBackground}
    * @param maxWaiting items that may wait at once; beyond, {@link #add} holds its caller until a
    *     group commits, so memory stays bounded and the pressure goes back to who adds
    * @param afterCommit run after the commit of a group whose work asked for it
    */
   public GroupedWrites(
+      WriteQueue writes,
       Function<HandleCallback<List<R>, Exception>, CompletableFuture<List<R>>> submit,
       Work<T, R> work,
       int maxWaiting,
       Runnable afterCommit) {
+    this.writes = writes;
     this.submit = submit;
     this.work = work;
     this.room = new Semaphore(maxWaiting);
@@ -107,7 +122,7 @@ public final class GroupedWrites<T, R> {
   private void submit(Group group) {
     CompletableFuture<List<R>> committed;
     try {
-      committed = submit.apply(group);
+      committed = group.items == null ? submit.apply(group) : writes.submit(group);
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }
@@ -131,11 +146,14 @@ public final class GroupedWrites<T, R> {
             taken.forEach(w -> w.done().completeExceptionally(failure));
             return;
           }
-          if (group.afterCommit[0]) {
-            afterCommit.run();
-          }
-          for (int i = 0; i < taken.size(); i++) {
-            taken.get(i).done().complete(results.get(i));
+          try {
+            if (group.afterCommit[0]) {
+              afterCommit.run();
+            }
+          } finally {
+            for (int i = 0; i < taken.size(); i++) {
+              taken.get(i).done().complete(results.get(i));
+            }
           }
         });
   }
@@ -154,10 +172,13 @@ public final class GroupedWrites<T, R> {
       if (items == null) {
         groupQueued.set(false); // before the drain: what is added after it queues the next group
         List<Waiting<T, R>> drained = new ArrayList<>();
-        for (Waiting<T, R> w; (w = waiting.poll()) != null; ) {
+        for (Waiting<T, R> w; drained.size() < MAX_GROUP && (w = waiting.poll()) != null; ) {
           drained.add(w);
         }
         items = drained;
+        if (!waiting.isEmpty() && groupQueued.compareAndSet(false, true)) {
+          submit(new Group(null)); // the rest of a backlog, in the next transaction
+        }
       }
       afterCommit[0] = false; // a run again after a failed transaction starts anew
       List<T> of = new ArrayList<>(items.size());

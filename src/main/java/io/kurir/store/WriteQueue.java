@@ -237,6 +237,15 @@ public final class WriteQueue implements AutoCloseable {
     return done;
   }
 
+  /**
+   * {@link #submitInBackground} without its wait for room, for the groups of a {@link
+   * GroupedWrites}: it bounds the items that wait itself, its groups are few, and it queues some
+   * from the writer's own thread, which must never wait for room that only the writer gives back.
+   */
+  public <T> CompletableFuture<T> submitGroupInBackground(HandleCallback<T, Exception> work) {
+    return submit(work, Lane.BACKGROUND);
+  }
+
   /** Background writes that may wait at once; see {@link #submitInBackground}. */
   static final int MAX_BACKGROUND = 20_000;
 

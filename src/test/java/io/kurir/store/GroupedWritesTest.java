@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,7 @@ class GroupedWritesTest {
       AtomicInteger afterCommits = new AtomicInteger();
       GroupedWrites<Integer, Integer> writes =
           new GroupedWrites<>(
+              db.writes(),
               db.writes()::submitForSender,
               (h, items, afterCommit) -> {
                 afterCommit[0] = true;
@@ -72,12 +74,41 @@ class GroupedWritesTest {
   }
 
   @Test
+  void aBacklogLargerThanAGroupGoesInSeveralTransactions() throws Exception {
+    try (Database db = open()) {
+      List<Integer> groups = new CopyOnWriteArrayList<>();
+      GroupedWrites<Integer, Integer> writes =
+          new GroupedWrites<>(
+              db.writes(),
+              db.writes()::submitGroupInBackground,
+              (h, items, a) -> insertEach(h, items, groups),
+              10_000,
+              () -> {});
+      CountDownLatch writer = HeldWriter.hold(db);
+      List<CompletableFuture<Integer>> done = new ArrayList<>();
+      int backlog = GroupedWrites.MAX_GROUP + 88;
+      for (int i = 1; i <= backlog; i++) {
+        done.add(writes.add(i));
+      }
+      writer.countDown();
+      for (CompletableFuture<Integer> d : done) {
+        assertThat(d).succeedsWithin(Duration.ofSeconds(10));
+      }
+      assertThat(groups).containsExactly(GroupedWrites.MAX_GROUP, 88);
+    }
+  }
+
+  @Test
   void aBadItemFailsAloneAndTheRestOfItsGroupIsWritten() throws Exception {
     try (Database db = open()) {
       List<Integer> groups = new CopyOnWriteArrayList<>();
       GroupedWrites<Integer, Integer> writes =
           new GroupedWrites<>(
-              db.writes()::submit, (h, items, a) -> insertEach(h, items, groups), 1_000, () -> {});
+              db.writes(),
+              db.writes()::submit,
+              (h, items, a) -> insertEach(h, items, groups),
+              1_000,
+              () -> {});
       CountDownLatch writer = HeldWriter.hold(db);
       List<CompletableFuture<Integer>> done = new ArrayList<>();
       for (int i = 1; i <= 5; i++) {
@@ -86,7 +117,9 @@ class GroupedWritesTest {
       writer.countDown();
       for (int i = 0; i < 5; i++) {
         if (i == 3) {
-          assertThat(done.get(i)).failsWithin(Duration.ofSeconds(10));
+          assertThat(done.get(i))
+              .failsWithin(Duration.ofSeconds(10))
+              .withThrowableOfType(ExecutionException.class);
         } else {
           assertThat(done.get(i)).succeedsWithin(Duration.ofSeconds(10));
         }
@@ -103,13 +136,16 @@ class GroupedWritesTest {
     Database db = open();
     GroupedWrites<Integer, Integer> writes =
         new GroupedWrites<>(
+            db.writes(),
             db.writes()::submit,
             (h, items, a) -> insertEach(h, items, new ArrayList<>()),
             10,
             () -> {});
     db.close();
     for (int i = 0; i < 20; i++) { // more than may wait: each failure gives its room back
-      assertThat(writes.add(i)).failsWithin(Duration.ofSeconds(10));
+      assertThat(writes.add(i))
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableOfType(ExecutionException.class);
     }
   }
 }
