@@ -21,8 +21,8 @@ import org.jdbi.v3.core.HandleCallback;
  * goes in the next group, so a transaction stays as short as a batch of tasks would be). A group
  * whose transaction fails is run again alone with the same items, as any writer task; one that
  * fails alone is split, each item tried in a group of its own on the callers' lane, which the
- * writer takes before the next group of the kind: a bad item costs only itself, and the others keep
- * their place before what came after them.
+ * writer takes before the senders' and the background lanes: a bad item costs only itself, and the
+ * others of a group on those lanes keep their place before the next group of their kind.
  *
  * @param <T> an item
  * @param <R> an item's result
