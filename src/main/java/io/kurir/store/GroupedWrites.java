@@ -105,11 +105,19 @@ public final class GroupedWrites<T, R> {
 
   /** Applies {@code item} with the next group; the future completes after its commit. */
   public CompletableFuture<R> add(T item) {
-    try {
-      room.acquire();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return CompletableFuture.failedFuture(e);
+    if (writes.onWriterThread()) {
+      // The writer gives room back: waiting for it here would wait for good.
+      if (!room.tryAcquire()) {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("no room for a grouped write on the writer's own thread"));
+      }
+    } else {
+      try {
+        room.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return CompletableFuture.failedFuture(e);
+      }
     }
     CompletableFuture<R> done = new CompletableFuture<>();
     waiting.add(new Waiting<>(item, done));

@@ -261,7 +261,7 @@ public final class WriteQueue implements AutoCloseable {
       return pending.done;
     }
     enqueue(pending, lane);
-    if (closed && !writer.isAlive()) {
+    if (closed && (stopped || !writer.isAlive())) {
       refuseAll(new IllegalStateException("the database is closed"));
     }
     return pending.done;
@@ -316,7 +316,7 @@ public final class WriteQueue implements AutoCloseable {
       handle = jdbi.open();
     } catch (Throwable e) {
       log.error("the database writer cannot open a connection", e);
-      refuseAll(e);
+      refuseForGood(e);
       return;
     }
     List<Pending<?>> batch = new ArrayList<>();
@@ -332,7 +332,7 @@ public final class WriteQueue implements AutoCloseable {
       if (stop) {
         closeQuietly(handle);
         // Tasks that raced with close() are refused rather than silently dropped.
-        refuseAll(new IllegalStateException("database closed"));
+        refuseForGood(new IllegalStateException("database closed"));
         return;
       }
     }
@@ -450,6 +450,24 @@ public final class WriteQueue implements AutoCloseable {
       p = forSenders.poll();
     }
     return p != null ? p : background.poll();
+  }
+
+  /** Set once the writer takes no more work: a task queued after it is refused by its submitter. */
+  private volatile boolean stopped;
+
+  /**
+   * Refuses what waits, and what comes later: a task queued after the first pass, while the thread
+   * is still alive, is found by the second, or its submitter sees {@link #stopped} and refuses it.
+   */
+  private void refuseForGood(Throwable cause) {
+    refuseAll(cause);
+    stopped = true;
+    refuseAll(cause);
+  }
+
+  /** Whether the calling thread is the writer's own (a task running, or a commit's callbacks). */
+  public boolean onWriterThread() {
+    return Thread.currentThread() == writer;
   }
 
   private void refuseAll(Throwable cause) {

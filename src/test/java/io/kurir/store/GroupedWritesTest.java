@@ -132,6 +132,26 @@ class GroupedWritesTest {
   }
 
   @Test
+  void anAddOnTheWritersOwnThreadWithNoRoomFailsAtOnceInsteadOfWaitingForGood() throws Exception {
+    try (Database db = open()) {
+      GroupedWrites<Integer, Integer> writes =
+          new GroupedWrites<>(
+              db.writes(),
+              db.writes()::submitForSender,
+              (h, items, a) -> insertEach(h, items, new ArrayList<>()),
+              1,
+              () -> {});
+      CountDownLatch writer = HeldWriter.hold(db);
+      CompletableFuture<Integer> first = writes.add(1); // the only room, until its group commits
+      CompletableFuture<Boolean> refusedAtOnce =
+          db.writes().submit(h -> writes.add(2).isCompletedExceptionally()); // callers' lane: first
+      writer.countDown();
+      assertThat(refusedAtOnce).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+      assertThat(first).succeedsWithin(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
   void aClosedWriterFailsWhatWaitsAndWhatComesLater() {
     Database db = open();
     GroupedWrites<Integer, Integer> writes =
