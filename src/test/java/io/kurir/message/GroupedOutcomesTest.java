@@ -1,6 +1,5 @@
 package io.kurir.message;
 
-import static io.kurir.message.SenderParts.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.tenant.Device;
@@ -71,7 +70,8 @@ class GroupedOutcomesTest {
       assertThat(
               stores
                   .queue()
-                  .insert(List.of(message(id, device.id(), "+628111", false, at)), Optional.empty())
+                  .insert(
+                      List.of(SenderParts.notDue(id, device.id(), "+628111", at)), Optional.empty())
                   .get(10, TimeUnit.SECONDS))
           .isTrue();
     }
