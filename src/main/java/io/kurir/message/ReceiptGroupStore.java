@@ -86,7 +86,8 @@ final class ReceiptGroupStore {
   private List<Boolean> apply(Handle h, List<Receipt> receipts, boolean[] hooked)
       throws SQLException {
     Map<Receipt, Boolean> moved = new java.util.IdentityHashMap<>();
-    for (List<Receipt> round : rounds(receipts)) {
+    for (List<Receipt> round :
+        GroupedWrites.rounds(receipts, r -> new Key(r.deviceId(), r.networkId()))) {
       Map<MessageState, List<Receipt>> byState = new LinkedHashMap<>();
       round.forEach(r -> byState.computeIfAbsent(r.next(), k -> new ArrayList<>()).add(r));
       for (var e : byState.entrySet()) {
@@ -98,23 +99,6 @@ final class ReceiptGroupStore {
     List<Boolean> results = new ArrayList<>(receipts.size());
     receipts.forEach(r -> results.add(moved.get(r)));
     return results;
-  }
-
-  /**
-   * The receipts cut into rounds in which each message's network id comes at most once (one
-   * statement cannot move a row twice), each message's receipts in the order they came.
-   */
-  static List<List<Receipt>> rounds(List<Receipt> receipts) {
-    List<List<Receipt>> rounds = new ArrayList<>();
-    Map<Key, Integer> seen = new HashMap<>();
-    for (Receipt r : receipts) {
-      int round = seen.merge(new Key(r.deviceId(), r.networkId()), 1, Integer::sum) - 1;
-      while (rounds.size() <= round) {
-        rounds.add(new ArrayList<>());
-      }
-      rounds.get(round).add(r);
-    }
-    return rounds;
   }
 
   private record Key(long deviceId, String networkId) {}

@@ -64,7 +64,7 @@ final class SentRecordStore {
 
   private List<Boolean> apply(Handle h, List<Sent> sends, boolean[] hooked) throws SQLException {
     Map<Sent, Boolean> moved = new IdentityHashMap<>();
-    for (List<Sent> round : rounds(sends)) {
+    for (List<Sent> round : GroupedWrites.rounds(sends, Sent::id)) {
       for (List<Sent> part : GroupedWrites.parts(round)) {
         applyPart(h, part, hooked, moved);
       }
@@ -72,20 +72,6 @@ final class SentRecordStore {
     List<Boolean> results = new ArrayList<>(sends.size());
     sends.forEach(s -> results.add(moved.get(s)));
     return results;
-  }
-
-  /** Rounds in which each message comes at most once (one statement moves a row once), in order. */
-  private static List<List<Sent>> rounds(List<Sent> sends) {
-    List<List<Sent>> rounds = new ArrayList<>();
-    Map<Long, Integer> seen = new HashMap<>();
-    for (Sent s : sends) {
-      int round = seen.merge(s.id(), 1, Integer::sum) - 1;
-      while (rounds.size() <= round) {
-        rounds.add(new ArrayList<>());
-      }
-      rounds.get(round).add(s);
-    }
-    return rounds;
   }
 
   private void applyPart(Handle h, List<Sent> part, boolean[] hooked, Map<Sent, Boolean> moved)

@@ -57,6 +57,23 @@ public final class GroupedWrites<T, R> {
     return parts;
   }
 
+  /**
+   * {@code items} cut into rounds in which each key (the row an item changes) comes at most once,
+   * each key's items in the order they came: one statement cannot change a row twice.
+   */
+  public static <T> List<List<T>> rounds(List<T> items, Function<T, ?> key) {
+    List<List<T>> rounds = new ArrayList<>();
+    java.util.Map<Object, Integer> seen = new java.util.HashMap<>();
+    for (T item : items) {
+      int round = seen.merge(key.apply(item), 1, Integer::sum) - 1;
+      while (rounds.size() <= round) {
+        rounds.add(new ArrayList<>());
+      }
+      rounds.get(round).add(item);
+    }
+    return rounds;
+  }
+
   /** The length a part of {@code n} items is padded to. */
   public static int paddedSize(int n) {
     for (int s : STATEMENT_SIZES) {
