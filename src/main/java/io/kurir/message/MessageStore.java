@@ -398,10 +398,12 @@ final class MessageStore {
   }
 
   /**
-   * The claim of a window's messages, {@code size} ids: guarded by their state and by the lease (an
-   * owner whose lease moved to another node claims nothing); where rows are locked (PostgreSQL), a
-   * message another transaction holds (a cancel, a withdrawal under way) is passed over, not waited
-   * for. It returns the ids it moved.
+   * The claim of a window's messages, {@code size} ids: guarded by their state, by the lease (an
+   * owner whose lease moved to another node claims nothing) and by the device being switched on (a
+   * sender that looked at its device just before a switch-off committed has not paused yet, and
+   * would claim what is accepted after it: a "sending" line for a message never sent); where rows
+   * are locked (PostgreSQL), a message another transaction holds (a cancel, a withdrawal under way)
+   * is passed over, not waited for. It returns the ids it moved.
    */
   private static String claimSql(String skipLocked, int size) {
     String set = "UPDATE message SET state = 'sending', attempts = attempts + 1, status_at = ?";
@@ -409,7 +411,8 @@ final class MessageStore {
         " WHERE id IN ("
             + String.join(", ", java.util.Collections.nCopies(size, "?"))
             + ") AND device_id = ? AND state = 'pending' AND EXISTS (SELECT 1 FROM device_lease l"
-            + " WHERE l.device_id = ? AND l.owner = ?)";
+            + " JOIN device d ON d.id = l.device_id"
+            + " WHERE l.device_id = ? AND l.owner = ? AND d.disabled = 0)";
     return (skipLocked.isEmpty()
             ? set + which
             : set + " WHERE id IN (SELECT id FROM message" + which + skipLocked + ")")

@@ -116,7 +116,7 @@ class BatchedWritesTest {
 
   @Test
   void aCancelWhoseGuardDoesNotHoldLeavesNoHistoryLine() throws Exception {
-    Message m = SenderParts.notDue(9_100_000L, device.id(), "+628111", clock.instant());
+    Message m = message(9_100_000L, device.id(), "+628111", false, clock.instant());
     assertThat(stores.queue().insert(List.of(m), Optional.empty()).get(10, TimeUnit.SECONDS))
         .isTrue();
     // The move happens inside the savepoint, then the guard refuses: both roll back, and so does

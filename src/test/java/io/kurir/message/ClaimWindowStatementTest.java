@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A claim takes a sender's window in one statement per list of 1, 4, 16 or 64 ids (the last list
  * padded with its last id): it moves exactly the listed messages of its device that are still
- * pending, each with its history line, whatever lists the window is cut into.
+ * pending, each with its history line, whatever lists the window is cut into; and nothing while
+ * another node holds the lease or the device is switched off.
  */
 class ClaimWindowStatementTest {
   @TempDir Path dir;
@@ -44,6 +45,12 @@ class ClaimWindowStatementTest {
       // Not by an owner without the device's lease (one whose lease moved to another node).
       assertThat(claim(store, device, "node-elsewhere", ids.subList(0, 3))).isEmpty();
       assertThat(node.stateOf(device, ids.getFirst())).isEqualTo(MessageState.PENDING);
+      // Nor by the owner once the device's switch-off is committed, before its sender has seen it
+      // and paused (the row is changed behind the node's back: its sender keeps the lease).
+      switchedOff(node, device, true);
+      assertThat(claim(store, device, holder, ids.subList(0, 3))).isEmpty();
+      assertThat(node.stateOf(device, ids.getFirst())).isEqualTo(MessageState.PENDING);
+      switchedOff(node, device, false);
       // Three claimed first (a list of 4, padded): then no longer pending.
       assertThat(claim(store, device, holder, ids.subList(0, 3))).hasSize(3);
       // All 21 with the other device's message (16 + 4 + 1 + 1... as the sizes fall): only the
@@ -69,6 +76,14 @@ class ClaimWindowStatementTest {
     return store
         .claim(device.id(), holder, ids, Instant.now())
         .get(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  private static void switchedOff(CoreNode node, Device device, boolean off) {
+    node.db()
+        .writes()
+        .write(
+            h ->
+                h.execute("UPDATE device SET disabled = ? WHERE id = ?", off ? 1 : 0, device.id()));
   }
 
   private static java.util.Optional<String> holder(CoreNode node, Device device) {

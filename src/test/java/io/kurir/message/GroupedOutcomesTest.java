@@ -71,7 +71,8 @@ class GroupedOutcomesTest {
               stores
                   .queue()
                   .insert(
-                      List.of(SenderParts.notDue(id, device.id(), "+628111", at)), Optional.empty())
+                      List.of(SenderParts.message(id, device.id(), "+628111", false, at)),
+                      Optional.empty())
                   .get(10, TimeUnit.SECONDS))
           .isTrue();
     }

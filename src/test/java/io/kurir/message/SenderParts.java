@@ -30,33 +30,4 @@ final class SenderParts {
         Optional.empty(),
         false);
   }
-
-  /**
-   * {@link #message}, not due before a day after {@code at}: no sender claims it, even one started
-   * for the device by something the test does not control.
-   */
-  static Message notDue(long id, long deviceId, String to, Instant at) {
-    Message m = message(id, deviceId, to, false, at);
-    return new Message(
-        m.id(),
-        m.deviceId(),
-        m.recipient(),
-        m.toGroup(),
-        m.kind(),
-        m.body(),
-        m.api(),
-        m.sync(),
-        m.retry(),
-        m.attempts(),
-        m.state(),
-        m.reason(),
-        at.plus(java.time.Duration.ofDays(1)),
-        m.createdAt(),
-        m.sentAt(),
-        m.statusAt(),
-        m.media(),
-        m.mediaUrl(),
-        m.linkPreview(),
-        m.content());
-  }
 }

@@ -13,8 +13,10 @@ import java.time.Duration;
 import java.time.ZoneId;
 
 /**
- * A node with one device, switched off so that no sender claims what a test stores; the event log;
- * and message stores whose hook makes a status event of every change, as the gateway's does.
+ * A node with one device, switched off so that no sender claims what a test stores (its sender,
+ * started when the device was made, may not have paused yet, but a claim looks at the committed
+ * switch-off); the event log; and message stores whose hook makes a status event of every change,
+ * as the gateway's does.
  */
 record StoresWithEvents(CoreNode node, Device device, Events events, MessageStores stores) {
   static StoresWithEvents open(Path file, Clock clock, String number) {
