@@ -41,6 +41,14 @@ import java.util.stream.Stream;
  * endpoint of the same server. Prints a table and writes it to {@code bench/results/latest.md}.
  */
 public final class Bench {
+  /**
+   * How long each endpoint is driven before its row: long enough for the JIT's second tier to be
+   * done with its paths (after 3 s it still took a tenth of the CPU in the sync row). Every row of
+   * an endpoint warms up as long, so that rows compared with each other (PostgreSQL's accept with
+   * SQLite's) are measured alike.
+   */
+  static final Duration WARM_UP = Duration.ofSeconds(6);
+
   private static final String RECIPIENT = "+6281234567890";
 
   /** One line of the table. */
@@ -187,9 +195,7 @@ public final class Bench {
       String base = gateway.baseUrl();
 
       log("warming up");
-      // Long enough for the JIT's second tier to be done with these paths: after 3 s it still took
-      // a tenth of the CPU in the sync row.
-      Duration warmUp = Duration.ofSeconds(6);
+      Duration warmUp = WARM_UP;
       wrk.postJson(base + "/bench/noop", body(async.ecoKey()), warmUp);
       wrk.postJson(base + "/api/async_send_message", body(async.ecoKey()), warmUp);
       wrk.postJson(base + "/api/send_message", body(sync.ecoKey()), warmUp);

@@ -35,7 +35,7 @@ final class NativeBench {
             .orElseThrow();
     Map<String, String> bearer = Map.of("Authorization", "Bearer " + key);
     String url = gateway.baseUrl() + "/v1/messages";
-    wrk.postJson(url, BODY, bearer, Duration.ofSeconds(3));
+    wrk.postJson(url, BODY, bearer, Bench.WARM_UP);
     gateway.sandbox().unpair(device.id());
     return wrk.postJson(url, BODY, bearer, duration);
   }

@@ -73,7 +73,7 @@ final class NodesBench implements AutoCloseable {
       License license = license(gateway);
       Device device = device(gateway, license, "+62814" + "0000001");
       String base = gateway.baseUrl();
-      wrk.postJson(base + "/api/async_send_message", body(device.ecoKey()), Duration.ofSeconds(3));
+      wrk.postJson(base + "/api/async_send_message", body(device.ecoKey()), Bench.WARM_UP);
       gateway.sandbox().unpair(device.id()); // accepting only: the device is offline
       Bench.log("PostgreSQL: async_send_message");
       if (statements) {
