@@ -1,7 +1,5 @@
 package io.kurir.webhook;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kurir.store.Database;
 import io.kurir.store.IdGenerator;
 import io.kurir.store.Transaction;
@@ -12,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Events implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Events.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** A message came in to a device. */
   public static final String MESSAGE_RECEIVED = "message.received";
@@ -93,17 +89,15 @@ public final class Events implements AutoCloseable {
      * "data"}}, the shape of a Standard Webhooks payload with Kurir's sequence and device added.
      */
     public String json() {
-      try {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("sequence", sequence);
-        out.put("type", type);
-        out.put("timestamp", WebhookSender.EVENT_TIME.format(at));
-        out.put("device", Long.toString(deviceId));
-        out.put("data", JSON.readTree(data));
-        return JSON.writeValueAsString(out);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException(e);
-      }
+      // The stored fields are a JSON object written by this class: put in as they are, not read
+      // into a tree and written out again for every reader of the stream and every delivery.
+      StringBuilder out = new StringBuilder(96 + data.length());
+      out.append("{\"sequence\":").append(sequence).append(",\"type\":");
+      FlatJson.quoted(out, type);
+      out.append(",\"timestamp\":");
+      FlatJson.quoted(out, WebhookSender.EVENT_TIME.format(at));
+      out.append(",\"device\":\"").append(deviceId).append("\",\"data\":").append(data);
+      return out.append('}').toString();
     }
   }
 
@@ -198,12 +192,8 @@ public final class Events implements AutoCloseable {
     return true;
   }
 
-  private static String json(Map<String, Object> data) {
-    try {
-      return JSON.writeValueAsString(data);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+  private static String json(Map<String, Object> fields) {
+    return FlatJson.write(fields);
   }
 
   /** Devices' licenses (a device never changes license), up to {@link #LICENSES_KEPT} of them. */

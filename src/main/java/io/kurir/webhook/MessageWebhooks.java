@@ -1,8 +1,6 @@
 package io.kurir.webhook;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kurir.content.CloudMessageJson;
 import io.kurir.content.Content;
@@ -34,7 +32,6 @@ import java.util.function.IntSupplier;
  * <p>Thread-safe.
  */
 public final class MessageWebhooks extends StatusHook {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How often the status hook looks whether any device has an outgoing URL at all. */
   private static final Duration ANY_OUTGOING_RECHECK = Duration.ofSeconds(5);
@@ -274,11 +271,7 @@ public final class MessageWebhooks extends StatusHook {
     return e164.startsWith("+") ? e164.substring(1) : e164;
   }
 
-  private static String json(Map<String, Object> body) {
-    try {
-      return JSON.writeValueAsString(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+  private static String json(Map<String, Object> fields) {
+    return FlatJson.write(fields);
   }
 }
