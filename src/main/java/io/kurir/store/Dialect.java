@@ -97,6 +97,25 @@ public interface Dialect {
   String skipLocked();
 
   /**
+   * Runs {@code onlyWrite}, the whole of a transaction that has sent the database nothing yet, so
+   * that it commits as it runs: on PostgreSQL its statements and their commit go in one round trip
+   * instead of two (an implicit transaction, ended by the driver's one sync). False, having run
+   * nothing, where the transaction already sent something or the dialect gains nothing (SQLite runs
+   * in the process). {@code onlyWrite} must be few enough statements for the driver to send them
+   * before one sync (see {@link WriteQueue.BeforeCommit#commitsAsItStores}).
+   */
+  default boolean commitAsItRuns(java.sql.Connection connection, LastWrite onlyWrite)
+      throws Exception {
+    return false;
+  }
+
+  /** The statements of {@link #commitAsItRuns}. */
+  @FunctionalInterface
+  interface LastWrite {
+    void run() throws Exception;
+  }
+
+  /**
    * The file that opening {@code location} would create because it does not exist yet; empty when
    * the database exists or Kurir never creates it (a PostgreSQL database is the operator's to
    * create). {@code ./kurir admin} refuses to create one unasked.

@@ -78,6 +78,29 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public boolean commitAsItRuns(java.sql.Connection connection, LastWrite onlyWrite)
+      throws Exception {
+    org.postgresql.core.BaseConnection pg =
+        connection.unwrap(org.postgresql.core.BaseConnection.class);
+    if (pg.getTransactionState() != org.postgresql.core.TransactionState.IDLE) {
+      return false; // BEGIN went out with a statement: the transaction ends with COMMIT
+    }
+    // In autocommit, the driver sends no BEGIN: the statements up to its sync are one implicit
+    // transaction, committed (or, on an error, rolled back whole) before the reply comes.
+    connection.setAutoCommit(true);
+    try {
+      onlyWrite.run();
+    } finally {
+      try {
+        connection.setAutoCommit(false); // nothing is open: the handle's COMMIT sends nothing
+      } catch (SQLException lost) {
+        // the connection went away: what onlyWrite threw says so
+      }
+    }
+    return true;
+  }
+
+  @Override
   public String skipLocked() {
     return " FOR UPDATE SKIP LOCKED";
   }

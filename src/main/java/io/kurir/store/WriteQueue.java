@@ -98,6 +98,15 @@ public final class WriteQueue implements AutoCloseable {
     default boolean storesRows() {
       return false;
     }
+
+    /**
+     * Whether, as a transaction's only write, it may be run so that it commits as it runs ({@link
+     * Dialect#commitAsItRuns}): it writes all or nothing, in few enough statements that the driver
+     * sends them before one sync.
+     */
+    default boolean commitsAsItStores() {
+      return false;
+    }
   }
 
   /** The writer transaction under way on this thread, if any: its handle and its stores' state. */
@@ -124,6 +133,24 @@ public final class WriteQueue implements AutoCloseable {
           state.flush(Transaction.of(handle));
         }
       }
+    }
+
+    /**
+     * Flushes the transaction's one state, if that is all it has to write and nothing went to the
+     * database yet, so that it commits as it runs; false, having written nothing, otherwise.
+     */
+    boolean flushAsCommit(Dialect dialect, Runnable committing) throws Exception {
+      if (states.size() != 1 || !states.values().iterator().next().commitsAsItStores()) {
+        return false;
+      }
+      BeforeCommit only = states.values().iterator().next();
+      flushing = true;
+      return dialect.commitAsItRuns(
+          handle.getConnection(),
+          () -> {
+            committing.run(); // from here, a lost connection leaves the outcome unknown
+            only.flush(Transaction.of(handle));
+          });
     }
 
     void flush() throws Exception {
@@ -496,6 +523,7 @@ public final class WriteQueue implements AutoCloseable {
       return;
     }
     try {
+      committing = false; // a batch that failed before this one may have left it set
       handle.begin();
       OpenTransaction open = new OpenTransaction(handle);
       OPEN.set(open);
@@ -506,12 +534,15 @@ public final class WriteQueue implements AutoCloseable {
           }
           p.run(handle);
         }
-        open.flush();
+        // On PostgreSQL a transaction of new messages alone is one round trip, not two.
+        if (!open.flushAsCommit(dialect, () -> committing = true)) {
+          open.flush();
+        }
       } finally {
         OPEN.remove();
       }
       committing = true;
-      handle.commit();
+      handle.commit(); // nothing to send after flushAsCommit
       committing = false;
       batch.forEach(Pending::succeed);
     } catch (

@@ -115,6 +115,44 @@ class BatchedWritesTest {
   }
 
   @Test
+  void anAcceptRepeatingAnotherIdFailsAloneAndTheRestAreStoredOnce() throws Exception {
+    Instant at = clock.instant();
+    // Accepts only, one of them a second insert of an id: on PostgreSQL the batch's one multi-row
+    // insert commits as it runs (MessageRowStore.NewMessages#commitsAsItStores). It fails whole,
+    // and each accept is then tried alone: a part committed before the failure would make its
+    // accepts fail on their second try, though stored.
+    CountDownLatch release = HeldWriter.hold(node.db());
+    List<CompletableFuture<Boolean>> accepts = new ArrayList<>();
+    for (int i = 0; i < MESSAGES; i++) {
+      accepts.add(
+          stores
+              .queue()
+              .insert(
+                  List.of(message(9_300_000L + i, device.id(), "+628111", false, at)),
+                  Optional.empty()));
+    }
+    CompletableFuture<Boolean> again =
+        stores
+            .queue()
+            .insert(
+                List.of(message(9_300_000L + MESSAGES - 1, device.id(), "+628112", false, at)),
+                Optional.empty());
+    release.countDown();
+
+    for (CompletableFuture<Boolean> accepted : accepts) {
+      assertThat(accepted.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(again).failsWithin(10, TimeUnit.SECONDS);
+    for (int i = 0; i < MESSAGES; i++) {
+      Message stored = stores.reads().find(9_300_000L + i).orElseThrow();
+      assertThat(stored.recipient()).isEqualTo("+628111");
+      assertThat(stores.reads().events(stored.id()))
+          .extracting(MessageEvent::state)
+          .containsExactly(MessageState.PENDING);
+    }
+  }
+
+  @Test
   void aCancelWhoseGuardDoesNotHoldLeavesNoHistoryLine() throws Exception {
     Message m = message(9_100_000L, device.id(), "+628111", false, clock.instant());
     assertThat(stores.queue().insert(List.of(m), Optional.empty()).get(10, TimeUnit.SECONDS))
