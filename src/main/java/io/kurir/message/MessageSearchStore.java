@@ -34,7 +34,7 @@ final class MessageSearchStore {
     c.id().ifPresent(v -> where.add("id = :id"));
     c.recipient().ifPresent(v -> where.add("recipient = :recipient"));
     c.state().ifPresent(v -> where.add("state = :state"));
-    c.text().ifPresent(v -> where.add(db.dialect().lowerLike("body", "text")));
+    c.text().ifPresent(v -> where.add(db.dialect().bodyLike("text")));
     c.from().ifPresent(v -> where.add("created_at >= :from"));
     c.to().ifPresent(v -> where.add("created_at < :to"));
     String sql =

@@ -39,7 +39,7 @@ final class ReportStore {
                             + " WHERE device_id = :device AND created_at >= :from"
                             + " AND created_at < :to"
                             + (pattern.isPresent()
-                                ? " AND " + db.dialect().lowerLike("body", "pattern")
+                                ? " AND " + db.dialect().bodyLike("pattern")
                                 : "")
                             + " ORDER BY created_at DESC, id DESC LIMIT :limit")
                     .bind("device", deviceId)

@@ -60,11 +60,13 @@ public interface Dialect {
   String insertionOrder();
 
   /**
-   * A condition that {@code column}, lower-cased the Unicode way, is {@code LIKE} the named
-   * parameter {@code :param} (a pattern already lower-cased with {@code Locale.ROOT}, escaped with
-   * {@code !}). SQLite's own {@code lower} folds ASCII only, so Kurir gives it a Java one.
+   * A condition on a row of {@code message} (named so in the query, without an alias) that its
+   * body, lower-cased the Unicode way, is {@code LIKE} the named parameter {@code :param} (a
+   * pattern already lower-cased with {@code Locale.ROOT}, escaped with {@code !}). SQLite's own
+   * {@code lower} folds ASCII only, so Kurir gives it a Java one; PostgreSQL looks in {@code
+   * message_text}, where the trigram index is.
    */
-  String lowerLike(String column, String param);
+  String bodyLike(String param);
 
   /**
    * The longest text a search may look for, in characters (code points): longer ones are refused
@@ -74,7 +76,7 @@ public interface Dialect {
   int MAX_SEARCH_CHARS = 1_000;
 
   /**
-   * A {@link #lowerLike} pattern that matches {@code text} literally anywhere, in any case.
+   * A {@link #bodyLike} pattern that matches {@code text} literally anywhere, in any case.
    *
    * @throws SearchTooLong when {@code text} is longer than {@link #MAX_SEARCH_CHARS}: no unbounded
    *     pattern ever reaches the database, whichever search asks

@@ -111,9 +111,11 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String lowerLike(String column, String param) {
+  public String bodyLike(String param) {
     // lower() follows the database's LC_CTYPE (a UTF-8 locale folds every script); the trigram
-    // index on lower(body) serves it.
-    return "lower(" + column + ") LIKE :" + param + " ESCAPE '!'";
+    // index on message_text's lower(body) serves it (V56: off the message row, which changes).
+    return "EXISTS (SELECT 1 FROM message_text t WHERE t.id = message.id AND lower(t.body) LIKE :"
+        + param
+        + " ESCAPE '!')";
   }
 }

@@ -22,7 +22,7 @@ final class SqliteDialect implements Dialect {
   /** How long start-up waits for another process's write lock before it gives up. */
   private static final Duration LOCK_WAIT = Duration.ofSeconds(3);
 
-  /** The Unicode lower-case function registered on every connection (see {@link #lowerLike}). */
+  /** The Unicode lower-case function registered on every connection (see {@link #bodyLike}). */
   private static final String UNICODE_LOWER = "kurir_lower";
 
   @Override
@@ -105,8 +105,8 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public String lowerLike(String column, String param) {
-    return UNICODE_LOWER + "(" + column + ") LIKE :" + param + " ESCAPE '!'";
+  public String bodyLike(String param) {
+    return UNICODE_LOWER + "(body) LIKE :" + param + " ESCAPE '!'";
   }
 
   /** Connections that know {@code kurir_lower}: Java's Unicode lower case of a text. */
