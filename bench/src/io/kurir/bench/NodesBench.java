@@ -102,13 +102,35 @@ final class NodesBench implements AutoCloseable {
       Bench.log("PostgreSQL: end-to-end, two nodes");
       endToEnd("PostgreSQL: end-to-end, two nodes", List.of(first, second), license(first));
     }
+    // The rows above send a word; a shop's notice is a sentence or two, and on PostgreSQL a
+    // message's text is written again with every change of its row that is not heap-only.
+    String three = freshDatabase();
+    try (Gateway gateway = start.start("pg-notices", flags(three, 1))) {
+      Bench.log("PostgreSQL: end-to-end, one node, 160-character texts");
+      endToEnd(
+          "PostgreSQL: end-to-end, one node, 160-character texts",
+          List.of(gateway),
+          license(gateway),
+          NOTICE);
+    }
   }
+
+  /** A shop's notice of 160 characters, as the last row sends. */
+  private static final String NOTICE =
+      "Halo Kak Budi, pesanan Anda INV-2026-118734 sudah kami kirim hari ini lewat JNE, nomor"
+          + " resi JP1234567890. Terima kasih sudah belanja di Toko Sinar Jaya Abadi!!!";
 
   /**
    * Messages over {@link #DEVICES} devices posted for {@code duration} to every node at once (the
    * connections split between them), and the time until all are sent.
    */
   private void endToEnd(String name, List<Gateway> nodes, License license) throws Exception {
+    endToEnd(name, nodes, license, "Halo");
+  }
+
+  /** {@link #endToEnd}, each message's text {@code text}. */
+  private void endToEnd(String name, List<Gateway> nodes, License license, String text)
+      throws Exception {
     Gateway first = nodes.getFirst();
     List<Device> devices = new ArrayList<>();
     for (int i = 0; i < DEVICES; i++) {
@@ -138,7 +160,10 @@ final class NodesBench implements AutoCloseable {
             CompletableFuture.supplyAsync(
                 () ->
                     own.postJsonRotatingKeys(
-                        node.baseUrl() + "/api/async_send_message", body("%KEY%"), keys, duration),
+                        node.baseUrl() + "/api/async_send_message",
+                        body("%KEY%", text),
+                        keys,
+                        duration),
                 threads));
       }
     }
@@ -253,7 +278,17 @@ final class NodesBench implements AutoCloseable {
   }
 
   private static String body(String key) {
-    return "{\"key\":\"" + key + "\",\"phone_no\":\"" + RECIPIENT + "\",\"message\":\"Halo\"}";
+    return body(key, "Halo");
+  }
+
+  private static String body(String key, String text) {
+    return "{\"key\":\""
+        + key
+        + "\",\"phone_no\":\""
+        + RECIPIENT
+        + "\",\"message\":\""
+        + text
+        + "\"}";
   }
 
   private static Row row(String name, Wrk.Result r, String note) {
