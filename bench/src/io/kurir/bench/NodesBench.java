@@ -102,8 +102,9 @@ final class NodesBench implements AutoCloseable {
       Bench.log("PostgreSQL: end-to-end, two nodes");
       endToEnd("PostgreSQL: end-to-end, two nodes", List.of(first, second), license(first));
     }
-    // The rows above send a word; a shop's notice is a sentence or two, and on PostgreSQL a
-    // message's text is written again with every change of its row that is not heap-only.
+    // The rows above send a word; a shop's notice is a sentence or two. On PostgreSQL a long text
+    // made every change of its message's row costly while the text's trigram index was on that
+    // row (before V56, message_text).
     String three = freshDatabase();
     try (Gateway gateway = start.start("pg-notices", flags(three, 1))) {
       Bench.log("PostgreSQL: end-to-end, one node, 160-character texts");

@@ -5,6 +5,10 @@
 -- is accepted: it is kept once in message_text, with the trigram index, and the message row's
 -- updates no longer touch it. The rows are written by the database with every insert of messages
 -- (one statement per insert statement, in its transaction), whichever code inserts.
+-- No message is inserted meanwhile, by a node of the version before this one still running: its
+-- text would be neither copied nor, the trigger not committed yet, written (reads go on).
+LOCK TABLE message IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE message_text (
   id BIGINT PRIMARY KEY,
   body TEXT NOT NULL

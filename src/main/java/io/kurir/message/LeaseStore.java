@@ -69,19 +69,28 @@ final class LeaseStore {
 
   /** Whether {@code owner} still holds the device's lease. */
   boolean holds(long deviceId, String owner) {
-    try {
-      return db.jdbi().withHandle(h -> holds(h, deviceId, owner));
-    } catch (java.sql.SQLException e) {
-      throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException(e, null);
-    }
+    return db.jdbi()
+        .withHandle(
+            h ->
+                h.createQuery("SELECT COUNT(*) FROM device_lease WHERE device_id = ? AND owner = ?")
+                        .bind(0, deviceId)
+                        .bind(1, owner)
+                        .mapTo(Long.class)
+                        .one()
+                    > 0);
   }
 
-  /** Whether {@code owner} holds the device's lease, in the caller's transaction. */
-  static boolean holds(Handle h, long deviceId, String owner) throws java.sql.SQLException {
-    // Plain JDBC: it runs in every claim's transaction.
+  /**
+   * Whether {@code owner} holds the device's lease and the device is switched on, in the caller's
+   * transaction: what a hand-over's insert looks at, as a claim does (MessageStore.claimSql).
+   */
+  static boolean maySend(Handle h, long deviceId, String owner) throws java.sql.SQLException {
+    // Plain JDBC: it runs in every hand-over's transaction.
     try (java.sql.PreparedStatement q =
         h.getConnection()
-            .prepareStatement("SELECT 1 FROM device_lease WHERE device_id = ? AND owner = ?")) {
+            .prepareStatement(
+                "SELECT 1 FROM device_lease l JOIN device d ON d.id = l.device_id"
+                    + " WHERE l.device_id = ? AND l.owner = ? AND d.disabled = 0")) {
       q.setLong(1, deviceId);
       q.setString(2, owner);
       try (java.sql.ResultSet rs = q.executeQuery()) {

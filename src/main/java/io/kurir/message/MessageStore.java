@@ -322,17 +322,18 @@ final class MessageStore {
 
   /**
    * Stores new messages and, in the same commit, claims them for {@code owner}'s sender when it
-   * still holds the device's lease: a message handed straight to an idle sender needs no claim of
-   * its own. The future completes after the commit with the ids claimed (none: they wait, {@code
-   * pending}, like any other).
+   * still holds the device's lease and the device is switched on: a message handed straight to an
+   * idle sender needs no claim of its own. The future completes after the commit with the ids
+   * claimed (none: they wait, {@code pending}, like any other).
    */
   CompletableFuture<Set<Long>> insertClaimed(List<Message> messages, String owner, Instant at) {
-    // An accept like the others (it reads the lease, no message): its rows are kept for the
+    // An accept like the others (it reads the lease and the device, no message): its rows are kept
+    // for the
     // transaction's one insert.
     return db.writes()
         .submitAdding(
             h -> {
-              if (!LeaseStore.holds(h, messages.getFirst().deviceId(), owner)) {
+              if (!LeaseStore.maySend(h, messages.getFirst().deviceId(), owner)) {
                 insertRows(h, messages);
                 return Set.<Long>of();
               }

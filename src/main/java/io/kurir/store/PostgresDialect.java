@@ -85,6 +85,9 @@ final class PostgresDialect implements Dialect {
     if (pg.getTransactionState() != org.postgresql.core.TransactionState.IDLE) {
       return false; // BEGIN went out with a statement: the transaction ends with COMMIT
     }
+    if (pg.getQueryExecutor().getPreferQueryMode() == org.postgresql.jdbc.PreferQueryMode.SIMPLE) {
+      return false; // each statement its own query, and its own implicit transaction
+    }
     // In autocommit, the driver sends no BEGIN: the statements up to its sync are one implicit
     // transaction, committed (or, on an error, rolled back whole) before the reply comes.
     connection.setAutoCommit(true);

@@ -107,6 +107,17 @@ public final class WriteQueue implements AutoCloseable {
     default boolean commitsAsItStores() {
       return false;
     }
+
+    /**
+     * After the connection was lost while it committed as it stored ({@link #commitsAsItStores}),
+     * whether what it wrote is in the database, looked at on {@code fresh}: it is all or nothing,
+     * so the writer can tell its tasks done, or run them again, rather than leave their callers not
+     * knowing.
+     */
+    default boolean foundAfterLoss(Handle fresh) throws Exception {
+      throw new UnsupportedOperationException(
+          "only a state that commits as it stores is looked at");
+    }
   }
 
   /** The writer transaction under way on this thread, if any: its handle and its stores' state. */
@@ -139,7 +150,8 @@ public final class WriteQueue implements AutoCloseable {
      * Flushes the transaction's one state, if that is all it has to write and nothing went to the
      * database yet, so that it commits as it runs; false, having written nothing, otherwise.
      */
-    boolean flushAsCommit(Dialect dialect, Runnable committing) throws Exception {
+    boolean flushAsCommit(Dialect dialect, java.util.function.Consumer<BeforeCommit> committing)
+        throws Exception {
       if (states.size() != 1 || !states.values().iterator().next().commitsAsItStores()) {
         return false;
       }
@@ -148,7 +160,7 @@ public final class WriteQueue implements AutoCloseable {
       return dialect.commitAsItRuns(
           handle.getConnection(),
           () -> {
-            committing.run(); // from here, a lost connection leaves the outcome unknown
+            committing.accept(only); // from here, a lost connection leaves the outcome to look at
             only.flush(Transaction.of(handle));
           });
     }
@@ -397,7 +409,23 @@ public final class WriteQueue implements AutoCloseable {
         handle = reopen();
         // Tasks committed before the cut (a batch split one per transaction) are done.
         batch.removeIf(p -> p.done.isDone());
-        boolean retry = !lost.duringCommit && handle != null && attempt < 2;
+        boolean committed = false;
+        boolean notCommitted = !lost.duringCommit;
+        if (lost.committedAsStored != null && handle != null) {
+          // All or nothing (a server that restarted before it came, most often): look which.
+          try {
+            committed = lost.committedAsStored.foundAfterLoss(handle);
+            notCommitted = !committed;
+          } catch (Exception lookFailed) {
+            log.warn(
+                "the database writer cannot tell whether its last batch committed", lookFailed);
+          }
+        }
+        if (committed) {
+          batch.forEach(Pending::succeed);
+          return handle;
+        }
+        boolean retry = notCommitted && handle != null && attempt < 2;
         if (!retry) {
           // A commit cut off midway may or may not have happened: the callers hear of it rather
           // than have their tasks run twice. Without a handle, the next batch connects again.
@@ -508,13 +536,18 @@ public final class WriteQueue implements AutoCloseable {
   /** Set while {@code COMMIT} runs: a connection lost then leaves the outcome unknown. */
   private boolean committing;
 
+  /** The one state of a transaction that commits as it stores, while it does (flushAsCommit). */
+  private BeforeCommit committedAsStored;
+
   /** The connection went away under a batch; {@code duringCommit}: at its very commit. */
   private static final class ConnectionLost extends RuntimeException {
     final boolean duringCommit;
+    final BeforeCommit committedAsStored; // null: an ordinary COMMIT, or none yet
 
-    ConnectionLost(Throwable cause, boolean duringCommit) {
+    ConnectionLost(Throwable cause, boolean duringCommit, BeforeCommit committedAsStored) {
       super(cause);
       this.duringCommit = duringCommit;
+      this.committedAsStored = committedAsStored;
     }
   }
 
@@ -524,6 +557,7 @@ public final class WriteQueue implements AutoCloseable {
     }
     try {
       committing = false; // a batch that failed before this one may have left it set
+      committedAsStored = null;
       handle.begin();
       OpenTransaction open = new OpenTransaction(handle);
       OPEN.set(open);
@@ -535,7 +569,12 @@ public final class WriteQueue implements AutoCloseable {
           p.run(handle);
         }
         // On PostgreSQL a transaction of new messages alone is one round trip, not two.
-        if (!open.flushAsCommit(dialect, () -> committing = true)) {
+        if (!open.flushAsCommit(
+            dialect,
+            only -> {
+              committing = true;
+              committedAsStored = only;
+            })) {
           open.flush();
         }
       } finally {
@@ -548,7 +587,7 @@ public final class WriteQueue implements AutoCloseable {
     } catch (
         Throwable batchFailure) { // an Error too: the transaction must not leak into the next batch
       if (Dialect.anyCause(batchFailure, dialect::isConnectionLost)) {
-        throw new ConnectionLost(batchFailure, committing);
+        throw new ConnectionLost(batchFailure, committing, committedAsStored);
       }
       rollbackQuietly(handle);
       boolean busy = Dialect.anyCause(batchFailure, dialect::isBusy);

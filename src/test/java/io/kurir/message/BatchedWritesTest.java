@@ -35,11 +35,11 @@ class BatchedWritesTest {
       21; // their rows read as 16, then 5 padded to 16 (EventStore.messages)
 
   @TempDir Path dir;
-  private final SettableClock clock = new SettableClock(Instant.parse("2026-03-02T10:00:00Z"));
+  final SettableClock clock = new SettableClock(Instant.parse("2026-03-02T10:00:00Z"));
   private CoreNode node;
-  private Device device;
+  Device device;
   private Events events;
-  private MessageStores stores;
+  MessageStores stores;
 
   @BeforeEach
   void open() {

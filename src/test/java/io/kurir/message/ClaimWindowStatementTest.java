@@ -50,6 +50,15 @@ class ClaimWindowStatementTest {
       switchedOff(node, device, true);
       assertThat(claim(store, device, holder, ids.subList(0, 3))).isEmpty();
       assertThat(node.stateOf(device, ids.getFirst())).isEqualTo(MessageState.PENDING);
+      // Nor is a message handed over to it: stored, but pending.
+      Message handedOver =
+          SenderParts.message(9_500_000L, device.id(), "+6281234573198", false, Instant.now());
+      assertThat(
+              store
+                  .insertClaimed(List.of(handedOver), holder, Instant.now())
+                  .get(Eventually.GUARD.toSeconds(), TimeUnit.SECONDS))
+          .isEmpty();
+      assertThat(node.stateOf(device, handedOver.id())).isEqualTo(MessageState.PENDING);
       switchedOff(node, device, false);
       // Three claimed first (a list of 4, padded): then no longer pending.
       assertThat(claim(store, device, holder, ids.subList(0, 3))).hasSize(3);

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * On PostgreSQL the keyword searches look in message_text (V56), off the message row that every
  * state change rewrites: the messages of an install from before V56 are copied there by the
- * migration, every insert of messages after it adds theirs, whatever code inserts, and the message
- * rows' updates leave it alone.
+ * migration, every insert of messages after it adds theirs, whatever code inserts, once each, and
+ * they are found after their rows changed state.
  */
 @Tag("postgres")
 class MessageTextPostgresTest {
@@ -30,7 +30,7 @@ class MessageTextPostgresTest {
   }
 
   @Test
-  void oldAndNewMessagesAreFoundByTheirWordsAndUpdatesLeaveThemAlone() throws Exception {
+  void oldAndNewMessagesAreFoundByTheirWordsAfterTheirStatesChanged() throws Exception {
     postgres = TestPostgres.freshDatabase(); // already at the newest version: start from scratch
     try (Connection c = admin();
         Statement s = c.createStatement()) {
