@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kurir.testing.Eventually;
 import io.kurir.testing.OnPostgreSQL;
 import io.kurir.testing.TestDatabases;
+import io.kurir.testing.TestPostgres;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,13 +38,7 @@ class NodeSignalsPostgresTest {
       Eventually.until("node one hears node two", () -> heardByOne.contains(7L));
 
       // The server cuts node one's listening connection: it listens again and is told.
-      try (Connection admin =
-              DriverManager.getConnection(where.url(), where.user(), where.password());
-          Statement s = admin.createStatement()) {
-        s.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
-                + " current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'");
-      }
+      TestPostgres.hangUp(where, java.util.Optional.of("LISTEN%"));
       Eventually.until("node one listens again and is told", () -> listening.get() >= 2);
       two.signals().publish(NodeSignals.Topic.WORK, 8);
       Eventually.until("node one hears node two again", () -> heardByOne.contains(8L));

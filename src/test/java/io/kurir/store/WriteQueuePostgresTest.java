@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kurir.testing.OnPostgreSQL;
 import io.kurir.testing.TestDatabases;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import io.kurir.testing.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 /** {@link WriteQueueTest} on PostgreSQL, and what only a server can do: hang up on the writer. */
@@ -21,13 +19,7 @@ class WriteQueuePostgresTest extends WriteQueueTest {
       db.writes().write(h -> h.execute("INSERT INTO t (id, v) VALUES (1, 'before')"));
       // Every other session on this database goes, the writer's among them (a server restart, a
       // failover of a managed database).
-      try (Connection admin =
-              DriverManager.getConnection(where.url(), where.user(), where.password());
-          Statement s = admin.createStatement()) {
-        s.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
-      }
+      TestPostgres.hangUp(where, java.util.Optional.empty());
       db.writes().write(h -> h.execute("INSERT INTO t (id, v) VALUES (2, 'after')"));
       long rows =
           db.jdbi()

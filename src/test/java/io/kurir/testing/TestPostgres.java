@@ -65,6 +65,27 @@ public final class TestPostgres {
     return s.location(name);
   }
 
+  /**
+   * Ends the sessions on {@code database} other than the one this opens, as a server restart or a
+   * failover of a managed database does; with {@code onlyQueryLike}, those whose last query is
+   * {@code LIKE} it.
+   */
+  public static void hangUp(DatabaseLocation database, java.util.Optional<String> onlyQueryLike) {
+    try (java.sql.Connection admin =
+            java.sql.DriverManager.getConnection(
+                database.url(), database.user(), database.password());
+        java.sql.PreparedStatement s =
+            admin.prepareStatement(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    + " AND query LIKE ?")) {
+      s.setString(1, onlyQueryLike.orElse("%"));
+      s.executeQuery().close();
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("cannot end the sessions on " + database.url(), e);
+    }
+  }
+
   /** Drops a database {@link #freshDatabase} made, closing what is still connected to it. */
   public static synchronized void drop(DatabaseLocation database) {
     String url = database.url();
