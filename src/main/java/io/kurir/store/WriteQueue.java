@@ -409,21 +409,24 @@ public final class WriteQueue implements AutoCloseable {
         handle = reopen();
         // Tasks committed before the cut (a batch split one per transaction) are done.
         batch.removeIf(p -> p.done.isDone());
-        boolean committed = false;
         boolean notCommitted = !lost.duringCommit;
         if (lost.committedAsStored != null && handle != null) {
           // All or nothing (a server that restarted before it came, most often): look which.
+          // Its tasks are done if it is there; the others of the batch (a split's later ones)
+          // never ran, and run again with it if it is not.
           try {
-            committed = lost.committedAsStored.foundAfterLoss(handle);
-            notCommitted = !committed;
+            if (lost.committedAsStored.foundAfterLoss(handle)) {
+              lost.transaction.forEach(Pending::succeed);
+              batch.removeIf(p -> p.done.isDone());
+              if (batch.isEmpty()) {
+                return handle;
+              }
+            }
+            notCommitted = true;
           } catch (Exception lookFailed) {
             log.warn(
                 "the database writer cannot tell whether its last batch committed", lookFailed);
           }
-        }
-        if (committed) {
-          batch.forEach(Pending::succeed);
-          return handle;
         }
         boolean retry = notCommitted && handle != null && attempt < 2;
         if (!retry) {
@@ -543,11 +546,17 @@ public final class WriteQueue implements AutoCloseable {
   private static final class ConnectionLost extends RuntimeException {
     final boolean duringCommit;
     final BeforeCommit committedAsStored; // null: an ordinary COMMIT, or none yet
+    final List<Pending<?>> transaction; // the tasks of the transaction cut off
 
-    ConnectionLost(Throwable cause, boolean duringCommit, BeforeCommit committedAsStored) {
+    ConnectionLost(
+        Throwable cause,
+        boolean duringCommit,
+        BeforeCommit committedAsStored,
+        List<Pending<?>> transaction) {
       super(cause);
       this.duringCommit = duringCommit;
       this.committedAsStored = committedAsStored;
+      this.transaction = transaction;
     }
   }
 
@@ -587,7 +596,7 @@ public final class WriteQueue implements AutoCloseable {
     } catch (
         Throwable batchFailure) { // an Error too: the transaction must not leak into the next batch
       if (Dialect.anyCause(batchFailure, dialect::isConnectionLost)) {
-        throw new ConnectionLost(batchFailure, committing, committedAsStored);
+        throw new ConnectionLost(batchFailure, committing, committedAsStored, List.copyOf(batch));
       }
       rollbackQuietly(handle);
       boolean busy = Dialect.anyCause(batchFailure, dialect::isBusy);
