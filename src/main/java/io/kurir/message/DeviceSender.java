@@ -170,7 +170,8 @@ final class DeviceSender {
    */
   boolean reserveHandOver(List<Message> messages) {
     Instant now = clock.instant();
-    if (!handOvers.reserve(messages, now, () -> lease.holds() && !dev.get().disabled())) {
+    if (!handOvers.reserve(
+        messages, now, () -> lease.holds() && !dev.get().disabled() && !pacing.capped())) {
       return false;
     }
     if (!canSend()) { // sync callers are refused by the usual path

@@ -207,15 +207,26 @@ final class SendPacing {
     int cap = pacing.dailyCap();
     if (cap <= 0) {
       capDay = null;
-      return false;
+      return capped = false;
     }
     java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), zone);
     if (!today.equals(capDay)) {
       sentToday = sentSince.applyAsInt(today.atStartOfDay(zone).toInstant());
       capDay = today;
     }
-    return sentToday + inFlight >= cap;
+    return capped = sentToday + inFlight >= cap;
   }
+
+  /**
+   * Whether the sender's last look found the device over its daily cap; read by the threads that
+   * accept, so that what they accept then waits in the queue rather than be handed over, stored as
+   * sending, and given back at the hold's next look.
+   */
+  boolean capped() {
+    return capped;
+  }
+
+  private volatile boolean capped;
 
   /** The sends counted today, for the log line that says the cap holds the device. */
   int sentToday() {

@@ -200,9 +200,15 @@ class PacingPolicyTest {
       Eventually.until(
           "the sender holds the rest for the next day",
           () -> logs.saw("device " + device.id() + ": daily cap reached (2 of 2 today)"));
+      // What the sender claimed goes back to the queue, unsent. Waited for: beside busy cores a
+      // message can be handed to the sender in the instant it finds itself over the cap, and goes
+      // back at the hold's next look (seen once in a full run beside two CPU hogs).
+      Eventually.until(
+          "the rest back in the queue",
+          () ->
+              state(device, ids.get(2)) == MessageState.PENDING
+                  && state(device, ids.get(3)) == MessageState.PENDING);
       assertThat(seen).hasSize(2);
-      assertThat(state(device, ids.get(2))).isEqualTo(MessageState.PENDING);
-      assertThat(state(device, ids.get(3))).isEqualTo(MessageState.PENDING);
 
       // The test clock starts at 03:00 UTC, 10:00 in Jakarta: 14 hours later it is the next day.
       clock.set(clock.instant().plus(Duration.ofHours(14)));
