@@ -238,7 +238,9 @@ class RepeatingSenderFailureTest {
       // after the 32 s the clock has not moved; still failing, the next wait is longer still.
       kurir.gateway().tenants().setDeviceDisabled(device.id(), true);
       kurir.gateway().tenants().setDeviceDisabled(device.id(), false);
-      Eventually.until("tried again at once", () -> attachTries(device) == 7);
+      // Two changes: the second may come during the try the first caused, and end its wait too
+      // (seen beside two CPU hogs: tries 7 and 8 at once).
+      Eventually.until("tried again at once", () -> attachTries(device) >= 7);
       Eventually.until(
           "the wait after it",
           () ->
