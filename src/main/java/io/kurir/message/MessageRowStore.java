@@ -134,7 +134,7 @@ final class MessageRowStore {
    * WriteQueue.BeforeCommit#storesRows}). A task that fails takes its rows with it: the transaction
    * is rolled back and its tasks run again one by one.
    */
-  static final class NewMessages implements WriteQueue.BeforeCommit {
+  static final class NewMessages implements WriteQueue.AllOrNothing {
     private final List<Message> rows = new ArrayList<>();
     private final List<Instant> claimedAt = new ArrayList<>(); // per row; null: stored pending
 

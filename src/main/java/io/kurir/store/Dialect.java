@@ -104,7 +104,7 @@ public interface Dialect {
    * instead of two (an implicit transaction, ended by the driver's one sync). False, having run
    * nothing, where the transaction already sent something or the dialect gains nothing (SQLite runs
    * in the process). {@code onlyWrite} must be few enough statements for the driver to send them
-   * before one sync (see {@link WriteQueue.BeforeCommit#commitsAsItStores}).
+   * before one sync (see {@link WriteQueue.AllOrNothing#commitsAsItStores}).
    */
   default boolean commitAsItRuns(java.sql.Connection connection, LastWrite onlyWrite)
       throws Exception {

@@ -98,26 +98,22 @@ public final class WriteQueue implements AutoCloseable {
     default boolean storesRows() {
       return false;
     }
+  }
+
+  /**
+   * A {@link BeforeCommit} that writes all or nothing, and may be run as a transaction's only write
+   * so that it commits as it runs ({@link Dialect#commitAsItRuns}).
+   */
+  public interface AllOrNothing extends BeforeCommit {
+    /** Whether it is few enough statements now for the driver to send them before one sync. */
+    boolean commitsAsItStores();
 
     /**
-     * Whether, as a transaction's only write, it may be run so that it commits as it runs ({@link
-     * Dialect#commitAsItRuns}): it writes all or nothing, in few enough statements that the driver
-     * sends them before one sync.
+     * After the connection was lost while it committed as it stored, whether what it wrote is in
+     * the database, looked at on {@code fresh}: the writer then tells its tasks done, or runs them
+     * again, rather than leave their callers not knowing.
      */
-    default boolean commitsAsItStores() {
-      return false;
-    }
-
-    /**
-     * After the connection was lost while it committed as it stored ({@link #commitsAsItStores}),
-     * whether what it wrote is in the database, looked at on {@code fresh}: it is all or nothing,
-     * so the writer can tell its tasks done, or run them again, rather than leave their callers not
-     * knowing.
-     */
-    default boolean foundAfterLoss(Handle fresh) throws Exception {
-      throw new UnsupportedOperationException(
-          "only a state that commits as it stores is looked at");
-    }
+    boolean foundAfterLoss(Handle fresh) throws Exception;
   }
 
   /** The writer transaction under way on this thread, if any: its handle and its stores' state. */
@@ -150,12 +146,13 @@ public final class WriteQueue implements AutoCloseable {
      * Flushes the transaction's one state, if that is all it has to write and nothing went to the
      * database yet, so that it commits as it runs; false, having written nothing, otherwise.
      */
-    boolean flushAsCommit(Dialect dialect, java.util.function.Consumer<BeforeCommit> committing)
+    boolean flushAsCommit(Dialect dialect, java.util.function.Consumer<AllOrNothing> committing)
         throws Exception {
-      if (states.size() != 1 || !states.values().iterator().next().commitsAsItStores()) {
+      if (states.size() != 1
+          || !(states.values().iterator().next() instanceof AllOrNothing only)
+          || !only.commitsAsItStores()) {
         return false;
       }
-      BeforeCommit only = states.values().iterator().next();
       flushing = true;
       return dialect.commitAsItRuns(
           handle.getConnection(),
@@ -540,18 +537,18 @@ public final class WriteQueue implements AutoCloseable {
   private boolean committing;
 
   /** The one state of a transaction that commits as it stores, while it does (flushAsCommit). */
-  private BeforeCommit committedAsStored;
+  private AllOrNothing committedAsStored;
 
   /** The connection went away under a batch; {@code duringCommit}: at its very commit. */
   private static final class ConnectionLost extends RuntimeException {
     final boolean duringCommit;
-    final BeforeCommit committedAsStored; // null: an ordinary COMMIT, or none yet
+    final AllOrNothing committedAsStored; // null: an ordinary COMMIT, or none yet
     final List<Pending<?>> transaction; // the tasks of the transaction cut off
 
     ConnectionLost(
         Throwable cause,
         boolean duringCommit,
-        BeforeCommit committedAsStored,
+        AllOrNothing committedAsStored,
         List<Pending<?>> transaction) {
       super(cause);
       this.duringCommit = duringCommit;
