@@ -44,13 +44,15 @@ final class BanSignals {
 
   /**
    * Failures that say nothing of the sending account: the recipient is not on WhatsApp, the message
-   * was taken back by a pause, a cancel or a stop, or its device deleted.
+   * was taken back by a pause, a cancel or a stop, its send was cut off by the gateway's own stop,
+   * or its device deleted.
    */
   private static final List<String> NOT_THE_SENDERS =
       List.of(
           FailureReason.NUMBER_NOT_FOUND,
           FailureReason.CANCELLED,
           FailureReason.DEVICE_DELETED,
+          FailureReason.INTERRUPTED,
           "campaign_paused",
           "campaign_cancelled",
           CampaignStops.TAKEN_BACK);
